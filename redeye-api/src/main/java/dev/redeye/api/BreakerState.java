@@ -1,0 +1,145 @@
+package dev.redeye.api;
+
+/**
+ * The immutable state of one breaker (one operation name), as stored.
+ *
+ * <p>Half-open is not stored: a breaker is half-open when it is {@link #open()}, not {@link #forced()},
+ * and its reset window has elapsed. See {@link Transitions} for the rules that move a state and
+ * {@link StateCodec} for the stored field names.
+ *
+ * @param failures        consecutive failures counted (consecutive strategy); also counts failures while open
+ * @param lastFailureAt   epoch ms of the last recorded failure, 0 if none
+ * @param open            the breaker is open (calls are rejected unless they win a trial)
+ * @param openedAt        epoch ms the current open period started; a failure that arrives while already
+ *                        open does not move it
+ * @param openCount       failed trials since the breaker last fully closed; drives backoff
+ * @param errorRate       EWMA failure rate in [0, 1] (error-rate strategy)
+ * @param samples         outcomes folded into {@code errorRate}
+ * @param trialSuccesses  successful trials so far in the current half-open period
+ * @param forced          held open by an operator: no trials until reset
+ * @param version         monotonic; bumped only on a transition; 0 for a never-transitioned breaker;
+ *                        {@link #UNKNOWN_VERSION} for a state read from a layout that carries no version
+ */
+public record BreakerState(
+        int failures,
+        long lastFailureAt,
+        boolean open,
+        long openedAt,
+        int openCount,
+        double errorRate,
+        long samples,
+        int trialSuccesses,
+        boolean forced,
+        long version) {
+
+    /** The version of a state read from a layout that carries none; never trusted by a cache. */
+    public static final long UNKNOWN_VERSION = -1L;
+
+    /** The state of a breaker that has never seen an outcome: closed, all counters 0, version 0. */
+    public static final BreakerState INITIAL = new BreakerState(0, 0L, false, 0L, 0, 0.0, 0L, 0, false, 0L);
+
+    /**
+     * Validates the invariants every stored state must satisfy.
+     *
+     * @throws IllegalArgumentException if a counter is negative, the rate is outside [0, 1] or not a
+     *                                  number, {@code forced} is set on a closed state, or the version is
+     *                                  below {@link #UNKNOWN_VERSION}
+     */
+    public BreakerState {
+        if (failures < 0) {
+            throw new IllegalArgumentException("failures must be >= 0: " + failures);
+        }
+        if (openCount < 0) {
+            throw new IllegalArgumentException("openCount must be >= 0: " + openCount);
+        }
+        if (samples < 0) {
+            throw new IllegalArgumentException("samples must be >= 0: " + samples);
+        }
+        if (trialSuccesses < 0) {
+            throw new IllegalArgumentException("trialSuccesses must be >= 0: " + trialSuccesses);
+        }
+        if (!(errorRate >= 0.0 && errorRate <= 1.0)) {
+            throw new IllegalArgumentException("errorRate must be in [0, 1]: " + errorRate);
+        }
+        if (forced && !open) {
+            throw new IllegalArgumentException("a forced state must be open");
+        }
+        if (version < UNKNOWN_VERSION) {
+            throw new IllegalArgumentException("version must be >= -1: " + version);
+        }
+    }
+
+    /** Whether this is a held-open (operator-forced) state. */
+    public boolean isForcedOpen() {
+        return forced && open;
+    }
+
+    /** Whether the version is known (not {@link #UNKNOWN_VERSION}). */
+    public boolean hasKnownVersion() {
+        return version != UNKNOWN_VERSION;
+    }
+
+    /** A copy with another version. */
+    public BreakerState withVersion(long newVersion) {
+        return new BreakerState(failures, lastFailureAt, open, openedAt, openCount, errorRate, samples,
+                trialSuccesses, forced, newVersion);
+    }
+
+    /** A builder seeded with this state's fields. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /** A builder seeded with {@link #INITIAL}. */
+    public static Builder builder() {
+        return new Builder(INITIAL);
+    }
+
+    /** Mutable builder for {@link BreakerState}; validation happens in {@link #build()}. Not thread-safe. */
+    public static final class Builder {
+        private int failures;
+        private long lastFailureAt;
+        private boolean open;
+        private long openedAt;
+        private int openCount;
+        private double errorRate;
+        private long samples;
+        private int trialSuccesses;
+        private boolean forced;
+        private long version;
+
+        private Builder(BreakerState s) {
+            failures = s.failures;
+            lastFailureAt = s.lastFailureAt;
+            open = s.open;
+            openedAt = s.openedAt;
+            openCount = s.openCount;
+            errorRate = s.errorRate;
+            samples = s.samples;
+            trialSuccesses = s.trialSuccesses;
+            forced = s.forced;
+            version = s.version;
+        }
+
+        public Builder failures(int v) { failures = v; return this; }
+        public Builder lastFailureAt(long v) { lastFailureAt = v; return this; }
+        public Builder open(boolean v) { open = v; return this; }
+        public Builder openedAt(long v) { openedAt = v; return this; }
+        public Builder openCount(int v) { openCount = v; return this; }
+        public Builder errorRate(double v) { errorRate = v; return this; }
+        public Builder samples(long v) { samples = v; return this; }
+        public Builder trialSuccesses(int v) { trialSuccesses = v; return this; }
+        public Builder forced(boolean v) { forced = v; return this; }
+        public Builder version(long v) { version = v; return this; }
+
+        /**
+         * Builds the state.
+         *
+         * @throws IllegalArgumentException if an invariant of {@link BreakerState} is broken
+         */
+        public BreakerState build() {
+            return new BreakerState(failures, lastFailureAt, open, openedAt, openCount, errorRate, samples,
+                    trialSuccesses, forced, version);
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package dev.redeye.api;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Where breaker state lives. The required methods are enough for a best-effort distributed breaker; the
+ * optional capabilities ({@link AtomicRecording}, {@link TrialClaims}, {@link AtomicTransitions},
+ * {@link TransitionFeed}) make it exact and are looked up with {@link #capability(Class)}.
+ *
+ * <p>The {@code key} every method takes is the operation name exactly as the user wrote it. A store applies
+ * its own prefix, escaping and hashing and must round-trip any string, however hostile.
+ *
+ * <p>Implementations are thread-safe. Every backend failure is reported as {@link StoreException}, never as
+ * the backend's own exception type. After {@link #close()} every method fails fast with
+ * {@link StoreException}; closing twice is harmless.
+ *
+ * <p>Prove an implementation with the TCK ({@code redeye-store-tck}).
+ */
+public interface Store extends AutoCloseable {
+
+    /**
+     * Reads the state of a key.
+     *
+     * @return the stored state, or empty if the key was never written (or deleted, or expired)
+     * @throws StoreException if the backend fails or the data under the key is malformed
+     */
+    Optional<BreakerState> get(String key);
+
+    /**
+     * Writes the state of a key unconditionally (last writer wins).
+     *
+     * @param ttl clean-up time-to-live of the stored state; the breaker's timing never depends on it
+     * @throws StoreException if the backend fails
+     */
+    void put(String key, BreakerState state, Duration ttl);
+
+    /**
+     * Removes the state of a key and every trial claim of it; a no-op for an unknown key.
+     *
+     * @throws StoreException if the backend fails
+     */
+    void delete(String key);
+
+    /**
+     * Looks up an optional capability. The default returns {@code this} when it implements the type; a
+     * decorating store overrides this to forward exactly what it wraps.
+     *
+     * @param type one of the capability interfaces
+     * @return the capability, or empty if this store does not offer it
+     */
+    default <C> Optional<C> capability(Class<C> type) {
+        return type.isInstance(this) ? Optional.of(type.cast(this)) : Optional.empty();
+    }
+
+    /** Frees every connection and thread of this store instance; idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,289 @@
+package dev.redeye.api;
+
+import java.util.Objects;
+
+/**
+ * The transition rules of a breaker: the one Java implementation of the state machine. Pure static
+ * functions of {@code (state, policy, now)}; no clock is read and nothing is stored.
+ *
+ * <p>Stores that can run Java where the data lives (a row lock, a conditional-write retry loop, an entry
+ * processor, process memory) call these functions; a store that cannot (Redis Lua) expresses the same rules
+ * natively and the TCK proves parity case by case. A {@code null} state stands for a key never written and
+ * reads as {@link BreakerState#INITIAL}.
+ *
+ * <h2>Rules</h2>
+ * <ul>
+ * <li><b>Consecutive failure</b> while closed: if {@code maxGapBetweenFailures > 0}, failures were counted
+ * and the previous failure is older than the gap, the count restarts at 1, else it adds 1;
+ * {@code lastFailureAt = now}; at {@code failures >= failureThreshold} the breaker opens
+ * ({@code openedAt = now}, {@code trialSuccesses = 0}, version + 1, {@link TransitionKind#OPENED}).</li>
+ * <li><b>Failure while open</b> (either strategy, not a trial): {@code failures + 1} and
+ * {@code lastFailureAt = now}; {@code openedAt} and version do not move; not a transition.</li>
+ * <li><b>Success while closed</b> (consecutive): if {@code failures > 0} they are cleared as a transition
+ * ({@link TransitionKind#CLEARED}); otherwise nothing changes and nothing is written.</li>
+ * <li><b>Success while open</b> (not a trial): nothing changes.</li>
+ * <li><b>Error-rate outcome</b> while closed: {@code x = 1} for a failure, 0 for a success;
+ * {@code errorRate = samples == 0 ? x : decay * errorRate + (1 - decay) * x} (evaluated in that order, in
+ * IEEE double); {@code samples + 1}; a failure also sets {@code lastFailureAt = now}; opens when
+ * {@code samples >= minimumCalls && errorRate >= errorRateThreshold}. The {@code failures} counter is not
+ * used by this strategy while closed.</li>
+ * <li><b>Trial success</b> on an open, non-forced breaker: {@code trialSuccesses + 1}; at
+ * {@code successThreshold} the breaker closes ({@link #closedFrom(BreakerState)}), version + 1,
+ * {@link TransitionKind#CLOSED}; below it, not a transition. On a closed or forced breaker: no change.</li>
+ * <li><b>Trial failure</b> on an open, non-forced breaker: {@code open = true}, {@code openedAt = now},
+ * {@code openCount + 1}, {@code failures = max(failures, failureThreshold)}, {@code lastFailureAt = now},
+ * {@code trialSuccesses = 0}, version + 1, {@link TransitionKind#REOPENED}. On a closed breaker (another
+ * instance's trial closed it meanwhile) it is an ordinary failure; on a forced breaker, no change.</li>
+ * <li><b>Force</b>: always a transition. OPEN holds the breaker open ({@code forced}, {@code openedAt = now});
+ * HALF_OPEN opens it, not forced, with {@code openedAt = now - 2 * maxResetTimeout} so every instance's
+ * (jittered) reset window has elapsed and a trial may be claimed at once; CLOSED closes it and resets every
+ * counter.</li>
+ * <li><b>Reset window</b>: {@code min(resetTimeout * backoffMultiplier ^ openCount, maxResetTimeout)},
+ * multiplied by the instance's jitter factor in {@code [1 - jitter, 1 + jitter]}.</li>
+ * </ul>
+ * Counters saturate at their maximum instead of overflowing.
+ */
+public final class Transitions {
+
+    private Transitions() {
+    }
+
+    /**
+     * Records one failed call that was not a trial.
+     *
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public static StateChange recordFailure(BreakerState s, Policy p, long now) {
+        BreakerState prev = orInitial(s);
+        Objects.requireNonNull(p, "policy");
+        if (prev.open()) {
+            return new StateChange(prev, failureWhileOpen(prev, now), null);
+        }
+        if (p.strategy() == Strategy.ERROR_RATE) {
+            return errorRateOutcome(prev, false, p, now);
+        }
+        int failures;
+        if (p.maxGapBetweenFailuresMillis() > 0 && prev.failures() > 0
+                && now - prev.lastFailureAt() > p.maxGapBetweenFailuresMillis()) {
+            failures = 1;
+        } else {
+            failures = inc(prev.failures());
+        }
+        BreakerState.Builder b = prev.toBuilder().failures(failures).lastFailureAt(now);
+        if (failures >= p.failureThreshold()) {
+            b.open(true).openedAt(now).trialSuccesses(0).version(nextVersion(prev));
+            return new StateChange(prev, b.build(), TransitionKind.OPENED);
+        }
+        return new StateChange(prev, b.build(), null);
+    }
+
+    /**
+     * Records one successful call that was not a trial. Returns an unchanged state (and the caller writes
+     * nothing) when there is nothing to change.
+     *
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public static StateChange recordSuccess(BreakerState s, Policy p, long now) {
+        BreakerState prev = orInitial(s);
+        Objects.requireNonNull(p, "policy");
+        if (prev.open()) {
+            return StateChange.unchanged(prev);
+        }
+        if (p.strategy() == Strategy.ERROR_RATE) {
+            return errorRateOutcome(prev, true, p, now);
+        }
+        if (prev.failures() == 0) {
+            return StateChange.unchanged(prev);
+        }
+        BreakerState next = prev.toBuilder().failures(0).version(nextVersion(prev)).build();
+        return new StateChange(prev, next, TransitionKind.CLEARED);
+    }
+
+    /** {@link #recordSuccess} when {@code success}, else {@link #recordFailure}. */
+    public static StateChange recordOutcome(BreakerState s, boolean success, Policy p, long now) {
+        return success ? recordSuccess(s, p, now) : recordFailure(s, p, now);
+    }
+
+    /**
+     * Records one successful trial.
+     *
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public static StateChange trialSucceeded(BreakerState s, Policy p, long now) {
+        BreakerState prev = orInitial(s);
+        Objects.requireNonNull(p, "policy");
+        if (!prev.open() || prev.forced()) {
+            return StateChange.unchanged(prev);
+        }
+        int successes = inc(prev.trialSuccesses());
+        if (successes >= p.successThreshold()) {
+            return new StateChange(prev, closedFrom(prev), TransitionKind.CLOSED);
+        }
+        return new StateChange(prev, prev.toBuilder().trialSuccesses(successes).build(), null);
+    }
+
+    /**
+     * Records one failed trial.
+     *
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public static StateChange trialFailed(BreakerState s, Policy p, long now) {
+        BreakerState prev = orInitial(s);
+        Objects.requireNonNull(p, "policy");
+        if (prev.forced()) {
+            return StateChange.unchanged(prev);
+        }
+        if (!prev.open()) {
+            return recordFailure(prev, p, now);
+        }
+        BreakerState next = prev.toBuilder()
+                .open(true)
+                .openedAt(now)
+                .openCount(inc(prev.openCount()))
+                .failures(Math.max(prev.failures(), p.failureThreshold()))
+                .lastFailureAt(now)
+                .trialSuccesses(0)
+                .version(nextVersion(prev))
+                .build();
+        return new StateChange(prev, next, TransitionKind.REOPENED);
+    }
+
+    /**
+     * An operator change; always a transition.
+     *
+     * @param target {@link BreakerStatus#FORCED_OPEN} (or {@link BreakerStatus#OPEN}, read the same way),
+     *               {@link BreakerStatus#HALF_OPEN} or {@link BreakerStatus#CLOSED}
+     * @throws NullPointerException if {@code target} or {@code policy} is null
+     */
+    public static StateChange force(BreakerState s, BreakerStatus target, Policy p, long now) {
+        BreakerState prev = orInitial(s);
+        Objects.requireNonNull(target, "status");
+        Objects.requireNonNull(p, "policy");
+        TransitionKind kind = TransitionKind.forcedTo(target);
+        BreakerState next;
+        switch (kind) {
+            case FORCED_OPEN:
+                next = prev.toBuilder().open(true).forced(true).openedAt(now).trialSuccesses(0)
+                        .version(nextVersion(prev)).build();
+                break;
+            case FORCED_HALF_OPEN:
+                next = prev.toBuilder().open(true).forced(false).openedAt(halfOpenOpenedAt(p, now))
+                        .trialSuccesses(0).version(nextVersion(prev)).build();
+                break;
+            default:
+                next = closedFrom(prev);
+                break;
+        }
+        return new StateChange(prev, next, kind);
+    }
+
+    /**
+     * The closed state that follows {@code s}: not open, not forced, {@code failures}, {@code openedAt},
+     * {@code openCount}, {@code errorRate}, {@code samples} and {@code trialSuccesses} reset,
+     * {@code lastFailureAt} kept, version + 1.
+     */
+    public static BreakerState closedFrom(BreakerState s) {
+        BreakerState prev = orInitial(s);
+        return new BreakerState(0, prev.lastFailureAt(), false, 0L, 0, 0.0, 0L, 0, false, nextVersion(prev));
+    }
+
+    /** The {@code openedAt} a forced half-open state gets: {@code now - 2 * maxResetTimeout}. */
+    public static long halfOpenOpenedAt(Policy p, long now) {
+        return now - 2 * p.maxResetTimeoutMillis();
+    }
+
+    /**
+     * The nominal reset window of an open state, before jitter:
+     * {@code min(resetTimeout * backoffMultiplier ^ openCount, maxResetTimeout)} in ms.
+     */
+    public static long baseResetWindowMillis(BreakerState s, Policy p) {
+        double w = p.resetTimeoutMillis() * Math.pow(p.backoffMultiplier(), orInitial(s).openCount());
+        double max = p.maxResetTimeoutMillis();
+        return (long) Math.min(w, max);
+    }
+
+    /** The reset window of an open state for an instance whose jitter factor is {@code jitterFactor}. */
+    public static long resetWindowMillis(BreakerState s, Policy p, double jitterFactor) {
+        return (long) (baseResetWindowMillis(s, p) * jitterFactor);
+    }
+
+    /**
+     * The epoch ms at which this instance may claim a trial of an open state:
+     * {@code openedAt + resetWindowMillis(s, p, jitterFactor)}. {@link Long#MAX_VALUE} for a forced state.
+     */
+    public static long trialEligibleAt(BreakerState s, Policy p, double jitterFactor) {
+        BreakerState st = orInitial(s);
+        if (st.forced()) {
+            return Long.MAX_VALUE;
+        }
+        return st.openedAt() + resetWindowMillis(st, p, jitterFactor);
+    }
+
+    /**
+     * The status of a state at {@code now} for an instance with the given jitter factor (1.0 for the
+     * nominal, jitter-free view).
+     */
+    public static BreakerStatus status(BreakerState s, Policy p, long now, double jitterFactor) {
+        BreakerState st = orInitial(s);
+        if (!st.open()) {
+            return BreakerStatus.CLOSED;
+        }
+        if (st.forced()) {
+            return BreakerStatus.FORCED_OPEN;
+        }
+        return now >= trialEligibleAt(st, p, jitterFactor) ? BreakerStatus.HALF_OPEN : BreakerStatus.OPEN;
+    }
+
+    /**
+     * The jitter factor in {@code [1 - jitter, 1 + jitter]} that one instance (identified by {@code seed},
+     * drawn once per instance) uses for one open period (identified by operation and {@code openedAt}).
+     * Deterministic, so an instance's view of one open period is stable; allocation-free.
+     */
+    public static double jitterFactor(long seed, String operation, long openedAt, double jitter) {
+        if (jitter == 0.0) {
+            return 1.0;
+        }
+        long h = mix(seed ^ mix(operation.hashCode() * 0x9E3779B97F4A7C15L ^ openedAt));
+        double u = (h >>> 11) * 0x1.0p-53;
+        return 1.0 - jitter + 2.0 * jitter * u;
+    }
+
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    private static StateChange errorRateOutcome(BreakerState prev, boolean success, Policy p, long now) {
+        double x = success ? 0.0 : 1.0;
+        double rate = prev.samples() == 0
+                ? x
+                : p.errorRateDecay() * prev.errorRate() + (1 - p.errorRateDecay()) * x;
+        long samples = prev.samples() == Long.MAX_VALUE ? Long.MAX_VALUE : prev.samples() + 1;
+        BreakerState.Builder b = prev.toBuilder().errorRate(rate).samples(samples);
+        if (!success) {
+            b.lastFailureAt(now);
+        }
+        if (samples >= p.minimumCalls() && rate >= p.errorRateThreshold()) {
+            b.open(true).openedAt(now).trialSuccesses(0).version(nextVersion(prev));
+            return new StateChange(prev, b.build(), TransitionKind.OPENED);
+        }
+        return new StateChange(prev, b.build(), null);
+    }
+
+    private static BreakerState failureWhileOpen(BreakerState prev, long now) {
+        return prev.toBuilder().failures(inc(prev.failures())).lastFailureAt(now).build();
+    }
+
+    private static BreakerState orInitial(BreakerState s) {
+        return s == null ? BreakerState.INITIAL : s;
+    }
+
+    private static long nextVersion(BreakerState s) {
+        return Math.max(s.version(), 0L) + 1;
+    }
+
+    private static int inc(int v) {
+        return v == Integer.MAX_VALUE ? v : v + 1;
+    }
+}
