@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Makes sure the services the tests talk to are reachable and exports their addresses:
+#   REDEYE_REDIS_URL     (default redis://127.0.0.1:6379)
+#   REDEYE_POSTGRES_URL  (default jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres)
+# An address already set in the environment is used as it is. Otherwise the local default is probed,
+# started when installed but stopped, and installed from the distribution's packages when missing
+# (needs root and apt-get). Source it:  . scripts/services.sh
+# Nothing here prints a password.
+
+redeye_log() { echo "[services] $*" >&2; }
+
+redeye_tcp_open() { # host port
+  (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null && return 0 || return 1
+}
+
+redeye_wait_tcp() { # host port seconds
+  local i
+  for ((i = 0; i < $3 * 10; i++)); do
+    redeye_tcp_open "$1" "$2" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+redeye_apt_install() {
+  if ! command -v apt-get >/dev/null 2>&1; then
+    redeye_log "apt-get not found: install $* yourself or set the service URL variables"
+    return 1
+  fi
+  if [ -z "${REDEYE_APT_UPDATED:-}" ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 || true
+    REDEYE_APT_UPDATED=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+}
+
+redeye_ensure_redis() {
+  if [ -n "${REDEYE_REDIS_URL:-}" ]; then
+    redeye_log "Redis: using REDEYE_REDIS_URL from the environment"
+    return 0
+  fi
+  if ! redeye_tcp_open 127.0.0.1 6379; then
+    if ! command -v redis-server >/dev/null 2>&1; then
+      redeye_log "Redis: not installed, installing redis-server"
+      redeye_apt_install redis-server || return 1
+    fi
+    redeye_log "Redis: starting redis-server on 127.0.0.1:6379"
+    redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no >&2 || return 1
+    redeye_wait_tcp 127.0.0.1 6379 20 || { redeye_log "Redis: did not come up"; return 1; }
+  fi
+  export REDEYE_REDIS_URL="redis://127.0.0.1:6379"
+  redeye_log "Redis: $REDEYE_REDIS_URL"
+}
+
+redeye_pg_works() { # host port
+  command -v psql >/dev/null 2>&1 || return 1
+  PGCONNECT_TIMEOUT=3 psql -h "$1" -p "$2" -U postgres -d postgres -tAc 'select 1' >/dev/null 2>&1
+}
+
+redeye_ensure_postgres() {
+  if [ -n "${REDEYE_POSTGRES_URL:-}" ]; then
+    redeye_log "PostgreSQL: using REDEYE_POSTGRES_URL from the environment"
+    return 0
+  fi
+  if redeye_pg_works 127.0.0.1 5432; then
+    export REDEYE_POSTGRES_URL="jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres"
+    redeye_log "PostgreSQL: 127.0.0.1:5432"
+    return 0
+  fi
+  # A cluster installed but stopped: start it.
+  if command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ] && [ -n "$(ls /etc/postgresql 2>/dev/null)" ]; then
+    local v
+    v=$(ls /etc/postgresql | sort -V | tail -1)
+    redeye_log "PostgreSQL: starting cluster $v/main"
+    pg_ctlcluster --skip-systemctl-redirect "$v" main start >&2 2>&1 || true
+    redeye_wait_tcp 127.0.0.1 5432 30 || true
+    if redeye_pg_works 127.0.0.1 5432; then
+      export REDEYE_POSTGRES_URL="jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres"
+      redeye_log "PostgreSQL: 127.0.0.1:5432"
+      return 0
+    fi
+  fi
+  # Otherwise a private trust-auth cluster on a free port.
+  if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+    redeye_log "PostgreSQL: not installed, installing postgresql"
+    redeye_apt_install postgresql || return 1
+  fi
+  local bin port dir runas
+  bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+  port=55432
+  while redeye_tcp_open 127.0.0.1 "$port"; do port=$((port + 1)); done
+  dir=$(mktemp -d /tmp/redeye-pg.XXXXXX)
+  runas=""
+  if [ "$(id -u)" = 0 ]; then
+    id postgres >/dev/null 2>&1 || useradd -r -m postgres
+    chown postgres "$dir"
+    runas="runuser -u postgres --"
+  fi
+  redeye_log "PostgreSQL: private cluster in $dir on 127.0.0.1:$port"
+  $runas "$bin/initdb" -D "$dir/data" -U postgres --auth=trust >/dev/null || return 1
+  $runas "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -o "-p $port -k $dir -c listen_addresses=127.0.0.1" -w start >&2 || return 1
+  export REDEYE_POSTGRES_URL="jdbc:postgresql://127.0.0.1:$port/postgres?user=postgres"
+  redeye_log "PostgreSQL: 127.0.0.1:$port"
+}
+
+redeye_ensure_redis || redeye_log "Redis: could not be provided; Redis tests will say how to provide it"
+redeye_ensure_postgres || redeye_log "PostgreSQL: could not be provided; PostgreSQL tests will say how to provide it"
