@@ -1,0 +1,91 @@
+package dev.redeye.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class PolicyAndCodecTest {
+
+    @Test
+    void defaultsMatchTheDesign() {
+        Policy p = Policy.defaults();
+        assertEquals(Strategy.CONSECUTIVE, p.strategy());
+        assertEquals(5, p.failureThreshold());
+        assertEquals(60_000, p.resetTimeoutMillis());
+        assertEquals(480_000, p.maxResetTimeoutMillis());
+        assertEquals(0.1, p.jitter());
+        assertEquals(0.5, p.errorRateThreshold());
+        assertEquals(10, p.minimumCalls());
+        assertEquals(0.9, p.errorRateDecay());
+        assertTrue(p.stateTtlMillis() > 2 * p.maxResetTimeoutMillis());
+    }
+
+    @Test
+    void invalidValuesNameTheOption() {
+        assertMessage("failureThreshold", () -> Policy.builder().failureThreshold(0).build());
+        assertMessage("errorRateThreshold", () -> Policy.builder().errorRateThreshold(1.5).build());
+        assertMessage("errorRateDecay", () -> Policy.builder().errorRateDecay(1.0).build());
+        assertMessage("jitter", () -> Policy.builder().jitter(1.0).build());
+        assertMessage("resetTimeout", () -> Policy.builder().resetTimeout(Duration.ofMillis(-1)).build());
+        assertMessage("maxResetTimeout", () -> Policy.builder().resetTimeout(Duration.ofSeconds(10))
+                .maxResetTimeout(Duration.ofSeconds(5)).build());
+        assertMessage("successThreshold", () -> Policy.builder().successThreshold(0).build());
+    }
+
+    private static void assertMessage(String option, org.junit.jupiter.api.function.Executable e) {
+        IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, e);
+        assertTrue(ex.getMessage().contains(option), ex.getMessage());
+    }
+
+    @Test
+    void stateFieldsRoundTripBitExact() {
+        BreakerState s = new BreakerState(3, 123456789012L, true, 98765L, 2, 0.1 + 0.2, 77, 1, true, 9);
+        assertEquals(s, StateCodec.fromFields(StateCodec.toFields(s), "k"));
+        Map<String, String> lua = new HashMap<>(StateCodec.toFields(s));
+        lua.put(StateCodec.ERROR_RATE, String.format("%.17g", 0.1 + 0.2));
+        assertEquals(s, StateCodec.fromFields(lua, "k"));
+    }
+
+    @Test
+    void missingVersionReadsAsUnknownAndGarbageIsAStoreException() {
+        Map<String, String> f = new HashMap<>(StateCodec.toFields(BreakerState.INITIAL));
+        f.remove(StateCodec.VERSION);
+        BreakerState s = StateCodec.fromFields(f, "k");
+        assertEquals(BreakerState.UNKNOWN_VERSION, s.version());
+        assertFalse(s.hasKnownVersion());
+        f.put(StateCodec.FAILURES, "lots");
+        assertThrows(StoreException.class, () -> StateCodec.fromFields(f, "k"));
+        f.put(StateCodec.FAILURES, "-4");
+        assertThrows(StoreException.class, () -> StateCodec.fromFields(f, "k"));
+        assertThrows(StoreException.class, () -> StateCodec.fromFields(Map.of("x", "y"), "k"));
+    }
+
+    @Test
+    void eventLineRoundTripsHostileNames() {
+        String name = "a&b=c%d\n{x}; DROP TABLE t; -- \uD83D\uDE00";
+        TransitionEvent e = new TransitionEvent(name, TransitionKind.FORCED_OPEN, BreakerStatus.HALF_OPEN,
+                BreakerState.builder().open(true).forced(true).version(3).build());
+        assertEquals(e, StateCodec.eventFromLine(StateCodec.eventToLine(e), "test"));
+        assertThrows(StoreException.class, () -> StateCodec.eventFromLine("nonsense", "test"));
+    }
+
+    @Test
+    void urisAreRedactedAndParsed() {
+        assertEquals("redis://user:***@host:6379/0?prefix=a",
+                StoreUris.redact("redis://user:s3cret@host:6379/0?prefix=a"));
+        assertEquals("redis://***@host", StoreUris.redact("redis://s3cret@host"));
+        assertEquals("jdbc:postgresql://h/db?user=u&password=***",
+                StoreUris.redact("jdbc:postgresql://h/db?user=u&password=s3cret"));
+        assertEquals("jdbc:postgresql", StoreUris.scheme("jdbc:postgresql://h/db"));
+        assertEquals("memory", StoreUris.scheme("memory:"));
+        assertEquals("my app:", StoreUris.query("redis://h?prefix=my%20app%3A&x").get("prefix"));
+        assertEquals("", StoreUris.query("redis://h?prefix=my%20app%3A&x").get("x"));
+        assertThrows(IllegalArgumentException.class, () -> StoreUris.scheme("no-scheme"));
+    }
+}

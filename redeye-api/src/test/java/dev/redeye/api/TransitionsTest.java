@@ -1,0 +1,148 @@
+package dev.redeye.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class TransitionsTest {
+    private final Policy consecutive = Policy.builder().failureThreshold(3).resetTimeout(Duration.ofSeconds(10))
+            .build();
+
+    @Test
+    void failuresOpenAtThresholdAndBumpVersionOnce() {
+        StateChange c1 = Transitions.recordFailure(null, consecutive, 100);
+        assertEquals(1, c1.state().failures());
+        assertEquals(100, c1.state().lastFailureAt());
+        assertEquals(0, c1.state().version());
+        assertFalse(c1.isTransition());
+        StateChange c2 = Transitions.recordFailure(c1.state(), consecutive, 200);
+        StateChange c3 = Transitions.recordFailure(c2.state(), consecutive, 300);
+        assertEquals(TransitionKind.OPENED, c3.transition());
+        assertTrue(c3.state().open());
+        assertEquals(300, c3.state().openedAt());
+        assertEquals(1, c3.state().version());
+    }
+
+    @Test
+    void failureWhileOpenCountsButDoesNotMoveOpenedAtOrVersion() {
+        BreakerState open = BreakerState.builder().open(true).openedAt(50).failures(3).version(4).build();
+        StateChange c = Transitions.recordFailure(open, consecutive, 999);
+        assertEquals(4, c.state().failures());
+        assertEquals(999, c.state().lastFailureAt());
+        assertEquals(50, c.state().openedAt());
+        assertEquals(4, c.state().version());
+        assertNull(c.transition());
+    }
+
+    @Test
+    void maxGapRestartsTheCount() {
+        Policy p = consecutive.toBuilder().maxGapBetweenFailures(Duration.ofMillis(100)).build();
+        BreakerState s = Transitions.recordFailure(null, p, 1000).state();
+        s = Transitions.recordFailure(s, p, 1100).state();
+        assertEquals(2, s.failures());
+        s = Transitions.recordFailure(s, p, 1201).state();
+        assertEquals(1, s.failures());
+    }
+
+    @Test
+    void successClearsAsTransitionOrDoesNothing() {
+        StateChange none = Transitions.recordSuccess(BreakerState.INITIAL, consecutive, 1);
+        assertFalse(none.changed());
+        assertSame(BreakerState.INITIAL, none.state());
+        BreakerState two = BreakerState.builder().failures(2).lastFailureAt(5).build();
+        StateChange cleared = Transitions.recordSuccess(two, consecutive, 6);
+        assertEquals(TransitionKind.CLEARED, cleared.transition());
+        assertEquals(0, cleared.state().failures());
+        assertEquals(1, cleared.state().version());
+    }
+
+    @Test
+    void errorRateFollowsTheEwmaAndOpensAfterMinimumCalls() {
+        Policy p = Policy.builder().strategy(Strategy.ERROR_RATE).minimumCalls(10).errorRateDecay(0.9)
+                .errorRateThreshold(0.5).build();
+        BreakerState s = null;
+        double rate = 0;
+        int opened = -1;
+        for (int i = 0; i < 40 && opened < 0; i++) {
+            boolean success = i % 5 == 4; // 4 failures in 5 calls
+            double x = success ? 0 : 1;
+            rate = i == 0 ? x : 0.9 * rate + (1 - 0.9) * x;
+            StateChange c = Transitions.recordOutcome(s, success, p, i);
+            assertEquals(rate, c.state().errorRate(), 0.0);
+            assertEquals(i + 1, c.state().samples());
+            if (c.isTransition()) {
+                opened = i;
+                assertEquals(TransitionKind.OPENED, c.transition());
+            }
+            s = c.state();
+        }
+        assertEquals(9, opened, "opens at the 10th sample, the first allowed by minimumCalls");
+    }
+
+    @Test
+    void trialSuccessClosesAtThresholdAndResetsCounters() {
+        Policy p = consecutive.toBuilder().successThreshold(2).build();
+        BreakerState open = BreakerState.builder().open(true).openedAt(1).failures(5).openCount(2).samples(3)
+                .errorRate(0.5).version(7).build();
+        StateChange first = Transitions.trialSucceeded(open, p, 10);
+        assertNull(first.transition());
+        assertEquals(1, first.state().trialSuccesses());
+        StateChange second = Transitions.trialSucceeded(first.state(), p, 11);
+        assertEquals(TransitionKind.CLOSED, second.transition());
+        BreakerState c = second.state();
+        assertFalse(c.open());
+        assertEquals(0, c.failures());
+        assertEquals(0, c.openCount());
+        assertEquals(0, c.samples());
+        assertEquals(0.0, c.errorRate());
+        assertEquals(0, c.trialSuccesses());
+        assertEquals(8, c.version());
+    }
+
+    @Test
+    void trialFailureReopensWithBackoff() {
+        BreakerState open = BreakerState.builder().open(true).openedAt(1).failures(1).version(3).build();
+        StateChange c = Transitions.trialFailed(open, consecutive, 500);
+        assertEquals(TransitionKind.REOPENED, c.transition());
+        assertEquals(500, c.state().openedAt());
+        assertEquals(1, c.state().openCount());
+        assertEquals(3, c.state().failures());
+        assertEquals(500, c.state().lastFailureAt());
+        assertEquals(4, c.state().version());
+        assertEquals(20_000, Transitions.baseResetWindowMillis(c.state(), consecutive));
+        BreakerState many = c.state().toBuilder().openCount(30).build();
+        assertEquals(consecutive.maxResetTimeoutMillis(), Transitions.baseResetWindowMillis(many, consecutive));
+    }
+
+    @Test
+    void forcedStatesReadBack() {
+        long now = 1_000_000;
+        BreakerState held = Transitions.force(null, BreakerStatus.FORCED_OPEN, consecutive, now).state();
+        assertEquals(BreakerStatus.FORCED_OPEN, Transitions.status(held, consecutive, now + 10_000_000, 1.0));
+        assertSame(held, Transitions.trialSucceeded(held, consecutive, now).state());
+        BreakerState half = Transitions.force(held, BreakerStatus.HALF_OPEN, consecutive, now).state();
+        assertEquals(BreakerStatus.HALF_OPEN, Transitions.status(half, consecutive, now, 1.0 + 0.999));
+        BreakerState closed = Transitions.force(half, BreakerStatus.CLOSED, consecutive, now).state();
+        assertEquals(BreakerStatus.CLOSED, Transitions.status(closed, consecutive, now, 1.0));
+        assertEquals(3, closed.version());
+    }
+
+    @Test
+    void jitterIsStablePerOpenPeriodAndWithinBounds() {
+        double a = Transitions.jitterFactor(42, "op", 1000, 0.1);
+        assertEquals(a, Transitions.jitterFactor(42, "op", 1000, 0.1));
+        boolean differs = false;
+        for (int i = 0; i < 100; i++) {
+            double f = Transitions.jitterFactor(42, "op", 1000 + i, 0.1);
+            assertTrue(f >= 0.9 && f <= 1.1, "factor " + f);
+            differs |= f != a;
+        }
+        assertTrue(differs);
+        assertEquals(1.0, Transitions.jitterFactor(42, "op", 1000, 0.0));
+    }
+}
