@@ -1,0 +1,224 @@
+package dev.redeye.tck;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.redeye.api.Store;
+import dev.redeye.api.TrialClaims;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** Rules R4 (TrialClaims). Extend {@link StoreTck}. */
+abstract class ClaimRules extends RecordingRules {
+    /** Long enough that no claim of a non-expiry rule expires while the rule runs. */
+    static final Duration LONG_TTL = Duration.ofMinutes(5);
+    /** The short ttl of the real-time expiry rules. */
+    static final Duration SHORT_TTL = Duration.ofMillis(300);
+
+    static String token(Optional<String> claim, String what) {
+        assertNotNull(claim, what + ": claimTrial returned null instead of an Optional");
+        assertTrue(claim.isPresent(), what + ": the claim must succeed");
+        assertFalse(claim.get().isEmpty(), what + ": the token must not be empty");
+        return claim.get();
+    }
+
+    /**
+     * R4.1 With permits = 1, the first claim returns a token and a second claim returns empty. If this fails,
+     * check that claimTrial counts live claims against permits.
+     */
+    @Test
+    @DisplayName("R4.1 with permits 1 the first claim wins and a second returns empty")
+    void r4_1_singlePermit() {
+        Store a = client();
+        Store b = client();
+        String k = key("one");
+        token(claims(a).claimTrial(k, 1, LONG_TTL), "first claim");
+        assertEquals(Optional.empty(), claims(b).claimTrial(k, 1, LONG_TTL), "second claim from the other client");
+        assertEquals(Optional.empty(), claims(a).claimTrial(k, 1, LONG_TTL), "third claim from the first client");
+    }
+
+    /**
+     * R4.2 Tokens are unique across calls and clients. If this fails, check the token generation (a random
+     * UUID per call).
+     */
+    @Test
+    @DisplayName("R4.2 tokens are unique across calls and clients")
+    void r4_2_tokensAreUnique() {
+        Store[] clients = {client(), client()};
+        Set<String> tokens = new HashSet<>();
+        for (int i = 0; i < 40; i++) {
+            String t = token(claims(clients[i % 2]).claimTrial(key("k" + (i % 3)), 100, LONG_TTL), "claim " + i);
+            assertTrue(tokens.add(t), "token '" + t + "' was returned twice");
+        }
+    }
+
+    /** R4.3 With permits = 3, exactly three claims succeed. If this fails, check the permit count. */
+    @Test
+    @DisplayName("R4.3 with permits 3 exactly three claims succeed")
+    void r4_3_threePermits() {
+        Store[] clients = {client(), client()};
+        String k = key("three");
+        for (int i = 1; i <= 3; i++) {
+            token(claims(clients[i % 2]).claimTrial(k, 3, LONG_TTL), "claim " + i + " of 3 permits");
+        }
+        assertEquals(Optional.empty(), claims(clients[0]).claimTrial(k, 3, LONG_TTL), "claim 4 of 3 permits");
+        assertEquals(Optional.empty(), claims(clients[1]).claimTrial(k, 3, LONG_TTL), "claim 5 of 3 permits");
+    }
+
+    /**
+     * R4.4 32 callers over 2 clients race to claim: exactly {@code permits} winners, for permits 1 and 3. If
+     * this fails, the count check and the insert are not one atomic step.
+     */
+    @Test
+    @DisplayName("R4.4 32 racing callers over 2 clients: exactly permits winners (1 and 3)")
+    void r4_4_claimRaceHasExactlyPermitsWinners() throws Exception {
+        Store[] clients = {client(), client()};
+        for (int permits : new int[] {1, 3}) {
+            for (int round = 0; round < 3; round++) {
+                String k = key("race-" + permits + "-" + round);
+                ConcurrentLinkedQueue<String> winners = new ConcurrentLinkedQueue<>();
+                race(32, clients, (t, c) -> claims(c).claimTrial(k, permits, LONG_TTL).ifPresent(winners::add));
+                assertEquals(permits, winners.size(), "winners of a 32-caller race for " + permits
+                        + " permit(s), round " + round);
+                assertEquals(permits, new HashSet<>(winners).size(), "winning tokens must be distinct");
+            }
+        }
+    }
+
+    /** R4.5 Releasing with the winning token frees that permit. If this fails, check releaseTrial's delete. */
+    @Test
+    @DisplayName("R4.5 releasing with the winning token frees the permit")
+    void r4_5_releaseFreesThePermit() {
+        Store a = client();
+        Store b = client();
+        String k = key("release");
+        String t = token(claims(a).claimTrial(k, 1, LONG_TTL), "first claim");
+        assertEquals(Optional.empty(), claims(b).claimTrial(k, 1, LONG_TTL), "claim while held");
+        claims(b).releaseTrial(k, t);
+        String t2 = token(claims(b).claimTrial(k, 1, LONG_TTL), "claim after the holder released");
+        claims(a).releaseTrial(k, t2);
+        String k3 = key("release-3");
+        String x = token(claims(a).claimTrial(k3, 3, LONG_TTL), "claim 1 of 3");
+        token(claims(b).claimTrial(k3, 3, LONG_TTL), "claim 2 of 3");
+        token(claims(a).claimTrial(k3, 3, LONG_TTL), "claim 3 of 3");
+        claims(b).releaseTrial(k3, x);
+        token(claims(b).claimTrial(k3, 3, LONG_TTL), "claim after one of 3 holders released");
+        assertEquals(Optional.empty(), claims(a).claimTrial(k3, 3, LONG_TTL),
+                "releasing one token must free exactly one permit");
+    }
+
+    /**
+     * R4.6 Releasing with a wrong or stale token is a no-op and never frees another caller's claim. If this
+     * fails, releaseTrial is not compare-and-delete by token.
+     */
+    @Test
+    @DisplayName("R4.6 a wrong or stale token never frees another caller's claim")
+    void r4_6_wrongOrStaleTokenDoesNotRelease() {
+        Store a = client();
+        Store b = client();
+        String k = key("stale");
+        String first = token(claims(a).claimTrial(k, 1, LONG_TTL), "first claim");
+        claims(b).releaseTrial(k, "not-a-token");
+        claims(b).releaseTrial(k, UUID.randomUUID().toString());
+        claims(b).releaseTrial(k, "");
+        assertEquals(Optional.empty(), claims(b).claimTrial(k, 1, LONG_TTL),
+                "a release with a wrong token freed the holder's claim");
+        claims(a).releaseTrial(k, first);
+        String second = token(claims(b).claimTrial(k, 1, LONG_TTL), "claim after release");
+        claims(a).releaseTrial(k, first); // stale: the first holder releases again, late
+        assertEquals(Optional.empty(), claims(a).claimTrial(k, 1, LONG_TTL),
+                "a stale token's second release freed the new holder's claim");
+        claims(b).releaseTrial(k, second);
+        token(claims(a).claimTrial(k, 1, LONG_TTL), "claim after the new holder released");
+    }
+
+    /**
+     * R4.7 Releasing an unknown key or an expired token is a no-op and throws nothing. If this fails, check
+     * that releaseTrial returns quietly when nothing matches.
+     */
+    @Test
+    @DisplayName("R4.7 releasing an unknown key or an expired token throws nothing")
+    void r4_7_releaseOfUnknownIsANoOp() {
+        Store a = client();
+        Store b = client();
+        assertDoesNotThrow(() -> claims(a).releaseTrial(key("never-claimed"), UUID.randomUUID().toString()),
+                "release on a key never claimed");
+        String k = key("expired");
+        String t = token(claims(a).claimTrial(k, 1, SHORT_TTL), "short claim");
+        if (!eventually(() -> {
+            Optional<String> again = claims(b).claimTrial(k, 1, LONG_TTL);
+            again.ifPresent(x -> claims(b).releaseTrial(k, x));
+            return again.isPresent();
+        })) {
+            fail("a claim with ttl " + SHORT_TTL.toMillis() + " ms did not expire within " + PATIENCE);
+        }
+        assertDoesNotThrow(() -> claims(a).releaseTrial(k, t), "release of an expired token");
+        assertDoesNotThrow(() -> claims(b).releaseTrial(k, t), "second release of an expired token");
+        token(claims(a).claimTrial(k, 1, LONG_TTL), "claim after the expired token's release");
+    }
+
+    /**
+     * R4.8 (real time) A claim expires after its ttl and the key can be claimed again; the expired holder's late
+     * release does not delete the new claim. If this fails, check the claim ttl and compare-and-delete.
+     */
+    @Test
+    @DisplayName("R4.8 a claim expires after its ttl; the expired holder's late release keeps the new claim")
+    void r4_8_claimExpiresAndLateReleaseIsHarmless() {
+        Store a = client();
+        Store b = client();
+        String k = key("expiry");
+        long start = System.nanoTime();
+        String old = token(claims(a).claimTrial(k, 1, SHORT_TTL), "short claim");
+        assertEquals(Optional.empty(), claims(b).claimTrial(k, 1, LONG_TTL), "claim right after a live claim");
+        String[] fresh = new String[1];
+        if (!eventually(() -> {
+            Optional<String> t = claims(b).claimTrial(k, 1, LONG_TTL);
+            t.ifPresent(x -> fresh[0] = x);
+            return t.isPresent();
+        })) {
+            fail("a claim with ttl " + SHORT_TTL.toMillis() + " ms did not expire within " + PATIENCE);
+        }
+        long waited = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(waited >= SHORT_TTL.toMillis() / 2, "the claim expired after " + waited
+                + " ms, long before its ttl of " + SHORT_TTL.toMillis() + " ms");
+        claims(a).releaseTrial(k, old);
+        assertEquals(Optional.empty(), claims(a).claimTrial(k, 1, LONG_TTL),
+                "the expired holder's late release deleted the new holder's claim");
+        claims(b).releaseTrial(k, fresh[0]);
+        token(claims(a).claimTrial(k, 1, LONG_TTL), "claim after the new holder released");
+    }
+
+    /**
+     * R4.9 Claims of different keys are independent. If this fails, check the per-key claim namespace and that
+     * a token only releases a claim of its own key.
+     */
+    @Test
+    @DisplayName("R4.9 claims of different keys are independent")
+    void r4_9_claimsOfDifferentKeysAreIndependent() {
+        Store a = client();
+        Store b = client();
+        String k1 = key("k1");
+        String k2 = key("k2");
+        String t1 = token(claims(a).claimTrial(k1, 1, LONG_TTL), "claim of k1");
+        String t2 = token(claims(b).claimTrial(k2, 1, LONG_TTL), "claim of k2 while k1 is held");
+        claims(a).releaseTrial(k2, t1);
+        assertEquals(Optional.empty(), claims(a).claimTrial(k2, 1, LONG_TTL),
+                "releasing k1's token on k2 freed k2's claim");
+        claims(b).releaseTrial(k1, t2);
+        assertEquals(Optional.empty(), claims(b).claimTrial(k1, 1, LONG_TTL),
+                "releasing k2's token on k1 freed k1's claim");
+        claims(a).releaseTrial(k1, t1);
+        assertEquals(Optional.empty(), claims(a).claimTrial(k2, 1, LONG_TTL), "releasing k1 freed k2");
+        token(claims(b).claimTrial(k1, 1, LONG_TTL), "claim of k1 after its release");
+    }
+}

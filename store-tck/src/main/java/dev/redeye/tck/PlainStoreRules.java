@@ -1,0 +1,334 @@
+package dev.redeye.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StateChange;
+import dev.redeye.api.Store;
+import dev.redeye.api.StoreException;
+import dev.redeye.api.TransitionFeed;
+import dev.redeye.api.TrialClaims;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/** Rules R0 (the TCK's own) and R1 (plain store, required of every store). Extend {@link StoreTck}. */
+abstract class PlainStoreRules extends TckBase {
+    private static final List<Class<?>> CAPABILITIES = List.of(
+            AtomicRecording.class, TrialClaims.class, AtomicTransitions.class, TransitionFeed.class);
+
+    /** A state with a distinct, awkward value in every field (bit-exact double checks). */
+    static final BreakerState RICH = new BreakerState(7, 1_700_000_123_456L, true, 1_700_000_100_000L, 3,
+            0.1 + 0.2, 12_345_678_901L, 2, false, 42L);
+    /** A forced state with a subnormal rate. */
+    static final BreakerState RICH_FORCED = new BreakerState(Integer.MAX_VALUE, 1L, true, 2L, 0, Double.MIN_VALUE,
+            1L, 0, true, 9_007_199_254_740_991L);
+
+    /**
+     * R0.1 The store declares every capability the implementer expects. If this fails, check
+     * {@code capability(Class)}: a store that returns empty for a capability it implements silently skips a
+     * whole group of rules.
+     */
+    @Test
+    @DisplayName("R0.1 declared capabilities include expectedCapabilities()")
+    void r0_1_declaredCapabilitiesMatchExpectations() {
+        Store s = client();
+        Set<String> declared = new TreeSet<>();
+        for (Class<?> c : CAPABILITIES) {
+            if (s.capability(c).isPresent()) {
+                declared.add(c.getSimpleName());
+            }
+        }
+        for (Class<?> expected : expectedCapabilities()) {
+            Optional<?> found = s.capability(expected);
+            assertTrue(found.isPresent(), "store does not declare " + expected.getSimpleName()
+                    + " although expectedCapabilities() lists it; it declares " + declared);
+            assertTrue(expected.isInstance(found.get()), "capability(" + expected.getSimpleName()
+                    + ") returned an object of the wrong type: " + found.get().getClass().getName());
+        }
+        assertFalse(s.capability(String.class).isPresent(), "capability(String.class) must be empty");
+    }
+
+    /**
+     * R1.1 {@code get} of a key never written returns empty. If this fails, check that {@code get} returns
+     * {@code Optional.empty()}, never null and never a synthesized initial state.
+     */
+    @Test
+    @DisplayName("R1.1 get of a key never written returns empty")
+    void r1_1_getOfUnknownKeyIsEmpty() {
+        Store a = client();
+        Optional<BreakerState> got = a.get(key("never-written"));
+        assertNotNull(got, "get returned null instead of Optional.empty()");
+        assertEquals(Optional.empty(), got, "get of a key never written");
+    }
+
+    /**
+     * R1.2 {@code put} then {@code get} from the other client returns every field exactly. If this fails,
+     * check the stored layout: every field written, doubles written so that they round-trip, longs kept as
+     * 64-bit values.
+     */
+    @Test
+    @DisplayName("R1.2 put then get from the other client returns every field exactly")
+    void r1_2_putThenGetRoundTripsEveryField() {
+        Store a = client();
+        Store b = client();
+        for (BreakerState s : List.of(RICH, RICH_FORCED, BreakerState.INITIAL,
+                RICH.toBuilder().errorRate(1.0).version(BreakerState.UNKNOWN_VERSION).build())) {
+            String k = key("rich-" + s.hashCode());
+            a.put(k, s, STATE_TTL);
+            BreakerState got = b.get(k).orElseThrow(() -> new AssertionError("get after put is empty"));
+            assertSameState(s, got, "state written by one client, read by the other");
+        }
+    }
+
+    /** R1.3 {@code put} overwrites; the last put wins. If this fails, check that put replaces the whole state. */
+    @Test
+    @DisplayName("R1.3 put overwrites; the last put wins")
+    void r1_3_lastPutWins() {
+        Store a = client();
+        Store b = client();
+        String k = key("overwrite");
+        a.put(k, RICH, STATE_TTL);
+        b.put(k, RICH_FORCED, STATE_TTL);
+        assertSameState(RICH_FORCED, a.get(k).orElseThrow(), "after a second put from the other client");
+        a.put(k, BreakerState.INITIAL, STATE_TTL);
+        assertSameState(BreakerState.INITIAL, b.get(k).orElseThrow(), "after a third put");
+    }
+
+    /**
+     * R1.4 {@code delete} removes the state and every trial claim of the key; deleting an unknown key is a
+     * no-op. If this fails, check that delete also removes the claims of the key.
+     */
+    @Test
+    @DisplayName("R1.4 delete removes the state and the claims of the key; unknown key is a no-op")
+    void r1_4_deleteRemovesStateAndClaims() {
+        Store a = client();
+        Store b = client();
+        String k = key("deleted");
+        a.put(k, RICH, STATE_TTL);
+        Optional<TrialClaims> claims = a.capability(TrialClaims.class);
+        if (claims.isPresent()) {
+            assertTrue(claims.get().claimTrial(k, 1, Duration.ofMinutes(5)).isPresent(), "first claim");
+        }
+        b.delete(k);
+        assertEquals(Optional.empty(), a.get(k), "get after delete from the other client");
+        if (claims.isPresent()) {
+            assertTrue(claims.get().claimTrial(k, 1, Duration.ofMinutes(5)).isPresent(),
+                    "a claim after delete must succeed: delete must remove the key's trial claims");
+        }
+        b.delete(key("never-written"));
+        b.delete(k);
+        assertEquals(Optional.empty(), b.get(key("never-written")));
+    }
+
+    /**
+     * R1.5 Hostile keys round-trip and stay distinct. If this fails, check that keys are bound as parameters
+     * (never concatenated into a script or SQL), that long keys are supported, and that the claim namespace
+     * cannot collide with a state key.
+     */
+    @Test
+    @DisplayName("R1.5 hostile keys round-trip and stay distinct")
+    void r1_5_hostileKeysRoundTripAndStayDistinct() {
+        Store a = client();
+        Store b = client();
+        List<String> names = hostileNames();
+        for (int i = 0; i < names.size(); i++) {
+            a.put(key(names.get(i)), BreakerState.INITIAL.toBuilder().failures(i + 1).version(i).build(), STATE_TTL);
+        }
+        for (int i = 0; i < names.size(); i++) {
+            String name = names.get(i);
+            Optional<BreakerState> got = b.get(key(name));
+            assertTrue(got.isPresent(), "key " + describe(name) + " was written but reads as empty");
+            assertEquals(i + 1, got.get().failures(), "key " + describe(name)
+                    + " reads the state of another key (failures identify the key)");
+        }
+        assertEquals(Optional.empty(), b.get(key("a:trial:x")), "a key never written");
+        Optional<TrialClaims> claims = a.capability(TrialClaims.class);
+        if (claims.isPresent()) {
+            for (String name : names) {
+                assertTrue(claims.get().claimTrial(key(name), 1, Duration.ofMinutes(5)).isPresent(),
+                        "claim of key " + describe(name) + " must not collide with the claim of another key");
+            }
+            for (int i = 0; i < names.size(); i++) {
+                assertEquals(i + 1, b.get(key(names.get(i))).orElseThrow().failures(),
+                        "claims must not overwrite the state of key " + describe(names.get(i)));
+            }
+        }
+        a.delete(key("a"));
+        assertEquals(Optional.empty(), b.get(key("a")), "deleted key");
+        assertTrue(b.get(key("a:trial")).isPresent(), "deleting 'a' must not delete 'a:trial'");
+        assertTrue(b.get(key("{a")).isPresent(), "deleting 'a' must not delete '{a'");
+    }
+
+    /**
+     * R1.6 One store instance serves many keys with different policies at once. If this fails, check that the
+     * store uses the policy passed with each call and caches nothing per instance.
+     */
+    @Test
+    @DisplayName("R1.6 one store instance serves many keys with different policies at once")
+    void r1_6_manyKeysWithDifferentPolicies() {
+        Store a = client();
+        Store b = client();
+        Optional<AtomicRecording> rec = a.capability(AtomicRecording.class);
+        int keys = 6;
+        if (rec.isEmpty()) {
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < keys; i++) {
+                    a.put(key("k" + i), BreakerState.INITIAL.toBuilder().failures(round * 10 + i).build(), STATE_TTL);
+                }
+            }
+            for (int i = 0; i < keys; i++) {
+                assertEquals(20 + i, b.get(key("k" + i)).orElseThrow().failures(), "key k" + i);
+            }
+            return;
+        }
+        long now = T0;
+        // key i opens after i + 1 failures; failures are interleaved across keys.
+        for (int round = 1; round <= keys; round++) {
+            for (int i = 0; i < keys; i++) {
+                Policy p = consecutive(i + 1);
+                StateChange c = rec.get().recordFailure(key("k" + i), p, now++);
+                boolean shouldOpen = round == i + 1;
+                assertEquals(shouldOpen, c.isTransition(), "failure " + round + " of key k" + i
+                        + " with failureThreshold " + (i + 1) + ": transition reported");
+            }
+        }
+        for (int i = 0; i < keys; i++) {
+            BreakerState s = b.get(key("k" + i)).orElseThrow();
+            assertTrue(s.open(), "key k" + i + " must be open");
+            assertEquals(i + 1, openedRound(s, keys), "key k" + i + " opened at the wrong failure");
+            assertEquals(keys, s.failures(), "key k" + i + " failures");
+        }
+    }
+
+    /** Which round a key of R1.6 opened in, from its openedAt (rounds advance now by {@code keys}). */
+    private static long openedRound(BreakerState s, int keys) {
+        return (s.openedAt() - T0) / keys + 1;
+    }
+
+    /**
+     * R1.7 Malformed data under a key makes {@code get} throw {@link StoreException}. If this fails, check
+     * that decoding errors are caught and wrapped, never leaked as the backend's type and never turned into an
+     * empty or reset state. Skipped when the {@code corrupt} hook is not provided.
+     */
+    @Test
+    @DisplayName("R1.7 malformed data under a key makes get throw StoreException")
+    void r1_7_malformedDataIsAStoreException() throws Exception {
+        Store a = client();
+        Store b = client();
+        String k = key("corrupt");
+        a.put(k, RICH, STATE_TTL);
+        try {
+            corrupt(a, k);
+        } catch (UnsupportedOperationException e) {
+            Assumptions.abort("the corrupt(Store, String) hook is not provided");
+        }
+        assertThrowsStoreException(() -> b.get(k), "get of malformed data");
+        Optional<AtomicRecording> rec = b.capability(AtomicRecording.class);
+        if (rec.isPresent()) {
+            assertThrowsStoreException(() -> rec.get().recordFailure(k, consecutive(5), T0),
+                    "recordFailure over malformed data (a silent reset is not allowed)");
+            assertThrowsStoreException(() -> b.get(k), "get of malformed data after recordFailure");
+        }
+    }
+
+    /**
+     * R1.8 After {@code close()}, every method fails fast with {@link StoreException}; closing twice is
+     * harmless. If this fails, check for a closed flag tested at the start of every method.
+     */
+    @Test
+    @DisplayName("R1.8 after close every method fails fast; close twice is harmless")
+    void r1_8_closedStoreFailsFast() {
+        Store s = client();
+        String k = key("closed");
+        Policy p = consecutive(5);
+        Optional<AtomicRecording> rec = s.capability(AtomicRecording.class);
+        Optional<TrialClaims> claims = s.capability(TrialClaims.class);
+        Optional<AtomicTransitions> tr = s.capability(AtomicTransitions.class);
+        Optional<TransitionFeed> feed = s.capability(TransitionFeed.class);
+        s.put(k, RICH, STATE_TTL);
+        s.close();
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
+            s.close();
+            assertThrowsStoreException(() -> s.get(k), "get after close");
+            assertThrowsStoreException(() -> s.put(k, RICH, STATE_TTL), "put after close");
+            assertThrowsStoreException(() -> s.delete(k), "delete after close");
+            if (rec.isPresent()) {
+                assertThrowsStoreException(() -> rec.get().recordFailure(k, p, T0), "recordFailure after close");
+                assertThrowsStoreException(() -> rec.get().recordSuccess(k, p, T0), "recordSuccess after close");
+                assertThrowsStoreException(() -> rec.get().recordOutcome(k, false, p, T0),
+                        "recordOutcome after close");
+            }
+            if (claims.isPresent()) {
+                assertThrowsStoreException(() -> claims.get().claimTrial(k, 1, Duration.ofSeconds(5)),
+                        "claimTrial after close");
+                assertThrowsStoreException(() -> claims.get().releaseTrial(k, "token"), "releaseTrial after close");
+            }
+            if (tr.isPresent()) {
+                assertThrowsStoreException(() -> tr.get().trialSucceeded(k, p, T0), "trialSucceeded after close");
+                assertThrowsStoreException(() -> tr.get().trialFailed(k, p, T0), "trialFailed after close");
+                assertThrowsStoreException(() -> tr.get().force(k, BreakerStatus.CLOSED, p, T0), "force after close");
+            }
+            if (feed.isPresent()) {
+                assertThrowsStoreException(() -> feed.get().subscribe(e -> { }, () -> { }), "subscribe after close");
+            }
+            s.close();
+        }, "a method of a closed store hangs instead of failing fast");
+    }
+
+    static void assertThrowsStoreException(Executable call, String what) {
+        Throwable t = assertThrows(Throwable.class, call, what + " must throw StoreException, but returned");
+        if (!(t instanceof StoreException)) {
+            fail(what + " must throw StoreException, but threw " + t, t);
+        }
+    }
+
+    static void assertSameState(BreakerState expected, BreakerState actual, String what) {
+        if (expected.equals(actual)
+                && Double.doubleToRawLongBits(expected.errorRate()) == Double.doubleToRawLongBits(actual.errorRate())) {
+            return;
+        }
+        List<String> diffs = new ArrayList<>();
+        diff(diffs, "failures", expected.failures(), actual.failures());
+        diff(diffs, "lastFailureAt", expected.lastFailureAt(), actual.lastFailureAt());
+        diff(diffs, "open", expected.open(), actual.open());
+        diff(diffs, "openedAt", expected.openedAt(), actual.openedAt());
+        diff(diffs, "openCount", expected.openCount(), actual.openCount());
+        if (Double.doubleToRawLongBits(expected.errorRate()) != Double.doubleToRawLongBits(actual.errorRate())) {
+            diffs.add("errorRate expected " + expected.errorRate() + " but was " + actual.errorRate());
+        }
+        diff(diffs, "samples", expected.samples(), actual.samples());
+        diff(diffs, "trialSuccesses", expected.trialSuccesses(), actual.trialSuccesses());
+        diff(diffs, "forced", expected.forced(), actual.forced());
+        diff(diffs, "version", expected.version(), actual.version());
+        fail(what + ": " + String.join("; ", diffs) + "\n  expected " + expected + "\n  actual   " + actual);
+    }
+
+    private static void diff(List<String> out, String field, Object expected, Object actual) {
+        if (!expected.equals(actual)) {
+            out.add(field + " expected " + expected + " but was " + actual);
+        }
+    }
+
+    static String describe(String name) {
+        String shown = name.length() > 40 ? name.substring(0, 20) + "...(" + name.length() + " chars)" : name;
+        return "'" + shown.replace("\n", "\\n").replace("\t", "\\t") + "'";
+    }
+}

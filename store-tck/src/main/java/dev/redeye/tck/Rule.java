@@ -1,0 +1,224 @@
+package dev.redeye.tck;
+
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The numbered rule list of the redeye store TCK: the one reference for what every rule promises and what to
+ * check when it fails. Ids are stable: a test method of {@link StoreTck} starts with the id in lower case
+ * ({@code R2.7} is {@code r2_7_...}); a retired id is never reused.
+ *
+ * <p>Group R0 is the TCK's own (the store declares what the implementer expects); R1 is required of every
+ * store; R2 to R6 run when the store declares the capability the group needs and are reported skipped with
+ * the reason otherwise; R7 runs the engine ({@code dev.redeye.CircuitBreaker}) over the store.
+ */
+public enum Rule {
+    R0_1("R0.1", "The store declares every capability the implementer expects (expectedCapabilities()).",
+            "capability(Class) of the store: it must return the capability for every expected type, so that a "
+                    + "store cannot silently skip a whole group"),
+
+    R1_1("R1.1", "get of a key never written returns empty.",
+            "get must return Optional.empty() (never null, never an INITIAL state) for a missing key"),
+    R1_2("R1.2", "put then get from the other client returns every field of BreakerState exactly "
+            + "(doubles bit-exact, version included).",
+            "the stored layout (StateCodec): every field written and read, errorRate written with a format that "
+                    + "round-trips (Double.toString or %.17g), longs not squeezed through 32-bit ints"),
+    R1_3("R1.3", "put overwrites; the last put wins.",
+            "put must replace the whole stored state, not merge or keep the first value"),
+    R1_4("R1.4", "delete removes the state and every trial claim of the key; deleting an unknown key is a no-op.",
+            "delete must also remove the claim entries of the key (and throw nothing for a missing key)"),
+    R1_5("R1.5", "Hostile keys round-trip and stay distinct: braces, quotes, SQL, spaces, newline, 10 KB, "
+            + "non-BMP unicode, and pairs a naive prefix scheme confuses (a vs a:trial, a} vs {a).",
+            "key escaping/hashing: bind keys as parameters, never concatenate them into scripts or SQL; make "
+                    + "the claim namespace impossible to collide with a state key; support long keys (hash them)"),
+    R1_6("R1.6", "One store instance serves many keys with different policies at once.",
+            "per-call use of the Policy argument; no policy cached per store instance"),
+    R1_7("R1.7", "Malformed data under a key makes get (and recording, if offered) throw StoreException.",
+            "the decoding of stored data: catch parse errors and wrap them in StoreException; never reset a key "
+                    + "silently and never leak the backend's exception type"),
+    R1_8("R1.8", "After close(), every method fails fast with StoreException instead of hanging; close() twice "
+            + "is harmless.",
+            "a closed flag checked at the start of every method; close() idempotent"),
+
+    R2_1("R2.1", "A failure on an unknown key gives failures = 1, lastFailureAt = now, closed, version = 0.",
+            "recordFailure must start from BreakerState.INITIAL and use the now argument, not the store's clock"),
+    R2_2("R2.2", "Failures accumulate; the one that reaches failureThreshold opens the breaker with "
+            + "openedAt = now, version + 1, and reports a transition.",
+            "the threshold comparison (>=), openedAt = now, the version bump and the OPENED kind in the result"),
+    R2_3("R2.3", "A sub-threshold increment does not change version and reports no transition.",
+            "only transitions bump version; a plain increment returns a StateChange with a null transition"),
+    R2_4("R2.4", "A failure while open adds to failures and sets lastFailureAt, but leaves openedAt and version "
+            + "unchanged.",
+            "the open branch of recordFailure: it must not reopen (no openedAt move, no version bump)"),
+    R2_5("R2.5", "With maxGapBetweenFailures, a failure later than the gap after the previous one restarts the "
+            + "count at 1; within the gap it adds.",
+            "the gap comparison (now - lastFailureAt > gap) using the now argument"),
+    R2_6("R2.6", "A success clears failures > 0 as a transition (version + 1); a success with nothing to clear "
+            + "changes nothing and reports no transition.",
+            "recordSuccess: CLEARED bumps version; with failures = 0 nothing may be written or bumped"),
+    R2_7("R2.7", "8 threads over 2 clients record 4,000 failures under a threshold never reached: the stored count "
+            + "is exactly 4,000.",
+            "recordFailure must be one atomic read-modify-write in the store (script, row lock, conditional "
+                    + "write retry); a get-then-put loses updates"),
+    R2_8("R2.8", "8 threads over 2 clients race past failureThreshold = 100: exactly one call reports the opening "
+            + "transition and version rises by exactly 1.",
+            "atomicity of recordFailure: the transition must be decided inside the same atomic step as the "
+                    + "increment"),
+    R2_9("R2.9", "The result of every call equals Transitions applied to the prior state, for a scripted "
+            + "sequence of 50 mixed calls.",
+            "parity with dev.redeye.api.Transitions (a native script must express exactly the same rules); the "
+                    + "failing step and both states are in the message"),
+
+    R3_1("R3.1", "A fixed sequence of 50 outcomes yields the same errorRate (within 1e-9) and samples as "
+            + "Transitions.",
+            "the EWMA formula: samples == 0 ? x : decay * rate + (1 - decay) * x, and the samples increment"),
+    R3_2("R3.2", "The breaker opens only once samples >= minimumCalls and errorRate >= errorRateThreshold; the "
+            + "opening is a transition.",
+            "both opening conditions of the error-rate strategy and the OPENED transition"),
+    R3_3("R3.3", "8 threads over 2 clients record 2,000 outcomes: samples is exactly 2,000.",
+            "recordOutcome must be one atomic read-modify-write in the store"),
+    R3_4("R3.4", "A repeating pattern of 4 failures in 5 calls opens the breaker (decay 0.9, minimumCalls 10, "
+            + "threshold 0.5), where no run of failureThreshold consecutive failures occurs.",
+            "that the store honours Policy.strategy() = ERROR_RATE rather than always counting consecutively"),
+
+    R4_1("R4.1", "With permits = 1, the first claim returns a token and a second claim returns empty.",
+            "claimTrial must count live claims and refuse when permits are taken (create-if-fewer-than)"),
+    R4_2("R4.2", "Tokens are unique across calls and clients.",
+            "token generation: use a random UUID (or equivalent) per call, never a per-client counter"),
+    R4_3("R4.3", "With permits = 3, exactly three claims succeed.",
+            "the live-claim count compared with permits"),
+    R4_4("R4.4", "32 callers over 2 clients race to claim: exactly permits winners, for permits 1 and 3.",
+            "the count check and the insert must be one atomic step (script, SET NX, conditional write, lock)"),
+    R4_5("R4.5", "Releasing with the winning token frees that permit.",
+            "releaseTrial must delete the claim entry whose token matches"),
+    R4_6("R4.6", "Releasing with a wrong or stale token is a no-op and never frees another caller's claim.",
+            "releaseTrial must be compare-and-delete by token, never an unconditional delete of the key's claims"),
+    R4_7("R4.7", "Releasing an unknown key or an expired token is a no-op and throws nothing.",
+            "releaseTrial on missing data must return quietly"),
+    R4_8("R4.8", "(real time) A claim expires after its ttl and the key can be claimed again; the expired "
+            + "holder's late release does not delete the new claim.",
+            "the ttl of a claim (PX, expiry attribute, TTL) and compare-and-delete release"),
+    R4_9("R4.9", "Claims of different keys are independent.",
+            "the claim namespace per key; a token must only release a claim of its own key"),
+
+    R5_1("R5.1", "A trial success with successThreshold = 1 closes: not open, failures, openCount, errorRate, "
+            + "samples, trialSuccesses reset, version + 1.",
+            "trialSucceeded must apply Transitions.closedFrom (every counter reset) and bump version"),
+    R5_2("R5.2", "With successThreshold = 3, the first two trial successes raise trialSuccesses with no "
+            + "transition; the third closes.",
+            "the trialSuccesses counter and the successThreshold comparison"),
+    R5_3("R5.3", "A trial failure reopens: openedAt = now, openCount + 1, failures >= failureThreshold, "
+            + "lastFailureAt = now, trialSuccesses = 0, version + 1.",
+            "trialFailed: every field of the reopened state, and use of the now argument"),
+    R5_4("R5.4", "openCount grows across consecutive failed trials and returns to 0 when the breaker closes.",
+            "openCount increment on trialFailed and its reset on close (it drives backoff)"),
+    R5_5("R5.5", "Forcing OPEN (held, no trials), HALF_OPEN and CLOSED each read back with the forced status and "
+            + "version + 1.",
+            "force: forced flag for OPEN, openedAt = now - 2 * maxResetTimeout for HALF_OPEN, full reset and "
+                    + "claim removal for CLOSED"),
+    R5_6("R5.6", "Concurrent trial outcomes from 2 clients are linearizable: version rises by exactly the number "
+            + "of transitions reported, and the final state is one a serial order produces.",
+            "trialSucceeded/trialFailed must each be one atomic read-modify-write"),
+
+    R6_1("R6.1", "A transition produces one event carrying the operation name, the new state and its version.",
+            "publication of every transition (inside or right after the atomic write) with the full state"),
+    R6_2("R6.2", "Sub-threshold increments and no-op successes produce no event.",
+            "publish only when the StateChange is a transition"),
+    R6_3("R6.3", "Three subscribers on one client and one on the other client each receive the event.",
+            "fan-out of one shared stream to every subscriber of every store instance"),
+    R6_4("R6.4", "Unsubscribing stops delivery to that subscriber only.",
+            "Subscription.close must remove only its own listener"),
+    R6_5("R6.5", "Events name hostile operation names exactly.",
+            "encoding of the operation name in the event payload (StateCodec.eventToLine / eventToFields)"),
+    R6_6("R6.6", "The event's version equals the stored version after the transition.",
+            "the event must carry the state that was written, not a re-read or a pre-image"),
+    R6_7("R6.7", "close() ends every subscription and frees its threads and connections.",
+            "close() must stop feed threads (interrupt, shut down executors) and end the feed connection"),
+    R6_8("R6.8", "After the feed connection is cut (interruptFeed hook), onGap fires and later transitions are "
+            + "delivered again.",
+            "feed reconnection with backoff and the onGap callback on every drop"),
+
+    R7_1("R7.1", "Two breakers on two clients share one operation: failures split between them open both after "
+            + "exactly failureThreshold in total.",
+            "the engine's use of AtomicRecording (or get-then-put) on this store, and get returning fresh state"),
+    R7_2("R7.2", "At trial eligibility, 16 concurrent callers across the two breakers run exactly halfOpenPermits "
+            + "trials; the rest are rejected with CircuitOpenException.",
+            "TrialClaims under concurrency (R4.4) and the stored openedAt"),
+    R7_3("R7.3", "Each failed trial lengthens the open window by backoffMultiplier, within jitter, up to "
+            + "maxResetTimeout.",
+            "openCount persisted by trialFailed (R5.3, R5.4) and openedAt = now"),
+    R7_4("R7.4", "A successful trial through one breaker closes the operation for the other.",
+            "trialSucceeded (R5.1) and that get returns the closed state to the other client"),
+    R7_5("R7.5", "With the local cache on both, after one breaker opens, the other rejects within staleTolerance "
+            + "(real time).",
+            "the transition feed (R6.1, R6.3): events must reach the other client promptly"),
+    R7_6("R7.6", "The errorRate strategy across two breakers opens on the 4-in-5 pattern.",
+            "recordOutcome with Strategy.ERROR_RATE (R3.1 to R3.4)"),
+    R7_7("R7.7", "forceOpen through one breaker holds every breaker open, with no trials, until reset.",
+            "force(FORCED_OPEN) persisting the forced flag (R5.5) and force(CLOSED) clearing it");
+
+    private final String id;
+    private final String statement;
+    private final String hint;
+
+    Rule(String id, String statement, String hint) {
+        this.id = id;
+        this.statement = statement;
+        this.hint = hint;
+    }
+
+    /** The stable id, for example {@code "R2.7"}. */
+    public String id() {
+        return id;
+    }
+
+    /** The one-line statement of the rule. */
+    public String statement() {
+        return statement;
+    }
+
+    /** What to check in the store when this rule fails. */
+    public String hint() {
+        return hint;
+    }
+
+    /** The prefix every test method of this rule starts with, for example {@code "r2_7_"}. */
+    public String methodPrefix() {
+        return name().toLowerCase(Locale.ROOT) + "_";
+    }
+
+    /**
+     * Looks a rule up by its id ({@code "R2.7"}, case-insensitive).
+     *
+     * @throws IllegalArgumentException if no rule has that id
+     * @throws NullPointerException     if {@code id} is null
+     */
+    public static Rule byId(String id) {
+        Objects.requireNonNull(id, "id");
+        for (Rule r : values()) {
+            if (r.id.equalsIgnoreCase(id.trim())) {
+                return r;
+            }
+        }
+        throw new IllegalArgumentException("unknown TCK rule id '" + id + "' (expected R0.1 to R7.7)");
+    }
+
+    /** The rule a test method name belongs to ({@code r2_7_concurrent...} is R2.7), if any. */
+    public static Optional<Rule> ofMethodName(String methodName) {
+        if (methodName == null) {
+            return Optional.empty();
+        }
+        for (Rule r : values()) {
+            if (methodName.startsWith(r.methodPrefix())) {
+                return Optional.of(r);
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public String toString() {
+        return id + " " + statement;
+    }
+}

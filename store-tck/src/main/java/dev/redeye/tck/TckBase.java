@@ -1,0 +1,246 @@
+package dev.redeye.tck;
+
+import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.Policy;
+import dev.redeye.api.Store;
+import dev.redeye.api.TransitionFeed;
+import dev.redeye.api.TrialClaims;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The root of the TCK: the implementer's hooks and the support every rule group uses (client tracking, a
+ * fresh random key prefix per test, capability assumptions, races, polling). Implementers extend
+ * {@link StoreTck}, not this class.
+ */
+@ExtendWith(RuleFailureReporter.class)
+abstract class TckBase {
+    private static final Logger LOG = LoggerFactory.getLogger(TckBase.class);
+
+    /** The virtual epoch of every rule: {@code now} values are {@code T0} plus offsets. */
+    static final long T0 = 1_000_000L;
+    /** How long feed and expiry rules wait for something that should happen (they finish as soon as it does). */
+    static final Duration PATIENCE = Duration.ofSeconds(10);
+    /** A clean-up ttl for put, far above anything a rule waits. */
+    static final Duration STATE_TTL = Duration.ofHours(1);
+
+    private final List<Store> opened = new CopyOnWriteArrayList<>();
+    private String prefix;
+
+    /**
+     * A new independent client each call (two clients stand for two processes). The TCK closes every client
+     * it opens, after each test.
+     *
+     * @throws Exception if the store cannot be opened; the rule then fails with that cause
+     */
+    protected abstract Store newClient() throws Exception;
+
+    /**
+     * Runs after each test, once every client of the test is closed. The default does nothing: every test
+     * uses a fresh random key prefix, so stores need no cleanup.
+     *
+     * @throws Exception on failure; logged, the test result is kept
+     */
+    protected void cleanup() throws Exception {
+    }
+
+    /**
+     * Optional hook for R1.7: write malformed data under {@code key} using raw backend access, exactly where
+     * the store would keep the state of {@code key} (apply the store's own prefix and escaping). The default
+     * throws {@link UnsupportedOperationException}, and R1.7 is then skipped with the reason.
+     *
+     * @param client a client of this test, to find its configuration (prefix, table)
+     * @param key    the key as the TCK passes it to {@code get}
+     */
+    protected void corrupt(Store client, String key) throws Exception {
+        throw new UnsupportedOperationException("corrupt(Store, String) hook not provided");
+    }
+
+    /**
+     * Optional hook for R6.8: cut the feed connection of {@code client} (for example {@code CLIENT KILL} in
+     * Redis, {@code pg_terminate_backend} in PostgreSQL) so that the store must notice, call {@code onGap} and
+     * reconnect. The default throws {@link UnsupportedOperationException}, and R6.8 is then skipped.
+     */
+    protected void interruptFeed(Store client) throws Exception {
+        throw new UnsupportedOperationException("interruptFeed(Store) hook not provided");
+    }
+
+    /**
+     * The capabilities the implementer expects the store to declare; a missing one fails R0.1, so a store
+     * cannot silently skip a whole group. The default is empty.
+     */
+    protected Set<Class<?>> expectedCapabilities() {
+        return Set.of();
+    }
+
+    @BeforeEach
+    final void tckNewPrefix() {
+        prefix = "tck-" + UUID.randomUUID().toString().substring(0, 8) + ":";
+    }
+
+    @AfterEach
+    final void tckCloseClients() {
+        List<Store> toClose = new ArrayList<>(opened);
+        opened.clear();
+        Collections.reverse(toClose);
+        for (Store s : toClose) {
+            try {
+                s.close();
+            } catch (RuntimeException e) {
+                LOG.warn("closing a store client after a TCK test failed", e);
+            }
+        }
+        try {
+            cleanup();
+        } catch (Exception e) {
+            LOG.warn("TCK cleanup() failed", e);
+        }
+    }
+
+    /** Opens a new client through the implementer's factory; the TCK closes it after the test. */
+    final Store client() {
+        Store s;
+        try {
+            s = newClient();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("newClient() failed: " + e, e);
+        }
+        Objects.requireNonNull(s, "newClient() returned null");
+        opened.add(s);
+        return s;
+    }
+
+    /** A key unique to this test: the per-test random prefix plus {@code name}. */
+    final String key(String name) {
+        return prefix + name;
+    }
+
+    /** The capability, or the test is skipped with "store does not declare X". */
+    static <C> C need(Store s, Class<C> type) {
+        var c = s.capability(type);
+        Assumptions.assumeTrue(c.isPresent(), () -> "store does not declare " + type.getSimpleName());
+        return c.get();
+    }
+
+    static AtomicRecording recording(Store s) {
+        return need(s, AtomicRecording.class);
+    }
+
+    static TrialClaims claims(Store s) {
+        return need(s, TrialClaims.class);
+    }
+
+    static AtomicTransitions transitions(Store s) {
+        return need(s, AtomicTransitions.class);
+    }
+
+    static TransitionFeed feed(Store s) {
+        return need(s, TransitionFeed.class);
+    }
+
+    /** A consecutive-strategy policy without jitter. */
+    static Policy consecutive(int failureThreshold) {
+        return Policy.builder().failureThreshold(failureThreshold).jitter(0.0).build();
+    }
+
+    /** Polls {@code condition} every 20 ms until it holds or {@link #PATIENCE} runs out; returns whether it held. */
+    static boolean eventually(BooleanSupplier condition) {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (true) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            sleep(20);
+        }
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /** The body of one racing thread. */
+    @FunctionalInterface
+    interface RaceBody {
+        void run(int thread, Store client) throws Exception;
+    }
+
+    /**
+     * Runs {@code threads} threads, thread {@code i} on {@code clients[i % clients.length]}, released together
+     * by a latch so that they really race. Fails with the first exception any thread threw, or if a thread is
+     * still running after 60 s.
+     */
+    static void race(int threads, Store[] clients, RaceBody body) throws InterruptedException {
+        CountDownLatch ready = new CountDownLatch(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Throwable> errors = new CopyOnWriteArrayList<>();
+        List<Thread> all = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            int n = i;
+            Store c = clients[i % clients.length];
+            Thread t = new Thread(() -> {
+                ready.countDown();
+                try {
+                    go.await();
+                    body.run(n, c);
+                } catch (Throwable e) {
+                    errors.add(e);
+                }
+            }, "tck-race-" + i);
+            t.setDaemon(true);
+            all.add(t);
+            t.start();
+        }
+        ready.await(30, TimeUnit.SECONDS);
+        go.countDown();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        for (Thread t : all) {
+            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            if (t.isAlive()) {
+                throw new AssertionError("a racing thread is still running after 60 s (store call hangs?)");
+            }
+        }
+        if (!errors.isEmpty()) {
+            Throwable first = errors.get(0);
+            AssertionError e = new AssertionError("a racing thread failed: " + first, first);
+            errors.stream().skip(1).forEach(e::addSuppressed);
+            throw e;
+        }
+    }
+
+    /**
+     * Keys that break naive schemes: braces (Redis hash tags), quotes and SQL, whitespace, a newline, 10 KB,
+     * non-BMP characters, and pairs a naive prefix confuses.
+     */
+    static List<String> hostileNames() {
+        return List.of(
+                "{a}", "a}", "{a", "a", "a:trial", "a:claims", "'; DROP TABLE x; --", "\"quoted\" 'single'",
+                "with space", "new\nline", "tab\tand\\backslash", "%s %d ${x} $1 ? :name", "emoji \uD83D\uDE00 "
+                        + "\uD834\uDD1E", "\u00e9\u00e8 \u4e2d\u6587", "x".repeat(10 * 1024), "a*", "[a]");
+    }
+}

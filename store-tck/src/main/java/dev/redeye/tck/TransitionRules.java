@@ -1,0 +1,256 @@
+package dev.redeye.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StateChange;
+import dev.redeye.api.Store;
+import dev.redeye.api.TransitionKind;
+import dev.redeye.api.Transitions;
+import dev.redeye.api.TrialClaims;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** Rules R5 (AtomicTransitions). Extend {@link StoreTck}. */
+abstract class TransitionRules extends ClaimRules {
+
+    /** An open, not forced state with counters in every field, as a breaker has after some failed trials. */
+    static BreakerState openState(long openedAt, long version) {
+        return new BreakerState(6, openedAt - 5, true, openedAt, 1, 0.75, 40, 0, false, version);
+    }
+
+    /**
+     * R5.1 A trial success with successThreshold = 1 closes and resets every counter, version + 1. If this
+     * fails, check that trialSucceeded applies {@code Transitions.closedFrom}.
+     */
+    @Test
+    @DisplayName("R5.1 a trial success with successThreshold 1 closes and resets every counter")
+    void r5_1_trialSuccessCloses() {
+        Store a = client();
+        Store b = client();
+        String k = key("close");
+        Policy p = consecutive(5);
+        BreakerState open = openState(T0, 3);
+        a.put(k, open, STATE_TTL);
+        StateChange c = transitions(b).trialSucceeded(k, p, T0 + 70_000);
+        BreakerState expected = Transitions.closedFrom(open);
+        assertSameState(expected, c.state(), "state after a trial success");
+        assertEquals(TransitionKind.CLOSED, c.transition(), "a closing trial success is a transition");
+        assertEquals(4, c.state().version(), "version + 1");
+        assertSameState(expected, a.get(k).orElseThrow(), "stored state after a trial success");
+    }
+
+    /**
+     * R5.2 With successThreshold = 3, the first two trial successes raise trialSuccesses with no transition;
+     * the third closes. If this fails, check the trialSuccesses counter and the threshold comparison.
+     */
+    @Test
+    @DisplayName("R5.2 with successThreshold 3 two trial successes count, the third closes")
+    void r5_2_successThresholdCounts() {
+        Store a = client();
+        Store b = client();
+        String k = key("three");
+        Policy p = Policy.builder().successThreshold(3).jitter(0).build();
+        a.put(k, openState(T0, 8), STATE_TTL);
+        for (int i = 1; i <= 2; i++) {
+            StateChange c = transitions(i == 1 ? a : b).trialSucceeded(k, p, T0 + 70_000 + i);
+            assertNull(c.transition(), "trial success " + i + " of 3 is not a transition");
+            assertEquals(i, c.state().trialSuccesses(), "trialSuccesses after trial success " + i);
+            assertTrue(c.state().open(), "still open after trial success " + i + " of 3");
+            assertEquals(8, c.state().version(), "version after trial success " + i + " of 3");
+            assertEquals(i, a.get(k).orElseThrow().trialSuccesses(), "stored trialSuccesses");
+        }
+        StateChange third = transitions(a).trialSucceeded(k, p, T0 + 70_010);
+        assertEquals(TransitionKind.CLOSED, third.transition(), "the third trial success closes");
+        assertFalse(third.state().open(), "closed after 3 of 3");
+        assertEquals(0, third.state().trialSuccesses(), "trialSuccesses reset on close");
+        assertEquals(9, b.get(k).orElseThrow().version(), "stored version + 1");
+    }
+
+    /**
+     * R5.3 A trial failure reopens: openedAt = now, openCount + 1, failures >= failureThreshold, lastFailureAt =
+     * now, trialSuccesses = 0, version + 1. If this fails, check every field of trialFailed and the use of now.
+     */
+    @Test
+    @DisplayName("R5.3 a trial failure reopens with openedAt now, openCount + 1, version + 1")
+    void r5_3_trialFailureReopens() {
+        Store a = client();
+        Store b = client();
+        String k = key("reopen");
+        Policy p = Policy.builder().failureThreshold(5).successThreshold(3).jitter(0).build();
+        BreakerState open = new BreakerState(1, T0 - 5, true, T0, 1, 0.0, 0, 2, false, 12);
+        a.put(k, open, STATE_TTL);
+        long now = T0 + 120_000;
+        StateChange c = transitions(b).trialFailed(k, p, now);
+        BreakerState expected = new BreakerState(5, now, true, now, 2, 0.0, 0, 0, false, 13);
+        assertSameState(expected, c.state(), "state after a trial failure at now = T0 + 120000");
+        assertEquals(TransitionKind.REOPENED, c.transition(), "a trial failure is a transition");
+        assertSameState(expected, a.get(k).orElseThrow(), "stored state after a trial failure");
+    }
+
+    /**
+     * R5.4 openCount grows across consecutive failed trials and returns to 0 when the breaker closes. If this
+     * fails, check the openCount increment and its reset (it drives backoff).
+     */
+    @Test
+    @DisplayName("R5.4 openCount grows across failed trials and returns to 0 on close")
+    void r5_4_openCountGrowsAndResets() {
+        Store a = client();
+        Store b = client();
+        String k = key("backoff");
+        Policy p = consecutive(2);
+        a.put(k, openState(T0, 1).toBuilder().openCount(0).build(), STATE_TTL);
+        long now = T0;
+        for (int i = 1; i <= 4; i++) {
+            now += 60_000L << i;
+            StateChange c = transitions(i % 2 == 0 ? a : b).trialFailed(k, p, now);
+            assertEquals(i, c.state().openCount(), "openCount after failed trial " + i);
+            assertEquals(now, c.state().openedAt(), "openedAt after failed trial " + i);
+            assertEquals(1 + i, c.state().version(), "version after failed trial " + i);
+        }
+        StateChange closed = transitions(a).trialSucceeded(k, p, now + 1_000_000);
+        assertEquals(0, closed.state().openCount(), "openCount after the breaker closed");
+        assertEquals(0, b.get(k).orElseThrow().openCount(), "stored openCount after the breaker closed");
+    }
+
+    /**
+     * R5.5 Forcing OPEN (held, no trials), HALF_OPEN and CLOSED each read back with the forced status and
+     * version + 1. If this fails, check the forced flag, the half-open openedAt and the full reset with claim
+     * removal on CLOSED.
+     */
+    @Test
+    @DisplayName("R5.5 forcing OPEN, HALF_OPEN and CLOSED reads back with that status and version + 1")
+    void r5_5_forceReadsBack() {
+        Store a = client();
+        Store b = client();
+        String k = key("force");
+        Policy p = consecutive(5);
+        AtomicTransitions ta = transitions(a);
+        recordFailures(a, k, p, 2);
+        long v = a.get(k).map(BreakerState::version).orElse(0L);
+
+        StateChange open = ta.force(k, BreakerStatus.FORCED_OPEN, p, T0 + 100);
+        assertEquals(TransitionKind.FORCED_OPEN, open.transition(), "force OPEN is a transition");
+        BreakerState s = b.get(k).orElseThrow();
+        assertSameState(Transitions.force(open.previous(), BreakerStatus.FORCED_OPEN, p, T0 + 100).state(), s,
+                "stored state after force OPEN");
+        assertEquals(v + 1, s.version(), "version + 1 after force OPEN");
+        assertTrue(s.forced() && s.open(), "force OPEN must be held open (forced)");
+        assertEquals(BreakerStatus.FORCED_OPEN, Transitions.status(s, p, T0 + 100 + 365L * 86_400_000, 1.0),
+                "a forced-open breaker offers no trials, even a year later");
+        StateChange trial = transitions(b).trialSucceeded(k, p, T0 + 200);
+        assertFalse(trial.isTransition(), "a trial success must not close a forced-open breaker");
+        assertTrue(b.get(k).orElseThrow().forced(), "still forced after a stray trial success");
+
+        StateChange half = transitions(b).force(k, BreakerStatus.HALF_OPEN, p, T0 + 300);
+        assertEquals(TransitionKind.FORCED_HALF_OPEN, half.transition(), "force HALF_OPEN is a transition");
+        s = a.get(k).orElseThrow();
+        assertEquals(BreakerStatus.HALF_OPEN, Transitions.status(s, p, T0 + 300, 1.0 + p.jitter()),
+                "status right after force HALF_OPEN");
+        assertFalse(s.forced(), "force HALF_OPEN is not held");
+        assertEquals(v + 2, s.version(), "version + 1 after force HALF_OPEN");
+
+        Optional<TrialClaims> claims = a.capability(TrialClaims.class);
+        claims.ifPresent(c -> assertTrue(c.claimTrial(k, 1, ClaimRules.LONG_TTL).isPresent(), "a half-open trial claim"));
+        StateChange closed = ta.force(k, BreakerStatus.CLOSED, p, T0 + 400);
+        assertEquals(TransitionKind.FORCED_CLOSED, closed.transition(), "force CLOSED is a transition");
+        s = b.get(k).orElseThrow();
+        assertSameState(Transitions.closedFrom(half.state()), s, "stored state after force CLOSED");
+        assertEquals(BreakerStatus.CLOSED, Transitions.status(s, p, T0 + 400, 1.0), "status after force CLOSED");
+        assertEquals(v + 3, s.version(), "version + 1 after force CLOSED");
+        claims.ifPresent(c -> assertTrue(c.claimTrial(k, 1, ClaimRules.LONG_TTL).isPresent(),
+                "force CLOSED must remove every trial claim of the key"));
+
+        StateChange again = transitions(b).force(k, BreakerStatus.CLOSED, p, T0 + 500);
+        assertEquals(TransitionKind.FORCED_CLOSED, again.transition(), "forcing an already closed breaker");
+        assertEquals(v + 4, a.get(k).orElseThrow().version(), "every force bumps version, even a repeated one");
+    }
+
+    private static void recordFailures(Store s, String k, Policy p, int n) {
+        Optional<AtomicRecording> rec = s.capability(AtomicRecording.class);
+        BreakerState st = s.get(k).orElse(BreakerState.INITIAL);
+        for (int i = 0; i < n; i++) {
+            if (rec.isPresent()) {
+                rec.get().recordFailure(k, p, T0 + i);
+            } else {
+                st = Transitions.recordFailure(st, p, T0 + i).state();
+                s.put(k, st, STATE_TTL);
+            }
+        }
+    }
+
+    /**
+     * R5.6 Concurrent trial outcomes from 2 clients are linearizable: version rises by exactly the number of
+     * transitions reported, and the results chain into one serial order ending in the stored state. If this
+     * fails, trialSucceeded / trialFailed are not atomic.
+     */
+    @Test
+    @DisplayName("R5.6 concurrent trial outcomes from 2 clients are linearizable")
+    void r5_6_concurrentTrialOutcomesAreLinearizable() throws Exception {
+        Store[] clients = {client(), client()};
+        String k = key("linear");
+        Policy p = Policy.builder().failureThreshold(3).successThreshold(2).jitter(0).build();
+        BreakerState start = openState(T0, 20);
+        clients[0].put(k, start, STATE_TTL);
+        ConcurrentLinkedQueue<StateChange> results = new ConcurrentLinkedQueue<>();
+        race(8, clients, (t, c) -> {
+            AtomicTransitions tr = transitions(c);
+            for (int i = 0; i < 25; i++) {
+                long now = T0 + 1_000 + i;
+                results.add((i + t) % 3 == 0 ? tr.trialFailed(k, p, now) : tr.trialSucceeded(k, p, now));
+            }
+        });
+        BreakerState end = clients[1].get(k).orElseThrow();
+        long transitions = results.stream().filter(StateChange::isTransition).count();
+        assertEquals(start.version() + transitions, end.version(), "final version must be the start version ("
+                + start.version() + ") plus the " + transitions + " transitions reported");
+        Set<Long> versions = new HashSet<>();
+        for (StateChange c : results) {
+            if (c.isTransition() && !versions.add(c.state().version())) {
+                fail("two transitions reported the same version " + c.state().version()
+                        + " (two calls applied to the same prior state)");
+            }
+        }
+        // Every state-changing result must continue exactly where the previous one left: one serial chain.
+        List<StateChange> changing = new ArrayList<>();
+        for (StateChange c : results) {
+            if (c.changed()) {
+                changing.add(c);
+            }
+        }
+        changing.sort(Comparator.comparingLong((StateChange c) -> c.state().version())
+                .thenComparingInt(c -> c.state().open() ? c.state().trialSuccesses() : c.state().failures()));
+        BreakerState expectedPrev = start;
+        for (int i = 0; i < changing.size(); i++) {
+            StateChange c = changing.get(i);
+            if (!c.previous().equals(expectedPrev)) {
+                fail("result " + (i + 1) + " of " + changing.size() + " in serial order started from " + c.previous()
+                        + " but the previous result left " + expectedPrev + ": no serial order produces these results");
+            }
+            // A closed prior state only changes through trialFailed (an ordinary failure); an open one through
+            // trialFailed (REOPENED) or trialSucceeded. lastFailureAt carries the now of a failure.
+            boolean failure = !c.previous().open() || c.transition() == TransitionKind.REOPENED;
+            StateChange replay = failure
+                    ? Transitions.trialFailed(c.previous(), p, c.state().lastFailureAt())
+                    : Transitions.trialSucceeded(c.previous(), p, T0);
+            assertSameState(replay.state(), c.state(), "result " + (i + 1) + " replayed through Transitions");
+            expectedPrev = c.state();
+        }
+        assertSameState(expectedPrev, end, "stored state must be the end of the serial order");
+    }
+}
