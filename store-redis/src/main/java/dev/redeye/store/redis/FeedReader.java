@@ -1,0 +1,246 @@
+package dev.redeye.store.redis;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.redeye.api.StateCodec;
+import dev.redeye.api.StoreException;
+import dev.redeye.api.TransitionEvent;
+import dev.redeye.api.TransitionFeed;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.StreamEntryID;
+import redis.clients.jedis.params.XReadParams;
+import redis.clients.jedis.resps.StreamEntry;
+
+/**
+ * The one reader thread of a store instance: blocks in XREAD BLOCK on the feed stream over its dedicated
+ * connection and fans every entry out to every subscriber of the instance. On any failure it calls every
+ * subscriber's {@code onGap}, waits with exponential backoff, reconnects and resumes after the last entry
+ * it delivered (so only entries trimmed away meanwhile are lost).
+ */
+final class FeedReader {
+    private static final Logger LOG = LoggerFactory.getLogger(FeedReader.class);
+    private static final int READ_COUNT = 256;
+
+    private final FeedConnector connector;
+    private final String streamKey;
+    private final String clientName;
+    private final int blockMillis;
+    private final long backoffMinMillis;
+    private final long backoffMaxMillis;
+    private final CopyOnWriteArrayList<Sub> subscribers = new CopyOnWriteArrayList<>();
+    private final Object sleeper = new Object();
+
+    private volatile boolean closed;
+    private volatile Connection current;
+    private volatile Thread thread;
+    /** Read and written by the reader thread only, after {@link #start()}. */
+    private StreamEntryID lastId;
+
+    FeedReader(FeedConnector connector, String streamKey, String clientName, int blockMillis,
+            long backoffMinMillis, long backoffMaxMillis) {
+        this.connector = connector;
+        this.streamKey = streamKey;
+        this.clientName = clientName;
+        this.blockMillis = blockMillis;
+        this.backoffMinMillis = backoffMinMillis;
+        this.backoffMaxMillis = backoffMaxMillis;
+    }
+
+    /**
+     * Connects, fixes the position (the stream's current last entry, so every event published after this
+     * returns is delivered) and starts the reader thread. Jedis exceptions propagate.
+     */
+    void start() {
+        Connection c = connector.open(clientName);
+        try {
+            List<StreamEntry> last = new Jedis(c).xrevrange(streamKey, "+", "-", 1);
+            lastId = last.isEmpty() ? new StreamEntryID(0, 0) : last.get(0).getID();
+        } catch (RuntimeException e) {
+            connector.discard(c);
+            throw e;
+        }
+        current = c;
+        Thread t = new Thread(this::run, clientName);
+        t.setDaemon(true);
+        thread = t;
+        t.start();
+    }
+
+    TransitionFeed.Subscription add(Consumer<TransitionEvent> listener, Runnable onGap) {
+        Sub s = new Sub(listener, onGap);
+        subscribers.add(s);
+        return s;
+    }
+
+    int subscriberCount() {
+        return subscribers.size();
+    }
+
+    Thread thread() {
+        return thread;
+    }
+
+    /** Stops the thread and frees the connection; waits up to {@code joinMillis} for the thread to end. */
+    void close(long joinMillis) {
+        closed = true;
+        Connection c = current;
+        if (c != null) {
+            try {
+                c.disconnect(); // unblocks a pending XREAD BLOCK at once
+            } catch (RuntimeException ignored) {
+                // already gone
+            }
+        }
+        synchronized (sleeper) {
+            sleeper.notifyAll();
+        }
+        Thread t = thread;
+        if (t != null && t != Thread.currentThread()) {
+            try {
+                t.join(joinMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (t.isAlive()) {
+                LOG.warn("redeye feed reader {} did not stop within {} ms (a subscriber callback may be blocking)",
+                        clientName, joinMillis);
+            }
+        }
+        subscribers.clear();
+    }
+
+    private void run() {
+        Connection c = current;
+        long backoff = backoffMinMillis;
+        while (!closed) {
+            try {
+                if (c == null) {
+                    c = connector.open(clientName);
+                    current = c;
+                    if (closed) {
+                        break;
+                    }
+                    LOG.info("redeye feed reader {} reconnected to {}", clientName, connector.describe());
+                }
+                Jedis jedis = new Jedis(c);
+                XReadParams params = XReadParams.xReadParams().block(blockMillis).count(READ_COUNT);
+                while (!closed) {
+                    List<Map.Entry<String, List<StreamEntry>>> batch = jedis.xread(params, Map.of(streamKey, lastId));
+                    backoff = backoffMinMillis;
+                    if (batch == null) {
+                        continue; // XREAD BLOCK timed out: nothing new
+                    }
+                    for (Map.Entry<String, List<StreamEntry>> stream : batch) {
+                        for (StreamEntry entry : stream.getValue()) {
+                            lastId = entry.getID();
+                            dispatch(entry);
+                        }
+                    }
+                }
+            } catch (RuntimeException e) {
+                if (closed) {
+                    break;
+                }
+                LOG.warn("redeye feed reader {} lost its connection to {} ({}); signalling a gap, retrying in {} ms",
+                        clientName, connector.describe(), e.toString(), backoff);
+                connector.discard(c);
+                c = null;
+                current = null;
+                for (Sub s : subscribers) {
+                    s.gap();
+                }
+                pause(backoff);
+                backoff = Math.min(backoff * 2, backoffMaxMillis);
+            }
+        }
+        connector.discard(c);
+        current = null;
+    }
+
+    private void pause(long millis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        synchronized (sleeper) {
+            long left;
+            while (!closed && (left = deadline - System.nanoTime()) > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(sleeper, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    private void dispatch(StreamEntry entry) {
+        TransitionEvent event;
+        try {
+            event = StateCodec.eventFromFields(entry.getFields(), "feed entry " + entry.getID() + " of " + streamKey);
+        } catch (StoreException e) {
+            LOG.warn("redeye feed reader {} skipped a malformed entry: {}", clientName, e.getMessage());
+            return;
+        }
+        for (Sub s : subscribers) {
+            s.deliver(event);
+        }
+    }
+
+    private final class Sub implements TransitionFeed.Subscription {
+        private final Consumer<TransitionEvent> listener;
+        private final Runnable onGap;
+        private volatile boolean active = true;
+
+        Sub(Consumer<TransitionEvent> listener, Runnable onGap) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            this.onGap = Objects.requireNonNull(onGap, "onGap");
+        }
+
+        void deliver(TransitionEvent e) {
+            if (!active) {
+                return;
+            }
+            try {
+                listener.accept(e);
+            } catch (RuntimeException | Error t) {
+                if (t instanceof VirtualMachineError) {
+                    throw t;
+                }
+                LOG.warn("redeye feed subscriber threw on an event of '{}'; the subscription stays active",
+                        abbreviate(e.operation()), t);
+            }
+        }
+
+        void gap() {
+            if (!active) {
+                return;
+            }
+            try {
+                onGap.run();
+            } catch (RuntimeException | Error t) {
+                if (t instanceof VirtualMachineError) {
+                    throw t;
+                }
+                LOG.warn("redeye feed subscriber's onGap threw; the subscription stays active", t);
+            }
+        }
+
+        @Override
+        public void close() {
+            active = false;
+            subscribers.remove(this);
+        }
+    }
+
+    static String abbreviate(String s) {
+        return s.length() <= 200 ? s : s.substring(0, 200) + "...(" + s.length() + " chars)";
+    }
+}

@@ -1,0 +1,591 @@
+package dev.redeye.store.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StateChange;
+import dev.redeye.api.StateCodec;
+import dev.redeye.api.Store;
+import dev.redeye.api.StoreException;
+import dev.redeye.api.TransitionEvent;
+import dev.redeye.api.TransitionFeed;
+import dev.redeye.api.TransitionKind;
+import dev.redeye.api.Transitions;
+import dev.redeye.api.TrialClaims;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * A redeye {@link Store} on Redis (standalone, replicated or Cluster) through a user-supplied Jedis
+ * {@link UnifiedJedis} ({@link JedisPooled}, {@link JedisCluster}, ...), offering every capability natively:
+ * {@link AtomicRecording}, {@link AtomicTransitions} (one Lua script per call), {@link TrialClaims} (a
+ * sorted set of expiring claims) and {@link TransitionFeed} (a stream read by one dedicated connection).
+ * The stored layout is documented in the {@linkplain dev.redeye.store.redis package Javadoc}.
+ *
+ * <pre>{@code
+ * JedisPooled jedis = new JedisPooled(new HostAndPort("redis.internal", 6379), clientConfig);
+ * RedisStore store = RedisStore.builder(jedis)
+ *         .prefix("myapp:")
+ *         .feedConnection(new HostAndPort("redis.internal", 6379), clientConfig) // optional, see below
+ *         .build();
+ * }</pre>
+ *
+ * <p><b>Cost.</b> {@link #get} is one HGETALL; every atomic operation is one EVALSHA round trip, plus one
+ * more (a small EVALSHA that XADDs to the feed stream) when it was a transition; {@link #claimTrial} is
+ * one EVALSHA and {@link #releaseTrial} one ZREM. The feed costs one thread and one connection per store
+ * instance, started by the first {@link #subscribe}.
+ *
+ * <p><b>The feed connection.</b> The reader blocks in XREAD, so it needs a connection of its own. It uses,
+ * in order: the details given to {@link Builder#feedConnection}; else a connection borrowed for the
+ * store's lifetime from a {@link JedisPooled}'s pool (it counts against the pool's {@code maxTotal}); else,
+ * for a {@link JedisCluster}, a connection to the node owning the feed stream's slot. With any other
+ * {@link UnifiedJedis} and no details, {@link #capability(Class)} reports no {@link TransitionFeed} and
+ * the engine falls back to polling. The connection is named {@link #feedClientName()} (CLIENT SETNAME).
+ *
+ * <p><b>Errors.</b> Every Redis failure, malformed data under a key (another type, missing or garbage
+ * fields) and any use after {@link #close()} is a {@link StoreException}. Bad arguments are
+ * {@link NullPointerException} / {@link IllegalArgumentException}.
+ *
+ * <p><b>Threads.</b> Thread-safe as far as the supplied client is ({@link JedisPooled} and
+ * {@link JedisCluster} are). Feed callbacks run on the store's reader thread.
+ *
+ * <p><b>Limits.</b> Lua numbers are doubles: times, versions and counters are exact up to 2^53, far above
+ * any epoch-millisecond time. Operation names must be valid UTF-16 (an unpaired surrogate cannot be
+ * encoded in UTF-8 and would be replaced by {@code ?}).
+ */
+public final class RedisStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed {
+    private static final Logger LOG = LoggerFactory.getLogger(RedisStore.class);
+    private static final AtomicLong INSTANCES = new AtomicLong();
+
+    private static final LuaScript STATE = LuaScript.load("state.lua");
+    private static final LuaScript CLAIM = LuaScript.load("claim.lua");
+    private static final LuaScript PUT = LuaScript.load("put.lua");
+    private static final LuaScript PUBLISH = LuaScript.load("publish.lua");
+    private static final String[] FIELDS = {
+        StateCodec.FAILURES, StateCodec.LAST_FAILURE_AT, StateCodec.OPEN, StateCodec.OPENED_AT,
+        StateCodec.OPEN_COUNT, StateCodec.ERROR_RATE, StateCodec.SAMPLES, StateCodec.TRIAL_SUCCESSES,
+        StateCodec.FORCED, StateCodec.VERSION,
+    };
+    private static final String MALFORMED = "REDEYE_MALFORMED";
+
+    private final UnifiedJedis client;
+    private final boolean closeClient;
+    private final RedisKeys keys;
+    private final FeedConnector feedConnector;
+    private final long feedMaxLength;
+    private final long feedTtlMillis;
+    private final int feedBlockMillis;
+    private final long backoffMinMillis;
+    private final long backoffMaxMillis;
+    private final String feedClientName;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Object feedLock = new Object();
+    private FeedReader reader; // guarded by feedLock
+
+    private RedisStore(Builder b) {
+        this.client = b.client;
+        this.closeClient = b.closeClient;
+        this.keys = new RedisKeys(b.prefix);
+        this.feedMaxLength = b.feedMaxLength;
+        this.feedTtlMillis = b.feedTtl.toMillis();
+        this.feedBlockMillis = (int) b.feedBlock.toMillis();
+        this.backoffMinMillis = b.backoffMin.toMillis();
+        this.backoffMaxMillis = b.backoffMax.toMillis();
+        this.feedClientName = "redeye-feed-" + ProcessHandle.current().pid() + "-" + INSTANCES.incrementAndGet()
+                + "-" + UUID.randomUUID().toString().substring(0, 8);
+        if (b.feedAddress != null) {
+            this.feedConnector = FeedConnector.direct(b.feedAddress, b.feedConfig, feedBlockMillis);
+        } else if (client instanceof JedisPooled) {
+            this.feedConnector = FeedConnector.pooled((JedisPooled) client);
+        } else if (client instanceof JedisCluster) {
+            this.feedConnector = FeedConnector.cluster((JedisCluster) client, keys.feed());
+        } else {
+            this.feedConnector = null;
+        }
+    }
+
+    /**
+     * A builder over {@code client}. The store does not close a client it was given unless
+     * {@link Builder#closeClient(boolean)} says so.
+     *
+     * @throws NullPointerException if {@code client} is null
+     */
+    public static Builder builder(UnifiedJedis client) {
+        return new Builder(client);
+    }
+
+    /** The key prefix every key of this store starts with (possibly empty). */
+    public String prefix() {
+        return keys.prefix();
+    }
+
+    /**
+     * The Redis key of the hash holding an operation's state: {@code <prefix>{<tag>}:state}.
+     *
+     * @throws NullPointerException if {@code operation} is null
+     */
+    public String stateKey(String operation) {
+        return keys.state(operation);
+    }
+
+    /**
+     * The Redis key of the sorted set holding an operation's trial claims: {@code <prefix>{<tag>}:trial}.
+     *
+     * @throws NullPointerException if {@code operation} is null
+     */
+    public String claimsKey(String operation) {
+        return keys.claims(operation);
+    }
+
+    /** The Redis key of the transition stream of this prefix: {@code <prefix>redeye:feed}. */
+    public String feedKey() {
+        return keys.feed();
+    }
+
+    /** The CLIENT SETNAME name of this instance's feed connection, unique per instance. */
+    public String feedClientName() {
+        return feedClientName;
+    }
+
+    /**
+     * Whether this instance's feed reader thread is running (started by the first {@link #subscribe},
+     * stopped by {@link #close()}). For monitoring and tests.
+     */
+    public boolean isFeedReaderAlive() {
+        synchronized (feedLock) {
+            return reader != null && reader.thread() != null && reader.thread().isAlive();
+        }
+    }
+
+    // ---------------------------------------------------------------- Store
+
+    /** {@inheritDoc} One HGETALL. */
+    @Override
+    public Optional<BreakerState> get(String key) {
+        String k = keys.state(key);
+        checkOpen();
+        Map<String, String> fields = call("get", key, () -> client.hgetAll(k));
+        if (fields == null || fields.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(StateCodec.fromFields(fields, where(key)));
+    }
+
+    /**
+     * {@inheritDoc} One EVALSHA that replaces the hash (whatever was there) and sets its TTL.
+     *
+     * @throws IllegalArgumentException if {@code ttl} is not positive
+     */
+    @Override
+    public void put(String key, BreakerState state, Duration ttl) {
+        String k = keys.state(key);
+        Objects.requireNonNull(state, "state");
+        long ttlMillis = ttlMillis(ttl);
+        checkOpen();
+        List<String> args = new ArrayList<>(21);
+        args.add(Long.toString(ttlMillis));
+        for (Map.Entry<String, String> f : StateCodec.toFields(state).entrySet()) {
+            args.add(f.getKey());
+            args.add(f.getValue());
+        }
+        call("put", key, () -> PUT.run(client, List.of(k), args));
+    }
+
+    /** {@inheritDoc} One DEL of the state hash and the claims set (same slot). */
+    @Override
+    public void delete(String key) {
+        String state = keys.state(key);
+        String claims = keys.claims(key);
+        checkOpen();
+        call("delete", key, () -> client.del(state, claims));
+    }
+
+    /**
+     * {@inheritDoc} Reports no {@link TransitionFeed} when the store has no way to open a dedicated feed
+     * connection (see the class Javadoc).
+     */
+    @Override
+    public <C> Optional<C> capability(Class<C> type) {
+        if (type == TransitionFeed.class && feedConnector == null) {
+            return Optional.empty();
+        }
+        return Store.super.capability(type);
+    }
+
+    /**
+     * Stops the feed reader (waiting up to 5 s for its thread), frees its connection, and closes the
+     * client if this store owns it. Idempotent; never throws.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        FeedReader r;
+        synchronized (feedLock) {
+            r = reader;
+            reader = null;
+        }
+        if (r != null) {
+            r.close(5_000);
+        }
+        if (closeClient) {
+            try {
+                client.close();
+            } catch (RuntimeException e) {
+                LOG.debug("closing the Redis client failed", e);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- AtomicRecording
+
+    /** {@inheritDoc} One EVALSHA of {@code state.lua}, plus one to publish when it opened the breaker. */
+    @Override
+    public StateChange recordFailure(String key, Policy policy, long now) {
+        return apply("failure", key, policy, now);
+    }
+
+    /** {@inheritDoc} One EVALSHA of {@code state.lua}, plus one to publish when it was a transition. */
+    @Override
+    public StateChange recordSuccess(String key, Policy policy, long now) {
+        return apply("success", key, policy, now);
+    }
+
+    /** {@inheritDoc} */
+    @Override
+    public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
+        return success ? recordSuccess(key, policy, now) : recordFailure(key, policy, now);
+    }
+
+    // ---------------------------------------------------------------- AtomicTransitions
+
+    /** {@inheritDoc} One EVALSHA of {@code state.lua}, plus one to publish when it closed the breaker. */
+    @Override
+    public StateChange trialSucceeded(String key, Policy policy, long now) {
+        return apply("trial_success", key, policy, now);
+    }
+
+    /** {@inheritDoc} One EVALSHA of {@code state.lua}, plus one to publish when it was a transition. */
+    @Override
+    public StateChange trialFailed(String key, Policy policy, long now) {
+        return apply("trial_failure", key, policy, now);
+    }
+
+    /**
+     * {@inheritDoc} Forcing CLOSED deletes the claims set in the same script. Two EVALSHA round trips.
+     *
+     * @throws IllegalArgumentException if {@code status} cannot be forced
+     */
+    @Override
+    public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
+        Objects.requireNonNull(status, "status");
+        TransitionKind kind = TransitionKind.forcedTo(status);
+        String op = kind == TransitionKind.FORCED_OPEN ? "force_open"
+                : kind == TransitionKind.FORCED_HALF_OPEN ? "force_half_open" : "force_closed";
+        return apply(op, key, policy, now);
+    }
+
+    // ---------------------------------------------------------------- TrialClaims
+
+    /**
+     * {@inheritDoc} One EVALSHA of {@code claim.lua}; expiry is judged by the Redis server's clock.
+     * The token is a random UUID.
+     */
+    @Override
+    public Optional<String> claimTrial(String key, int permits, Duration ttl) {
+        String k = keys.claims(key);
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits must be >= 1, was " + permits);
+        }
+        long ttlMillis = ttlMillis(ttl);
+        checkOpen();
+        String token = UUID.randomUUID().toString();
+        Object r = call("claimTrial", key,
+                () -> CLAIM.run(client, List.of(k), List.of(Integer.toString(permits), Long.toString(ttlMillis), token)));
+        return r instanceof Long && (Long) r == 1L ? Optional.of(token) : Optional.empty();
+    }
+
+    /**
+     * {@inheritDoc} One ZREM of the token: removing a member by value is Redis's own atomic
+     * compare-and-delete, so a stale token can never free another caller's claim.
+     */
+    @Override
+    public void releaseTrial(String key, String token) {
+        String k = keys.claims(key);
+        Objects.requireNonNull(token, "token");
+        checkOpen();
+        call("releaseTrial", key, () -> client.zrem(k, token));
+    }
+
+    // ---------------------------------------------------------------- TransitionFeed
+
+    /**
+     * {@inheritDoc} The first call opens the dedicated feed connection, records the stream's current end
+     * (every transition published after this method returns is delivered) and starts the reader thread.
+     *
+     * @throws StoreException       if the store is closed, has no feed connection, or cannot connect
+     * @throws NullPointerException if an argument is null
+     */
+    @Override
+    public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
+        Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(onGap, "onGap");
+        synchronized (feedLock) {
+            checkOpen();
+            if (feedConnector == null) {
+                throw new StoreException("this RedisStore has no feed connection: build it over a JedisPooled or"
+                        + " JedisCluster, or give Builder.feedConnection(...)");
+            }
+            if (reader == null) {
+                FeedReader r = new FeedReader(feedConnector, keys.feed(), feedClientName, feedBlockMillis,
+                        backoffMinMillis, backoffMaxMillis);
+                try {
+                    r.start();
+                } catch (JedisException e) {
+                    throw new StoreException("cannot start the redeye feed reader on " + feedConnector.describe()
+                            + ": " + e.getMessage(), e);
+                }
+                reader = r;
+            }
+            return reader.add(listener, onGap);
+        }
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    private StateChange apply(String op, String key, Policy policy, long now) {
+        String state = keys.state(key);
+        String claims = keys.claims(key);
+        Objects.requireNonNull(policy, "policy");
+        checkOpen();
+        List<String> args = List.of(
+                op,
+                Long.toString(now),
+                Integer.toString(policy.strategy().code()),
+                Integer.toString(policy.failureThreshold()),
+                Long.toString(policy.maxGapBetweenFailuresMillis()),
+                Double.toString(policy.errorRateThreshold()),
+                Integer.toString(policy.minimumCalls()),
+                Double.toString(policy.errorRateDecay()),
+                Integer.toString(policy.successThreshold()),
+                Long.toString(policy.stateTtlMillis()),
+                Long.toString(Transitions.halfOpenOpenedAt(policy, now)));
+        Object raw = call(op, key, () -> STATE.run(client, List.of(state, claims), args));
+        StateChange change = decode(raw, key);
+        if (change.isTransition()) {
+            publish(change.toEvent(key, policy, now));
+        }
+        return change;
+    }
+
+    private StateChange decode(Object raw, String key) {
+        if (!(raw instanceof List) || ((List<?>) raw).size() != 2 + 2 * FIELDS.length) {
+            throw new StoreException("unexpected reply from state.lua at " + where(key) + ": " + raw);
+        }
+        List<?> r = (List<?>) raw;
+        String kind = String.valueOf(r.get(0));
+        Map<String, String> prev = new LinkedHashMap<>();
+        Map<String, String> next = new LinkedHashMap<>();
+        for (int i = 0; i < FIELDS.length; i++) {
+            prev.put(FIELDS[i], String.valueOf(r.get(2 + i)));
+            next.put(FIELDS[i], String.valueOf(r.get(2 + FIELDS.length + i)));
+        }
+        BreakerState p = StateCodec.fromFields(prev, where(key));
+        BreakerState n = StateCodec.fromFields(next, where(key));
+        TransitionKind k = kind.isEmpty() ? null : TransitionKind.fromWireName(kind);
+        return new StateChange(p, n, k);
+    }
+
+    /**
+     * Appends the event to the feed stream. The state change is already committed; a failure here is logged
+     * and swallowed so the caller still learns its result (subscribers recover through their own polling).
+     */
+    private void publish(TransitionEvent event) {
+        List<String> args = new ArrayList<>(32);
+        args.add(Long.toString(feedMaxLength));
+        args.add(Long.toString(feedTtlMillis));
+        for (Map.Entry<String, String> f : StateCodec.eventToFields(event).entrySet()) {
+            args.add(f.getKey());
+            args.add(f.getValue());
+        }
+        try {
+            PUBLISH.run(client, List.of(keys.feed()), args);
+        } catch (JedisException e) {
+            LOG.warn("redeye could not publish the {} transition of '{}' (version {}) on {}: {}",
+                    event.kind().wireName(), FeedReader.abbreviate(event.operation()), event.version(),
+                    FeedReader.abbreviate(keys.feed()), e.toString());
+        }
+    }
+
+    private <T> T call(String what, String key, Supplier<T> body) {
+        try {
+            return body.get();
+        } catch (JedisException e) {
+            String msg = String.valueOf(e.getMessage());
+            if (msg.startsWith(MALFORMED)) {
+                throw new StoreException("malformed breaker state at " + where(key) + ": "
+                        + msg.substring(MALFORMED.length()).trim(), e);
+            }
+            if (msg.startsWith("WRONGTYPE")) {
+                throw new StoreException("malformed breaker state at " + where(key)
+                        + ": the key holds another Redis type (" + msg + ")", e);
+            }
+            if (closed.get()) {
+                throw new StoreException("RedisStore is closed", e);
+            }
+            throw new StoreException("redis " + what + " failed at " + where(key) + ": " + msg, e);
+        }
+    }
+
+    private void checkOpen() {
+        if (closed.get()) {
+            throw new StoreException("RedisStore is closed");
+        }
+    }
+
+    private String where(String key) {
+        return "redis key " + FeedReader.abbreviate(keys.state(key));
+    }
+
+    private static long ttlMillis(Duration ttl) {
+        Objects.requireNonNull(ttl, "ttl");
+        if (ttl.isNegative() || ttl.isZero()) {
+            throw new IllegalArgumentException("ttl must be positive, was " + ttl);
+        }
+        long ms = ttl.toMillis();
+        return ms == 0 ? 1 : ms;
+    }
+
+    /**
+     * Builder for {@link RedisStore}. Each setter validates its argument at once and throws
+     * {@link NullPointerException} or {@link IllegalArgumentException} naming it. Not thread-safe.
+     */
+    public static final class Builder {
+        private final UnifiedJedis client;
+        private String prefix = "";
+        private boolean closeClient;
+        private HostAndPort feedAddress;
+        private JedisClientConfig feedConfig;
+        private long feedMaxLength = 10_000;
+        private Duration feedTtl = Duration.ofDays(7);
+        private Duration feedBlock = Duration.ofSeconds(2);
+        private Duration backoffMin = Duration.ofMillis(100);
+        private Duration backoffMax = Duration.ofSeconds(10);
+
+        private Builder(UnifiedJedis client) {
+            this.client = Objects.requireNonNull(client, "client");
+        }
+
+        /** Prefix of every key (default empty), for example {@code "myapp:"}. */
+        public Builder prefix(String prefix) {
+            this.prefix = Objects.requireNonNull(prefix, "prefix");
+            return this;
+        }
+
+        /** Whether {@link RedisStore#close()} also closes the client (default false: the caller owns it). */
+        public Builder closeClient(boolean closeClient) {
+            this.closeClient = closeClient;
+            return this;
+        }
+
+        /**
+         * Connection details for the dedicated feed connection (address, credentials, database, TLS). The
+         * client name and blocking timeout are set by the store. Without them the store borrows a connection
+         * from a {@link JedisPooled} or a {@link JedisCluster} (see the class Javadoc).
+         *
+         * @throws NullPointerException if an argument is null
+         */
+        public Builder feedConnection(HostAndPort address, JedisClientConfig config) {
+            this.feedAddress = Objects.requireNonNull(address, "address");
+            this.feedConfig = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /**
+         * Approximate maximum number of entries kept in the feed stream (XADD MAXLEN ~), default 10,000.
+         *
+         * @throws IllegalArgumentException if below 1
+         */
+        public Builder feedMaxLength(long maxLength) {
+            if (maxLength < 1) {
+                throw new IllegalArgumentException("feedMaxLength must be >= 1, was " + maxLength);
+            }
+            this.feedMaxLength = maxLength;
+            return this;
+        }
+
+        /**
+         * Clean-up TTL of the feed stream key, refreshed on every event; default 7 days.
+         *
+         * @throws IllegalArgumentException if below one second
+         */
+        public Builder feedTtl(Duration ttl) {
+            Objects.requireNonNull(ttl, "feedTtl");
+            if (ttl.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw new IllegalArgumentException("feedTtl must be >= 1 s, was " + ttl);
+            }
+            this.feedTtl = ttl;
+            return this;
+        }
+
+        /**
+         * How long one XREAD BLOCK waits before it is reissued (default 2 s). Only affects how often an idle
+         * reader talks to Redis; close() is immediate regardless.
+         *
+         * @throws IllegalArgumentException if not within 10 ms .. 60 s
+         */
+        public Builder feedBlock(Duration block) {
+            Objects.requireNonNull(block, "feedBlock");
+            if (block.toMillis() < 10 || block.toMillis() > 60_000) {
+                throw new IllegalArgumentException("feedBlock must be within 10 ms .. 60 s, was " + block);
+            }
+            this.feedBlock = block;
+            return this;
+        }
+
+        /**
+         * Reconnect backoff of the feed reader: starts at {@code min}, doubles per failed attempt up to
+         * {@code max}; default 100 ms .. 10 s.
+         *
+         * @throws IllegalArgumentException if {@code min} is below 1 ms or {@code max < min}
+         */
+        public Builder feedBackoff(Duration min, Duration max) {
+            Objects.requireNonNull(min, "min");
+            Objects.requireNonNull(max, "max");
+            if (min.toMillis() < 1 || max.compareTo(min) < 0) {
+                throw new IllegalArgumentException("feedBackoff needs 1 ms <= min <= max, was " + min + " .. " + max);
+            }
+            this.backoffMin = min;
+            this.backoffMax = max;
+            return this;
+        }
+
+        /** Builds the store; connects nothing yet (the feed connection opens on the first subscribe). */
+        public RedisStore build() {
+            return new RedisStore(this);
+        }
+    }
+}

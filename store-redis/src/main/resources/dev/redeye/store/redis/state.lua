@@ -1,0 +1,276 @@
+-- redeye: one atomic read-modify-write of a breaker's state.
+-- Mirrors dev.redeye.api.Transitions rule by rule; the TCK's parity rules (R2.9, R3.1, R5.x) prove it.
+--
+-- KEYS[1]  state hash   (<prefix>{<tag>}:state)
+-- KEYS[2]  claims zset  (<prefix>{<tag>}:trial), same hash slot; only force_closed touches it
+-- ARGV[1]  op: failure | success | trial_success | trial_failure | force_open | force_half_open | force_closed
+-- ARGV[2]  now, epoch ms (the caller's clock; this script never reads the server clock)
+-- ARGV[3]  strategy code: 0 consecutive, 1 errorRate
+-- ARGV[4]  failureThreshold
+-- ARGV[5]  maxGapBetweenFailures ms (0 = unset)
+-- ARGV[6]  errorRateThreshold
+-- ARGV[7]  minimumCalls
+-- ARGV[8]  errorRateDecay
+-- ARGV[9]  successThreshold
+-- ARGV[10] state ttl ms, refreshed on every write
+-- ARGV[11] openedAt of a forced half-open state (now - 2 * maxResetTimeout, computed by the caller)
+--
+-- Returns {kind, changed, 10 previous fields, 10 next fields}: kind is a TransitionKind wire name or ''
+-- when the change is not a transition; changed is '1' when the hash was written. Fields come in the
+-- order of FIELDS below (StateCodec's names). Malformed stored data gives an error starting with
+-- REDEYE_MALFORMED and writes nothing.
+
+local FIELDS = {'failures', 'lastFailureAt', 'open', 'openedAt', 'openCount',
+                'errorRate', 'samples', 'trialSuccesses', 'forced', 'version'}
+local INT_MAX = 2147483647
+-- Lua numbers are doubles: longs are exact up to 2^53.
+local LONG_MAX = 9007199254740992
+
+local op = ARGV[1]
+local now = tonumber(ARGV[2])
+local strategy = tonumber(ARGV[3])
+local failure_threshold = tonumber(ARGV[4])
+local max_gap = tonumber(ARGV[5])
+local rate_threshold = tonumber(ARGV[6])
+local minimum_calls = tonumber(ARGV[7])
+local decay = tonumber(ARGV[8])
+local success_threshold = tonumber(ARGV[9])
+local ttl = ARGV[10]
+local half_open_opened_at = tonumber(ARGV[11])
+
+local function parse_int(v, name, min, max)
+  if not v then return nil, 'missing field ' .. name end
+  if not string.match(v, '^[+-]?%d+$') then return nil, 'field ' .. name .. ' is not an integer' end
+  local n = tonumber(v)
+  if n < min or n > max then return nil, 'field ' .. name .. ' is out of range' end
+  return n
+end
+
+local function parse_bool(v, name)
+  if not v then return nil, 'missing field ' .. name end
+  local l = string.lower(v)
+  if l == '1' or l == 'true' then return true end
+  if l == '0' or l == 'false' then return false end
+  return nil, 'field ' .. name .. ' is not 0 or 1'
+end
+
+-- Reads the stored state; a missing key reads as the initial state.
+local function load()
+  local raw = redis.call('HMGET', KEYS[1], unpack(FIELDS))
+  local any = false
+  for i = 1, #FIELDS do
+    if raw[i] then any = true end
+  end
+  if not any then
+    if redis.call('EXISTS', KEYS[1]) == 1 then
+      return nil, 'hash has none of the breaker fields'
+    end
+    return {failures = 0, lastFailureAt = 0, open = false, openedAt = 0, openCount = 0,
+            errorRate = 0, samples = 0, trialSuccesses = 0, forced = false, version = 0}
+  end
+  local s, err = {}, nil
+  s.failures, err = parse_int(raw[1], 'failures', 0, INT_MAX); if err then return nil, err end
+  s.lastFailureAt, err = parse_int(raw[2], 'lastFailureAt', -LONG_MAX, LONG_MAX); if err then return nil, err end
+  s.open, err = parse_bool(raw[3], 'open'); if err then return nil, err end
+  s.openedAt, err = parse_int(raw[4], 'openedAt', -LONG_MAX, LONG_MAX); if err then return nil, err end
+  s.openCount, err = parse_int(raw[5], 'openCount', 0, INT_MAX); if err then return nil, err end
+  if not raw[6] then return nil, 'missing field errorRate' end
+  s.errorRate = tonumber(raw[6])
+  if not s.errorRate or s.errorRate ~= s.errorRate or s.errorRate < 0 or s.errorRate > 1 then
+    return nil, 'field errorRate is not a number in [0, 1]'
+  end
+  s.samples, err = parse_int(raw[7], 'samples', 0, LONG_MAX); if err then return nil, err end
+  s.trialSuccesses, err = parse_int(raw[8], 'trialSuccesses', 0, INT_MAX); if err then return nil, err end
+  s.forced, err = parse_bool(raw[9], 'forced'); if err then return nil, err end
+  if raw[10] then
+    s.version, err = parse_int(raw[10], 'version', -1, LONG_MAX); if err then return nil, err end
+  else
+    s.version = -1 -- a layout without a version: UNKNOWN
+  end
+  if s.forced and not s.open then return nil, 'forced state is not open' end
+  return s
+end
+
+local function encode(s)
+  return {
+    string.format('%d', s.failures),
+    string.format('%d', s.lastFailureAt),
+    s.open and '1' or '0',
+    string.format('%d', s.openedAt),
+    string.format('%d', s.openCount),
+    string.format('%.17g', s.errorRate), -- 17 significant digits: the double round-trips bit-exactly
+    string.format('%d', s.samples),
+    string.format('%d', s.trialSuccesses),
+    s.forced and '1' or '0',
+    string.format('%d', s.version),
+  }
+end
+
+local function copy(s)
+  local c = {}
+  for k, v in pairs(s) do c[k] = v end
+  return c
+end
+
+local function next_version(s)
+  return math.max(s.version, 0) + 1
+end
+
+local function inc(v, max)
+  if v >= max then return max end
+  return v + 1
+end
+
+local function closed_from(s)
+  return {failures = 0, lastFailureAt = s.lastFailureAt, open = false, openedAt = 0, openCount = 0,
+          errorRate = 0, samples = 0, trialSuccesses = 0, forced = false, version = next_version(s)}
+end
+
+local function error_rate_outcome(s, success)
+  local x = 1
+  if success then x = 0 end
+  local rate
+  if s.samples == 0 then
+    rate = x
+  else
+    rate = decay * s.errorRate + (1 - decay) * x -- same operations in the same order as the Java rule
+  end
+  local n = copy(s)
+  n.errorRate = rate
+  n.samples = inc(s.samples, LONG_MAX)
+  if not success then n.lastFailureAt = now end
+  if n.samples >= minimum_calls and rate >= rate_threshold then
+    n.open = true
+    n.openedAt = now
+    n.trialSuccesses = 0
+    n.version = next_version(s)
+    return n, 'opened'
+  end
+  return n, ''
+end
+
+local function record_failure(s)
+  if s.open then
+    local n = copy(s)
+    n.failures = inc(s.failures, INT_MAX)
+    n.lastFailureAt = now
+    return n, ''
+  end
+  if strategy == 1 then return error_rate_outcome(s, false) end
+  local f
+  if max_gap > 0 and s.failures > 0 and now - s.lastFailureAt > max_gap then
+    f = 1
+  else
+    f = inc(s.failures, INT_MAX)
+  end
+  local n = copy(s)
+  n.failures = f
+  n.lastFailureAt = now
+  if f >= failure_threshold then
+    n.open = true
+    n.openedAt = now
+    n.trialSuccesses = 0
+    n.version = next_version(s)
+    return n, 'opened'
+  end
+  return n, ''
+end
+
+local function record_success(s)
+  if s.open then return s, '' end
+  if strategy == 1 then return error_rate_outcome(s, true) end
+  if s.failures == 0 then return s, '' end
+  local n = copy(s)
+  n.failures = 0
+  n.version = next_version(s)
+  return n, 'cleared'
+end
+
+local function trial_succeeded(s)
+  if not s.open or s.forced then return s, '' end
+  local k = inc(s.trialSuccesses, INT_MAX)
+  if k >= success_threshold then return closed_from(s), 'closed' end
+  local n = copy(s)
+  n.trialSuccesses = k
+  return n, ''
+end
+
+local function trial_failed(s)
+  if s.forced then return s, '' end
+  if not s.open then return record_failure(s) end
+  local n = copy(s)
+  n.open = true
+  n.openedAt = now
+  n.openCount = inc(s.openCount, INT_MAX)
+  n.failures = math.max(s.failures, failure_threshold)
+  n.lastFailureAt = now
+  n.trialSuccesses = 0
+  n.version = next_version(s)
+  return n, 'reopened'
+end
+
+local function force(s, target)
+  local n
+  if target == 'force_open' then
+    n = copy(s)
+    n.open = true
+    n.forced = true
+    n.openedAt = now
+    n.trialSuccesses = 0
+    n.version = next_version(s)
+    return n, 'forced_open'
+  elseif target == 'force_half_open' then
+    n = copy(s)
+    n.open = true
+    n.forced = false
+    n.openedAt = half_open_opened_at
+    n.trialSuccesses = 0
+    n.version = next_version(s)
+    return n, 'forced_half_open'
+  end
+  return closed_from(s), 'forced_closed'
+end
+
+local prev, err = load()
+if not prev then
+  return redis.error_reply('REDEYE_MALFORMED ' .. err)
+end
+
+local nxt, kind
+if op == 'failure' then
+  nxt, kind = record_failure(prev)
+elseif op == 'success' then
+  nxt, kind = record_success(prev)
+elseif op == 'trial_success' then
+  nxt, kind = trial_succeeded(prev)
+elseif op == 'trial_failure' then
+  nxt, kind = trial_failed(prev)
+elseif op == 'force_open' or op == 'force_half_open' or op == 'force_closed' then
+  nxt, kind = force(prev, op)
+else
+  return redis.error_reply('REDEYE_BAD_OP ' .. tostring(op))
+end
+
+local p = encode(prev)
+local q = encode(nxt)
+local changed = '0'
+for i = 1, #FIELDS do
+  if p[i] ~= q[i] then changed = '1' end
+end
+if changed == '1' then
+  local args = {}
+  for i = 1, #FIELDS do
+    args[#args + 1] = FIELDS[i]
+    args[#args + 1] = q[i]
+  end
+  redis.call('HSET', KEYS[1], unpack(args))
+  redis.call('PEXPIRE', KEYS[1], ttl)
+end
+if op == 'force_closed' then
+  redis.call('DEL', KEYS[2])
+end
+
+local out = {kind, changed}
+for i = 1, #FIELDS do out[#out + 1] = p[i] end
+for i = 1, #FIELDS do out[#out + 1] = q[i] end
+return out

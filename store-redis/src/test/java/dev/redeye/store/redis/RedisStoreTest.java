@@ -1,0 +1,523 @@
+package dev.redeye.store.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StateChange;
+import dev.redeye.api.StateCodec;
+import dev.redeye.api.StoreException;
+import dev.redeye.api.TransitionEvent;
+import dev.redeye.api.TransitionFeed;
+import dev.redeye.api.TransitionKind;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.resps.StreamEntry;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/** Redis-specific behaviour on a real redis-server: scripts, keys, feed connection, layout. */
+class RedisStoreTest {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private JedisPooled raw;
+    private String prefix;
+    private final List<RedisStore> stores = new ArrayList<>();
+
+    @BeforeEach
+    void setUp() {
+        raw = RedisTestSupport.raw();
+        prefix = RedisTestSupport.newPrefix();
+    }
+
+    @AfterEach
+    void tearDown() {
+        stores.forEach(RedisStore::close);
+        RedisTestSupport.deleteAll(raw, prefix);
+        raw.close();
+    }
+
+    private RedisStore newStore() {
+        RedisStore s = RedisStore.builder(RedisTestSupport.raw())
+                .prefix(prefix)
+                .closeClient(true)
+                .feedBlock(Duration.ofMillis(500))
+                .feedBackoff(Duration.ofMillis(10), Duration.ofMillis(200))
+                .build();
+        stores.add(s);
+        return s;
+    }
+
+    private static void await(BooleanSupplier cond, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!cond.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + WAIT + " waiting for " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    // ------------------------------------------------------------ scripts
+
+    @Test
+    void noScriptAfterScriptFlushRecovers() {
+        RedisStore store = newStore();
+        Policy p = Policy.builder().failureThreshold(100).build();
+        assertEquals(1, store.recordFailure("op", p, 1_000).state().failures());
+        assertTrue(store.claimTrial("op", 1, Duration.ofSeconds(5)).isPresent());
+        raw.scriptFlush();
+        assertEquals(2, store.recordFailure("op", p, 1_001).state().failures());
+        raw.scriptFlush();
+        assertEquals(3, store.trialFailed("op", p, 1_002).state().failures(), "a trial failure on a closed breaker counts");
+        raw.scriptFlush();
+        assertTrue(store.claimTrial("other", 1, Duration.ofSeconds(5)).isPresent());
+        raw.scriptFlush();
+        store.put("op", BreakerState.INITIAL, Duration.ofMinutes(1));
+        assertEquals(BreakerState.INITIAL, store.get("op").orElseThrow());
+    }
+
+    // ------------------------------------------------------------ keys and layout
+
+    @Test
+    void layoutVisibleToRedisCliMatchesTheJavadoc() {
+        RedisStore store = newStore();
+        Policy p = Policy.builder().failureThreshold(2).build();
+        store.recordFailure("payment-gateway", p, 1_000);
+
+        String stateKey = prefix + "{payment-gateway}:state";
+        assertEquals(stateKey, store.stateKey("payment-gateway"));
+        assertEquals("hash", raw.type(stateKey));
+        Map<String, String> fields = raw.hgetAll(stateKey);
+        assertEquals(Set.of("failures", "lastFailureAt", "open", "openedAt", "openCount", "errorRate", "samples",
+                "trialSuccesses", "forced", "version"), fields.keySet());
+        assertEquals("1", fields.get("failures"));
+        assertEquals("1000", fields.get("lastFailureAt"));
+        assertEquals("0", fields.get("open"));
+        assertEquals("0", fields.get("version"));
+        long ttl = raw.pttl(stateKey);
+        assertTrue(ttl > 0 && ttl <= p.stateTtlMillis(), "state TTL " + ttl);
+
+        StateChange opened = store.recordFailure("payment-gateway", p, 2_000);
+        assertEquals(TransitionKind.OPENED, opened.transition());
+        assertEquals("1", raw.hget(stateKey, "open"));
+        assertEquals("2000", raw.hget(stateKey, "openedAt"));
+        assertEquals("1", raw.hget(stateKey, "version"));
+
+        String claimsKey = prefix + "{payment-gateway}:trial";
+        assertEquals(claimsKey, store.claimsKey("payment-gateway"));
+        String token = store.claimTrial("payment-gateway", 1, Duration.ofSeconds(30)).orElseThrow();
+        assertEquals("zset", raw.type(claimsKey));
+        assertEquals(List.of(token), raw.zrange(claimsKey, 0, -1));
+        long claimTtl = raw.pttl(claimsKey);
+        assertTrue(claimTtl > 0 && claimTtl <= 30_000, "claims TTL " + claimTtl);
+
+        String feedKey = prefix + "redeye:feed";
+        assertEquals(feedKey, store.feedKey());
+        assertEquals("stream", raw.type(feedKey));
+        List<StreamEntry> entries = raw.xrange(feedKey, "-", "+");
+        assertEquals(1, entries.size(), "one entry per transition, none for the sub-threshold increment");
+        Map<String, String> ev = entries.get(0).getFields();
+        assertEquals("payment-gateway", ev.get("op"));
+        assertEquals("opened", ev.get("kind"));
+        assertEquals(Integer.toString(BreakerStatus.CLOSED.code()), ev.get("from"));
+        assertEquals("1", ev.get("version"));
+        assertTrue(raw.pttl(feedKey) > 0, "the feed stream carries a clean-up TTL");
+
+        assertEquals(prefix + "{a%7Bb%7D%25}:state", store.stateKey("a{b}%"));
+        assertEquals(prefix + "{%}:state", store.stateKey(""));
+
+        store.delete("payment-gateway");
+        assertFalse(raw.exists(stateKey));
+        assertFalse(raw.exists(claimsKey));
+    }
+
+    @Test
+    void hostileNamesRoundTripStayDistinctAndShareOneSlotPerOperation() throws Exception {
+        RedisStore store = newStore();
+        RedisStore other = newStore();
+        List<TransitionEvent> events = new CopyOnWriteArrayList<>();
+        other.subscribe(events::add, () -> { });
+        List<String> names = List.of("a", "a:trial", "a:state", "a}", "{a", "{a}", "}{", "%7B", "{", "}", "%", "",
+                "with space", "new\nline", "quote'\"", "'; DROP TABLE x; --", "\uD83D\uDE00 emoji \uD834\uDD1E",
+                "x".repeat(10_240), "{}".repeat(2_000));
+        Policy p = Policy.builder().failureThreshold(1).build();
+        for (int i = 0; i < names.size(); i++) {
+            String n = names.get(i);
+            store.put(n, BreakerState.INITIAL.toBuilder().failures(i + 1).build(), Duration.ofMinutes(1));
+            assertEquals(JedisClusterCRC16.getSlot(store.stateKey(n)), JedisClusterCRC16.getSlot(store.claimsKey(n)),
+                    "state and claims of one operation share a slot");
+        }
+        for (int i = 0; i < names.size(); i++) {
+            assertEquals(i + 1, other.get(names.get(i)).orElseThrow().failures(), "name #" + i);
+        }
+        for (String n : names) {
+            store.delete(n);
+            assertEquals(TransitionKind.OPENED, store.recordFailure(n, p, 5).transition());
+        }
+        await(() -> events.size() >= names.size(), "an event per hostile name");
+        List<String> seen = new ArrayList<>();
+        events.forEach(e -> seen.add(e.operation()));
+        assertEquals(names, seen);
+    }
+
+    // ------------------------------------------------------------ malformed data
+
+    @Test
+    void malformedDataIsAStoreExceptionAndIsLeftAlone() {
+        RedisStore store = newStore();
+        Policy p = Policy.defaults();
+        raw.set(store.stateKey("str"), "not a hash");
+        assertThrows(StoreException.class, () -> store.get("str"));
+        assertThrows(StoreException.class, () -> store.recordFailure("str", p, 1));
+        assertEquals("not a hash", raw.get(store.stateKey("str")));
+
+        raw.hset(store.stateKey("garbage"), Map.of("foo", "bar"));
+        assertThrows(StoreException.class, () -> store.get("garbage"));
+        StoreException e = assertThrows(StoreException.class, () -> store.recordSuccess("garbage", p, 1));
+        assertTrue(e.getMessage().contains("malformed"), e.getMessage());
+        assertEquals(Map.of("foo", "bar"), raw.hgetAll(store.stateKey("garbage")));
+
+        Map<String, String> bad = new java.util.HashMap<>(StateCodec.toFields(BreakerState.INITIAL));
+        bad.put("failures", "twelve");
+        raw.hset(store.stateKey("badnum"), bad);
+        assertThrows(StoreException.class, () -> store.get("badnum"));
+        assertThrows(StoreException.class, () -> store.recordFailure("badnum", p, 1));
+        bad.put("failures", "0");
+        bad.put("errorRate", "1.5");
+        raw.hset(store.stateKey("badnum"), bad);
+        assertThrows(StoreException.class, () -> store.get("badnum"));
+        assertThrows(StoreException.class, () -> store.trialFailed("badnum", p, 1));
+
+        raw.set(store.claimsKey("claims"), "x");
+        assertThrows(StoreException.class, () -> store.claimTrial("claims", 1, Duration.ofSeconds(1)));
+
+        // A put replaces whatever was there.
+        store.put("str", BreakerState.INITIAL, Duration.ofMinutes(1));
+        assertEquals(BreakerState.INITIAL, store.get("str").orElseThrow());
+    }
+
+    @Test
+    void aStateWithoutVersionReadsAsUnknownAndTheNextTransitionMakesItOne() {
+        RedisStore store = newStore();
+        Map<String, String> f = new java.util.HashMap<>(StateCodec.toFields(BreakerState.INITIAL.toBuilder()
+                .failures(3).lastFailureAt(10).build()));
+        f.remove("version");
+        raw.hset(store.stateKey("old"), f);
+        assertEquals(BreakerState.UNKNOWN_VERSION, store.get("old").orElseThrow().version());
+        StateChange c = store.recordSuccess("old", Policy.defaults(), 20);
+        assertEquals(TransitionKind.CLEARED, c.transition());
+        assertEquals(1, c.state().version());
+    }
+
+    // ------------------------------------------------------------ parity with Transitions
+
+    @Test
+    void errorRateEwmaIsBitExactWithTheJavaRule() {
+        RedisStore store = newStore();
+        // An awkward decay and a threshold never reached keep the rate moving through many roundings.
+        Policy p = Policy.builder().strategy(dev.redeye.api.Strategy.ERROR_RATE).errorRateDecay(0.8713)
+                .errorRateThreshold(1.0).minimumCalls(1_000).build();
+        java.util.Random rnd = new java.util.Random(42);
+        BreakerState expected = null;
+        for (int i = 0; i < 300; i++) {
+            boolean success = rnd.nextInt(3) != 0;
+            StateChange want = dev.redeye.api.Transitions.recordOutcome(expected, success, p, 1_000 + i);
+            StateChange got = store.recordOutcome("ewma", success, p, 1_000 + i);
+            assertEquals(want, got, "call #" + i);
+            assertEquals(Double.doubleToRawLongBits(want.state().errorRate()),
+                    Double.doubleToRawLongBits(got.state().errorRate()), "bit-exact rate at call #" + i);
+            expected = want.state();
+        }
+        assertEquals(Double.doubleToRawLongBits(expected.errorRate()),
+                Double.doubleToRawLongBits(store.get("ewma").orElseThrow().errorRate()), "stored rate round-trips");
+    }
+
+    @Test
+    void randomMixedOperationsMatchTransitionsStepByStep() {
+        RedisStore store = newStore();
+        java.util.Random rnd = new java.util.Random(7);
+        Policy consecutive = Policy.builder().failureThreshold(3).successThreshold(2)
+                .maxGapBetweenFailures(Duration.ofMillis(40)).resetTimeout(Duration.ofMillis(100)).build();
+        Policy rate = consecutive.toBuilder().strategy(dev.redeye.api.Strategy.ERROR_RATE).minimumCalls(4)
+                .errorRateThreshold(0.6).errorRateDecay(0.7).build();
+        BreakerState prev = null;
+        long now = 1_000;
+        for (int i = 0; i < 400; i++) {
+            Policy p = (i / 100) % 2 == 0 ? consecutive : rate;
+            now += rnd.nextInt(60);
+            int op = rnd.nextInt(10);
+            StateChange want;
+            StateChange got;
+            switch (op) {
+                case 0: case 1: case 2:
+                    want = dev.redeye.api.Transitions.recordFailure(prev, p, now);
+                    got = store.recordFailure("mix", p, now);
+                    break;
+                case 3: case 4:
+                    want = dev.redeye.api.Transitions.recordSuccess(prev, p, now);
+                    got = store.recordSuccess("mix", p, now);
+                    break;
+                case 5: case 6:
+                    want = dev.redeye.api.Transitions.trialSucceeded(prev, p, now);
+                    got = store.trialSucceeded("mix", p, now);
+                    break;
+                case 7: case 8:
+                    want = dev.redeye.api.Transitions.trialFailed(prev, p, now);
+                    got = store.trialFailed("mix", p, now);
+                    break;
+                default:
+                    BreakerStatus target = BreakerStatus.values()[rnd.nextInt(4)];
+                    want = dev.redeye.api.Transitions.force(prev, target, p, now);
+                    got = store.force("mix", target, p, now);
+                    break;
+            }
+            assertEquals(want, got, "step #" + i + " op " + op);
+            prev = want.state();
+            if (want.changed() || store.get("mix").isPresent()) {
+                assertEquals(prev, store.get("mix").orElseThrow(), "stored state after step #" + i);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ claims
+
+    @Test
+    void claimsExpireByTheServerClockAndAStaleReleaseCannotFreeANewerClaim() throws Exception {
+        RedisStore store = newStore();
+        String first = store.claimTrial("exp", 1, Duration.ofMillis(150)).orElseThrow();
+        assertTrue(store.claimTrial("exp", 1, Duration.ofMillis(150)).isEmpty());
+        String[] second = new String[1];
+        await(() -> {
+            Optional<String> t = store.claimTrial("exp", 1, Duration.ofSeconds(30));
+            t.ifPresent(v -> second[0] = v);
+            return t.isPresent();
+        }, "the expired claim to free its permit");
+        store.releaseTrial("exp", first);
+        assertTrue(store.claimTrial("exp", 1, Duration.ofSeconds(30)).isEmpty(), "stale release freed nothing");
+        store.releaseTrial("exp", second[0]);
+        assertTrue(store.claimTrial("exp", 1, Duration.ofSeconds(30)).isPresent());
+    }
+
+    @Test
+    void claimRaceHasExactlyPermitsWinnersAcrossTwoClients() throws Exception {
+        RedisStore a = newStore();
+        RedisStore b = newStore();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            for (int permits : new int[] {1, 3}) {
+                String key = "race-" + permits;
+                CountDownLatch go = new CountDownLatch(1);
+                List<Future<Optional<String>>> fs = new ArrayList<>();
+                for (int i = 0; i < 24; i++) {
+                    RedisStore s = i % 2 == 0 ? a : b;
+                    fs.add(pool.submit(() -> {
+                        go.await();
+                        return s.claimTrial(key, permits, Duration.ofSeconds(30));
+                    }));
+                }
+                go.countDown();
+                Set<String> tokens = new HashSet<>();
+                for (Future<Optional<String>> f : fs) {
+                    f.get(30, TimeUnit.SECONDS).ifPresent(tokens::add);
+                }
+                assertEquals(permits, tokens.size(), "winners for permits=" + permits);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    // ------------------------------------------------------------ state TTL
+
+    @Test
+    void putAndAtomicWritesRefreshTheStateTtl() {
+        RedisStore store = newStore();
+        store.put("ttl", BreakerState.INITIAL, Duration.ofSeconds(60));
+        long t = raw.pttl(store.stateKey("ttl"));
+        assertTrue(t > 0 && t <= 60_000, "put ttl " + t);
+        Policy p = Policy.builder().stateTtl(Duration.ofHours(30)).build();
+        store.recordFailure("ttl", p, 1);
+        t = raw.pttl(store.stateKey("ttl"));
+        assertTrue(t > 60_000 && t <= p.stateTtlMillis(), "atomic write refreshed ttl to the policy's: " + t);
+        assertThrows(IllegalArgumentException.class, () -> store.put("ttl", BreakerState.INITIAL, Duration.ZERO));
+        assertThrows(NullPointerException.class, () -> store.put("ttl", BreakerState.INITIAL, null));
+        assertThrows(IllegalArgumentException.class, () -> store.claimTrial("ttl", 0, Duration.ofSeconds(1)));
+    }
+
+    // ------------------------------------------------------------ feed
+
+    @Test
+    void feedReaderSurvivesClientKillWithAGapThenResumes() throws Exception {
+        RedisStore store = newStore();
+        RedisStore writer = newStore();
+        List<TransitionEvent> events = new CopyOnWriteArrayList<>();
+        AtomicInteger gaps = new AtomicInteger();
+        store.subscribe(events::add, gaps::incrementAndGet);
+        Policy p = Policy.builder().failureThreshold(1).build();
+
+        writer.recordFailure("k1", p, 1);
+        await(() -> events.size() == 1, "the first event");
+
+        assertTrue(RedisTestSupport.killClient(raw, store.feedClientName()), "the named feed connection exists");
+        await(() -> gaps.get() >= 1, "onGap after CLIENT KILL");
+        writer.recordFailure("k2", p, 2);
+        await(() -> events.stream().anyMatch(e -> e.operation().equals("k2")), "events after the reconnect");
+        assertTrue(store.isFeedReaderAlive());
+        assertEquals(1, RedisTestSupport.clientIds(raw, store.feedClientName()).size(), "reconnected under its name");
+    }
+
+    @Test
+    void aThrowingSubscriberIsLoggedAndOthersKeepReceiving() throws Exception {
+        RedisStore store = newStore();
+        List<TransitionEvent> got = new CopyOnWriteArrayList<>();
+        AtomicInteger thrown = new AtomicInteger();
+        store.subscribe(e -> {
+            thrown.incrementAndGet();
+            throw new IllegalStateException("subscriber bug (expected by the test)");
+        }, () -> { });
+        TransitionFeed.Subscription s2 = store.subscribe(got::add, () -> { });
+        Policy p = Policy.builder().failureThreshold(1).build();
+        store.recordFailure("t1", p, 1);
+        store.recordFailure("t2", p, 2);
+        await(() -> got.size() == 2 && thrown.get() == 2, "both events on both subscribers");
+        s2.close();
+        s2.close();
+        store.recordFailure("t3", p, 3);
+        await(() -> thrown.get() == 3, "the throwing subscriber still subscribed");
+        assertEquals(2, got.size(), "the closed subscription received nothing more");
+    }
+
+    @Test
+    void feedFromAJedisPooledAndFromExplicitDetailsAndNoneFromAPlainUnifiedJedis() throws Exception {
+        RedisStoreProvider.Parsed parsed = RedisStoreProvider.parse(RedisTestSupport.url());
+        RedisStore explicit = RedisStore.builder(RedisTestSupport.raw()).prefix(prefix).closeClient(true)
+                .feedConnection(parsed.address, parsed.config).build();
+        stores.add(explicit);
+        RedisStore pooled = newStore();
+        List<TransitionEvent> a = new CopyOnWriteArrayList<>();
+        List<TransitionEvent> b = new CopyOnWriteArrayList<>();
+        explicit.capability(TransitionFeed.class).orElseThrow().subscribe(a::add, () -> { });
+        pooled.capability(TransitionFeed.class).orElseThrow().subscribe(b::add, () -> { });
+        pooled.force("f", BreakerStatus.FORCED_OPEN, Policy.defaults(), 1);
+        await(() -> a.size() == 1 && b.size() == 1, "the event on both readers");
+        assertEquals(TransitionKind.FORCED_OPEN, a.get(0).kind());
+        assertEquals(1, a.get(0).version());
+
+        try (redis.clients.jedis.UnifiedJedis plain = new redis.clients.jedis.UnifiedJedis(parsed.address, parsed.config);
+                RedisStore s = RedisStore.builder(plain).prefix(prefix).build()) {
+            assertTrue(s.capability(TransitionFeed.class).isEmpty());
+            assertTrue(s.capability(dev.redeye.api.AtomicRecording.class).isPresent());
+            assertThrows(StoreException.class, () -> s.subscribe(e -> { }, () -> { }));
+        }
+    }
+
+    // ------------------------------------------------------------ close
+
+    @Test
+    void closeStopsTheReaderFreesItsConnectionAndFailsEveryMethodFast() throws Exception {
+        RedisStore store = newStore();
+        store.subscribe(e -> { }, () -> { });
+        assertTrue(store.isFeedReaderAlive());
+        Thread reader = findThread(store.feedClientName());
+        assertTrue(reader != null && reader.isAlive());
+        store.close();
+        store.close();
+        assertFalse(reader.isAlive(), "reader thread gone");
+        assertTrue(RedisTestSupport.clientIds(raw, store.feedClientName()).isEmpty(), "feed connection gone from CLIENT LIST");
+        Policy p = Policy.defaults();
+        assertThrows(StoreException.class, () -> store.get("x"));
+        assertThrows(StoreException.class, () -> store.put("x", BreakerState.INITIAL, Duration.ofSeconds(1)));
+        assertThrows(StoreException.class, () -> store.delete("x"));
+        assertThrows(StoreException.class, () -> store.recordFailure("x", p, 1));
+        assertThrows(StoreException.class, () -> store.recordSuccess("x", p, 1));
+        assertThrows(StoreException.class, () -> store.recordOutcome("x", true, p, 1));
+        assertThrows(StoreException.class, () -> store.trialSucceeded("x", p, 1));
+        assertThrows(StoreException.class, () -> store.trialFailed("x", p, 1));
+        assertThrows(StoreException.class, () -> store.force("x", BreakerStatus.CLOSED, p, 1));
+        assertThrows(StoreException.class, () -> store.claimTrial("x", 1, Duration.ofSeconds(1)));
+        assertThrows(StoreException.class, () -> store.releaseTrial("x", "t"));
+        assertThrows(StoreException.class, () -> store.subscribe(e -> { }, () -> { }));
+    }
+
+    private static Thread findThread(String name) {
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals(name)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    @Test
+    void versionsOnlyMoveOnTransitions() {
+        RedisStore store = newStore();
+        Policy p = Policy.builder().failureThreshold(3).build();
+        assertEquals(0, store.recordFailure("v", p, 1).state().version());
+        assertEquals(0, store.recordFailure("v", p, 2).state().version());
+        StateChange open = store.recordFailure("v", p, 3);
+        assertEquals(1, open.state().version());
+        assertEquals(1, store.recordFailure("v", p, 4).state().version(), "failure while open");
+        StateChange noop = store.recordSuccess("none", p, 5);
+        assertFalse(noop.changed());
+        assertFalse(raw.exists(store.stateKey("none")), "a no-op success writes nothing");
+        assertNotEquals(open.state().version(), store.force("v", BreakerStatus.CLOSED, p, 6).state().version());
+    }
+
+    @Test
+    void concurrentFailuresFromTwoClientsAreCountedExactly() throws Exception {
+        RedisStore a = newStore();
+        RedisStore b = newStore();
+        Policy p = Policy.builder().failureThreshold(1_000_000).build();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> fs = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                RedisStore s = t % 2 == 0 ? a : b;
+                fs.add(pool.submit(() -> {
+                    for (int i = 0; i < 250; i++) {
+                        s.recordFailure("count", p, 1);
+                    }
+                }));
+            }
+            for (Future<?> f : fs) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(2_000, a.get("count").orElseThrow().failures());
+    }
+
+    @Test
+    void forcingClosedRemovesClaims() {
+        RedisStore store = newStore();
+        store.claimTrial("fc", 1, Duration.ofSeconds(30)).orElseThrow();
+        store.force("fc", BreakerStatus.CLOSED, Policy.defaults(), 1);
+        assertFalse(raw.exists(store.claimsKey("fc")));
+        assertTrue(store.claimTrial("fc", 1, Duration.ofSeconds(30)).isPresent());
+    }
+}

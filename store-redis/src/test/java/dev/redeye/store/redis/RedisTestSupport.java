@@ -1,0 +1,104 @@
+package dev.redeye.store.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.GenericContainer;
+
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/**
+ * Where the tests find Redis: {@code REDEYE_REDIS_URL} if set; else a Testcontainers Redis where a Docker
+ * engine exists; else the test fails saying how to provide one. Never a mock, never a silent skip.
+ */
+final class RedisTestSupport {
+    private static String url;
+    private static GenericContainer<?> container;
+
+    private RedisTestSupport() {
+    }
+
+    static synchronized String url() {
+        if (url != null) {
+            return url;
+        }
+        String env = System.getenv("REDEYE_REDIS_URL");
+        if (env != null && !env.isBlank()) {
+            url = env.trim();
+            return url;
+        }
+        boolean docker;
+        try {
+            docker = DockerClientFactory.instance().isDockerAvailable();
+        } catch (RuntimeException e) {
+            docker = false;
+        }
+        if (!docker) {
+            throw new IllegalStateException("No Redis for the store-redis tests: set REDEYE_REDIS_URL (for example"
+                    + " export REDEYE_REDIS_URL=redis://127.0.0.1:6379 after 'apt-get install -y redis-server' or"
+                    + " 'redis-server --daemonize yes'), or provide a Docker engine for Testcontainers.");
+        }
+        @SuppressWarnings("resource") // lives as long as the test JVM; Ryuk removes it
+        GenericContainer<?> c = new GenericContainer<>("redis:7.2-alpine").withExposedPorts(6379);
+        c.start();
+        container = c;
+        url = "redis://" + c.getHost() + ":" + c.getMappedPort(6379);
+        return url;
+    }
+
+    /** A fresh key prefix, so concurrent test runs on one server never meet. */
+    static String newPrefix() {
+        return "redeye-test:" + UUID.randomUUID().toString().substring(0, 12) + ":";
+    }
+
+    /** A raw client for assertions and for writing data redeye did not write. */
+    static JedisPooled raw() {
+        RedisStoreProvider.Parsed p = RedisStoreProvider.parse(url());
+        return new JedisPooled(p.address, p.config);
+    }
+
+    /** Deletes every key under {@code prefix} (only keys this test created). */
+    static void deleteAll(JedisPooled raw, String prefix) {
+        String cursor = ScanParams.SCAN_POINTER_START;
+        ScanParams params = new ScanParams().match(prefix + "*").count(500);
+        do {
+            ScanResult<String> r = raw.scan(cursor, params);
+            for (String k : r.getResult()) {
+                raw.del(k);
+            }
+            cursor = r.getCursor();
+        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+    }
+
+    /** The CLIENT LIST ids of the connections named {@code clientName}. */
+    static List<String> clientIds(JedisPooled raw, String clientName) {
+        Object reply = raw.sendCommand(Protocol.Command.CLIENT, "LIST");
+        String list = reply instanceof byte[] ? new String((byte[]) reply, StandardCharsets.UTF_8) : String.valueOf(reply);
+        List<String> ids = new ArrayList<>();
+        for (String line : list.split("\n")) {
+            if ((line.trim() + " ").contains(" name=" + clientName + " ")) {
+                for (String part : line.trim().split(" ")) {
+                    if (part.startsWith("id=")) {
+                        ids.add(part.substring(3));
+                    }
+                }
+            }
+        }
+        return ids;
+    }
+
+    /** Kills the connections named {@code clientName} (CLIENT KILL has no NAME filter: look the ids up). */
+    static boolean killClient(JedisPooled raw, String clientName) {
+        List<String> ids = clientIds(raw, clientName);
+        for (String id : ids) {
+            raw.sendCommand(Protocol.Command.CLIENT, "KILL", "ID", id);
+        }
+        return !ids.isEmpty();
+    }
+}
