@@ -39,5 +39,5 @@ import org.junit.jupiter.api.TestMethodOrder;
  * {@link TckRunner}.
  */
 @TestMethodOrder(MethodOrderer.MethodName.class)
-public abstract class StoreTck extends FeedRules {
+public abstract class StoreTck extends EngineRules {
 }

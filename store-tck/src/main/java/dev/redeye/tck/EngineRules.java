@@ -1,0 +1,311 @@
+package dev.redeye.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.redeye.CircuitBreaker;
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.CircuitOpenException;
+import dev.redeye.api.Store;
+import dev.redeye.api.Strategy;
+import dev.redeye.api.TransitionFeed;
+import dev.redeye.api.TrialClaims;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Rules R7: the engine ({@link CircuitBreaker}) over the store, two breakers on two clients sharing one
+ * virtual {@link MutableClock}. Extend {@link StoreTck}.
+ */
+abstract class EngineRules extends FeedRules {
+    private final List<CircuitBreaker> breakers = new ArrayList<>();
+
+    /** How a call through a breaker went. */
+    enum Outcome { RAN, REJECTED }
+
+    /** The failure a failing TCK call throws. */
+    static final class CallFailed extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        CallFailed() {
+            super("TCK call failed on purpose", null, false, false);
+        }
+    }
+
+    @AfterEach
+    final void tckCloseBreakers() {
+        for (CircuitBreaker b : breakers) {
+            b.close();
+        }
+        breakers.clear();
+    }
+
+    /** A breaker builder over {@code store} (not closed by the breaker) on {@code clock}, without jitter. */
+    CircuitBreaker.Builder breaker(Store store, Clock clock) {
+        return CircuitBreaker.builder().store(store).closeStore(false).clock(clock).jitter(0.0);
+    }
+
+    CircuitBreaker build(CircuitBreaker.Builder b) {
+        CircuitBreaker cb = b.build();
+        breakers.add(cb);
+        return cb;
+    }
+
+    /** Runs one call through {@code b}: a success or a failure; returns whether it ran or was rejected. */
+    static Outcome call(CircuitBreaker b, String op, boolean succeed) {
+        AtomicBoolean ran = new AtomicBoolean();
+        try {
+            b.execute(op, () -> {
+                ran.set(true);
+                if (!succeed) {
+                    throw new CallFailed();
+                }
+                return "ok";
+            });
+        } catch (CircuitOpenException e) {
+            assertFalse(ran.get(), "a call that ran was reported as rejected");
+            return Outcome.REJECTED;
+        } catch (CallFailed e) {
+            // the call's own failure, rethrown unchanged: expected
+        }
+        assertTrue(ran.get(), "execute returned without running the call or rejecting it");
+        return Outcome.RAN;
+    }
+
+    /**
+     * R7.1 Two breakers on two clients share one operation: failures split between them open both after exactly
+     * failureThreshold in total. If this fails, check recordFailure and that get returns fresh state.
+     */
+    @Test
+    @DisplayName("R7.1 two breakers on two clients open together after exactly failureThreshold failures")
+    void r7_1_twoBreakersOpenTogether() {
+        MutableClock clock = new MutableClock(T0);
+        CircuitBreaker a = build(breaker(client(), clock).failureThreshold(5));
+        CircuitBreaker b = build(breaker(client(), clock).failureThreshold(5));
+        String op = key("shared");
+        for (int i = 1; i <= 5; i++) {
+            CircuitBreaker who = i % 2 == 0 ? b : a;
+            assertTrue(a.check(op) && b.check(op), "both breakers must allow calls after " + (i - 1)
+                    + " of 5 failures");
+            assertEquals(Outcome.RAN, call(who, op, false), "failure " + i + " of 5 must run");
+            clock.advanceMillis(10);
+        }
+        assertEquals(Outcome.REJECTED, call(a, op, true), "breaker A after 5 failures in total");
+        assertEquals(Outcome.REJECTED, call(b, op, true), "breaker B after 5 failures in total");
+        assertEquals(BreakerStatus.OPEN, b.status(op), "status seen by breaker B");
+        assertTrue(b.state(op).open(), "stored state must be open");
+    }
+
+    /**
+     * R7.2 At trial eligibility, 16 concurrent callers across two breakers run exactly halfOpenPermits trials;
+     * the rest are rejected. If this fails, check TrialClaims under concurrency (R4.4).
+     */
+    @Test
+    @DisplayName("R7.2 at trial eligibility 16 concurrent callers run exactly halfOpenPermits trials")
+    void r7_2_exactlyPermitsTrialsRun() throws Exception {
+        Store ca = client();
+        Store cb = client();
+        claims(ca);
+        for (int permits : new int[] {1, 3}) {
+            MutableClock clock = new MutableClock(T0);
+            CircuitBreaker a = build(breaker(ca, clock).failureThreshold(2).halfOpenPermits(permits)
+                    .resetTimeout(Duration.ofSeconds(10)).trialTimeout(Duration.ofSeconds(30)));
+            CircuitBreaker b = build(breaker(cb, clock).failureThreshold(2).halfOpenPermits(permits)
+                    .resetTimeout(Duration.ofSeconds(10)).trialTimeout(Duration.ofSeconds(30)));
+            String op = key("trials-" + permits);
+            call(a, op, false);
+            call(b, op, false);
+            assertEquals(Outcome.REJECTED, call(a, op, true), "open after 2 of 2 failures");
+            clock.advance(Duration.ofSeconds(10));
+            AtomicInteger ran = new AtomicInteger();
+            AtomicInteger rejected = new AtomicInteger();
+            CountDownLatch release = new CountDownLatch(1);
+            CircuitBreaker[] both = {a, b};
+            Thread releaser = new Thread(() -> {
+                // Trials hold their permit until every caller is decided, so none closes the breaker early.
+                eventually(() -> ran.get() + rejected.get() >= 16);
+                release.countDown();
+            }, "tck-release");
+            releaser.setDaemon(true);
+            releaser.start();
+            race(16, new Store[] {ca, cb}, (t, c) -> {
+                try {
+                    both[t % 2].execute(op, () -> {
+                        ran.incrementAndGet();
+                        release.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+                        return "ok";
+                    });
+                } catch (CircuitOpenException e) {
+                    rejected.incrementAndGet();
+                }
+            });
+            releaser.join();
+            assertEquals(permits, ran.get(), "trials run by 16 concurrent callers with halfOpenPermits " + permits);
+            assertEquals(16 - permits, rejected.get(), "callers rejected with CircuitOpenException");
+            assertEquals(BreakerStatus.CLOSED, b.status(op), "successful trials close the breaker");
+        }
+    }
+
+    /**
+     * R7.3 Each failed trial lengthens the open window by backoffMultiplier, within jitter, up to
+     * maxResetTimeout. If this fails, check that trialFailed persists openCount and openedAt = now.
+     */
+    @Test
+    @DisplayName("R7.3 each failed trial lengthens the open window by backoffMultiplier up to the cap")
+    void r7_3_failedTrialsBackOff() {
+        MutableClock clock = new MutableClock(T0);
+        double jitter = 0.1;
+        CircuitBreaker[] both = new CircuitBreaker[2];
+        for (int i = 0; i < 2; i++) {
+            both[i] = build(breaker(client(), clock).jitter(jitter).failureThreshold(1)
+                    .resetTimeout(Duration.ofSeconds(1)).backoffMultiplier(2).maxResetTimeout(Duration.ofSeconds(5)));
+        }
+        String op = key("backoff");
+        call(both[0], op, false);
+        long openedAt = clock.millis();
+        long[] windows = {1_000, 2_000, 4_000, 5_000, 5_000};
+        for (int i = 0; i < windows.length; i++) {
+            long lo = (long) (windows[i] * (1 - jitter)) - 2;
+            long hi = (long) Math.ceil(windows[i] * (1 + jitter)) + 1;
+            clock.setMillis(openedAt + lo);
+            for (int j = 0; j < 2; j++) {
+                assertEquals(BreakerStatus.OPEN, both[j].status(op), "breaker " + (j == 0 ? "A" : "B") + ", "
+                        + lo + " ms after open period " + (i + 1) + " started (nominal window " + windows[i] + " ms)");
+                assertEquals(Outcome.REJECTED, call(both[j], op, false), "a call inside open period " + (i + 1));
+            }
+            clock.setMillis(openedAt + hi);
+            for (int j = 0; j < 2; j++) {
+                assertEquals(BreakerStatus.HALF_OPEN, both[j].status(op), "breaker " + (j == 0 ? "A" : "B")
+                        + ", " + hi + " ms after open period " + (i + 1) + " started (nominal window " + windows[i]
+                        + " ms, jitter " + jitter + ")");
+            }
+            assertEquals(Outcome.RAN, call(both[i % 2], op, false), "the trial after open period " + (i + 1));
+            openedAt = clock.millis();
+            BreakerState s = both[(i + 1) % 2].state(op);
+            assertEquals(i + 1, s.openCount(), "openCount after " + (i + 1) + " failed trial(s)");
+            assertEquals(openedAt, s.openedAt(), "openedAt = the time of the failed trial");
+        }
+    }
+
+    /**
+     * R7.4 A successful trial through one breaker closes the operation for the other. If this fails, check
+     * trialSucceeded (R5.1) and that get returns the closed state to the other client.
+     */
+    @Test
+    @DisplayName("R7.4 a successful trial through one breaker closes the operation for the other")
+    void r7_4_trialThroughOneClosesForTheOther() {
+        MutableClock clock = new MutableClock(T0);
+        CircuitBreaker a = build(breaker(client(), clock).failureThreshold(2).resetTimeout(Duration.ofSeconds(30)));
+        CircuitBreaker b = build(breaker(client(), clock).failureThreshold(2).resetTimeout(Duration.ofSeconds(30)));
+        String op = key("recover");
+        call(a, op, false);
+        call(b, op, false);
+        assertEquals(Outcome.REJECTED, call(b, op, true), "breaker B must reject once open");
+        assertEquals(Outcome.REJECTED, call(a, op, true), "breaker A must reject once open");
+        clock.advance(Duration.ofSeconds(30));
+        assertEquals(Outcome.RAN, call(a, op, true), "the trial through breaker A");
+        assertEquals(BreakerStatus.CLOSED, b.status(op), "status seen by breaker B after A's successful trial");
+        for (int i = 0; i < 3; i++) {
+            assertEquals(Outcome.RAN, call(b, op, true), "call " + (i + 1) + " through breaker B after closing");
+        }
+        assertFalse(a.state(op).open(), "stored state after the successful trial");
+    }
+
+    /**
+     * R7.5 (real time) With the local cache on both breakers, after one opens, the other rejects within
+     * staleTolerance. If this fails, check the transition feed's delivery to another client (R6.3).
+     */
+    @Test
+    @DisplayName("R7.5 with the local cache, the other breaker rejects within staleTolerance")
+    void r7_5_localCacheInvalidatedWithinStaleTolerance() {
+        Store ca = client();
+        Store cb = client();
+        feed(ca);
+        Duration stale = Duration.ofMillis(100);
+        Clock real = Clock.systemUTC();
+        CircuitBreaker a = build(breaker(ca, real).failureThreshold(3).localCache(stale));
+        CircuitBreaker b = build(breaker(cb, real).failureThreshold(3).localCache(stale));
+        String op = key("cached");
+        assertEquals(Outcome.RAN, call(b, op, true), "a first call through breaker B (fills its cache)");
+        assertEquals(Outcome.RAN, call(b, op, true), "a second call through breaker B");
+        assertTrue(b.isLocalCacheActive(), "the local cache must be active over a store with a TransitionFeed");
+        for (int i = 0; i < 3; i++) {
+            call(a, op, false);
+        }
+        long openedNanos = System.nanoTime();
+        assertTrue(a.state(op).open(), "3 of 3 failures through breaker A must open the operation");
+        long firstRejectionMs = -1;
+        while (System.nanoTime() - openedNanos < stale.toNanos() + TimeUnit.MILLISECONDS.toNanos(30)) {
+            if (call(b, op, true) == Outcome.REJECTED) {
+                firstRejectionMs = (System.nanoTime() - openedNanos) / 1_000_000;
+                break;
+            }
+            sleep(5);
+        }
+        sleep(Math.max(0, stale.toMillis() + 20 - (System.nanoTime() - openedNanos) / 1_000_000));
+        assertEquals(Outcome.REJECTED, call(b, op, true), "breaker B still allows calls more than staleTolerance ("
+                + stale.toMillis() + " ms) after breaker A opened the operation");
+    }
+
+    /**
+     * R7.6 The errorRate strategy across two breakers opens on the 4-in-5 pattern. If this fails, check
+     * recordOutcome with Strategy.ERROR_RATE (R3.1 to R3.4).
+     */
+    @Test
+    @DisplayName("R7.6 the errorRate strategy across two breakers opens on the 4-in-5 pattern")
+    void r7_6_errorRateAcrossBreakers() {
+        MutableClock clock = new MutableClock(T0);
+        CircuitBreaker[] both = new CircuitBreaker[2];
+        for (int i = 0; i < 2; i++) {
+            both[i] = build(breaker(client(), clock).strategy(Strategy.ERROR_RATE).errorRateDecay(0.9)
+                    .minimumCalls(10).errorRateThreshold(0.5).failureThreshold(5));
+        }
+        String op = key("rate");
+        for (int i = 0; i < 10; i++) {
+            boolean success = i % 5 == 4;
+            assertEquals(Outcome.RAN, call(both[i % 2], op, success), "call " + (i + 1)
+                    + " of the 4-in-5 pattern (the breaker may open only after 10 calls)");
+            clock.advanceMillis(10);
+        }
+        assertEquals(Outcome.REJECTED, call(both[0], op, true), "breaker A after 10 calls of 4-in-5 failures");
+        assertEquals(Outcome.REJECTED, call(both[1], op, true), "breaker B after 10 calls of 4-in-5 failures");
+    }
+
+    /**
+     * R7.7 forceOpen through one breaker holds every breaker open, with no trials, until reset. If this fails,
+     * check force(FORCED_OPEN) and force(CLOSED) (R5.5).
+     */
+    @Test
+    @DisplayName("R7.7 forceOpen through one breaker holds every breaker open, with no trials, until reset")
+    void r7_7_forceOpenHoldsEveryBreaker() {
+        MutableClock clock = new MutableClock(T0);
+        CircuitBreaker a = build(breaker(client(), clock).resetTimeout(Duration.ofSeconds(1)));
+        CircuitBreaker b = build(breaker(client(), clock).resetTimeout(Duration.ofSeconds(1)));
+        String op = key("forced");
+        assertEquals(Outcome.RAN, call(b, op, true), "breaker B before forceOpen");
+        a.forceOpen(op);
+        for (Duration later : new Duration[] {Duration.ZERO, Duration.ofMinutes(5), Duration.ofDays(30)}) {
+            clock.advance(later);
+            assertEquals(BreakerStatus.FORCED_OPEN, b.status(op), "status seen by breaker B " + later + " later");
+            assertEquals(Outcome.REJECTED, call(b, op, true), "breaker B " + later + " after forceOpen (no trials)");
+            assertEquals(Outcome.REJECTED, call(a, op, true), "breaker A " + later + " after forceOpen (no trials)");
+        }
+        b.reset(op);
+        clock.advance(a.config().openCacheRefresh().plusMillis(1));
+        assertEquals(BreakerStatus.CLOSED, a.status(op), "status seen by breaker A after B's reset");
+        assertEquals(Outcome.RAN, call(a, op, true), "breaker A after reset");
+        assertEquals(Outcome.RAN, call(b, op, true), "breaker B after reset");
+    }
+}

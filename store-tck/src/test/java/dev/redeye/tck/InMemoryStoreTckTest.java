@@ -1,0 +1,46 @@
+package dev.redeye.tck;
+
+import dev.redeye.InMemoryStore;
+import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.Store;
+import dev.redeye.api.TransitionFeed;
+import dev.redeye.api.TrialClaims;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The whole TCK over {@link InMemoryStore}: every client is a {@link InMemoryStore#newClient() client view} of
+ * one shared backing store, so two clients behave like two processes on one backend. R1.7 is skipped (an
+ * in-memory store holds validated {@code BreakerState} objects; there is no raw layout to corrupt); R6.8 cuts
+ * the feed with {@link InMemoryStore#simulateFeedGap()}.
+ */
+class InMemoryStoreTckTest extends StoreTck {
+    private static InMemoryStore backing;
+
+    @BeforeAll
+    static void openBacking() {
+        backing = new InMemoryStore();
+    }
+
+    @AfterAll
+    static void closeBacking() {
+        backing.close();
+    }
+
+    @Override
+    protected Store newClient() {
+        return backing.newClient();
+    }
+
+    @Override
+    protected void interruptFeed(Store client) {
+        backing.simulateFeedGap();
+    }
+
+    @Override
+    protected Set<Class<?>> expectedCapabilities() {
+        return Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class, TransitionFeed.class);
+    }
+}
