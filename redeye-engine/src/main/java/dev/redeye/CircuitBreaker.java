@@ -100,6 +100,12 @@ public final class CircuitBreaker implements AutoCloseable {
     private final long callTimeoutMillis;
     private final long cacheMaxAgeMillis;
     private final Duration trialTimeout;
+    // The config's optional parts, unwrapped once: Optional getters would allocate on the hot path.
+    private final Predicate<? super Throwable> failurePredicate;
+    private final Predicate<Object> resultPredicate;
+    private final Fallback defaultFallback;
+    private final Consumer<TransitionEvent> stateListener;
+    private final BiConsumer<String, Throwable> storeErrorListener;
     private final InMemoryStore local;
     private final Store store;
     private final StoreAccess access;
@@ -122,6 +128,11 @@ public final class CircuitBreaker implements AutoCloseable {
         this.refreshMillis = config.openCacheRefresh().toMillis();
         this.callTimeoutMillis = config.callTimeout().map(Duration::toMillis).orElse(0L);
         this.trialTimeout = config.trialTimeout();
+        this.failurePredicate = config.recordFailure();
+        this.resultPredicate = config.recordResult().orElse(null);
+        this.defaultFallback = config.fallback().orElse(null);
+        this.stateListener = config.onStateChange().orElse(null);
+        this.storeErrorListener = config.onStoreError().orElse(null);
         this.cacheMaxAgeMillis = config.localCacheStaleTolerance()
                 .map(d -> Math.min(d.toMillis(), CACHE_POLL_MILLIS)).orElse(0L);
         Store configured = config.store().orElse(null);
@@ -305,7 +316,7 @@ public final class CircuitBreaker implements AutoCloseable {
         if (perCall != null) {
             return perCall.apply(rejection);
         }
-        Fallback f = config.fallback().orElse(null);
+        Fallback f = defaultFallback;
         if (f == null) {
             throw rejection;
         }
@@ -415,7 +426,7 @@ public final class CircuitBreaker implements AutoCloseable {
     private void afterThrow(OperationState e, Object permit, Throwable t) {
         boolean failure;
         try {
-            failure = (callTimeoutMillis > 0 && t instanceof TimeoutException) || config.recordFailure().test(t);
+            failure = (callTimeoutMillis > 0 && t instanceof TimeoutException) || failurePredicate.test(t);
         } catch (RuntimeException ex) {
             LOG.warn("recordFailure predicate threw for operation '{}'; counting the call as a failure",
                     abbreviate(e.name), ex);
@@ -429,7 +440,7 @@ public final class CircuitBreaker implements AutoCloseable {
         if (timed && callTimeoutMillis > 0 && clock.millis() - start > callTimeoutMillis) {
             failure = true;
         }
-        Predicate<Object> p = config.recordResult().orElse(null);
+        Predicate<Object> p = resultPredicate;
         if (!failure && p != null) {
             try {
                 failure = p.test(result);
@@ -491,7 +502,7 @@ public final class CircuitBreaker implements AutoCloseable {
     private void afterWrite(OperationState e, StateChange ch, long now) {
         noteState(e, ch.state(), now, true);
         if (ch.isTransition()) {
-            Consumer<TransitionEvent> listener = config.onStateChange().orElse(null);
+            Consumer<TransitionEvent> listener = stateListener;
             if (listener != null) {
                 try {
                     listener.accept(ch.toEvent(e.name, policy, now));
@@ -557,7 +568,7 @@ public final class CircuitBreaker implements AutoCloseable {
             LOG.warn("store error for operation '{}' (logged at most every {} s): {}", abbreviate(e.name),
                     STORE_ERROR_LOG_INTERVAL_MILLIS / 1000, ex.toString());
         }
-        BiConsumer<String, Throwable> listener = config.onStoreError().orElse(null);
+        BiConsumer<String, Throwable> listener = storeErrorListener;
         if (listener != null) {
             try {
                 listener.accept(e.name, ex);

@@ -1,0 +1,44 @@
+package dev.redeye;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.lang.management.ManagementFactory;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The local-mode healthy path of the consecutive strategy allocates nothing: measured with the JVM's own
+ * per-thread allocation counter over 200,000 calls after warm-up. The slack is a constant for the
+ * measurement itself, not a per-call allowance (200,000 calls at even 8 bytes each would be 1.6 MB).
+ */
+class AllocationTest {
+    private static final int CALLS = 200_000;
+    private static final long SLACK_BYTES = 4_096;
+
+    @Test
+    void healthyLocalCallsAllocateNothing() {
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "needs com.sun.management.ThreadMXBean");
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) mx;
+        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
+                "thread allocation accounting is off");
+        try (CircuitBreaker b = CircuitBreaker.ofDefaults()) {
+            CheckedSupplier<String, RuntimeException> call = () -> "ok";
+            String op = "healthy";
+            long sink = 0;
+            for (int i = 0; i < CALLS; i++) { // warm-up: creates the entry, lets the JIT compile the path
+                sink += b.execute(op, call).length();
+            }
+            long tid = Thread.currentThread().getId();
+            long before = threads.getThreadAllocatedBytes(tid);
+            for (int i = 0; i < CALLS; i++) {
+                sink += b.execute(op, call).length();
+            }
+            long allocated = threads.getThreadAllocatedBytes(tid) - before;
+            assertEquals(2L * CALLS * 2, sink);
+            assertTrue(allocated < SLACK_BYTES, allocated + " bytes allocated over " + CALLS + " healthy calls");
+            assertEquals(2L * CALLS, b.metrics(op).successes());
+        }
+    }
+}

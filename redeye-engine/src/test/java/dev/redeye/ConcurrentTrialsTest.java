@@ -1,0 +1,93 @@
+package dev.redeye;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.CircuitOpenException;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Many real threads reach trial eligibility at once: exactly {@code halfOpenPermits} of them run a trial. Each
+ * trial holds until every thread has tried, so a gate that let a second wave through would be caught.
+ */
+class ConcurrentTrialsTest {
+    private static final String OP = "search";
+    private static final int CALLERS = 16;
+
+    @ParameterizedTest(name = "permits={0}, distributed={1}")
+    @CsvSource({"1, false", "3, false", "1, true", "3, true"})
+    void exactlyPermitsTrialsRunAtEligibility(int permits, boolean distributed) throws Exception {
+        MutableClock clock = new MutableClock();
+        InMemoryStore backend = new InMemoryStore();
+        List<CircuitBreaker> breakers = new ArrayList<>();
+        for (int i = 0; i < (distributed ? 2 : 1); i++) {
+            CircuitBreaker.Builder b = CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(1)
+                    .resetTimeout(Duration.ofSeconds(5)).halfOpenPermits(permits).successThreshold(permits);
+            if (distributed) {
+                b.store(backend.newClient());
+            }
+            breakers.add(b.build());
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(CALLERS);
+        try {
+            try {
+                breakers.get(0).execute(OP, () -> {
+                    throw new IOException("down");
+                });
+            } catch (IOException expected) {
+                // opens the breaker
+            }
+            clock.advance(Duration.ofSeconds(5));
+            CountDownLatch start = new CountDownLatch(1);
+            CountDownLatch attempted = new CountDownLatch(CALLERS);
+            AtomicInteger trials = new AtomicInteger();
+            AtomicInteger rejectedHalfOpen = new AtomicInteger();
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < CALLERS; t++) {
+                CircuitBreaker breaker = breakers.get(t % breakers.size());
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    try {
+                        breaker.execute(OP, () -> {
+                            trials.incrementAndGet();
+                            attempted.countDown();
+                            // hold the permit until every caller has tried
+                            assertTrue(attempted.await(30, TimeUnit.SECONDS));
+                            return "trial";
+                        });
+                    } catch (CircuitOpenException e) {
+                        assertEquals(BreakerStatus.HALF_OPEN, e.status());
+                        rejectedHalfOpen.incrementAndGet();
+                        attempted.countDown();
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : futures) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+            assertEquals(permits, trials.get(), "trials run");
+            assertEquals(CALLERS - permits, rejectedHalfOpen.get(), "callers rejected");
+            long recordedTrials = breakers.stream().mapToLong(b -> b.metrics(OP).trials()).sum();
+            assertEquals(permits, recordedTrials);
+            assertEquals(BreakerStatus.CLOSED, breakers.get(0).status(OP), "permits successes close");
+        } finally {
+            pool.shutdownNow();
+            breakers.forEach(CircuitBreaker::close);
+            backend.close();
+        }
+    }
+}

@@ -1,0 +1,178 @@
+package dev.redeye;
+
+import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StateChange;
+import dev.redeye.api.Store;
+import dev.redeye.api.StoreException;
+import dev.redeye.api.TransitionEvent;
+import dev.redeye.api.TransitionFeed;
+import dev.redeye.api.TrialClaims;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * A decorator over a real store (an {@link InMemoryStore} client standing for one process) that counts reads
+ * and writes, can hide capabilities, and can be switched to throw {@link StoreException} on every method.
+ */
+final class CountingStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed {
+    final Store delegate;
+    private final Set<Class<?>> hidden;
+    final AtomicInteger reads = new AtomicInteger();
+    final AtomicInteger writes = new AtomicInteger();
+    final AtomicInteger claims = new AtomicInteger();
+    final AtomicInteger releases = new AtomicInteger();
+    final AtomicInteger closes = new AtomicInteger();
+    final AtomicInteger liveSubscriptions = new AtomicInteger();
+    volatile boolean failing;
+    volatile boolean failClaims;
+    volatile boolean failWrites;
+
+    CountingStore(Store delegate, Class<?>... hidden) {
+        this.delegate = delegate;
+        this.hidden = Set.of(hidden);
+    }
+
+    /** Shares {@code backend} with every other client made from it. */
+    static CountingStore over(InMemoryStore backend, Class<?>... hidden) {
+        return new CountingStore(backend.newClient(), hidden);
+    }
+
+    void resetCounts() {
+        reads.set(0);
+        writes.set(0);
+        claims.set(0);
+        releases.set(0);
+    }
+
+    private void check() {
+        if (failing) {
+            throw new StoreException("backend down (test)");
+        }
+    }
+
+    private void checkWrite() {
+        check();
+        if (failWrites) {
+            throw new StoreException("write failed (test)");
+        }
+    }
+
+    private <C> C cap(Class<C> type) {
+        return delegate.capability(type).orElseThrow();
+    }
+
+    @Override
+    public <C> Optional<C> capability(Class<C> type) {
+        if (hidden.contains(type) || delegate.capability(type).isEmpty()) {
+            return Optional.empty();
+        }
+        return Store.super.capability(type);
+    }
+
+    @Override
+    public Optional<BreakerState> get(String key) {
+        reads.incrementAndGet();
+        check();
+        return delegate.get(key);
+    }
+
+    @Override
+    public void put(String key, BreakerState state, Duration ttl) {
+        writes.incrementAndGet();
+        checkWrite();
+        delegate.put(key, state, ttl);
+    }
+
+    @Override
+    public void delete(String key) {
+        writes.incrementAndGet();
+        checkWrite();
+        delegate.delete(key);
+    }
+
+    @Override
+    public StateChange recordFailure(String key, Policy policy, long now) {
+        writes.incrementAndGet();
+        checkWrite();
+        return cap(AtomicRecording.class).recordFailure(key, policy, now);
+    }
+
+    @Override
+    public StateChange recordSuccess(String key, Policy policy, long now) {
+        writes.incrementAndGet();
+        checkWrite();
+        return cap(AtomicRecording.class).recordSuccess(key, policy, now);
+    }
+
+    @Override
+    public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
+        writes.incrementAndGet();
+        checkWrite();
+        return cap(AtomicRecording.class).recordOutcome(key, success, policy, now);
+    }
+
+    @Override
+    public Optional<String> claimTrial(String key, int permits, Duration ttl) {
+        claims.incrementAndGet();
+        check();
+        if (failClaims) {
+            throw new StoreException("claims down (test)");
+        }
+        return cap(TrialClaims.class).claimTrial(key, permits, ttl);
+    }
+
+    @Override
+    public void releaseTrial(String key, String token) {
+        releases.incrementAndGet();
+        check();
+        cap(TrialClaims.class).releaseTrial(key, token);
+    }
+
+    @Override
+    public StateChange trialSucceeded(String key, Policy policy, long now) {
+        writes.incrementAndGet();
+        checkWrite();
+        return cap(AtomicTransitions.class).trialSucceeded(key, policy, now);
+    }
+
+    @Override
+    public StateChange trialFailed(String key, Policy policy, long now) {
+        writes.incrementAndGet();
+        checkWrite();
+        return cap(AtomicTransitions.class).trialFailed(key, policy, now);
+    }
+
+    @Override
+    public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
+        writes.incrementAndGet();
+        checkWrite();
+        return cap(AtomicTransitions.class).force(key, status, policy, now);
+    }
+
+    @Override
+    public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
+        check();
+        Subscription sub = cap(TransitionFeed.class).subscribe(listener, onGap);
+        liveSubscriptions.incrementAndGet();
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        return () -> {
+            if (done.compareAndSet(false, true)) {
+                liveSubscriptions.decrementAndGet();
+            }
+            sub.close();
+        };
+    }
+
+    @Override
+    public void close() {
+        closes.incrementAndGet();
+        delegate.close();
+    }
+}
