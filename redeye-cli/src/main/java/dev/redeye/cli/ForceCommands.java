@@ -1,0 +1,182 @@
+package dev.redeye.cli;
+
+import dev.redeye.CircuitBreaker;
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Policy;
+import dev.redeye.api.Store;
+import dev.redeye.api.Transitions;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * The fleet-wide manual controls: {@code force-open}, {@code force-half-open} and {@code reset}. Each goes
+ * through the engine ({@link CircuitBreaker#forceOpen}, {@link CircuitBreaker#forceHalfOpen},
+ * {@link CircuitBreaker#reset}) over the store, so it is the same atomic transition an application's own
+ * call would make, published on the store's transition feed: every instance sharing the store sees it.
+ *
+ * <p>Cost: one read before (which also proves the store is reachable), the forced transition, one read
+ * after to confirm it. Fails with exit 1 if the store did not record a transition.
+ */
+public final class ForceCommands {
+
+    private ForceCommands() {
+    }
+
+    /** Shared body of the three commands. */
+    abstract static class Base implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        VerboseOption verbose;
+
+        @Mixin
+        StoreOption store;
+
+        @Mixin
+        PolicyOptions policyOptions;
+
+        @Option(names = "--json", description = "Print the resulting state as JSON.")
+        boolean json;
+
+        @Parameters(index = "0", paramLabel = "OP", description = "The operation name.")
+        String operation;
+
+        /** The status the operation has after a successful change. */
+        abstract BreakerStatus expected();
+
+        abstract void apply(CircuitBreaker breaker, String op);
+
+        abstract String effect();
+
+        @Override
+        public Integer call() {
+            Policy policy = policyOptions.policy();
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            try (Store s = store.open(err);
+                    CircuitBreaker breaker = CircuitBreaker.builder()
+                            .store(s)
+                            .closeStore(false)
+                            .resetTimeout(policy.resetTimeout())
+                            .backoffMultiplier(policy.backoffMultiplier())
+                            .maxResetTimeout(policy.maxResetTimeout())
+                            .build()) {
+                BreakerState before = s.get(operation).orElse(BreakerState.INITIAL);
+                long beforeNow = System.currentTimeMillis();
+                apply(breaker, operation);
+                BreakerState after = s.get(operation).orElse(BreakerState.INITIAL);
+                long now = System.currentTimeMillis();
+                if (after.version() <= before.version() && after.hasKnownVersion()) {
+                    throw new IllegalStateException("the store did not record the change of '"
+                            + Table.printable(operation) + "' (version still " + after.version() + ")");
+                }
+                BreakerStatus was = Transitions.status(before, policy, beforeNow, 1.0);
+                BreakerStatus is = Transitions.status(after, policy, now, 1.0);
+                if (json) {
+                    out.println(Json.pretty(StatusCommand.describe(operation, java.util.Optional.of(after), policy,
+                            now)));
+                } else {
+                    out.println(spec.name() + " " + Table.printable(operation) + " on " + store.redacted() + ": "
+                            + was + " -> " + is + " (version " + before.version() + " -> " + after.version() + ")");
+                    if (is == expected()) {
+                        out.println(effect());
+                    }
+                }
+                if (is != expected()) {
+                    err.println("warning: '" + Table.printable(operation) + "' now reads " + is + ", not "
+                            + expected() + ": another instance changed it meanwhile");
+                }
+                out.flush();
+                err.flush();
+                return 0;
+            }
+        }
+    }
+
+    /** {@code redeye force-open --store URI OP}. */
+    @Command(name = "force-open", mixinStandardHelpOptions = true,
+            description = {"Hold a breaker open for the whole fleet: every instance rejects calls, no trials, "
+                + "until 'redeye reset'."},
+            footer = {"", "Example:", "  redeye force-open --store redis://127.0.0.1:6379 payment-gateway"})
+    public static final class ForceOpen extends Base {
+        /** Creates the command (picocli calls this). */
+        public ForceOpen() {
+        }
+
+        @Override
+        BreakerStatus expected() {
+            return BreakerStatus.FORCED_OPEN;
+        }
+
+        @Override
+        void apply(CircuitBreaker breaker, String op) {
+            breaker.forceOpen(op);
+        }
+
+        @Override
+        String effect() {
+            return "Every instance sharing this store now rejects calls to it, with no trials, until 'redeye reset'.";
+        }
+    }
+
+    /** {@code redeye force-half-open --store URI OP}. */
+    @Command(name = "force-half-open", mixinStandardHelpOptions = true,
+            description = {"Make a breaker half-open for the whole fleet: the next call anywhere may run as the "
+                + "trial (exactly halfOpenPermits at a time).",
+                "Give the application's timing options: the open period is dated 2 x --max-reset-timeout ago so "
+                + "every instance's reset window has elapsed."},
+            footer = {"", "Example:", "  redeye force-half-open --store redis://127.0.0.1:6379 payment-gateway"})
+    public static final class ForceHalfOpen extends Base {
+        /** Creates the command (picocli calls this). */
+        public ForceHalfOpen() {
+        }
+
+        @Override
+        BreakerStatus expected() {
+            return BreakerStatus.HALF_OPEN;
+        }
+
+        @Override
+        void apply(CircuitBreaker breaker, String op) {
+            breaker.forceHalfOpen(op);
+        }
+
+        @Override
+        String effect() {
+            return "The next call from any instance may run as the trial; its outcome closes or reopens the breaker.";
+        }
+    }
+
+    /** {@code redeye reset --store URI OP}. */
+    @Command(name = "reset", mixinStandardHelpOptions = true,
+            description = {"Close a breaker for the whole fleet and clear its counters (also ends a force-open)."},
+            footer = {"", "Example:", "  redeye reset --store redis://127.0.0.1:6379 payment-gateway"})
+    public static final class Reset extends Base {
+        /** Creates the command (picocli calls this). */
+        public Reset() {
+        }
+
+        @Override
+        BreakerStatus expected() {
+            return BreakerStatus.CLOSED;
+        }
+
+        @Override
+        void apply(CircuitBreaker breaker, String op) {
+            breaker.reset(op);
+        }
+
+        @Override
+        String effect() {
+            return "Every instance sharing this store lets calls through again.";
+        }
+    }
+}

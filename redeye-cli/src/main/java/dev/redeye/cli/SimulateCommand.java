@@ -1,0 +1,282 @@
+package dev.redeye.cli;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code redeye simulate}: a fleet of instances, each with its own breaker and store client, calling one
+ * dependency that goes down and comes back. Shows what a shared breaker is for: the whole fleet stops after
+ * {@code failureThreshold} failures (plus calls already in flight) and recovery goes through one trial at a
+ * time; {@code --mode per-instance} shows the local-only alternative and {@code --compare} both side by side.
+ *
+ * <p>Runs for {@code --duration} of real time ({@code --compare} runs both modes at once, so no longer).
+ * Output: a timeline and a summary table on stdout, or with {@code --json} only the summary as JSON; a live
+ * progress line on stderr when stderr is a terminal ({@code --progress} to choose).
+ */
+@Command(name = "simulate", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Simulate a fleet of instances calling one dependency that goes down and recovers, with one "
+            + "shared breaker (the default) or one breaker per instance, and print what reached the dead dependency.",
+            ""},
+        footer = {"", "Examples:", "  redeye simulate", "  redeye simulate --compare",
+            "  redeye simulate --store redis://127.0.0.1:6379 --instances 20 --json"})
+public final class SimulateCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    VerboseOption verbose;
+
+    @Option(names = "--instances", paramLabel = "N", defaultValue = "10",
+            description = "Simulated instances (processes), each with its own breaker and store client "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int instances;
+
+    @Option(names = "--threads-per-instance", paramLabel = "N", defaultValue = "2",
+            description = "Calling threads per instance (default: ${DEFAULT-VALUE}).")
+    int threadsPerInstance;
+
+    @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "12s", converter = DurationConverter.class,
+            description = "How long the run lasts (default: ${DEFAULT-VALUE}).")
+    Duration duration;
+
+    @Option(names = "--down-at", paramLabel = "DURATION", defaultValue = "3s", converter = DurationConverter.class,
+            description = "When the dependency goes down, since the start (default: ${DEFAULT-VALUE}).")
+    Duration downAt;
+
+    @Option(names = "--up-at", paramLabel = "DURATION", defaultValue = "8s", converter = DurationConverter.class,
+            description = "When it comes back (default: ${DEFAULT-VALUE}).")
+    Duration upAt;
+
+    @Option(names = "--failure-threshold", paramLabel = "N", defaultValue = "5",
+            description = "Consecutive failures that open a breaker (default: ${DEFAULT-VALUE}).")
+    int failureThreshold;
+
+    @Option(names = "--reset-timeout", paramLabel = "DURATION", defaultValue = "2s",
+            converter = DurationConverter.class,
+            description = "How long a breaker stays open before a trial (default: ${DEFAULT-VALUE}).")
+    Duration resetTimeout;
+
+    @Option(names = "--backoff-multiplier", paramLabel = "X", defaultValue = "2",
+            description = "Reset window multiplier per failed trial (default: ${DEFAULT-VALUE}).")
+    double backoffMultiplier;
+
+    @Option(names = "--jitter", paramLabel = "J", defaultValue = "0.1",
+            description = "Relative jitter of each instance's reset window (default: ${DEFAULT-VALUE}).")
+    double jitter;
+
+    @Option(names = "--call-latency", paramLabel = "DURATION", defaultValue = "10ms",
+            converter = DurationConverter.class,
+            description = "Mean time a call spends at the dependency, up or down (default: ${DEFAULT-VALUE}).")
+    Duration callLatency;
+
+    @Option(names = "--think-time", paramLabel = "DURATION", defaultValue = "40ms",
+            converter = DurationConverter.class,
+            description = "Pause of each thread between calls, rejected ones included (default: ${DEFAULT-VALUE}).")
+    Duration thinkTime;
+
+    @Option(names = "--store", paramLabel = "URI", defaultValue = "memory:",
+            description = "Shared store for --mode shared: memory: (one in-process store standing for the shared "
+                    + "backend) or any store URI, one client per instance (default: ${DEFAULT-VALUE}).")
+    String store;
+
+    @Option(names = "--mode", paramLabel = "MODE", defaultValue = "shared", converter = ModeConverter.class,
+            description = "shared (one breaker state in the store for the fleet) or per-instance (each instance "
+                    + "its own private breaker, like a local-only library) (default: ${DEFAULT-VALUE}).")
+    Simulation.Mode mode;
+
+    @Option(names = "--compare", description = "Run both modes at once and print them side by side.")
+    boolean compare;
+
+    @Option(names = "--json", description = "Print only the summary, as JSON, on stdout.")
+    boolean json;
+
+    @Option(names = "--seed", paramLabel = "N", defaultValue = "42",
+            description = "Seed of the call latencies and start offsets (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--progress", paramLabel = "WHEN", defaultValue = "auto",
+            description = "Live progress line on stderr: auto (when stderr is a terminal), always, never "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String progress;
+
+    /** Creates the command (picocli calls this). */
+    public SimulateCommand() {
+    }
+
+    /** Parses {@code shared} / {@code per-instance}. */
+    static final class ModeConverter implements ITypeConverter<Simulation.Mode> {
+        @Override
+        public Simulation.Mode convert(String value) {
+            try {
+                return Simulation.Mode.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Simulation.Config config = validatedConfig();
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (!compare && mode == Simulation.Mode.PER_INSTANCE && !StoreOption.isMemory(store)) {
+            err.println("note: per-instance mode keeps each breaker in its own process memory; --store is used by "
+                    + "shared mode only");
+        }
+        Simulation[] sims = compare
+                ? new Simulation[] {new Simulation(config, Simulation.Mode.SHARED),
+                    new Simulation(config, Simulation.Mode.PER_INSTANCE)}
+                : new Simulation[] {new Simulation(config, mode)};
+        Simulation.Result[] results = runAll(sims, err);
+        if (json) {
+            if (compare) {
+                Map<String, Object> both = new LinkedHashMap<>();
+                both.put("shared", results[0]);
+                both.put("perInstance", results[1]);
+                out.println(Json.pretty(both));
+            } else {
+                out.println(Json.pretty(results[0]));
+            }
+        } else if (compare) {
+            out.print(SimulationReport.compare(results[0], results[1]));
+        } else {
+            out.print(SimulationReport.single(results[0]));
+        }
+        out.flush();
+        return 0;
+    }
+
+    private Simulation.Config validatedConfig() {
+        check(instances >= 1 && instances <= 500, "--instances must be in [1, 500], was " + instances);
+        check(threadsPerInstance >= 1 && threadsPerInstance <= 64,
+                "--threads-per-instance must be in [1, 64], was " + threadsPerInstance);
+        check((long) instances * threadsPerInstance <= 2_000,
+                "--instances x --threads-per-instance must be at most 2000 threads");
+        check(!duration.isZero() && duration.compareTo(Duration.ofMinutes(30)) <= 0,
+                "--duration must be in (0, 30m], was " + DurationConverter.format(duration));
+        check(downAt.compareTo(duration) < 0, "--down-at must be before the end of the run (--duration "
+                + DurationConverter.format(duration) + ")");
+        check(upAt.compareTo(downAt) > 0, "--up-at must be after --down-at");
+        check(failureThreshold >= 1, "--failure-threshold must be >= 1, was " + failureThreshold);
+        check(!resetTimeout.isZero(), "--reset-timeout must be > 0");
+        check(backoffMultiplier >= 1.0 && !Double.isInfinite(backoffMultiplier),
+                "--backoff-multiplier must be >= 1, was " + backoffMultiplier);
+        check(jitter >= 0.0 && jitter < 1.0, "--jitter must be in [0, 1), was " + jitter);
+        check(callLatency.compareTo(Duration.ofSeconds(10)) <= 0, "--call-latency must be at most 10s");
+        check(thinkTime.toMillis() >= 1 && thinkTime.compareTo(Duration.ofSeconds(10)) <= 0,
+                "--think-time must be in [1ms, 10s] (it also paces rejected calls)");
+        check(progress.matches("(?i)auto|always|never"), "--progress must be auto, always or never, was " + progress);
+        check(store != null && !store.isBlank(), "--store must not be blank");
+        return new Simulation.Config(instances, threadsPerInstance, duration, downAt, upAt, failureThreshold,
+                resetTimeout, backoffMultiplier, jitter, callLatency, thinkTime, store.trim(), seed);
+    }
+
+    private void check(boolean ok, String message) {
+        if (!ok) {
+            throw new ParameterException(spec.commandLine(), message);
+        }
+    }
+
+    private boolean showProgress() {
+        if (progress.equalsIgnoreCase("always")) {
+            return true;
+        }
+        return progress.equalsIgnoreCase("auto") && System.console() != null && !json;
+    }
+
+    private Simulation.Result[] runAll(Simulation[] sims, PrintWriter err) throws Exception {
+        ExecutorService runners = Executors.newFixedThreadPool(sims.length, r -> {
+            Thread t = new Thread(r, "redeye-sim-runner");
+            t.setDaemon(true);
+            return t;
+        });
+        ScheduledExecutorService ticker = null;
+        Thread hook = new Thread(() -> {
+            for (Simulation s : sims) {
+                s.stop();
+            }
+        }, "redeye-sim-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            @SuppressWarnings("unchecked")
+            Future<Simulation.Result>[] futures = new Future[sims.length];
+            for (int i = 0; i < sims.length; i++) {
+                futures[i] = runners.submit(sims[i]::run);
+            }
+            if (showProgress()) {
+                ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+                    Thread t = new Thread(r, "redeye-sim-progress");
+                    t.setDaemon(true);
+                    return t;
+                });
+                ticker.scheduleAtFixedRate(() -> {
+                    StringBuilder line = new StringBuilder("\r");
+                    for (int i = 0; i < sims.length; i++) {
+                        line.append(i == 0 ? "" : "  |  ").append(sims[i].progress());
+                    }
+                    synchronized (err) {
+                        err.print(line + "\u001b[K");
+                        err.flush();
+                    }
+                }, 0, 250, TimeUnit.MILLISECONDS);
+            }
+            Simulation.Result[] results = new Simulation.Result[sims.length];
+            for (int i = 0; i < sims.length; i++) {
+                try {
+                    results[i] = futures[i].get();
+                } catch (ExecutionException e) {
+                    for (Simulation s : sims) {
+                        s.stop();
+                    }
+                    Throwable cause = e.getCause();
+                    if (cause instanceof IllegalArgumentException) {
+                        // Unknown scheme or a URI the provider rejects: a bad argument.
+                        throw new ParameterException(spec.commandLine(), cause.getMessage(), cause, null, null);
+                    }
+                    if (cause instanceof Exception) {
+                        throw (Exception) cause;
+                    }
+                    throw e;
+                }
+            }
+            return results;
+        } finally {
+            if (ticker != null) {
+                ticker.shutdownNow();
+                ticker.awaitTermination(1, TimeUnit.SECONDS);
+                synchronized (err) {
+                    err.print("\r\u001b[K");
+                    err.flush();
+                }
+            }
+            for (Simulation s : sims) {
+                s.stop();
+            }
+            runners.shutdownNow();
+            runners.awaitTermination(10, TimeUnit.SECONDS);
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // Ctrl-C: the hook is stopping the simulations
+            }
+        }
+    }
+}

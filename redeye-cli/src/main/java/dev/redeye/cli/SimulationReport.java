@@ -1,0 +1,211 @@
+package dev.redeye.cli;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Renders simulation results as text: a compact timeline of transitions, then a summary table (one column
+ * per mode in a comparison) and the one-sentence story. Pure formatting, no I/O; thread-safe.
+ */
+final class SimulationReport {
+    /** Transitions of the same kind this close together are one timeline line (per-instance mode has many). */
+    private static final long GROUP_WINDOW_MS = 400;
+    private static final int MAX_LISTED_INSTANCES = 10;
+
+    private SimulationReport() {
+    }
+
+    static String single(Simulation.Result r) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(header(r)).append('\n');
+        sb.append(timeline(r)).append('\n');
+        sb.append(summary(List.of(r))).append('\n');
+        sb.append(story(r)).append('\n');
+        return sb.toString();
+    }
+
+    static String compare(Simulation.Result shared, Simulation.Result perInstance) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(header(shared)).append('\n');
+        sb.append(timeline(shared)).append('\n');
+        sb.append(timeline(perInstance)).append('\n');
+        sb.append(summary(List.of(shared, perInstance))).append('\n');
+        sb.append(story(shared)).append('\n');
+        sb.append(story(perInstance)).append('\n');
+        if (shared.reachedDeadDependency() > 0) {
+            sb.append(String.format(Locale.ROOT,
+                    "Per-instance breakers let %.1fx as many calls reach the dead dependency as one shared breaker.%n",
+                    (double) perInstance.reachedDeadDependency() / shared.reachedDeadDependency()));
+        }
+        return sb.toString();
+    }
+
+    private static String header(Simulation.Result r) {
+        return String.format(Locale.ROOT,
+                "redeye simulate: %d instances x %d thread(s); dependency DOWN at %s, back UP at %s, run %s%n"
+                        + "breaker: failureThreshold %d, resetTimeout %s (backoff x%s, jitter %s); call latency %s, "
+                        + "think time %s, seed %d",
+                r.instances(), r.threadsPerInstance(), secs(r.downAtMs()),
+                r.upAtMs() < r.durationMs() ? secs(r.upAtMs()) : "never (after the run)", secs(r.durationMs()),
+                r.failureThreshold(), secs(r.resetTimeoutMs()), num(r.backoffMultiplier()), num(r.jitter()),
+                ms(r.callLatencyMs()), ms(r.thinkTimeMs()), r.seed());
+    }
+
+    static String timeline(Simulation.Result r) {
+        List<String[]> rows = new ArrayList<>();
+        List<Simulation.TimelineEntry> events = r.timeline();
+        int i = 0;
+        while (i < events.size()) {
+            Simulation.TimelineEntry first = events.get(i);
+            if (first.instance() == 0) {
+                rows.add(new String[] {secs(first.atMs()), first.kind().equals("dependency_down")
+                        ? "---- dependency goes DOWN ----" : "---- dependency is back UP ----"});
+                i++;
+                continue;
+            }
+            List<Simulation.TimelineEntry> group = new ArrayList<>();
+            int j = i;
+            while (j < events.size() && events.get(j).instance() > 0
+                    && events.get(j).kind().equals(first.kind())
+                    && events.get(j).atMs() - first.atMs() <= GROUP_WINDOW_MS) {
+                group.add(events.get(j));
+                j++;
+            }
+            rows.add(new String[] {secs(first.atMs()), instances(group), first.from() + " -> " + first.to(),
+                meaning(first.kind(), group.size())});
+            i = j;
+        }
+        int[] width = new int[4];
+        for (String[] row : rows) {
+            if (row.length == 4) {
+                for (int c = 0; c < 4; c++) {
+                    width[c] = Math.max(width[c], row[c].length());
+                }
+            } else {
+                width[0] = Math.max(width[0], row[0].length());
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        sb.append("Timeline, ").append(r.mode()).append(" (").append(r.store()).append("):\n");
+        for (String[] row : rows) {
+            StringBuilder line = new StringBuilder("  ");
+            line.append(" ".repeat(width[0] - row[0].length())).append(row[0]);
+            for (int c = 1; c < row.length; c++) {
+                line.append("  ").append(row[c]);
+                if (c < row.length - 1) {
+                    line.append(" ".repeat(width[c] - row[c].length()));
+                }
+            }
+            sb.append(line).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static String instances(List<Simulation.TimelineEntry> group) {
+        if (group.size() == 1) {
+            return "instance #" + group.get(0).instance();
+        }
+        StringBuilder sb = new StringBuilder();
+        int listed = 0;
+        for (Simulation.TimelineEntry e : group) {
+            if (listed == MAX_LISTED_INSTANCES) {
+                break;
+            }
+            sb.append(listed == 0 ? "#" : " #").append(e.instance());
+            listed++;
+        }
+        return group.size() + " instances (" + sb + (group.size() > listed ? " ..." : "") + ")";
+    }
+
+    private static String meaning(String kind, int count) {
+        boolean many = count > 1;
+        switch (kind) {
+            case "opened":
+                return many ? "each opened its own breaker" : "opened: failureThreshold reached";
+            case "reopened":
+                return many ? "trials failed, reopened (longer window)" : "won the trial, it failed: reopened";
+            case "closed":
+                return many ? "trials succeeded, closed" : "won the trial, it succeeded: closed";
+            case "cleared":
+                return "a success cleared counted failures";
+            default:
+                return kind;
+        }
+    }
+
+    static String summary(List<Simulation.Result> results) {
+        List<String[]> rows = new ArrayList<>();
+        rows.add(row(results, "", r -> r.mode()));
+        rows.add(row(results, "calls made", r -> Long.toString(r.calls())));
+        rows.add(row(results, "succeeded", r -> Long.toString(r.succeeded())));
+        rows.add(row(results, "rejected by the breaker (never ran)", r -> Long.toString(r.rejected())));
+        rows.add(row(results, "calls that reached the dead dependency", r -> Long.toString(r.reachedDeadDependency())));
+        rows.add(row(results, "  before the breaker(s) opened", r -> Long.toString(r.reachedDeadDependencyByNormalCalls())));
+        rows.add(row(results, "    of which already in flight at opening", r -> Long.toString(r.inFlightAtOpening())));
+        rows.add(row(results, "  failed trials", r -> Long.toString(r.failedTrials())));
+        rows.add(row(results, "trial calls (half-open)", r -> Long.toString(r.trialCalls())));
+        rows.add(row(results, "max concurrent trial calls", r -> Integer.toString(r.maxConcurrentTrials())));
+        rows.add(row(results, "breaker openings (closed -> open)", r -> Long.toString(r.openings())));
+        rows.add(row(results, "store operations per call", r -> String.format(Locale.ROOT, "%.2f", r.storeOpsPerCall())));
+        rows.add(row(results, "all closed again after dependency UP",
+                r -> r.recoveredAfterUpMs() == null ? "no" : secs(r.recoveredAfterUpMs())));
+        if (results.stream().anyMatch(r -> r.storeErrors() + r.storeUnavailable() + r.otherErrors() > 0)) {
+            rows.add(row(results, "store errors / unexpected errors",
+                    r -> (r.storeErrors() + r.storeUnavailable()) + " / " + r.otherErrors()));
+        }
+        int[] width = new int[results.size() + 1];
+        for (String[] row : rows) {
+            for (int c = 0; c < row.length; c++) {
+                width[c] = Math.max(width[c], row[c].length());
+            }
+        }
+        StringBuilder sb = new StringBuilder("Summary:\n");
+        for (String[] row : rows) {
+            StringBuilder line = new StringBuilder("  ");
+            line.append(row[0]).append(" ".repeat(width[0] - row[0].length()));
+            for (int c = 1; c < row.length; c++) {
+                line.append("  ").append(" ".repeat(width[c] - row[c].length())).append(row[c]);
+            }
+            sb.append(line).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static String[] row(List<Simulation.Result> results, String label,
+            java.util.function.Function<Simulation.Result, String> value) {
+        String[] row = new String[results.size() + 1];
+        row[0] = label;
+        for (int i = 0; i < results.size(); i++) {
+            row[i + 1] = value.apply(results.get(i));
+        }
+        return row;
+    }
+
+    static String story(Simulation.Result r) {
+        if (r.mode().equals(Simulation.Mode.SHARED.label())) {
+            return String.format(Locale.ROOT,
+                    "shared: %d normal call(s) reached the dead dependency (failureThreshold %d + %d already in "
+                            + "flight), then only trials, at most %d at a time, across all %d instances.",
+                    r.reachedDeadDependencyByNormalCalls(), r.failureThreshold(),
+                    Math.max(0, r.reachedDeadDependencyByNormalCalls() - r.failureThreshold()),
+                    r.maxConcurrentTrials(), r.instances());
+        }
+        return String.format(Locale.ROOT,
+                "per-instance: each of the %d instances had to see failureThreshold (%d) failures on its own: "
+                        + "%d normal call(s) reached the dead dependency, and %d trial call(s) in all.",
+                r.instances(), r.failureThreshold(), r.reachedDeadDependencyByNormalCalls(), r.trialCalls());
+    }
+
+    private static String secs(long ms) {
+        return String.format(Locale.ROOT, "%.3fs", ms / 1000.0).replaceAll("\\.?0+s$", "s");
+    }
+
+    private static String ms(long ms) {
+        return ms + "ms";
+    }
+
+    private static String num(double d) {
+        return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+    }
+}

@@ -1,0 +1,81 @@
+package dev.redeye.cli;
+
+import dev.redeye.Stores;
+import dev.redeye.api.Store;
+import dev.redeye.api.StoreUris;
+import java.io.PrintWriter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code --store URI} option of the operator commands, defaulting to the {@code REDEYE_STORE}
+ * environment variable. Opens the store through {@link Stores#open(String)} (ServiceLoader over every store
+ * module in the jar).
+ *
+ * <p>An unknown scheme or a malformed URI is a usage error (exit 2); an unreachable backend surfaces as the
+ * store's {@link dev.redeye.api.StoreException} (exit 1). Neither message carries a password.
+ */
+public final class StoreOption {
+
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec mixee;
+
+    @Option(names = "--store", paramLabel = "URI", defaultValue = "${env:REDEYE_STORE}",
+            description = "Store URI, e.g. redis://127.0.0.1:6379, postgresql://127.0.0.1:5432/db, memory: "
+                    + "(default: $REDEYE_STORE).")
+    String uri;
+
+    /** Creates the mixin (picocli calls this). */
+    public StoreOption() {
+    }
+
+    /**
+     * The URI given.
+     *
+     * @throws ParameterException if none was given and {@code REDEYE_STORE} is not set
+     */
+    String uri() {
+        if (uri == null || uri.isBlank()) {
+            throw new ParameterException(mixee.commandLine(),
+                    "missing --store URI (or set REDEYE_STORE), e.g. --store redis://127.0.0.1:6379");
+        }
+        return uri.trim();
+    }
+
+    /** The URI with any password replaced, for printing. */
+    String redacted() {
+        return StoreUris.redact(uri());
+    }
+
+    /**
+     * Opens a new client of the store. The caller closes it. For {@code memory:} a note goes to
+     * {@code err}: that store is private to this process.
+     *
+     * @throws ParameterException            for an unknown scheme or a URI the provider rejects
+     * @throws dev.redeye.api.StoreException if the backend cannot be reached
+     */
+    Store open(PrintWriter err) {
+        String u = uri();
+        Store store;
+        try {
+            store = Stores.open(u);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(mixee.commandLine(), e.getMessage(), e, null, null);
+        }
+        if (isMemory(u) && err != null) {
+            err.println("note: memory: is private to this process; nothing written here outlives the command");
+            err.flush();
+        }
+        return store;
+    }
+
+    static boolean isMemory(String uri) {
+        try {
+            return "memory".equals(StoreUris.scheme(uri));
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+}
