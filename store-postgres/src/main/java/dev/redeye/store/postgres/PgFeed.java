@@ -1,0 +1,356 @@
+package dev.redeye.store.postgres;
+
+import dev.redeye.api.StateCodec;
+import dev.redeye.api.StoreException;
+import dev.redeye.api.TransitionEvent;
+import dev.redeye.api.TransitionFeed;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The transition feed of one {@link PostgresStore}: one dedicated LISTEN connection and one daemon thread
+ * that polls it with {@link PGConnection#getNotifications(int)} and fans every event out to the
+ * subscribers. Started by the first subscription, stopped by {@link #close()}.
+ *
+ * <p>The connection is used by the feed thread only (after the subscribing thread that opened it starts
+ * that thread). On a lost connection it tries one immediate reconnect; if that works, every subscriber gets
+ * one {@code onGap} once the new connection listens; if not, every subscriber gets {@code onGap} at once,
+ * the thread retries with exponential backoff (100 ms doubling to 10 s), and calls {@code onGap} again once
+ * it listens. Either way a subscriber that re-reads after its last {@code onGap} misses nothing.
+ */
+final class PgFeed {
+    private static final Logger LOG = LoggerFactory.getLogger(PgFeed.class);
+    static final int POLL_MILLIS = 250;
+    private static final long VALIDATE_IDLE_MILLIS = 10_000;
+    private static final long MIN_BACKOFF_MILLIS = 100;
+    private static final long MAX_BACKOFF_MILLIS = 10_000;
+    private static final long JOIN_MILLIS = 5_000;
+
+    private final Jdbi jdbi;
+    private final TableNames names;
+    private final String selectEvent;
+    private final CopyOnWriteArrayList<Sub> subscribers = new CopyOnWriteArrayList<>();
+    private final Object lock = new Object();
+    private Thread thread;                // guarded by lock
+    private boolean stopping;             // guarded by lock
+    private volatile boolean stopped;
+    private volatile int backendPid = -1;
+
+    // Owned by the feed thread once it runs.
+    private Listening conn;
+
+    PgFeed(Jdbi jdbi, TableNames names) {
+        this.jdbi = jdbi;
+        this.names = names;
+        this.selectEvent = "SELECT line FROM " + names.events + " WHERE id = ?";
+    }
+
+    TransitionFeed.Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
+        Sub sub = new Sub(listener, onGap);
+        synchronized (lock) {
+            if (stopping) {
+                throw new StoreException("PostgresStore on " + names.states + " is closed");
+            }
+            if (thread == null) {
+                try {
+                    conn = listen();
+                } catch (SQLException | RuntimeException e) {
+                    throw new StoreException("cannot start the transition feed on channel " + names.channel + ": "
+                            + e.getMessage(), e);
+                }
+                Thread t = new Thread(this::run, "redeye-pg-feed " + names.channel);
+                t.setDaemon(true);
+                thread = t;
+                subscribers.add(sub);
+                t.start();
+                return sub;
+            }
+            subscribers.add(sub);
+        }
+        return sub;
+    }
+
+    int backendPid() {
+        return backendPid;
+    }
+
+    boolean threadAlive() {
+        synchronized (lock) {
+            return thread != null && thread.isAlive();
+        }
+    }
+
+    /** Stops the thread, waits for it to close its connection, and drops every subscriber. Idempotent. */
+    void close() {
+        Thread t;
+        synchronized (lock) {
+            stopping = true;
+            stopped = true;
+            t = thread;
+            lock.notifyAll();
+        }
+        if (t != null && t != Thread.currentThread()) {
+            try {
+                t.join(JOIN_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (t.isAlive()) {
+                LOG.warn("feed thread {} did not stop within {} ms", t.getName(), JOIN_MILLIS);
+            }
+        }
+        subscribers.clear();
+    }
+
+    private void run() {
+        long lastActivity = System.nanoTime();
+        try {
+            while (!stopped) {
+                if (conn == null) {
+                    if (!reconnectWithBackoff()) {
+                        return;
+                    }
+                    lastActivity = System.nanoTime();
+                    continue;
+                }
+                try {
+                    PGNotification[] batch = conn.pg.getNotifications(POLL_MILLIS);
+                    if (batch != null && batch.length > 0) {
+                        lastActivity = System.nanoTime();
+                        for (PGNotification n : batch) {
+                            dispatch(n);
+                        }
+                    } else if (System.nanoTime() - lastActivity > VALIDATE_IDLE_MILLIS * 1_000_000L) {
+                        // getNotifications cannot see a silently dead TCP peer; a round trip can.
+                        if (!conn.connection.isValid(5)) {
+                            throw new SQLException("feed connection failed validation");
+                        }
+                        lastActivity = System.nanoTime();
+                    }
+                } catch (SQLException | RuntimeException e) {
+                    if (stopped) {
+                        return;
+                    }
+                    LOG.warn("transition feed on channel {} lost its connection ({}); reconnecting", names.channel,
+                            e.getMessage());
+                    closeQuietly(conn);
+                    conn = null;
+                    backendPid = -1;
+                    // One immediate attempt: on success the subscribers get a single onGap, after LISTEN.
+                    try {
+                        conn = listen();
+                        LOG.info("transition feed on channel {} listens again", names.channel);
+                        gap();
+                    } catch (SQLException | RuntimeException again) {
+                        LOG.warn("transition feed on channel {} cannot reconnect yet ({})", names.channel,
+                                again.getMessage());
+                        gap();
+                    }
+                }
+            }
+        } finally {
+            closeQuietly(conn);
+            conn = null;
+            backendPid = -1;
+        }
+    }
+
+    /** Retries {@link #listen()} with exponential backoff; false if the feed was stopped meanwhile. */
+    private boolean reconnectWithBackoff() {
+        long backoff = MIN_BACKOFF_MILLIS;
+        while (true) {
+            synchronized (lock) {
+                long deadline = System.currentTimeMillis() + backoff;
+                while (!stopping) {
+                    long left = deadline - System.currentTimeMillis();
+                    if (left <= 0) {
+                        break;
+                    }
+                    try {
+                        lock.wait(left);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return false;
+                    }
+                }
+                if (stopping) {
+                    return false;
+                }
+            }
+            try {
+                conn = listen();
+                LOG.info("transition feed on channel {} listens again", names.channel);
+                gap();
+                return true;
+            } catch (SQLException | RuntimeException e) {
+                LOG.warn("transition feed on channel {} cannot reconnect ({}); next attempt in {} ms",
+                        names.channel, e.getMessage(), Math.min(backoff * 2, MAX_BACKOFF_MILLIS));
+                backoff = Math.min(backoff * 2, MAX_BACKOFF_MILLIS);
+            }
+        }
+    }
+
+    /** Opens a connection from the store's Jdbi, unwraps it to PGConnection and LISTENs. */
+    private Listening listen() throws SQLException {
+        Handle handle = jdbi.open();
+        try {
+            Connection c = handle.getConnection();
+            if (!c.isWrapperFor(PGConnection.class)) {
+                throw new StoreException("the transition feed needs a PostgreSQL JDBC connection (org.postgresql"
+                        + ".PGConnection); the data source gave " + c.getClass().getName());
+            }
+            PGConnection pg = c.unwrap(PGConnection.class);
+            if (!c.getAutoCommit()) {
+                c.setAutoCommit(true); // LISTEN takes effect at commit; stay outside transactions
+            }
+            try (Statement st = c.createStatement()) {
+                st.execute("LISTEN " + TableNames.quote(names.channel));
+            }
+            PreparedStatement select = c.prepareStatement(selectEvent);
+            Listening l = new Listening(handle, c, pg, select);
+            backendPid = pg.getBackendPID();
+            return l;
+        } catch (SQLException | RuntimeException e) {
+            try {
+                handle.close();
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    private void dispatch(PGNotification n) throws SQLException {
+        if (!names.channel.equals(n.getName())) {
+            return;
+        }
+        String payload = n.getParameter();
+        TransitionEvent event;
+        try {
+            if (payload.startsWith(PostgresStore.REF_PREFIX)) {
+                long id = Long.parseLong(payload.substring(PostgresStore.REF_PREFIX.length()));
+                String line = readEvent(id);
+                if (line == null) {
+                    LOG.warn("event {} on channel {} was pruned before it was read", id, names.channel);
+                    gap();
+                    return;
+                }
+                event = StateCodec.eventFromLine(line, "event " + id + " of " + names.events);
+            } else {
+                event = StateCodec.eventFromLine(payload, "a NOTIFY payload on channel " + names.channel);
+            }
+        } catch (RuntimeException e) { // StoreException or NumberFormatException: not ours
+            LOG.warn("ignoring a malformed notification on channel {}: {}", names.channel, e.getMessage());
+            return;
+        }
+        for (Sub s : subscribers) {
+            s.deliver(event);
+        }
+    }
+
+    private String readEvent(long id) throws SQLException {
+        conn.select.setLong(1, id);
+        try (ResultSet rs = conn.select.executeQuery()) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
+    private void gap() {
+        for (Sub s : subscribers) {
+            s.gap();
+        }
+    }
+
+    private void closeQuietly(Listening l) {
+        if (l == null) {
+            return;
+        }
+        try {
+            l.select.close();
+        } catch (SQLException | RuntimeException e) {
+            LOG.debug("closing the feed's statement failed", e);
+        }
+        try {
+            if (!l.connection.isClosed()) {
+                // A pooled connection must not keep listening (and buffering) once returned.
+                try (Statement st = l.connection.createStatement()) {
+                    st.execute("UNLISTEN *");
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            LOG.debug("UNLISTEN on the feed connection failed", e);
+        }
+        try {
+            l.handle.close();
+        } catch (RuntimeException e) {
+            LOG.debug("closing the feed connection failed", e);
+        }
+    }
+
+    /** One open LISTEN connection. */
+    private static final class Listening {
+        final Handle handle;
+        final Connection connection;
+        final PGConnection pg;
+        final PreparedStatement select;
+
+        Listening(Handle handle, Connection connection, PGConnection pg, PreparedStatement select) {
+            this.handle = handle;
+            this.connection = connection;
+            this.pg = pg;
+            this.select = select;
+        }
+    }
+
+    /** One subscriber; callbacks that throw are logged and do not end the subscription. */
+    private final class Sub implements TransitionFeed.Subscription {
+        private final Consumer<TransitionEvent> listener;
+        private final Runnable onGap;
+        private volatile boolean active = true;
+
+        Sub(Consumer<TransitionEvent> listener, Runnable onGap) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            this.onGap = Objects.requireNonNull(onGap, "onGap");
+        }
+
+        void deliver(TransitionEvent e) {
+            if (!active) {
+                return;
+            }
+            try {
+                listener.accept(e);
+            } catch (RuntimeException ex) {
+                LOG.warn("a transition subscriber on channel {} threw; it stays subscribed", names.channel, ex);
+            }
+        }
+
+        void gap() {
+            if (!active) {
+                return;
+            }
+            try {
+                onGap.run();
+            } catch (RuntimeException ex) {
+                LOG.warn("an onGap callback on channel {} threw; it stays subscribed", names.channel, ex);
+            }
+        }
+
+        @Override
+        public void close() {
+            active = false;
+            subscribers.remove(this);
+        }
+    }
+}

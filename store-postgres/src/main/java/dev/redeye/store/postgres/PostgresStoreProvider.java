@@ -1,0 +1,251 @@
+package dev.redeye.store.postgres;
+
+import dev.redeye.api.Store;
+import dev.redeye.api.StoreException;
+import dev.redeye.api.StoreProvider;
+import dev.redeye.api.StoreUris;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import org.postgresql.Driver;
+import org.postgresql.ds.PGSimpleDataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Opens a {@link PostgresStore} from a URI, for {@code Stores.open(uri)} (registered through
+ * {@code META-INF/services/dev.redeye.api.StoreProvider}).
+ *
+ * <p>Accepted forms:
+ * <ul>
+ * <li>{@code postgresql://[user[:password]@]host[:port][/database][?param=value&...]} (also
+ * {@code postgres://}); user and password are percent-decoded; the database defaults to the driver's
+ * default (the user name);</li>
+ * <li>{@code jdbc:postgresql://host[:port]/database?user=...&password=...&...}, any URL the PostgreSQL JDBC
+ * driver accepts.</li>
+ * </ul>
+ * The store's own parameters are:
+ * <ul>
+ * <li>{@code schema} (default {@code public}) and {@code table} (default {@code redeye_breakers}), plain SQL
+ * identifiers;</li>
+ * <li>{@code createTables}: {@code true} (default) or {@code false};</li>
+ * <li>{@code poolSize}: the most connections the store's pool opens, feed included (default 8, at least
+ * 2);</li>
+ * <li>{@code poolTimeoutMillis}: how long a call waits for a free or new connection before it fails with
+ * {@link StoreException} (default 3000, at least 250).</li>
+ * </ul>
+ * Every other parameter goes to the driver unchanged (for example {@code sslmode}, {@code ApplicationName},
+ * {@code connectTimeout}, {@code socketTimeout}).
+ *
+ * <p>The store opened here owns a small HikariCP pool over the driver's {@link PGSimpleDataSource} (one
+ * connection of it is the feed's while anyone subscribes) and closes it in {@code close()}, so no
+ * connection or pool thread outlives the store. To share your application's pool, or to configure
+ * TLS and credentials beyond a URI, build the store with
+ * {@link PostgresStore#builder(javax.sql.DataSource)} instead. Passwords never appear in a message or log
+ * line ({@link StoreUris#redact(String)}).
+ */
+public final class PostgresStoreProvider implements StoreProvider {
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresStoreProvider.class);
+    private static final Set<String> SCHEMES = Set.of("postgresql", "postgres", "jdbc:postgresql");
+    private static final Set<String> STORE_PARAMS = Set.of("schema", "table", "createtables", "poolsize",
+            "pooltimeoutmillis");
+    private static final AtomicInteger POOLS = new AtomicInteger();
+
+    /** A provider; stateless. */
+    public PostgresStoreProvider() {
+    }
+
+    @Override
+    public Set<String> schemes() {
+        return SCHEMES;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalArgumentException if the URI is not a PostgreSQL URI this provider understands, or a
+     *                                  parameter is invalid (the message never holds the password)
+     * @throws StoreException           if the database cannot be reached or the tables cannot be created
+     */
+    @Override
+    public Store open(String uri) {
+        Parsed p = parse(uri);
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setURL(p.jdbcUrl);
+        if (p.user != null) {
+            ds.setUser(p.user);
+        }
+        if (p.password != null) {
+            ds.setPassword(p.password);
+        }
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(ds);
+        config.setPoolName("redeye-pg-" + POOLS.incrementAndGet());
+        config.setMaximumPoolSize(p.poolSize);
+        config.setMinimumIdle(0);
+        config.setConnectionTimeout(p.poolTimeoutMillis);
+        config.setIdleTimeout(60_000);
+        config.setInitializationFailTimeout(-1); // build() below reports an unreachable server itself
+        config.setAutoCommit(true);
+        HikariDataSource pool = new HikariDataSource(config);
+        try {
+            PostgresStore store = PostgresStore.builder(pool).schema(p.schema).table(p.table)
+                    .createTables(p.createTables).closeWithStore(pool).build();
+            LOG.debug("opened {} from {}", store, StoreUris.redact(uri));
+            return store;
+        } catch (RuntimeException e) {
+            pool.close();
+            throw e;
+        }
+    }
+
+    /** A URI taken apart: the JDBC URL without credentials or store parameters, and the rest. */
+    static final class Parsed {
+        final String jdbcUrl;
+        final String user;
+        final String password;
+        final String schema;
+        final String table;
+        final boolean createTables;
+        final int poolSize;
+        final long poolTimeoutMillis;
+
+        Parsed(String jdbcUrl, String user, String password, String schema, String table, boolean createTables,
+               int poolSize, long poolTimeoutMillis) {
+            this.jdbcUrl = jdbcUrl;
+            this.user = user;
+            this.password = password;
+            this.schema = schema;
+            this.table = table;
+            this.createTables = createTables;
+            this.poolSize = poolSize;
+            this.poolTimeoutMillis = poolTimeoutMillis;
+        }
+    }
+
+    /**
+     * Parses a store URI.
+     *
+     * @throws IllegalArgumentException if it is malformed; the message is redacted
+     */
+    static Parsed parse(String uri) {
+        if (uri == null) {
+            throw new IllegalArgumentException("PostgreSQL store URI must not be null");
+        }
+        String scheme = StoreUris.scheme(uri);
+        if (!SCHEMES.contains(scheme)) {
+            throw new IllegalArgumentException("not a PostgreSQL store URI (expected postgresql:// or "
+                    + "jdbc:postgresql://): " + StoreUris.redact(uri));
+        }
+        String rest = uri.substring(scheme.length() + 1);
+        int q = rest.indexOf('?');
+        String base = q < 0 ? rest : rest.substring(0, q);
+        String query = q < 0 ? "" : rest.substring(q + 1);
+        int hash = query.indexOf('#');
+        if (hash >= 0) {
+            query = query.substring(0, hash);
+        }
+        Map<String, String> storeParams = new LinkedHashMap<>();
+        StringBuilder driverQuery = new StringBuilder();
+        for (String pair : query.split("&")) {
+            if (pair.isEmpty()) {
+                continue;
+            }
+            int eq = pair.indexOf('=');
+            String k = decode(eq < 0 ? pair : pair.substring(0, eq), uri);
+            if (STORE_PARAMS.contains(k.toLowerCase(Locale.ROOT))) {
+                storeParams.put(k.toLowerCase(Locale.ROOT), decode(eq < 0 ? "" : pair.substring(eq + 1), uri));
+            } else {
+                driverQuery.append(driverQuery.length() == 0 ? "?" : "&").append(pair);
+            }
+        }
+        String schema = storeParams.getOrDefault("schema", "public");
+        String table = storeParams.getOrDefault("table", "redeye_breakers");
+        TableNames.validate("schema", schema, TableNames.MAX_IDENTIFIER);
+        TableNames.validate("table", table, TableNames.MAX_TABLE);
+        boolean createTables = parseBoolean(storeParams.getOrDefault("createtables", "true"), uri);
+        int poolSize = (int) parseLong("poolSize", storeParams.getOrDefault("poolsize", "8"), 2, 1000, uri);
+        long poolTimeout = parseLong("poolTimeoutMillis", storeParams.getOrDefault("pooltimeoutmillis", "3000"),
+                250, Integer.MAX_VALUE, uri);
+
+        String user = null;
+        String password = null;
+        String jdbcUrl;
+        if (scheme.equals("jdbc:postgresql")) {
+            jdbcUrl = "jdbc:postgresql:" + base + driverQuery;
+        } else {
+            if (!base.startsWith("//")) {
+                throw new IllegalArgumentException("expected " + scheme + "://host..., got: " + StoreUris.redact(uri));
+            }
+            String authority = base.substring(2);
+            int slash = authority.indexOf('/');
+            String database = slash < 0 ? "" : authority.substring(slash + 1);
+            authority = slash < 0 ? authority : authority.substring(0, slash);
+            int at = authority.lastIndexOf('@');
+            if (at >= 0) {
+                String info = authority.substring(0, at);
+                authority = authority.substring(at + 1);
+                int colon = info.indexOf(':');
+                user = decode(colon < 0 ? info : info.substring(0, colon), uri);
+                password = colon < 0 ? null : decode(info.substring(colon + 1), uri);
+                if (user.isEmpty()) {
+                    user = null;
+                }
+            }
+            if (authority.isEmpty()) {
+                throw new IllegalArgumentException("no host in PostgreSQL store URI: " + StoreUris.redact(uri));
+            }
+            jdbcUrl = "jdbc:postgresql://" + authority + "/"
+                    + URLEncoder.encode(decode(database, uri), StandardCharsets.UTF_8).replace("+", "%20")
+                    + driverQuery;
+        }
+        Properties parsed = Driver.parseURL(jdbcUrl, null);
+        if (parsed == null) {
+            throw new IllegalArgumentException("the PostgreSQL driver rejects this URI: " + StoreUris.redact(uri));
+        }
+        return new Parsed(jdbcUrl, user, password, schema, table, createTables, poolSize, poolTimeout);
+    }
+
+    private static String decode(String s, String uri) {
+        try {
+            return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("bad percent-encoding in PostgreSQL store URI: "
+                    + StoreUris.redact(uri));
+        }
+    }
+
+    private static long parseLong(String name, String v, long min, long max, String uri) {
+        long n;
+        try {
+            n = Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a whole number, was '" + v + "' in "
+                    + StoreUris.redact(uri));
+        }
+        if (n < min || n > max) {
+            throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", was " + n
+                    + " in " + StoreUris.redact(uri));
+        }
+        return n;
+    }
+
+    private static boolean parseBoolean(String v, String uri) {
+        if (v.equalsIgnoreCase("true") || v.equals("1") || v.isEmpty()) {
+            return true;
+        }
+        if (v.equalsIgnoreCase("false") || v.equals("0")) {
+            return false;
+        }
+        throw new IllegalArgumentException("createTables must be true or false, was '" + v + "' in "
+                + StoreUris.redact(uri));
+    }
+}

@@ -1,0 +1,86 @@
+package dev.redeye.store.postgres;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+import org.postgresql.ds.PGSimpleDataSource;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.containers.wait.strategy.Wait;
+import org.testcontainers.utility.DockerImageName;
+
+/**
+ * Where the tests find PostgreSQL: {@code REDEYE_POSTGRES_URL} (a {@code jdbc:postgresql://} or
+ * {@code postgresql://} URL), else a Testcontainers PostgreSQL when a Docker engine is available, else the
+ * test fails saying how to provide one. Each test class works in its own random schema and drops it.
+ */
+final class PgTestSupport {
+    static final String ENV = "REDEYE_POSTGRES_URL";
+    private static String url;
+    private static GenericContainer<?> container;
+
+    private PgTestSupport() {
+    }
+
+    /** A URL (jdbc: or postgresql:) of the server the tests use. */
+    static synchronized String url() {
+        if (url != null) {
+            return url;
+        }
+        String env = System.getenv(ENV);
+        if (env != null && !env.isBlank()) {
+            url = env.trim();
+            return url;
+        }
+        if (DockerClientFactory.instance().isDockerAvailable()) {
+            GenericContainer<?> c = new GenericContainer<>(DockerImageName.parse("postgres:16-alpine"))
+                    .withEnv("POSTGRES_HOST_AUTH_METHOD", "trust")
+                    .withExposedPorts(5432)
+                    .waitingFor(Wait.forLogMessage(".*database system is ready to accept connections.*", 2));
+            c.start();
+            container = c;
+            url = "jdbc:postgresql://" + c.getHost() + ":" + c.getMappedPort(5432) + "/postgres?user=postgres";
+            return url;
+        }
+        throw new AssertionError("These tests need PostgreSQL. Set " + ENV + " (for example "
+                + "export " + ENV + "='jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres') or run a Docker "
+                + "engine for Testcontainers; see store-postgres/README.md.");
+    }
+
+    /** The test server's URL with extra query parameters appended (for the provider). */
+    static String urlWith(String params) {
+        String u = url();
+        return u + (u.contains("?") ? "&" : "?") + params;
+    }
+
+    /** An unpooled DataSource on the test server, built by the provider's own parser. */
+    static PGSimpleDataSource dataSource() {
+        PostgresStoreProvider.Parsed p = PostgresStoreProvider.parse(url());
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setURL(p.jdbcUrl);
+        if (p.user != null) {
+            ds.setUser(p.user);
+        }
+        if (p.password != null) {
+            ds.setPassword(p.password);
+        }
+        return ds;
+    }
+
+    /** A fresh random schema name. */
+    static String randomSchema(String prefix) {
+        return prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    }
+
+    /** Runs SQL as an admin statement on its own connection. */
+    static void exec(String sql) throws SQLException {
+        try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+            st.execute(sql);
+        }
+    }
+
+    static void dropSchema(String schema) throws SQLException {
+        exec("DROP SCHEMA IF EXISTS " + TableNames.quote(TableNames.validate("schema", schema, 63)) + " CASCADE");
+    }
+}

@@ -1,0 +1,69 @@
+package dev.redeye.store.postgres;
+
+import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.Store;
+import dev.redeye.api.TransitionFeed;
+import dev.redeye.api.TrialClaims;
+import dev.redeye.tck.StoreTck;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The full redeye TCK over PostgreSQL, every client opened through the URI provider (as {@code Stores.open}
+ * does), in a random schema dropped afterwards. Both hooks are provided: {@link #corrupt} writes an
+ * impossible row with plain SQL, {@link #interruptFeed} terminates the feed's backend.
+ */
+class PostgresStoreTckTest extends StoreTck {
+    private static String schema;
+
+    @BeforeAll
+    static void createSchema() {
+        schema = PgTestSupport.randomSchema("redeye_tck");
+    }
+
+    @AfterAll
+    static void dropSchema() throws Exception {
+        PgTestSupport.dropSchema(schema);
+    }
+
+    @Override
+    protected Store newClient() {
+        return new PostgresStoreProvider().open(PgTestSupport.urlWith("schema=" + schema + "&table=breakers"));
+    }
+
+    @Override
+    protected void corrupt(Store client, String key) throws Exception {
+        PostgresStore s = (PostgresStore) client;
+        // A row of the current layout holding values no BreakerState can have (the columns have no CHECK).
+        String sql = "UPDATE " + TableNames.quote(s.schema()) + "." + TableNames.quote(s.table())
+                + " SET failures = -3, error_rate = 7 WHERE key_hash = sha256(convert_to(?, 'UTF8'))";
+        try (Connection c = PgTestSupport.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, key);
+            if (ps.executeUpdate() != 1) {
+                throw new IllegalStateException("no row to corrupt for " + key);
+            }
+        }
+    }
+
+    @Override
+    protected void interruptFeed(Store client) throws Exception {
+        int pid = ((PostgresStore) client).feedBackendPid();
+        if (pid <= 0) {
+            throw new IllegalStateException("the store has no feed connection to cut");
+        }
+        try (Connection c = PgTestSupport.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT pg_terminate_backend(?)")) {
+            ps.setInt(1, pid);
+            ps.executeQuery().close();
+        }
+    }
+
+    @Override
+    protected Set<Class<?>> expectedCapabilities() {
+        return Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class, TransitionFeed.class);
+    }
+}
