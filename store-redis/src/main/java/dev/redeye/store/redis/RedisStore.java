@@ -136,6 +136,18 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
         return new Builder(client);
     }
 
+    /**
+     * Opens a store for a {@code redis://} or {@code rediss://} URI with its own connection pool, closed
+     * with the store; the same as {@code Stores.open(uri)} with this module on the class path. See
+     * {@link RedisStoreProvider} for the URI's form.
+     *
+     * @throws IllegalArgumentException if the URI is malformed (the message never contains the password)
+     * @throws StoreException           if the server cannot be reached
+     */
+    public static RedisStore open(String uri) {
+        return RedisStoreProvider.openRedis(uri);
+    }
+
     /** The key prefix every key of this store starts with (possibly empty). */
     public String prefix() {
         return keys.prefix();

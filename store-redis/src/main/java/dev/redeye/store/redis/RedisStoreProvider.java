@@ -61,6 +61,11 @@ public final class RedisStoreProvider implements StoreProvider {
      */
     @Override
     public Store open(String uri) {
+        return openRedis(uri);
+    }
+
+    /** {@link #open(String)} with the concrete type; see {@link RedisStore#open(String)}. */
+    static RedisStore openRedis(String uri) {
         Parsed p = parse(uri);
         JedisPooled client = new JedisPooled(p.address, p.config);
         try {

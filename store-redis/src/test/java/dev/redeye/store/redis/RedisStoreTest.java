@@ -56,8 +56,10 @@ class RedisStoreTest {
     @AfterEach
     void tearDown() {
         stores.forEach(RedisStore::close);
-        RedisTestSupport.deleteAll(raw, prefix);
-        raw.close();
+        if (raw != null) {
+            RedisTestSupport.deleteAll(raw, prefix);
+            raw.close();
+        }
     }
 
     private RedisStore newStore() {

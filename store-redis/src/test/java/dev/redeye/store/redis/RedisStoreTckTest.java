@@ -1,0 +1,73 @@
+package dev.redeye.store.redis;
+
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.AfterAll;
+
+import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.Store;
+import dev.redeye.api.TransitionFeed;
+import dev.redeye.api.TrialClaims;
+import dev.redeye.tck.StoreTck;
+import redis.clients.jedis.JedisPooled;
+
+/**
+ * The full redeye TCK against a real redis-server, every capability declared and both optional hooks
+ * provided. Clients are opened through the URI provider (the {@code Stores.open} path), each with its own
+ * pool and feed connection, under one random key prefix for this class.
+ */
+class RedisStoreTckTest extends StoreTck {
+    private static final String PREFIX = RedisTestSupport.newPrefix();
+    private static JedisPooled raw;
+
+    private static synchronized JedisPooled raw() {
+        if (raw == null) {
+            raw = RedisTestSupport.raw();
+        }
+        return raw;
+    }
+
+    @AfterAll
+    static synchronized void closeRaw() {
+        if (raw != null) {
+            RedisTestSupport.deleteAll(raw, PREFIX);
+            raw.close();
+            raw = null;
+        }
+    }
+
+    @Override
+    protected Store newClient() {
+        String url = RedisTestSupport.url();
+        return RedisStore.open(url + (url.contains("?") ? "&" : "?") + "prefix=" + PREFIX);
+    }
+
+    @Override
+    protected void cleanup() {
+        RedisTestSupport.deleteAll(raw(), PREFIX);
+    }
+
+    /** R1.7: a hash of garbage fields exactly where the store keeps the state of {@code key}. */
+    @Override
+    protected void corrupt(Store client, String key) {
+        String stateKey = ((RedisStore) client).stateKey(key);
+        raw().del(stateKey);
+        raw().hset(stateKey, Map.of("failures", "many", "open", "perhaps", "bogus", "\u0000"));
+    }
+
+    /** R6.8: CLIENT KILL the client's named feed connection. */
+    @Override
+    protected void interruptFeed(Store client) {
+        String name = ((RedisStore) client).feedClientName();
+        if (!RedisTestSupport.killClient(raw(), name)) {
+            throw new IllegalStateException("no Redis connection named " + name + " to kill");
+        }
+    }
+
+    @Override
+    protected Set<Class<?>> expectedCapabilities() {
+        return Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class, TransitionFeed.class);
+    }
+}
