@@ -18,6 +18,15 @@ class AllocationTest {
 
     @Test
     void healthyLocalCallsAllocateNothing() {
+        measure(false);
+    }
+
+    @Test
+    void healthyLocalCallsOnAStoredClosedStateAllocateNothing() {
+        measure(true);
+    }
+
+    private static void measure(boolean storedState) {
         java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "needs com.sun.management.ThreadMXBean");
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) mx;
@@ -26,6 +35,11 @@ class AllocationTest {
         try (CircuitBreaker b = CircuitBreaker.ofDefaults()) {
             CheckedSupplier<String, RuntimeException> call = () -> "ok";
             String op = "healthy";
+            if (storedState) {
+                b.recordFailure(op);
+                b.recordSuccess(op); // cleared: a stored closed state with failures = 0 and version 1
+                assertEquals(1, b.state(op).version());
+            }
             long sink = 0;
             for (int i = 0; i < CALLS; i++) { // warm-up: creates the entry, lets the JIT compile the path
                 sink += b.execute(op, call).length();

@@ -1,0 +1,28 @@
+/**
+ * The redeye engine: {@link dev.redeye.CircuitBreaker} with its builder and immutable
+ * {@link dev.redeye.CircuitBreakerConfig}, the in-process {@link dev.redeye.InMemoryStore} that local mode runs
+ * on, and {@link dev.redeye.Stores} to open a shared store from a URI.
+ *
+ * <h2>Local mode</h2>
+ * Without a store, state lives in process memory. The closed, healthy path of the consecutive strategy takes
+ * no lock and allocates nothing: one map lookup of the operation's entry, one volatile read of its state, the
+ * call, two counter increments ({@link java.util.concurrent.atomic.LongAdder}); on a success with nothing to
+ * clear it writes nothing and reads no clock. {@code AllocationTest} proves the "no allocation" part with the
+ * JVM's per-thread allocation counter; the comparison with Resilience4j and Failsafe is in
+ * {@code redeye-bench}:
+ * <pre>
+ * mvn -B -q install -pl redeye-bench -DskipTests
+ * java -jar redeye-bench/target/benchmarks.jar HealthyPathBenchmark -f 1 -wi 3 -w 2s -i 5 -r 2s -prof gc
+ * </pre>
+ * ({@code -prof gc} reports {@code gc.alloc.rate.norm}, which should read 0 B/op for redeye's local mode.)
+ *
+ * <h2>Distributed mode</h2>
+ * With a {@link dev.redeye.api.Store}, one store read per call on the closed path (zero with the opt-in local
+ * cache while it is trusted and fresh), zero while open between re-verifications, and writes only when there
+ * is something to record. Each missing store capability degrades to a best-effort fallback and logs one
+ * warning per breaker.
+ *
+ * <p>Everything not public here (the gate's caches, the capability fallbacks, the LOCAL store-error
+ * decorator) is an implementation detail.
+ */
+package dev.redeye;
