@@ -12,6 +12,7 @@ import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreProvider;
 import dev.redeye.api.StoreUris;
+import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
@@ -23,7 +24,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * {@code Stores.open(uri)} through {@link java.util.ServiceLoader}:
  *
  * <pre>
- * redis://[[user]:password@]host[:port][/database][?prefix=myapp:&amp;timeout=2000]
+ * redis://[[user]:password@]host[:port][/database][?prefix=myapp:&amp;timeout=2000&amp;poolSize=16]
  * rediss://...   same, over TLS (the JVM's default trust store)
  * </pre>
  *
@@ -32,7 +33,8 @@ import redis.clients.jedis.exceptions.JedisException;
  * reserved characters. The password is never logged, printed or put in an exception message.</li>
  * <li>{@code port} defaults to 6379, {@code database} to 0.</li>
  * <li>{@code prefix}: key prefix (default empty); {@code timeout}: connect and socket timeout in ms
- * (default 2000); {@code feedMaxLength}: approximate length cap of the feed stream (default 10000).
+ * (default 2000); {@code poolSize}: maximum connections of the store's pool (default 16; the feed uses one
+ * more, outside the pool); {@code feedMaxLength}: approximate length cap of the feed stream (default 10000).
  * Any other parameter is rejected, so a typo does not pass silently.</li>
  * </ul>
  *
@@ -41,7 +43,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * unreachable server fails at once with {@link StoreException}.
  */
 public final class RedisStoreProvider implements StoreProvider {
-    private static final Set<String> PARAMS = Set.of("prefix", "timeout", "feedMaxLength");
+    private static final Set<String> PARAMS = Set.of("prefix", "timeout", "poolSize", "feedMaxLength");
 
     /** Used by {@link java.util.ServiceLoader}. */
     public RedisStoreProvider() {
@@ -67,7 +69,10 @@ public final class RedisStoreProvider implements StoreProvider {
     /** {@link #open(String)} with the concrete type; see {@link RedisStore#open(String)}. */
     static RedisStore openRedis(String uri) {
         Parsed p = parse(uri);
-        JedisPooled client = new JedisPooled(p.address, p.config);
+        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        pool.setMaxTotal(p.poolSize);
+        pool.setMaxIdle(p.poolSize);
+        JedisPooled client = new JedisPooled(p.address, p.config, pool);
         try {
             client.ping();
         } catch (JedisException e) {
@@ -90,12 +95,14 @@ public final class RedisStoreProvider implements StoreProvider {
         final JedisClientConfig config;
         final String prefix;
         final long feedMaxLength;
+        final int poolSize;
 
-        Parsed(HostAndPort address, JedisClientConfig config, String prefix, long feedMaxLength) {
+        Parsed(HostAndPort address, JedisClientConfig config, String prefix, long feedMaxLength, int poolSize) {
             this.address = address;
             this.config = config;
             this.prefix = prefix;
             this.feedMaxLength = feedMaxLength;
+            this.poolSize = poolSize;
         }
     }
 
@@ -160,7 +167,7 @@ public final class RedisStoreProvider implements StoreProvider {
         for (String k : q.keySet()) {
             if (!PARAMS.contains(k)) {
                 throw new IllegalArgumentException("unknown Redis URI parameter '" + k + "' (known: prefix, timeout,"
-                        + " feedMaxLength): " + safe);
+                        + " poolSize, feedMaxLength): " + safe);
             }
         }
         if (q.containsKey("timeout")) {
@@ -168,8 +175,9 @@ public final class RedisStoreProvider implements StoreProvider {
             cfg.timeoutMillis(t);
         }
         long maxLen = q.containsKey("feedMaxLength") ? positiveInt(q.get("feedMaxLength"), "feedMaxLength", safe) : 0;
+        int poolSize = q.containsKey("poolSize") ? positiveInt(q.get("poolSize"), "poolSize", safe) : 16;
         String prefix = q.getOrDefault("prefix", "");
-        return new Parsed(new HostAndPort(host, port), cfg.build(), prefix, maxLen);
+        return new Parsed(new HostAndPort(host, port), cfg.build(), prefix, maxLen, poolSize);
     }
 
     private static int positiveInt(String v, String name, String safe) {

@@ -29,7 +29,7 @@ class RedisStoreProviderTest {
     @Test
     void parsesEveryPartOfTheUri() {
         RedisStoreProvider.Parsed p = RedisStoreProvider.parse(
-                "redis://alice:" + SECRET + "@cache.internal:6380/3?prefix=myapp:&timeout=1500&feedMaxLength=500");
+                "redis://alice:" + SECRET + "@cache.internal:6380/3?prefix=myapp:&timeout=1500&feedMaxLength=500&poolSize=4");
         assertEquals("cache.internal", p.address.getHost());
         assertEquals(6380, p.address.getPort());
         assertEquals("alice", p.config.getUser());
@@ -40,6 +40,7 @@ class RedisStoreProviderTest {
         assertFalse(p.config.isSsl());
         assertEquals("myapp:", p.prefix);
         assertEquals(500, p.feedMaxLength);
+        assertEquals(4, p.poolSize);
     }
 
     @Test
@@ -50,6 +51,7 @@ class RedisStoreProviderTest {
         assertNull(p.config.getUser());
         assertNull(p.config.getPassword());
         assertEquals("", p.prefix);
+        assertEquals(16, p.poolSize);
 
         RedisStoreProvider.Parsed tls = RedisStoreProvider.parse("rediss://:" + SECRET + "@redis.example.com:6390/");
         assertTrue(tls.config.isSsl());
