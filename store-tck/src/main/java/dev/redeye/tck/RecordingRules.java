@@ -187,6 +187,7 @@ abstract class RecordingRules extends PlainStoreRules {
     @DisplayName("R2.7 8 threads over 2 clients record 4,000 failures: exactly 4,000 counted")
     void r2_7_concurrentFailuresAreCountedExactly() throws Exception {
         Store[] clients = {client(), client()};
+        recording(clients[0]);
         String k = key("count");
         Policy p = consecutive(1_000_000);
         int threads = 8;
@@ -213,6 +214,7 @@ abstract class RecordingRules extends PlainStoreRules {
     @DisplayName("R2.8 8 threads race past failureThreshold 100: exactly one opening, version + 1")
     void r2_8_exactlyOneCallOpens() throws Exception {
         Store[] clients = {client(), client()};
+        recording(clients[0]);
         Policy p = consecutive(100);
         for (int round = 0; round < 3; round++) {
             String k = key("race-" + round);
@@ -364,6 +366,7 @@ abstract class RecordingRules extends PlainStoreRules {
     @DisplayName("R3.3 8 threads over 2 clients record 2,000 outcomes: samples is exactly 2,000")
     void r3_3_concurrentOutcomesAreCountedExactly() throws Exception {
         Store[] clients = {client(), client()};
+        recording(clients[0]);
         String k = key("samples");
         Policy p = errorRate(Integer.MAX_VALUE, 1.0, 0.9);
         ConcurrentLinkedQueue<Long> seen = new ConcurrentLinkedQueue<>();

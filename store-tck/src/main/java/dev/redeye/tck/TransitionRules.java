@@ -203,6 +203,7 @@ abstract class TransitionRules extends ClaimRules {
     @DisplayName("R5.6 concurrent trial outcomes from 2 clients are linearizable")
     void r5_6_concurrentTrialOutcomesAreLinearizable() throws Exception {
         Store[] clients = {client(), client()};
+        transitions(clients[0]);
         String k = key("linear");
         Policy p = Policy.builder().failureThreshold(3).successThreshold(2).jitter(0).build();
         BreakerState start = openState(T0, 20);

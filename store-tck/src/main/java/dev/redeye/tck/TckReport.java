@@ -1,0 +1,153 @@
+package dev.redeye.tck;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The outcome of one TCK run ({@link TckRunner}): one {@link RuleResult} per rule that was selected, in rule
+ * order, plus a plain-text {@link #format()}. Immutable and thread-safe.
+ */
+public final class TckReport {
+
+    /** What happened to one rule. */
+    public enum Status {
+        /** The rule held. */
+        PASSED,
+        /** The rule was broken (or its test could not run); the message says how. */
+        FAILED,
+        /** The store does not declare the capability the rule needs, or an optional hook is missing. */
+        SKIPPED
+    }
+
+    /**
+     * The result of one rule.
+     *
+     * @param rule    the rule
+     * @param status  passed, failed or skipped
+     * @param message why it failed or was skipped; empty when it passed
+     */
+    public record RuleResult(Rule rule, Status status, String message) {
+        /**
+         * @throws NullPointerException if any component is null
+         */
+        public RuleResult {
+            Objects.requireNonNull(rule, "rule");
+            Objects.requireNonNull(status, "status");
+            Objects.requireNonNull(message, "message");
+        }
+
+        /** The rule's stable id, for example {@code "R2.7"}. */
+        public String id() {
+            return rule.id();
+        }
+
+        /** The rule's one-line statement. */
+        public String statement() {
+            return rule.statement();
+        }
+    }
+
+    private final String target;
+    private final List<RuleResult> results;
+    private final Duration elapsed;
+
+    /**
+     * @param target  what was tested, safe to print (a redacted URI, for example)
+     * @param results one result per selected rule
+     * @param elapsed how long the run took
+     * @throws NullPointerException if any argument is null
+     */
+    public TckReport(String target, List<RuleResult> results, Duration elapsed) {
+        this.target = Objects.requireNonNull(target, "target");
+        List<RuleResult> sorted = new ArrayList<>(Objects.requireNonNull(results, "results"));
+        sorted.sort((a, b) -> a.rule().compareTo(b.rule()));
+        this.results = Collections.unmodifiableList(sorted);
+        this.elapsed = Objects.requireNonNull(elapsed, "elapsed");
+    }
+
+    /** What was tested (passwords redacted). */
+    public String target() {
+        return target;
+    }
+
+    /** Every selected rule's result, in rule order. */
+    public List<RuleResult> results() {
+        return results;
+    }
+
+    /** The result of {@code rule}, if it was selected. */
+    public Optional<RuleResult> result(Rule rule) {
+        return results.stream().filter(r -> r.rule() == rule).findFirst();
+    }
+
+    /**
+     * The result of the rule with this id ({@code "R2.7"}).
+     *
+     * @throws IllegalArgumentException if the id is unknown or the rule was not selected
+     */
+    public RuleResult result(String id) {
+        Rule rule = Rule.byId(id);
+        return result(rule).orElseThrow(() -> new IllegalArgumentException("rule " + id + " was not run"));
+    }
+
+    /** How long the run took. */
+    public Duration elapsed() {
+        return elapsed;
+    }
+
+    /** Number of rules that passed. */
+    public long passed() {
+        return count(Status.PASSED);
+    }
+
+    /** Number of rules that failed. */
+    public long failed() {
+        return count(Status.FAILED);
+    }
+
+    /** Number of rules that were skipped. */
+    public long skipped() {
+        return count(Status.SKIPPED);
+    }
+
+    /** Whether no rule failed (skipped rules do not count against a store). */
+    public boolean successful() {
+        return failed() == 0;
+    }
+
+    private long count(Status s) {
+        return results.stream().filter(r -> r.status() == s).count();
+    }
+
+    /**
+     * The report as text: a header, one line per rule ({@code PASSED  R1.1  statement}), the message of every
+     * failed or skipped rule indented under it, and a summary line.
+     */
+    public String format() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("redeye store TCK against ").append(target).append(" (").append(results.size())
+                .append(" rules, ").append(String.format(Locale.ROOT, "%.1f", elapsed.toMillis() / 1000.0))
+                .append(" s)\n");
+        for (RuleResult r : results) {
+            sb.append(String.format(Locale.ROOT, "%-8s %-5s %s%n", r.status(), r.id(), r.statement()));
+            if (r.status() != Status.PASSED && !r.message().isEmpty()) {
+                for (String line : r.message().split("\n")) {
+                    sb.append("               ").append(line.strip()).append('\n');
+                }
+            }
+        }
+        sb.append(String.format(Locale.ROOT, "%d passed, %d failed, %d skipped%n", passed(), failed(), skipped()));
+        return sb.toString();
+    }
+
+    @Override
+    public String toString() {
+        return "TckReport[" + target + ": " + passed() + " passed, " + failed() + " failed, " + skipped()
+                + " skipped]";
+    }
+}

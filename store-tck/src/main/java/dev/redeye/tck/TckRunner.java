@@ -1,0 +1,214 @@
+package dev.redeye.tck;
+
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
+
+import dev.redeye.api.Store;
+import dev.redeye.api.StoreUris;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.TestSource;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.launcher.EngineFilter;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.LauncherSession;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+import org.opentest4j.TestAbortedException;
+
+/**
+ * Runs the TCK outside a build, through the JUnit Platform Launcher, and returns a {@link TckReport}. This is
+ * what {@code redeye tck --store URI} calls:
+ *
+ * <pre>{@code
+ * TckReport report = TckRunner.run("redis://127.0.0.1:6379");
+ * System.out.print(report.format());
+ * System.exit(report.successful() ? 0 : 1);
+ * }</pre>
+ *
+ * <p>A run opens many clients (two or more per rule) and takes a few seconds to a minute depending on the
+ * store; rules run one after another on the calling thread's launcher. Runs are independent and may happen
+ * concurrently. The Jupiter engine must be on the classpath (this module brings it at runtime scope).
+ */
+public final class TckRunner {
+    /** The JUnit configuration parameter (and system property) holding the store URI of {@link UriStoreTck}. */
+    public static final String URI_PARAMETER = "redeye.tck.uri";
+    /** The configuration parameter naming a registered supplier of {@link SuppliedStoreTck}. */
+    static final String SUPPLIER_PARAMETER = "redeye.tck.supplier";
+
+    private static final Map<String, Supplier<? extends Store>> SUPPLIERS = new ConcurrentHashMap<>();
+
+    private TckRunner() {
+    }
+
+    /**
+     * Runs every rule against the store the URI opens ({@code Stores.open(uri)} for each client).
+     *
+     * @throws NullPointerException     if {@code uri} is null
+     * @throws IllegalArgumentException if the URI has no scheme
+     */
+    public static TckReport run(String uri) {
+        return run(uri, EnumSet.allOf(Rule.class));
+    }
+
+    /**
+     * Runs the given rules against the store the URI opens.
+     *
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if the URI has no scheme or {@code rules} is empty
+     */
+    public static TckReport run(String uri, Collection<Rule> rules) {
+        Objects.requireNonNull(uri, "uri");
+        StoreUris.scheme(uri); // fails early, redacted, on a URI without a scheme
+        return launch(UriStoreTck.class, Map.of(URI_PARAMETER, uri), rules, StoreUris.redact(uri));
+    }
+
+    /**
+     * Runs every rule over clients from {@code clients}: each call must return a new independent client of
+     * the same shared data (two clients stand for two processes). The TCK closes every client it gets.
+     *
+     * @throws NullPointerException if {@code clients} is null
+     */
+    public static TckReport run(Supplier<? extends Store> clients) {
+        return run(clients, EnumSet.allOf(Rule.class));
+    }
+
+    /**
+     * Runs the given rules over clients from {@code clients}.
+     *
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if {@code rules} is empty
+     */
+    public static TckReport run(Supplier<? extends Store> clients, Collection<Rule> rules) {
+        Objects.requireNonNull(clients, "clients");
+        String id = UUID.randomUUID().toString();
+        SUPPLIERS.put(id, clients);
+        try {
+            return launch(SuppliedStoreTck.class, Map.of(SUPPLIER_PARAMETER, id), rules, "clients from a Supplier<Store>");
+        } finally {
+            SUPPLIERS.remove(id);
+        }
+    }
+
+    static Supplier<? extends Store> supplier(String id) {
+        return SUPPLIERS.get(id);
+    }
+
+    static TckReport launch(Class<?> testClass, Map<String, String> parameters, Collection<Rule> rules,
+            String target) {
+        Objects.requireNonNull(rules, "rules");
+        if (rules.isEmpty()) {
+            throw new IllegalArgumentException("no rules selected");
+        }
+        EnumSet<Rule> selected = EnumSet.copyOf(rules);
+        LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request()
+                .filters(EngineFilter.includeEngines("junit-jupiter"))
+                .configurationParameters(parameters);
+        for (Rule r : selected) {
+            request.selectors(selectMethod(testClass, testMethod(testClass, r)));
+        }
+        Collector collector = new Collector();
+        long start = System.nanoTime();
+        try (LauncherSession session = LauncherFactory.openSession()) {
+            session.getLauncher().execute(request.build(), collector);
+        }
+        Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+        List<TckReport.RuleResult> results = new ArrayList<>();
+        for (Rule r : selected) {
+            TckReport.RuleResult res = collector.results.get(r);
+            if (res == null) {
+                String why = collector.containerFailure == null ? "the rule's test did not run"
+                        : "the rule's test did not run: " + collector.containerFailure;
+                res = new TckReport.RuleResult(r, TckReport.Status.FAILED, why);
+            }
+            results.add(res);
+        }
+        return new TckReport(target, results, elapsed);
+    }
+
+    /** The test method of {@code rule} in the class hierarchy of {@code testClass}. */
+    static Method testMethod(Class<?> testClass, Rule rule) {
+        for (Class<?> c = testClass; c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Method m : c.getDeclaredMethods()) {
+                if (m.isAnnotationPresent(Test.class) && m.getName().startsWith(rule.methodPrefix())) {
+                    return m;
+                }
+            }
+        }
+        throw new IllegalStateException("no test method for rule " + rule.id() + " in " + testClass.getName());
+    }
+
+    /** Maps each finished test to its rule. */
+    private static final class Collector implements TestExecutionListener {
+        private static final String ASSUMPTION_PREFIX = "Assumption failed: ";
+        final Map<Rule, TckReport.RuleResult> results = new EnumMap<>(Rule.class);
+        volatile String containerFailure;
+
+        @Override
+        public synchronized void executionSkipped(TestIdentifier id, String reason) {
+            rule(id).ifPresent(r -> results.put(r, new TckReport.RuleResult(r, TckReport.Status.SKIPPED,
+                    String.valueOf(reason))));
+        }
+
+        @Override
+        public synchronized void executionFinished(TestIdentifier id, TestExecutionResult result) {
+            Optional<Rule> rule = rule(id);
+            String message = result.getThrowable().map(Collector::describe).orElse("");
+            if (rule.isEmpty()) {
+                if (result.getStatus() == TestExecutionResult.Status.FAILED) {
+                    containerFailure = id.getDisplayName() + ": " + message;
+                }
+                return;
+            }
+            TckReport.Status status;
+            switch (result.getStatus()) {
+                case SUCCESSFUL:
+                    status = TckReport.Status.PASSED;
+                    break;
+                case ABORTED:
+                    status = TckReport.Status.SKIPPED;
+                    break;
+                default:
+                    status = TckReport.Status.FAILED;
+                    break;
+            }
+            results.put(rule.get(), new TckReport.RuleResult(rule.get(), status, message));
+        }
+
+        private static Optional<Rule> rule(TestIdentifier id) {
+            if (!id.isTest()) {
+                return Optional.empty();
+            }
+            Optional<TestSource> source = id.getSource();
+            if (source.isPresent() && source.get() instanceof MethodSource) {
+                return Rule.ofMethodName(((MethodSource) source.get()).getMethodName());
+            }
+            return Optional.empty();
+        }
+
+        private static String describe(Throwable t) {
+            if (t instanceof TestAbortedException || t instanceof AssertionError) {
+                String m = t.getMessage();
+                if (m == null) {
+                    return t.getClass().getSimpleName();
+                }
+                return m.startsWith(ASSUMPTION_PREFIX) ? m.substring(ASSUMPTION_PREFIX.length()) : m;
+            }
+            return t.toString();
+        }
+    }
+}

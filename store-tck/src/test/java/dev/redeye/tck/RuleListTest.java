@@ -1,0 +1,51 @@
+package dev.redeye.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** The numbered rule list and the test methods of {@link StoreTck} match one to one. */
+class RuleListTest {
+    private static final Pattern ID = Pattern.compile("R[0-7]\\.[0-9]");
+
+    @Test
+    void everyRuleHasExactlyOneTestMethodNamedAfterIt() {
+        Map<Rule, List<String>> methods = new EnumMap<>(Rule.class);
+        for (Class<?> c = StoreTck.class; c != Object.class; c = c.getSuperclass()) {
+            for (Method m : c.getDeclaredMethods()) {
+                if (!m.isAnnotationPresent(Test.class)) {
+                    continue;
+                }
+                Rule r = Rule.ofMethodName(m.getName()).orElseThrow(
+                        () -> new AssertionError("test method " + m.getName() + " carries no rule id"));
+                methods.computeIfAbsent(r, k -> new ArrayList<>()).add(m.getName());
+                DisplayName dn = m.getAnnotation(DisplayName.class);
+                assertTrue(dn != null && dn.value().startsWith(r.id() + " "),
+                        m.getName() + " must have @DisplayName starting with \"" + r.id() + " \"");
+            }
+        }
+        for (Rule r : Rule.values()) {
+            assertEquals(1, methods.getOrDefault(r, List.of()).size(), "test methods of " + r.id() + ": "
+                    + methods.get(r));
+        }
+    }
+
+    @Test
+    void theListHoldsThe51RulesOfTckRulesPlusR01() {
+        assertEquals(52, Rule.values().length);
+        for (Rule r : Rule.values()) {
+            assertTrue(ID.matcher(r.id()).matches(), r.id());
+            assertEquals(r.name().replace('_', '.'), r.id(), "constant name and id agree");
+            assertTrue(!r.statement().isBlank() && !r.hint().isBlank(), r.id());
+        }
+        assertEquals(Rule.R0_1, Rule.values()[0]);
+    }
+}

@@ -1,0 +1,72 @@
+package dev.redeye.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.redeye.InMemoryStore;
+import dev.redeye.tck.TckReport.RuleResult;
+import dev.redeye.tck.TckReport.Status;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** {@link TckRunner} and {@link TckReport}: the entry point of {@code redeye tck}. */
+class TckRunnerTest {
+
+    @Test
+    void inMemoryStorePassesEveryRuleThroughTheLauncher() {
+        try (InMemoryStore backing = new InMemoryStore()) {
+            TckReport report = TckRunner.run(backing::newClient);
+            assertEquals(Rule.values().length, report.results().size(), "one result per rule");
+            assertEquals(0, report.failed(), report.format());
+            // Hooks cannot be passed through a supplier: those two rules are skipped, with the reason.
+            assertEquals(Set.of(Rule.R1_7, Rule.R6_8), Set.copyOf(report.results().stream()
+                    .filter(r -> r.status() == Status.SKIPPED).map(RuleResult::rule).toList()), report.format());
+            assertTrue(report.result("R1.7").message().contains("corrupt"), report.format());
+            assertTrue(report.result("R6.8").message().contains("interruptFeed"), report.format());
+            assertTrue(report.successful());
+            String text = report.format();
+            assertTrue(text.contains("PASSED   R2.7  8 threads over 2 clients"), text);
+            assertTrue(text.contains(Rule.values().length - 2 + " passed, 0 failed, 2 skipped"), text);
+        }
+    }
+
+    @Test
+    void unknownSchemeFailsEveryRuleWithTheReason() {
+        TckReport report = TckRunner.run("nosuch://user:hunter2@host:1/db", EnumSet.of(Rule.R1_1, Rule.R1_2));
+        assertEquals(2, report.failed(), report.format());
+        RuleResult r = report.result("R1.1");
+        assertTrue(r.message().startsWith("R1.1 violated: unexpected java.lang.IllegalArgumentException"), r.message());
+        assertFalse(report.format().contains("hunter2"), "the password must not be printed: " + report.format());
+        assertTrue(report.target().contains("nosuch://user:***@host"), report.target());
+    }
+
+    @Test
+    void uriStoreTckWithoutUriSkipsEveryRule() {
+        TckReport report = TckRunner.launch(UriStoreTck.class, Map.of(), EnumSet.of(Rule.R1_1, Rule.R4_4), "none");
+        for (RuleResult r : report.results()) {
+            assertEquals(Status.SKIPPED, r.status(), report.format());
+            assertTrue(r.message().contains(TckRunner.URI_PARAMETER), r.message());
+        }
+    }
+
+    @Test
+    void uriStoreTckOpensClientsWithStoresOpen() {
+        // memory: gives each client its own store; the single-client rules still hold.
+        TckReport report = TckRunner.run("memory:", EnumSet.of(Rule.R1_1, Rule.R1_8, Rule.R4_1));
+        assertEquals(Status.PASSED, report.result("R1.1").status(), report.format());
+        assertEquals(Status.PASSED, report.result("R1.8").status(), report.format());
+    }
+
+    @Test
+    void badArgumentsAreRejected() {
+        assertThrows(NullPointerException.class, () -> TckRunner.run((String) null));
+        assertThrows(IllegalArgumentException.class, () -> TckRunner.run("no-scheme"));
+        assertThrows(IllegalArgumentException.class, () -> TckRunner.run("memory:", EnumSet.noneOf(Rule.class)));
+        assertThrows(IllegalArgumentException.class, () -> Rule.byId("R9.9"));
+        assertEquals(Rule.R2_7, Rule.byId("r2.7"));
+    }
+}
