@@ -141,7 +141,7 @@ public final class CircuitBreaker implements AutoCloseable {
             this.local = new InMemoryStore();
             this.store = local;
             this.closeStore = true;
-            this.access = new StoreAccess(local, LOG, false);
+            this.access = new StoreAccess(local, InMemoryStore.class.getName(), LOG, false);
             this.subscription = null;
         } else {
             this.local = null;
@@ -149,7 +149,7 @@ public final class CircuitBreaker implements AutoCloseable {
                     ? new DegradingStore(configured, (op, e) -> storeError(entry(op), e))
                     : configured;
             this.closeStore = config.closeStore();
-            this.access = new StoreAccess(store, LOG, wantCache);
+            this.access = new StoreAccess(store, configured.getClass().getName(), LOG, wantCache);
             this.subscription = wantCache && access.feed != null ? subscribe(access.feed) : null;
         }
     }
@@ -159,7 +159,7 @@ public final class CircuitBreaker implements AutoCloseable {
             return feed.subscribe(this::onFeedEvent, this::onFeedGap);
         } catch (StoreException e) {
             LOG.warn("could not subscribe to the transition feed of store {}: the local cache is unavailable ({})",
-                    store.getClass().getName(), e.getMessage());
+                    config.store().map(st -> st.getClass().getName()).orElse("?"), e.getMessage());
             return null;
         }
     }
@@ -763,12 +763,14 @@ public final class CircuitBreaker implements AutoCloseable {
         } catch (RuntimeException ex) {
             LOG.warn("closing the feed subscription failed", ex);
         } finally {
-            if (closeStore) {
-                try {
+            try {
+                if (closeStore) {
                     store.close();
-                } catch (RuntimeException ex) {
-                    LOG.warn("closing the store failed", ex);
+                } else if (store instanceof DegradingStore) {
+                    ((DegradingStore) store).closeLocalOnly(); // the user keeps the real store; ours goes
                 }
+            } catch (RuntimeException ex) {
+                LOG.warn("closing the store failed", ex);
             }
         }
     }

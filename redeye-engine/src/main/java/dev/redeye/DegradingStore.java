@@ -107,9 +107,9 @@ final class DegradingStore implements Store {
         }
     }
 
-    /** Whether the last operation on {@code key} fell back to memory (for tests and diagnostics). */
-    boolean isDegraded(String key) {
-        return seeded.contains(key);
+    /** Closes the in-process store only; the real one belongs to the user ({@code closeStore(false)}). */
+    void closeLocalOnly() {
+        memory.close();
     }
 
     private <T> T attempt(String key, Supplier<T> onReal, Supplier<T> onMemory) {

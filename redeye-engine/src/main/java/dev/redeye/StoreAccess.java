@@ -26,13 +26,17 @@ final class StoreAccess {
     final AtomicTransitions transitions;
     final TransitionFeed feed;
 
-    StoreAccess(Store store, Logger log, boolean localCacheRequested) {
+    /**
+     * @param store               the store the engine talks to (possibly a decorator)
+     * @param storeName           what warnings call it: the user's store class, never a URI
+     */
+    StoreAccess(Store store, String storeName, Logger log, boolean localCacheRequested) {
         this.store = store;
         this.recording = store.capability(AtomicRecording.class).orElse(null);
         this.claims = store.capability(TrialClaims.class).orElse(null);
         this.transitions = store.capability(AtomicTransitions.class).orElse(null);
         this.feed = store.capability(TransitionFeed.class).orElse(null);
-        String name = store.getClass().getName();
+        String name = storeName;
         if (recording == null) {
             log.warn("store {} lacks AtomicRecording: outcomes are recorded with get-then-put, so failure counts "
                     + "may be lost under concurrency", name);

@@ -233,6 +233,21 @@ class DistributedModeTest {
     }
 
     @Test
+    void underTheLocalPolicyWarningsNameTheUsersStoreAndTheFallbacksDegradeToo() {
+        try (LogCapture log = LogCapture.start()) {
+            CountingStore s = CountingStore.over(backend, AtomicRecording.class);
+            CircuitBreaker b = build(builder(s).failureThreshold(2).storeErrorPolicy(StoreErrorPolicy.LOCAL));
+            assertEquals(1, log.warnings("store dev.redeye.CountingStore lacks AtomicRecording"));
+            assertEquals(0, log.warnings("DegradingStore"));
+            failOnce(b, OP);
+            s.failing = true;
+            failOnce(b, OP); // get-then-put against the in-process store seeded with failures = 1
+            rejected(b, OP);
+            assertEquals(1, backend.get(OP).orElseThrow().failures());
+        }
+    }
+
+    @Test
     void withoutTrialClaimsEachInstanceClaimsItsOwnTrial() {
         CircuitBreaker b1 = build(builder(CountingStore.over(backend, TrialClaims.class)).failureThreshold(1)
                 .successThreshold(2));
