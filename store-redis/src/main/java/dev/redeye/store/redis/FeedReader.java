@@ -121,49 +121,53 @@ final class FeedReader {
     private void run() {
         Connection c = current;
         long backoff = backoffMinMillis;
-        while (!closed) {
-            try {
-                if (c == null) {
-                    c = connector.open(clientName);
-                    current = c;
+        try {
+            while (!closed) {
+                try {
+                    if (c == null) {
+                        c = connector.open(clientName);
+                        current = c;
+                        if (closed) {
+                            break;
+                        }
+                        LOG.info("redeye feed reader {} reconnected to {}", clientName, connector.describe());
+                    }
+                    Jedis jedis = new Jedis(c);
+                    XReadParams params = XReadParams.xReadParams().block(blockMillis).count(READ_COUNT);
+                    while (!closed) {
+                        List<Map.Entry<String, List<StreamEntry>>> batch =
+                                jedis.xread(params, Map.of(streamKey, lastId));
+                        backoff = backoffMinMillis;
+                        if (batch == null) {
+                            continue; // XREAD BLOCK timed out: nothing new
+                        }
+                        for (Map.Entry<String, List<StreamEntry>> stream : batch) {
+                            for (StreamEntry entry : stream.getValue()) {
+                                lastId = entry.getID(); // advanced first: a failing entry is never re-read
+                                dispatch(entry);
+                            }
+                        }
+                    }
+                } catch (RuntimeException e) {
                     if (closed) {
                         break;
                     }
-                    LOG.info("redeye feed reader {} reconnected to {}", clientName, connector.describe());
-                }
-                Jedis jedis = new Jedis(c);
-                XReadParams params = XReadParams.xReadParams().block(blockMillis).count(READ_COUNT);
-                while (!closed) {
-                    List<Map.Entry<String, List<StreamEntry>>> batch = jedis.xread(params, Map.of(streamKey, lastId));
-                    backoff = backoffMinMillis;
-                    if (batch == null) {
-                        continue; // XREAD BLOCK timed out: nothing new
+                    LOG.warn("redeye feed reader {} lost its connection to {} ({}); signalling a gap, retrying in {} ms",
+                            clientName, connector.describe(), e.toString(), backoff);
+                    connector.discard(c);
+                    c = null;
+                    current = null;
+                    for (Sub s : subscribers) {
+                        s.gap();
                     }
-                    for (Map.Entry<String, List<StreamEntry>> stream : batch) {
-                        for (StreamEntry entry : stream.getValue()) {
-                            lastId = entry.getID();
-                            dispatch(entry);
-                        }
-                    }
+                    pause(backoff);
+                    backoff = Math.min(backoff * 2, backoffMaxMillis);
                 }
-            } catch (RuntimeException e) {
-                if (closed) {
-                    break;
-                }
-                LOG.warn("redeye feed reader {} lost its connection to {} ({}); signalling a gap, retrying in {} ms",
-                        clientName, connector.describe(), e.toString(), backoff);
-                connector.discard(c);
-                c = null;
-                current = null;
-                for (Sub s : subscribers) {
-                    s.gap();
-                }
-                pause(backoff);
-                backoff = Math.min(backoff * 2, backoffMaxMillis);
             }
+        } finally {
+            connector.discard(c);
+            current = null;
         }
-        connector.discard(c);
-        current = null;
     }
 
     private void pause(long millis) {

@@ -119,6 +119,16 @@ class RedisStoreProviderTest {
     }
 
     @Test
+    void theEnginesStoresOpenFindsThisProvider() {
+        String prefix = RedisTestSupport.newPrefix();
+        try (Store store = dev.redeye.Stores.open(RedisTestSupport.url() + "?prefix=" + prefix)) {
+            assertTrue(store instanceof RedisStore, "Stores.open picked " + store.getClass());
+            assertTrue(store.get("nothing").isEmpty());
+        }
+        assertTrue(dev.redeye.Stores.schemes().containsAll(java.util.Set.of("redis", "rediss")));
+    }
+
+    @Test
     void opensAWorkingStoreWithPrefixAndFeedFromTheUri() throws Exception {
         String prefix = RedisTestSupport.newPrefix();
         String url = RedisTestSupport.url();
