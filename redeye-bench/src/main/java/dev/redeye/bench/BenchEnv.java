@@ -1,0 +1,133 @@
+package dev.redeye.bench;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The settings of one {@link DistributedBench} run: which backends and sections, where the services are
+ * ({@code REDEYE_REDIS_URL}, {@code REDEYE_POSTGRES_URL}), and whether this is a short smoke run
+ * ({@code --quick}: a few hundred calls per figure, fit only to check the harness works).
+ */
+final class BenchEnv {
+    static final List<String> ALL_STORES = List.of("memory", "redis", "postgres");
+    static final List<String> ALL_SECTIONS = List.of("ops", "latency", "atomic", "growth", "fleet");
+
+    private final List<String> stores;
+    private final List<String> sections;
+    private final boolean quick;
+    private final String redisUrl;
+    private final String postgresUrl;
+
+    BenchEnv(List<String> stores, List<String> sections, boolean quick, String redisUrl, String postgresUrl) {
+        for (String s : stores) {
+            if (!ALL_STORES.contains(s)) {
+                throw new IllegalArgumentException("unknown store '" + s + "'; known: " + ALL_STORES);
+            }
+        }
+        for (String s : sections) {
+            if (!ALL_SECTIONS.contains(s)) {
+                throw new IllegalArgumentException("unknown section '" + s + "'; known: " + ALL_SECTIONS);
+            }
+        }
+        this.stores = List.copyOf(stores);
+        this.sections = List.copyOf(sections);
+        this.quick = quick;
+        int q = redisUrl.indexOf('?');
+        this.redisUrl = q < 0 ? redisUrl : redisUrl.substring(0, q);
+        this.postgresUrl = postgresUrl;
+    }
+
+    /**
+     * Parses {@code [--stores a,b] [--sections a,b] [--quick]}.
+     *
+     * @throws IllegalArgumentException on an unknown argument, store or section
+     */
+    static BenchEnv parse(String[] args) {
+        List<String> stores = ALL_STORES;
+        List<String> sections = ALL_SECTIONS;
+        boolean quick = false;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--stores":
+                    stores = list(args, ++i);
+                    break;
+                case "--sections":
+                    sections = list(args, ++i);
+                    break;
+                case "--quick":
+                    quick = true;
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown argument '" + args[i]
+                            + "'; usage: DistributedBench [--stores memory,redis,postgres]"
+                            + " [--sections ops,latency,atomic,growth,fleet] [--quick]");
+            }
+        }
+        String redis = env("REDEYE_REDIS_URL", "redis://127.0.0.1:6379");
+        String pg = env("REDEYE_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres");
+        return new BenchEnv(stores, sections, quick, redis, pg);
+    }
+
+    private static List<String> list(String[] args, int i) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException("missing value after " + args[i - 1]);
+        }
+        return Arrays.asList(args[i].split(","));
+    }
+
+    private static String env(String name, String fallback) {
+        String v = System.getenv(name);
+        return v == null || v.isBlank() ? fallback : v;
+    }
+
+    List<String> stores() {
+        return stores;
+    }
+
+    boolean runs(String section) {
+        return sections.contains(section);
+    }
+
+    boolean quick() {
+        return quick;
+    }
+
+    String redisUrl() {
+        return redisUrl;
+    }
+
+    String postgresUrl() {
+        return postgresUrl;
+    }
+
+    /** Real time of each load phase of the operations table. */
+    long phaseMillis() {
+        return quick ? 300 : 2_000;
+    }
+
+    /**
+     * A fixture for a backend name.
+     *
+     * @param pooled for PostgreSQL: over a HikariCP pool (true) or through its URI, unpooled (false)
+     */
+    StoreFixture fixture(String store, boolean pooled) {
+        switch (store) {
+            case "memory":
+                return StoreFixture.memory();
+            case "redis":
+                return StoreFixture.redis(redisUrl);
+            case "postgres":
+                return StoreFixture.postgres(postgresUrl, pooled);
+            default:
+                throw new IllegalArgumentException("unknown store '" + store + "'; known: " + ALL_STORES);
+        }
+    }
+
+    /** Whether the run includes a backend. */
+    boolean has(String store) {
+        return stores.contains(store);
+    }
+
+    static final Set<String> REMOTE = Set.of("redis", "postgres");
+}

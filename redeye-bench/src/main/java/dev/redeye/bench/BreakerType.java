@@ -1,0 +1,183 @@
+package dev.redeye.bench;
+
+import dev.failsafe.CircuitBreakerOpenException;
+import dev.failsafe.Failsafe;
+import dev.failsafe.FailsafeExecutor;
+import dev.redeye.CheckedSupplier;
+import dev.redeye.CircuitBreaker;
+import dev.redeye.api.CircuitOpenException;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/**
+ * The competitors of the local-mode benchmarks, each behind {@link BreakerAdapter} (the Caffeine
+ * {@code CacheType} pattern): a benchmark takes a {@code @Param BreakerType} and calls {@link #create()}.
+ *
+ * <p>Every breaker is configured with its library's defaults except where a benchmark needs otherwise, and
+ * that is said here: the open period is one hour (so a tripped breaker stays open for the whole
+ * measurement), and Resilience4j's rejection exception is built without a stack trace
+ * ({@code writableStackTraceEnabled(false)}), which is what redeye does by default; Failsafe 3.3.2 has no such
+ * option. Each competitor is called the way its documentation shows, with the decorated call built once:
+ * {@code breaker.execute(op, call)} for redeye, a supplier decorated once with
+ * {@code CircuitBreaker.decorateSupplier} for Resilience4j, and one {@code FailsafeExecutor} for Failsafe.
+ */
+public enum BreakerType {
+    /** No breaker at all: the call itself, the limit every breaker is measured against. */
+    DIRECT {
+        @Override
+        public BreakerAdapter create() {
+            return new Direct();
+        }
+    },
+    /** redeye in local mode (no store), reference defaults, stack traces off (its default). */
+    REDEYE {
+        @Override
+        public BreakerAdapter create() {
+            return new Redeye();
+        }
+    },
+    /** Resilience4j 2.4.0 {@code CircuitBreaker}, default configuration. */
+    RESILIENCE4J {
+        @Override
+        public BreakerAdapter create() {
+            return new Resilience4j();
+        }
+    },
+    /** Failsafe 3.3.2 {@code CircuitBreaker}, default configuration, through one {@code FailsafeExecutor}. */
+    FAILSAFE {
+        @Override
+        public BreakerAdapter create() {
+            return new FailsafeBreaker();
+        }
+    };
+
+    /** The open period every tripped breaker gets: long enough that no benchmark sees it elapse. */
+    static final Duration OPEN_FOR = Duration.ofHours(1);
+    /** The one operation name the redeye adapter uses. */
+    static final String OPERATION = "bench";
+
+    /**
+     * A new, closed breaker of this type with its own state. Cheap (no threads, no I/O).
+     *
+     * @return an adapter the caller closes
+     */
+    public abstract BreakerAdapter create();
+
+    /** The value the benchmark's trivial call returns; a field, not a constant, so the JIT cannot fold it. */
+    static final class Payload {
+        Object value = new Object();
+    }
+
+    private static final class Direct implements BreakerAdapter {
+        private final Payload payload = new Payload();
+        private final Supplier<Object> call = () -> payload.value;
+
+        @Override
+        public Object call() {
+            return call.get();
+        }
+
+        @Override
+        public void trip() {
+            throw new UnsupportedOperationException("DIRECT has no breaker to trip");
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private static final class Redeye implements BreakerAdapter {
+        private final Payload payload = new Payload();
+        private final CheckedSupplier<Object, RuntimeException> call = () -> payload.value;
+        private final CircuitBreaker breaker = CircuitBreaker.builder().resetTimeout(OPEN_FOR).build();
+
+        @Override
+        public Object call() {
+            try {
+                return breaker.execute(OPERATION, call);
+            } catch (CircuitOpenException e) {
+                return e;
+            }
+        }
+
+        @Override
+        public void trip() {
+            for (int i = 0; i < breaker.config().failureThreshold(); i++) {
+                breaker.recordFailure(OPERATION);
+            }
+            requireRejected(call(), CircuitOpenException.class, this);
+        }
+
+        @Override
+        public void close() {
+            breaker.close();
+        }
+    }
+
+    private static final class Resilience4j implements BreakerAdapter {
+        private final Payload payload = new Payload();
+        private final io.github.resilience4j.circuitbreaker.CircuitBreaker breaker =
+                io.github.resilience4j.circuitbreaker.CircuitBreaker.of("bench", CircuitBreakerConfig.custom()
+                        .waitDurationInOpenState(OPEN_FOR)
+                        .writableStackTraceEnabled(false)
+                        .build());
+        private final Supplier<Object> call = io.github.resilience4j.circuitbreaker.CircuitBreaker
+                .decorateSupplier(breaker, () -> payload.value);
+
+        @Override
+        public Object call() {
+            try {
+                return call.get();
+            } catch (CallNotPermittedException e) {
+                return e;
+            }
+        }
+
+        @Override
+        public void trip() {
+            breaker.transitionToOpenState();
+            requireRejected(call(), CallNotPermittedException.class, this);
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private static final class FailsafeBreaker implements BreakerAdapter {
+        private final Payload payload = new Payload();
+        private final dev.failsafe.CircuitBreaker<Object> breaker =
+                dev.failsafe.CircuitBreaker.builder().withDelay(OPEN_FOR).build();
+        private final FailsafeExecutor<Object> executor = Failsafe.with(breaker);
+        private final dev.failsafe.function.CheckedSupplier<Object> call = () -> payload.value;
+
+        @Override
+        public Object call() {
+            try {
+                return executor.get(call);
+            } catch (CircuitBreakerOpenException e) {
+                return e;
+            }
+        }
+
+        @Override
+        public void trip() {
+            breaker.open();
+            requireRejected(call(), CircuitBreakerOpenException.class, this);
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private static void requireRejected(Object result, Class<?> rejection, BreakerAdapter adapter) {
+        if (!rejection.isInstance(result)) {
+            throw new IllegalStateException(adapter.getClass().getSimpleName() + " did not reject after trip(): "
+                    + result);
+        }
+    }
+}

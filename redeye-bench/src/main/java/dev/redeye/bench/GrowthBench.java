@@ -1,0 +1,80 @@
+package dev.redeye.bench;
+
+import dev.redeye.CircuitBreaker;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.lang.ref.Reference;
+
+/**
+ * Cost growth with the number of distinct operations (1, 100, 10,000) on one breaker: the per-call cost of
+ * healthy calls spread round-robin over every operation, and the heap the breaker retains per operation
+ * (heap used after a full GC with the breaker and every operation live, minus the same before the breaker
+ * was built; the operation names and the store client are allocated before the first measurement, so they are
+ * not counted).
+ * Backends: local mode (no store), Redis and PostgreSQL with the defaults.
+ */
+final class GrowthBench {
+    static final int[] OPERATIONS = {1, 100, 10_000};
+
+    private GrowthBench() {
+    }
+
+    static String run(BenchEnv env) {
+        Table t = new Table("store", "operations", "calls measured", "ns / call", "retained heap (bytes)",
+                "bytes / operation");
+        for (String storeName : env.stores()) {
+            for (int n : OPERATIONS) {
+                measure(env, storeName, n, t);
+            }
+        }
+        return "One thread; every operation called once before the measurement; heap = used heap after"
+                + " System.gc() (MemoryMXBean), so +-1 KB of noise.\n\n" + t;
+    }
+
+    private static void measure(BenchEnv env, String storeName, int operations, Table t) {
+        boolean local = storeName.equals("memory");
+        long calls = local ? (env.quick() ? 200_000 : 5_000_000) : (env.quick() ? 1_000 : 20_000);
+        String[] names = new String[operations];
+        for (int i = 0; i < operations; i++) {
+            names[i] = "operation-" + i;
+        }
+        try (StoreFixture fixture = local ? null : env.fixture(storeName, true)) {
+            CircuitBreaker.Builder b = CircuitBreaker.builder();
+            if (!local) {
+                b.store(fixture.open()); // opened first: its client's own heap is not the breaker's
+            }
+            long before = usedHeapAfterGc();
+            try (CircuitBreaker breaker = b.build()) {
+                for (String name : names) {
+                    breaker.execute(name, Load.HEALTHY);
+                }
+                // a warm-up pass as long as the measured one, so the JIT has settled
+                int warm = (int) Math.min(calls, local ? calls : 2_000);
+                for (int i = 0; i < warm; i++) {
+                    breaker.execute(names[i % operations], Load.HEALTHY);
+                }
+                long start = System.nanoTime();
+                for (long i = 0; i < calls; i++) {
+                    breaker.execute(names[(int) (i % operations)], Load.HEALTHY);
+                }
+                long elapsed = System.nanoTime() - start;
+                long after = usedHeapAfterGc();
+                Reference.reachabilityFence(breaker);
+                long retained = after - before;
+                t.row(local ? "local mode" : storeName, operations, calls, Table.fmt(elapsed / (double) calls, 1),
+                        retained, Table.fmt(retained / (double) operations, 0));
+            }
+            Reference.reachabilityFence(names);
+        }
+    }
+
+    static long usedHeapAfterGc() {
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        long used = Long.MAX_VALUE;
+        for (int i = 0; i < 4; i++) {
+            System.gc();
+            used = Math.min(used, memory.getHeapMemoryUsage().getUsed());
+        }
+        return used;
+    }
+}

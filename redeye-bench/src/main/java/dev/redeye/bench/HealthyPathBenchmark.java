@@ -1,0 +1,64 @@
+package dev.redeye.bench;
+
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+
+/**
+ * The per-call cost of a closed, healthy breaker (local mode): one trivial call through each competitor, on
+ * one thread and on two threads sharing one breaker and one operation. {@link BreakerType#DIRECT} is the
+ * limit (the call with no breaker).
+ *
+ * <p>Run it (about 3 minutes; {@code -prof gc} adds the allocation per call, {@code gc.alloc.rate.norm}):
+ * <pre>
+ * mvn -B -q install -pl redeye-bench -DskipTests
+ * java -jar redeye-bench/target/benchmarks.jar HealthyPathBenchmark -f 1 -wi 3 -w 2s -i 5 -r 2s -prof gc
+ * </pre>
+ * Scores are the average time per call of each thread (ns/op): on a machine with at least two cores, a
+ * breaker that scales keeps its 2-thread figure close to its 1-thread figure.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class HealthyPathBenchmark {
+
+    /** The competitor. */
+    @Param({"DIRECT", "REDEYE", "RESILIENCE4J", "FAILSAFE"})
+    public BreakerType type;
+
+    private BreakerAdapter breaker;
+
+    /** Builds one closed breaker shared by every benchmark thread. */
+    @Setup
+    public void setUp() {
+        breaker = type.create();
+    }
+
+    /** Closes the breaker. */
+    @TearDown
+    public void tearDown() {
+        breaker.close();
+    }
+
+    /** One thread calling through the breaker. */
+    @Benchmark
+    @Threads(1)
+    public Object oneThread() {
+        return breaker.call();
+    }
+
+    /** Two threads calling through the same breaker and operation. */
+    @Benchmark
+    @Threads(2)
+    public Object twoThreads() {
+        return breaker.call();
+    }
+}

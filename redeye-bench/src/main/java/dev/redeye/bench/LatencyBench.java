@@ -1,0 +1,80 @@
+package dev.redeye.bench;
+
+import dev.redeye.CircuitBreaker;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * p50 and p99 of one healthy {@code execute} per backend and {@link CacheConfig}, next to the backend's own
+ * round trip measured in the same loop (each iteration times one {@code execute}, then one round trip), so
+ * both see the same machine and server state. One thread; the timer ({@code System.nanoTime()}) is read by
+ * this harness around each call, never inside the breaker.
+ */
+final class LatencyBench {
+    private LatencyBench() {
+    }
+
+    static String run(BenchEnv env) {
+        int samples = env.quick() ? 300 : 5_000;
+        int warmup = env.quick() ? 200 : 2_000;
+        Table t = new Table("store", "configuration", "execute p50 (µs)", "execute p99 (µs)", "round trip",
+                "round trip p50 (µs)", "round trip p99 (µs)", "execute p50 / round trip p50");
+        List<String[]> targets = new ArrayList<>();
+        for (String s : env.stores()) {
+            targets.add(new String[] {s, "pooled"});
+        }
+        if (env.has("postgres")) {
+            targets.add(new String[] {"postgres", "uri"});
+        }
+        for (String[] target : targets) {
+            boolean pooled = target[1].equals("pooled");
+            try (StoreFixture fixture = env.fixture(target[0], pooled)) {
+                for (CacheConfig config : CacheConfig.values()) {
+                    if (!pooled && config != CacheConfig.DEFAULTS) {
+                        continue; // one row is enough to show what a connection per call costs
+                    }
+                    int n = pooled ? samples : Math.max(100, samples / 10);
+                    measure(fixture, config, n, pooled ? warmup : warmup / 10, t);
+                }
+            }
+        }
+        return "One thread; " + samples + " paired samples per row (" + Math.max(100, samples / 10) + " for the unpooled row) after " + warmup
+                + " warm-up iterations; µs.\n\n" + t;
+    }
+
+    private static void measure(StoreFixture fixture, CacheConfig config, int n, int warmup, Table t) {
+        String op = "latency-" + config.name().toLowerCase(java.util.Locale.ROOT);
+        Latencies exec = new Latencies(n);
+        Latencies trip = new Latencies(n);
+        StoreFixture.RoundTrip rt = fixture.roundTrip();
+        try (CircuitBreaker breaker = config.apply(CircuitBreaker.builder().store(fixture.open())).build()) {
+            for (int i = 0; i < warmup + n; i++) {
+                long t0 = System.nanoTime();
+                breaker.execute(op, Load.HEALTHY);
+                long t1 = System.nanoTime();
+                if (rt != null) {
+                    rt.once();
+                }
+                long t2 = System.nanoTime();
+                if (i >= warmup) {
+                    exec.add(t1 - t0);
+                    trip.add(t2 - t1);
+                }
+            }
+        } finally {
+            if (rt != null) {
+                rt.close();
+            }
+        }
+        long e50 = exec.percentile(50);
+        if (rt == null) {
+            t.row(fixture.name(), config.label(), Table.micros(e50), Table.micros(exec.percentile(99)), "none",
+                    "-", "-", "-");
+        } else {
+            long r50 = trip.percentile(50);
+            t.row(fixture.name(), config.label(), Table.micros(e50), Table.micros(exec.percentile(99)),
+                    rt.describe(), Table.micros(r50), Table.micros(trip.percentile(99)),
+                    Table.fmt(e50 / (double) r50, 2));
+        }
+    }
+}

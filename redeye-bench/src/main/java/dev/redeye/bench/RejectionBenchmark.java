@@ -1,0 +1,68 @@
+package dev.redeye.bench;
+
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+
+/**
+ * The per-call cost of a rejection by an open breaker (local mode), on one thread and on two threads sharing
+ * one breaker: the hot path while a dependency is down. Each rejection creates the library's own exception
+ * (redeye {@code CircuitOpenException} and Resilience4j {@code CallNotPermittedException} both without a stack
+ * trace; Failsafe's {@code CircuitBreakerOpenException} always fills one in, it has no option to skip it).
+ *
+ * <p>Run it (about 2 minutes):
+ * <pre>
+ * mvn -B -q install -pl redeye-bench -DskipTests
+ * java -jar redeye-bench/target/benchmarks.jar RejectionBenchmark -f 1 -wi 3 -w 2s -i 5 -r 2s -prof gc
+ * </pre>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class RejectionBenchmark {
+
+    /** The competitor ({@link BreakerType#DIRECT} has nothing to reject). */
+    @Param({"REDEYE", "RESILIENCE4J", "FAILSAFE"})
+    public BreakerType type;
+
+    private BreakerAdapter breaker;
+
+    /**
+     * Builds one breaker shared by every benchmark thread and opens it for an hour.
+     *
+     * @throws IllegalStateException if the breaker does not reject after being opened
+     */
+    @Setup
+    public void setUp() {
+        breaker = type.create();
+        breaker.trip();
+    }
+
+    /** Closes the breaker. */
+    @TearDown
+    public void tearDown() {
+        breaker.close();
+    }
+
+    /** One thread rejected by the open breaker. */
+    @Benchmark
+    @Threads(1)
+    public Object oneThread() {
+        return breaker.call();
+    }
+
+    /** Two threads rejected by the same open breaker and operation. */
+    @Benchmark
+    @Threads(2)
+    public Object twoThreads() {
+        return breaker.call();
+    }
+}

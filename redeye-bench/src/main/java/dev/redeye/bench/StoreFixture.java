@@ -1,0 +1,291 @@
+package dev.redeye.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.redeye.InMemoryStore;
+import dev.redeye.Stores;
+import dev.redeye.api.Store;
+import dev.redeye.api.StoreException;
+import dev.redeye.api.StoreUris;
+import dev.redeye.store.postgres.PostgresStore;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.postgresql.ds.PGSimpleDataSource;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/**
+ * One backend of the distributed benchmarks: opens independent clients of one shared data set (each client
+ * stands for one process), measures the backend's own round trip (the limit a store call cannot beat), and
+ * removes everything the run wrote. A new backend joins the benchmarks by adding one factory here.
+ *
+ * <ul>
+ * <li>{@link #memory()}: one {@link InMemoryStore}, each client a {@link InMemoryStore#newClient()} view; no
+ * round trip.</li>
+ * <li>{@link #redis(String)}: {@code Stores.open("redis://...?prefix=<unique>:")} per client (each with its own
+ * {@code JedisPooled}); round trip = {@code PING} through a {@code JedisPooled}, the client the store uses;
+ * clean-up deletes every key under the prefix.</li>
+ * <li>{@link #postgres(String, boolean)}: {@code PostgresStore} over a HikariCP pool per client (the production
+ * set-up the store's Javadoc asks for), or {@code Stores.open("jdbc:postgresql://...&schema=<unique>")}, which
+ * opens one connection per call; round trip = {@code SELECT 1} through a data source of the same kind
+ * (a HikariCP pool, or a {@code PGSimpleDataSource} opening a connection per call); clean-up
+ * drops the schema.</li>
+ * </ul>
+ *
+ * <p>Not thread-safe to open clients concurrently; the clients themselves are as thread-safe as the stores.
+ * {@link #close()} closes every client opened here, then removes the data; it never throws.
+ */
+public abstract class StoreFixture implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(StoreFixture.class);
+
+    /** A unique suffix for this JVM's keys and schemas: several runs never see each other's data. */
+    static final String RUN_ID = Long.toString(System.currentTimeMillis(), 36);
+
+    private final String name;
+    private final List<Store> clients = new ArrayList<>();
+
+    private StoreFixture(String name) {
+        this.name = name;
+    }
+
+    /** The backend's name in the tables. */
+    public final String name() {
+        return name;
+    }
+
+    /**
+     * A new independent client of this backend's shared data; closed by {@link #close()} if the caller has not.
+     *
+     * @throws StoreException if the backend cannot be reached
+     */
+    public final Store open() {
+        Store s = newClient();
+        clients.add(s);
+        return s;
+    }
+
+    abstract Store newClient();
+
+    /** The backend's own round trip, or {@code null} for an in-process store. The caller closes it. */
+    public abstract RoundTrip roundTrip();
+
+    /** Removes the data this fixture wrote; called by {@link #close()} after every client is closed. */
+    abstract void cleanUp();
+
+    @Override
+    public final void close() {
+        for (Store s : clients) {
+            try {
+                s.close();
+            } catch (RuntimeException e) {
+                LOG.warn("closing a {} client failed", name, e);
+            }
+        }
+        clients.clear();
+        try {
+            cleanUp();
+        } catch (RuntimeException e) {
+            LOG.warn("cleaning up {} failed", name, e);
+        }
+    }
+
+    /** One store round trip, repeated by the latency table next to the breaker's own calls. */
+    public interface RoundTrip extends AutoCloseable {
+        /** What is measured, for the table ("PING", "SELECT 1"). */
+        String describe();
+
+        /**
+         * One round trip.
+         *
+         * @throws StoreException if the backend fails
+         */
+        void once();
+
+        @Override
+        void close();
+    }
+
+    // ------------------------------------------------------------------------------------------------ memory
+
+    /** The in-process store, shared by its client views. */
+    public static StoreFixture memory() {
+        return new StoreFixture("memory") {
+            private final InMemoryStore shared = new InMemoryStore();
+
+            @Override
+            Store newClient() {
+                return shared.newClient();
+            }
+
+            @Override
+            public RoundTrip roundTrip() {
+                return null;
+            }
+
+            @Override
+            void cleanUp() {
+                shared.close();
+            }
+        };
+    }
+
+    // ------------------------------------------------------------------------------------------------- redis
+
+    /**
+     * Redis through {@code Stores.open}, under a prefix unique to this run.
+     *
+     * @param baseUrl for example {@code redis://127.0.0.1:6379}, without a query
+     * @throws IllegalArgumentException if the URL has a query
+     */
+    public static StoreFixture redis(String baseUrl) {
+        Objects.requireNonNull(baseUrl, "baseUrl");
+        if (baseUrl.indexOf('?') >= 0) {
+            throw new IllegalArgumentException("give the Redis URL without a query: " + StoreUris.redact(baseUrl));
+        }
+        String prefix = "redeye-bench:" + RUN_ID + ":";
+        return new StoreFixture("redis") {
+            @Override
+            Store newClient() {
+                return Stores.open(baseUrl + "?prefix=" + URLEncoder.encode(prefix, StandardCharsets.UTF_8));
+            }
+
+            @Override
+            public RoundTrip roundTrip() {
+                JedisPooled jedis = new JedisPooled(URI.create(baseUrl));
+                return new RoundTrip() {
+                    @Override
+                    public String describe() {
+                        return "PING (JedisPooled)";
+                    }
+
+                    @Override
+                    public void once() {
+                        jedis.ping();
+                    }
+
+                    @Override
+                    public void close() {
+                        jedis.close();
+                    }
+                };
+            }
+
+            @Override
+            void cleanUp() {
+                try (JedisPooled jedis = new JedisPooled(URI.create(baseUrl))) {
+                    String cursor = ScanParams.SCAN_POINTER_START;
+                    ScanParams match = new ScanParams().match(prefix + "*").count(1000);
+                    long deleted = 0;
+                    do {
+                        ScanResult<String> page = jedis.scan(cursor, match);
+                        for (String key : page.getResult()) {
+                            deleted += jedis.del(key);
+                        }
+                        cursor = page.getCursor();
+                    } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+                    LOG.info("deleted {} Redis keys under {}", deleted, prefix);
+                }
+            }
+        };
+    }
+
+    /** A Jedis client for side measurements ({@code INFO commandstats}); the caller closes it. */
+    static JedisPooled jedis(String baseUrl) {
+        return new JedisPooled(URI.create(baseUrl));
+    }
+
+    // ---------------------------------------------------------------------------------------------- postgres
+
+    /**
+     * PostgreSQL in a schema unique to this run.
+     *
+     * @param jdbcUrl for example {@code jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres}
+     * @param pooled  {@code true}: {@code PostgresStore.builder(HikariDataSource)} per client (4 connections at
+     *                most each); {@code false}: {@code Stores.open(jdbcUrl + "&schema=...")}, one connection
+     *                per call
+     */
+    public static StoreFixture postgres(String jdbcUrl, boolean pooled) {
+        Objects.requireNonNull(jdbcUrl, "jdbcUrl");
+        String schema = "redeye_bench_" + RUN_ID + (pooled ? "" : "_uri");
+        List<HikariDataSource> pools = new ArrayList<>();
+        return new StoreFixture(pooled ? "postgres" : "postgres (URI, unpooled)") {
+            @Override
+            Store newClient() {
+                if (!pooled) {
+                    String sep = jdbcUrl.indexOf('?') >= 0 ? "&" : "?";
+                    return Stores.open(jdbcUrl + sep + "schema=" + schema);
+                }
+                HikariDataSource pool = pool(jdbcUrl, 4);
+                pools.add(pool);
+                return PostgresStore.builder(pool).schema(schema).build();
+            }
+
+            @Override
+            public RoundTrip roundTrip() {
+                HikariDataSource pool = pooled ? pool(jdbcUrl, 2) : null;
+                PGSimpleDataSource unpooled = new PGSimpleDataSource(); // what Stores.open uses for this URI
+                unpooled.setURL(jdbcUrl);
+                return new RoundTrip() {
+                    @Override
+                    public String describe() {
+                        return pooled ? "SELECT 1 (HikariCP)" : "SELECT 1 (new connection)";
+                    }
+
+                    @Override
+                    public void once() {
+                        try (Connection c = pooled ? pool.getConnection() : unpooled.getConnection();
+                                PreparedStatement ps = c.prepareStatement("SELECT 1");
+                                ResultSet rs = ps.executeQuery()) {
+                            if (!rs.next()) {
+                                throw new StoreException("SELECT 1 returned no row");
+                            }
+                        } catch (SQLException e) {
+                            throw new StoreException("SELECT 1 failed: " + e.getMessage(), e);
+                        }
+                    }
+
+                    @Override
+                    public void close() {
+                        if (pool != null) {
+                            pool.close();
+                        }
+                    }
+                };
+            }
+
+            @Override
+            void cleanUp() {
+                pools.forEach(HikariDataSource::close);
+                pools.clear();
+                try (Connection c = DriverManager.getConnection(jdbcUrl); Statement st = c.createStatement()) {
+                    st.execute("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
+                    LOG.info("dropped schema {}", schema);
+                } catch (SQLException e) {
+                    throw new StoreException("dropping schema " + schema + " failed: " + e.getMessage(), e);
+                }
+            }
+        };
+    }
+
+    private static HikariDataSource pool(String jdbcUrl, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(jdbcUrl);
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(1);
+        config.setPoolName("redeye-bench");
+        return new HikariDataSource(config);
+    }
+}

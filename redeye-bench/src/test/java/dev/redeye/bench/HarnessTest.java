@@ -1,0 +1,93 @@
+package dev.redeye.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.failsafe.CircuitBreakerOpenException;
+import dev.redeye.api.CircuitOpenException;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.Test;
+
+/** The pieces the benchmarks rely on: adapters that really reject, percentiles, the virtual clock, arguments. */
+class HarnessTest {
+
+    @ParameterizedTest
+    @EnumSource(BreakerType.class)
+    void aClosedBreakerRunsTheCallAndReturnsItsResult(BreakerType type) {
+        try (BreakerAdapter b = type.create()) {
+            Object first = b.call();
+            assertFalse(first instanceof Throwable, () -> type + " rejected a healthy call: " + first);
+            assertSame(first, b.call(), "the trivial call returns the same payload every time");
+        }
+    }
+
+    @Test
+    void aTrippedBreakerReturnsItsLibrarysRejection() {
+        List<Object[]> cases = List.of(
+                new Object[] {BreakerType.REDEYE, CircuitOpenException.class},
+                new Object[] {BreakerType.RESILIENCE4J, CallNotPermittedException.class},
+                new Object[] {BreakerType.FAILSAFE, CircuitBreakerOpenException.class});
+        for (Object[] c : cases) {
+            try (BreakerAdapter b = ((BreakerType) c[0]).create()) {
+                b.trip();
+                assertInstanceOf((Class<?>) c[1], b.call(), c[0] + " must reject once tripped");
+            }
+        }
+        try (BreakerAdapter direct = BreakerType.DIRECT.create()) {
+            assertThrows(UnsupportedOperationException.class, direct::trip);
+        }
+    }
+
+    @Test
+    void redeyeRejectionsCarryNoStackTraceByDefault() {
+        try (BreakerAdapter b = BreakerType.REDEYE.create()) {
+            b.trip();
+            assertEquals(0, ((Throwable) b.call()).getStackTrace().length);
+        }
+    }
+
+    @Test
+    void percentilesAreNearestRank() {
+        Latencies l = new Latencies(100);
+        for (int i = 100; i >= 1; i--) {
+            l.add(i);
+        }
+        assertEquals(50, l.percentile(50));
+        assertEquals(99, l.percentile(99));
+        assertEquals(100, l.percentile(100));
+        assertEquals(1, l.percentile(0.5));
+        assertThrows(IllegalArgumentException.class, () -> l.percentile(0));
+        assertThrows(IllegalStateException.class, () -> new Latencies(1).percentile(50));
+        Latencies full = new Latencies(1);
+        full.add(1);
+        assertThrows(IllegalStateException.class, () -> full.add(2));
+    }
+
+    @Test
+    void theManualClockMovesOnlyForward() {
+        ManualClock clock = new ManualClock(1_000);
+        clock.advance(250);
+        assertEquals(1_250, clock.millis());
+        assertEquals(1_250, clock.instant().toEpochMilli());
+        assertThrows(IllegalArgumentException.class, () -> clock.advance(-1));
+    }
+
+    @Test
+    void argumentsAreParsedAndUnknownOnesRejected() {
+        BenchEnv env = BenchEnv.parse(new String[] {"--stores", "memory", "--sections", "ops,fleet", "--quick"});
+        assertEquals(List.of("memory"), env.stores());
+        assertTrue(env.runs("fleet"));
+        assertFalse(env.runs("latency"));
+        assertTrue(env.quick());
+        assertThrows(IllegalArgumentException.class, () -> BenchEnv.parse(new String[] {"--stores", "oracle"}));
+        assertThrows(IllegalArgumentException.class, () -> BenchEnv.parse(new String[] {"--fast"}));
+        assertThrows(IllegalArgumentException.class, () -> BenchEnv.parse(new String[] {"--sections"}));
+    }
+}
