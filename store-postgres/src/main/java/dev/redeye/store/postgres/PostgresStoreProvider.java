@@ -99,7 +99,7 @@ public final class PostgresStoreProvider implements StoreProvider {
         try {
             PostgresStore store = PostgresStore.builder(pool).schema(p.schema).table(p.table)
                     .createTables(p.createTables).closeWithStore(pool).build();
-            LOG.debug("opened {} from {}", store, StoreUris.redact(uri));
+            LOG.debug("opened {} from {}", store, safe(uri));
             return store;
         } catch (RuntimeException e) {
             pool.close();
@@ -143,7 +143,7 @@ public final class PostgresStoreProvider implements StoreProvider {
         String scheme = StoreUris.scheme(uri);
         if (!SCHEMES.contains(scheme)) {
             throw new IllegalArgumentException("not a PostgreSQL store URI (expected postgresql:// or "
-                    + "jdbc:postgresql://): " + StoreUris.redact(uri));
+                    + "jdbc:postgresql://): " + safe(uri));
         }
         String rest = uri.substring(scheme.length() + 1);
         int q = rest.indexOf('?');
@@ -183,7 +183,7 @@ public final class PostgresStoreProvider implements StoreProvider {
             jdbcUrl = "jdbc:postgresql:" + base + driverQuery;
         } else {
             if (!base.startsWith("//")) {
-                throw new IllegalArgumentException("expected " + scheme + "://host..., got: " + StoreUris.redact(uri));
+                throw new IllegalArgumentException("expected " + scheme + "://host..., got: " + safe(uri));
             }
             String authority = base.substring(2);
             int slash = authority.indexOf('/');
@@ -201,7 +201,7 @@ public final class PostgresStoreProvider implements StoreProvider {
                 }
             }
             if (authority.isEmpty()) {
-                throw new IllegalArgumentException("no host in PostgreSQL store URI: " + StoreUris.redact(uri));
+                throw new IllegalArgumentException("no host in PostgreSQL store URI: " + safe(uri));
             }
             jdbcUrl = "jdbc:postgresql://" + authority + "/"
                     + URLEncoder.encode(decode(database, uri), StandardCharsets.UTF_8).replace("+", "%20")
@@ -209,9 +209,26 @@ public final class PostgresStoreProvider implements StoreProvider {
         }
         Properties parsed = Driver.parseURL(jdbcUrl, null);
         if (parsed == null) {
-            throw new IllegalArgumentException("the PostgreSQL driver rejects this URI: " + StoreUris.redact(uri));
+            throw new IllegalArgumentException("the PostgreSQL driver rejects this URI: " + safe(uri));
         }
         return new Parsed(jdbcUrl, user, password, schema, table, createTables, poolSize, poolTimeout);
+    }
+
+    /**
+     * The URI safe to show: {@link StoreUris#redact(String)}, and, for a malformed URI whose user info it
+     * cannot find (no {@code //}), everything between the scheme and the last {@code @} masked.
+     */
+    static String safe(String uri) {
+        String r = StoreUris.redact(uri);
+        int at = r.lastIndexOf('@');
+        if (at < 0 || r.contains("***@")) {
+            return r;
+        }
+        int colon = r.indexOf(':');
+        if (r.regionMatches(true, 0, "jdbc:", 0, 5)) {
+            colon = r.indexOf(':', 5);
+        }
+        return colon < 0 || colon >= at ? "***" + r.substring(at) : r.substring(0, colon + 1) + "***" + r.substring(at);
     }
 
     private static String decode(String s, String uri) {
@@ -219,7 +236,7 @@ public final class PostgresStoreProvider implements StoreProvider {
             return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("bad percent-encoding in PostgreSQL store URI: "
-                    + StoreUris.redact(uri));
+                    + safe(uri));
         }
     }
 
@@ -229,11 +246,11 @@ public final class PostgresStoreProvider implements StoreProvider {
             n = Long.parseLong(v.trim());
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(name + " must be a whole number, was '" + v + "' in "
-                    + StoreUris.redact(uri));
+                    + safe(uri));
         }
         if (n < min || n > max) {
             throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", was " + n
-                    + " in " + StoreUris.redact(uri));
+                    + " in " + safe(uri));
         }
         return n;
     }
@@ -246,6 +263,6 @@ public final class PostgresStoreProvider implements StoreProvider {
             return false;
         }
         throw new IllegalArgumentException("createTables must be true or false, was '" + v + "' in "
-                + StoreUris.redact(uri));
+                + safe(uri));
     }
 }

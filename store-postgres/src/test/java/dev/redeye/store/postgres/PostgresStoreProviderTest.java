@@ -1,0 +1,92 @@
+package dev.redeye.store.postgres;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.redeye.api.StoreException;
+import dev.redeye.api.StoreProvider;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** URI parsing, discovery and redaction of {@link PostgresStoreProvider}. */
+class PostgresStoreProviderTest {
+    private static final String SECRET = "s3cr3t-Pa55";
+
+    @Test
+    void isRegisteredForItsSchemes() {
+        Set<String> schemes = ServiceLoader.load(StoreProvider.class).stream()
+                .filter(p -> p.type() == PostgresStoreProvider.class)
+                .flatMap(p -> p.get().schemes().stream()).collect(Collectors.toSet());
+        assertEquals(Set.of("postgresql", "postgres", "jdbc:postgresql"), schemes);
+    }
+
+    @Test
+    void parsesAPostgresqlUri() {
+        PostgresStoreProvider.Parsed p = PostgresStoreProvider.parse(
+                "postgresql://app%40corp:p%40ss%3Aw0rd@db.example:5433/my%20db?schema=ops&table=breakers"
+                        + "&sslmode=require&poolSize=3&poolTimeoutMillis=900&createTables=false");
+        assertEquals("jdbc:postgresql://db.example:5433/my%20db?sslmode=require", p.jdbcUrl);
+        assertEquals("app@corp", p.user);
+        assertEquals("p@ss:w0rd", p.password);
+        assertEquals("ops", p.schema);
+        assertEquals("breakers", p.table);
+        assertFalse(p.createTables);
+        assertEquals(3, p.poolSize);
+        assertEquals(900, p.poolTimeoutMillis);
+    }
+
+    @Test
+    void defaultsWithoutCredentialsOrParameters() {
+        PostgresStoreProvider.Parsed p = PostgresStoreProvider.parse("postgres://localhost/app");
+        assertEquals("jdbc:postgresql://localhost/app", p.jdbcUrl);
+        assertNull(p.user);
+        assertNull(p.password);
+        assertEquals("public", p.schema);
+        assertEquals("redeye_breakers", p.table);
+        assertTrue(p.createTables);
+        assertEquals(8, p.poolSize);
+        assertEquals(3000, p.poolTimeoutMillis);
+    }
+
+    @Test
+    void passesJdbcUrlsToTheDriverWithoutTheStoreParameters() {
+        PostgresStoreProvider.Parsed p = PostgresStoreProvider.parse(
+                "jdbc:postgresql://h1:5432,h2:5433/db?user=u&schema=s1&ApplicationName=svc&table=t1&password=x");
+        assertEquals("jdbc:postgresql://h1:5432,h2:5433/db?user=u&ApplicationName=svc&password=x", p.jdbcUrl);
+        assertEquals("s1", p.schema);
+        assertEquals("t1", p.table);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "postgresql://u:" + SECRET + "@h/db?table=bad;name",
+        "postgresql://u:" + SECRET + "@h/db?schema=1x",
+        "postgresql://u:" + SECRET + "@h/db?poolSize=one",
+        "postgresql://u:" + SECRET + "@h/db?poolSize=1",
+        "postgresql://u:" + SECRET + "@h/db?createTables=maybe",
+        "postgresql://u:" + SECRET + "@/db",
+        "postgresql:u:" + SECRET + "@h/db",
+        "jdbc:postgresql://h/db?password=" + SECRET + "&poolTimeoutMillis=5",
+        "redis://u:" + SECRET + "@h:6379"})
+    void malformedUrisAreRefusedWithoutThePassword(String uri) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new PostgresStoreProvider().open(uri));
+        assertFalse(e.getMessage().contains(SECRET), e.getMessage());
+    }
+
+    @Test
+    void anUnreachableServerIsAStoreExceptionWithoutThePassword() {
+        StoreException e = assertThrows(StoreException.class, () -> new PostgresStoreProvider().open(
+                "postgresql://u:" + SECRET + "@127.0.0.1:1/db?connectTimeout=1&poolTimeoutMillis=500"));
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            assertFalse(String.valueOf(t.getMessage()).contains(SECRET), t.toString());
+        }
+    }
+}

@@ -1,0 +1,590 @@
+package dev.redeye.store.postgres;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.redeye.Stores;
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StateChange;
+import dev.redeye.api.Store;
+import dev.redeye.api.StoreException;
+import dev.redeye.api.TransitionEvent;
+import dev.redeye.api.TransitionFeed;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** PostgreSQL-specific behaviour of {@link PostgresStore}, against a real server, in a random schema. */
+class PostgresStoreTest {
+    private static final Duration TTL = Duration.ofHours(1);
+    private static final Duration PATIENCE = Duration.ofSeconds(10);
+    private static final BreakerState RICH = new BreakerState(3, 1_234_567L, true, 2_345_678L, 2,
+            0.1 + 0.2, 17L, 1, false, 9L);
+
+    private static String schema;
+    private final List<Store> stores = new ArrayList<>();
+    private String table;
+
+    @BeforeAll
+    static void createSchema() {
+        schema = PgTestSupport.randomSchema("redeye_pgtest");
+    }
+
+    @AfterAll
+    static void dropSchema() throws Exception {
+        PgTestSupport.dropSchema(schema);
+    }
+
+    @AfterEach
+    void closeStores() {
+        stores.forEach(Store::close);
+    }
+
+    /** A new store through the provider, on a table of its own per test unless {@code table} is reused. */
+    private PostgresStore open() {
+        if (table == null) {
+            table = "t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        }
+        PostgresStore s = (PostgresStore) new PostgresStoreProvider()
+                .open(PgTestSupport.urlWith("schema=" + schema + "&table=" + table));
+        stores.add(s);
+        return s;
+    }
+
+    private String qualified(String suffix) {
+        return TableNames.quote(schema) + "." + TableNames.quote(table + suffix);
+    }
+
+    private static long count(String sql, Object... args) throws SQLException {
+        try (Connection c = PgTestSupport.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    private static void update(String sql, Object... args) throws SQLException {
+        try (Connection c = PgTestSupport.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            ps.execute();
+        }
+    }
+
+    private static boolean eventually(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(20);
+        }
+        return true;
+    }
+
+    private static Policy threshold(int n) {
+        return Policy.builder().failureThreshold(n).jitter(0.0).build();
+    }
+
+    /** Collects events and gaps of one subscription. */
+    private static final class Collector {
+        final List<TransitionEvent> events = new CopyOnWriteArrayList<>();
+        final AtomicInteger gaps = new AtomicInteger();
+
+        boolean has(String op, long version) {
+            return events.stream().anyMatch(e -> e.operation().equals(op) && e.version() == version);
+        }
+
+        List<TransitionEvent> of(String op) {
+            return events.stream().filter(e -> e.operation().equals(op)).collect(Collectors.toList());
+        }
+    }
+
+    private static Collector subscribe(PostgresStore s) {
+        Collector c = new Collector();
+        s.subscribe(c.events::add, c.gaps::incrementAndGet);
+        return c;
+    }
+
+    // ------------------------------------------------------------------ hostile names
+
+    private static List<String> hostileNames() {
+        return List.of("'; DROP TABLE sentinel; --", "Robert'); DELETE FROM sentinel; --", "a\"b\"c", "semi;colon;",
+                "-- comment", "/* block */", "$1 ? :name ${table}", "back\\slash \\' \\\"", "new\nline\r\n",
+                "caf\u00e9 \u4e2d\u6587 \u05e2\u05d1\u05e8\u05d9\u05ea", "emoji \uD83D\uDE00 \uD834\uDD1E",
+                "%00 %27 %s", "x".repeat(10 * 1024), "\u00e9".repeat(6000), " leading and trailing ");
+    }
+
+    @Test
+    void hostileNamesRoundTripVerbatimAndInjectNothing() throws Exception {
+        PostgresStore s = open();
+        PgTestSupport.exec("CREATE TABLE " + TableNames.quote(schema) + ".sentinel (id int)");
+        PgTestSupport.exec("INSERT INTO " + TableNames.quote(schema) + ".sentinel VALUES (1)");
+        try {
+            List<String> names = hostileNames();
+            for (String name : names) {
+                s.put(name, RICH, TTL);
+                assertEquals(Optional.of(RICH), s.get(name), "round trip of a hostile name");
+                StateChange c = s.recordFailure(name, threshold(100), 5);
+                assertEquals(RICH.failures() + 1, c.state().failures());
+                Optional<String> token = s.claimTrial(name, 1, Duration.ofSeconds(30));
+                assertTrue(token.isPresent());
+                s.releaseTrial(name, token.get());
+            }
+            assertEquals(names.size(), new HashSet<>(names).size());
+            assertEquals(names.size(), count("SELECT count(*) FROM " + qualified("")), "one row per name, no more");
+            Set<String> stored = new HashSet<>();
+            try (Connection c = PgTestSupport.dataSource().getConnection(); Statement st = c.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT key FROM " + qualified(""))) {
+                while (rs.next()) {
+                    stored.add(rs.getString(1));
+                }
+            }
+            assertEquals(new HashSet<>(names), stored, "the key column holds every name verbatim");
+            assertEquals(1, count("SELECT count(*) FROM " + TableNames.quote(schema) + ".sentinel"),
+                    "no SQL was injected");
+            assertEquals(0, count("SELECT count(*) FROM " + qualified("_claims")));
+            for (String name : names) {
+                s.delete(name);
+                assertEquals(Optional.empty(), s.get(name));
+            }
+            assertEquals(0, count("SELECT count(*) FROM " + qualified("")));
+        } finally {
+            PgTestSupport.exec("DROP TABLE " + TableNames.quote(schema) + ".sentinel");
+        }
+    }
+
+    @Test
+    void hostileNamesArriveExactlyInEvents() throws Exception {
+        PostgresStore writer = open();
+        PostgresStore reader = open();
+        Collector c = subscribe(reader);
+        Policy p = threshold(1);
+        for (String name : hostileNames()) {
+            long v = writer.force(name, BreakerStatus.OPEN, p, 10).state().version();
+            assertTrue(eventually(() -> c.has(name, v)), "the event of a hostile name (length "
+                    + name.length() + ") arrived with the name exact");
+        }
+        assertTrue(count("SELECT count(*) FROM " + qualified("_events")) >= 2,
+                "names too long for a NOTIFY payload travelled by reference");
+    }
+
+    // ------------------------------------------------------------------ names
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "bad name", "x;drop", "a\"b", "1abc", "t-1", "caf\u00e9", "a.b", "x'--",
+            "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefg"})
+    void invalidTableNamesAreRefused(String bad) {
+        PgSimpleRef ref = new PgSimpleRef();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> PostgresStore.builder(ref.ds).table(bad));
+        assertTrue(e.getMessage().contains("table name"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> PostgresStore.schemaSql("public", bad));
+        assertThrows(IllegalArgumentException.class, () -> new PostgresStoreProvider()
+                .open(PgTestSupport.urlWith("table=" + java.net.URLEncoder.encode(bad,
+                        java.nio.charset.StandardCharsets.UTF_8))));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "public; DROP SCHEMA x", "s\"", "9s", "a b",
+            "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcd"})
+    void invalidSchemaNamesAreRefused(String bad) {
+        PgSimpleRef ref = new PgSimpleRef();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> PostgresStore.builder(ref.ds).schema(bad));
+        assertTrue(e.getMessage().contains("schema name"), e.getMessage());
+        assertThrows(NullPointerException.class, () -> PostgresStore.builder(ref.ds).schema(null));
+    }
+
+    @Test
+    void longestNamesAreAcceptedAndGetAShortChannel() {
+        String s63 = "s".repeat(63);
+        String t56 = "t".repeat(56);
+        String ddl = PostgresStore.schemaSql(s63, t56);
+        assertTrue(ddl.contains("\"" + t56 + "_claims\""));
+        assertFalse(ddl.contains("${schema}") || ddl.contains("${table}"));
+        TableNames n = new TableNames(s63, t56);
+        assertTrue(n.channel.length() <= 63, n.channel);
+        assertNotEquals(new TableNames(s63, "u".repeat(56)).channel, n.channel);
+    }
+
+    /** Holds a DataSource that is never connected (for argument validation). */
+    private static final class PgSimpleRef {
+        final org.postgresql.ds.PGSimpleDataSource ds = PgTestSupport.dataSource();
+    }
+
+    // ------------------------------------------------------------------ malformed rows
+
+    @ParameterizedTest
+    @ValueSource(strings = {"layout = 99", "failures = -1", "error_rate = 7", "error_rate = 'NaN'",
+            "open = false, forced = true", "samples = -5", "version = -2"})
+    void malformedRowsAreStoreExceptions(String corruption) throws Exception {
+        PostgresStore s = open();
+        String k = "corrupt " + corruption;
+        s.put(k, RICH, TTL);
+        update("UPDATE " + qualified("") + " SET " + corruption + " WHERE key = ?", k);
+        StoreException e = assertThrows(StoreException.class, () -> s.get(k));
+        assertTrue(e.getMessage().contains("malformed"), e.getMessage());
+        assertThrows(StoreException.class, () -> s.recordFailure(k, threshold(5), 1));
+        assertThrows(StoreException.class, () -> s.force(k, BreakerStatus.CLOSED, threshold(5), 1));
+        assertThrows(StoreException.class, () -> s.claimTrial(k, 1, Duration.ofSeconds(5)));
+        assertEquals(1, count("SELECT count(*) FROM " + qualified("") + " WHERE key = ? AND " + corruption
+                .replace(",", " AND"), k), "a malformed row is left as it was, never silently reset");
+    }
+
+    // ------------------------------------------------------------------ transactions and NOTIFY
+
+    @Test
+    void rolledBackTransitionPublishesNothing() throws Exception {
+        PostgresStore s = open();
+        PostgresStore other = open();
+        Collector c = subscribe(other);
+        // Fails at COMMIT, after the store's pg_notify ran in the same transaction.
+        PgTestSupport.exec("CREATE FUNCTION " + TableNames.quote(schema) + ".refuse_doomed() RETURNS trigger "
+                + "LANGUAGE plpgsql AS $$ BEGIN IF NEW.key LIKE 'doomed%' AND NEW.open THEN "
+                + "RAISE EXCEPTION 'refused at commit'; END IF; RETURN NULL; END $$");
+        PgTestSupport.exec("CREATE CONSTRAINT TRIGGER refuse_doomed AFTER INSERT OR UPDATE ON " + qualified("")
+                + " DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION "
+                + TableNames.quote(schema) + ".refuse_doomed()");
+        try {
+            StoreException e = assertThrows(StoreException.class,
+                    () -> s.recordFailure("doomed", threshold(1), 100));
+            assertTrue(e.getMessage().contains("refused at commit"), e.getMessage());
+            assertThrows(StoreException.class, () -> s.force("doomed-too", BreakerStatus.OPEN, threshold(1), 100));
+            assertEquals(Optional.empty(), s.get("doomed"), "the rolled-back transition left no state");
+            // Notifications arrive in commit order: once a later marker arrives, the doomed ones never will.
+            long v = s.force("marker", BreakerStatus.OPEN, threshold(1), 100).state().version();
+            assertTrue(eventually(() -> c.has("marker", v)), "the marker event arrived");
+            assertEquals(List.of(), c.of("doomed"), "a rolled-back transition was published");
+            assertEquals(List.of(), c.of("doomed-too"), "a rolled-back transition was published");
+        } finally {
+            PgTestSupport.exec("DROP TRIGGER refuse_doomed ON " + qualified(""));
+            PgTestSupport.exec("DROP FUNCTION " + TableNames.quote(schema) + ".refuse_doomed()");
+        }
+    }
+
+    @Test
+    void listenerSurvivesTerminateBackend() throws Exception {
+        PostgresStore s = open();
+        PostgresStore writer = open();
+        Collector c = subscribe(s);
+        long v1 = writer.force("before", BreakerStatus.OPEN, threshold(1), 1).state().version();
+        assertTrue(eventually(() -> c.has("before", v1)));
+        int pid = s.feedBackendPid();
+        assertTrue(pid > 0);
+        assertEquals(1, count("SELECT count(*) FROM pg_stat_activity WHERE pid = ? AND query LIKE 'LISTEN%'", pid),
+                "the feed pid is a LISTEN connection");
+        assertTrue(count("SELECT count(*) FROM (SELECT pg_terminate_backend(?)) t", pid) == 1);
+        assertTrue(eventually(() -> c.gaps.get() > 0), "onGap after the backend was terminated");
+        assertTrue(eventually(() -> s.feedBackendPid() > 0 && s.feedBackendPid() != pid), "a new LISTEN connection");
+        long v2 = writer.force("after", BreakerStatus.OPEN, threshold(1), 2).state().version();
+        assertTrue(eventually(() -> c.has("after", v2)), "events resume after the reconnect");
+        assertTrue(s.feedThreadAlive());
+    }
+
+    @Test
+    void throwingSubscriberIsLoggedAndDoesNotStopTheListener() throws Exception {
+        PostgresStore s = open();
+        AtomicInteger thrown = new AtomicInteger();
+        s.subscribe(e -> {
+            thrown.incrementAndGet();
+            throw new IllegalStateException("subscriber bug (expected by the test)");
+        }, () -> { });
+        Collector c = subscribe(s);
+        for (int i = 1; i <= 3; i++) {
+            String k = "op" + i;
+            long v = s.force(k, BreakerStatus.OPEN, threshold(1), i).state().version();
+            assertTrue(eventually(() -> c.has(k, v)), "event " + i + " delivered after a subscriber threw");
+        }
+        assertEquals(3, thrown.get(), "the throwing subscriber stays subscribed");
+    }
+
+    @Test
+    void unsubscribeStopsOnlyThatSubscriber() throws Exception {
+        PostgresStore s = open();
+        Collector gone = new Collector();
+        TransitionFeed.Subscription sub = s.subscribe(gone.events::add, gone.gaps::incrementAndGet);
+        Collector kept = subscribe(s);
+        sub.close();
+        sub.close();
+        long v = s.force("k", BreakerStatus.OPEN, threshold(1), 1).state().version();
+        assertTrue(eventually(() -> kept.has("k", v)));
+        assertEquals(List.of(), gone.events);
+    }
+
+    // ------------------------------------------------------------------ lifecycle and connections
+
+    @Test
+    void closeStopsTheFeedThreadAndLeaksNoConnection() throws Exception {
+        String app = "redeye-leak-" + UUID.randomUUID().toString().substring(0, 8);
+        table = "leak";
+        PostgresStore s = (PostgresStore) new PostgresStoreProvider().open(
+                PgTestSupport.urlWith("schema=" + schema + "&table=leak&ApplicationName=" + app));
+        Collector c = subscribe(s);
+        long v = s.force("k", BreakerStatus.OPEN, threshold(1), 1).state().version();
+        assertTrue(eventually(() -> c.has("k", v)));
+        s.put("p", RICH, TTL);
+        s.claimTrial("k", 1, Duration.ofSeconds(5)).orElseThrow();
+        assertTrue(count("SELECT count(*) FROM pg_stat_activity WHERE application_name = ?", app) >= 1);
+        String feedThread = "redeye-pg-feed " + s.channel();
+        assertTrue(threadNames("redeye-pg-feed").contains(feedThread));
+        assertTrue(s.feedThreadAlive());
+        s.close();
+        s.close();
+        assertFalse(s.feedThreadAlive(), "close() waits for the feed thread");
+        assertFalse(threadNames("redeye-pg-feed").contains(feedThread), "feed thread gone");
+        assertTrue(eventually(() -> {
+            try {
+                return count("SELECT count(*) FROM pg_stat_activity WHERE application_name = ?", app) == 0;
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }), "every connection of the closed store is gone from pg_stat_activity");
+        assertThrows(StoreException.class, () -> s.get("k"));
+        assertThrows(StoreException.class, () -> s.subscribe(e -> { }, () -> { }));
+        assertThrows(StoreException.class, () -> s.claimTrial("k", 1, Duration.ofSeconds(1)));
+    }
+
+    @Test
+    void userSuppliedPoolGetsTheFeedConnectionBackAndIsNotClosed() throws Exception {
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(PgTestSupport.dataSource());
+        config.setMaximumPoolSize(3);
+        try (HikariDataSource pool = new HikariDataSource(config)) {
+            PostgresStore s = PostgresStore.builder(pool).schema(schema).table("pooled").build();
+            Collector c = subscribe(s);
+            long v = s.force("k", BreakerStatus.OPEN, threshold(1), 1).state().version();
+            assertTrue(eventually(() -> c.has("k", v)));
+            assertTrue(eventually(() -> pool.getHikariPoolMXBean().getActiveConnections() == 1),
+                    "the feed holds one connection, calls hold none once they return");
+            s.close();
+            assertEquals(0, pool.getHikariPoolMXBean().getActiveConnections(), "the feed connection went back");
+            assertFalse(pool.isClosed(), "the user's pool is the user's to close");
+            try (Connection conn = pool.getConnection(); Statement st = conn.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_listening_channels()")) {
+                rs.next();
+                assertEquals(0, rs.getInt(1), "a pooled connection went back still listening");
+            }
+        }
+    }
+
+    @Test
+    void jdbiBuilderWorksWithoutCreatingTablesWhenTheyExist() throws Exception {
+        String t = "migrated";
+        String ddl = PostgresStore.schemaSql(schema, t);
+        try (Connection c = PgTestSupport.dataSource().getConnection(); Statement st = c.createStatement()) {
+            st.execute(ddl);
+            st.execute(ddl); // idempotent
+        }
+        PostgresStore s = PostgresStore.builder(Jdbi.create(PgTestSupport.dataSource())).schema(schema).table(t)
+                .createTables(false).build();
+        stores.add(s);
+        s.put("k", RICH, TTL);
+        assertEquals(Optional.of(RICH), s.get("k"));
+    }
+
+    @Test
+    void concurrentStartsOnAFreshSchemaAllSucceed() throws Exception {
+        String fresh = PgTestSupport.randomSchema("redeye_race");
+        try {
+            int n = 6;
+            CountDownLatch go = new CountDownLatch(1);
+            List<Throwable> errors = new CopyOnWriteArrayList<>();
+            List<Thread> threads = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                Thread th = new Thread(() -> {
+                    try {
+                        go.await();
+                        PostgresStore.builder(PgTestSupport.dataSource()).schema(fresh).build().close();
+                    } catch (Throwable e) {
+                        errors.add(e);
+                    }
+                });
+                th.start();
+                threads.add(th);
+            }
+            go.countDown();
+            for (Thread th : threads) {
+                th.join(TimeUnit.SECONDS.toMillis(30));
+            }
+            assertEquals(List.of(), errors);
+        } finally {
+            PgTestSupport.dropSchema(fresh);
+        }
+    }
+
+    // ------------------------------------------------------------------ rows and expiry
+
+    @Test
+    void noOpSuccessAndClaimsLeaveNoVisibleState() throws Exception {
+        PostgresStore s = open();
+        StateChange c = s.recordSuccess("quiet", threshold(3), 1);
+        assertFalse(c.isTransition());
+        assertEquals(0, count("SELECT count(*) FROM " + qualified("") + " WHERE key = 'quiet'"),
+                "a success with nothing to clear writes nothing");
+        String token = s.claimTrial("claimed", 2, Duration.ofSeconds(30)).orElseThrow();
+        assertEquals(Optional.empty(), s.get("claimed"), "a claim alone is not a state");
+        s.delete("claimed");
+        assertEquals(0, count("SELECT count(*) FROM " + qualified("_claims")), "delete removes claims");
+        s.releaseTrial("claimed", token);
+        assertTrue(s.claimTrial("claimed", 1, Duration.ofSeconds(30)).isPresent());
+    }
+
+    @Test
+    void forceClosedDropsClaims() throws Exception {
+        PostgresStore s = open();
+        Policy p = threshold(1);
+        s.recordFailure("k", p, 1);
+        s.claimTrial("k", 2, Duration.ofSeconds(30)).orElseThrow();
+        s.claimTrial("k", 2, Duration.ofSeconds(30)).orElseThrow();
+        assertEquals(2, count("SELECT count(*) FROM " + qualified("_claims")));
+        s.force("k", BreakerStatus.CLOSED, p, 2);
+        assertEquals(0, count("SELECT count(*) FROM " + qualified("_claims")));
+    }
+
+    @Test
+    void expiredStateReadsAsAbsentAndRestarts() throws Exception {
+        PostgresStore s = open();
+        s.put("short", RICH, Duration.ofMillis(200));
+        assertEquals(Optional.of(RICH), s.get("short"));
+        assertTrue(eventually(() -> s.get("short").isEmpty()), "state gone after its ttl (database clock)");
+        StateChange c = s.recordFailure("short", threshold(5), 7);
+        assertEquals(1, c.state().failures(), "an expired state counts as never written");
+    }
+
+    @Test
+    void claimExpiryIsJudgedByTheDatabaseClock() throws Exception {
+        PostgresStore s = open();
+        s.claimTrial("k", 1, Duration.ofSeconds(60)).orElseThrow();
+        assertTrue(s.claimTrial("k", 1, Duration.ofSeconds(60)).isEmpty());
+        // Move the claim's expiry into the database's past: no JVM time passes, yet the permit is free.
+        update("UPDATE " + qualified("_claims") + " SET expires_at = clock_timestamp() - interval '1 second'");
+        assertTrue(s.claimTrial("k", 1, Duration.ofSeconds(60)).isPresent());
+    }
+
+    @Test
+    void doublesRoundTripBitExact() {
+        PostgresStore s = open();
+        double[] rates = {0.0, -0.0, Double.MIN_VALUE, 0.1 + 0.2, 1.0 / 3, Math.nextDown(1.0), 1.0};
+        for (double r : rates) {
+            BreakerState st = BreakerState.builder().errorRate(r).samples(3).version(Long.MAX_VALUE).build();
+            s.put("d", st, TTL);
+            assertEquals(Double.doubleToRawLongBits(r),
+                    Double.doubleToRawLongBits(s.get("d").orElseThrow().errorRate()), "bits of " + r);
+            assertEquals(st, s.get("d").orElseThrow());
+        }
+    }
+
+    // ------------------------------------------------------------------ retries
+
+    /** A pool whose transactions run REPEATABLE READ, where concurrent row locks raise SQLSTATE 40001. */
+    private static HikariDataSource repeatableReadPool() {
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(PgTestSupport.dataSource());
+        config.setMaximumPoolSize(4);
+        config.setTransactionIsolation("TRANSACTION_REPEATABLE_READ");
+        return new HikariDataSource(config);
+    }
+
+    private static List<Throwable> hammer(PostgresStore s, String key, int threads, int each) throws Exception {
+        List<Throwable> errors = new CopyOnWriteArrayList<>();
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> all = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread th = new Thread(() -> {
+                try {
+                    go.await();
+                    for (int i = 0; i < each; i++) {
+                        try {
+                            s.recordFailure(key, threshold(1_000_000), i);
+                        } catch (StoreException e) {
+                            errors.add(e);
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            th.start();
+            all.add(th);
+        }
+        go.countDown();
+        for (Thread th : all) {
+            th.join(TimeUnit.SECONDS.toMillis(60));
+        }
+        return errors;
+    }
+
+    @Test
+    void serializationFailuresAreRetriedAndBounded() throws Exception {
+        try (HikariDataSource pool = repeatableReadPool()) {
+            PostgresStore retrying = PostgresStore.builder(pool).schema(schema).table("rr").maxAttempts(10_000).build();
+            stores.add(retrying);
+            assertEquals(List.of(), hammer(retrying, "hot", 4, 60));
+            assertEquals(240, retrying.get("hot").orElseThrow().failures(), "exact count through retries");
+
+            PostgresStore once = PostgresStore.builder(pool).schema(schema).table("rr").maxAttempts(1).build();
+            stores.add(once);
+            List<Throwable> errors = hammer(once, "hot2", 4, 60);
+            if (errors.isEmpty()) {
+                fail("REPEATABLE READ produced no serialization failure in 240 contended calls; this test proves "
+                        + "nothing on this server");
+            }
+            Throwable e = errors.get(0);
+            assertTrue(e.getMessage().contains("SQLSTATE 40001"), e.getMessage());
+            long failures = once.get("hot2").orElseThrow().failures();
+            assertEquals(240 - errors.size(), failures, "every call either counted or threw");
+        }
+    }
+
+    // ------------------------------------------------------------------ discovery
+
+    @Test
+    void storesOpenFindsTheProvider() {
+        Store s = Stores.open(PgTestSupport.urlWith("schema=" + schema + "&table=discovered"));
+        stores.add(s);
+        assertTrue(s instanceof PostgresStore);
+        s.put("k", RICH, TTL);
+        assertEquals(Optional.of(RICH), s.get("k"));
+    }
+
+    private static Set<String> threadNames(String prefix) {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(n -> n.startsWith(prefix)).collect(Collectors.toSet());
+    }
+}
