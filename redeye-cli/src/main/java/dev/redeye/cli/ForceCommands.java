@@ -84,7 +84,7 @@ public final class ForceCommands {
                     out.println(Json.pretty(StatusCommand.describe(operation, java.util.Optional.of(after), policy,
                             now)));
                 } else {
-                    out.println(spec.name() + " " + Table.printable(operation) + " on " + store.redacted() + ": "
+                    out.println(spec.name() + " '" + Table.printable(operation) + "' on " + store.redacted() + ": "
                             + was + " -> " + is + " (version " + before.version() + " -> " + after.version() + ")");
                     if (is == expected()) {
                         out.println(effect());

@@ -48,7 +48,7 @@ public final class PolicyOptions {
             }
             return b.build();
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(mixee.commandLine(), e.getMessage(), e, null, null);
+            throw new ParameterException(mixee.commandLine(), e.getMessage(), e);
         }
     }
 }

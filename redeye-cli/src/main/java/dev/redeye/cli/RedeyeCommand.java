@@ -42,7 +42,7 @@ import picocli.CommandLine.Spec;
             ForceCommands.ForceHalfOpen.class,
             ForceCommands.Reset.class,
             WatchCommand.class,
-            //TCK TckCommand.class,
+            TckCommand.class,
             CommandLine.HelpCommand.class
         },
         footer = {"", "Exit codes: 0 ok, 1 command failed, 2 bad arguments.",

@@ -249,7 +249,7 @@ public final class SimulateCommand implements Callable<Integer> {
                     Throwable cause = e.getCause();
                     if (cause instanceof IllegalArgumentException) {
                         // Unknown scheme or a URI the provider rejects: a bad argument.
-                        throw new ParameterException(spec.commandLine(), cause.getMessage(), cause, null, null);
+                        throw new ParameterException(spec.commandLine(), cause.getMessage(), cause);
                     }
                     if (cause instanceof Exception) {
                         throw (Exception) cause;

@@ -108,7 +108,9 @@ final class SimulationReport {
         }
         StringBuilder sb = new StringBuilder();
         int listed = 0;
-        for (Simulation.TimelineEntry e : group) {
+        List<Simulation.TimelineEntry> sorted = new ArrayList<>(group);
+        sorted.sort(java.util.Comparator.comparingInt(Simulation.TimelineEntry::instance));
+        for (Simulation.TimelineEntry e : sorted) {
             if (listed == MAX_LISTED_INSTANCES) {
                 break;
             }

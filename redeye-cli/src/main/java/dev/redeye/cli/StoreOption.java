@@ -62,7 +62,7 @@ public final class StoreOption {
         try {
             store = Stores.open(u);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(mixee.commandLine(), e.getMessage(), e, null, null);
+            throw new ParameterException(mixee.commandLine(), e.getMessage(), e);
         }
         if (isMemory(u) && err != null) {
             err.println("note: memory: is private to this process; nothing written here outlives the command");

@@ -6,6 +6,9 @@ import dev.redeye.api.TransitionFeed;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Set;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -16,6 +19,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
@@ -30,6 +34,7 @@ import picocli.CommandLine.Spec;
         description = {"Print breaker transitions from the store's feed as they happen (Ctrl-C to stop).",
             "Works with stores that have a transition feed (memory:, redis://, postgresql://)."},
         footer = {"", "Examples:", "  redeye watch --store redis://127.0.0.1:6379",
+            "  redeye watch --store redis://127.0.0.1:6379 payment-gateway",
             "  redeye watch --store postgresql://127.0.0.1:5432/app --count 1 --timeout 30s --json"})
 public final class WatchCommand implements Callable<Integer> {
 
@@ -52,6 +57,10 @@ public final class WatchCommand implements Callable<Integer> {
 
     @Option(names = "--json", description = "Print one JSON object per event.")
     boolean json;
+
+    @Parameters(arity = "0..*", paramLabel = "OP",
+            description = "Only show transitions of these operations (default: every operation in the store).")
+    List<String> operations;
 
     /** Creates the command (picocli calls this). */
     public WatchCommand() {
@@ -76,6 +85,8 @@ public final class WatchCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (Store s = store.open(err)) {
+            // Subscribing to an unreachable store would just retry in the background: fail fast instead.
+            s.get("redeye-watch-probe");
             Optional<TransitionFeed> feed = s.capability(TransitionFeed.class);
             if (feed.isEmpty()) {
                 err.println(spec.qualifiedName() + ": error: the store at " + store.redacted()
@@ -83,13 +94,18 @@ public final class WatchCommand implements Callable<Integer> {
                 err.flush();
                 return RedeyeCommand.EXIT_FAILURE;
             }
+            Set<String> only = operations == null || operations.isEmpty() ? null : Set.copyOf(operations);
             CountDownLatch done = new CountDownLatch(count == null ? 1 : count);
             AtomicLong seen = new AtomicLong();
             Object printLock = new Object();
             Thread hook = new Thread(s::close, "redeye-watch-shutdown");
             try (TransitionFeed.Subscription sub = feed.get().subscribe(e -> {
+                if (only != null && !only.contains(e.operation())) {
+                    return;
+                }
+                Instant at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
                 synchronized (printLock) {
-                    out.println(json ? Json.line(WatchedEvent.of(e, Instant.now())) : format(e, Instant.now()));
+                    out.println(json ? Json.line(WatchedEvent.of(e, at)) : format(e, at));
                     out.flush();
                 }
                 seen.incrementAndGet();

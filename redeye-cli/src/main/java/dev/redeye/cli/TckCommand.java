@@ -1,0 +1,112 @@
+package dev.redeye.cli;
+
+import dev.redeye.InMemoryStore;
+import dev.redeye.api.Store;
+import dev.redeye.tck.Rule;
+import dev.redeye.tck.TckReport;
+import dev.redeye.tck.TckRunner;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code redeye tck --store URI}: runs the store TCK ({@link TckRunner}, through the JUnit Platform
+ * launcher) against the store behind a URI and prints the rule report; exit 1 if any rule failed.
+ *
+ * <p>{@code memory:} is run over one {@link InMemoryStore} with {@linkplain InMemoryStore#newClient() a new
+ * client} per TCK client, since each {@code Stores.open("memory:")} is a separate, empty store. Any other URI
+ * is opened once first, to fail fast with one line when the store is unreachable, then once per TCK client.
+ * Cost: seconds to a minute, many clients (closed by the TCK), keys under unique names.
+ */
+@Command(name = "tck", mixinStandardHelpOptions = true,
+        description = {"Run the store contract suite (TCK) against the store behind a URI and print the rule "
+            + "report (exit 1 if a rule failed).",
+            "Lets you check your own store implementation: put its jar on the classpath and pass its URI."},
+        footer = {"", "Examples:", "  redeye tck --store memory:", "  redeye tck --store redis://127.0.0.1:6379",
+            "  redeye tck --store postgresql://127.0.0.1:5432/test --rule R2.7 --rule R4.4"})
+public final class TckCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    VerboseOption verbose;
+
+    @Mixin
+    StoreOption store;
+
+    @Option(names = "--rule", paramLabel = "ID", split = ",",
+            description = "Run only these rules (e.g. R2.7, repeatable or comma-separated; default: all).")
+    List<String> ruleIds = new ArrayList<>();
+
+    /** Creates the command (picocli calls this). */
+    public TckCommand() {
+    }
+
+    @Override
+    public Integer call() {
+        EnumSet<Rule> rules = selectedRules();
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        TckReport report;
+        if (StoreOption.isMemory(store.uri())) {
+            try (InMemoryStore shared = new InMemoryStore()) {
+                report = TckRunner.run(new MemoryClients(shared), rules);
+            }
+        } else {
+            // One client first: an unreachable store or unknown scheme is one clear line, not 50 failed rules.
+            try (Store probe = store.open(null)) {
+                probe.get("redeye-tck-probe");
+            }
+            err.println("running the TCK against " + store.redacted() + " ...");
+            err.flush();
+            report = TckRunner.run(store.uri(), rules);
+        }
+        out.print(report.format());
+        out.flush();
+        return report.successful() ? 0 : RedeyeCommand.EXIT_FAILURE;
+    }
+
+    private EnumSet<Rule> selectedRules() {
+        if (ruleIds.isEmpty()) {
+            return EnumSet.allOf(Rule.class);
+        }
+        EnumSet<Rule> rules = EnumSet.noneOf(Rule.class);
+        for (String id : ruleIds) {
+            try {
+                rules.add(Rule.byId(id));
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+        }
+        return rules;
+    }
+
+    /** New clients of one in-memory store, named for the report. */
+    private static final class MemoryClients implements Supplier<Store> {
+        private final InMemoryStore shared;
+
+        MemoryClients(InMemoryStore shared) {
+            this.shared = shared;
+        }
+
+        @Override
+        public Store get() {
+            return shared.newClient();
+        }
+
+        @Override
+        public String toString() {
+            return "memory: (one InMemoryStore, a new client per TCK client)";
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package dev.redeye.cli;
+
+import dev.redeye.Stores;
+import dev.redeye.api.Store;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.Arrays;
+import java.util.UUID;
+import picocli.CommandLine;
+
+/** Runs the real entry point in-process and captures what it prints. */
+final class Cli {
+    /** What one command printed and returned. */
+    record Run(int exit, String out, String err) {
+        @Override
+        public String toString() {
+            return "exit " + exit + "\n--- stdout ---\n" + out + "\n--- stderr ---\n" + err;
+        }
+    }
+
+    private Cli() {
+    }
+
+    static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = RedeyeCommand.commandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int exit = cl.execute(args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    static String[] args(String... a) {
+        return Arrays.copyOf(a, a.length);
+    }
+
+    /** REDEYE_REDIS_URL, or the local default that scripts/services.sh also uses. */
+    static String redisUri() {
+        String env = System.getenv("REDEYE_REDIS_URL");
+        return env == null || env.isBlank() ? "redis://127.0.0.1:6379" : env;
+    }
+
+    /** REDEYE_POSTGRES_URL, or the local default that scripts/services.sh also uses. */
+    static String postgresUri() {
+        String env = System.getenv("REDEYE_POSTGRES_URL");
+        return env == null || env.isBlank() ? "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres" : env;
+    }
+
+    /** Whether the store behind the URI answers a read (tests against it are skipped otherwise). */
+    static boolean reachable(String uri) {
+        try (Store s = Stores.open(uri)) {
+            s.get("redeye-cli-test-probe");
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** A fresh operation name with characters a naive store or printer would mangle. */
+    static String uniqueOperation() {
+        return "cli test {" + UUID.randomUUID().toString().substring(0, 8) + "}:'op'";
+    }
+}

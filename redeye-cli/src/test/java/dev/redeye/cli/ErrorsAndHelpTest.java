@@ -1,0 +1,99 @@
+package dev.redeye.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** Bad input, unreachable stores, help and version: exit codes, one-line errors, no secrets printed. */
+class ErrorsAndHelpTest {
+    /** Nothing listens on port 1 of the loopback interface. */
+    static final String DEAD_REDIS = "redis://admin:s3cretpw@127.0.0.1:1/0";
+    static final String DEAD_POSTGRES = "postgresql://admin:s3cretpw@127.0.0.1:1/db";
+
+    @Test
+    void helpListsEveryCommand() {
+        Cli.Run run = Cli.run("--help");
+        assertEquals(0, run.exit(), run::toString);
+        for (String c : new String[] {"simulate", "status", "force-open", "force-half-open", "reset", "watch", "tck"}) {
+            assertTrue(run.out().contains("  " + c + " "), () -> c + " missing in\n" + run.out());
+        }
+        Cli.Run status = Cli.run("status", "--help");
+        assertTrue(status.out().contains("cannot list"), status::toString);
+    }
+
+    @Test
+    void versionIsTheProjectVersion() {
+        Cli.Run run = Cli.run("--version");
+        assertEquals(0, run.exit(), run::toString);
+        assertTrue(run.out().matches("(?s)redeye \\d+\\.\\d+\\.\\d+.*"), run::toString);
+        assertFalse(run.out().contains("unknown"), run::toString);
+    }
+
+    @Test
+    void unknownSchemeIsOneLineListingTheKnownSchemes() {
+        Cli.Run run = Cli.run("status", "--store", "nosuch://user:s3cretpw@host/x", "op");
+        SimulateCommandTest.assertUsage(run, "no store provider");
+        assertTrue(run.err().contains("redis") && run.err().contains("postgresql") && run.err().contains("memory"),
+                run::toString);
+        assertFalse(run.err().contains("s3cretpw"), run::toString);
+    }
+
+    @Test
+    void badArgumentsAreUsageErrors() {
+        SimulateCommandTest.assertUsage(Cli.run("status", "--store", "memory:"), "OP");
+        SimulateCommandTest.assertUsage(Cli.run("status", "op"), "--store");
+        SimulateCommandTest.assertUsage(Cli.run("force-open", "--store", "memory:"), "OP");
+        SimulateCommandTest.assertUsage(Cli.run("status", "--store", "memory:", "--reset-timeout", "0s", "op"),
+                "resetTimeout");
+        SimulateCommandTest.assertUsage(Cli.run("watch", "--store", "memory:", "--count", "0"), "--count");
+        SimulateCommandTest.assertUsage(Cli.run("no-such-command"), "no-such-command");
+        SimulateCommandTest.assertUsage(Cli.run("tck", "--store", "memory:", "--rule", "R99.9"), "R99.9");
+    }
+
+    @Test
+    void unreachableStoreIsOneLineWithoutThePassword() {
+        for (String uri : new String[] {DEAD_REDIS, DEAD_POSTGRES}) {
+            for (String[] args : new String[][] {{"status", "--store", uri, "op"}, {"force-open", "--store", uri, "op"},
+                {"watch", "--store=" + uri, "--timeout", "1s"}, {"tck", "--store", uri}}) {
+                Cli.Run run = Cli.run(args);
+                assertEquals(RedeyeCommand.EXIT_FAILURE, run.exit(), run::toString);
+                assertTrue(run.err().contains("error:"), run::toString);
+                assertFalse(run.err().contains("s3cretpw"), run::toString);
+                assertFalse(run.out().contains("s3cretpw"), run::toString);
+                assertFalse(run.err().contains("\tat "), run::toString);
+                assertTrue(run.err().strip().lines().count() <= 2, run::toString);
+            }
+        }
+    }
+
+    @Test
+    void verbosePrintsTheStackTraceStillWithoutThePassword() {
+        for (String[] args : new String[][] {{"-v", "status", "--store", DEAD_REDIS, "op"},
+            {"status", "--verbose", "--store", DEAD_POSTGRES, "op"}}) {
+            Cli.Run run = Cli.run(args);
+            assertEquals(RedeyeCommand.EXIT_FAILURE, run.exit(), run::toString);
+            assertTrue(run.err().contains("\tat "), run::toString);
+            assertFalse(run.err().contains("s3cretpw"), run::toString);
+        }
+    }
+
+    @Test
+    void watchSaysClearlyWhenTheStoreHasNoFeed() {
+        Cli.Run run = Cli.run("watch", "--store", "nofeed:test", "--timeout", "1s");
+        assertEquals(RedeyeCommand.EXIT_FAILURE, run.exit(), run::toString);
+        assertTrue(run.err().contains("has no transition feed"), run::toString);
+        assertEquals("", run.out(), run::toString);
+    }
+
+    @Test
+    void secretsAreScrubbedFromAnyMessage() {
+        Secrets s = Secrets.fromArgs(java.util.List.of("status", "--store=redis://u:p%40ss-w0rd@h:1?token=tok3n", "x"));
+        String scrubbed = s.scrub("cannot reach redis://u:p%40ss-w0rd@h:1?token=tok3n: auth p@ss-w0rd and tok3n failed");
+        assertFalse(scrubbed.contains("p%40ss-w0rd"), scrubbed);
+        assertFalse(scrubbed.contains("p@ss-w0rd"), scrubbed);
+        assertFalse(scrubbed.contains("tok3n"), scrubbed);
+        assertTrue(scrubbed.contains("redis://u:***@h:1"), scrubbed);
+    }
+}

@@ -1,0 +1,184 @@
+package dev.redeye.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.redeye.CircuitBreaker;
+import dev.redeye.Stores;
+import dev.redeye.api.CircuitOpenException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * status, force-open, force-half-open, reset and watch against the real Redis and PostgreSQL stores
+ * (REDEYE_REDIS_URL, REDEYE_POSTGRES_URL, or the local defaults; skipped when the server does not answer).
+ * Each test uses a fresh operation name with characters a naive store would mangle.
+ */
+class OpsCommandsTest {
+
+    static Stream<String> stores() {
+        return Stream.of(Cli.redisUri(), Cli.postgresUri());
+    }
+
+    static JsonNode status(String uri, String op) throws Exception {
+        Cli.Run run = Cli.run("status", "--store", uri, "--json", op);
+        assertEquals(0, run.exit(), run::toString);
+        JsonNode rows = Json.mapper().readTree(run.out());
+        assertEquals(1, rows.size(), run::toString);
+        assertEquals(op, rows.get(0).get("operation").asText());
+        return rows.get(0);
+    }
+
+    static CircuitBreaker application(String uri) {
+        // Another "process": its own client of the store, the same timing as the commands' defaults.
+        return CircuitBreaker.builder().store(Stores.open(uri)).resetTimeout(Duration.ofSeconds(60)).build();
+    }
+
+    @ParameterizedTest
+    @MethodSource("stores")
+    void forceOpenHalfOpenAndResetControlEveryInstance(String uri) throws Exception {
+        assumeTrue(Cli.reachable(uri), () -> "store not reachable: " + uri);
+        String op = Cli.uniqueOperation();
+
+        JsonNode before = status(uri, op);
+        assertEquals("CLOSED", before.get("status").asText());
+        assertFalse(before.get("stored").asBoolean());
+        Cli.Run table = Cli.run("status", "--store", uri, op);
+        assertEquals(0, table.exit(), table::toString);
+        assertTrue(table.out().startsWith("OPERATION"), table::toString);
+        assertTrue(table.out().contains(op), table::toString);
+
+        Cli.Run open = Cli.run("force-open", "--store", uri, op);
+        assertEquals(0, open.exit(), open::toString);
+        assertTrue(open.out().contains("CLOSED -> FORCED_OPEN"), open::toString);
+        JsonNode forced = status(uri, op);
+        assertEquals("FORCED_OPEN", forced.get("status").asText());
+        assertTrue(forced.get("forced").asBoolean());
+        assertEquals(1, forced.get("version").asLong());
+        // An application's breaker, on its own client, now rejects without running the call.
+        try (CircuitBreaker app = application(uri)) {
+            assertThrows(CircuitOpenException.class, () -> app.execute(op, () -> "must not run"));
+        }
+
+        Cli.Run half = Cli.run("force-half-open", "--store", uri, op);
+        assertEquals(0, half.exit(), half::toString);
+        JsonNode halfOpen = status(uri, op);
+        assertEquals("HALF_OPEN", halfOpen.get("status").asText());
+        assertEquals(0, halfOpen.get("retryAfterMs").asLong());
+        // The next call anywhere is the trial; its success closes the breaker for everyone.
+        try (CircuitBreaker app = application(uri)) {
+            assertEquals("trial", app.execute(op, () -> "trial"));
+        }
+        JsonNode closedByTrial = status(uri, op);
+        assertEquals("CLOSED", closedByTrial.get("status").asText());
+        assertEquals(3, closedByTrial.get("version").asLong());
+
+        assertEquals(0, Cli.run("force-open", "--store", uri, op).exit());
+        Cli.Run reset = Cli.run("reset", "--store", uri, op);
+        assertEquals(0, reset.exit(), reset::toString);
+        assertTrue(reset.out().contains("FORCED_OPEN -> CLOSED"), reset::toString);
+        JsonNode closed = status(uri, op);
+        assertEquals("CLOSED", closed.get("status").asText());
+        assertEquals(5, closed.get("version").asLong());
+        try (CircuitBreaker app = application(uri)) {
+            assertEquals("ok", app.execute(op, () -> "ok"));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("stores")
+    void statusShowsAnOpenBreakerWithItsRetryAfter(String uri) throws Exception {
+        assumeTrue(Cli.reachable(uri), () -> "store not reachable: " + uri);
+        String op = Cli.uniqueOperation();
+        try (CircuitBreaker app = CircuitBreaker.builder().store(Stores.open(uri)).failureThreshold(2)
+                .resetTimeout(Duration.ofSeconds(30)).jitter(0).build()) {
+            for (int i = 0; i < 2; i++) {
+                assertThrows(IllegalStateException.class, () -> app.execute(op, () -> {
+                    throw new IllegalStateException("down");
+                }));
+            }
+        }
+        JsonNode row = status(uri, op);
+        assertEquals("OPEN", row.get("status").asText(), row::toPrettyString);
+        assertEquals(2, row.get("failures").asInt());
+        long retry = row.get("retryAfterMs").asLong();
+        // Opened just now with a 60 s nominal window (the command's default --reset-timeout).
+        assertTrue(retry > 50_000 && retry <= 60_000, row::toPrettyString);
+        // The application's own timing gives its own window.
+        Cli.Run run = Cli.run("status", "--store", uri, "--reset-timeout", "30s", "--json", op);
+        long appRetry = Json.mapper().readTree(run.out()).get(0).get("retryAfterMs").asLong();
+        assertTrue(appRetry > 20_000 && appRetry <= 30_000, run::toString);
+        assertEquals(0, Cli.run("reset", "--store", uri, op).exit());
+    }
+
+    @ParameterizedTest
+    @MethodSource("stores")
+    void watchPrintsTransitionsFromTheFeed(String uri) throws Exception {
+        assumeTrue(Cli.reachable(uri), () -> "store not reachable: " + uri);
+        String op = Cli.uniqueOperation();
+        CompletableFuture<Cli.Run> watch = CompletableFuture.supplyAsync(
+                () -> Cli.run("watch", "--store", uri, "--count", "2", "--timeout", "30s", "--json", op));
+        // The subscription may take a moment to be live: keep making transitions until the watch has two.
+        List<Cli.Run> controls = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        boolean open = false;
+        while (!watch.isDone() && System.nanoTime() < deadline) {
+            controls.add(Cli.run(open ? "reset" : "force-open", "--store", uri, op));
+            open = !open;
+            Thread.sleep(300);
+        }
+        Cli.Run run = watch.get(10, TimeUnit.SECONDS);
+        assertEquals(0, run.exit(), run::toString);
+        controls.forEach(c -> assertEquals(0, c.exit(), c::toString));
+        List<String> lines = run.out().strip().lines().toList();
+        assertEquals(2, lines.size(), run::toString);
+        long lastVersion = 0;
+        for (String line : lines) {
+            JsonNode e = Json.mapper().readTree(line);
+            assertEquals(op, e.get("operation").asText(), line);
+            assertTrue(e.get("kind").asText().startsWith("forced_"), line);
+            assertTrue(e.get("version").asLong() > lastVersion, line);
+            lastVersion = e.get("version").asLong();
+        }
+        assertTrue(run.err().contains("watching"), run::toString);
+        Cli.run("reset", "--store", uri, op);
+    }
+
+    @ParameterizedTest
+    @MethodSource("stores")
+    void watchWithACountFailsWhenTheTimeoutPassesFirst(String uri) {
+        assumeTrue(Cli.reachable(uri), () -> "store not reachable: " + uri);
+        Cli.Run run = Cli.run("watch", "--store", uri, "--count", "1", "--timeout", "300ms", Cli.uniqueOperation());
+        assertEquals(RedeyeCommand.EXIT_FAILURE, run.exit(), run::toString);
+        assertTrue(run.err().contains("0 of 1 event(s) before the timeout"), run::toString);
+        assertEquals("", run.out(), run::toString);
+    }
+
+    @ParameterizedTest
+    @MethodSource("stores")
+    void simulateRunsOnTheRealStoreAndCleansUp(String uri) throws Exception {
+        assumeTrue(Cli.reachable(uri), () -> "store not reachable: " + uri);
+        Cli.Run run = Cli.run("simulate", "--store", uri, "--instances", "4", "--threads-per-instance", "1",
+                "--duration", "2500ms", "--down-at", "300ms", "--up-at", "1500ms", "--reset-timeout", "400ms",
+                "--backoff-multiplier", "1", "--think-time", "20ms", "--progress", "never", "--json");
+        assertEquals(0, run.exit(), run::toString);
+        JsonNode r = Json.mapper().readTree(run.out());
+        assertEquals(1, r.get("openings").asLong(), r::toPrettyString);
+        assertEquals(1, r.get("maxConcurrentTrials").asInt(), r::toPrettyString);
+        assertTrue(r.get("reachedDeadDependencyByNormalCalls").asLong() <= 5 + 3, r::toPrettyString);
+        assertFalse(r.get("store").asText().contains("password"), r::toPrettyString);
+        // The run's state was deleted afterwards.
+        JsonNode left = status(uri, r.get("operation").asText());
+        assertFalse(left.get("stored").asBoolean(), left::toPrettyString);
+    }
+}

@@ -1,0 +1,128 @@
+package dev.redeye.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fleet simulation on {@code memory:}, through the real entry point, with short timings (3 s a run).
+ * Timeline: down at 0.5 s, the first trial (about 1 s) fails, the second (about 2 s, after the x2 backoff)
+ * finds the dependency back since 1.8 s and closes.
+ */
+class SimulateCommandTest {
+    static final int INSTANCES = 8;
+    static final int THREADS = 1;
+    static final int THRESHOLD = 5;
+
+    static String[] simulate(String... extra) {
+        List<String> a = new ArrayList<>(List.of("simulate", "--instances", "" + INSTANCES,
+                "--threads-per-instance", "" + THREADS, "--duration", "3s", "--down-at", "500ms", "--up-at", "1.8s",
+                "--reset-timeout", "500ms", "--failure-threshold", "" + THRESHOLD, "--call-latency", "10ms",
+                "--think-time", "15ms", "--progress", "never"));
+        a.addAll(List.of(extra));
+        return a.toArray(new String[0]);
+    }
+
+    static JsonNode json(Cli.Run run) throws Exception {
+        assertEquals(0, run.exit(), run::toString);
+        return Json.mapper().readTree(run.out());
+    }
+
+    @Test
+    void sharedModeStopsTheFleetAfterFailureThresholdAndRunsOneTrialAtATime() throws Exception {
+        JsonNode r = json(Cli.run(simulate("--json")));
+        int threads = INSTANCES * THREADS;
+        assertEquals("shared", r.get("mode").asText());
+        // One breaker for the fleet: it opens once, whichever instance sees the threshold-th failure.
+        assertEquals(1, r.get("openings").asLong(), r::toPrettyString);
+        long normal = r.get("reachedDeadDependencyByNormalCalls").asLong();
+        assertTrue(normal >= THRESHOLD, () -> "at least failureThreshold calls must fail to open: " + r);
+        // failureThreshold plus, at most, one call already in flight on each other thread.
+        assertTrue(normal <= THRESHOLD + threads - 1, () -> "too many calls reached the dead dependency: " + r);
+        assertTrue(r.get("inFlightAtOpening").asLong() <= threads - 1, r::toPrettyString);
+        // Exactly one trial at a time across all instances (a non-exclusive claim lets several through).
+        assertEquals(1, r.get("maxConcurrentTrials").asInt(), r::toPrettyString);
+        assertTrue(r.get("failedTrials").asLong() >= 1, r::toPrettyString);
+        assertTrue(r.get("trialCalls").asLong() >= 2, r::toPrettyString);
+        assertFalse(r.get("recoveredAfterUpMs").isNull(), () -> "the breaker must close after recovery: " + r);
+        assertEquals(INSTANCES, r.get("closedAtEnd").asInt(), r::toPrettyString);
+        assertTrue(r.get("rejected").asLong() > 0, r::toPrettyString);
+        assertEquals(0, r.get("otherErrors").asLong(), r::toPrettyString);
+        double opsPerCall = r.get("storeOpsPerCall").asDouble();
+        assertTrue(opsPerCall > 0 && opsPerCall < 2, r::toPrettyString);
+        assertTrue(r.get("storeOpsByKind").has("claim_trial"), r::toPrettyString);
+    }
+
+    @Test
+    void perInstanceModeLetsEveryInstancePayTheThreshold() throws Exception {
+        JsonNode r = json(Cli.run(simulate("--json", "--mode", "per-instance")));
+        assertEquals("per-instance", r.get("mode").asText());
+        assertEquals(INSTANCES, r.get("openings").asLong(), r::toPrettyString);
+        assertTrue(r.get("reachedDeadDependencyByNormalCalls").asLong() >= (long) INSTANCES * THRESHOLD,
+                r::toPrettyString);
+        assertTrue(r.get("trialCalls").asLong() >= INSTANCES, r::toPrettyString);
+        assertEquals(INSTANCES, r.get("closedAtEnd").asInt(), r::toPrettyString);
+    }
+
+    @Test
+    void compareRunsBothModesAndShowsTheMultiple() throws Exception {
+        JsonNode both = json(Cli.run(simulate("--json", "--compare")));
+        JsonNode shared = both.get("shared");
+        JsonNode per = both.get("perInstance");
+        assertNotNull(shared, both::toPrettyString);
+        assertNotNull(per, both::toPrettyString);
+        assertTrue(shared.get("reachedDeadDependencyByNormalCalls").asLong() <= THRESHOLD + INSTANCES * THREADS - 1,
+                both::toPrettyString);
+        assertTrue(per.get("reachedDeadDependencyByNormalCalls").asLong() >= (long) INSTANCES * THRESHOLD,
+                both::toPrettyString);
+        assertTrue(per.get("reachedDeadDependency").asLong() > 2 * shared.get("reachedDeadDependency").asLong(),
+                both::toPrettyString);
+    }
+
+    @Test
+    void textOutputHasTimelineAndSummaryAndNoProgressNoise() {
+        Cli.Run run = Cli.run(simulate());
+        assertEquals(0, run.exit(), run::toString);
+        String out = run.out();
+        assertTrue(out.contains("Timeline, shared (memory:)"), out);
+        assertTrue(out.contains("---- dependency goes DOWN ----"), out);
+        assertTrue(out.contains("CLOSED -> OPEN"), out);
+        assertTrue(out.contains("HALF_OPEN -> CLOSED"), out);
+        assertTrue(out.contains("Summary:"), out);
+        assertTrue(out.contains("max concurrent trial calls"), out);
+        assertTrue(out.contains("failureThreshold 5 +"), out);
+        assertFalse(out.contains("\r"), out);
+        assertFalse(run.err().contains("\r"), run.err());
+    }
+
+    @Test
+    void badSimulationArgumentsAreUsageErrors() {
+        assertUsage(Cli.run("simulate", "--instances", "0"), "--instances");
+        assertUsage(Cli.run("simulate", "--duration", "5"), "unit");
+        assertUsage(Cli.run("simulate", "--mode", "sideways"), "per-instance");
+        assertUsage(Cli.run("simulate", "--down-at", "5s", "--up-at", "4s"), "--up-at");
+        assertUsage(Cli.run("simulate", "--jitter", "1.5"), "--jitter");
+        assertUsage(Cli.run("simulate", "--no-such-option"), "no-such-option");
+    }
+
+    @Test
+    void unknownStoreSchemeInSimulateIsOneClearLine() {
+        Cli.Run run = Cli.run("simulate", "--store", "nosuch://somewhere", "--duration", "1s", "--down-at", "100ms",
+                "--up-at", "500ms", "--progress", "never");
+        assertUsage(run, "no store provider");
+    }
+
+    static void assertUsage(Cli.Run run, String expected) {
+        assertEquals(RedeyeCommand.EXIT_USAGE, run.exit(), run::toString);
+        assertTrue(run.err().contains(expected), run::toString);
+        assertEquals(1, run.err().strip().lines().count(), run::toString);
+        assertFalse(run.err().contains("\tat "), run::toString);
+        assertEquals("", run.out(), run::toString);
+    }
+}

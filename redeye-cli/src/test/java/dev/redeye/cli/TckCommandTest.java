@@ -1,0 +1,48 @@
+package dev.redeye.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** redeye tck: the real TCK through the JUnit Platform launcher. */
+class TckCommandTest {
+
+    @Test
+    void inMemoryStorePassesEveryRule() {
+        Cli.Run run = Cli.run("tck", "--store", "memory:");
+        assertEquals(0, run.exit(), run::toString);
+        assertTrue(run.out().contains("PASSED   R1.1"), run::toString);
+        assertTrue(run.out().contains("PASSED   R7.2"), run::toString);
+        assertTrue(run.out().matches("(?s).*\\d+ passed, 0 failed, \\d+ skipped\\s*"), run::toString);
+        assertFalse(run.out().contains("FAILED"), run::toString);
+    }
+
+    @Test
+    void selectedRulesOnly() {
+        Cli.Run run = Cli.run("tck", "--store", "memory:", "--rule", "R1.1,R2.7", "--rule", "R4.4");
+        assertEquals(0, run.exit(), run::toString);
+        assertTrue(run.out().contains("3 passed, 0 failed, 0 skipped"), run::toString);
+    }
+
+    @Test
+    void aFailingRuleExitsOne() {
+        // A store that lacks the atomic capabilities its rules need is reported as skipped, not passed;
+        // the no-feed fixture keeps counts in one map per client, so the two-client rules fail.
+        Cli.Run run = Cli.run("tck", "--store", "nofeed:private", "--rule", "R1.2");
+        assertEquals(RedeyeCommand.EXIT_FAILURE, run.exit(), run::toString);
+        assertTrue(run.out().contains("FAILED   R1.2"), run::toString);
+        assertTrue(run.out().contains("0 passed, 1 failed"), run::toString);
+    }
+
+    @Test
+    void redisStorePassesTheAtomicCountingRules() {
+        String uri = Cli.redisUri();
+        assumeTrue(Cli.reachable(uri), () -> "store not reachable: " + uri);
+        Cli.Run run = Cli.run("tck", "--store", uri, "--rule", "R2.7,R4.4,R6.3");
+        assertEquals(0, run.exit(), run::toString);
+        assertTrue(run.out().contains("3 passed, 0 failed, 0 skipped"), run::toString);
+    }
+}
