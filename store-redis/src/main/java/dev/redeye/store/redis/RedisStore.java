@@ -386,6 +386,13 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
         }
     }
 
+    /** Names the prefix and the feed connection; never credentials. */
+    @Override
+    public String toString() {
+        return "RedisStore[prefix=" + FeedReader.abbreviate(keys.prefix()) + ", feed="
+                + (feedConnector == null ? "none" : feedConnector.describe()) + (closed.get() ? ", closed" : "") + "]";
+    }
+
     // ---------------------------------------------------------------- internals
 
     private StateChange apply(String op, String key, Policy policy, long now) {
