@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Assumptions;
@@ -280,15 +281,15 @@ abstract class FeedRules extends TransitionRules {
         flush(writer, witness);
         assertEquals(List.of(), c1.of(k), "events delivered to subscriber 1 after close()");
         assertEquals(List.of(), c2.of(k), "events delivered to subscriber 2 after close()");
-        Set<String>[] leaked = new Set[1];
+        AtomicReference<Set<String>> leaked = new AtomicReference<>(Set.of());
         boolean freed = eventually(() -> {
-            leaked[0] = Thread.getAllStackTraces().keySet().stream()
+            leaked.set(Thread.getAllStackTraces().keySet().stream()
                     .filter(t -> !before.contains(t) && t.isAlive() && !jvmShared(t))
-                    .map(Thread::getName).collect(Collectors.toSet());
-            return leaked[0].isEmpty();
+                    .map(Thread::getName).collect(Collectors.toSet()));
+            return leaked.get().isEmpty();
         });
         assertTrue(freed, "threads started by the closed store are still alive " + PATIENCE.toSeconds()
-                + " s after close(): " + leaked[0]);
+                + " s after close(): " + leaked.get());
     }
 
     private static boolean jvmShared(Thread t) {

@@ -104,6 +104,22 @@ public final class TckRunner {
         }
     }
 
+    /**
+     * Runs every rule against the store named by the first argument and prints the report; exits 0 when no
+     * rule failed, 1 when one did, 2 on a usage error. The store module must be on the classpath:
+     * {@code java -cp <tck, engine, store jars> dev.redeye.tck.TckRunner redis://127.0.0.1:6379}.
+     */
+    public static void main(String[] args) {
+        if (args.length != 1) {
+            System.err.println("usage: TckRunner <store URI>   (for example redis://127.0.0.1:6379)");
+            System.exit(2);
+            return;
+        }
+        TckReport report = run(args[0]);
+        System.out.print(report.format());
+        System.exit(report.successful() ? 0 : 1);
+    }
+
     static Supplier<? extends Store> supplier(String id) {
         return SUPPLIERS.get(id);
     }
