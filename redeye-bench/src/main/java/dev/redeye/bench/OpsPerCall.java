@@ -52,11 +52,39 @@ final class OpsPerCall {
                 .append(" ms of real time, one operation name, consecutive strategy, resetTimeout 1 h.\n\n");
         out.append(t).append('\n');
         out.append("Counts by store method:\n\n").append(detail).append('\n');
+        out.append(localCacheUnderLoad(env));
         if (commandstats != null) {
             out.append("Cross-check against Redis `INFO commandstats` (defaults; `CONFIG RESETSTAT` before each"
                     + " phase; the counting decorator's figures for the same phases):\n\n").append(commandstats);
         }
         return out.toString();
+    }
+
+    /**
+     * Store reads of a local-cache breaker under 1, 2 and 8 threads calling as fast as they can: the target is
+     * at most one store operation per stale-tolerance window, however many threads call.
+     */
+    static String localCacheUnderLoad(BenchEnv env) {
+        Table t = new Table("store", "threads", "healthy calls", "store ops", "100 ms windows", "store ops / window");
+        for (String storeName : env.stores()) {
+            try (StoreFixture fixture = env.fixture(storeName, true)) {
+                for (int threads : new int[] {1, 2, 8}) {
+                    CountingStore store = new CountingStore(fixture.open());
+                    String op = "local-cache-" + threads;
+                    try (CircuitBreaker breaker = CacheConfig.LOCAL_CACHE.apply(CircuitBreaker.builder().store(store))
+                            .build()) {
+                        breaker.execute(op, Load.HEALTHY);
+                        CountingStore.Counts before = store.snapshot();
+                        long start = System.nanoTime();
+                        long calls = Load.forMillis(threads, env.phaseMillis(), () -> breaker.execute(op, Load.HEALTHY));
+                        double windows = (System.nanoTime() - start) / 1e6 / CacheConfig.STALE_TOLERANCE.toMillis();
+                        long ops = store.snapshot().minus(before).total();
+                        t.row(fixture.name(), threads, calls, ops, Table.fmt(windows, 1), Table.fmt(ops / windows, 2));
+                    }
+                }
+            }
+        }
+        return "Local cache under load (`localCache(100 ms)`, " + env.phaseMillis() + " ms per row):\n\n" + t + "\n";
     }
 
     /** The figures of one backend and configuration. */

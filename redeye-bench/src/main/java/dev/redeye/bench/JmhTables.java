@@ -1,0 +1,130 @@
+package dev.redeye.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Turns the JSON results of {@link HealthyPathBenchmark} and {@link RejectionBenchmark} (JMH {@code -rf json},
+ * run with {@code -prof gc}) into the Markdown tables of BENCHMARK.md, with the ratios the targets are stated
+ * in and a plain MET / MISSED per target. It reads files only; it measures nothing.
+ *
+ * <pre>
+ * java -cp redeye-bench/target/benchmarks.jar dev.redeye.bench.JmhTables \
+ *     results/jmh-HealthyPathBenchmark.json results/jmh-RejectionBenchmark.json
+ * </pre>
+ */
+public final class JmhTables {
+    private static final String ALLOC = "gc.alloc.rate.norm";
+
+    private JmhTables() {
+    }
+
+    /**
+     * Prints the tables of the given result files.
+     *
+     * @param args the JSON result files, in any order
+     * @throws IOException              if a file cannot be read or parsed
+     * @throws IllegalArgumentException if no file is given
+     */
+    public static void main(String[] args) throws IOException {
+        if (args.length == 0) {
+            throw new IllegalArgumentException("usage: JmhTables <jmh-result.json>...");
+        }
+        Map<String, Score> scores = new LinkedHashMap<>();
+        ObjectMapper mapper = new ObjectMapper();
+        for (String file : args) {
+            for (JsonNode run : mapper.readTree(Path.of(file).toFile())) {
+                String bench = run.get("benchmark").asText();
+                String cls = bench.substring(0, bench.lastIndexOf('.'));
+                cls = cls.substring(cls.lastIndexOf('.') + 1);
+                String key = cls + "/" + run.get("threads").asInt() + "/" + run.get("params").get("type").asText();
+                JsonNode p = run.get("primaryMetric");
+                JsonNode alloc = run.path("secondaryMetrics").path(ALLOC);
+                scores.put(key, new Score(p.get("score").asDouble(), p.get("scoreError").asDouble(),
+                        alloc.isMissingNode() ? Double.NaN : alloc.get("score").asDouble()));
+            }
+        }
+        System.out.println(table(scores, "HealthyPathBenchmark", BreakerType.values()));
+        System.out.println(table(scores, "RejectionBenchmark",
+                new BreakerType[] {BreakerType.REDEYE, BreakerType.RESILIENCE4J, BreakerType.FAILSAFE}));
+        System.out.println(targets(scores));
+    }
+
+    /** One JMH result: ns/op, its 99.9 % error, and bytes allocated per op. */
+    static final class Score {
+        final double ns;
+        final double error;
+        final double bytes;
+
+        Score(double ns, double error, double bytes) {
+            this.ns = ns;
+            this.error = error;
+            this.bytes = bytes;
+        }
+
+        String time() {
+            return Table.fmt(ns, 1) + " ± " + Table.fmt(error, 1);
+        }
+
+        String alloc() {
+            return Double.isNaN(bytes) ? "n/a" : Table.fmt(bytes, 1);
+        }
+    }
+
+    private static String table(Map<String, Score> scores, String bench, BreakerType[] types) {
+        Table t = new Table("competitor", "1 thread (ns/op)", "1 thread (B/op)", "2 threads (ns/op per thread)",
+                "2 threads (B/op)", "2 threads / 1 thread", "1 thread / Resilience4j 1 thread");
+        Score r4j = scores.get(bench + "/1/RESILIENCE4J");
+        for (BreakerType type : types) {
+            Score one = scores.get(bench + "/1/" + type);
+            Score two = scores.get(bench + "/2/" + type);
+            if (one == null || two == null) {
+                continue;
+            }
+            t.row(type, one.time(), one.alloc(), two.time(), two.alloc(), Table.fmt(two.ns / one.ns, 2),
+                    r4j == null ? "n/a" : Table.fmt(one.ns / r4j.ns, 2));
+        }
+        return "### " + bench + "\n\n" + t;
+    }
+
+    private static String targets(Map<String, Score> s) {
+        StringBuilder out = new StringBuilder("### Targets (redeye local mode)\n\n");
+        Score h1 = s.get("HealthyPathBenchmark/1/REDEYE");
+        Score h2 = s.get("HealthyPathBenchmark/2/REDEYE");
+        Score r1 = s.get("HealthyPathBenchmark/1/RESILIENCE4J");
+        Score j1 = s.get("RejectionBenchmark/1/REDEYE");
+        Score j2 = s.get("RejectionBenchmark/2/REDEYE");
+        Score k1 = s.get("RejectionBenchmark/1/RESILIENCE4J");
+        Score k2 = s.get("RejectionBenchmark/2/RESILIENCE4J");
+        if (h1 != null && r1 != null) {
+            line(out, "healthy, 1 thread, at most half of Resilience4j", h1.ns <= r1.ns / 2,
+                    Table.fmt(h1.ns, 1) + " ns vs " + Table.fmt(r1.ns, 1) + " ns (ratio " + Table.fmt(h1.ns / r1.ns, 2)
+                            + ")");
+        }
+        if (h1 != null && h2 != null) {
+            line(out, "healthy, 0 bytes allocated per call", h1.bytes < 0.5 && h2.bytes < 0.5,
+                    h1.alloc() + " B/op (1 thread), " + h2.alloc() + " B/op (2 threads)");
+            line(out, "healthy, 2 threads on one breaker at most 1.3x its 1-thread figure", h2.ns <= 1.3 * h1.ns,
+                    Table.fmt(h2.ns, 1) + " ns vs " + Table.fmt(h1.ns, 1) + " ns (" + Table.fmt(h2.ns / h1.ns, 2)
+                            + "x)");
+        }
+        if (j1 != null && k1 != null) {
+            line(out, "rejection, 1 thread, at or below Resilience4j (no stack traces)", j1.ns <= k1.ns,
+                    Table.fmt(j1.ns, 1) + " ns vs " + Table.fmt(k1.ns, 1) + " ns");
+        }
+        if (j2 != null && k2 != null) {
+            line(out, "rejection, 2 threads, at or below Resilience4j (no stack traces)", j2.ns <= k2.ns,
+                    Table.fmt(j2.ns, 1) + " ns vs " + Table.fmt(k2.ns, 1) + " ns");
+        }
+        return out.toString();
+    }
+
+    private static void line(StringBuilder out, String target, boolean met, String measured) {
+        out.append("- ").append(met ? "MET" : "MISSED").append(": ").append(target).append(" — measured ")
+                .append(measured).append('\n');
+    }
+}
