@@ -121,6 +121,7 @@ final class FeedReader {
     private void run() {
         Connection c = current;
         long backoff = backoffMinMillis;
+        int failedAttempts = 0;
         try {
             while (!closed) {
                 try {
@@ -130,7 +131,8 @@ final class FeedReader {
                         if (closed) {
                             break;
                         }
-                        LOG.info("redeye feed reader {} reconnected to {}", clientName, connector.describe());
+                        LOG.info("redeye feed reader {} reconnected to {} after {} failed attempt(s)", clientName,
+                                connector.describe(), failedAttempts);
                     }
                     Jedis jedis = new Jedis(c);
                     XReadParams params = XReadParams.xReadParams().block(blockMillis).count(READ_COUNT);
@@ -138,6 +140,7 @@ final class FeedReader {
                         List<Map.Entry<String, List<StreamEntry>>> batch =
                                 jedis.xread(params, Map.of(streamKey, lastId));
                         backoff = backoffMinMillis;
+                        failedAttempts = 0;
                         if (batch == null) {
                             continue; // XREAD BLOCK timed out: nothing new
                         }
@@ -152,8 +155,14 @@ final class FeedReader {
                     if (closed) {
                         break;
                     }
-                    LOG.warn("redeye feed reader {} lost its connection to {} ({}); signalling a gap, retrying in {} ms",
-                            clientName, connector.describe(), e.toString(), backoff);
+                    failedAttempts++;
+                    if (failedAttempts == 1) {
+                        LOG.warn("redeye feed reader {} lost its connection to {} ({}); signalling a gap,"
+                                + " reconnecting with backoff", clientName, connector.describe(), e.toString());
+                    } else {
+                        LOG.debug("redeye feed reader {}: reconnect attempt {} failed ({}); next in {} ms",
+                                clientName, failedAttempts, e.toString(), backoff);
+                    }
                     connector.discard(c);
                     c = null;
                     current = null;

@@ -121,7 +121,8 @@ class RedisStoreProviderTest {
     @Test
     void theEnginesStoresOpenFindsThisProvider() {
         String prefix = RedisTestSupport.newPrefix();
-        try (Store store = dev.redeye.Stores.open(RedisTestSupport.url() + "?prefix=" + prefix)) {
+        String url = RedisTestSupport.url();
+        try (Store store = dev.redeye.Stores.open(url + (url.contains("?") ? "&" : "?") + "prefix=" + prefix)) {
             assertTrue(store instanceof RedisStore, "Stores.open picked " + store.getClass());
             assertTrue(store.get("nothing").isEmpty());
         }
