@@ -106,6 +106,7 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     private final String deleteAllClaims;
     private final String insertEvent;
     private final String pruneEvents;
+    private final String purgeExpired;
 
     private PostgresStore(Builder b) {
         this.jdbi = b.jdbi;
@@ -142,6 +143,9 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         deleteAllClaims = "DELETE FROM " + names.claims + " WHERE key_hash = ?";
         insertEvent = "INSERT INTO " + names.events + " (line) VALUES (?) RETURNING id";
         pruneEvents = "DELETE FROM " + names.events + " WHERE created_at < clock_timestamp() - interval '10 minutes'";
+        purgeExpired = "DELETE FROM " + t + " s WHERE s.expires_at <= clock_timestamp() AND NOT EXISTS "
+                + "(SELECT 1 FROM " + names.claims + " c WHERE c.key_hash = s.key_hash "
+                + "AND c.expires_at > clock_timestamp())";
         this.feed = new PgFeed(jdbi, names);
     }
 
@@ -296,7 +300,7 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         long ttlMillis = ttlMillis(ttl);
         ensureOpen();
         return run("claimTrial", key, () -> jdbi.inTransaction(handle -> {
-            boolean inserted = lockRow(handle, key, h).insertedNow;
+            boolean inserted = lockRow(handle, key, h, null).insertedNow;
             handle.createUpdate(deleteExpiredClaims).bind(0, h).execute();
             long live = handle.createQuery(countClaims).bind(0, h).mapTo(Long.class).one();
             if (live >= permits) {
@@ -319,6 +323,26 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         ensureOpen();
         run("releaseTrial", key, () -> jdbi.withHandle(handle ->
                 handle.createUpdate(deleteClaim).bind(0, h).bind(1, token).execute()));
+    }
+
+    // ---------------------------------------------------------------- maintenance
+
+    /**
+     * Deletes every row whose state has expired (and lock rows) that holds no live trial claim, with their
+     * expired claims, and events older than ten minutes. Expired rows already read as absent, so this only
+     * reclaims space: run it now and then (a scheduler, {@code pg_cron}), from any one instance. One
+     * statement per table; safe to run concurrently with every other call.
+     *
+     * @return the number of state and lock rows deleted
+     * @throws StoreException if the database fails or the store is closed
+     */
+    public int purgeExpired() {
+        ensureOpen();
+        return run("purgeExpired", "", () -> jdbi.withHandle(handle -> {
+            int n = handle.createUpdate(purgeExpired).execute();
+            handle.createUpdate(pruneEvents).execute();
+            return n;
+        }));
     }
 
     // ---------------------------------------------------------------- TransitionFeed
@@ -392,20 +416,27 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         }
     }
 
-    /** One atomic read-modify-write, as described in the class Javadoc. */
+    /**
+     * One atomic read-modify-write, as described in the class Javadoc. A call that changes nothing writes
+     * nothing and takes no lock when it can tell from a plain read: it is then linearized at that read.
+     */
     private StateChange transact(String op, String key, Policy policy, long now, boolean dropClaims,
                                  Function<BreakerState, StateChange> rule) {
         byte[] h = keyHash(key);
         ensureOpen();
         return run(op, key, () -> jdbi.inTransaction(handle -> {
-            LockedRow row = lockRow(handle, key, h);
+            LockedRow row = lockRow(handle, key, h, dropClaims ? null : rule);
+            if (row.unchanged != null) {
+                return row.unchanged;
+            }
             StateChange change = rule.apply(row.state);
             if (change.changed()) {
                 var u = handle.createUpdate(updateState);
                 int i = bindState(u, 0, change.state());
                 u.bind(i++, policy.stateTtlMillis()).bind(i, h).execute();
             } else if (row.insertedNow && !dropClaims) {
-                // Nothing to store (a success with nothing to clear): leave no trace of this call.
+                // Defensive: lockRow inserts only when the absent state needs a write, but never leave a
+                // lock row behind for a call that stored nothing.
                 handle.createUpdate(deleteState).bind(0, h).execute();
             }
             if (dropClaims) {
@@ -419,15 +450,23 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     }
 
     /**
-     * Locks the key's row for this transaction, creating a lock row (layout 0) if there is none. Returns
-     * the stored state, or null for a lock row or an expired state.
+     * Locks the key's row for this transaction, creating a lock row (layout 0) if there is none, and returns
+     * the stored state (null for a lock row or an expired state). When {@code noWriteCheck} is given and the
+     * key has no row, it is applied to the absent state first: if that changes nothing, nothing is inserted
+     * and the unchanged result is returned (the call is linearized at the read that found no row).
      */
-    private LockedRow lockRow(Handle handle, String key, byte[] h) {
+    private LockedRow lockRow(Handle handle, String key, byte[] h, Function<BreakerState, StateChange> noWriteCheck) {
         boolean inserted = false;
         for (int attempt = 0; attempt < 5; attempt++) {
             RawRow row = selectRow(handle, selectStateForUpdate, h);
             if (row != null) {
-                return new LockedRow(row.stateOrNull(key), inserted);
+                return new LockedRow(row.stateOrNull(key), inserted, null);
+            }
+            if (noWriteCheck != null) {
+                StateChange onAbsent = noWriteCheck.apply(null);
+                if (!onAbsent.changed()) {
+                    return new LockedRow(null, false, onAbsent);
+                }
             }
             // READ COMMITTED: the next statement sees a row another transaction committed meanwhile; a
             // concurrent uncommitted insert makes this wait for it, then do nothing.
@@ -578,8 +617,11 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         }
     }
 
-    /** A locked row: its state (null if none) and whether this transaction created the row. */
-    private record LockedRow(BreakerState state, boolean insertedNow) {
+    /**
+     * A locked row: its state (null if none) and whether this transaction created the row; or, with
+     * {@code unchanged} set, the result of a call that found no row and needs none.
+     */
+    private record LockedRow(BreakerState state, boolean insertedNow, StateChange unchanged) {
     }
 
     /**

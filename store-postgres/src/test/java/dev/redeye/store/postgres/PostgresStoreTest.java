@@ -488,6 +488,33 @@ class PostgresStoreTest {
     }
 
     @Test
+    void purgeExpiredReclaimsOnlyDeadRows() throws Exception {
+        PostgresStore s = open();
+        s.put("live", RICH, TTL);
+        s.put("dead", RICH, TTL);
+        s.put("dead-but-claimed", RICH, TTL);
+        s.claimTrial("dead-but-claimed", 1, Duration.ofSeconds(60)).orElseThrow();
+        s.claimTrial("lock-row-only", 1, Duration.ofSeconds(60)).orElseThrow();
+        String stale = s.claimTrial("stale-lock-row", 1, Duration.ofSeconds(60)).orElseThrow();
+        update("UPDATE " + qualified("") + " SET expires_at = clock_timestamp() - interval '1 second' "
+                + "WHERE key LIKE 'dead%'");
+        update("UPDATE " + qualified("_claims") + " SET expires_at = clock_timestamp() - interval '1 second' "
+                + "WHERE token = ?", stale);
+        assertEquals(2, s.purgeExpired(), "the expired state and the lock row whose claim expired");
+        Set<String> left = new HashSet<>();
+        try (Connection c = PgTestSupport.dataSource().getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT key FROM " + qualified(""))) {
+            while (rs.next()) {
+                left.add(rs.getString(1));
+            }
+        }
+        assertEquals(Set.of("live", "dead-but-claimed", "lock-row-only"), left);
+        assertEquals(Optional.of(RICH), s.get("live"));
+        assertTrue(s.claimTrial("dead-but-claimed", 1, Duration.ofSeconds(60)).isEmpty(), "live claim kept");
+        assertEquals(0, s.purgeExpired());
+    }
+
+    @Test
     void claimExpiryIsJudgedByTheDatabaseClock() throws Exception {
         PostgresStore s = open();
         s.claimTrial("k", 1, Duration.ofSeconds(60)).orElseThrow();
