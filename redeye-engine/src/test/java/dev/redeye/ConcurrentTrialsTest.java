@@ -15,6 +15,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import dev.redeye.api.TransitionEvent;
+import dev.redeye.api.TransitionKind;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -84,6 +88,60 @@ class ConcurrentTrialsTest {
             long recordedTrials = breakers.stream().mapToLong(b -> b.metrics(OP).trials()).sum();
             assertEquals(permits, recordedTrials);
             assertEquals(BreakerStatus.CLOSED, breakers.get(0).status(OP), "permits successes close");
+        } finally {
+            pool.shutdownNow();
+            breakers.forEach(CircuitBreaker::close);
+            backend.close();
+        }
+    }
+
+    /**
+     * 8 threads over two breakers fail calls until rejected: the failure that reaches the threshold opens the
+     * breaker exactly once, so exactly one onStateChange(OPENED) fires across the fleet, and no failure recorded
+     * before the opening is lost. A get-then-put gate would lose counts and report the opening more than once.
+     */
+    @Test
+    void racingFailuresOpenOnceAndAreCountedExactly() throws Exception {
+        MutableClock clock = new MutableClock();
+        InMemoryStore backend = new InMemoryStore();
+        List<TransitionEvent> events = new CopyOnWriteArrayList<>();
+        int threshold = 400;
+        List<CircuitBreaker> breakers = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            breakers.add(CircuitBreaker.builder().clock(clock).failureThreshold(threshold)
+                    .store(backend.newClient()).onStateChange(events::add).build());
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            AtomicInteger ran = new AtomicInteger();
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                CircuitBreaker breaker = breakers.get(t % 2);
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    while (true) {
+                        try {
+                            breaker.execute(OP, () -> {
+                                ran.incrementAndGet();
+                                throw new IOException("down");
+                            });
+                        } catch (IOException counted) {
+                            // keep failing
+                        } catch (CircuitOpenException open) {
+                            return null;
+                        }
+                    }
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : futures) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+            assertEquals(List.of(TransitionKind.OPENED), events.stream().map(TransitionEvent::kind).toList());
+            // every call that ran was counted: the ones before the opening and the ones already past the gate
+            assertEquals(ran.get(), backend.get(OP).orElseThrow().failures());
+            assertTrue(ran.get() >= threshold);
         } finally {
             pool.shutdownNow();
             breakers.forEach(CircuitBreaker::close);
