@@ -26,6 +26,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * is still down and each call holds it for 50 ms of real time, so every call that runs is a concurrent trial.
  * With {@code halfOpenPermits = 1} the target is exactly 1 per round.</li>
  * </ul>
+ *
+ * <p>Run it (part of {@link DistributedBench}; Redis and PostgreSQL must be running):
+ * <pre>
+ * mvn -B -q install -pl redeye-bench -DskipTests
+ * java -cp redeye-bench/target/benchmarks.jar dev.redeye.bench.DistributedBench --sections atomic
+ * </pre>
  */
 final class AtomicBench {
     static final int THREADS = 8;

@@ -27,6 +27,12 @@ import java.util.function.Supplier;
  * jitter 0.1, halfOpenPermits 1), sharing one store (one client per instance) or one local-mode breaker per
  * instance; Resilience4j 2.4.0 with its defaults (50 % failure rate over the last 100 calls, at least 100 calls,
  * 60 s open, 10 calls in half-open), one per instance.
+ *
+ * <p>Run it (part of {@link DistributedBench}; Redis and PostgreSQL must be running):
+ * <pre>
+ * mvn -B -q install -pl redeye-bench -DskipTests
+ * java -cp redeye-bench/target/benchmarks.jar dev.redeye.bench.DistributedBench --sections fleet
+ * </pre>
  */
 final class FleetBench {
     static final int INSTANCES = 10;

@@ -12,6 +12,12 @@ import java.lang.ref.Reference;
  * was built; the operation names and the store client are allocated before the first measurement, so they are
  * not counted).
  * Backends: local mode (no store), Redis and PostgreSQL with the defaults.
+ *
+ * <p>Run it (part of {@link DistributedBench}; Redis and PostgreSQL must be running):
+ * <pre>
+ * mvn -B -q install -pl redeye-bench -DskipTests
+ * java -cp redeye-bench/target/benchmarks.jar dev.redeye.bench.DistributedBench --sections growth
+ * </pre>
  */
 final class GrowthBench {
     static final int[] OPERATIONS = {1, 100, 10_000};

@@ -9,6 +9,12 @@ import java.util.List;
  * round trip measured in the same loop (each iteration times one {@code execute}, then one round trip), so
  * both see the same machine and server state. One thread; the timer ({@code System.nanoTime()}) is read by
  * this harness around each call, never inside the breaker.
+ *
+ * <p>Run it (part of {@link DistributedBench}; Redis and PostgreSQL must be running):
+ * <pre>
+ * mvn -B -q install -pl redeye-bench -DskipTests
+ * java -cp redeye-bench/target/benchmarks.jar dev.redeye.bench.DistributedBench --sections latency
+ * </pre>
  */
 final class LatencyBench {
     private LatencyBench() {

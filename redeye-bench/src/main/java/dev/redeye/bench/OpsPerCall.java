@@ -13,6 +13,12 @@ import redis.clients.jedis.Jedis;
  * healthy phase (2 threads calling a closed breaker as fast as they can for a fixed time) and a rejection
  * phase (the same, once the breaker is open). For Redis with the defaults, the same phases are cross-checked
  * against the server's own {@code INFO commandstats}.
+ *
+ * <p>Run it (part of {@link DistributedBench}; Redis and PostgreSQL must be running):
+ * <pre>
+ * mvn -B -q install -pl redeye-bench -DskipTests
+ * java -cp redeye-bench/target/benchmarks.jar dev.redeye.bench.DistributedBench --sections ops
+ * </pre>
  */
 final class OpsPerCall {
     private static final int THREADS = 2;
