@@ -153,6 +153,8 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
      * A builder over a user-supplied {@link DataSource} (ideally a pool such as HikariCP). The store borrows
      * one connection per call and one for the feed, and never closes the data source.
      *
+     * @param dataSource where connections come from; its connections must be PostgreSQL JDBC connections
+     * @return a builder with the defaults: schema {@code public}, table {@code redeye_breakers}
      * @throws NullPointerException if {@code dataSource} is null
      */
     public static Builder builder(DataSource dataSource) {
@@ -164,6 +166,8 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
      * A builder over a user-supplied {@link Jdbi}. The store uses {@code jdbi.open()} and transactions
      * only (no plugins or mappers are registered on it) and never closes it.
      *
+     * @param jdbi where connections come from
+     * @return a builder with the defaults: schema {@code public}, table {@code redeye_breakers}
      * @throws NullPointerException if {@code jdbi} is null
      */
     public static Builder builder(Jdbi jdbi) {
@@ -175,6 +179,9 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
      * The DDL a store with these names runs on start ({@code schema.sql} with the names filled in), for teams
      * that create tables through their own migrations.
      *
+     * @param schema the schema name, as for {@link Builder#schema(String)}
+     * @param table  the table name, as for {@link Builder#table(String)}
+     * @return the DDL, several statements separated by semicolons
      * @throws IllegalArgumentException if a name is not a plain SQL identifier (see {@link Builder#table})
      * @throws NullPointerException     if a name is null
      */
@@ -182,17 +189,29 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         return new TableNames(schema, table).ddl();
     }
 
-    /** The schema this store's tables live in. */
+    /**
+     * The schema this store's tables live in.
+     *
+     * @return the schema name as configured
+     */
     public String schema() {
         return names.schema;
     }
 
-    /** The name of this store's state table (claims and events tables add {@code _claims} and {@code _events}). */
+    /**
+     * The name of this store's state table (claims and events tables add {@code _claims} and {@code _events}).
+     *
+     * @return the table name as configured
+     */
     public String table() {
         return names.table;
     }
 
-    /** The NOTIFY channel this store publishes transitions on and listens to. */
+    /**
+     * The NOTIFY channel this store publishes transitions on and listens to.
+     *
+     * @return {@code redeye:<schema>.<table>}, or {@code redeye:} and a hash when that exceeds 63 bytes
+     */
     public String channel() {
         return names.channel;
     }
@@ -649,6 +668,8 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
          * The schema of the tables (default {@code public}); created if missing when
          * {@link #createTables(boolean)} is on.
          *
+         * @param schema a plain SQL identifier
+         * @return this builder
          * @throws NullPointerException     if null
          * @throws IllegalArgumentException unless it matches {@code [A-Za-z_][A-Za-z0-9_]*} and has at most
          *                                  63 characters
@@ -663,6 +684,8 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
          * after it with {@code _claims} and {@code _events}, and the NOTIFY channel derives from schema and
          * table. Names are always double-quoted, so their case is kept.
          *
+         * @param table a plain SQL identifier
+         * @return this builder
          * @throws NullPointerException     if null
          * @throws IllegalArgumentException unless it matches {@code [A-Za-z_][A-Za-z0-9_]*} and has at most
          *                                  56 characters
@@ -675,6 +698,9 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         /**
          * Whether {@link #build()} creates the schema and the tables when they are missing (default on).
          * Turn it off when a migration tool owns the schema ({@link PostgresStore#schemaSql}).
+         *
+         * @param createTables whether to create missing tables
+         * @return this builder
          */
         public Builder createTables(boolean createTables) {
             this.createTables = createTables;
@@ -685,6 +711,8 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
          * How many times in all an atomic operation runs when it meets a serialization failure or deadlock
          * (default 5).
          *
+         * @param maxAttempts attempts in all, at least 1
+         * @return this builder
          * @throws IllegalArgumentException if below 1
          */
         public Builder maxAttempts(int maxAttempts) {
@@ -699,6 +727,7 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
          * Builds the store; with {@link #createTables(boolean)} on, first creates the schema and tables that
          * are missing (one short transaction, serialized across processes by an advisory lock).
          *
+         * @return a new store; the caller closes it
          * @throws StoreException if the database cannot be reached or the DDL fails
          */
         public PostgresStore build() {
