@@ -469,8 +469,8 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
                         + msg.substring(MALFORMED.length()).trim(), e);
             }
             if (msg.startsWith("WRONGTYPE")) {
-                throw new StoreException("malformed breaker state at " + where(key)
-                        + ": the key holds another Redis type (" + msg + ")", e);
+                throw new StoreException("malformed data at " + where(key)
+                        + ": a key of this operation holds another Redis type (" + msg + ")", e);
             }
             if (closed.get()) {
                 throw new StoreException("RedisStore is closed", e);
@@ -486,7 +486,8 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
     }
 
     private String where(String key) {
-        return "redis key " + FeedReader.abbreviate(keys.state(key));
+        return "operation '" + FeedReader.abbreviate(key) + "' (redis key " + FeedReader.abbreviate(keys.state(key))
+                + ")";
     }
 
     private static long ttlMillis(Duration ttl) {
