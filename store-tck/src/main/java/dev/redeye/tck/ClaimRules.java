@@ -163,7 +163,7 @@ abstract class ClaimRules extends RecordingRules {
             again.ifPresent(x -> claims(b).releaseTrial(k, x));
             return again.isPresent();
         })) {
-            fail("a claim with ttl " + SHORT_TTL.toMillis() + " ms did not expire within " + PATIENCE);
+            fail("a claim with ttl " + SHORT_TTL.toMillis() + " ms did not expire within " + patience().toMillis() + " ms");
         }
         assertDoesNotThrow(() -> ca.releaseTrial(k, t), "release of an expired token");
         assertDoesNotThrow(() -> cb.releaseTrial(k, t), "second release of an expired token");
@@ -189,7 +189,7 @@ abstract class ClaimRules extends RecordingRules {
             t.ifPresent(x -> fresh[0] = x);
             return t.isPresent();
         })) {
-            fail("a claim with ttl " + SHORT_TTL.toMillis() + " ms did not expire within " + PATIENCE);
+            fail("a claim with ttl " + SHORT_TTL.toMillis() + " ms did not expire within " + patience().toMillis() + " ms");
         }
         long waited = (System.nanoTime() - start) / 1_000_000;
         assertTrue(waited >= SHORT_TTL.toMillis() / 2, "the claim expired after " + waited

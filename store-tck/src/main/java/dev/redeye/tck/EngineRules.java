@@ -144,7 +144,7 @@ abstract class EngineRules extends FeedRules {
                 try {
                     both[t % 2].execute(op, () -> {
                         ran.incrementAndGet();
-                        release.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+                        release.await(patience().toMillis(), TimeUnit.MILLISECONDS);
                         return "ok";
                     });
                 } catch (CircuitOpenException e) {

@@ -97,7 +97,7 @@ abstract class FeedRules extends TransitionRules {
      */
     void awaitLive(Store writer, Collector... collectors) {
         String warm = key("warm-up");
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        long deadline = System.nanoTime() + patience().toNanos();
         while (true) {
             StateChange c = transition(writer, warm);
             for (int i = 0; i < 10; i++) {
@@ -111,7 +111,7 @@ abstract class FeedRules extends TransitionRules {
                 sleep(20);
             }
             if (System.nanoTime() > deadline) {
-                fail("a new subscription received no transition within " + PATIENCE.toSeconds() + " s");
+                fail("a new subscription received no transition within " + patience().toMillis() + " ms");
             }
         }
     }
@@ -121,14 +121,14 @@ abstract class FeedRules extends TransitionRules {
         String marker = key("marker");
         long v = transition(writer, marker).state().version();
         if (!eventually(() -> c.has(marker, v))) {
-            fail("the marker transition was not delivered within " + PATIENCE.toSeconds() + " s");
+            fail("the marker transition was not delivered within " + patience().toMillis() + " ms");
         }
     }
 
-    static TransitionEvent await(Collector c, String op, long version, String who) {
+    TransitionEvent await(Collector c, String op, long version, String who) {
         if (!eventually(() -> c.has(op, version))) {
             fail(who + " did not receive the transition of " + describe(op) + " to version " + version + " within "
-                    + PATIENCE.toSeconds() + " s; it received " + c.events.size() + " event(s)");
+                    + patience().toMillis() + " ms; it received " + c.events.size() + " event(s)");
         }
         return c.of(op).stream().filter(e -> e.version() == version).findFirst().orElseThrow();
     }
@@ -288,8 +288,8 @@ abstract class FeedRules extends TransitionRules {
                     .map(Thread::getName).collect(Collectors.toSet()));
             return leaked.get().isEmpty();
         });
-        assertTrue(freed, "threads started by the closed store are still alive " + PATIENCE.toSeconds()
-                + " s after close(): " + leaked.get());
+        assertTrue(freed, "threads started by the closed store are still alive " + patience().toMillis()
+                + " ms after close(): " + leaked.get());
     }
 
     private static boolean jvmShared(Thread t) {
@@ -317,10 +317,10 @@ abstract class FeedRules extends TransitionRules {
             Assumptions.abort("the interruptFeed(Store) hook is not provided");
         }
         if (!eventually(() -> c.gaps.get() > gapsBefore)) {
-            fail("onGap was not called within " + PATIENCE.toSeconds() + " s after the feed connection was cut");
+            fail("onGap was not called within " + patience().toMillis() + " ms after the feed connection was cut");
         }
         String k = key("after-gap");
-        long deadline = System.nanoTime() + 2 * PATIENCE.toNanos();
+        long deadline = System.nanoTime() + 2 * patience().toNanos();
         while (true) {
             long v = transition(b, k).state().version();
             for (int i = 0; i < 25; i++) {
@@ -330,7 +330,7 @@ abstract class FeedRules extends TransitionRules {
                 sleep(20);
             }
             if (System.nanoTime() > deadline) {
-                fail("no transition was delivered within " + 2 * PATIENCE.toSeconds() + " s after the cut");
+                fail("no transition was delivered within " + 2 * patience().toMillis() + " ms after the cut");
             }
         }
     }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,6 +22,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestInstancePostProcessor;
 import org.opentest4j.TestAbortedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,19 +33,20 @@ import org.slf4j.LoggerFactory;
  * fresh random key prefix per test, capability assumptions, races, polling). Implementers extend
  * {@link StoreTck}, not this class.
  */
-@ExtendWith(RuleFailureReporter.class)
+@ExtendWith({RuleFailureReporter.class, TckBase.Patience.class})
 abstract class TckBase {
     private static final Logger LOG = LoggerFactory.getLogger(TckBase.class);
 
     /** The virtual epoch of every rule: {@code now} values are {@code T0} plus offsets. */
     static final long T0 = 1_000_000L;
-    /** How long feed and expiry rules wait for something that should happen (they finish as soon as it does). */
-    static final Duration PATIENCE = Duration.ofSeconds(10);
+    /** How long feed and expiry rules wait by default for something that should happen. */
+    static final Duration DEFAULT_PATIENCE = Duration.ofSeconds(10);
     /** A clean-up ttl for put, far above anything a rule waits. */
     static final Duration STATE_TTL = Duration.ofHours(1);
 
     private final List<Store> opened = new CopyOnWriteArrayList<>();
     private String prefix;
+    private volatile Duration patience = DEFAULT_PATIENCE;
 
     /**
      * A new independent client each call (two clients stand for two processes). The TCK closes every client
@@ -162,9 +166,17 @@ abstract class TckBase {
         return Policy.builder().failureThreshold(failureThreshold).jitter(0.0).build();
     }
 
-    /** Polls {@code condition} every 20 ms until it holds or {@link #PATIENCE} runs out; returns whether it held. */
-    static boolean eventually(BooleanSupplier condition) {
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
+    /**
+     * How long feed and expiry rules wait for something that should happen (they finish as soon as it does):
+     * 10 s, or the JUnit configuration parameter / system property {@value TckRunner#PATIENCE_PARAMETER} in ms.
+     */
+    final Duration patience() {
+        return patience;
+    }
+
+    /** Polls {@code condition} every 20 ms until it holds or {@link #patience()} runs out; returns whether it held. */
+    final boolean eventually(BooleanSupplier condition) {
+        long deadline = System.nanoTime() + patience.toNanos();
         while (true) {
             if (condition.getAsBoolean()) {
                 return true;
@@ -246,5 +258,27 @@ abstract class TckBase {
                 "{a}", "a}", "{a", "a", "a:trial", "a:claims", "'; DROP TABLE x; --", "\"quoted\" 'single'",
                 "with space", "new\nline", "tab\tand\\backslash", "%s %d ${x} $1 ? :name", "emoji \uD83D\uDE00 "
                         + "\uD834\uDD1E", "\u00e9\u00e8 \u4e2d\u6587", "x".repeat(10 * 1024), "a*", "[a]");
+    }
+
+    /** Reads {@value TckRunner#PATIENCE_PARAMETER} into each test instance. */
+    static final class Patience implements TestInstancePostProcessor {
+        @Override
+        public void postProcessTestInstance(Object testInstance, ExtensionContext context) {
+            Optional<String> v = context.getConfigurationParameter(TckRunner.PATIENCE_PARAMETER)
+                    .or(() -> Optional.ofNullable(System.getProperty(TckRunner.PATIENCE_PARAMETER)));
+            if (v.isPresent()) {
+                long ms;
+                try {
+                    ms = Long.parseLong(v.get().trim());
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(TckRunner.PATIENCE_PARAMETER + " must be a number of ms, was '"
+                            + v.get() + "'", e);
+                }
+                if (ms <= 0) {
+                    throw new IllegalArgumentException(TckRunner.PATIENCE_PARAMETER + " must be > 0 ms, was " + ms);
+                }
+                ((TckBase) testInstance).patience = Duration.ofMillis(ms);
+            }
+        }
     }
 }

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -47,6 +48,12 @@ import org.opentest4j.TestAbortedException;
 public final class TckRunner {
     /** The JUnit configuration parameter (and system property) holding the store URI of {@link UriStoreTck}. */
     public static final String URI_PARAMETER = "redeye.tck.uri";
+    /**
+     * The JUnit configuration parameter (and system property) setting how long, in ms, feed and expiry rules
+     * wait for what should happen (default 10000). Raise it for a slow backend; a passing rule never waits
+     * this long.
+     */
+    public static final String PATIENCE_PARAMETER = "redeye.tck.patience";
     /** The configuration parameter naming a registered supplier of {@link SuppliedStoreTck}. */
     static final String SUPPLIER_PARAMETER = "redeye.tck.supplier";
 
@@ -94,11 +101,25 @@ public final class TckRunner {
      * @throws IllegalArgumentException if {@code rules} is empty
      */
     public static TckReport run(Supplier<? extends Store> clients, Collection<Rule> rules) {
+        return run(clients, rules, Map.of());
+    }
+
+    /**
+     * Runs the given rules over clients from {@code clients}, with extra JUnit configuration parameters (for
+     * example {@link #PATIENCE_PARAMETER}).
+     *
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if {@code rules} is empty
+     */
+    public static TckReport run(Supplier<? extends Store> clients, Collection<Rule> rules,
+            Map<String, String> configuration) {
         Objects.requireNonNull(clients, "clients");
+        Map<String, String> parameters = new HashMap<>(Objects.requireNonNull(configuration, "configuration"));
         String id = UUID.randomUUID().toString();
+        parameters.put(SUPPLIER_PARAMETER, id);
         SUPPLIERS.put(id, clients);
         try {
-            return launch(SuppliedStoreTck.class, Map.of(SUPPLIER_PARAMETER, id), rules, "clients from a Supplier<Store>");
+            return launch(SuppliedStoreTck.class, parameters, rules, "clients from a Supplier<Store>");
         } finally {
             SUPPLIERS.remove(id);
         }

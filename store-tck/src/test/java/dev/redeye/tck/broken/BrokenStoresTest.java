@@ -51,7 +51,7 @@ import org.junit.jupiter.api.Test;
  * what to check, while control rules the store does satisfy still pass, so each failure is attributable to
  * the defect. The broken stores forward everything else to a correct {@code InMemoryStore}.
  */
-class BrokenStoresTest {
+public class BrokenStoresTest {
     private InMemoryStore backing;
 
     @BeforeEach
@@ -74,7 +74,7 @@ class BrokenStoresTest {
         return all;
     }
 
-    static void assertFails(TckReport report, Rule rule, String... fragments) {
+    public static void assertFails(TckReport report, Rule rule, String... fragments) {
         RuleResult r = report.result(rule).orElseThrow();
         assertEquals(Status.FAILED, r.status(), () -> rule.id() + " must fail for this broken store, but it "
                 + r.status() + "\n" + report.format());
@@ -87,7 +87,7 @@ class BrokenStoresTest {
         }
     }
 
-    static void assertPasses(TckReport report, Rule rule) {
+    public static void assertPasses(TckReport report, Rule rule) {
         RuleResult r = report.result(rule).orElseThrow();
         assertEquals(Status.PASSED, r.status(), () -> "control rule " + rule.id() + " must pass for this store, "
                 + "else the failures are not attributable to its one defect\n" + report.format());

@@ -1,19 +1,33 @@
 package dev.redeye.tck.broken;
 
 import dev.redeye.api.Store;
+import dev.redeye.api.StoreException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Trial claims kept in one shared map (so every client sees them), with real-time expiry, and with one of two
- * deliberate defects: an unconditional release (deletes every claim of the key, whatever the token) or a
- * last-writer-wins claim (no count check: every claim succeeds).
+ * Trial claims kept in one map shared by every client, with real-time expiry, and with one deliberate
+ * defect. States, feed and transitions go to a correct in-memory client.
  */
 final class FlawedClaims {
-    enum Defect { UNCONDITIONAL_RELEASE, LAST_WRITER_WINS }
+    enum Defect {
+        /** Release deletes every claim of the key, whatever the token. */
+        UNCONDITIONAL_RELEASE,
+        /** No count check: every claim succeeds and the last writer wins. */
+        LAST_WRITER_WINS,
+        /** Tokens come from a per-client counter, so two clients hand out the same token. */
+        PER_CLIENT_COUNTER,
+        /** One claim namespace for the whole store: the key is ignored. */
+        GLOBAL_CLAIMS,
+        /** Release of a key without claims throws. */
+        THROW_ON_UNKNOWN,
+        /** delete removes the state but leaves the claims. */
+        DELETE_KEEPS_CLAIMS
+    }
 
     private final Defect defect;
     private final Map<String, Map<String, Long>> claims = new HashMap<>();
@@ -22,21 +36,27 @@ final class FlawedClaims {
         this.defect = defect;
     }
 
-    synchronized Optional<String> claim(String key, int permits, Duration ttl) {
+    private String slot(String key) {
+        return defect == Defect.GLOBAL_CLAIMS ? "" : key;
+    }
+
+    synchronized Optional<String> claim(String key, int permits, Duration ttl, String token) {
         long now = System.nanoTime();
-        Map<String, Long> live = claims.computeIfAbsent(key, k -> new HashMap<>());
+        Map<String, Long> live = claims.computeIfAbsent(slot(key), k -> new HashMap<>());
         live.values().removeIf(expiry -> expiry - now <= 0);
         if (defect != Defect.LAST_WRITER_WINS && live.size() >= permits) {
             return Optional.empty();
         }
-        String token = UUID.randomUUID().toString();
         live.put(token, now + ttl.toNanos());
         return Optional.of(token);
     }
 
     synchronized void release(String key, String token) {
-        Map<String, Long> live = claims.get(key);
-        if (live == null) {
+        Map<String, Long> live = claims.get(slot(key));
+        if (live == null || live.isEmpty()) {
+            if (defect == Defect.THROW_ON_UNKNOWN) {
+                throw new StoreException("no claims for this key");
+            }
             return;
         }
         if (defect == Defect.UNCONDITIONAL_RELEASE) {
@@ -47,16 +67,21 @@ final class FlawedClaims {
     }
 
     synchronized void delete(String key) {
-        claims.remove(key);
+        if (defect != Defect.DELETE_KEEPS_CLAIMS) {
+            claims.remove(slot(key));
+        }
     }
 
     /** A client whose claims go through this map and everything else to {@code inner}. */
     Store client(Store inner) {
+        AtomicInteger counter = new AtomicInteger();
         return new ForwardingStore(inner) {
             @Override
             public Optional<String> claimTrial(String key, int permits, Duration ttl) {
                 get(key); // fails fast after close, like the rest of the store
-                return claim(key, permits, ttl);
+                String token = defect == Defect.PER_CLIENT_COUNTER
+                        ? "t" + counter.incrementAndGet() : UUID.randomUUID().toString();
+                return claim(key, permits, ttl, token);
             }
 
             @Override

@@ -19,10 +19,10 @@ import java.util.function.Consumer;
  * exactly what that client declares. Each deliberately broken store extends it and overrides the one piece
  * it gets wrong, so the TCK failures it causes can be attributed to that defect alone.
  */
-class ForwardingStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed {
-    final Store inner;
+public class ForwardingStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed {
+    protected final Store inner;
 
-    ForwardingStore(Store inner) {
+    protected ForwardingStore(Store inner) {
         this.inner = inner;
     }
 
@@ -34,6 +34,11 @@ class ForwardingStore implements Store, AtomicRecording, TrialClaims, AtomicTran
     public <C> Optional<C> capability(Class<C> type) {
         return type.isInstance(this) && inner.capability(type).isPresent()
                 ? Optional.of(type.cast(this)) : Optional.empty();
+    }
+
+    /** Every atomic result passes through here; a mutant may alter it. The default returns it unchanged. */
+    StateChange written(String key, Policy policy, long now, StateChange change) {
+        return change;
     }
 
     @Override
@@ -53,17 +58,17 @@ class ForwardingStore implements Store, AtomicRecording, TrialClaims, AtomicTran
 
     @Override
     public StateChange recordFailure(String key, Policy policy, long now) {
-        return cap(AtomicRecording.class).recordFailure(key, policy, now);
+        return written(key, policy, now, cap(AtomicRecording.class).recordFailure(key, policy, now));
     }
 
     @Override
     public StateChange recordSuccess(String key, Policy policy, long now) {
-        return cap(AtomicRecording.class).recordSuccess(key, policy, now);
+        return written(key, policy, now, cap(AtomicRecording.class).recordSuccess(key, policy, now));
     }
 
     @Override
     public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-        return cap(AtomicRecording.class).recordOutcome(key, success, policy, now);
+        return written(key, policy, now, cap(AtomicRecording.class).recordOutcome(key, success, policy, now));
     }
 
     @Override
@@ -78,17 +83,17 @@ class ForwardingStore implements Store, AtomicRecording, TrialClaims, AtomicTran
 
     @Override
     public StateChange trialSucceeded(String key, Policy policy, long now) {
-        return cap(AtomicTransitions.class).trialSucceeded(key, policy, now);
+        return written(key, policy, now, cap(AtomicTransitions.class).trialSucceeded(key, policy, now));
     }
 
     @Override
     public StateChange trialFailed(String key, Policy policy, long now) {
-        return cap(AtomicTransitions.class).trialFailed(key, policy, now);
+        return written(key, policy, now, cap(AtomicTransitions.class).trialFailed(key, policy, now));
     }
 
     @Override
     public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
-        return cap(AtomicTransitions.class).force(key, status, policy, now);
+        return written(key, policy, now, cap(AtomicTransitions.class).force(key, status, policy, now));
     }
 
     @Override

@@ -1,0 +1,354 @@
+package dev.redeye.tck.broken;
+
+import static dev.redeye.tck.Rule.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.redeye.InMemoryStore;
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StateChange;
+import dev.redeye.api.Store;
+import dev.redeye.api.Strategy;
+import dev.redeye.api.TransitionEvent;
+import dev.redeye.api.TransitionKind;
+import dev.redeye.api.Transitions;
+import dev.redeye.tck.Rule;
+import dev.redeye.tck.TckReport;
+import dev.redeye.tck.TckRunner;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * Mutation testing of the TCK: one small defect per store, each over a correct in-memory backend, and the
+ * rules that must catch it. Together with {@link BrokenStoresTest} and {@code HookedStoresTest} every rule is
+ * shown to fail for some defect, so no rule is a test that cannot fail. Control rules
+ * the mutant does satisfy must still pass, so each failure is attributable to the one defect.
+ */
+class MutantStoresTest {
+    private static final Duration TTL = Duration.ofHours(1);
+    private final List<Thread> leaked = new CopyOnWriteArrayList<>();
+
+    /** One defect: a fresh wrapper factory per run (shared state lives in the factory), and the verdicts. */
+    record Mutant(String name, Supplier<Function<Store, Store>> wrapper, EnumSet<Rule> mustFail,
+            EnumSet<Rule> mustPass) {
+    }
+
+    @AfterEach
+    void stopLeakedThreads() {
+        leaked.forEach(Thread::interrupt);
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyMutantFailsTheRulesNamingItsDefect() {
+        return mutants().stream().map(m -> DynamicTest.dynamicTest(m.name(), () -> check(m)));
+    }
+
+    private static void check(Mutant m) {
+        try (InMemoryStore backing = new InMemoryStore()) {
+            Function<Store, Store> wrap = m.wrapper().get();
+            EnumSet<Rule> rules = EnumSet.copyOf(m.mustFail());
+            rules.addAll(m.mustPass());
+            // Defects that make a rule wait for something that never happens fail after 1 s, not 10 s.
+            TckReport report = TckRunner.run(() -> wrap.apply(backing.newClient()), rules,
+                    Map.of(TckRunner.PATIENCE_PARAMETER, "1000"));
+            for (Rule r : m.mustFail()) {
+                BrokenStoresTest.assertFails(report, r);
+            }
+            for (Rule r : m.mustPass()) {
+                BrokenStoresTest.assertPasses(report, r);
+            }
+            assertEquals(m.mustFail().size(), report.failed(), report.format());
+        }
+    }
+
+    private static EnumSet<Rule> of(Rule first, Rule... rest) {
+        return EnumSet.of(first, rest);
+    }
+
+    /** A forwarding store whose atomic results go through {@code f}. */
+    private static Function<Store, Store> altering(AlterFn f) {
+        return inner -> new ForwardingStore(inner) {
+            @Override
+            StateChange written(String key, Policy policy, long now, StateChange change) {
+                StateChange c = f.alter(this, key, policy, now, change);
+                if (c != change && c.changed()) {
+                    inner.put(key, c.state(), TTL);
+                }
+                return c;
+            }
+        };
+    }
+
+    @FunctionalInterface
+    interface AlterFn {
+        StateChange alter(Store s, String key, Policy policy, long now, StateChange change);
+    }
+
+    private List<Mutant> mutants() {
+        List<Mutant> out = new ArrayList<>();
+        out.add(new Mutant("version bumped on every write", () -> altering((s, k, p, now, c) ->
+                c.isTransition() || !c.changed() ? c
+                        : new StateChange(c.previous(), c.state().withVersion(c.state().version() + 1), null)),
+                of(R2_1, R2_2, R2_3, R2_9), of(R1_1, R4_1)));
+        out.add(new Mutant("failure while open reopens", () -> altering((s, k, p, now, c) ->
+                c.previous().open() && !c.isTransition() && c.state().failures() > c.previous().failures()
+                        ? Transitions.trialFailed(c.previous(), p, now) : c),
+                of(R2_4), of(R2_1, R2_2, R5_3)));
+        out.add(new Mutant("a success with nothing to clear is reported as a transition", () -> inner ->
+                new ForwardingStore(inner) {
+                    @Override
+                    public StateChange recordSuccess(String key, Policy policy, long now) {
+                        StateChange c = super.recordSuccess(key, policy, now);
+                        if (c.isTransition() || c.state().open()) {
+                            return c;
+                        }
+                        BreakerState bumped = c.state().withVersion(c.state().version() + 1);
+                        inner.put(key, bumped, TTL);
+                        return new StateChange(c.previous(), bumped, TransitionKind.CLEARED);
+                    }
+                }, of(R2_6), of(R2_1, R2_3)));
+        out.add(new Mutant("error-rate policy counted as consecutive", () -> inner -> new ForwardingStore(inner) {
+            private Policy consecutive(Policy p) {
+                return p.toBuilder().strategy(Strategy.CONSECUTIVE).build();
+            }
+
+            @Override
+            public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
+                return super.recordOutcome(key, success, consecutive(policy), now);
+            }
+
+            @Override
+            public StateChange recordFailure(String key, Policy policy, long now) {
+                return super.recordFailure(key, consecutive(policy), now);
+            }
+
+            @Override
+            public StateChange recordSuccess(String key, Policy policy, long now) {
+                return super.recordSuccess(key, consecutive(policy), now);
+            }
+        }, of(R3_1, R3_2, R3_3, R3_4, R7_6), of(R2_1, R2_7)));
+        out.add(new Mutant("first policy cached per store instance", () -> inner -> new ForwardingStore(inner) {
+            private volatile Policy first;
+
+            private Policy cached(Policy p) {
+                if (first == null) {
+                    first = p;
+                }
+                return first;
+            }
+
+            @Override
+            public StateChange recordFailure(String key, Policy policy, long now) {
+                return super.recordFailure(key, cached(policy), now);
+            }
+        }, of(R1_6), of(R1_1, R2_1)));
+        out.add(new Mutant("errorRate stored as a float", () -> inner -> new ForwardingStore(inner) {
+            @Override
+            public void put(String key, BreakerState state, Duration ttl) {
+                super.put(key, state.toBuilder().errorRate((float) state.errorRate()).build(), ttl);
+            }
+        }, of(R1_2, R1_3), of(R1_1, R1_4)));
+        out.add(new Mutant("braces stripped from keys", () -> inner -> {
+            Function<String, String> strip = k -> k.replace("{", "").replace("}", "");
+            return new ForwardingStore(inner) {
+                @Override
+                public Optional<BreakerState> get(String key) {
+                    return super.get(strip.apply(key));
+                }
+
+                @Override
+                public void put(String key, BreakerState state, Duration ttl) {
+                    super.put(strip.apply(key), state, ttl);
+                }
+
+                @Override
+                public void delete(String key) {
+                    super.delete(strip.apply(key));
+                }
+
+                @Override
+                public StateChange recordFailure(String key, Policy policy, long now) {
+                    return super.recordFailure(strip.apply(key), policy, now);
+                }
+
+                @Override
+                public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
+                    return super.force(strip.apply(key), status, policy, now);
+                }
+
+                @Override
+                public Optional<String> claimTrial(String key, int permits, Duration ttl) {
+                    return super.claimTrial(strip.apply(key), permits, ttl);
+                }
+            };
+        }, of(R1_5, R6_5), of(R1_1, R1_2, R6_1)));
+        out.add(new Mutant("get of an unknown key returns the initial state", () -> inner -> new ForwardingStore(inner) {
+            @Override
+            public Optional<BreakerState> get(String key) {
+                return super.get(key).or(() -> Optional.of(BreakerState.INITIAL));
+            }
+        }, of(R1_1), of(R1_3, R2_1)));
+        out.add(new Mutant("close does nothing", () -> inner -> new ForwardingStore(inner) {
+            @Override
+            public void close() {
+                // defect: the client keeps working after close
+            }
+        }, of(R1_8), of(R1_1)));
+        out.add(new Mutant("stale reads cached per client for 1 s, feed silent", () -> inner -> new ForwardingStore(inner) {
+            private final Map<String, Object[]> cache = new ConcurrentHashMap<>();
+
+            @Override
+            public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
+                get("x"); // fail fast after close
+                return () -> { };
+            }
+
+            @Override
+            public Optional<BreakerState> get(String key) {
+                Object[] hit = cache.get(key);
+                long now = System.nanoTime();
+                if (hit != null && now - (Long) hit[0] < 1_000_000_000L) {
+                    @SuppressWarnings("unchecked")
+                    Optional<BreakerState> cached = (Optional<BreakerState>) hit[1];
+                    return cached;
+                }
+                Optional<BreakerState> fresh = super.get(key);
+                cache.put(key, new Object[] {now, fresh});
+                return fresh;
+            }
+        }, of(R7_1, R7_5), of(R1_1, R2_1)));
+        out.add(new Mutant("trial successes close at once (successThreshold ignored)", () -> altering(
+                (s, k, p, now, c) -> c.previous().open() && !c.previous().forced() && c.transition() == null
+                        && c.state().trialSuccesses() > c.previous().trialSuccesses()
+                        ? Transitions.trialSucceeded(c.previous(), p.toBuilder().successThreshold(1).build(), now)
+                        : c),
+                of(R5_2), of(R5_1, R5_3)));
+        out.add(new Mutant("openCount kept when the breaker closes", () -> altering((s, k, p, now, c) ->
+                c.transition() == TransitionKind.CLOSED ? new StateChange(c.previous(),
+                        c.state().toBuilder().openCount(c.previous().openCount()).build(), c.transition()) : c),
+                of(R5_1, R5_4), of(R5_2, R5_3)));
+        out.add(new Mutant("failed trials do not grow openCount (no backoff)", () -> altering((s, k, p, now, c) ->
+                c.transition() == TransitionKind.REOPENED ? new StateChange(c.previous(),
+                        c.state().toBuilder().openCount(c.previous().openCount()).build(), c.transition()) : c),
+                of(R5_3, R5_4, R7_3), of(R5_1, R7_1)));
+        out.add(new Mutant("force OPEN not held (forced flag dropped)", () -> altering((s, k, p, now, c) ->
+                c.transition() == TransitionKind.FORCED_OPEN ? new StateChange(c.previous(),
+                        c.state().toBuilder().forced(false).build(), c.transition()) : c),
+                of(R5_5, R7_7), of(R5_1, R7_1)));
+        out.add(new Mutant("trial success not persisted", () -> inner -> new ForwardingStore(inner) {
+            @Override
+            public StateChange trialSucceeded(String key, Policy policy, long now) {
+                return Transitions.trialSucceeded(get(key).orElse(null), policy, now);
+            }
+        }, of(R5_1, R7_4), of(R5_3, R7_1)));
+        out.add(new Mutant("claim tokens from a per-client counter",
+                () -> new FlawedClaims(FlawedClaims.Defect.PER_CLIENT_COUNTER)::client, of(R4_2), of(R4_1)));
+        out.add(new Mutant("one claim namespace for every key",
+                () -> new FlawedClaims(FlawedClaims.Defect.GLOBAL_CLAIMS)::client, of(R1_5, R4_9), of(R1_1)));
+        out.add(new Mutant("release of an unknown key throws",
+                () -> new FlawedClaims(FlawedClaims.Defect.THROW_ON_UNKNOWN)::client, of(R4_7), of(R4_1, R4_6)));
+        out.add(new Mutant("delete leaves the claims",
+                () -> new FlawedClaims(FlawedClaims.Defect.DELETE_KEEPS_CLAIMS)::client, of(R1_4), of(R1_1, R4_1)));
+        out.add(new Mutant("feed publishes sub-threshold increments", () -> {
+            List<Consumer<TransitionEvent>> all = new CopyOnWriteArrayList<>();
+            return inner -> new ForwardingStore(inner) {
+                @Override
+                public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
+                    Subscription s = super.subscribe(listener, onGap);
+                    all.add(listener);
+                    return () -> {
+                        all.remove(listener);
+                        s.close();
+                    };
+                }
+
+                @Override
+                StateChange written(String key, Policy policy, long now, StateChange c) {
+                    if (!c.isTransition()) {
+                        TransitionEvent noise = new TransitionEvent(key, TransitionKind.OPENED, BreakerStatus.CLOSED,
+                                c.state());
+                        all.forEach(l -> l.accept(noise));
+                    }
+                    return c;
+                }
+            };
+        }, of(R6_2), of(R6_1, R6_3)));
+        out.add(new Mutant("feed delivers only this client's own transitions", () -> inner ->
+                new ForwardingStore(inner) {
+                    private final List<Consumer<TransitionEvent>> own = new CopyOnWriteArrayList<>();
+
+                    @Override
+                    public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
+                        get("x"); // fail fast after close
+                        own.add(listener);
+                        return () -> own.remove(listener);
+                    }
+
+                    @Override
+                    StateChange written(String key, Policy policy, long now, StateChange c) {
+                        TransitionEvent e = c.toEvent(key, policy, now);
+                        if (e != null) {
+                            own.forEach(l -> l.accept(e));
+                        }
+                        return c;
+                    }
+                }, of(R6_1, R6_3), of(R2_1)));
+        out.add(new Mutant("unsubscribe does nothing", () -> inner -> new ForwardingStore(inner) {
+            @Override
+            public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
+                super.subscribe(listener, onGap);
+                return () -> { };
+            }
+        }, of(R6_4), of(R6_1, R6_3)));
+        out.add(new Mutant("events carry a stale state", () -> inner -> new ForwardingStore(inner) {
+            @Override
+            public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
+                return super.subscribe(e -> listener.accept(new TransitionEvent(e.operation(), e.kind(), e.from(),
+                        e.state().toBuilder().failures(e.state().failures() + 1).build())), onGap);
+            }
+        }, of(R6_1, R6_6), of(R6_3, R6_4)));
+        out.add(new Mutant("close leaves a feed thread running", () -> inner -> new ForwardingStore(inner) {
+            @Override
+            public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
+                Thread t = new Thread(() -> {
+                    while (!Thread.currentThread().isInterrupted()) {
+                        LockSupport.parkNanos(50_000_000L);
+                    }
+                }, "mutant-feed-poller");
+                t.setDaemon(true);
+                leaked.add(t);
+                t.start();
+                return super.subscribe(listener, onGap);
+            }
+        }, of(R6_7), of(R6_1)));
+        out.add(new Mutant("claims without a count check, through the engine",
+                () -> new FlawedClaims(FlawedClaims.Defect.LAST_WRITER_WINS)::client, of(R7_2), of(R7_1, R7_4)));
+        return out;
+    }
+
+    @Test
+    void everyRuleIsCaughtBySomeDefect() {
+        EnumSet<Rule> caught = EnumSet.noneOf(Rule.class);
+        mutants().forEach(m -> caught.addAll(m.mustFail()));
+        // BrokenStoresTest and HookedStoresTest (hooks and expectations) cover these:
+        caught.addAll(EnumSet.of(R2_7, R2_8, R3_3, R5_6, R4_1, R4_3, R4_4, R4_5, R4_6, R4_8, R2_1, R2_2, R2_5, R5_3,
+                R0_1, R1_7, R6_8));
+        assertEquals(EnumSet.noneOf(Rule.class), EnumSet.complementOf(caught), "rules no defect demonstrates failing");
+    }
+}
