@@ -465,6 +465,31 @@ class RedisStoreTest {
         assertThrows(StoreException.class, () -> store.subscribe(e -> { }, () -> { }));
     }
 
+    @Test
+    void closingAStoreOverAUserOwnedPoolDestroysTheBorrowedFeedConnectionAndLeavesThePoolUsable() throws Exception {
+        try (JedisPooled owned = RedisTestSupport.raw()) {
+            RedisStore store = RedisStore.builder(owned).prefix(prefix).build();
+            store.subscribe(e -> { }, () -> { });
+            assertEquals(1, RedisTestSupport.clientIds(raw, store.feedClientName()).size());
+            store.close();
+            assertTrue(RedisTestSupport.clientIds(raw, store.feedClientName()).isEmpty(),
+                    "the named connection was destroyed, not returned to the pool");
+            assertEquals("PONG", owned.ping(), "the caller's pool is still open");
+        }
+    }
+
+    @Test
+    void subscribingWhenTheFeedServerIsUnreachableIsAStoreException() {
+        RedisStoreProvider.Parsed parsed = RedisStoreProvider.parse("redis://127.0.0.1:1?timeout=300");
+        RedisStore store = RedisStore.builder(RedisTestSupport.raw()).prefix(prefix).closeClient(true)
+                .feedConnection(parsed.address, parsed.config).build();
+        stores.add(store);
+        StoreException e = assertThrows(StoreException.class, () -> store.subscribe(ev -> { }, () -> { }));
+        assertTrue(e.getMessage().contains("127.0.0.1:1"), e.getMessage());
+        assertFalse(store.isFeedReaderAlive());
+        assertTrue(store.get("still-works").isEmpty(), "the store itself is unaffected");
+    }
+
     private static Thread findThread(String name) {
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             if (t.getName().equals(name)) {
