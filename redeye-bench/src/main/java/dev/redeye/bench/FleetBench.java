@@ -57,6 +57,17 @@ final class FleetBench {
                         (clock, dep) -> redeye(CircuitBreaker.builder().store(fixture.open()).clock(clock).build(), dep));
             }
         }
+        if (env.has("memory")) {
+            // the same fleet without backoff: what the defaults' x2 backoff costs in recovery time, and saves in probes
+            InMemoryStore shared = new InMemoryStore();
+            try {
+                scenario(t, "redeye, shared store: memory, backoffMultiplier 1",
+                        (clock, dep) -> redeye(CircuitBreaker.builder().store(shared.newClient()).clock(clock)
+                                .backoffMultiplier(1).build(), dep));
+            } finally {
+                shared.close();
+            }
+        }
         scenario(t, "redeye, per instance (local mode)",
                 (clock, dep) -> redeye(CircuitBreaker.builder().clock(clock).build(), dep));
         scenario(t, "Resilience4j, per instance (defaults)", FleetBench::resilience4j);
