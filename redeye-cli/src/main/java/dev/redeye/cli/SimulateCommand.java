@@ -202,6 +202,29 @@ public final class SimulateCommand implements Callable<Integer> {
         return progress.equalsIgnoreCase("auto") && System.console() != null && !json;
     }
 
+    /** One short line (under 80 columns, so a terminal does not wrap it) describing the running simulations. */
+    static String progressLine(Simulation[] sims) {
+        Simulation.Progress p = sims[0].progress();
+        StringBuilder sb = new StringBuilder(String.format(java.util.Locale.ROOT, "%5.1fs/%ss  dependency %-4s",
+                p.elapsedSeconds(), fmt(p.durationSeconds()), !p.started() ? "" : p.dependencyDown() ? "DOWN" : "up"));
+        if (sims.length == 1) {
+            String breakers = sims[0].mode() == Simulation.Mode.SHARED
+                    ? "breaker " + (p.openBreakers() > 0 ? "OPEN  " : "closed")
+                    : p.openBreakers() + " breakers open";
+            sb.append("  ").append(breakers).append("  reached dead dependency: ").append(p.reachedDeadDependency());
+        } else {
+            sb.append("  reached dead dependency:");
+            for (Simulation s : sims) {
+                sb.append(' ').append(s.mode().label()).append(' ').append(s.progress().reachedDeadDependency());
+            }
+        }
+        return sb.length() > 79 ? sb.substring(0, 79) : sb.toString();
+    }
+
+    private static String fmt(double d) {
+        return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+    }
+
     private Simulation.Result[] runAll(Simulation[] sims, PrintWriter err) throws Exception {
         ExecutorService runners = Executors.newFixedThreadPool(sims.length, r -> {
             Thread t = new Thread(r, "redeye-sim-runner");
@@ -228,12 +251,10 @@ public final class SimulateCommand implements Callable<Integer> {
                     return t;
                 });
                 ticker.scheduleAtFixedRate(() -> {
-                    StringBuilder line = new StringBuilder("\r");
-                    for (int i = 0; i < sims.length; i++) {
-                        line.append(i == 0 ? "" : "  |  ").append(sims[i].progress());
-                    }
+                    String line = progressLine(sims);
                     synchronized (err) {
-                        err.print(line + "\u001b[K");
+                        // Return to the line start and clear it: one line, rewritten in place.
+                        err.print("\r" + line + "\u001b[K");
                         err.flush();
                     }
                 }, 0, 250, TimeUnit.MILLISECONDS);

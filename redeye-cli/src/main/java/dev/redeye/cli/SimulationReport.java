@@ -11,7 +11,7 @@ import java.util.Locale;
 final class SimulationReport {
     /** Transitions of the same kind this close together are one timeline line (per-instance mode has many). */
     private static final long GROUP_WINDOW_MS = 400;
-    private static final int MAX_LISTED_INSTANCES = 10;
+    private static final int MAX_LISTED_INSTANCES = 6;
 
     private SimulationReport() {
     }
@@ -43,13 +43,13 @@ final class SimulationReport {
 
     private static String header(Simulation.Result r) {
         return String.format(Locale.ROOT,
-                "redeye simulate: %d instances x %d thread(s); dependency DOWN at %s, back UP at %s, run %s%n"
-                        + "breaker: failureThreshold %d, resetTimeout %s (backoff x%s, jitter %s); call latency %s, "
-                        + "think time %s, seed %d",
-                r.instances(), r.threadsPerInstance(), secs(r.downAtMs()),
-                r.upAtMs() < r.durationMs() ? secs(r.upAtMs()) : "never (after the run)", secs(r.durationMs()),
-                r.failureThreshold(), secs(r.resetTimeoutMs()), num(r.backoffMultiplier()), num(r.jitter()),
-                ms(r.callLatencyMs()), ms(r.thinkTimeMs()), r.seed());
+                "redeye simulate: %d instances x %d thread(s) calling one dependency for %s%n"
+                        + "dependency: DOWN at %s, back UP at %s; call latency %s, think time %s, seed %d%n"
+                        + "breakers: failureThreshold %d, resetTimeout %s, backoff x%s, jitter %s%n",
+                r.instances(), r.threadsPerInstance(), secs(r.durationMs()), secs(r.downAtMs()),
+                r.upAtMs() < r.durationMs() ? secs(r.upAtMs()) : "never (after the run)", ms(r.callLatencyMs()),
+                ms(r.thinkTimeMs()), r.seed(), r.failureThreshold(), secs(r.resetTimeoutMs()),
+                num(r.backoffMultiplier()), num(r.jitter()));
     }
 
     static String timeline(Simulation.Result r) {
