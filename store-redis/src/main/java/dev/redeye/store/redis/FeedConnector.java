@@ -19,7 +19,8 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * <li>a {@link JedisPooled}: a connection borrowed from its pool for the reader's lifetime and destroyed
  * (never returned) afterwards, since it carries the reader's client name;</li>
  * <li>a {@link JedisCluster}: a connection to the node that owns the feed stream's slot, destroyed
- * afterwards; re-resolved on every reconnect, so a fail-over is followed.</li>
+ * afterwards; re-resolved from the client's slot map on every reconnect, so a fail-over is followed once
+ * the client's own traffic has refreshed that map (a MOVED reply or a failed node triggers it).</li>
  * </ul>
  */
 abstract class FeedConnector {
