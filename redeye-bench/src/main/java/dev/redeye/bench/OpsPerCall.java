@@ -41,7 +41,7 @@ final class OpsPerCall {
                     t.row(fixture.name(), config.label(), r.healthyCalls,
                             Table.fmt(r.healthy.reads() / (double) r.healthyCalls, 3),
                             Table.fmt(r.healthy.writes() / (double) r.healthyCalls, 3),
-                            Table.fmt(r.healthy.total() / windows, 1),
+                            config == CacheConfig.LOCAL_CACHE ? Table.fmt(r.healthy.total() / windows, 2) : "-",
                             r.rejectedCalls,
                             Table.fmt(r.rejected.total() / (double) r.rejectedCalls, 4),
                             r.rejected.total());
