@@ -747,16 +747,19 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     private void createTables() {
         run("create tables", "", () -> jdbi.inTransaction(handle -> {
             // Skip the DDL when every table exists, so a role without CREATE privilege can use existing tables.
-            boolean missing = handle.createQuery("SELECT to_regclass(?) IS NULL OR to_regclass(?) IS NULL "
-                            + "OR to_regclass(?) IS NULL")
-                    .bind(0, names.states).bind(1, names.claims).bind(2, names.events)
-                    .mapTo(Boolean.class).one();
-            if (missing) {
+            var q = handle.createQuery("SELECT to_regnamespace(?) IS NULL, to_regclass(?) IS NULL "
+                            + "OR to_regclass(?) IS NULL OR to_regclass(?) IS NULL")
+                    .bind(0, TableNames.quote(names.schema)).bind(1, names.states).bind(2, names.claims)
+                    .bind(3, names.events)
+                    .map((rs, ctx) -> new boolean[] {rs.getBoolean(1), rs.getBoolean(2)}).one();
+            boolean schemaMissing = q[0];
+            boolean tableMissing = q[1];
+            if (tableMissing) {
                 // Concurrent CREATE ... IF NOT EXISTS can still collide in the catalog; serialize them.
                 handle.createQuery("SELECT pg_advisory_xact_lock(hashtext(?))::text").bind(0, names.states)
                         .mapTo(String.class).one();
                 try (Statement st = handle.getConnection().createStatement()) {
-                    st.execute(names.ddl());
+                    st.execute(schemaMissing ? names.ddl() : names.tablesDdl());
                 } catch (SQLException e) {
                     throw new StoreException("cannot create the tables of " + names.states + ": "
                             + e.getMessage(), e);
