@@ -1,6 +1,7 @@
 package dev.redeye.tck;
 
 import dev.redeye.api.Store;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.extension.TestInstancePostProcessor;
 @ExtendWith(SuppliedStoreTck.SupplierParameter.class)
 class SuppliedStoreTck extends StoreTck {
     private volatile Supplier<? extends Store> clients;
+    private volatile Set<Class<?>> expected = Set.of();
 
     @BeforeEach
     final void requireSupplier() {
@@ -26,14 +28,20 @@ class SuppliedStoreTck extends StoreTck {
         return clients.get();
     }
 
+    @Override
+    protected Set<Class<?>> expectedCapabilities() {
+        return expected;
+    }
+
     /** Looks the supplier up by the id the runner passed. */
     static final class SupplierParameter implements TestInstancePostProcessor {
         @Override
         public void postProcessTestInstance(Object testInstance, ExtensionContext context) {
-            ((SuppliedStoreTck) testInstance).clients = context
-                    .getConfigurationParameter(TckRunner.SUPPLIER_PARAMETER)
+            SuppliedStoreTck tck = (SuppliedStoreTck) testInstance;
+            tck.clients = context.getConfigurationParameter(TckRunner.SUPPLIER_PARAMETER)
                     .map(TckRunner::supplier)
                     .orElse(null);
+            tck.expected = TckRunner.expected(context);
         }
     }
 }

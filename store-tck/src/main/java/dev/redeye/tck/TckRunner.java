@@ -2,7 +2,11 @@ package dev.redeye.tck;
 
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
 
+import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.Store;
+import dev.redeye.api.TransitionFeed;
+import dev.redeye.api.TrialClaims;
 import dev.redeye.api.StoreUris;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -10,6 +14,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.LinkedHashSet;
+import java.util.Set;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +25,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.TestSource;
 import org.junit.platform.engine.support.descriptor.MethodSource;
@@ -54,6 +61,14 @@ public final class TckRunner {
      * this long.
      */
     public static final String PATIENCE_PARAMETER = "redeye.tck.patience";
+    /**
+     * The JUnit configuration parameter (and system property) listing the capabilities the store must declare
+     * for R0.1 when run through {@link #run(String)} or {@link #run(Supplier)}: comma-separated simple names
+     * ({@code AtomicRecording,TrialClaims,AtomicTransitions,TransitionFeed}) or {@code all}. Default: none.
+     */
+    public static final String EXPECT_PARAMETER = "redeye.tck.expect";
+    private static final List<Class<?>> CAPABILITIES = List.of(AtomicRecording.class, TrialClaims.class,
+            AtomicTransitions.class, TransitionFeed.class);
     /** The configuration parameter naming a registered supplier of {@link SuppliedStoreTck}. */
     static final String SUPPLIER_PARAMETER = "redeye.tck.supplier";
 
@@ -79,9 +94,58 @@ public final class TckRunner {
      * @throws IllegalArgumentException if the URI has no scheme or {@code rules} is empty
      */
     public static TckReport run(String uri, Collection<Rule> rules) {
+        return run(uri, rules, Map.of());
+    }
+
+    /**
+     * Runs the given rules against the store the URI opens, with extra JUnit configuration parameters (for
+     * example {@link #EXPECT_PARAMETER} or {@link #PATIENCE_PARAMETER}).
+     *
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if the URI has no scheme, {@code rules} is empty, or
+     *                                  {@link #EXPECT_PARAMETER} names an unknown capability
+     */
+    public static TckReport run(String uri, Collection<Rule> rules, Map<String, String> configuration) {
         Objects.requireNonNull(uri, "uri");
         StoreUris.scheme(uri); // fails early, redacted, on a URI without a scheme
-        return launch(UriStoreTck.class, Map.of(URI_PARAMETER, uri), rules, StoreUris.redact(uri));
+        Map<String, String> parameters = new HashMap<>(Objects.requireNonNull(configuration, "configuration"));
+        expected(parameters.get(EXPECT_PARAMETER)); // fails early on a bad name
+        parameters.put(URI_PARAMETER, uri);
+        return launch(UriStoreTck.class, parameters, rules, StoreUris.redact(uri));
+    }
+
+    /**
+     * The capabilities named by an {@link #EXPECT_PARAMETER} value; empty for {@code null} or blank.
+     *
+     * @throws IllegalArgumentException naming an unknown capability and the valid names
+     */
+    static Set<Class<?>> expected(String list) {
+        Set<Class<?>> out = new LinkedHashSet<>();
+        if (list == null || list.isBlank()) {
+            return out;
+        }
+        for (String name : list.split(",")) {
+            String n = name.trim();
+            if (n.isEmpty()) {
+                continue;
+            }
+            if (n.equalsIgnoreCase("all")) {
+                out.addAll(CAPABILITIES);
+                continue;
+            }
+            Class<?> found = CAPABILITIES.stream().filter(c -> c.getSimpleName().equalsIgnoreCase(n)).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException(EXPECT_PARAMETER + ": unknown capability '" + n
+                            + "' (expected all or some of AtomicRecording, TrialClaims, AtomicTransitions, "
+                            + "TransitionFeed)"));
+            out.add(found);
+        }
+        return out;
+    }
+
+    /** {@link #EXPECT_PARAMETER} from the configuration, else from the system property. */
+    static Set<Class<?>> expected(ExtensionContext context) {
+        return expected(context.getConfigurationParameter(EXPECT_PARAMETER)
+                .orElse(System.getProperty(EXPECT_PARAMETER)));
     }
 
     /**

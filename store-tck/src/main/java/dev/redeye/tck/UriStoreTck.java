@@ -4,6 +4,7 @@ import dev.redeye.Stores;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreUris;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -20,11 +21,13 @@ import org.junit.jupiter.api.extension.TestInstancePostProcessor;
  * store). {@code memory:} opens a new, empty store each time, so two clients do not share state and the
  * multi-client rules fail: run the in-memory store through {@code InMemoryStore.newClient()} instead.
  *
- * <p>The hooks of R1.7 and R6.8 are not available through a URI: those rules are skipped.
+ * <p>The hooks of R1.7 and R6.8 are not available through a URI: those rules are skipped. R0.1 checks the
+ * capabilities listed by {@value TckRunner#EXPECT_PARAMETER}, if any.
  */
 @ExtendWith(UriStoreTck.UriParameter.class)
 public class UriStoreTck extends StoreTck {
     private volatile String uri;
+    private volatile Set<Class<?>> expected = Set.of();
 
     /** Used by the JUnit Platform. */
     public UriStoreTck() {
@@ -46,6 +49,12 @@ public class UriStoreTck extends StoreTck {
         return Stores.open(uri);
     }
 
+    /** The capabilities listed by {@value TckRunner#EXPECT_PARAMETER}, if set; none otherwise. */
+    @Override
+    protected Set<Class<?>> expectedCapabilities() {
+        return expected;
+    }
+
     @Override
     public String toString() {
         return "UriStoreTck[" + StoreUris.redact(uri) + "]";
@@ -57,7 +66,9 @@ public class UriStoreTck extends StoreTck {
         public void postProcessTestInstance(Object testInstance, ExtensionContext context) {
             Optional<String> configured = context.getConfigurationParameter(TckRunner.URI_PARAMETER)
                     .or(() -> Optional.ofNullable(System.getProperty(TckRunner.URI_PARAMETER)));
-            ((UriStoreTck) testInstance).uri = configured.orElse(null);
+            UriStoreTck tck = (UriStoreTck) testInstance;
+            tck.uri = configured.orElse(null);
+            tck.expected = TckRunner.expected(context);
         }
     }
 }

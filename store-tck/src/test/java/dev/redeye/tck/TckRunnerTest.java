@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.redeye.InMemoryStore;
 import dev.redeye.tck.TckReport.RuleResult;
 import dev.redeye.tck.TckReport.Status;
+import dev.redeye.tck.broken.ForwardingStore;
 import java.util.EnumSet;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -59,6 +61,30 @@ class TckRunnerTest {
         TckReport report = TckRunner.run("memory:", EnumSet.of(Rule.R1_1, Rule.R1_8, Rule.R4_1));
         assertEquals(Status.PASSED, report.result("R1.1").status(), report.format());
         assertEquals(Status.PASSED, report.result("R1.8").status(), report.format());
+    }
+
+    @Test
+    void expectedCapabilitiesAreCheckedByR0_1() {
+        try (InMemoryStore backing = new InMemoryStore()) {
+            TckReport all = TckRunner.run(backing::newClient, EnumSet.of(Rule.R0_1),
+                    Map.of(TckRunner.EXPECT_PARAMETER, "all"));
+            assertEquals(Status.PASSED, all.result("R0.1").status(), all.format());
+        }
+        TckReport plain = TckRunner.run("memory:", EnumSet.of(Rule.R0_1), Map.of(TckRunner.EXPECT_PARAMETER,
+                "AtomicRecording, transitionfeed"));
+        assertEquals(Status.PASSED, plain.result("R0.1").status(), plain.format());
+        try (InMemoryStore backing = new InMemoryStore()) {
+            TckReport missing = TckRunner.run(() -> new ForwardingStore(backing.newClient()) {
+                @Override
+                public <C> Optional<C> capability(Class<C> type) {
+                    return Optional.empty();
+                }
+            }, EnumSet.of(Rule.R0_1), Map.of(TckRunner.EXPECT_PARAMETER, "TrialClaims"));
+            assertEquals(Status.FAILED, missing.result("R0.1").status(), missing.format());
+            assertTrue(missing.result("R0.1").message().contains("does not declare TrialClaims"), missing.format());
+        }
+        assertThrows(IllegalArgumentException.class, () -> TckRunner.run("memory:", EnumSet.of(Rule.R0_1),
+                Map.of(TckRunner.EXPECT_PARAMETER, "Telepathy")));
     }
 
     @Test
