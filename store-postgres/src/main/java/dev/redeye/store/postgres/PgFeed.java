@@ -101,7 +101,13 @@ final class PgFeed {
             t = thread;
             lock.notifyAll();
         }
-        if (t != null && t != Thread.currentThread()) {
+        if (t == Thread.currentThread()) {
+            // close() from a callback: this thread owns the connection; give it back before the caller
+            // closes the pool it came from. The loop ends as soon as the callback returns.
+            closeQuietly(conn);
+            conn = null;
+            backendPid = -1;
+        } else if (t != null) {
             try {
                 t.join(JOIN_MILLIS);
             } catch (InterruptedException e) {

@@ -20,6 +20,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -30,6 +31,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,6 +83,7 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     static final String REF_PREFIX = "ref:";
     /** Durations beyond ~100 years are capped, so {@code ttl.toMillis()} never overflows. */
     private static final long MAX_TTL_MILLIS = Duration.ofDays(36_500).toMillis();
+    private static final int PURGE_BATCH = 1000;
 
     private static final String STATE_COLUMNS = "layout, failures, last_failure_at, open, opened_at, "
             + "open_count, error_rate, samples, trial_successes, forced, version, "
@@ -106,7 +109,8 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     private final String deleteAllClaims;
     private final String insertEvent;
     private final String pruneEvents;
-    private final String purgeExpired;
+    private final String lockExpired;
+    private final String purgeLocked;
 
     private PostgresStore(Builder b) {
         this.jdbi = b.jdbi;
@@ -143,9 +147,11 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         deleteAllClaims = "DELETE FROM " + names.claims + " WHERE key_hash = ?";
         insertEvent = "INSERT INTO " + names.events + " (line) VALUES (?) RETURNING id";
         pruneEvents = "DELETE FROM " + names.events + " WHERE created_at < clock_timestamp() - interval '10 minutes'";
-        purgeExpired = "DELETE FROM " + t + " s WHERE s.expires_at <= clock_timestamp() AND NOT EXISTS "
-                + "(SELECT 1 FROM " + names.claims + " c WHERE c.key_hash = s.key_hash "
-                + "AND c.expires_at > clock_timestamp())";
+        lockExpired = "SELECT encode(key_hash, 'hex') FROM " + t + " WHERE expires_at <= clock_timestamp() "
+                + "LIMIT " + PURGE_BATCH + " FOR UPDATE SKIP LOCKED";
+        purgeLocked = "DELETE FROM " + t + " s WHERE s.key_hash IN (SELECT decode(x, 'hex') FROM unnest(?::text[]) x) "
+                + "AND s.expires_at <= clock_timestamp() AND NOT EXISTS (SELECT 1 FROM " + names.claims
+                + " c WHERE c.key_hash = s.key_hash AND c.expires_at > clock_timestamp())";
         this.feed = new PgFeed(jdbi, names);
     }
 
@@ -164,7 +170,9 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
 
     /**
      * A builder over a user-supplied {@link Jdbi}. The store uses {@code jdbi.open()} and transactions
-     * only (no plugins or mappers are registered on it) and never closes it.
+     * only (no plugins or mappers are registered on it) and never closes it. Every call runs on a handle of
+     * its own, so a call made inside the caller's own Jdbi transaction is never part of it: breaker state
+     * survives the rollback of the business transaction that failed.
      *
      * @param jdbi where connections come from
      * @return a builder with the defaults: schema {@code public}, table {@code redeye_breakers}
@@ -222,7 +230,7 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     public Optional<BreakerState> get(String key) {
         byte[] h = keyHash(key);
         ensureOpen();
-        RawRow row = run("get", key, () -> jdbi.withHandle(handle -> selectRow(handle, selectState, h)));
+        RawRow row = run("get", key, () -> ownHandle(handle -> selectRow(handle, selectState, h)));
         return row == null ? Optional.empty() : Optional.ofNullable(row.stateOrNull(key));
     }
 
@@ -242,7 +250,7 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         Objects.requireNonNull(state, "state");
         long ttlMillis = ttlMillis(ttl);
         ensureOpen();
-        run("put", key, () -> jdbi.withHandle(handle -> {
+        run("put", key, () -> ownHandle(handle -> {
             int i = 0;
             var u = handle.createUpdate(upsertState).bind(i++, h).bind(i++, key);
             i = bindState(u, i, state);
@@ -255,7 +263,7 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     public void delete(String key) {
         byte[] h = keyHash(key);
         ensureOpen();
-        run("delete", key, () -> jdbi.withHandle(handle -> handle.createUpdate(deleteState).bind(0, h).execute()));
+        run("delete", key, () -> ownHandle(handle -> handle.createUpdate(deleteState).bind(0, h).execute()));
     }
 
     // ---------------------------------------------------------------- AtomicRecording
@@ -318,7 +326,7 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         }
         long ttlMillis = ttlMillis(ttl);
         ensureOpen();
-        return run("claimTrial", key, () -> jdbi.inTransaction(handle -> {
+        return run("claimTrial", key, () -> ownTransaction(handle -> {
             boolean inserted = lockRow(handle, key, h, null).insertedNow;
             handle.createUpdate(deleteExpiredClaims).bind(0, h).execute();
             long live = handle.createQuery(countClaims).bind(0, h).mapTo(Long.class).one();
@@ -340,7 +348,7 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         byte[] h = keyHash(key);
         Objects.requireNonNull(token, "token");
         ensureOpen();
-        run("releaseTrial", key, () -> jdbi.withHandle(handle ->
+        run("releaseTrial", key, () -> ownHandle(handle ->
                 handle.createUpdate(deleteClaim).bind(0, h).bind(1, token).execute()));
     }
 
@@ -349,19 +357,39 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     /**
      * Deletes every row whose state has expired (and lock rows) that holds no live trial claim, with their
      * expired claims, and events older than ten minutes. Expired rows already read as absent, so this only
-     * reclaims space: run it now and then (a scheduler, {@code pg_cron}), from any one instance. One
-     * statement per table; safe to run concurrently with every other call.
+     * reclaims space: run it now and then (a scheduler, {@code pg_cron}), from any one instance. Works in
+     * transactions of up to 1,000 rows, each locking its rows first ({@code FOR UPDATE SKIP LOCKED}) so that
+     * a claim being made concurrently is never deleted; safe to run concurrently with every other call.
      *
      * @return the number of state and lock rows deleted
      * @throws StoreException if the database fails or the store is closed
      */
     public int purgeExpired() {
         ensureOpen();
-        return run("purgeExpired", "", () -> jdbi.withHandle(handle -> {
-            int n = handle.createUpdate(purgeExpired).execute();
-            handle.createUpdate(pruneEvents).execute();
-            return n;
-        }));
+        int total = 0;
+        while (true) {
+            ensureOpen();
+            int[] batch = run("purgeExpired", "", () -> ownTransaction(handle -> {
+                // Statement 1 locks the candidates (a claim in flight holds its row and is skipped); statement
+                // 2 then sees, in its own snapshot, every claim committed before those locks.
+                List<String> locked = handle.createQuery(lockExpired).mapTo(String.class).list();
+                if (locked.isEmpty()) {
+                    return new int[] {0, 0};
+                }
+                int deleted = handle.createUpdate(purgeLocked).bindByType(0, locked.toArray(new String[0]),
+                        String[].class).execute();
+                return new int[] {locked.size(), deleted};
+            }));
+            total += batch[1];
+            if (batch[0] < PURGE_BATCH) {
+                break;
+            }
+            if (batch[1] == 0) {
+                break; // a full batch of rows that all hold live claims: leave them for a later run
+            }
+        }
+        run("purgeExpired", "", () -> ownHandle(handle -> handle.createUpdate(pruneEvents).execute()));
+        return total;
     }
 
     // ---------------------------------------------------------------- TransitionFeed
@@ -443,7 +471,7 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
                                  Function<BreakerState, StateChange> rule) {
         byte[] h = keyHash(key);
         ensureOpen();
-        return run(op, key, () -> jdbi.inTransaction(handle -> {
+        return run(op, key, () -> ownTransaction(handle -> {
             LockedRow row = lockRow(handle, key, h, dropClaims ? null : rule);
             if (row.unchanged != null) {
                 return row.unchanged;
@@ -493,6 +521,24 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         }
         throw new StoreException("the row of '" + abbreviate(key) + "' was deleted five times while being "
                 + "locked; giving up");
+    }
+
+    /**
+     * Runs {@code callback} on a handle of its own. Never {@code jdbi.withHandle}: Jdbi reuses a handle
+     * already open on the calling thread, which would put the store's work inside the caller's transaction
+     * (a failure recorded while the caller's transaction rolls back would vanish with it).
+     */
+    private <R> R ownHandle(HandleCallback<R, RuntimeException> callback) {
+        try (Handle handle = jdbi.open()) {
+            return callback.withHandle(handle);
+        }
+    }
+
+    /** Runs {@code callback} in a transaction on a handle of its own (see {@link #ownHandle}). */
+    private <R> R ownTransaction(HandleCallback<R, RuntimeException> callback) {
+        try (Handle handle = jdbi.open()) {
+            return handle.inTransaction(callback);
+        }
     }
 
     private RawRow selectRow(Handle handle, String sql, byte[] h) {
@@ -745,7 +791,7 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     }
 
     private void createTables() {
-        run("create tables", "", () -> jdbi.inTransaction(handle -> {
+        run("create tables", "", () -> ownTransaction(handle -> {
             // Skip the DDL when every table exists, so a role without CREATE privilege can use existing tables.
             var q = handle.createQuery("SELECT to_regnamespace(?) IS NULL, to_regclass(?) IS NULL "
                             + "OR to_regclass(?) IS NULL OR to_regclass(?) IS NULL")

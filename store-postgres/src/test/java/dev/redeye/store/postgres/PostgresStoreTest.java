@@ -300,6 +300,24 @@ class PostgresStoreTest {
     }
 
     @Test
+    void aCallInsideTheUsersRolledBackTransactionStillCounts() throws Exception {
+        Jdbi userJdbi = Jdbi.create(PgTestSupport.dataSource());
+        PostgresStore s = PostgresStore.builder(userJdbi).schema(schema).table("usertx").build();
+        stores.add(s);
+        Collector c = subscribe(s);
+        assertThrows(IllegalStateException.class, () -> userJdbi.useTransaction(h -> {
+            h.execute("SELECT 1");
+            s.recordFailure("in-user-tx", threshold(1), 5);   // e.g. the breaker recording the failed call
+            throw new IllegalStateException("the business transaction fails and rolls back");
+        }));
+        BreakerState st = s.get("in-user-tx").orElseThrow(() -> new AssertionError(
+                "the failure vanished with the user's rolled-back transaction"));
+        assertTrue(st.open());
+        assertTrue(eventually(() -> c.has("in-user-tx", 1)), "the transition was published");
+        userJdbi.useHandle(h -> assertEquals(Optional.of(st), s.get("in-user-tx"), "inside a user's handle too"));
+    }
+
+    @Test
     void listenerSurvivesTerminateBackend() throws Exception {
         PostgresStore s = open();
         PostgresStore writer = open();
@@ -419,6 +437,30 @@ class PostgresStoreTest {
         assertThrows(StoreException.class, () -> s.get("k"));
         assertThrows(StoreException.class, () -> s.subscribe(e -> { }, () -> { }));
         assertThrows(StoreException.class, () -> s.claimTrial("k", 1, Duration.ofSeconds(1)));
+    }
+
+    @Test
+    void closeFromAFeedCallbackDoesNotHang() throws Exception {
+        String app = "redeye-cb-" + UUID.randomUUID().toString().substring(0, 8);
+        table = "cbclose";
+        PostgresStore s = (PostgresStore) new PostgresStoreProvider().open(
+                PgTestSupport.urlWith("schema=" + schema + "&table=cbclose&ApplicationName=" + app));
+        CountDownLatch closedInCallback = new CountDownLatch(1);
+        s.subscribe(e -> {
+            s.close();
+            closedInCallback.countDown();
+        }, () -> { });
+        s.force("k", BreakerStatus.OPEN, threshold(1), 1);
+        assertTrue(closedInCallback.await(5, TimeUnit.SECONDS), "close() inside a callback returned");
+        assertTrue(eventually(() -> !s.feedThreadAlive()), "the feed thread ended after its callback");
+        assertTrue(eventually(() -> {
+            try {
+                return count("SELECT count(*) FROM pg_stat_activity WHERE application_name = ?", app) == 0;
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }), "no connection left");
+        assertThrows(StoreException.class, () -> s.get("k"));
     }
 
     @Test
