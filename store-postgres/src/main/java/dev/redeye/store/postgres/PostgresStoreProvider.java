@@ -42,8 +42,8 @@ import org.slf4j.LoggerFactory;
  * <li>{@code poolTimeoutMillis}: how long a call waits for a free or new connection before it fails with
  * {@link StoreException} (default 3000, at least 250).</li>
  * </ul>
- * Every other parameter goes to the driver unchanged (for example {@code sslmode}, {@code ApplicationName},
- * {@code connectTimeout}, {@code socketTimeout}).
+ * Every other parameter goes to the driver unchanged (for example {@code sslmode}, {@code ApplicationName}
+ * (default {@code redeye}), {@code connectTimeout}, {@code socketTimeout}).
  *
  * <p>The store opened here owns a small HikariCP pool over the driver's {@link PGSimpleDataSource} (one
  * connection of it is the feed's while anyone subscribes) and closes it in {@code close()}, so no
@@ -58,6 +58,8 @@ public final class PostgresStoreProvider implements StoreProvider {
     private static final Set<String> STORE_PARAMS = Set.of("schema", "table", "createtables", "poolsize",
             "pooltimeoutmillis");
     private static final AtomicInteger POOLS = new AtomicInteger();
+    /** The {@code application_name} of the store's connections unless the URI sets {@code ApplicationName}. */
+    static final String DEFAULT_APPLICATION_NAME = "redeye";
 
     /** A provider; stateless. */
     public PostgresStoreProvider() {
@@ -85,6 +87,9 @@ public final class PostgresStoreProvider implements StoreProvider {
         }
         if (p.password != null) {
             ds.setPassword(p.password);
+        }
+        if (!p.hasApplicationName) {
+            ds.setApplicationName(DEFAULT_APPLICATION_NAME); // visible in pg_stat_activity
         }
         HikariConfig config = new HikariConfig();
         config.setDataSource(ds);
@@ -117,9 +122,11 @@ public final class PostgresStoreProvider implements StoreProvider {
         final boolean createTables;
         final int poolSize;
         final long poolTimeoutMillis;
+        final boolean hasApplicationName;
 
         Parsed(String jdbcUrl, String user, String password, String schema, String table, boolean createTables,
-               int poolSize, long poolTimeoutMillis) {
+               int poolSize, long poolTimeoutMillis, boolean hasApplicationName) {
+            this.hasApplicationName = hasApplicationName;
             this.jdbcUrl = jdbcUrl;
             this.user = user;
             this.password = password;
@@ -211,7 +218,8 @@ public final class PostgresStoreProvider implements StoreProvider {
         if (parsed == null) {
             throw new IllegalArgumentException("the PostgreSQL driver rejects this URI: " + safe(uri));
         }
-        return new Parsed(jdbcUrl, user, password, schema, table, createTables, poolSize, poolTimeout);
+        return new Parsed(jdbcUrl, user, password, schema, table, createTables, poolSize, poolTimeout,
+                parsed.getProperty("ApplicationName") != null);
     }
 
     /**

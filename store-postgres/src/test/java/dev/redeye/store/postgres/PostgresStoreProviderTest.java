@@ -40,6 +40,27 @@ class PostgresStoreProviderTest {
         assertFalse(p.createTables);
         assertEquals(3, p.poolSize);
         assertEquals(900, p.poolTimeoutMillis);
+        assertFalse(p.hasApplicationName);
+    }
+
+    @Test
+    void namesItsConnectionsRedeyeUnlessTold() throws Exception {
+        String schema = PgTestSupport.randomSchema("redeye_prov");
+        try (PostgresStore s = (PostgresStore) new PostgresStoreProvider()
+                .open(PgTestSupport.urlWith("schema=" + schema));
+             java.sql.Connection probe = PgTestSupport.dataSource().getConnection()) {
+            s.subscribe(e -> { }, () -> { });
+            try (java.sql.PreparedStatement ps = probe.prepareStatement(
+                    "SELECT application_name FROM pg_stat_activity WHERE pid = ?")) {
+                ps.setInt(1, s.feedBackendPid());
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    assertTrue(rs.next());
+                    assertEquals(PostgresStoreProvider.DEFAULT_APPLICATION_NAME, rs.getString(1));
+                }
+            }
+        } finally {
+            PgTestSupport.dropSchema(schema);
+        }
     }
 
     @Test
@@ -62,6 +83,7 @@ class PostgresStoreProviderTest {
         assertEquals("jdbc:postgresql://h1:5432,h2:5433/db?user=u&ApplicationName=svc&password=x", p.jdbcUrl);
         assertEquals("s1", p.schema);
         assertEquals("t1", p.table);
+        assertTrue(p.hasApplicationName);
     }
 
     @ParameterizedTest
