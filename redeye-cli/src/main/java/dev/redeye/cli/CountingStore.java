@@ -64,15 +64,6 @@ final class CountingStore implements Store {
         TRIAL_TOKEN.remove();
     }
 
-    /** Operations counted so far, all kinds together. */
-    long total() {
-        long sum = 0;
-        for (LongAdder a : counts.values()) {
-            sum += a.sum();
-        }
-        return sum;
-    }
-
     /** Operations counted so far of one kind. */
     long count(Op op) {
         return counts.get(op).sum();

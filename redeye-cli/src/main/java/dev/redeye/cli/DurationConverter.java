@@ -40,7 +40,7 @@ public final class DurationConverter implements ITypeConverter<Duration> {
             throw new TypeConversionException("a duration is required, for example 500ms, 2s or 1m");
         }
         String v = value.trim().toLowerCase(Locale.ROOT);
-        if (v.startsWith("pt") || v.startsWith("p")) {
+        if (v.startsWith("p")) {
             try {
                 Duration d = Duration.parse(v.toUpperCase(Locale.ROOT));
                 if (d.isNegative()) {

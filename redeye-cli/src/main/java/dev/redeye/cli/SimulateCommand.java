@@ -232,9 +232,17 @@ public final class SimulateCommand implements Callable<Integer> {
             return t;
         });
         ScheduledExecutorService ticker = null;
+        boolean progressLine = showProgress();
         Thread hook = new Thread(() -> {
+            // Ctrl-C: stop the workers and leave the terminal on a fresh line.
             for (Simulation s : sims) {
                 s.stop();
+            }
+            if (progressLine) {
+                synchronized (err) {
+                    err.println("\r\u001b[Kredeye simulate: interrupted");
+                    err.flush();
+                }
             }
         }, "redeye-sim-stop");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -244,7 +252,7 @@ public final class SimulateCommand implements Callable<Integer> {
             for (int i = 0; i < sims.length; i++) {
                 futures[i] = runners.submit(sims[i]::run);
             }
-            if (showProgress()) {
+            if (progressLine) {
                 ticker = Executors.newSingleThreadScheduledExecutor(r -> {
                     Thread t = new Thread(r, "redeye-sim-progress");
                     t.setDaemon(true);

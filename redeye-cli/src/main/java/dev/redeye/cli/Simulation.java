@@ -244,6 +244,8 @@ final class Simulation {
                 pool.awaitTermination(5, TimeUnit.SECONDS);
             }
             long elapsedMs = Math.min(config.duration().toMillis(), (System.nanoTime() - startNanos) / 1_000_000);
+            // Before the end-of-run reads below, which are not calls.
+            Map<String, Long> opsByKind = opsByKind(counting);
 
             int closedAtEnd = 0;
             for (CircuitBreaker b : breakers) {
@@ -262,7 +264,7 @@ final class Simulation {
                     LOG.warn("could not delete the simulation's state '{}': {}", operation, e.getMessage());
                 }
             }
-            return result(counting, closedAtEnd, elapsedMs);
+            return result(opsByKind, closedAtEnd, elapsedMs);
         } finally {
             stop = true;
             if (pool != null) {
@@ -379,15 +381,8 @@ final class Simulation {
         }
     }
 
-    private Result result(List<CountingStore> counting, int closedAtEnd, long elapsedMs) {
-        List<TimelineEntry> events = new ArrayList<>(timeline);
-        events.removeIf(e -> e.atMs() > elapsedMs && e.instance() == 0);
-        events.sort(Comparator.comparingLong(TimelineEntry::atMs).thenComparingInt(TimelineEntry::instance));
-        long openings = events.stream().filter(e -> e.kind().equals(TransitionKind.OPENED.wireName())).count();
-        long transitions = events.stream().filter(e -> e.instance() > 0).count();
-
+    private static Map<String, Long> opsByKind(List<CountingStore> counting) {
         Map<String, Long> byKind = new LinkedHashMap<>();
-        long ops = 0;
         for (CountingStore.Op op : CountingStore.Op.values()) {
             long sum = 0;
             for (CountingStore c : counting) {
@@ -396,8 +391,18 @@ final class Simulation {
             if (sum > 0) {
                 byKind.put(op.name().toLowerCase(Locale.ROOT), sum);
             }
-            ops += sum;
         }
+        return byKind;
+    }
+
+    private Result result(Map<String, Long> byKind, int closedAtEnd, long elapsedMs) {
+        List<TimelineEntry> events = new ArrayList<>(timeline);
+        events.removeIf(e -> e.atMs() > elapsedMs && e.instance() == 0);
+        events.sort(Comparator.comparingLong(TimelineEntry::atMs).thenComparingInt(TimelineEntry::instance));
+        long openings = events.stream().filter(e -> e.kind().equals(TransitionKind.OPENED.wireName())).count();
+        long transitions = events.stream().filter(e -> e.instance() > 0).count();
+
+        long ops = byKind.values().stream().mapToLong(Long::longValue).sum();
         long callCount = calls.sum();
         SimulatedDependency dep = dependency;
         return new Result(mode.label(), config.instances(), config.threadsPerInstance(),
