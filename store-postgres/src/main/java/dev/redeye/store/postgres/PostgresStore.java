@@ -184,6 +184,20 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     }
 
     /**
+     * Opens a store from a {@code postgresql://} or {@code jdbc:postgresql://} URI, exactly as
+     * {@code Stores.open(uri)} does through {@link PostgresStoreProvider} (which documents the parameters),
+     * with the concrete type. The store owns its small connection pool and closes it in {@link #close()}.
+     *
+     * @param uri the store URI; its password never appears in a message or log line
+     * @return a new store; the caller closes it
+     * @throws IllegalArgumentException if the URI is malformed
+     * @throws StoreException           if the database cannot be reached or the tables cannot be created
+     */
+    public static PostgresStore open(String uri) {
+        return PostgresStoreProvider.openStore(uri);
+    }
+
+    /**
      * The DDL a store with these names runs on start ({@code schema.sql} with the names filled in), for teams
      * that create tables through their own migrations.
      *

@@ -79,6 +79,11 @@ public final class PostgresStoreProvider implements StoreProvider {
      */
     @Override
     public Store open(String uri) {
+        return openStore(uri);
+    }
+
+    /** {@link #open(String)} with the concrete type; see {@link PostgresStore#open(String)}. */
+    static PostgresStore openStore(String uri) {
         Parsed p = parse(uri);
         PGSimpleDataSource ds = new PGSimpleDataSource();
         ds.setURL(p.jdbcUrl);

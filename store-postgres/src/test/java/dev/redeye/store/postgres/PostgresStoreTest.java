@@ -76,8 +76,7 @@ class PostgresStoreTest {
         if (table == null) {
             table = "t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
         }
-        PostgresStore s = (PostgresStore) new PostgresStoreProvider()
-                .open(PgTestSupport.urlWith("schema=" + schema + "&table=" + table));
+        PostgresStore s = PostgresStore.open(PgTestSupport.urlWith("schema=" + schema + "&table=" + table));
         stores.add(s);
         return s;
     }
