@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * query parameter) never appears in anything these helpers return except {@link #query(String)}.
  */
 public final class StoreUris {
-    private static final Pattern USER_INFO = Pattern.compile("^([A-Za-z][A-Za-z0-9+.:-]*://)([^@/?#]*)@");
+    private static final Pattern USER_INFO = Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z][A-Za-z0-9+.-]*:)?(?://)?)([^@/?#]*)@");
     private static final Pattern SECRET_PARAM = Pattern.compile(
             "([?&;](?:password|pass|pwd|secret|secretKey|secretAccessKey|sessionToken|token|auth)=)([^&;#]*)",
             Pattern.CASE_INSENSITIVE);

@@ -80,6 +80,9 @@ class PolicyAndCodecTest {
         assertEquals("redis://user:***@host:6379/0?prefix=a",
                 StoreUris.redact("redis://user:s3cret@host:6379/0?prefix=a"));
         assertEquals("redis://***@host", StoreUris.redact("redis://s3cret@host"));
+        assertEquals("postgresql:u:***@h/db", StoreUris.redact("postgresql:u:s3cret@h/db"));
+        assertEquals("jdbc:postgresql://u:***@h/db", StoreUris.redact("jdbc:postgresql://u:s3cret@h/db"));
+        assertEquals("memory://name", StoreUris.redact("memory://name"));
         assertEquals("jdbc:postgresql://h/db?user=u&password=***",
                 StoreUris.redact("jdbc:postgresql://h/db?user=u&password=s3cret"));
         assertEquals("jdbc:postgresql", StoreUris.scheme("jdbc:postgresql://h/db"));
