@@ -33,6 +33,8 @@ public final class DurationConverter implements ITypeConverter<Duration> {
     /**
      * Parses a duration.
      *
+     * @param value the text, e.g. {@code 500ms}, {@code 2s}, {@code PT2S}
+     * @return the duration, never negative
      * @throws TypeConversionException if the text is not a non-negative duration in an accepted form
      */
     public static Duration parse(String value) {
@@ -79,7 +81,12 @@ public final class DurationConverter implements ITypeConverter<Duration> {
         }
     }
 
-    /** A short human form of a duration: {@code 850ms}, {@code 2s}, {@code 1.5s}, {@code 3m 20s}. */
+    /**
+     * A short human form of a duration.
+     *
+     * @param d the duration
+     * @return for example {@code 850ms}, {@code 2s}, {@code 1.5s}, {@code 3m 20s}
+     */
     public static String format(Duration d) {
         long ms = d.toMillis();
         if (ms < 1_000) {

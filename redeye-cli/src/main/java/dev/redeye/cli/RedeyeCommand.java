@@ -68,7 +68,11 @@ public final class RedeyeCommand implements Runnable {
     public RedeyeCommand() {
     }
 
-    /** Runs the command and exits the JVM with its exit code. */
+    /**
+     * Runs the command and exits the JVM with its exit code.
+     *
+     * @param args the command line, e.g. {@code simulate --compare}
+     */
     public static void main(String[] args) {
         // Before the first logger exists: slf4j-simple reads its level once.
         if (Arrays.stream(args).anyMatch(a -> a.equals("-v") || a.equals("--verbose"))) {
@@ -82,6 +86,8 @@ public final class RedeyeCommand implements Runnable {
      * A {@link CommandLine} for this command with redeye's error handling: one line on stderr per error
      * (stack trace under {@code --verbose}), passwords scrubbed, exit code 2 for bad arguments and 1 for
      * failures. Set its out/err writers to capture output.
+     *
+     * @return a new command line; not shared, so each caller may set its own writers
      */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new RedeyeCommand());

@@ -112,8 +112,8 @@ public final class SimulateCommand implements Callable<Integer> {
     long seed;
 
     @Option(names = "--progress", paramLabel = "WHEN", defaultValue = "auto",
-            description = "Live progress line on stderr: auto (when stderr is a terminal), always, never "
-                    + "(default: ${DEFAULT-VALUE}).")
+            description = "Live progress line on stderr: auto (when stderr is a terminal; not with --json), "
+                    + "always, never (default: ${DEFAULT-VALUE}).")
     String progress;
 
     /** Creates the command (picocli calls this). */
@@ -199,7 +199,9 @@ public final class SimulateCommand implements Callable<Integer> {
         if (progress.equalsIgnoreCase("always")) {
             return true;
         }
-        return progress.equalsIgnoreCase("auto") && System.console() != null && !json;
+        // auto: stderr is a terminal, as the ./redeye launcher reports it, or the JVM has an interactive console.
+        return progress.equalsIgnoreCase("auto") && !json
+                && ("1".equals(System.getenv("REDEYE_STDERR_TTY")) || System.console() != null);
     }
 
     /** One short line (under 80 columns, so a terminal does not wrap it) describing the running simulations. */
