@@ -86,17 +86,20 @@ class SimulateCommandTest {
     }
 
     @Test
-    void textOutputHasTimelineAndSummaryAndNoProgressNoise() {
-        Cli.Run run = Cli.run(simulate());
+    void compareTextHasBothTimelinesTheSideBySideSummaryAndNoProgressNoise() {
+        Cli.Run run = Cli.run(simulate("--compare"));
         assertEquals(0, run.exit(), run::toString);
         String out = run.out();
         assertTrue(out.contains("Timeline, shared (memory:)"), out);
+        assertTrue(out.contains("Timeline, per-instance (memory:, one private store per instance)"), out);
         assertTrue(out.contains("---- dependency goes DOWN ----"), out);
         assertTrue(out.contains("CLOSED -> OPEN"), out);
         assertTrue(out.contains("HALF_OPEN -> CLOSED"), out);
-        assertTrue(out.contains("Summary:"), out);
+        assertTrue(out.contains(INSTANCES + " instances (#1 #2"), () -> "per-instance openings are grouped: " + out);
+        assertTrue(out.matches("(?s).*Summary:\\s+shared\\s+per-instance\\s.*"), out);
         assertTrue(out.contains("max concurrent trial calls"), out);
-        assertTrue(out.contains("failureThreshold 5 +"), out);
+        assertTrue(out.contains("failureThreshold " + THRESHOLD + " +"), out);
+        assertTrue(out.contains("as many calls reach the dead dependency as one shared breaker"), out);
         assertFalse(out.contains("\r"), out);
         assertFalse(run.err().contains("\r"), run.err());
     }
