@@ -11,6 +11,7 @@ import dev.redeye.api.StoreUnavailableException;
 import dev.redeye.api.StoreUris;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
+import dev.redeye.api.TrialClaims;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -92,14 +93,19 @@ final class Simulation {
     record TimelineEntry(long atMs, int instance, String kind, String from, String to, long version) {
     }
 
-    /** The figures of one run; also its JSON form. */
+    /**
+     * The figures of one run; also its JSON form. The trial figures ({@code failedTrials}, {@code trialCalls},
+     * {@code maxConcurrentTrials}) are {@code null} when the store has no {@code TrialClaims} capability: a
+     * trial is recognised by the claim the engine makes through the store, and without one the engine claims
+     * trials inside each instance, out of sight (the dead-dependency counts then include any trials).
+     */
     record Result(String mode, int instances, int threadsPerInstance, String store, String operation,
             int failureThreshold, long resetTimeoutMs, double backoffMultiplier, double jitter, long durationMs,
             long downAtMs, long upAtMs, long callLatencyMs, long thinkTimeMs, long seed,
             long calls, long succeeded, long failed, long rejected, long storeUnavailable, long otherErrors,
             long storeErrors,
-            long reachedDeadDependency, long reachedDeadDependencyByNormalCalls, long failedTrials,
-            long inFlightAtOpening, long trialCalls, int maxConcurrentTrials, long openings, long transitions,
+            long reachedDeadDependency, long reachedDeadDependencyByNormalCalls, Long failedTrials,
+            long inFlightAtOpening, Long trialCalls, Integer maxConcurrentTrials, long openings, long transitions,
             long storeOps, double storeOpsPerCall, Map<String, Long> storeOpsByKind,
             Long recoveredAfterUpMs, int closedAtEnd, List<TimelineEntry> timeline) {
     }
@@ -264,7 +270,8 @@ final class Simulation {
                     LOG.warn("could not delete the simulation's state '{}': {}", operation, e.getMessage());
                 }
             }
-            return result(opsByKind, closedAtEnd, elapsedMs);
+            boolean trialsVisible = counting.get(0).capability(TrialClaims.class).isPresent();
+            return result(opsByKind, closedAtEnd, elapsedMs, trialsVisible);
         } finally {
             stop = true;
             if (pool != null) {
@@ -395,7 +402,7 @@ final class Simulation {
         return byKind;
     }
 
-    private Result result(Map<String, Long> byKind, int closedAtEnd, long elapsedMs) {
+    private Result result(Map<String, Long> byKind, int closedAtEnd, long elapsedMs, boolean trialsVisible) {
         List<TimelineEntry> events = new ArrayList<>(timeline);
         events.removeIf(e -> e.atMs() > elapsedMs && e.instance() == 0);
         events.sort(Comparator.comparingLong(TimelineEntry::atMs).thenComparingInt(TimelineEntry::instance));
@@ -412,8 +419,10 @@ final class Simulation {
                 config.callLatency().toMillis(), config.thinkTime().toMillis(), config.seed(),
                 callCount, succeeded.sum(), failed.sum(), rejected.sum(), storeUnavailable.sum(), otherErrors.sum(),
                 storeErrors.sum(),
-                dep.reachedWhileDown(), dep.reachedWhileDown() - dep.trialsWhileDown(), dep.trialsWhileDown(),
-                inFlightAtOpening.sum(), dep.trialCalls(), dep.maxConcurrentTrials(), openings, transitions,
+                dep.reachedWhileDown(), dep.reachedWhileDown() - dep.trialsWhileDown(),
+                trialsVisible ? dep.trialsWhileDown() : null, inFlightAtOpening.sum(),
+                trialsVisible ? dep.trialCalls() : null, trialsVisible ? dep.maxConcurrentTrials() : null,
+                openings, transitions,
                 ops, callCount == 0 ? 0.0 : Math.round(ops * 1000.0 / callCount) / 1000.0, byKind,
                 recoveredAfterUp(events), closedAtEnd, events);
     }

@@ -145,9 +145,9 @@ final class SimulationReport {
         rows.add(row(results, "calls that reached the dead dependency", r -> Long.toString(r.reachedDeadDependency())));
         rows.add(row(results, "  before the breaker(s) opened", r -> Long.toString(r.reachedDeadDependencyByNormalCalls())));
         rows.add(row(results, "    of which already in flight at opening", r -> Long.toString(r.inFlightAtOpening())));
-        rows.add(row(results, "  failed trials", r -> Long.toString(r.failedTrials())));
-        rows.add(row(results, "trial calls (half-open)", r -> Long.toString(r.trialCalls())));
-        rows.add(row(results, "max concurrent trial calls", r -> Integer.toString(r.maxConcurrentTrials())));
+        rows.add(row(results, "  failed trials", r -> orNa(r.failedTrials())));
+        rows.add(row(results, "trial calls (half-open)", r -> orNa(r.trialCalls())));
+        rows.add(row(results, "max concurrent trial calls", r -> orNa(r.maxConcurrentTrials())));
         rows.add(row(results, "breaker openings (closed -> open)", r -> Long.toString(r.openings())));
         rows.add(row(results, "store operations per call", r -> String.format(Locale.ROOT, "%.2f", r.storeOpsPerCall())));
         rows.add(row(results, "all closed again after dependency UP",
@@ -184,7 +184,18 @@ final class SimulationReport {
         return row;
     }
 
+    /** A trial figure, or why it is missing. */
+    private static String orNa(Number n) {
+        return n == null ? "n/a (store has no trial claims)" : n.toString();
+    }
+
     static String story(Simulation.Result r) {
+        if (r.maxConcurrentTrials() == null) {
+            return String.format(Locale.ROOT,
+                    "%s: %d call(s) reached the dead dependency; the store has no TrialClaims capability, so "
+                            + "trials are claimed inside each instance and cannot be told apart here.",
+                    r.mode(), r.reachedDeadDependency());
+        }
         if (r.mode().equals(Simulation.Mode.SHARED.label())) {
             return String.format(Locale.ROOT,
                     "shared: %d normal call(s) reached the dead dependency (failureThreshold %d + %d already in "

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,7 +27,16 @@ class SimulateCommandTest {
                 "--threads-per-instance", "" + THREADS, "--duration", "3s", "--down-at", "500ms", "--up-at", "1.8s",
                 "--reset-timeout", "500ms", "--failure-threshold", "" + THRESHOLD, "--call-latency", "10ms",
                 "--think-time", "15ms", "--progress", "never"));
-        a.addAll(List.of(extra));
+        // An option given in extra replaces the default above (picocli refuses an option given twice).
+        for (int i = 0; i < extra.length; i++) {
+            int at = a.indexOf(extra[i]);
+            if (extra[i].startsWith("--") && at >= 0 && i + 1 < extra.length && !extra[i + 1].startsWith("--")) {
+                a.set(at + 1, extra[i + 1]);
+                i++;
+            } else {
+                a.add(extra[i]);
+            }
+        }
         return a.toArray(new String[0]);
     }
 
@@ -102,6 +113,28 @@ class SimulateCommandTest {
         assertTrue(out.contains("as many calls reach the dead dependency as one shared breaker"), out);
         assertFalse(out.contains("\r"), out);
         assertFalse(run.err().contains("\r"), run.err());
+    }
+
+    @Test
+    void theTrialFigureIsMeasuredNotAssumed() throws Exception {
+        // Slow calls and no jitter: every instance becomes eligible for a trial at the same moment. With
+        // exclusive claims (InMemoryStore) one instance runs the trial; with claims that never refuse (the
+        // leaky: fixture) several trials run at once, and the figure shows it.
+        String[] slow = {"--json", "--call-latency", "100ms", "--jitter", "0", "--backoff-multiplier", "1"};
+        JsonNode exclusive = json(Cli.run(simulate(slow)));
+        assertEquals(1, exclusive.get("maxConcurrentTrials").asInt(), exclusive::toPrettyString);
+        JsonNode leaky = json(Cli.run(simulate(with(slow, "--store", "leaky:" + UUID.randomUUID()))));
+        assertTrue(leaky.get("maxConcurrentTrials").asInt() > 1, leaky::toPrettyString);
+        // Without any claim capability a trial cannot be recognised: the figure says so instead of 0.
+        JsonNode naive = json(Cli.run(simulate(with(slow, "--store", "naive:" + UUID.randomUUID()))));
+        assertTrue(naive.get("maxConcurrentTrials").isNull(), naive::toPrettyString);
+        assertTrue(naive.get("trialCalls").isNull(), naive::toPrettyString);
+    }
+
+    static String[] with(String[] base, String... more) {
+        String[] out = Arrays.copyOf(base, base.length + more.length);
+        System.arraycopy(more, 0, out, base.length, more.length);
+        return out;
     }
 
     @Test
