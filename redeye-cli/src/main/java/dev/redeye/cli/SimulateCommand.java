@@ -146,6 +146,9 @@ public final class SimulateCommand implements Callable<Integer> {
                     new Simulation(config, Simulation.Mode.PER_INSTANCE)}
                 : new Simulation[] {new Simulation(config, mode)};
         Simulation.Result[] results = runAll(sims, err);
+        for (Simulation.Result r : results) {
+            warnIfTheStoreMisbehaved(r, err);
+        }
         if (json) {
             if (compare) {
                 Map<String, Object> both = new LinkedHashMap<>();
@@ -162,6 +165,26 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    /**
+     * A shared run over a correct store opens once per outage and runs one trial at a time; anything else
+     * points at the store (non-exclusive claims, lost updates), which is worth saying when simulating over a
+     * user's own store.
+     */
+    private static void warnIfTheStoreMisbehaved(Simulation.Result r, PrintWriter err) {
+        if (!r.mode().equals(Simulation.Mode.SHARED.label())) {
+            return;
+        }
+        if (r.maxConcurrentTrials() != null && r.maxConcurrentTrials() > 1) {
+            err.println("warning: " + r.maxConcurrentTrials() + " trials ran at once with halfOpenPermits 1: the "
+                    + "store's trial claims are not exclusive (check it with 'redeye tck --store ...')");
+        }
+        if (r.openings() > 1) {
+            err.println("warning: the shared breaker opened " + r.openings() + " times during one outage: the "
+                    + "store may lose updates (check it with 'redeye tck --store ...')");
+        }
+        err.flush();
     }
 
     private Simulation.Config validatedConfig() {

@@ -123,8 +123,10 @@ class SimulateCommandTest {
         String[] slow = {"--json", "--call-latency", "100ms", "--jitter", "0", "--backoff-multiplier", "1"};
         JsonNode exclusive = json(Cli.run(simulate(slow)));
         assertEquals(1, exclusive.get("maxConcurrentTrials").asInt(), exclusive::toPrettyString);
-        JsonNode leaky = json(Cli.run(simulate(with(slow, "--store", "leaky:" + UUID.randomUUID()))));
+        Cli.Run leakyRun = Cli.run(simulate(with(slow, "--store", "leaky:" + UUID.randomUUID())));
+        JsonNode leaky = json(leakyRun);
         assertTrue(leaky.get("maxConcurrentTrials").asInt() > 1, leaky::toPrettyString);
+        assertTrue(leakyRun.err().contains("trial claims are not exclusive"), leakyRun::toString);
         // Without any claim capability a trial cannot be recognised: the figure says so instead of 0.
         JsonNode naive = json(Cli.run(simulate(with(slow, "--store", "naive:" + UUID.randomUUID()))));
         assertTrue(naive.get("maxConcurrentTrials").isNull(), naive::toPrettyString);
