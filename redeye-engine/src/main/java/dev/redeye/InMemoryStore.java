@@ -4,6 +4,7 @@ import dev.redeye.api.AtomicRecording;
 import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.FeedSubscribers;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
@@ -47,7 +48,7 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
     private static final Logger LOG = LoggerFactory.getLogger(InMemoryStore.class);
 
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
-    private final CopyOnWriteArrayList<Sub> subscribers = new CopyOnWriteArrayList<>();
+    private final FeedSubscribers subscribers = new FeedSubscribers((what, t) -> LOG.warn("{}", what, t));
     private final LinkedBlockingQueue<Runnable> deliveries = new LinkedBlockingQueue<>();
     private final Object feedLock = new Object();
     private volatile Thread feedThread;
@@ -170,25 +171,11 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
 
     @Override
     public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
-        return subscribe(listener, onGap, null);
-    }
-
-    Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap, List<Sub> owner) {
         Objects.requireNonNull(listener, "listener");
         Objects.requireNonNull(onGap, "onGap");
         ensureOpen();
         startFeedThread();
-        Sub sub = new Sub(listener, onGap);
-        subscribers.add(sub);
-        if (owner != null) {
-            owner.add(sub);
-        }
-        return () -> {
-            subscribers.remove(sub);
-            if (owner != null) {
-                owner.remove(sub);
-            }
-        };
+        return subscribers.add(listener, onGap);
     }
 
     /**
@@ -198,9 +185,7 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
     public void simulateFeedGap() {
         ensureOpen();
         startFeedThread();
-        for (Sub s : subscribers) {
-            deliveries.add(() -> s.gap());
-        }
+        deliveries.add(subscribers::signalGap);
     }
 
     /**
@@ -263,9 +248,7 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
             }
             if (c.isTransition() && !subscribers.isEmpty()) {
                 TransitionEvent ev = c.toEvent(key, policy, now);
-                for (Sub s : subscribers) {
-                    deliveries.add(() -> s.deliver(ev));
-                }
+                deliveries.add(() -> subscribers.publish(ev));
             }
             return c;
         });
@@ -343,37 +326,11 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
         }
     }
 
-    static final class Sub {
-        private final Consumer<TransitionEvent> listener;
-        private final Runnable onGap;
-
-        Sub(Consumer<TransitionEvent> listener, Runnable onGap) {
-            this.listener = listener;
-            this.onGap = onGap;
-        }
-
-        void deliver(TransitionEvent e) {
-            try {
-                listener.accept(e);
-            } catch (RuntimeException ex) {
-                LOG.warn("transition listener threw; delivery continues", ex);
-            }
-        }
-
-        void gap() {
-            try {
-                onGap.run();
-            } catch (RuntimeException ex) {
-                LOG.warn("onGap callback threw; delivery continues", ex);
-            }
-        }
-    }
-
     /** A client view: shared data, own subscriptions, own closed flag. */
     private static final class Client implements Store, AtomicRecording, TrialClaims, AtomicTransitions,
             TransitionFeed {
         private final InMemoryStore backend;
-        private final List<Sub> subs = new CopyOnWriteArrayList<>();
+        private final List<Subscription> subs = new CopyOnWriteArrayList<>();
         private volatile boolean closed;
 
         Client(InMemoryStore backend) {
@@ -444,7 +401,16 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
 
         @Override
         public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
-            return b().subscribe(listener, onGap, subs);
+            Subscription inner = b().subscribe(listener, onGap);
+            Subscription outer = new Subscription() {
+                @Override
+                public void close() {
+                    inner.close();
+                    subs.remove(this);
+                }
+            };
+            subs.add(outer);
+            return outer;
         }
 
         @Override
@@ -453,10 +419,9 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
                 return;
             }
             closed = true;
-            for (Sub s : subs) {
-                backend.subscribers.remove(s);
+            for (Subscription s : subs) {
+                s.close();
             }
-            subs.clear();
         }
 
         @Override

@@ -1,5 +1,6 @@
 package dev.redeye.store.postgres;
 
+import dev.redeye.api.FeedSubscribers;
 import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
@@ -10,7 +11,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Objects;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -41,7 +41,7 @@ final class PgFeed {
     private final Jdbi jdbi;
     private final TableNames names;
     private final String selectEvent;
-    private final CopyOnWriteArrayList<Sub> subscribers = new CopyOnWriteArrayList<>();
+    private final FeedSubscribers subscribers;
     private final Object lock = new Object();
     private Thread thread;                // guarded by lock
     private boolean stopping;             // guarded by lock
@@ -55,10 +55,12 @@ final class PgFeed {
         this.jdbi = jdbi;
         this.names = names;
         this.selectEvent = "SELECT line FROM " + names.events + " WHERE id = ?";
+        this.subscribers = new FeedSubscribers((what, t) -> LOG.warn("{} on channel {}", what, names.channel, t));
     }
 
     TransitionFeed.Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
-        Sub sub = new Sub(listener, onGap);
+        Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(onGap, "onGap");
         synchronized (lock) {
             if (stopping) {
                 throw new StoreException("PostgresStore on " + names.states + " is closed");
@@ -73,13 +75,12 @@ final class PgFeed {
                 Thread t = new Thread(this::run, "redeye-pg-feed " + names.channel);
                 t.setDaemon(true);
                 thread = t;
-                subscribers.add(sub);
+                TransitionFeed.Subscription sub = subscribers.add(listener, onGap);
                 t.start();
                 return sub;
             }
-            subscribers.add(sub);
+            return subscribers.add(listener, onGap);
         }
-        return sub;
     }
 
     int backendPid() {
@@ -261,9 +262,7 @@ final class PgFeed {
             LOG.warn("ignoring a malformed notification on channel {}: {}", names.channel, e.getMessage());
             return;
         }
-        for (Sub s : subscribers) {
-            s.deliver(event);
-        }
+        subscribers.publish(event);
     }
 
     private String readEvent(long id) throws SQLException {
@@ -274,9 +273,7 @@ final class PgFeed {
     }
 
     private void gap() {
-        for (Sub s : subscribers) {
-            s.gap();
-        }
+        subscribers.signalGap();
     }
 
     private void closeQuietly(Listening l) {
@@ -317,46 +314,6 @@ final class PgFeed {
             this.connection = connection;
             this.pg = pg;
             this.select = select;
-        }
-    }
-
-    /** One subscriber; callbacks that throw are logged and do not end the subscription. */
-    private final class Sub implements TransitionFeed.Subscription {
-        private final Consumer<TransitionEvent> listener;
-        private final Runnable onGap;
-        private volatile boolean active = true;
-
-        Sub(Consumer<TransitionEvent> listener, Runnable onGap) {
-            this.listener = Objects.requireNonNull(listener, "listener");
-            this.onGap = Objects.requireNonNull(onGap, "onGap");
-        }
-
-        void deliver(TransitionEvent e) {
-            if (!active) {
-                return;
-            }
-            try {
-                listener.accept(e);
-            } catch (RuntimeException ex) {
-                LOG.warn("a transition subscriber on channel {} threw; it stays subscribed", names.channel, ex);
-            }
-        }
-
-        void gap() {
-            if (!active) {
-                return;
-            }
-            try {
-                onGap.run();
-            } catch (RuntimeException ex) {
-                LOG.warn("an onGap callback on channel {} threw; it stays subscribed", names.channel, ex);
-            }
-        }
-
-        @Override
-        public void close() {
-            active = false;
-            subscribers.remove(this);
         }
     }
 }

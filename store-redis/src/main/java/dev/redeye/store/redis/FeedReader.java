@@ -3,13 +3,13 @@ package dev.redeye.store.redis;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.redeye.api.FeedSubscribers;
 import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
@@ -36,7 +36,8 @@ final class FeedReader {
     private final int blockMillis;
     private final long backoffMinMillis;
     private final long backoffMaxMillis;
-    private final CopyOnWriteArrayList<Sub> subscribers = new CopyOnWriteArrayList<>();
+    private final FeedSubscribers subscribers = new FeedSubscribers(
+            (what, t) -> LOG.warn("redeye feed subscriber: {}", what, t));
     private final Object sleeper = new Object();
 
     private volatile boolean closed;
@@ -76,9 +77,7 @@ final class FeedReader {
     }
 
     TransitionFeed.Subscription add(Consumer<TransitionEvent> listener, Runnable onGap) {
-        Sub s = new Sub(listener, onGap);
-        subscribers.add(s);
-        return s;
+        return subscribers.add(listener, onGap);
     }
 
     int subscriberCount() {
@@ -166,9 +165,7 @@ final class FeedReader {
                     connector.discard(c);
                     c = null;
                     current = null;
-                    for (Sub s : subscribers) {
-                        s.gap();
-                    }
+                    subscribers.signalGap();
                     pause(backoff);
                     backoff = Math.min(backoff * 2, backoffMaxMillis);
                 }
@@ -202,55 +199,7 @@ final class FeedReader {
             LOG.warn("redeye feed reader {} skipped a malformed entry: {}", clientName, e.getMessage());
             return;
         }
-        for (Sub s : subscribers) {
-            s.deliver(event);
-        }
-    }
-
-    private final class Sub implements TransitionFeed.Subscription {
-        private final Consumer<TransitionEvent> listener;
-        private final Runnable onGap;
-        private volatile boolean active = true;
-
-        Sub(Consumer<TransitionEvent> listener, Runnable onGap) {
-            this.listener = Objects.requireNonNull(listener, "listener");
-            this.onGap = Objects.requireNonNull(onGap, "onGap");
-        }
-
-        void deliver(TransitionEvent e) {
-            if (!active) {
-                return;
-            }
-            try {
-                listener.accept(e);
-            } catch (RuntimeException | Error t) {
-                if (t instanceof VirtualMachineError) {
-                    throw t;
-                }
-                LOG.warn("redeye feed subscriber threw on an event of '{}'; the subscription stays active",
-                        abbreviate(e.operation()), t);
-            }
-        }
-
-        void gap() {
-            if (!active) {
-                return;
-            }
-            try {
-                onGap.run();
-            } catch (RuntimeException | Error t) {
-                if (t instanceof VirtualMachineError) {
-                    throw t;
-                }
-                LOG.warn("redeye feed subscriber's onGap threw; the subscription stays active", t);
-            }
-        }
-
-        @Override
-        public void close() {
-            active = false;
-            subscribers.remove(this);
-        }
+        subscribers.publish(event);
     }
 
     static String abbreviate(String s) {
