@@ -397,8 +397,48 @@ public final class CircuitBreaker implements AutoCloseable {
         if (token == null) {
             throw rejection(e.name, BreakerStatus.HALF_OPEN, trialTimeout.toMillis());
         }
+        // Re-verify after winning the claim: between this caller's read and its claim, another instance's
+        // trial may have finished and released its permit (a reopen, or a close). A trial run on that stale
+        // read would follow the finished one back to back and add a backoff step for nothing.
+        BreakerState current = reread(e, s);
+        if (current.version() != s.version()) {
+            release(e, token);
+            long at = clock.millis();
+            noteState(e, current, at, true);
+            if (!current.open()) {
+                return current; // closed meanwhile: a normal call
+            }
+            if (current.forced()) {
+                throw rejection(e.name, BreakerStatus.FORCED_OPEN, refreshMillis);
+            }
+            throw rejection(e.name, BreakerStatus.OPEN, eligibleAt(e.name, current) - at);
+        }
         e.trials.increment();
         return new Trial(token);
+    }
+
+    /** The state as it is now, for the post-claim check; the earlier read if the store cannot answer. */
+    private BreakerState reread(OperationState e, BreakerState earlier) {
+        try {
+            if (local != null) {
+                BreakerState s = local.peek(e.name);
+                return s == null ? BreakerState.INITIAL : s;
+            }
+            return access.get(e.name).orElse(BreakerState.INITIAL);
+        } catch (StoreException ex) {
+            storeError(e, ex);
+            return earlier;
+        }
+    }
+
+    private void release(OperationState e, String token) {
+        try {
+            access.release(e, token);
+        } catch (StoreException ex) {
+            storeError(e, ex);
+        } catch (RuntimeException ex) {
+            LOG.warn("releasing a trial claim of '{}' failed", abbreviate(e.name), ex);
+        }
     }
 
     private long eligibleAt(String operation, BreakerState s) {
@@ -486,13 +526,7 @@ public final class CircuitBreaker implements AutoCloseable {
             LOG.warn("recording a trial outcome of '{}' failed", abbreviate(e.name), ex);
         } finally {
             if (trial.token != null) {
-                try {
-                    access.release(e, trial.token);
-                } catch (StoreException ex) {
-                    storeError(e, ex);
-                } catch (RuntimeException ex) {
-                    LOG.warn("releasing a trial claim of '{}' failed", abbreviate(e.name), ex);
-                }
+                release(e, trial.token);
             }
         }
     }

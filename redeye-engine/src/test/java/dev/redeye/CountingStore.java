@@ -21,7 +21,7 @@ import java.util.function.Consumer;
  * A decorator over a real store (an {@link InMemoryStore} client standing for one process) that counts reads
  * and writes, can hide capabilities, and can be switched to throw {@link StoreException} on every method.
  */
-final class CountingStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed {
+class CountingStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed {
     final Store delegate;
     private final Set<Class<?>> hidden;
     final AtomicInteger reads = new AtomicInteger();

@@ -122,7 +122,7 @@ class DistributedModeTest {
         assertEquals(0, s.reads.get());
         clock.advanceMillis(1);
         assertEquals("ok", ok(b, OP));
-        assertEquals(1, s.reads.get(), "re-read at the eligibility instant");
+        assertEquals(2, s.reads.get(), "re-read at the eligibility instant, and once more after winning the claim");
         assertEquals(1, s.claims.get());
         assertEquals(1, s.releases.get(), "the claim is released after the trial");
         assertFalse(backend.get(OP).orElseThrow().open());
