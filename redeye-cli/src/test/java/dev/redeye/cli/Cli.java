@@ -47,7 +47,7 @@ final class Cli {
         return env == null || env.isBlank() ? "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres" : env;
     }
 
-    /** Whether the store behind the URI answers a read (tests against it are skipped otherwise). */
+    /** Whether the store behind the URI answers a read (tests against it fail with how to provide it otherwise). */
     static boolean reachable(String uri) {
         try (Store s = Stores.open(uri)) {
             s.get("redeye-cli-test-probe");

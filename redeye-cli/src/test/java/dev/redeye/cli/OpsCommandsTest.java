@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.redeye.api.StoreUris;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.Stores;
 import dev.redeye.api.CircuitOpenException;
@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * status, force-open, force-half-open, reset and watch against the real Redis and PostgreSQL stores
- * (REDEYE_REDIS_URL, REDEYE_POSTGRES_URL, or the local defaults; skipped when the server does not answer).
+ * (REDEYE_REDIS_URL, REDEYE_POSTGRES_URL, or the local defaults; failing with how to provide it when the server does not answer).
  * Each test uses a fresh operation name with characters a naive store would mangle.
  */
 class OpsCommandsTest {
@@ -47,7 +47,8 @@ class OpsCommandsTest {
     @ParameterizedTest
     @MethodSource("stores")
     void forceOpenHalfOpenAndResetControlEveryInstance(String uri) throws Exception {
-        assumeTrue(Cli.reachable(uri), () -> "store not reachable: " + uri);
+        assertTrue(Cli.reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri)
+                + " (run scripts/test.sh, which starts Redis and PostgreSQL, or set REDEYE_REDIS_URL / REDEYE_POSTGRES_URL)");
         String op = Cli.uniqueOperation();
 
         JsonNode before = status(uri, op);
@@ -98,7 +99,8 @@ class OpsCommandsTest {
     @ParameterizedTest
     @MethodSource("stores")
     void statusShowsAnOpenBreakerWithItsRetryAfter(String uri) throws Exception {
-        assumeTrue(Cli.reachable(uri), () -> "store not reachable: " + uri);
+        assertTrue(Cli.reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri)
+                + " (run scripts/test.sh, which starts Redis and PostgreSQL, or set REDEYE_REDIS_URL / REDEYE_POSTGRES_URL)");
         String op = Cli.uniqueOperation();
         try (CircuitBreaker app = CircuitBreaker.builder().store(Stores.open(uri)).failureThreshold(2)
                 .resetTimeout(Duration.ofSeconds(30)).jitter(0).build()) {
@@ -124,7 +126,8 @@ class OpsCommandsTest {
     @ParameterizedTest
     @MethodSource("stores")
     void watchPrintsTransitionsFromTheFeed(String uri) throws Exception {
-        assumeTrue(Cli.reachable(uri), () -> "store not reachable: " + uri);
+        assertTrue(Cli.reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri)
+                + " (run scripts/test.sh, which starts Redis and PostgreSQL, or set REDEYE_REDIS_URL / REDEYE_POSTGRES_URL)");
         String op = Cli.uniqueOperation();
         CompletableFuture<Cli.Run> watch = CompletableFuture.supplyAsync(
                 () -> Cli.run("watch", "--store", uri, "--count", "2", "--timeout", "30s", "--json", op));
@@ -157,7 +160,8 @@ class OpsCommandsTest {
     @ParameterizedTest
     @MethodSource("stores")
     void watchWithACountFailsWhenTheTimeoutPassesFirst(String uri) {
-        assumeTrue(Cli.reachable(uri), () -> "store not reachable: " + uri);
+        assertTrue(Cli.reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri)
+                + " (run scripts/test.sh, which starts Redis and PostgreSQL, or set REDEYE_REDIS_URL / REDEYE_POSTGRES_URL)");
         Cli.Run run = Cli.run("watch", "--store", uri, "--count", "1", "--timeout", "300ms", Cli.uniqueOperation());
         assertEquals(RedeyeCommand.EXIT_FAILURE, run.exit(), run::toString);
         assertTrue(run.err().contains("0 of 1 event(s) before the timeout"), run::toString);
@@ -167,7 +171,8 @@ class OpsCommandsTest {
     @ParameterizedTest
     @MethodSource("stores")
     void simulateRunsOnTheRealStoreAndCleansUp(String uri) throws Exception {
-        assumeTrue(Cli.reachable(uri), () -> "store not reachable: " + uri);
+        assertTrue(Cli.reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri)
+                + " (run scripts/test.sh, which starts Redis and PostgreSQL, or set REDEYE_REDIS_URL / REDEYE_POSTGRES_URL)");
         Cli.Run run = Cli.run("simulate", "--store", uri, "--instances", "4", "--threads-per-instance", "1",
                 "--duration", "2500ms", "--down-at", "300ms", "--up-at", "1500ms", "--reset-timeout", "400ms",
                 "--backoff-multiplier", "1", "--think-time", "20ms", "--progress", "never", "--json");

@@ -3,8 +3,8 @@ package dev.redeye.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.redeye.api.StoreUris;
 import org.junit.jupiter.api.Test;
 
 /** redeye tck: the real TCK through the JUnit Platform launcher. */
@@ -40,7 +40,8 @@ class TckCommandTest {
     @Test
     void redisStorePassesTheAtomicCountingRules() {
         String uri = Cli.redisUri();
-        assumeTrue(Cli.reachable(uri), () -> "store not reachable: " + uri);
+        assertTrue(Cli.reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri)
+                + " (run scripts/test.sh, which starts Redis and PostgreSQL, or set REDEYE_REDIS_URL / REDEYE_POSTGRES_URL)");
         Cli.Run run = Cli.run("tck", "--store", uri, "--rule", "R2.7,R4.4,R6.3");
         assertEquals(0, run.exit(), run::toString);
         assertTrue(run.out().contains("3 passed, 0 failed, 0 skipped"), run::toString);
