@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Distributed mode: breakers over clients of one {@link InMemoryStore} stand for processes sharing a backend;
- * {@link CountingStore} counts what each one reads and writes.
+ * {@link SpyStore} counts what each one reads and writes.
  */
 class DistributedModeTest {
     private static final String OP = "inventory";
@@ -39,7 +39,7 @@ class DistributedModeTest {
         backend.close();
     }
 
-    private CircuitBreaker.Builder builder(CountingStore store) {
+    private CircuitBreaker.Builder builder(SpyStore store) {
         return CircuitBreaker.builder().clock(clock).jitter(0).resetTimeout(Duration.ofSeconds(10)).store(store);
     }
 
@@ -51,7 +51,7 @@ class DistributedModeTest {
 
     @Test
     void healthyCallsReadOnceAndWriteNothing() {
-        CountingStore s = CountingStore.over(backend);
+        SpyStore s = SpyStore.over(backend);
         CircuitBreaker b = build(builder(s));
         for (int i = 0; i < 100; i++) {
             ok(b, OP);
@@ -62,7 +62,7 @@ class DistributedModeTest {
 
     @Test
     void consecutiveStrategyWritesOnlyFailuresAndClears() {
-        CountingStore s = CountingStore.over(backend);
+        SpyStore s = SpyStore.over(backend);
         CircuitBreaker b = build(builder(s));
         failOnce(b, OP);
         assertEquals(1, s.writes.get());
@@ -77,7 +77,7 @@ class DistributedModeTest {
 
     @Test
     void errorRateStrategyWritesEveryOutcome() {
-        CountingStore s = CountingStore.over(backend);
+        SpyStore s = SpyStore.over(backend);
         CircuitBreaker b = build(builder(s).strategy(Strategy.ERROR_RATE));
         for (int i = 0; i < 5; i++) {
             ok(b, OP);
@@ -88,7 +88,7 @@ class DistributedModeTest {
 
     @Test
     void openStateIsServedFromCacheAndReVerifiedOncePerRefresh() {
-        CountingStore s = CountingStore.over(backend);
+        SpyStore s = SpyStore.over(backend);
         CircuitBreaker b = build(builder(s).failureThreshold(1).openCacheRefresh(Duration.ofSeconds(2)));
         failOnce(b, OP);
         s.resetCounts();
@@ -113,7 +113,7 @@ class DistributedModeTest {
 
     @Test
     void theOpenCacheNeverDelaysTrialEligibility() {
-        CountingStore s = CountingStore.over(backend);
+        SpyStore s = SpyStore.over(backend);
         CircuitBreaker b = build(builder(s).failureThreshold(1).openCacheRefresh(Duration.ofHours(1)));
         failOnce(b, OP);
         s.resetCounts();
@@ -130,15 +130,15 @@ class DistributedModeTest {
 
     @Test
     void anotherInstancesOpeningIsSeenOnTheNextReadAndItsClosingAtTheNextRefresh() {
-        CountingStore s1 = CountingStore.over(backend);
-        CountingStore s2 = CountingStore.over(backend);
+        SpyStore s1 = SpyStore.over(backend);
+        SpyStore s2 = SpyStore.over(backend);
         CircuitBreaker b1 = build(builder(s1).failureThreshold(3));
         CircuitBreaker b2 = build(builder(s2).failureThreshold(3));
         failOnce(b1, OP);
         failOnce(b2, OP);
         failOnce(b1, OP);
         assertEquals(BreakerStatus.OPEN, b1.status(OP));
-        CircuitBreaker b3 = build(builder(CountingStore.over(backend)).failureThreshold(3));
+        CircuitBreaker b3 = build(builder(SpyStore.over(backend)).failureThreshold(3));
         rejected(b2, OP);
         b3.reset(OP); // an operator closes it through a third instance
         // b2 still holds the open view it read: it may reject late, never allow early
@@ -153,8 +153,8 @@ class DistributedModeTest {
     void onStateChangeFiresOnlyOnTheInstanceWhoseWriteCausedTheTransition() {
         List<TransitionEvent> e1 = new CopyOnWriteArrayList<>();
         List<TransitionEvent> e2 = new CopyOnWriteArrayList<>();
-        CircuitBreaker b1 = build(builder(CountingStore.over(backend)).failureThreshold(2).onStateChange(e1::add));
-        CircuitBreaker b2 = build(builder(CountingStore.over(backend)).failureThreshold(2).onStateChange(e2::add));
+        CircuitBreaker b1 = build(builder(SpyStore.over(backend)).failureThreshold(2).onStateChange(e1::add));
+        CircuitBreaker b2 = build(builder(SpyStore.over(backend)).failureThreshold(2).onStateChange(e2::add));
         failOnce(b2, OP);
         failOnce(b1, OP);
         assertEquals(List.of(TransitionKind.OPENED), e1.stream().map(TransitionEvent::kind).toList());
@@ -167,8 +167,8 @@ class DistributedModeTest {
 
     @Test
     void forceOpenThroughOneHoldsEveryInstanceWithoutTrialsUntilReset() {
-        CountingStore s2 = CountingStore.over(backend);
-        CircuitBreaker b1 = build(builder(CountingStore.over(backend)));
+        SpyStore s2 = SpyStore.over(backend);
+        CircuitBreaker b1 = build(builder(SpyStore.over(backend)));
         CircuitBreaker b2 = build(builder(s2));
         ok(b2, OP);
         b1.forceOpen(OP);
@@ -184,7 +184,7 @@ class DistributedModeTest {
 
     @Test
     void aClaimThatThrowsLetsTheCallerThroughAsATrial() {
-        CountingStore s = CountingStore.over(backend);
+        SpyStore s = SpyStore.over(backend);
         List<String> errors = new CopyOnWriteArrayList<>();
         CircuitBreaker b = build(builder(s).failureThreshold(1).onStoreError((op, t) -> errors.add(op)));
         failOnce(b, OP);
@@ -201,9 +201,9 @@ class DistributedModeTest {
     @Test
     void missingCapabilitiesFallBackWithExactlyOneWarningEachPerBreaker() {
         try (LogCapture log = LogCapture.start()) {
-            CountingStore plain1 = CountingStore.over(backend, AtomicRecording.class, TrialClaims.class,
+            SpyStore plain1 = SpyStore.over(backend, AtomicRecording.class, TrialClaims.class,
                     AtomicTransitions.class, TransitionFeed.class);
-            CountingStore plain2 = CountingStore.over(backend, AtomicRecording.class, TrialClaims.class,
+            SpyStore plain2 = SpyStore.over(backend, AtomicRecording.class, TrialClaims.class,
                     AtomicTransitions.class, TransitionFeed.class);
             CircuitBreaker b1 = build(builder(plain1).failureThreshold(2).localCache());
             CircuitBreaker b2 = build(builder(plain2).failureThreshold(2));
@@ -235,9 +235,9 @@ class DistributedModeTest {
     @Test
     void underTheLocalPolicyWarningsNameTheUsersStoreAndTheFallbacksDegradeToo() {
         try (LogCapture log = LogCapture.start()) {
-            CountingStore s = CountingStore.over(backend, AtomicRecording.class);
+            SpyStore s = SpyStore.over(backend, AtomicRecording.class);
             CircuitBreaker b = build(builder(s).failureThreshold(2).storeErrorPolicy(StoreErrorPolicy.LOCAL));
-            assertEquals(1, log.warnings("store dev.redeye.CountingStore lacks AtomicRecording"));
+            assertEquals(1, log.warnings("store dev.redeye.SpyStore lacks AtomicRecording"));
             assertEquals(0, log.warnings("DegradingStore"));
             failOnce(b, OP);
             s.failing = true;
@@ -249,9 +249,9 @@ class DistributedModeTest {
 
     @Test
     void withoutTrialClaimsEachInstanceClaimsItsOwnTrial() {
-        CircuitBreaker b1 = build(builder(CountingStore.over(backend, TrialClaims.class)).failureThreshold(1)
+        CircuitBreaker b1 = build(builder(SpyStore.over(backend, TrialClaims.class)).failureThreshold(1)
                 .successThreshold(2));
-        CircuitBreaker b2 = build(builder(CountingStore.over(backend, TrialClaims.class)).failureThreshold(1)
+        CircuitBreaker b2 = build(builder(SpyStore.over(backend, TrialClaims.class)).failureThreshold(1)
                 .successThreshold(2));
         failOnce(b1, OP);
         clock.advance(Duration.ofSeconds(10));
@@ -267,19 +267,19 @@ class DistributedModeTest {
 
     @Test
     void aStoreWithoutFeedHasNoLocalCacheAndLocalModeNeverDoes() {
-        CircuitBreaker noFeed = build(builder(CountingStore.over(backend, TransitionFeed.class)).localCache());
+        CircuitBreaker noFeed = build(builder(SpyStore.over(backend, TransitionFeed.class)).localCache());
         assertFalse(noFeed.isLocalCacheActive());
         CircuitBreaker local = build(CircuitBreaker.builder().localCache());
         assertFalse(local.isLocalCacheActive());
-        CircuitBreaker withFeed = build(builder(CountingStore.over(backend)).localCache());
+        CircuitBreaker withFeed = build(builder(SpyStore.over(backend)).localCache());
         assertTrue(withFeed.isLocalCacheActive());
-        CircuitBreaker noCache = build(builder(CountingStore.over(backend)));
+        CircuitBreaker noCache = build(builder(SpyStore.over(backend)));
         assertFalse(noCache.isLocalCacheActive());
     }
 
     @Test
     void stateAndStatusReadTheStore() {
-        CountingStore s = CountingStore.over(backend);
+        SpyStore s = SpyStore.over(backend);
         CircuitBreaker b = build(builder(s));
         assertEquals(BreakerState.INITIAL, b.state(OP));
         backend.put(OP, BreakerState.builder().failures(2).build(), Duration.ofDays(1));

@@ -36,7 +36,7 @@ class LocalCacheTest {
         backend.close();
     }
 
-    private CircuitBreaker build(CountingStore s, Duration staleTolerance) {
+    private CircuitBreaker build(SpyStore s, Duration staleTolerance) {
         CircuitBreaker b = CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(2)
                 .resetTimeout(Duration.ofSeconds(30)).store(s).localCache(staleTolerance).build();
         breakers.add(b);
@@ -57,7 +57,7 @@ class LocalCacheTest {
 
     @Test
     void aTrustedClosedEntryServesCallsWithZeroReadsUntilItIsStale() {
-        CountingStore s = CountingStore.over(backend);
+        SpyStore s = SpyStore.over(backend);
         CircuitBreaker b = build(s, Duration.ofSeconds(1));
         ok(b, OP);
         assertEquals(1, s.reads.get());
@@ -76,8 +76,8 @@ class LocalCacheTest {
 
     @Test
     void aFeedEventWithAHigherVersionInvalidatesTheEntry() throws Exception {
-        CountingStore s1 = CountingStore.over(backend);
-        CountingStore s2 = CountingStore.over(backend);
+        SpyStore s1 = SpyStore.over(backend);
+        SpyStore s2 = SpyStore.over(backend);
         CircuitBreaker b1 = build(s1, Duration.ofMinutes(1));
         CircuitBreaker b2 = build(s2, Duration.ofMinutes(1));
         ok(b2, OP);
@@ -98,7 +98,7 @@ class LocalCacheTest {
 
     @Test
     void ownWritesUpdateTheEntry() {
-        CountingStore s = CountingStore.over(backend);
+        SpyStore s = SpyStore.over(backend);
         CircuitBreaker b = build(s, Duration.ofMinutes(1));
         ok(b, OP);
         failOnce(b, OP);
@@ -116,7 +116,7 @@ class LocalCacheTest {
 
     @Test
     void entriesOlderThanFiveSecondsAreReReadEvenUnderALongerTolerance() {
-        CountingStore s = CountingStore.over(backend);
+        SpyStore s = SpyStore.over(backend);
         CircuitBreaker b = build(s, Duration.ofMinutes(10));
         ok(b, OP);
         clock.advance(Duration.ofMillis(4_999));
@@ -134,7 +134,7 @@ class LocalCacheTest {
 
     @Test
     void aGapDistrustsEveryEntryUntilReRead() throws Exception {
-        CountingStore s = CountingStore.over(backend);
+        SpyStore s = SpyStore.over(backend);
         CircuitBreaker b = build(s, Duration.ofMinutes(1));
         ok(b, OP);
         ok(b, "other");
@@ -151,7 +151,7 @@ class LocalCacheTest {
 
     @Test
     void aStateWithoutAVersionIsNeverTrusted() {
-        CountingStore s = CountingStore.over(backend);
+        SpyStore s = SpyStore.over(backend);
         CircuitBreaker b = build(s, Duration.ofMinutes(1));
         backend.put(OP, BreakerState.INITIAL.withVersion(BreakerState.UNKNOWN_VERSION), Duration.ofDays(1));
         for (int i = 0; i < 5; i++) {
@@ -162,7 +162,7 @@ class LocalCacheTest {
 
     @Test
     void subscribesOnceAtBuildAndUnsubscribesAtClose() {
-        CountingStore s = CountingStore.over(backend);
+        SpyStore s = SpyStore.over(backend);
         CircuitBreaker b = CircuitBreaker.builder().clock(clock).store(s).closeStore(false).localCache().build();
         for (int i = 0; i < 10; i++) {
             ok(b, OP + i);

@@ -521,10 +521,10 @@ class LocalModeTest {
     @Test
     void closeClosesTheStoreUnlessToldNotTo() {
         InMemoryStore backend = new InMemoryStore();
-        CountingStore s1 = CountingStore.over(backend);
+        SpyStore s1 = SpyStore.over(backend);
         builder().store(s1).build().close();
         assertEquals(1, s1.closes.get());
-        CountingStore s2 = CountingStore.over(backend);
+        SpyStore s2 = SpyStore.over(backend);
         builder().store(s2).closeStore(false).build().close();
         assertEquals(0, s2.closes.get());
         backend.close();

@@ -26,7 +26,7 @@ class StaleTrialTest {
     /** A client whose next claimTrial first runs {@code beforeClaim} (another instance's whole trial). */
     private static Store withHook(Store client, AtomicReference<Runnable> beforeClaim) {
         TrialClaims real = client.capability(TrialClaims.class).orElseThrow();
-        return new CountingStore(client) {
+        return new SpyStore(client) {
             @Override
             public Optional<String> claimTrial(String key, int permits, Duration ttl) {
                 Runnable r = beforeClaim.getAndSet(null);

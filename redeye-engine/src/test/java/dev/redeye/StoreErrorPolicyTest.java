@@ -27,7 +27,7 @@ class StoreErrorPolicyTest {
     private static final String OP = "ledger";
     private final MutableClock clock = new MutableClock();
     private final InMemoryStore backend = new InMemoryStore();
-    private final CountingStore store = CountingStore.over(backend);
+    private final SpyStore store = SpyStore.over(backend);
     private final List<String> errors = new CopyOnWriteArrayList<>();
     private final List<CircuitBreaker> breakers = new ArrayList<>();
 
@@ -116,7 +116,7 @@ class StoreErrorPolicyTest {
     @Test
     void failedWritesNeverOverrideTheCallsResultOrException() {
         for (StoreErrorPolicy policy : StoreErrorPolicy.values()) {
-            CountingStore writesFail = CountingStore.over(backend);
+            SpyStore writesFail = SpyStore.over(backend);
             writesFail.failWrites = true;
             CircuitBreaker b = CircuitBreaker.builder().clock(clock).store(writesFail).storeErrorPolicy(policy)
                     .strategy(dev.redeye.api.Strategy.ERROR_RATE).build();

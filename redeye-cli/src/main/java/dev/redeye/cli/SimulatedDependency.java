@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.LongAdder;
  * real time is the point here) and fails if the dependency is down when it answers.
  *
  * <p>Counts precisely, with atomics: calls that reached it while down, trial calls (marked by the
- * {@link CountingStore} that saw the trial claim) and the most trial calls in flight at once. Thread-safe.
+ * {@link TrialMark} set by the counting store that saw the trial claim) and the most trial calls in flight at once. Thread-safe.
  */
 final class SimulatedDependency {
 
@@ -50,7 +50,7 @@ final class SimulatedDependency {
      * @throws DownException if the dependency is down when the call completes
      */
     String call(int instance, long latencyNanos) throws DownException {
-        boolean trial = CountingStore.currentThreadIsTrial();
+        boolean trial = TrialMark.currentThreadIsTrial();
         calls.increment();
         if (trial) {
             trialCalls.increment();

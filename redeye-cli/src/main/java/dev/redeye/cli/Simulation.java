@@ -1,6 +1,7 @@
 package dev.redeye.cli;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.CountingStore;
 import dev.redeye.InMemoryStore;
 import dev.redeye.Stores;
 import dev.redeye.api.BreakerStatus;
@@ -204,7 +205,7 @@ final class Simulation {
             warmUp(clients.get(0));
             inCallByInstance = new java.util.concurrent.atomic.AtomicIntegerArray(n);
             for (int i = 0; i < n; i++) {
-                CountingStore c = new CountingStore(clients.get(i));
+                CountingStore c = new CountingStore(clients.get(i), TrialMark.LISTENER);
                 counting.add(c);
                 int instance = i;
                 breakers.add(CircuitBreaker.builder()
@@ -345,7 +346,7 @@ final class Simulation {
                 otherErrors.increment();
                 LOG.debug("unexpected error in the simulation", e);
             } finally {
-                CountingStore.clearTrialMark();
+                TrialMark.clear();
                 if (ran[0]) {
                     inCallByInstance.decrementAndGet(instance);
                     inCall.decrementAndGet();
@@ -393,7 +394,7 @@ final class Simulation {
         for (CountingStore.Op op : CountingStore.Op.values()) {
             long sum = 0;
             for (CountingStore c : counting) {
-                sum += c.count(op);
+                sum += c.countOf(op);
             }
             if (sum > 0) {
                 byKind.put(op.name().toLowerCase(Locale.ROOT), sum);

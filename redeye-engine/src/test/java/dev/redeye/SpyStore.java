@@ -21,7 +21,7 @@ import java.util.function.Consumer;
  * A decorator over a real store (an {@link InMemoryStore} client standing for one process) that counts reads
  * and writes, can hide capabilities, and can be switched to throw {@link StoreException} on every method.
  */
-class CountingStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed {
+class SpyStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed {
     final Store delegate;
     private final Set<Class<?>> hidden;
     final AtomicInteger reads = new AtomicInteger();
@@ -34,14 +34,14 @@ class CountingStore implements Store, AtomicRecording, TrialClaims, AtomicTransi
     volatile boolean failClaims;
     volatile boolean failWrites;
 
-    CountingStore(Store delegate, Class<?>... hidden) {
+    SpyStore(Store delegate, Class<?>... hidden) {
         this.delegate = delegate;
         this.hidden = Set.of(hidden);
     }
 
     /** Shares {@code backend} with every other client made from it. */
-    static CountingStore over(InMemoryStore backend, Class<?>... hidden) {
-        return new CountingStore(backend.newClient(), hidden);
+    static SpyStore over(InMemoryStore backend, Class<?>... hidden) {
+        return new SpyStore(backend.newClient(), hidden);
     }
 
     void resetCounts() {
