@@ -13,7 +13,7 @@ import java.time.temporal.ChronoUnit;
  *
  * <ul>
  * <li>{@code ops}: store operations per call by configuration (no caches, defaults, local cache), counted by
- * {@link CountingStore}, cross-checked once against Redis {@code INFO commandstats} ({@link OpsPerCall});</li>
+ * {@link dev.redeye.CountingStore}, cross-checked once against Redis {@code INFO commandstats} ({@link OpsPerCall});</li>
  * <li>{@code latency}: p50/p99 of a healthy {@code execute} next to the store's own round trip
  * ({@link LatencyBench});</li>
  * <li>{@code atomic}: atomic capabilities vs {@link BestEffortStore}, 8 threads over 2 clients: lost failures

@@ -1,6 +1,7 @@
 package dev.redeye.bench;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.CountingStore;
 import dev.redeye.api.CircuitOpenException;
 import java.net.URI;
 import java.time.Duration;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.CountingStore;
 import dev.redeye.InMemoryStore;
 import dev.redeye.api.AtomicRecording;
 import dev.redeye.api.AtomicTransitions;
@@ -17,41 +18,15 @@ import dev.redeye.api.TrialClaims;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CyclicBarrier;
 import org.junit.jupiter.api.Test;
 
-class CountingStoreTest {
+/**
+ * The store decorators the distributed benchmarks stack: the engine's {@link CountingStore} over a store or over
+ * {@link BestEffortStore}, which must keep (or hide) exactly the capabilities the tables claim.
+ */
+class DecoratorsTest {
     private static final Policy NEVER_OPENS = Policy.builder().failureThreshold(Integer.MAX_VALUE).build();
-
-    @Test
-    void forwardsEveryCapabilityTheWrappedStoreHasAndCountsItsCalls() {
-        try (InMemoryStore memory = new InMemoryStore()) {
-            CountingStore store = new CountingStore(memory.newClient());
-            AtomicRecording recording = store.capability(AtomicRecording.class).orElseThrow();
-            TrialClaims claims = store.capability(TrialClaims.class).orElseThrow();
-            assertTrue(store.capability(AtomicTransitions.class).isPresent());
-            assertTrue(store.capability(TransitionFeed.class).isPresent());
-
-            recording.recordFailure("op", NEVER_OPENS, 1_000);
-            recording.recordOutcome("op", false, NEVER_OPENS, 1_001);
-            Optional<String> token = claims.claimTrial("op", 1, Duration.ofSeconds(5));
-            claims.releaseTrial("op", token.orElseThrow());
-            store.get("op");
-            store.put("other", BreakerState.INITIAL, Duration.ofMinutes(1));
-            store.delete("other");
-
-            CountingStore.Counts c = store.snapshot();
-            assertEquals(1, c.get(CountingStore.Op.RECORD_FAILURE));
-            assertEquals(1, c.get(CountingStore.Op.RECORD_OUTCOME));
-            assertEquals(1, c.get(CountingStore.Op.CLAIM_TRIAL));
-            assertEquals(1, c.get(CountingStore.Op.RELEASE_TRIAL));
-            assertEquals(1, c.reads());
-            assertEquals(4, c.writes()); // two recordings, put, delete
-            assertEquals(7, c.total());
-            assertEquals(2, memory.get("op").orElseThrow().failures(), "calls reach the wrapped store");
-        }
-    }
 
     @Test
     void aCapabilityTheWrappedStoreLacksStaysAbsent() {
@@ -131,8 +106,7 @@ class CountingStoreTest {
     }
 
     @Test
-    void nullDelegatesAreRejected() {
-        assertThrows(NullPointerException.class, () -> new CountingStore(null));
+    void aNullDelegateIsRejected() {
         assertThrows(NullPointerException.class, () -> new BestEffortStore(null));
     }
 }
