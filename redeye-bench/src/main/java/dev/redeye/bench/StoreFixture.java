@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.postgresql.ds.PGSimpleDataSource;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
@@ -39,9 +38,8 @@ import redis.clients.jedis.resps.ScanResult;
  * {@code JedisPooled}); round trip = {@code PING} through a {@code JedisPooled}, the client the store uses;
  * clean-up deletes every key under the prefix.</li>
  * <li>{@link #postgres(String, boolean)}: {@code PostgresStore} over a HikariCP pool per client (the production
- * set-up the store's Javadoc asks for), or {@code Stores.open("jdbc:postgresql://...&schema=<unique>")}, which
- * opens one connection per call; round trip = {@code SELECT 1} through a data source of the same kind
- * (a HikariCP pool, or a {@code PGSimpleDataSource} opening a connection per call); clean-up
+ * set-up the store's Javadoc shows), or {@code Stores.open("jdbc:postgresql://...&schema=<unique>")} with the
+ * store's own pool; round trip = {@code SELECT 1} through a HikariCP pool; clean-up
  * drops the schema.</li>
  * </ul>
  *
@@ -214,14 +212,14 @@ public abstract class StoreFixture implements AutoCloseable {
      *
      * @param jdbcUrl for example {@code jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres}
      * @param pooled  {@code true}: {@code PostgresStore.builder(HikariDataSource)} per client (4 connections at
-     *                most each); {@code false}: {@code Stores.open(jdbcUrl + "&schema=...")}, one connection
-     *                per call
+     *                most each); {@code false}: {@code Stores.open(jdbcUrl + "&schema=...")}, the store's own
+     *                small pool
      */
     public static StoreFixture postgres(String jdbcUrl, boolean pooled) {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         String schema = "redeye_bench_" + RUN_ID + (pooled ? "" : "_uri");
         List<HikariDataSource> pools = new ArrayList<>();
-        return new StoreFixture(pooled ? "postgres" : "postgres (URI, unpooled)") {
+        return new StoreFixture(pooled ? "postgres" : "postgres (Stores.open URI)") {
             @Override
             Store newClient() {
                 if (!pooled) {
@@ -235,18 +233,16 @@ public abstract class StoreFixture implements AutoCloseable {
 
             @Override
             public RoundTrip roundTrip() {
-                HikariDataSource pool = pooled ? pool(jdbcUrl, 2) : null;
-                PGSimpleDataSource unpooled = new PGSimpleDataSource(); // what Stores.open uses for this URI
-                unpooled.setURL(jdbcUrl);
+                HikariDataSource pool = pool(jdbcUrl, 2);
                 return new RoundTrip() {
                     @Override
                     public String describe() {
-                        return pooled ? "SELECT 1 (HikariCP)" : "SELECT 1 (new connection)";
+                        return "SELECT 1 (HikariCP)";
                     }
 
                     @Override
                     public void once() {
-                        try (Connection c = pooled ? pool.getConnection() : unpooled.getConnection();
+                        try (Connection c = pool.getConnection();
                                 PreparedStatement ps = c.prepareStatement("SELECT 1");
                                 ResultSet rs = ps.executeQuery()) {
                             if (!rs.next()) {
@@ -259,9 +255,7 @@ public abstract class StoreFixture implements AutoCloseable {
 
                     @Override
                     public void close() {
-                        if (pool != null) {
-                            pool.close();
-                        }
+                        pool.close();
                     }
                 };
             }
