@@ -109,7 +109,7 @@ final class BenchEnv {
     /**
      * A fixture for a backend name.
      *
-     * @param pooled for PostgreSQL: over a HikariCP pool (true) or through its URI, unpooled (false)
+     * @param pooled for PostgreSQL: over a HikariCP pool (true) or through Stores.open with the store's own pool (false)
      */
     StoreFixture fixture(String store, boolean pooled) {
         switch (store) {
