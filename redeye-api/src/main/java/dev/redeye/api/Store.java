@@ -15,6 +15,10 @@ import java.util.Optional;
  * the backend's own exception type. After {@link #close()} every method fails fast with
  * {@link StoreException}; closing twice is harmless.
  *
+ * <p>Expiry is clean-up only. Atomic operations store the state they produce with
+ * {@link Policy#stateTtl()} as its time-to-live, refreshed on every write, except a forced state, which
+ * never expires (TCK rules R1.9 and R5.7); when it stops being forced the ttl applies again.
+ *
  * <p>Prove an implementation with the TCK ({@code redeye-store-tck}).
  */
 public interface Store extends AutoCloseable {
@@ -29,6 +33,10 @@ public interface Store extends AutoCloseable {
 
     /**
      * Writes the state of a key unconditionally (last writer wins).
+     *
+     * <p>A forced state ({@link BreakerState#forced()}) is stored without expiry, whatever {@code ttl} says:
+     * while forced, every call is rejected and nothing refreshes a ttl, so an expiring key would silently
+     * close a breaker that an operator holds open until reset (TCK rule R1.9).
      *
      * @param ttl clean-up time-to-live of the stored state; the breaker's timing never depends on it
      * @throws StoreException if the backend fails

@@ -35,6 +35,11 @@ abstract class PlainStoreRules extends TckBase {
             AtomicRecording.class, TrialClaims.class, AtomicTransitions.class, TransitionFeed.class);
 
     /** A state with a distinct, awkward value in every field (bit-exact double checks). */
+    /** A ttl short enough for real-time expiry rules. */
+    static final Duration SHORT_STATE_TTL = Duration.ofMillis(300);
+    /** How long the forced-state rules wait: well past {@link #SHORT_STATE_TTL}. */
+    static final long FORCED_WAIT_MILLIS = 800;
+
     static final BreakerState RICH = new BreakerState(7, 1_700_000_123_456L, true, 1_700_000_100_000L, 3,
             0.1 + 0.2, 12_345_678_901L, 2, false, 42L);
     /** A forced state with a subnormal rate. */
@@ -291,6 +296,26 @@ abstract class PlainStoreRules extends TckBase {
             }
             s.close();
         }, "a method of a closed store hangs instead of failing fast");
+    }
+
+    /**
+     * R1.9 (real time) A forced state is never expired: put of a forced state with a short ttl is still
+     * readable, forced, after the ttl. If this fails, check that put stores a forced state without expiry,
+     * whatever ttl it is given (an expired key silently closes a breaker an operator holds open).
+     */
+    @Test
+    @DisplayName("R1.9 (real time) a forced state put with a short ttl does not expire")
+    void r1_9_forcedStateIsNeverExpired() throws InterruptedException {
+        Store a = client();
+        Store b = client();
+        String k = key("forced-ttl");
+        BreakerState held = BreakerState.builder().open(true).forced(true).openedAt(T0).version(4).build();
+        a.put(k, held, SHORT_STATE_TTL);
+        Thread.sleep(FORCED_WAIT_MILLIS);
+        Optional<BreakerState> read = b.get(k);
+        assertTrue(read.isPresent(), "a forced state put with a ttl of " + SHORT_STATE_TTL.toMillis()
+                + " ms was gone " + FORCED_WAIT_MILLIS + " ms later: the breaker an operator held open closed");
+        assertTrue(read.get().forced(), "the state read back is no longer forced: " + read.get());
     }
 
     static void assertThrowsStoreException(Executable call, String what) {

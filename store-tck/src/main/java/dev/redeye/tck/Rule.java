@@ -40,6 +40,11 @@ public enum Rule {
     R1_8("R1.8", "After close(), every method fails fast with StoreException instead of hanging; close() twice "
             + "is harmless.",
             "a closed flag checked at the start of every method; close() idempotent"),
+    R1_9("R1.9", "(real time) A forced state is never expired: put of a forced state with a 300 ms ttl is still "
+            + "readable, forced, 800 ms later.",
+            "put must store a forced state (forced = true) without expiry, whatever ttl it is given: while forced "
+                    + "every call is rejected, nothing refreshes the ttl, and an expired key would silently close "
+                    + "a breaker an operator holds open"),
 
     R2_1("R2.1", "A failure on an unknown key gives failures = 1, lastFailureAt = now, closed, version = 0.",
             "recordFailure must start from BreakerState.INITIAL and use the now argument, not the store's clock"),
@@ -120,6 +125,10 @@ public enum Rule {
     R5_6("R5.6", "Concurrent trial outcomes from 2 clients are linearizable: version rises by exactly the number "
             + "of transitions reported, and the final state is one a serial order produces.",
             "trialSucceeded/trialFailed must each be one atomic read-modify-write"),
+    R5_7("R5.7", "(real time) A state forced open through force(), and then written again while forced, is still "
+            + "forced 800 ms later although the policy's stateTtl is 300 ms.",
+            "atomic operations whose resulting state is forced must store it without expiry (no PEXPIRE / NULL "
+                    + "expiry), and only apply the policy's stateTtl again once the state is no longer forced"),
 
     R6_1("R6.1", "A transition produces one event carrying the operation name, the new state and its version.",
             "publication of every transition (inside or right after the atomic write) with the full state"),

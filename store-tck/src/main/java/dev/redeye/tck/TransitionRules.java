@@ -195,6 +195,32 @@ abstract class TransitionRules extends ClaimRules {
     }
 
     /**
+     * R5.7 (real time) A state forced open through force(), and written again while forced, is still forced
+     * after the policy's stateTtl. If this fails, check that atomic operations store a forced state without
+     * expiry and apply stateTtl again only once the state is no longer forced.
+     */
+    @Test
+    @DisplayName("R5.7 (real time) a state forced open outlives the policy's stateTtl")
+    void r5_7_forcedOpenOutlivesStateTtl() throws InterruptedException {
+        Store a = client();
+        Store b = client();
+        String k = key("forced-state-ttl");
+        Policy p = Policy.builder().failureThreshold(2).resetTimeout(java.time.Duration.ofMillis(100))
+                .maxResetTimeout(java.time.Duration.ofMillis(100)).stateTtl(PlainStoreRules.SHORT_STATE_TTL).build();
+        StateChange held = transitions(a).force(k, BreakerStatus.FORCED_OPEN, p, T0);
+        assertTrue(held.state().forced(), "force OPEN must hold the breaker open");
+        Optional<AtomicRecording> rec = b.capability(AtomicRecording.class);
+        if (rec.isPresent()) {
+            assertTrue(rec.get().recordFailure(k, p, T0 + 1).state().forced(), "a failure while forced keeps it forced");
+        }
+        Thread.sleep(PlainStoreRules.FORCED_WAIT_MILLIS);
+        Optional<BreakerState> read = b.get(k);
+        assertTrue(read.isPresent(), "a state forced open was gone " + PlainStoreRules.FORCED_WAIT_MILLIS
+                + " ms later (stateTtl " + p.stateTtlMillis() + " ms): the breaker an operator held open closed");
+        assertTrue(read.get().forced(), "the state read back is no longer forced: " + read.get());
+    }
+
+    /**
      * R5.6 Concurrent trial outcomes from 2 clients are linearizable: version rises by exactly the number of
      * transitions reported, and the results chain into one serial order ending in the stored state. If this
      * fails, trialSucceeded / trialFailed are not atomic.

@@ -158,6 +158,33 @@ class MutantStoresTest {
                 return super.recordFailure(key, cached(policy), now);
             }
         }, of(R1_6), of(R1_1, R2_1)));
+        out.add(new Mutant("forced states expire after their ttl like any other", () -> {
+            Map<String, Long> deadlines = new ConcurrentHashMap<>();
+            return inner -> new ForwardingStore(inner) {
+                private boolean expired(String key) {
+                    Long d = deadlines.get(key);
+                    return d != null && System.nanoTime() - d > 0;
+                }
+
+                @Override
+                public Optional<BreakerState> get(String key) {
+                    return expired(key) ? Optional.empty() : super.get(key);
+                }
+
+                @Override
+                public void put(String key, BreakerState state, Duration ttl) {
+                    super.put(key, state, ttl);
+                    deadlines.put(key, System.nanoTime() + ttl.toNanos());
+                }
+
+                @Override
+                public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
+                    StateChange c = super.force(key, status, policy, now);
+                    deadlines.put(key, System.nanoTime() + policy.stateTtl().toNanos());
+                    return c;
+                }
+            };
+        }, of(R1_9, R5_7), of(R1_1, R1_3, R5_5)));
         out.add(new Mutant("errorRate stored as a float", () -> inner -> new ForwardingStore(inner) {
             @Override
             public void put(String key, BreakerState state, Duration ttl) {
