@@ -145,7 +145,7 @@ public final class CircuitBreaker implements AutoCloseable {
         } else {
             this.local = null;
             this.store = config.storeErrorPolicy() == StoreErrorPolicy.LOCAL
-                    ? new DegradingStore(configured, (op, e) -> storeError(entry(op), e))
+                    ? new DegradingStore(configured, this::degradedStoreError)
                     : configured;
             this.closeStore = config.closeStore();
             this.access = new StoreAccess(store, configured.getClass().getName(), LOG, wantCache);
@@ -364,6 +364,11 @@ public final class CircuitBreaker implements AutoCloseable {
             s = access.get(e.name).orElse(BreakerState.INITIAL);
         } catch (StoreException ex) {
             storeError(e, ex);
+            if (v != null && now < v.eligibleAt) {
+                // Re-verifying a known open state failed: keep rejecting from it. Letting the call through
+                // would be an allow before this instance's trial eligibility, which the cache never grants.
+                throw rejection(e.name, v.status, v.eligibleAt == Long.MAX_VALUE ? refreshMillis : v.eligibleAt - now);
+            }
             if (config.storeErrorPolicy() == StoreErrorPolicy.REJECT) {
                 throw new StoreUnavailableException(e.name, ex);
             }
@@ -548,8 +553,11 @@ public final class CircuitBreaker implements AutoCloseable {
 
     /**
      * Records a state this instance learned (a read, its own write, or a feed event) in the open-state cache
-     * and the local cache. A state is never replaced by one with a lower version, so a slow read cannot undo a
-     * newer event; a read may replace an entry distrusted by a gap.
+     * and the local cache. A feed event never replaces a state with a higher version. A store read always
+     * replaces the open-state view: it is authoritative, and versions legitimately restart after a delete or
+     * an expired key; the price is that a slow read racing a newer feed event can hold this instance's view
+     * back by at most one {@code openCacheRefresh}. In the local cache a read replaces an entry only if it is
+     * not older, or if the entry was distrusted by a gap.
      */
     private void noteState(OperationState e, BreakerState s, long now, boolean fromStore) {
         if (local != null) {
@@ -608,6 +616,16 @@ public final class CircuitBreaker implements AutoCloseable {
             } catch (RuntimeException le) {
                 LOG.warn("onStoreError listener threw", le);
             }
+        }
+    }
+
+    /** A store error the LOCAL policy absorbed; never throws (it runs inside a store call). */
+    private void degradedStoreError(String operation, StoreException ex) {
+        OperationState e = operations.get(operation);
+        if (e != null) {
+            storeError(e, ex);
+        } else {
+            LOG.debug("store error for an operation this breaker has not used: {}", ex.toString());
         }
     }
 

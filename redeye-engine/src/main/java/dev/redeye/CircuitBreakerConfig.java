@@ -143,9 +143,19 @@ public final class CircuitBreakerConfig {
         return value;
     }
 
-    /** Durations are used at millisecond precision, so anything under 1 ms is as meaningless as zero. */
+    /** The longest duration an option takes: beyond it, millisecond arithmetic on it could overflow. */
+    static final Duration MAX_DURATION = Duration.ofDays(365);
+
+    /**
+     * Durations are used at millisecond precision, so anything under 1 ms is as meaningless as zero; anything
+     * over {@link #MAX_DURATION} is refused rather than left to overflow later.
+     */
     private static Duration positive(String option, Duration value) {
         nonNull(option, value);
+        if (value.compareTo(MAX_DURATION) > 0) {
+            throw new IllegalArgumentException(option + " must be at most " + MAX_DURATION.toDays() + " days, was "
+                    + value);
+        }
         if (value.isNegative() || value.isZero() || value.toMillis() < 1) {
             throw new IllegalArgumentException(option + " must be at least 1 ms, was " + value);
         }

@@ -85,4 +85,14 @@ class BuilderValidationTest {
         assertEquals(1, b.config().policy().failureThreshold());
         b.close();
     }
+
+    @Test
+    void hugeDurationsAreRefusedNamingTheOption() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> CircuitBreaker.builder().resetTimeout(Duration.ofDays(100_000)).build());
+        assertTrue(e.getMessage().contains("resetTimeout"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> CircuitBreaker.builder().callTimeout(Duration.ofSeconds(Long.MAX_VALUE)).build());
+        assertTrue(e.getMessage().contains("callTimeout"), e.getMessage());
+    }
 }

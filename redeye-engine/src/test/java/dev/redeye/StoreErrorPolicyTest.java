@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.StoreException;
@@ -55,6 +56,21 @@ class StoreErrorPolicyTest {
         assertEquals(3, errors.size(), "read, read, write");
         assertTrue(errors.get(0).startsWith(OP + ":backend down"));
         assertTrue(b.check(OP));
+    }
+
+    @Test
+    void allowNeverLetsACallThroughAKnownOpenStateWhoseReVerificationFails() {
+        CircuitBreaker b = build(StoreErrorPolicy.ALLOW);
+        for (int i = 0; i < 3; i++) {
+            failOnce(b, OP);
+        }
+        clock.advance(Duration.ofSeconds(3)); // past openCacheRefresh (2 s), before eligibility (10 s)
+        store.failing = true;
+        assertThrows(CircuitOpenException.class, () -> ok(b, OP),
+                "a failed re-read of a known open state must not allow the call before eligibility");
+        assertEquals(1, errors.size());
+        clock.advance(Duration.ofSeconds(8)); // past eligibility: ALLOW lets the call through on a store error
+        assertEquals("ok", ok(b, OP));
     }
 
     @Test

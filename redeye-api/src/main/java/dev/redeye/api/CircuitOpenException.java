@@ -15,7 +15,7 @@ public class CircuitOpenException extends RuntimeException {
 
     private final String operation;
     private final BreakerStatus status;
-    private final transient Duration retryAfter;
+    private final Duration retryAfter;
 
     /**
      * @param operation          the rejected operation

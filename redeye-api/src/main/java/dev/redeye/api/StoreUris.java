@@ -2,8 +2,10 @@ package dev.redeye.api;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -15,10 +17,12 @@ import java.util.regex.Pattern;
  * query parameter) never appears in anything these helpers return except {@link #query(String)}.
  */
 public final class StoreUris {
-    private static final Pattern USER_INFO = Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z][A-Za-z0-9+.-]*:)?(?://)?)([^@/?#]*)@");
+    private static final Pattern SCHEME_PREFIX = Pattern.compile(
+            "^[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z][A-Za-z0-9+.-]*:)?(?://)?");
+    private static final String SECRET_NAMES =
+            "password|pass|pwd|secret|secretKey|secretAccessKey|sessionToken|token|auth";
     private static final Pattern SECRET_PARAM = Pattern.compile(
-            "([?&;](?:password|pass|pwd|secret|secretKey|secretAccessKey|sessionToken|token|auth)=)([^&;#]*)",
-            Pattern.CASE_INSENSITIVE);
+            "([?&;](?:" + SECRET_NAMES + ")=)([^&;#]*)", Pattern.CASE_INSENSITIVE);
 
     private StoreUris() {
     }
@@ -49,23 +53,98 @@ public final class StoreUris {
 
     /**
      * The URI with any password replaced by {@code ***}: the password of the user-info part
-     * ({@code redis://user:secret@host} becomes {@code redis://user:***@host}) and secret-looking query
-     * parameters.
+     * ({@code redis://user:secret@host} becomes {@code redis://user:***@host}, a bare
+     * {@code redis://secret@host} becomes {@code redis://***@host}) and secret-looking query parameters
+     * ({@code password=}, {@code token=}, ...).
+     *
+     * <p>The user info is taken up to the <em>last</em> {@code @}, so a password holding unencoded reserved
+     * characters ({@code @ / # ?}) is still masked whole. When in doubt it masks more, never less: an
+     * {@code @} inside a query can hide a host name too.
      */
     public static String redact(String uri) {
         if (uri == null) {
             return "null";
         }
         String out = uri;
-        Matcher m = USER_INFO.matcher(out);
-        if (m.find()) {
-            String info = m.group(2);
-            int colon = info.indexOf(':');
-            String safe = colon >= 0 ? info.substring(0, colon) + ":***" : "***";
-            // A user-info without a colon is a bare password in some clients (redis://secret@host).
-            out = m.group(1) + safe + "@" + out.substring(m.end());
+        UserInfo info = userInfo(uri);
+        if (info != null) {
+            String safe = info.user == null ? "***" : info.user + ":***";
+            out = uri.substring(0, info.start) + safe + uri.substring(info.end);
         }
         return SECRET_PARAM.matcher(out).replaceAll("$1***");
+    }
+
+    /**
+     * The secrets a URI holds, as written: the user-info password (or a bare user-info, which some clients
+     * read as a password) and the values of secret-looking query parameters. For callers that must also
+     * scrub these values from messages a driver wrote.
+     */
+    public static List<String> secrets(String uri) {
+        List<String> out = new ArrayList<>();
+        if (uri == null) {
+            return out;
+        }
+        UserInfo info = userInfo(uri);
+        if (info != null && !info.password.isEmpty()) {
+            out.add(info.password);
+        }
+        Matcher m = SECRET_PARAM.matcher(uri);
+        while (m.find()) {
+            if (!m.group(2).isEmpty()) {
+                out.add(m.group(2));
+            }
+        }
+        return out;
+    }
+
+    /** Where the user info of a URI is, or null if it has none. */
+    private static UserInfo userInfo(String uri) {
+        Matcher m = SCHEME_PREFIX.matcher(uri);
+        if (!m.find()) {
+            return null;
+        }
+        int start = m.end();
+        int at = uri.lastIndexOf('@');
+        if (at < start) {
+            return null;
+        }
+        String info = uri.substring(start, at);
+        int colon = info.indexOf(':');
+        if (colon < 0) {
+            int authorityEnd = indexOfAny(uri, "/?#", start);
+            if (authorityEnd >= 0 && authorityEnd < at) {
+                return null; // an '@' in a path or query, not a bare password before the host
+            }
+            return new UserInfo(start, at, null, info);
+        }
+        String user = info.substring(0, colon);
+        if (indexOfAny(user, "/?#", 0) >= 0) {
+            user = null; // not a user name: mask it all
+        }
+        return new UserInfo(start, at, user, info.substring(colon + 1));
+    }
+
+    private static int indexOfAny(String s, String chars, int from) {
+        for (int i = from; i < s.length(); i++) {
+            if (chars.indexOf(s.charAt(i)) >= 0) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static final class UserInfo {
+        final int start;
+        final int end;
+        final String user;
+        final String password;
+
+        UserInfo(int start, int end, String user, String password) {
+            this.start = start;
+            this.end = end;
+            this.user = user;
+            this.password = password;
+        }
     }
 
     /**

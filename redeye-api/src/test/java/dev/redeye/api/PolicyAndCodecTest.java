@@ -83,6 +83,13 @@ class PolicyAndCodecTest {
         assertEquals("postgresql:u:***@h/db", StoreUris.redact("postgresql:u:s3cret@h/db"));
         assertEquals("jdbc:postgresql://u:***@h/db", StoreUris.redact("jdbc:postgresql://u:s3cret@h/db"));
         assertEquals("memory://name", StoreUris.redact("memory://name"));
+        assertEquals("redis://u:***@host:6379", StoreUris.redact("redis://u:pa#ss@host:6379"));
+        assertEquals("redis://:***@host", StoreUris.redact("redis://:my/pass@host"));
+        assertEquals("redis://:***@host", StoreUris.redact("redis://:p@ss@host"));
+        assertEquals("redis://host/0?prefix=a@b", StoreUris.redact("redis://host/0?prefix=a@b"));
+        assertEquals(java.util.List.of("p@ss", "t0k"), StoreUris.secrets("redis://:p@ss@host?token=t0k"));
+        assertEquals(java.util.List.of("pa#ss"), StoreUris.secrets("redis://u:pa#ss@host:6379"));
+        assertTrue(StoreUris.secrets("redis://host:6379").isEmpty());
         assertEquals("jdbc:postgresql://h/db?user=u&password=***",
                 StoreUris.redact("jdbc:postgresql://h/db?user=u&password=s3cret"));
         assertEquals("jdbc:postgresql", StoreUris.scheme("jdbc:postgresql://h/db"));

@@ -7,10 +7,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Keeps passwords out of everything the command prints. Built from the command-line arguments: every
@@ -21,10 +18,6 @@ import java.util.regex.Pattern;
  * <p>Immutable and thread-safe. Cost: a few string replacements per scrubbed message.
  */
 final class Secrets {
-    private static final Pattern USER_INFO = Pattern.compile("^[A-Za-z][A-Za-z0-9+.:-]*://([^@/?#]*)@");
-    private static final Pattern SECRET_PARAM = Pattern.compile(
-            "[?&;](?:password|pass|pwd|secret|secretKey|secretAccessKey|sessionToken|token|auth)=([^&;#]*)",
-            Pattern.CASE_INSENSITIVE);
     /** Secrets shorter than this are only removed as part of their URI: blanking "a" everywhere would garble. */
     private static final int MIN_FREE_SECRET = 3;
 
@@ -36,11 +29,19 @@ final class Secrets {
         this.secrets = secrets;
     }
 
-    /** Collects the URIs and secrets found in command-line arguments ({@code --store=URI} included). */
+    /**
+     * Collects the URIs and secrets found in command-line arguments ({@code --store=URI} included) and in
+     * the {@code REDEYE_STORE} environment variable (the default of {@code --store}).
+     */
     static Secrets fromArgs(List<String> args) {
         Set<String> uris = new LinkedHashSet<>();
         Set<String> secrets = new LinkedHashSet<>();
-        for (String arg : args == null ? List.<String>of() : args) {
+        List<String> all = new ArrayList<>(args == null ? List.<String>of() : args);
+        String fromEnv = System.getenv("REDEYE_STORE");
+        if (fromEnv != null) {
+            all.add(fromEnv);
+        }
+        for (String arg : all) {
             if (arg == null) {
                 continue;
             }
@@ -53,21 +54,8 @@ final class Secrets {
                 continue;
             }
             boolean hasSecret = false;
-            Matcher m = USER_INFO.matcher(candidate);
-            if (m.find()) {
-                String info = m.group(1);
-                int colon = info.indexOf(':');
-                String password = colon >= 0 ? info.substring(colon + 1) : info;
-                hasSecret |= add(secrets, password);
-            }
-            Matcher q = SECRET_PARAM.matcher(candidate);
-            while (q.find()) {
-                hasSecret |= add(secrets, q.group(1));
-            }
-            for (Map.Entry<String, String> e : safeQuery(candidate).entrySet()) {
-                if (e.getKey().matches("(?i)password|pass|pwd|secret|secretKey|secretAccessKey|sessionToken|token|auth")) {
-                    hasSecret |= add(secrets, e.getValue());
-                }
+            for (String secret : StoreUris.secrets(candidate)) {
+                hasSecret |= add(secrets, secret);
             }
             if (hasSecret) {
                 uris.add(candidate);
@@ -84,19 +72,15 @@ final class Secrets {
             return false;
         }
         secrets.add(raw);
-        String decoded = URLDecoder.decode(raw, StandardCharsets.UTF_8);
-        if (!decoded.isEmpty()) {
-            secrets.add(decoded);
+        try {
+            String decoded = URLDecoder.decode(raw, StandardCharsets.UTF_8);
+            if (!decoded.isEmpty()) {
+                secrets.add(decoded);
+            }
+        } catch (IllegalArgumentException notEncoded) {
+            // a raw '%' that is no escape: the raw form is all there is to hide
         }
         return true;
-    }
-
-    private static Map<String, String> safeQuery(String uri) {
-        try {
-            return StoreUris.query(uri);
-        } catch (IllegalArgumentException e) {
-            return Map.of();
-        }
     }
 
     /** The text with every known URI redacted and every known secret replaced by {@code ***}. */

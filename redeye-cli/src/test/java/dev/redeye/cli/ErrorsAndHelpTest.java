@@ -71,6 +71,23 @@ class ErrorsAndHelpTest {
     }
 
     @Test
+    void passwordsWithUnencodedReservedCharactersAreNotPrinted() {
+        // java.net.URI cannot parse these, so the error is about the URI itself: it must still hide them.
+        for (String uri : new String[] {"redis://u:pa#ss3cret@127.0.0.1:1", "redis://:my/s3cretpw@127.0.0.1:1",
+            "redis://:p@ss3cret@127.0.0.1:1", "nosuch://u:pa#ss3cret@host"}) {
+            for (String[] args : new String[][] {{"status", "--store", uri, "op"},
+                {"-v", "status", "--store", uri, "op"}}) {
+                Cli.Run run = Cli.run(args);
+                assertTrue(run.exit() != 0, run::toString);
+                for (String secret : new String[] {"pa#ss3cret", "s3cretpw", "ss3cret"}) {
+                    assertFalse(run.err().contains(secret), run::toString);
+                    assertFalse(run.out().contains(secret), run::toString);
+                }
+            }
+        }
+    }
+
+    @Test
     void verbosePrintsTheStackTraceStillWithoutThePassword() {
         for (String[] args : new String[][] {{"-v", "status", "--store", DEAD_REDIS, "op"},
             {"status", "--verbose", "--store", DEAD_POSTGRES, "op"}}) {
