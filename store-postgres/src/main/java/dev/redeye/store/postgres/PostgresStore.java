@@ -48,7 +48,9 @@ import org.slf4j.LoggerFactory;
  * commit and never for a rolled-back change. No lock is ever held during a user's call. Serialization
  * failures and deadlocks (SQLSTATE 40001, 40P01), which occur only when the connection's default isolation
  * is stricter than READ COMMITTED, are retried a bounded number of times. Trial claims are rows with a
- * random token and an expiry judged by the database clock, counted under the key's row lock. The
+ * random token and an expiry judged by the database clock, counted under the key's row lock. A state is
+ * written with {@link Policy#stateTtl()} (capped at ~100 years) as its clean-up expiry, except a forced
+ * state, which is written without expiry until a write makes it unforced again. The
  * transition feed is one dedicated {@code LISTEN} connection per store instance, opened with the first
  * subscription (see {@link #subscribe}). The stored layout is documented in the
  * {@linkplain dev.redeye.store.postgres package description} and shipped as {@code schema.sql}.
@@ -84,10 +86,15 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     /** Durations beyond ~100 years are capped, so {@code ttl.toMillis()} never overflows. */
     private static final long MAX_TTL_MILLIS = Duration.ofDays(36_500).toMillis();
     private static final int PURGE_BATCH = 1000;
+    /**
+     * The {@code expires_at} a state write stores: {@code ttl} milliseconds from now by the database clock,
+     * or NULL (never expires) when the bound ttl is NULL, which is how a forced state is written.
+     */
+    private static final String EXPIRES_AT = "clock_timestamp() + CAST(? AS bigint) * interval '1 millisecond'";
 
     private static final String STATE_COLUMNS = "layout, failures, last_failure_at, open, opened_at, "
             + "open_count, error_rate, samples, trial_successes, forced, version, "
-            + "(expires_at IS NOT NULL AND expires_at <= clock_timestamp()) AS expired";
+            + "(" + Sql.EXPIRED + ") AS expired";
 
     private final Jdbi jdbi;
     private final TableNames names;
@@ -124,12 +131,12 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
                 + LAYOUT_LOCK_ROW + ", clock_timestamp()) ON CONFLICT (key_hash) DO NOTHING";
         updateState = "UPDATE " + t + " SET layout = " + LAYOUT + ", failures = ?, last_failure_at = ?, "
                 + "open = ?, opened_at = ?, open_count = ?, error_rate = ?, samples = ?, trial_successes = ?, "
-                + "forced = ?, version = ?, expires_at = clock_timestamp() + ? * interval '1 millisecond', "
+                + "forced = ?, version = ?, expires_at = " + EXPIRES_AT + ", "
                 + "updated_at = clock_timestamp() WHERE key_hash = ?";
         upsertState = "INSERT INTO " + t + " (key_hash, key, layout, failures, last_failure_at, open, opened_at, "
                 + "open_count, error_rate, samples, trial_successes, forced, version, expires_at, updated_at) "
                 + "VALUES (?, ?, " + LAYOUT + ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                + "clock_timestamp() + ? * interval '1 millisecond', clock_timestamp()) "
+                + EXPIRES_AT + ", clock_timestamp()) "
                 + "ON CONFLICT (key_hash) DO UPDATE SET layout = EXCLUDED.layout, failures = EXCLUDED.failures, "
                 + "last_failure_at = EXCLUDED.last_failure_at, open = EXCLUDED.open, "
                 + "opened_at = EXCLUDED.opened_at, open_count = EXCLUDED.open_count, "
@@ -147,10 +154,10 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         deleteAllClaims = "DELETE FROM " + names.claims + " WHERE key_hash = ?";
         insertEvent = "INSERT INTO " + names.events + " (line) VALUES (?) RETURNING id";
         pruneEvents = "DELETE FROM " + names.events + " WHERE created_at < clock_timestamp() - interval '10 minutes'";
-        lockExpired = "SELECT encode(key_hash, 'hex') FROM " + t + " WHERE expires_at <= clock_timestamp() "
+        lockExpired = "SELECT encode(key_hash, 'hex') FROM " + t + " WHERE " + Sql.EXPIRED + " "
                 + "LIMIT " + PURGE_BATCH + " FOR UPDATE SKIP LOCKED";
         purgeLocked = "DELETE FROM " + t + " s WHERE s.key_hash IN (SELECT decode(x, 'hex') FROM unnest(?::text[]) x) "
-                + "AND s.expires_at <= clock_timestamp() AND NOT EXISTS (SELECT 1 FROM " + names.claims
+                + "AND " + Sql.expired("s") + " AND NOT EXISTS (SELECT 1 FROM " + names.claims
                 + " c WHERE c.key_hash = s.key_hash AND c.expires_at > clock_timestamp())";
         this.feed = new PgFeed(jdbi, names);
     }
@@ -252,7 +259,10 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
      * {@inheritDoc}
      *
      * <p>Writes every field (upsert) and sets the row to expire {@code ttl} from now by the database clock;
-     * an expired state reads as absent. Publishes nothing: a plain write is not a transition.
+     * an expired state reads as absent. A forced state ({@link BreakerState#forced()}) is stored with no
+     * expiry ({@code expires_at} NULL) whatever {@code ttl} says, which is still validated: while forced, every
+     * call is rejected at the gate and nothing would refresh a ttl (TCK rule R1.9). Publishes nothing: a
+     * plain write is not a transition.
      *
      * @throws NullPointerException     if an argument is null
      * @throws IllegalArgumentException if {@code ttl} is not positive or the key cannot be stored (see
@@ -262,13 +272,13 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     public void put(String key, BreakerState state, Duration ttl) {
         byte[] h = keyHash(key);
         Objects.requireNonNull(state, "state");
-        long ttlMillis = ttlMillis(ttl);
+        Long expiry = expiryMillis(state, ttlMillis(ttl));
         ensureOpen();
         run("put", key, () -> ownHandle(handle -> {
             int i = 0;
             var u = handle.createUpdate(upsertState).bind(i++, h).bind(i++, key);
             i = bindState(u, i, state);
-            return u.bind(i, ttlMillis).execute();
+            return u.bind(i, expiry).execute();
         }));
     }
 
@@ -370,7 +380,8 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
 
     /**
      * Deletes every row whose state has expired (and lock rows) that holds no live trial claim, with their
-     * expired claims, and events older than ten minutes. Expired rows already read as absent, so this only
+     * expired claims, and events older than ten minutes. A forced state never expires, so its row is never
+     * deleted here (see the {@linkplain dev.redeye.store.postgres package description}). Expired rows already read as absent, so this only
      * reclaims space: run it now and then (a scheduler, {@code pg_cron}), from any one instance. Works in
      * transactions of up to 1,000 rows, each locking its rows first ({@code FOR UPDATE SKIP LOCKED}) so that
      * a claim being made concurrently is never deleted; safe to run concurrently with every other call.
@@ -494,7 +505,8 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
             if (change.changed()) {
                 var u = handle.createUpdate(updateState);
                 int i = bindState(u, 0, change.state());
-                u.bind(i++, policy.stateTtlMillis()).bind(i, h).execute();
+                Long expiry = expiryMillis(change.state(), cappedMillis(policy.stateTtlMillis()));
+                u.bind(i++, expiry).bind(i, h).execute();
             } else if (row.insertedNow && !dropClaims) {
                 // Defensive: lockRow inserts only when the absent state needs a write, but never leave a
                 // lock row behind for a call that stored nothing.
@@ -655,6 +667,22 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         return ttl.compareTo(Duration.ofMillis(MAX_TTL_MILLIS)) > 0 ? MAX_TTL_MILLIS : Math.max(1, ttl.toMillis());
     }
 
+    /**
+     * A ttl in milliseconds capped at ~100 years: PostgreSQL refuses a larger interval or timestamp
+     * ("interval out of range"), which would fail every write of a policy whose stateTtl means "forever".
+     */
+    static long cappedMillis(long ttlMillis) {
+        return Math.max(1, Math.min(ttlMillis, MAX_TTL_MILLIS));
+    }
+
+    /**
+     * The ttl bound into {@link #EXPIRES_AT} for a write of {@code state}: null (no expiry) for a forced state,
+     * which a store never expires, else {@code ttlMillis}.
+     */
+    static Long expiryMillis(BreakerState state, long ttlMillis) {
+        return state.forced() ? null : ttlMillis;
+    }
+
     static String abbreviate(String key) {
         return key.length() <= 60 ? key : key.substring(0, 60) + "...(" + key.length() + " chars)";
     }
@@ -671,7 +699,8 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         }
 
         /**
-         * The stored state, or null for a lock row or an expired state.
+         * The stored state, or null for a lock row or an expired state (never a forced one, see
+         * {@link Sql#EXPIRED}).
          *
          * @throws StoreException if the row has an unknown layout or breaks an invariant of BreakerState
          */

@@ -9,7 +9,20 @@ final class Sql {
     /** deadlock_detected */
     static final String DEADLOCK_DETECTED = "40P01";
 
+    /**
+     * The SQL condition "this state row has expired", judged by the database clock. A NULL
+     * {@code expires_at} never expires, and neither does a forced state: a store never expires a state an
+     * operator holds open, also one written with an expiry by an older version of this store.
+     */
+    static final String EXPIRED = expired(null);
+
     private Sql() {
+    }
+
+    /** {@link #EXPIRED} for the table alias {@code alias} (none when null). */
+    static String expired(String alias) {
+        String a = alias == null ? "" : alias + ".";
+        return a + "expires_at IS NOT NULL AND " + a + "expires_at <= clock_timestamp() AND NOT " + a + "forced";
     }
 
     /** The first {@link SQLException} in the cause chain of {@code t}, or null. */

@@ -26,8 +26,15 @@
  * bit for bit</td></tr>
  * <tr><td>{@code samples}, {@code version}</td><td>bigint</td><td>sample count; version (bumped only on a
  * transition)</td></tr>
- * <tr><td>{@code expires_at}</td><td>timestamptz</td><td>clean-up ttl by the database clock; a state past
- * it reads as absent (the breaker's timing never depends on it)</td></tr>
+ * <tr><td>{@code expires_at}</td><td>timestamptz, nullable</td><td>clean-up ttl by the database clock: the
+ * {@code put} ttl or the policy's {@code stateTtl} (capped at ~100 years) from the last write; a state past
+ * it reads as absent and {@code purgeExpired()} deletes it (the breaker's timing never depends on it).
+ * {@code NULL} never expires, and is what every write of a <b>forced</b> state stores ({@code put} ignores its
+ * ttl, and so do atomic operations whose resulting state is forced: force OPEN and failures counted while
+ * forced), because while forced every call is rejected and nothing refreshes a ttl, so an expiring row
+ * would silently close a breaker an operator holds open until reset. The first write that leaves the state
+ * unforced (reset, force CLOSED or HALF_OPEN) stores the ttl again. A row with {@code forced} set is never
+ * treated as expired nor purged, even with an {@code expires_at} (written by an earlier version).</td></tr>
  * <tr><td>{@code updated_at}</td><td>timestamptz</td><td>last write, for operators</td></tr>
  * </table>
  *
@@ -48,6 +55,17 @@
  * <tr><td>{@code created_at}</td><td>timestamptz</td><td>rows older than ten minutes are pruned</td></tr>
  * <tr><td>{@code line}</td><td>text</td><td>the event as {@code StateCodec.eventToLine}</td></tr>
  * </table>
+ *
+ * <h2>Why HikariCP</h2>
+ * The module's dependencies are {@code redeye-api}, {@code jdbi3-core} and the PostgreSQL driver, as the
+ * design's module table lists, plus HikariCP, used by {@link dev.redeye.store.postgres.PostgresStoreProvider}
+ * only: a store opened from a URI owns a small HikariCP pool (closed with the store). Without one, an
+ * unpooled provider opened a new PostgreSQL connection (TCP, authentication, backend start) for every call,
+ * which made the engine-over-store rule R2.7 take about 30 s and the whole TCK about 70 s, and would cost
+ * every production call a connection set-up. A store built with
+ * {@link dev.redeye.store.postgres.PostgresStore#builder(javax.sql.DataSource)} or
+ * {@link dev.redeye.store.postgres.PostgresStore#builder(org.jdbi.v3.core.Jdbi)} uses the caller's own
+ * {@code DataSource} and bypasses HikariCP entirely (an application may then exclude it).
  *
  * <h2>Transition feed</h2>
  * Channel {@code redeye:<schema>.<table>} (or {@code redeye:} and a hash when that exceeds 63 bytes). The

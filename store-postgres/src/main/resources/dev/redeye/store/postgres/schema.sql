@@ -14,7 +14,8 @@ CREATE SCHEMA IF NOT EXISTS "${schema}";
 -- key_hash = sha256(convert_to(key, 'UTF8')) identifies the row (a 10 KB name cannot be a btree key).
 -- layout 0 is a lock row without state (it holds trial claims); 1 is the current layout; anything else
 -- is a row this version cannot read, reported as malformed. A state whose expires_at has passed reads as
--- absent.
+-- absent, except a forced state: expires_at NULL never expires, and every write of a forced state (held
+-- open by an operator until reset) stores NULL; a row with forced = true never reads as expired.
 CREATE TABLE IF NOT EXISTS "${schema}"."${table}" (
     key_hash        bytea            PRIMARY KEY,
     key             text             NOT NULL,

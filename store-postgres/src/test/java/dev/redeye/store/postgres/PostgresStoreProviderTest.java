@@ -6,12 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreProvider;
+import java.time.Duration;
+import java.util.List;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -109,6 +115,34 @@ class PostgresStoreProviderTest {
                 "postgresql://u:" + SECRET + "@127.0.0.1:1/db?connectTimeout=1&poolTimeoutMillis=500"));
         for (Throwable t = e; t != null; t = t.getCause()) {
             assertFalse(String.valueOf(t.getMessage()).contains(SECRET), t.toString());
+        }
+    }
+
+    /** Guards the SPI's promise: a backend failure in any method is a StoreException, never a driver type. */
+    @Test
+    void everyCallOnAnUnreachableServerIsAStoreExceptionWithoutThePassword() {
+        PostgresStore s = PostgresStore.open("postgresql://u:" + SECRET + "@127.0.0.1:1/db?connectTimeout=1"
+                + "&poolTimeoutMillis=250&createTables=false");
+        try {
+            Policy p = Policy.builder().build();
+            BreakerState st = BreakerState.builder().open(true).forced(true).build();
+            Duration ttl = Duration.ofSeconds(5);
+            List<Executable> calls = List.of(() -> s.get("k"),
+                    () -> s.put("k", st, ttl), () -> s.delete("k"), () -> s.recordFailure("k", p, 1),
+                    () -> s.recordSuccess("k", p, 1), () -> s.recordOutcome("k", false, p, 1),
+                    () -> s.trialSucceeded("k", p, 1), () -> s.trialFailed("k", p, 1),
+                    () -> s.force("k", BreakerStatus.FORCED_OPEN, p, 1),
+                    () -> s.claimTrial("k", 1, ttl), () -> s.releaseTrial("k", "t"), s::purgeExpired,
+                    () -> s.subscribe(e -> { }, () -> { }));
+            for (Executable call : calls) {
+                Throwable e = assertThrows(Throwable.class, call);
+                assertEquals(StoreException.class, e.getClass(), "a backend failure escaped as " + e);
+                for (Throwable t = e; t != null; t = t.getCause()) {
+                    assertFalse(String.valueOf(t.getMessage()).contains(SECRET), t.toString());
+                }
+            }
+        } finally {
+            s.close();
         }
     }
 }

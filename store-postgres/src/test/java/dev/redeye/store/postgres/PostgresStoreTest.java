@@ -606,6 +606,102 @@ class PostgresStoreTest {
         assertTrue(s.claimTrial("k", 1, Duration.ofSeconds(60)).isPresent());
     }
 
+    // ------------------------------------------------------------------ forced states never expire
+
+    private static final BreakerState FORCED = BreakerState.builder().open(true).forced(true).openedAt(5)
+            .failures(2).version(3).build();
+
+    /** The row's expiry in ms from now by the database clock, or null when {@code expires_at} is NULL. */
+    private Long expiresInMillis(String key) throws SQLException {
+        try (Connection c = PgTestSupport.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT (extract(epoch FROM expires_at - clock_timestamp()) * 1000)::bigint FROM " + qualified("")
+                        + " WHERE key = ?")) {
+            ps.setString(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                assertTrue(rs.next(), "no row for " + key);
+                long v = rs.getLong(1);
+                return rs.wasNull() ? null : v;
+            }
+        }
+    }
+
+    /** A policy whose stateTtl is {@code ttl} (reset windows small enough for the policy to accept it). */
+    private static Policy stateTtl(Duration ttl) {
+        return Policy.builder().failureThreshold(2).jitter(0.0).resetTimeout(Duration.ofMillis(10))
+                .maxResetTimeout(Duration.ofMillis(10)).stateTtl(ttl).build();
+    }
+
+    @Test
+    void putOfAForcedStateStoresNoExpiry() throws Exception {
+        PostgresStore s = open();
+        s.put("held", FORCED, Duration.ofMillis(150));
+        s.put("plain", RICH, Duration.ofMillis(150));
+        assertEquals(null, expiresInMillis("held"), "a forced state is stored with expires_at NULL");
+        assertNotEquals(null, expiresInMillis("plain"), "an unforced state keeps its ttl");
+        Thread.sleep(400); // real time, well past the 150 ms ttl
+        assertEquals(Optional.of(FORCED), s.get("held"), "a forced state outlives the ttl put gave it");
+        assertEquals(Optional.empty(), s.get("plain"));
+        s.put("held", RICH, Duration.ofHours(1));
+        long left = expiresInMillis("held");
+        assertTrue(left > 3_500_000 && left <= 3_600_000, "unforced again: the ttl applies, " + left + " ms left");
+        assertThrows(IllegalArgumentException.class, () -> s.put("held", FORCED, Duration.ZERO),
+                "the ignored ttl is still validated");
+    }
+
+    @Test
+    void atomicWritesOfAForcedStateStoreNoExpiryAndResetRestoresTheTtl() throws Exception {
+        PostgresStore s = open();
+        Policy p = stateTtl(Duration.ofMillis(150));
+        Policy day = stateTtl(Duration.ofDays(1));
+        assertTrue(s.force("op", BreakerStatus.FORCED_OPEN, p, 10).state().forced());
+        assertEquals(null, expiresInMillis("op"), "force OPEN stores no expiry");
+        assertTrue(s.recordFailure("op", p, 11).state().forced());
+        assertEquals(null, expiresInMillis("op"), "a failure counted while forced stores no expiry");
+        assertTrue(s.recordOutcome("op", false, p, 12).state().forced());
+        assertEquals(null, expiresInMillis("op"), "an outcome recorded while forced stores no expiry");
+        Thread.sleep(400); // real time, well past the policy's 150 ms stateTtl
+        BreakerState held = s.get("op").orElseThrow(() -> new AssertionError("the forced state expired"));
+        assertTrue(held.forced());
+        assertEquals(1, count("SELECT count(*) FROM " + qualified("") + " WHERE key = 'op'"));
+        assertEquals(0, s.purgeExpired(), "purge leaves a forced row alone");
+
+        assertFalse(s.force("op", BreakerStatus.CLOSED, day, 13).state().forced());
+        long left = expiresInMillis("op");
+        assertTrue(left > 86_000_000 && left <= 86_400_000, "reset applies stateTtl again, " + left + " ms left");
+        s.force("op", BreakerStatus.FORCED_OPEN, day, 14);
+        assertEquals(null, expiresInMillis("op"));
+        assertFalse(s.force("op", BreakerStatus.HALF_OPEN, day, 15).state().forced());
+        assertNotEquals(null, expiresInMillis("op"), "force HALF_OPEN unforces: the ttl applies again");
+    }
+
+    @Test
+    void aForcedRowWithAPastExpiryNeverReadsAsExpiredNorIsPurged() throws Exception {
+        PostgresStore s = open();
+        s.put("legacy", FORCED, TTL);
+        s.put("plain", RICH, TTL);
+        // As an earlier version of this store wrote a forced state: with an expiry, now in the past.
+        update("UPDATE " + qualified("") + " SET expires_at = clock_timestamp() - interval '1 second'");
+        assertEquals(Optional.of(FORCED), s.get("legacy"));
+        assertEquals(Optional.empty(), s.get("plain"));
+        assertEquals(1, s.purgeExpired(), "only the unforced expired row is purged");
+        assertEquals(Optional.of(FORCED), s.get("legacy"));
+        StateChange c = s.recordFailure("legacy", threshold(2), 20);
+        assertTrue(c.state().forced(), "an atomic operation sees the forced state, not an absent one");
+        assertEquals(null, expiresInMillis("legacy"), "and rewrites it without expiry");
+    }
+
+    @Test
+    void aStateTtlBeyondWhatPostgresCanStoreIsCapped() throws Exception {
+        PostgresStore s = open();
+        // A policy meaning "keep state forever": PostgreSQL refuses such an interval ("interval out of range").
+        Policy forever = Policy.builder().failureThreshold(2).stateTtl(Duration.ofMillis(Long.MAX_VALUE)).build();
+        assertEquals(1, s.recordFailure("forever", forever, 1).state().failures());
+        assertTrue(s.recordFailure("forever", forever, 2).state().open());
+        assertTrue(expiresInMillis("forever") > Duration.ofDays(36_000).toMillis(), "capped at ~100 years");
+        s.put("forever-put", RICH, Duration.ofMillis(Long.MAX_VALUE));
+        assertEquals(Optional.of(RICH), s.get("forever-put"));
+    }
+
     @Test
     void doublesRoundTripBitExact() {
         PostgresStore s = open();
