@@ -50,8 +50,8 @@ abstract class FeedConnector {
         return new FeedConnector() {
             @Override
             Connection open(String clientName) {
-                // A blocking read must never be cut by the socket timeout: allow the block time plus a
-                // margin, and no more, so a silently dead server is still noticed.
+                // The reader sets the socket timeout of its reads itself (block time plus a margin, see
+                // FeedReader); the blocking timeout below only matters to a command Jedis marks blocking.
                 JedisClientConfig readerConfig = DefaultJedisClientConfig.builder().from(config)
                         .clientName(clientName)
                         .blockingSocketTimeoutMillis(blockMillis + Math.max(5_000, config.getSocketTimeoutMillis()))

@@ -14,10 +14,13 @@ import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionFeed;
+import redis.clients.jedis.BuilderFactory;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.CommandObject;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.StreamEntryID;
-import redis.clients.jedis.params.XReadParams;
 import redis.clients.jedis.resps.StreamEntry;
 
 /**
@@ -25,6 +28,18 @@ import redis.clients.jedis.resps.StreamEntry;
  * connection and fans every entry out to every subscriber of the instance. On any failure it calls every
  * subscriber's {@code onGap}, waits with exponential backoff, reconnects and resumes after the last entry
  * it delivered (so only entries trimmed away meanwhile are lost).
+ *
+ * <p><b>Bounded reads.</b> Jedis runs a command it knows as blocking (XREAD with BLOCK) with the client
+ * config's blocking socket timeout, which is infinite unless configured, so on a user-supplied pool a
+ * silently dead TCP connection would block the reader forever. The reader therefore sends XREAD as a plain
+ * command and sets the connection's socket timeout to the block time plus a margin itself: a read that
+ * gets no answer in time fails, signals a gap and reconnects, whatever connector supplied the connection.
+ *
+ * <p><b>Trimmed entries.</b> The stream is trimmed to about {@code maxLength} entries. When a read returns
+ * as many entries as a reader that fell behind the trimming would get (a full batch, or {@code maxLength}),
+ * the reader compares the stream's first entry with the last one it read before; if the first is newer,
+ * entries may have been trimmed unseen and every subscriber's {@code onGap} runs (a false positive is
+ * harmless: subscribers re-read).
  */
 final class FeedReader {
     private static final Logger LOG = LoggerFactory.getLogger(FeedReader.class);
@@ -34,6 +49,8 @@ final class FeedReader {
     private final String streamKey;
     private final String clientName;
     private final int blockMillis;
+    private final int readTimeoutMillis;
+    private final long maxLength;
     private final long backoffMinMillis;
     private final long backoffMaxMillis;
     private final FeedSubscribers subscribers = new FeedSubscribers(
@@ -46,12 +63,14 @@ final class FeedReader {
     /** Read and written by the reader thread only, after {@link #start()}. */
     private StreamEntryID lastId;
 
-    FeedReader(FeedConnector connector, String streamKey, String clientName, int blockMillis,
+    FeedReader(FeedConnector connector, String streamKey, String clientName, int blockMillis, long maxLength,
             long backoffMinMillis, long backoffMaxMillis) {
         this.connector = connector;
         this.streamKey = streamKey;
         this.clientName = clientName;
         this.blockMillis = blockMillis;
+        this.readTimeoutMillis = blockMillis + Math.max(1_000, blockMillis / 2);
+        this.maxLength = maxLength;
         this.backoffMinMillis = backoffMinMillis;
         this.backoffMaxMillis = backoffMaxMillis;
     }
@@ -63,6 +82,7 @@ final class FeedReader {
     void start() {
         Connection c = connector.open(clientName);
         try {
+            c.setSoTimeout(readTimeoutMillis);
             List<StreamEntry> last = new Jedis(c).xrevrange(streamKey, "+", "-", 1);
             lastId = last.isEmpty() ? new StreamEntryID(0, 0) : last.get(0).getID();
         } catch (RuntimeException e) {
@@ -127,6 +147,7 @@ final class FeedReader {
                     if (c == null) {
                         c = connector.open(clientName);
                         current = c;
+                        c.setSoTimeout(readTimeoutMillis);
                         if (closed) {
                             break;
                         }
@@ -134,14 +155,23 @@ final class FeedReader {
                                 connector.describe(), failedAttempts);
                     }
                     Jedis jedis = new Jedis(c);
-                    XReadParams params = XReadParams.xReadParams().block(blockMillis).count(READ_COUNT);
                     while (!closed) {
-                        List<Map.Entry<String, List<StreamEntry>>> batch =
-                                jedis.xread(params, Map.of(streamKey, lastId));
+                        StreamEntryID before = lastId;
+                        List<Map.Entry<String, List<StreamEntry>>> batch = c.executeCommand(xread(before));
                         backoff = backoffMinMillis;
                         failedAttempts = 0;
                         if (batch == null) {
                             continue; // XREAD BLOCK timed out: nothing new
+                        }
+                        int n = 0;
+                        for (Map.Entry<String, List<StreamEntry>> stream : batch) {
+                            n += stream.getValue().size();
+                        }
+                        if (n >= Math.min(READ_COUNT, maxLength) && trimmedPast(jedis, before)) {
+                            LOG.warn("redeye feed reader {} fell behind the trimming of {} (feedMaxLength {}):"
+                                    + " entries after {} may be lost; signalling a gap", clientName,
+                                    abbreviate(streamKey), maxLength, before);
+                            subscribers.signalGap();
                         }
                         for (Map.Entry<String, List<StreamEntry>> stream : batch) {
                             for (StreamEntry entry : stream.getValue()) {
@@ -174,6 +204,24 @@ final class FeedReader {
             connector.discard(c);
             current = null;
         }
+    }
+
+    /**
+     * XREAD COUNT n BLOCK ms STREAMS key id, deliberately not marked as a blocking command, so Jedis keeps
+     * the connection's own (bounded) socket timeout instead of switching to the infinite blocking one.
+     */
+    private CommandObject<List<Map.Entry<String, List<StreamEntry>>>> xread(StreamEntryID after) {
+        CommandArguments args = new CommandArguments(Protocol.Command.XREAD)
+                .add(Protocol.Keyword.COUNT).add(READ_COUNT)
+                .add(Protocol.Keyword.BLOCK).add(blockMillis)
+                .add(Protocol.Keyword.STREAMS).key(streamKey).add(after.toString());
+        return new CommandObject<>(args, BuilderFactory.STREAM_READ_RESPONSE);
+    }
+
+    /** Whether the stream's first entry is newer than {@code lastRead}: entries may have been trimmed unseen. */
+    private boolean trimmedPast(Jedis jedis, StreamEntryID lastRead) {
+        List<StreamEntry> first = jedis.xrange(streamKey, "-", "+", 1);
+        return !first.isEmpty() && first.get(0).getID().compareTo(lastRead) > 0;
     }
 
     private void pause(long millis) {

@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * Maps operation names to Redis keys. Every key of one operation carries the same hash tag, so the state
- * hash and the claims set of an operation live in one slot and a script touching both is Cluster-safe.
+ * hash and both claim keys of an operation live in one slot and a script touching them is Cluster-safe.
  *
  * <p>The tag is the operation name with {@code %}, <code>{</code> and <code>}</code> percent-encoded
  * ({@code %25}, {@code %7B}, {@code %7D}); the empty name is tagged {@code %}, which no encoded name can
@@ -15,6 +15,7 @@ import java.util.Objects;
 final class RedisKeys {
     static final String STATE_SUFFIX = ":state";
     static final String CLAIMS_SUFFIX = ":trial";
+    static final String CLAIM1_SUFFIX = ":trial1";
     static final String FEED_SUFFIX = "redeye:feed";
 
     private final String prefix;
@@ -37,6 +38,11 @@ final class RedisKeys {
         return tagged(operation) + CLAIMS_SUFFIX;
     }
 
+    /** {@code <prefix>{<tag>}:trial1}, the string holding the one-permit trial claim (SET NX PX). */
+    String claim1(String operation) {
+        return tagged(operation) + CLAIM1_SUFFIX;
+    }
+
     /** {@code <prefix>redeye:feed}, the stream of transition events of this prefix. */
     String feed() {
         return prefix + FEED_SUFFIX;
@@ -44,9 +50,35 @@ final class RedisKeys {
 
     private String tagged(String operation) {
         Objects.requireNonNull(operation, "key");
+        checkWellFormed(operation);
         StringBuilder sb = new StringBuilder(prefix.length() + operation.length() + 16);
         sb.append(prefix).append('{').append(tag(operation)).append('}');
         return sb.toString();
+    }
+
+    /**
+     * Refuses a name that is not well-formed UTF-16: Jedis encodes keys and values as UTF-8, where an
+     * unpaired surrogate becomes {@code ?}, so {@code "a"} plus an unpaired U+D800 and {@code "a?"} would share a breaker.
+     * U+0000 is fine: Redis keys, hash values, stream fields and Lua strings are binary-safe.
+     *
+     * @throws IllegalArgumentException naming the index of the first unpaired surrogate
+     */
+    static void checkWellFormed(String operation) {
+        for (int i = 0; i < operation.length(); i++) {
+            char c = operation.charAt(i);
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 < operation.length() && Character.isLowSurrogate(operation.charAt(i + 1))) {
+                    i++;
+                    continue;
+                }
+                throw new IllegalArgumentException("operation name is not well-formed UTF-16: unpaired high"
+                        + " surrogate U+" + Integer.toHexString(c).toUpperCase() + " at index " + i);
+            }
+            if (Character.isLowSurrogate(c)) {
+                throw new IllegalArgumentException("operation name is not well-formed UTF-16: unpaired low"
+                        + " surrogate U+" + Integer.toHexString(c).toUpperCase() + " at index " + i);
+            }
+        }
     }
 
     /** The hash tag of an operation name (without the braces). */

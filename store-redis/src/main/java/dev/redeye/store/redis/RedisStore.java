@@ -40,8 +40,9 @@ import redis.clients.jedis.exceptions.JedisException;
 /**
  * A redeye {@link Store} on Redis (standalone, replicated or Cluster) through a user-supplied Jedis
  * {@link UnifiedJedis} ({@link JedisPooled}, {@link JedisCluster}, ...), offering every capability natively:
- * {@link AtomicRecording}, {@link AtomicTransitions} (one Lua script per call), {@link TrialClaims} (a
- * sorted set of expiring claims) and {@link TransitionFeed} (a stream read by one dedicated connection).
+ * {@link AtomicRecording}, {@link AtomicTransitions} (one Lua script per call), {@link TrialClaims} (SET NX
+ * PX for one permit, a sorted set of expiring claims for several) and {@link TransitionFeed} (a stream read
+ * by one dedicated connection).
  * The stored layout is documented in the {@linkplain dev.redeye.store.redis package Javadoc}.
  *
  * <pre>{@code
@@ -54,7 +55,7 @@ import redis.clients.jedis.exceptions.JedisException;
  *
  * <p><b>Cost.</b> {@link #get} is one HGETALL; every atomic operation is one EVALSHA round trip, plus one
  * more (a small EVALSHA that XADDs to the feed stream) when it was a transition; {@link #claimTrial} is
- * one EVALSHA and {@link #releaseTrial} one ZREM. The feed costs one thread and one connection per store
+ * one EVALSHA and {@link #releaseTrial} one EVALSHA. The feed costs one thread and one connection per store
  * instance, started by the first {@link #subscribe}.
  *
  * <p><b>The feed connection.</b> The reader blocks in XREAD, so it needs a connection of its own. It uses,
@@ -72,8 +73,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * {@link JedisCluster} are). Feed callbacks run on the store's reader thread.
  *
  * <p><b>Limits.</b> Lua numbers are doubles: times, versions and counters are exact up to 2^53, far above
- * any epoch-millisecond time. Operation names must be valid UTF-16 (an unpaired surrogate cannot be
- * encoded in UTF-8 and would be replaced by {@code ?}).
+ * any epoch-millisecond time. Operation names must be well-formed UTF-16: a name with an unpaired
+ * surrogate (which UTF-8 cannot encode; Jedis would turn it into {@code ?} and merge it with another name)
+ * is refused with {@link IllegalArgumentException} by every method. U+0000 is accepted and round-trips.
  */
 public final class RedisStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed {
     private static final Logger LOG = LoggerFactory.getLogger(RedisStore.class);
@@ -81,6 +83,7 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
 
     private static final LuaScript STATE = LuaScript.load("state.lua");
     private static final LuaScript CLAIM = LuaScript.load("claim.lua");
+    private static final LuaScript RELEASE = LuaScript.load("release.lua");
     private static final LuaScript PUT = LuaScript.load("put.lua");
     private static final LuaScript PUBLISH = LuaScript.load("publish.lua");
     private static final String[] FIELDS = {
@@ -171,6 +174,16 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
         return keys.claims(operation);
     }
 
+    /**
+     * The Redis key of the string holding an operation's one-permit trial claim (SET NX PX):
+     * {@code <prefix>{<tag>}:trial1}.
+     *
+     * @throws NullPointerException if {@code operation} is null
+     */
+    public String claim1Key(String operation) {
+        return keys.claim1(operation);
+    }
+
     /** The Redis key of the transition stream of this prefix: {@code <prefix>redeye:feed}. */
     public String feedKey() {
         return keys.feed();
@@ -206,7 +219,9 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
     }
 
     /**
-     * {@inheritDoc} One EVALSHA that replaces the hash (whatever was there) and sets its TTL.
+     * {@inheritDoc} One EVALSHA that replaces the hash (whatever was there) and sets its TTL. A forced state
+     * ({@link BreakerState#forced()}) is stored without expiry and {@code ttl} is ignored: while forced,
+     * every call is rejected at the gate, so nothing would refresh the TTL before it ran out.
      *
      * @throws IllegalArgumentException if {@code ttl} is not positive
      */
@@ -217,7 +232,7 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
         long ttlMillis = ttlMillis(ttl);
         checkOpen();
         List<String> args = new ArrayList<>(21);
-        args.add(Long.toString(ttlMillis));
+        args.add(state.forced() ? "0" : Long.toString(ttlMillis)); // 0: no expiry
         for (Map.Entry<String, String> f : StateCodec.toFields(state).entrySet()) {
             args.add(f.getKey());
             args.add(f.getValue());
@@ -225,13 +240,14 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
         call("put", key, () -> PUT.run(client, List.of(k), args));
     }
 
-    /** {@inheritDoc} One DEL of the state hash and the claims set (same slot). */
+    /** {@inheritDoc} One DEL of the state hash and both claim keys (same slot). */
     @Override
     public void delete(String key) {
         String state = keys.state(key);
         String claims = keys.claims(key);
+        String claim1 = keys.claim1(key);
         checkOpen();
-        call("delete", key, () -> client.del(state, claims));
+        call("delete", key, () -> client.del(state, claims, claim1));
     }
 
     /**
@@ -307,7 +323,10 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
     }
 
     /**
-     * {@inheritDoc} Forcing CLOSED deletes the claims set in the same script. Two EVALSHA round trips.
+     * {@inheritDoc} Forcing CLOSED deletes both claim keys in the same script. Forcing OPEN stores the state
+     * without expiry, and so does every later write while it stays forced; the state's clean-up TTL
+     * ({@link Policy#stateTtl()}) applies again from the first write that leaves it unforced (reset, force
+     * CLOSED or HALF_OPEN). Two EVALSHA round trips.
      *
      * @throws IllegalArgumentException if {@code status} cannot be forced
      */
@@ -323,12 +342,15 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
     // ---------------------------------------------------------------- TrialClaims
 
     /**
-     * {@inheritDoc} One EVALSHA of {@code claim.lua}; expiry is judged by the Redis server's clock.
-     * The token is a random UUID.
+     * {@inheritDoc} One EVALSHA of {@code claim.lua}: {@code SET NX PX} of the one-permit claim key when
+     * {@code permits == 1} (refused while the sorted set holds a live claim of a breaker with more permits),
+     * else a sorted set whose members expire by score, counting the one-permit claim too. Expiry is judged by
+     * the Redis server's clock. The token is a random UUID.
      */
     @Override
     public Optional<String> claimTrial(String key, int permits, Duration ttl) {
         String k = keys.claims(key);
+        String k1 = keys.claim1(key);
         if (permits < 1) {
             throw new IllegalArgumentException("permits must be >= 1, was " + permits);
         }
@@ -336,20 +358,22 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
         checkOpen();
         String token = UUID.randomUUID().toString();
         Object r = call("claimTrial", key,
-                () -> CLAIM.run(client, List.of(k), List.of(Integer.toString(permits), Long.toString(ttlMillis), token)));
+                () -> CLAIM.run(client, List.of(k, k1), List.of(Integer.toString(permits), Long.toString(ttlMillis), token)));
         return r instanceof Long && (Long) r == 1L ? Optional.of(token) : Optional.empty();
     }
 
     /**
-     * {@inheritDoc} One ZREM of the token: removing a member by value is Redis's own atomic
-     * compare-and-delete, so a stale token can never free another caller's claim.
+     * {@inheritDoc} One EVALSHA of {@code release.lua}: deletes the one-permit claim if it holds this token
+     * (compare-and-delete), else removes the token from the sorted set; a stale or unknown token can never
+     * free another caller's claim.
      */
     @Override
     public void releaseTrial(String key, String token) {
         String k = keys.claims(key);
+        String k1 = keys.claim1(key);
         Objects.requireNonNull(token, "token");
         checkOpen();
-        call("releaseTrial", key, () -> client.zrem(k, token));
+        call("releaseTrial", key, () -> RELEASE.run(client, List.of(k, k1), List.of(token)));
     }
 
     // ---------------------------------------------------------------- TransitionFeed
@@ -373,7 +397,7 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
             }
             if (reader == null) {
                 FeedReader r = new FeedReader(feedConnector, keys.feed(), feedClientName, feedBlockMillis,
-                        backoffMinMillis, backoffMaxMillis);
+                        feedMaxLength, backoffMinMillis, backoffMaxMillis);
                 try {
                     r.start();
                 } catch (JedisException e) {
@@ -398,6 +422,7 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
     private StateChange apply(String op, String key, Policy policy, long now) {
         String state = keys.state(key);
         String claims = keys.claims(key);
+        String claim1 = keys.claim1(key);
         Objects.requireNonNull(policy, "policy");
         checkOpen();
         List<String> args = List.of(
@@ -412,7 +437,7 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
                 Integer.toString(policy.successThreshold()),
                 Long.toString(policy.stateTtlMillis()),
                 Long.toString(Transitions.halfOpenOpenedAt(policy, now)));
-        Object raw = call(op, key, () -> STATE.run(client, List.of(state, claims), args));
+        Object raw = call(op, key, () -> STATE.run(client, List.of(state, claims, claim1), args));
         StateChange change = decode(raw, key);
         if (change.isTransition()) {
             publish(change.toEvent(key, policy, now));
@@ -572,8 +597,11 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
         }
 
         /**
-         * How long one XREAD BLOCK waits before it is reissued (default 2 s). Only affects how often an idle
-         * reader talks to Redis; close() is immediate regardless.
+         * How long one XREAD BLOCK waits before it is reissued (default 2 s). It also bounds how long a
+         * silently dead connection (a network partition) goes unnoticed: whatever the feed connection's
+         * source, every read runs with a socket timeout of this block time plus a margin (the larger of 1 s
+         * and half the block time), after which the reader signals a gap and reconnects. close() is
+         * immediate regardless.
          *
          * @throws IllegalArgumentException if not within 10 ms .. 60 s
          */

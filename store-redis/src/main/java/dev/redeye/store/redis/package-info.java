@@ -16,10 +16,16 @@
  * round-trips bit-exactly), {@code samples}, {@code trialSuccesses}, {@code forced} ({@code 0}/{@code 1}),
  * {@code version}; times are epoch milliseconds</td>
  * <td>{@code Policy.stateTtl} on atomic writes, the given ttl on {@code put}; refreshed on every write,
- * clean-up only</td></tr>
+ * clean-up only. <b>None while the state is forced</b> ({@code forced = 1}): the key is PERSISTed by
+ * {@code put} of a forced state, by force OPEN and by every write while it stays forced, since an
+ * operator holds it open until reset and no call refreshes it meanwhile; the ttl applies again from the
+ * first write that leaves it unforced (reset / force CLOSED / force HALF_OPEN)</td></tr>
+ * <tr><td><code>myapp:{payment-gateway}:trial1</code></td><td>string</td>
+ * <td>the one live trial claim of a breaker with one half-open permit: the claim token, written with
+ * {@code SET NX PX}</td><td>the claim's ttl (PX)</td></tr>
  * <tr><td><code>myapp:{payment-gateway}:trial</code></td><td>sorted set</td>
- * <td>live half-open trial claims: member = claim token, score = expiry in epoch ms of the Redis server's
- * clock</td><td>the longest claim's ttl</td></tr>
+ * <td>live trial claims of a breaker with several permits: member = claim token, score = expiry in epoch
+ * ms of the Redis server's clock</td><td>the longest claim's ttl</td></tr>
  * <tr><td><code>myapp:redeye:feed</code></td><td>stream</td>
  * <td>one entry per transition: {@code op} (the operation name, exact), {@code kind}
  * ({@link dev.redeye.api.TransitionKind#wireName()}), {@code from} ({@link dev.redeye.api.BreakerStatus#code()})
@@ -28,6 +34,8 @@
  * </table>
  * <pre>
  * redis-cli HGETALL 'myapp:{payment-gateway}:state'
+ * redis-cli PTTL 'myapp:{payment-gateway}:state'          (-1 while forced)
+ * redis-cli GET 'myapp:{payment-gateway}:trial1'
  * redis-cli ZRANGE 'myapp:{payment-gateway}:trial' 0 -1 WITHSCORES
  * redis-cli XREVRANGE myapp:redeye:feed + - COUNT 10
  * </pre>
@@ -37,12 +45,15 @@
  * <code>}</code> percent-encoded ({@code %25}, {@code %7B}, {@code %7D}), and {@code %} alone for the empty
  * name. So {@code a}, {@code a:trial}, <code>a}</code> and <code>{a</code> map to
  * <code>{a}</code>, <code>{a:trial}</code>, <code>{a%7D}</code> and <code>{%7Ba}</code>: distinct keys, and the
- * state and claims keys of one operation always share a Cluster slot, so each script touches one slot only.
- * Any other character (spaces, newlines, quotes, non-BMP) is kept as is; keys and values are UTF-8.
+ * state key and both claim keys of one operation always share a Cluster slot, so each script touches one
+ * slot only. Any other character (spaces, newlines, quotes, non-BMP, U+0000) is kept as is; keys and values
+ * are UTF-8. A name that is not well-formed UTF-16 (an unpaired surrogate, which UTF-8 cannot encode and
+ * Jedis would turn into {@code ?}, merging {@code "a"} plus an unpaired U+D800 with {@code "a?"}) is refused with
+ * {@link java.lang.IllegalArgumentException} naming its index.
  *
  * <h2>Scripts</h2>
  * {@code state.lua} (every atomic state change: both recording strategies, trial outcomes, forced changes),
- * {@code claim.lua}, {@code put.lua} and {@code publish.lua} live next to this package as resources, are read
+ * {@code claim.lua}, {@code release.lua}, {@code put.lua} and {@code publish.lua} live next to this package as resources, are read
  * once, run with EVALSHA, and are loaded again (SCRIPT LOAD, then EVALSHA once more) when the server answers
  * NOSCRIPT, for example after SCRIPT FLUSH or a fail-over. {@code state.lua} is the Lua twin of
  * {@link dev.redeye.api.Transitions}: same rules, same IEEE double operations in the same order for the
@@ -53,12 +64,19 @@
  * data as it found it.
  *
  * <h2>Trial claims</h2>
- * One sorted set per operation for any number of permits: {@code claim.lua} drops members whose expiry score
- * has passed, adds the new token if fewer than {@code permits} remain, and sets the key's TTL to cover its
- * longest claim. Expiry is judged by the server's clock ({@code TIME} inside the script): Redis 7 replicates a
- * script's effects, so replicas and a promoted primary hold the same absolute scores and no client clock is
- * involved. Release is {@code ZREM key token}: removal by member value is an atomic compare-and-delete in
- * Redis itself, so a stale or unknown token removes nothing but itself.
+ * Two keys per operation, in one slot, and one script each way. With <b>one permit</b> {@code claim.lua} fails
+ * if the sorted set holds any live member (a breaker with more permits sharing the operation), and otherwise
+ * runs {@code SET <prefix>{tag}:trial1 token NX PX ttl}. With <b>several permits</b> it drops the sorted set's
+ * members whose expiry score has passed, counts the live members plus one if the {@code :trial1} claim
+ * exists, and adds the new token (score = expiry) only below {@code permits}, extending the set's TTL to its
+ * longest claim. So breakers with different permits on one operation never hold more live claims than the
+ * larger limit, and never more than one when a one-permit breaker won. Expiry is judged by the server's
+ * clock ({@code TIME} and {@code PX} inside the script): Redis 7 replicates a script's effects, so replicas
+ * and a promoted primary hold the same absolute expiries and no client clock is involved. Release is
+ * {@code release.lua}, a compare-and-delete: {@code DEL :trial1} only if it still holds the token, else
+ * {@code ZREM :trial token}; a stale, expired or unknown token frees nothing. {@code delete} and force
+ * CLOSED remove both claim keys. Data of another type under a claim key is a
+ * {@link dev.redeye.api.StoreException}.
  *
  * <h2>Why the feed is published from Java, after the script</h2>
  * A Cluster script may only touch keys of one slot, and the state keys of different operations are spread
@@ -79,5 +97,16 @@
  * fails, every subscriber's {@code onGap} runs, then the reader reconnects with exponential backoff and
  * resumes after the last entry it delivered. {@code close()} disconnects the connection (which ends a pending
  * XREAD at once) and joins the thread.
+ *
+ * <p>Every read is bounded, whatever supplied the connection: Jedis would give a command it knows as
+ * blocking the client's blocking socket timeout (infinite unless configured), so a silently dead TCP
+ * connection (a partition, no RST) would hang the reader for good. The reader sends XREAD as a plain command
+ * and sets the connection's socket timeout to the block time ({@code feedBlock}, default 2 s) plus the larger
+ * of 1 s and half of it; a read without an answer by then fails, signals a gap and reconnects.
+ *
+ * <p>The stream is trimmed ({@code MAXLEN ~ feedMaxLength}), so a reader that falls that far behind while
+ * connected (a slow subscriber) would skip trimmed entries. When a read returns a full batch (256 entries, or
+ * {@code feedMaxLength} if smaller), the reader reads the stream's first entry id ({@code XRANGE - + COUNT
+ * 1}); if it is newer than the last entry read before, it signals a gap (a false positive is harmless).
  */
 package dev.redeye.store.redis;

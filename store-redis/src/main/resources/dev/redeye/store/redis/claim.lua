@@ -1,13 +1,20 @@
 -- redeye: claim one half-open trial permit.
 --
--- KEYS[1] claims zset (<prefix>{<tag>}:trial): member = token, score = expiry in server epoch ms
+-- KEYS[1] claims zset (<prefix>{<tag>}:trial): member = token, score = expiry in server epoch ms;
+--         used when permits > 1
+-- KEYS[2] one-permit claim (<prefix>{<tag>}:trial1): a string holding the token, expiring by PX;
+--         used when permits == 1
 -- ARGV[1] permits (>= 1)
 -- ARGV[2] ttl ms (>= 1)
 -- ARGV[3] token (unique per call)
 --
 -- Returns 1 when the claim was created, 0 when every permit is held by a live claim.
--- Expiry uses the SERVER clock (TIME): scripts replicate their effects, so replicas and a promoted
--- primary see the same absolute expiry scores, and no client clock is involved.
+-- Both keys share the operation's hash tag (one Cluster slot). Breakers with different permits may share
+-- a key, so each branch counts the live claims of the other structure too:
+--   permits == 1: fails if the zset holds any live member, else SET NX PX;
+--   permits  > 1: live zset members + 1 if the one-permit claim exists must stay below permits.
+-- Expiry uses the SERVER clock (TIME, and PX): scripts replicate their effects, so replicas and a
+-- promoted primary see the same absolute expiries, and no client clock is involved.
 
 if redis.replicate_commands then
   redis.replicate_commands() -- effect replication; a no-op on Redis 7+, required before TIME on Redis < 5
@@ -17,8 +24,33 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local permits = tonumber(ARGV[1])
 local ttl = tonumber(ARGV[2])
 
+-- Data of another type under the one-permit key would block every claim without ever expiring.
+local function check_claim1()
+  local ty = redis.call('TYPE', KEYS[2])['ok']
+  if ty ~= 'none' and ty ~= 'string' then
+    return redis.error_reply('REDEYE_MALFORMED the one-permit claim key holds a ' .. ty .. ', not a string')
+  end
+  return nil
+end
+
+if permits == 1 then
+  if redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf') > 0 then
+    return 0
+  end
+  if redis.call('SET', KEYS[2], ARGV[3], 'NX', 'PX', ttl) then
+    return 1
+  end
+  return check_claim1() or 0
+end
+
+local bad = check_claim1()
+if bad then
+  return bad
+end
+
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now) -- drop expired claims
-if redis.call('ZCARD', KEYS[1]) >= permits then
+local live = redis.call('ZCARD', KEYS[1]) + redis.call('EXISTS', KEYS[2])
+if live >= permits then
   return 0
 end
 redis.call('ZADD', KEYS[1], now + ttl, ARGV[3])

@@ -3,6 +3,7 @@
 --
 -- KEYS[1]  state hash   (<prefix>{<tag>}:state)
 -- KEYS[2]  claims zset  (<prefix>{<tag>}:trial), same hash slot; only force_closed touches it
+-- KEYS[3]  one-permit claim string (<prefix>{<tag>}:trial1), same hash slot; only force_closed touches it
 -- ARGV[1]  op: failure | success | trial_success | trial_failure | force_open | force_half_open | force_closed
 -- ARGV[2]  now, epoch ms (the caller's clock; this script never reads the server clock)
 -- ARGV[3]  strategy code: 0 consecutive, 1 errorRate
@@ -12,7 +13,8 @@
 -- ARGV[7]  minimumCalls
 -- ARGV[8]  errorRateDecay
 -- ARGV[9]  successThreshold
--- ARGV[10] state ttl ms, refreshed on every write
+-- ARGV[10] state ttl ms, set on every write of a state that is not forced; a forced state is stored
+--          without expiry (PERSIST), since nothing refreshes it while the gate rejects every call
 -- ARGV[11] openedAt of a forced half-open state (now - 2 * maxResetTimeout, computed by the caller)
 --
 -- Returns {kind, changed, 10 previous fields, 10 next fields}: kind is a TransitionKind wire name or ''
@@ -264,10 +266,16 @@ if changed == '1' then
     args[#args + 1] = q[i]
   end
   redis.call('HSET', KEYS[1], unpack(args))
+end
+-- A forced state never expires (an operator holds it until reset); any other state carries the
+-- clean-up ttl. A forced state left unchanged is persisted too (it may predate this rule).
+if nxt.forced then
+  redis.call('PERSIST', KEYS[1])
+elseif changed == '1' then
   redis.call('PEXPIRE', KEYS[1], ttl)
 end
 if op == 'force_closed' then
-  redis.call('DEL', KEYS[2])
+  redis.call('DEL', KEYS[2], KEYS[3])
 end
 
 local out = {kind, changed}

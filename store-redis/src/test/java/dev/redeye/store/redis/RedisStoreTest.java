@@ -35,6 +35,8 @@ import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TransitionKind;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.resps.StreamEntry;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -129,11 +131,19 @@ class RedisStoreTest {
         assertEquals("2000", raw.hget(stateKey, "openedAt"));
         assertEquals("1", raw.hget(stateKey, "version"));
 
+        String claim1Key = prefix + "{payment-gateway}:trial1";
+        assertEquals(claim1Key, store.claim1Key("payment-gateway"));
+        String token = store.claimTrial("payment-gateway", 1, Duration.ofSeconds(30)).orElseThrow();
+        assertEquals("string", raw.type(claim1Key), "one permit: SET NX PX");
+        assertEquals(token, raw.get(claim1Key));
+        long claim1Ttl = raw.pttl(claim1Key);
+        assertTrue(claim1Ttl > 0 && claim1Ttl <= 30_000, "one-permit claim TTL " + claim1Ttl);
+
         String claimsKey = prefix + "{payment-gateway}:trial";
         assertEquals(claimsKey, store.claimsKey("payment-gateway"));
-        String token = store.claimTrial("payment-gateway", 1, Duration.ofSeconds(30)).orElseThrow();
-        assertEquals("zset", raw.type(claimsKey));
-        assertEquals(List.of(token), raw.zrange(claimsKey, 0, -1));
+        String token2 = store.claimTrial("payment-gateway", 2, Duration.ofSeconds(30)).orElseThrow();
+        assertEquals("zset", raw.type(claimsKey), "several permits: a sorted set");
+        assertEquals(List.of(token2), raw.zrange(claimsKey, 0, -1));
         long claimTtl = raw.pttl(claimsKey);
         assertTrue(claimTtl > 0 && claimTtl <= 30_000, "claims TTL " + claimTtl);
 
@@ -155,6 +165,7 @@ class RedisStoreTest {
         store.delete("payment-gateway");
         assertFalse(raw.exists(stateKey));
         assertFalse(raw.exists(claimsKey));
+        assertFalse(raw.exists(claim1Key));
     }
 
     @Test
@@ -172,6 +183,8 @@ class RedisStoreTest {
             store.put(n, BreakerState.INITIAL.toBuilder().failures(i + 1).build(), Duration.ofMinutes(1));
             assertEquals(JedisClusterCRC16.getSlot(store.stateKey(n)), JedisClusterCRC16.getSlot(store.claimsKey(n)),
                     "state and claims of one operation share a slot");
+            assertEquals(JedisClusterCRC16.getSlot(store.stateKey(n)), JedisClusterCRC16.getSlot(store.claim1Key(n)),
+                    "state and the one-permit claim of one operation share a slot");
         }
         for (int i = 0; i < names.size(); i++) {
             assertEquals(i + 1, other.get(names.get(i)).orElseThrow().failures(), "name #" + i);
@@ -216,6 +229,13 @@ class RedisStoreTest {
 
         raw.set(store.claimsKey("claims"), "x");
         assertThrows(StoreException.class, () -> store.claimTrial("claims", 1, Duration.ofSeconds(1)));
+        assertThrows(StoreException.class, () -> store.claimTrial("claims", 2, Duration.ofSeconds(1)));
+        raw.hset(store.claim1Key("claim1"), Map.of("not", "a token"));
+        StoreException c1 = assertThrows(StoreException.class, () -> store.claimTrial("claim1", 1, Duration.ofSeconds(1)));
+        assertTrue(c1.getMessage().contains("malformed"), c1.getMessage());
+        assertThrows(StoreException.class, () -> store.claimTrial("claim1", 3, Duration.ofSeconds(1)));
+        assertThrows(StoreException.class, () -> store.releaseTrial("claim1", "t"));
+        assertEquals(Map.of("not", "a token"), raw.hgetAll(store.claim1Key("claim1")));
 
         // A put replaces whatever was there.
         store.put("str", BreakerState.INITIAL, Duration.ofMinutes(1));
@@ -393,6 +413,74 @@ class RedisStoreTest {
     }
 
     @Test
+    void aSilentlyDeadFeedConnectionOnAUserSuppliedPoolSignalsAGapAndRecovers() throws Exception {
+        RedisStoreProvider.Parsed parsed = RedisStoreProvider.parse(RedisTestSupport.url());
+        RedisStore writer = newStore();
+        List<TransitionEvent> events = new CopyOnWriteArrayList<>();
+        AtomicInteger gaps = new AtomicInteger();
+        Policy p = Policy.builder().failureThreshold(1).build();
+        try (FreezableProxy proxy = new FreezableProxy(parsed.address.getHost(), parsed.address.getPort());
+                JedisPooled viaProxy = new JedisPooled(new HostAndPort("127.0.0.1", proxy.port()),
+                        DefaultJedisClientConfig.builder().from(parsed.config).socketTimeoutMillis(500).build());
+                RedisStore store = RedisStore.builder(viaProxy).prefix(prefix)
+                        .feedBlock(Duration.ofMillis(200))
+                        .feedBackoff(Duration.ofMillis(10), Duration.ofMillis(200))
+                        .build()) {
+            store.subscribe(events::add, gaps::incrementAndGet);
+            writer.recordFailure("p1", p, 1);
+            await(() -> events.size() == 1, "the first event through the proxy");
+
+            proxy.freeze(); // the TCP connection stays up but nothing answers: a partition
+            long frozenAt = System.nanoTime();
+            await(() -> gaps.get() >= 1, "onGap while the feed connection is silently dead");
+            long toGapMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozenAt);
+            assertTrue(toGapMillis < 5_000, "a dead read is noticed after block + margin, took " + toGapMillis + " ms");
+
+            proxy.unfreeze();
+            writer.recordFailure("p2", p, 2);
+            await(() -> events.stream().anyMatch(e -> e.operation().equals("p2")), "events after the partition heals");
+            assertTrue(store.isFeedReaderAlive());
+        }
+    }
+
+    @Test
+    void aReaderThatFallsBehindTheTrimmingWhileConnectedSignalsAGap() throws Exception {
+        RedisStore store = RedisStore.builder(RedisTestSupport.raw()).prefix(prefix).closeClient(true)
+                .feedMaxLength(5)
+                .feedBlock(Duration.ofMillis(200))
+                .build();
+        stores.add(store);
+        List<TransitionEvent> events = new CopyOnWriteArrayList<>();
+        AtomicInteger gaps = new AtomicInteger();
+        CountDownLatch hold = new CountDownLatch(1);
+        store.subscribe(e -> {
+            events.add(e);
+            if (events.size() == 1) {
+                try {
+                    hold.await(10, TimeUnit.SECONDS); // a slow subscriber: the reader stays connected but behind
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }, gaps::incrementAndGet);
+        Policy p = Policy.defaults();
+        store.force("trim", BreakerStatus.FORCED_OPEN, p, 1);
+        await(() -> events.size() == 1, "the first event");
+        int published = 600;
+        for (int i = 0; i < published; i++) {
+            store.force("trim", BreakerStatus.FORCED_OPEN, p, 2 + i);
+        }
+        assertTrue(raw.xlen(store.feedKey()) < published, "MAXLEN ~ 5 trimmed the stream");
+        assertEquals(0, gaps.get());
+        hold.countDown();
+        await(() -> gaps.get() >= 1, "onGap once the reader finds the stream trimmed past its position");
+        long last = 2 + published - 1;
+        await(() -> !events.isEmpty() && events.get(events.size() - 1).state().openedAt() == last,
+                "the reader still delivers what is left");
+        assertTrue(events.size() < published + 1, "entries were trimmed unseen: " + events.size());
+    }
+
+    @Test
     void aThrowingSubscriberIsLoggedAndOthersKeepReceiving() throws Exception {
         RedisStore store = newStore();
         List<TransitionEvent> got = new CopyOnWriteArrayList<>();
@@ -543,8 +631,167 @@ class RedisStoreTest {
     void forcingClosedRemovesClaims() {
         RedisStore store = newStore();
         store.claimTrial("fc", 1, Duration.ofSeconds(30)).orElseThrow();
+        store.claimTrial("fc2", 2, Duration.ofSeconds(30)).orElseThrow();
+        store.claimTrial("fc2", 2, Duration.ofSeconds(30)).orElseThrow();
+        assertTrue(raw.exists(store.claim1Key("fc")));
         store.force("fc", BreakerStatus.CLOSED, Policy.defaults(), 1);
+        store.force("fc2", BreakerStatus.CLOSED, Policy.defaults(), 1);
         assertFalse(raw.exists(store.claimsKey("fc")));
+        assertFalse(raw.exists(store.claim1Key("fc")));
+        assertFalse(raw.exists(store.claimsKey("fc2")));
         assertTrue(store.claimTrial("fc", 1, Duration.ofSeconds(30)).isPresent());
+        assertTrue(store.claimTrial("fc2", 2, Duration.ofSeconds(30)).isPresent());
+    }
+
+    // ------------------------------------------------------------ forced states never expire
+
+    @Test
+    void aForcedStateIsStoredWithoutExpiryAndTheTtlReturnsWhenItStopsBeingForced() {
+        RedisStore store = newStore();
+        Policy p = Policy.builder().failureThreshold(2).resetTimeout(Duration.ofMillis(100))
+                .maxResetTimeout(Duration.ofMillis(400)).stateTtl(Duration.ofSeconds(10)).build();
+        String k = store.stateKey("f");
+        store.recordFailure("f", p, 1);
+        assertTrue(raw.pttl(k) > 0, "an unforced state carries the clean-up ttl");
+
+        assertTrue(store.force("f", BreakerStatus.FORCED_OPEN, p, 2).state().forced());
+        assertEquals(-1, raw.pttl(k), "force OPEN persists the state key");
+        store.recordFailure("f", p, 3);
+        store.recordFailure("f", p, 4);
+        store.trialFailed("f", p, 5);
+        assertEquals(3, store.get("f").orElseThrow().failures(), "failures counted while forced");
+        assertEquals(-1, raw.pttl(k), "writes while forced keep it without expiry");
+        raw.pexpire(k, 60_000); // a forced state stored before this rule: the next write persists it
+        store.recordSuccess("f", p, 6);
+        assertEquals(-1, raw.pttl(k), "an unchanged forced state is persisted too");
+
+        store.force("f", BreakerStatus.CLOSED, p, 7);
+        long t = raw.pttl(k);
+        assertTrue(t > 0 && t <= 10_000, "reset: the clean-up ttl applies again: " + t);
+        store.force("f", BreakerStatus.FORCED_OPEN, p, 8);
+        assertEquals(-1, raw.pttl(k));
+        store.force("f", BreakerStatus.HALF_OPEN, p, 9);
+        t = raw.pttl(k);
+        assertTrue(t > 0 && t <= 10_000, "forced half-open is not forced: ttl again: " + t);
+    }
+
+    @Test
+    void putOfAForcedStateIgnoresTheTtl() {
+        RedisStore store = newStore();
+        String k = store.stateKey("pf");
+        BreakerState forced = BreakerState.INITIAL.toBuilder().open(true).openedAt(5).forced(true).version(3).build();
+        store.put("pf", forced, Duration.ofSeconds(1));
+        assertEquals(-1, raw.pttl(k), "a forced state is stored without expiry");
+        assertEquals(forced, store.get("pf").orElseThrow());
+        store.put("pf", BreakerState.INITIAL, Duration.ofSeconds(30));
+        long t = raw.pttl(k);
+        assertTrue(t > 0 && t <= 30_000, "an unforced put sets its ttl again: " + t);
+    }
+
+    // ------------------------------------------------------------ claims: SET NX for one permit, zset for several
+
+    @Test
+    void onePermitUsesSetNxAndMixedPermitsOnOneKeyNeverExceedTheirLimit() throws Exception {
+        RedisStore store = newStore();
+        // permits > 1 first: one live zset member blocks a one-permit claim.
+        String z1 = store.claimTrial("mix", 3, Duration.ofSeconds(30)).orElseThrow();
+        assertTrue(store.claimTrial("mix", 1, Duration.ofSeconds(30)).isEmpty(), "a live zset claim blocks SET NX");
+        assertFalse(raw.exists(store.claim1Key("mix")));
+        store.releaseTrial("mix", "unknown-token");
+        assertEquals(1, raw.zcard(store.claimsKey("mix")), "an unknown token releases nothing");
+        store.releaseTrial("mix", z1);
+        assertEquals(0, raw.zcard(store.claimsKey("mix")));
+
+        // the one-permit claim counts against several permits.
+        String s1 = store.claimTrial("mix", 1, Duration.ofSeconds(30)).orElseThrow();
+        assertEquals(s1, raw.get(store.claim1Key("mix")));
+        assertTrue(store.claimTrial("mix", 1, Duration.ofSeconds(30)).isEmpty());
+        String z2 = store.claimTrial("mix", 3, Duration.ofSeconds(30)).orElseThrow();
+        String z3 = store.claimTrial("mix", 3, Duration.ofSeconds(30)).orElseThrow();
+        assertTrue(store.claimTrial("mix", 3, Duration.ofSeconds(30)).isEmpty(), "SET claim + 2 zset claims = 3");
+        assertTrue(store.claimTrial("mix", 2, Duration.ofSeconds(30)).isEmpty());
+
+        // release is compare-and-delete on both structures.
+        store.releaseTrial("mix", z2);
+        assertEquals(s1, raw.get(store.claim1Key("mix")), "a zset token does not free the SET claim");
+        store.releaseTrial("mix", s1);
+        assertFalse(raw.exists(store.claim1Key("mix")));
+        assertEquals(List.of(z3), raw.zrange(store.claimsKey("mix"), 0, -1));
+        assertTrue(store.claimTrial("mix", 1, Duration.ofSeconds(30)).isEmpty(), "z3 still live");
+        store.releaseTrial("mix", z3);
+
+        // an expired zset member does not block a one-permit claim; a stale SET token frees nothing.
+        store.claimTrial("mix", 3, Duration.ofMillis(200)).orElseThrow();
+        assertTrue(store.claimTrial("mix", 1, Duration.ofSeconds(30)).isEmpty(), "the 200 ms zset claim is still live");
+        Thread.sleep(300);
+        String fresh = store.claimTrial("mix", 1, Duration.ofSeconds(30)).orElseThrow();
+        store.releaseTrial("mix", "stale-" + fresh);
+        assertEquals(fresh, raw.get(store.claim1Key("mix")));
+    }
+
+    @Test
+    void mixedPermitRaceOnOneKeyNeverExceedsTheLargestLimit() throws Exception {
+        RedisStore a = newStore();
+        RedisStore b = newStore();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<Optional<String>>> ones = new ArrayList<>();
+            List<Future<Optional<String>>> threes = new ArrayList<>();
+            for (int i = 0; i < 32; i++) {
+                RedisStore s = i % 2 == 0 ? a : b;
+                int permits = i % 4 < 2 ? 1 : 3;
+                Future<Optional<String>> f = pool.submit(() -> {
+                    go.await();
+                    return s.claimTrial("mixrace", permits, Duration.ofSeconds(30));
+                });
+                (permits == 1 ? ones : threes).add(f);
+            }
+            go.countDown();
+            int oneWins = 0;
+            int threeWins = 0;
+            for (Future<Optional<String>> f : ones) {
+                oneWins += f.get(30, TimeUnit.SECONDS).isPresent() ? 1 : 0;
+            }
+            for (Future<Optional<String>> f : threes) {
+                threeWins += f.get(30, TimeUnit.SECONDS).isPresent() ? 1 : 0;
+            }
+            assertTrue(oneWins <= 1, "at most one one-permit winner: " + oneWins);
+            assertTrue(oneWins + threeWins <= 3 && oneWins + threeWins >= 1, "live claims " + oneWins + "+" + threeWins);
+            long live = raw.zcard(a.claimsKey("mixrace")) + (raw.exists(a.claim1Key("mixrace")) ? 1 : 0);
+            assertEquals(oneWins + threeWins, live, "every winner holds exactly one live claim");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    // ------------------------------------------------------------ operation names
+
+    @Test
+    void namesThatAreNotWellFormedUtf16AreRefusedAndNulRoundTrips() {
+        RedisStore store = newStore();
+        Policy p = Policy.defaults();
+        for (String bad : List.of("a\uD800", "\uDC00a", "x\uD800\uD800\uDC00y", "\uDBFF")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> store.get(bad));
+            assertTrue(e.getMessage().contains("UTF-16") && e.getMessage().contains("surrogate"), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> store.put(bad, BreakerState.INITIAL, Duration.ofMinutes(1)));
+            assertThrows(IllegalArgumentException.class, () -> store.delete(bad));
+            assertThrows(IllegalArgumentException.class, () -> store.recordFailure(bad, p, 1));
+            assertThrows(IllegalArgumentException.class, () -> store.force(bad, BreakerStatus.FORCED_OPEN, p, 1));
+            assertThrows(IllegalArgumentException.class, () -> store.claimTrial(bad, 1, Duration.ofSeconds(1)));
+            assertThrows(IllegalArgumentException.class, () -> store.releaseTrial(bad, "t"));
+            assertThrows(IllegalArgumentException.class, () -> store.stateKey(bad));
+        }
+        // "a?" is its own breaker; a pair and U+0000 are fine.
+        store.put("a?", BreakerState.INITIAL.toBuilder().failures(7).build(), Duration.ofMinutes(1));
+        store.put("a\u0000", BreakerState.INITIAL.toBuilder().failures(8).build(), Duration.ofMinutes(1));
+        store.put("a", BreakerState.INITIAL.toBuilder().failures(9).build(), Duration.ofMinutes(1));
+        store.put("\uD83D\uDE00", BreakerState.INITIAL.toBuilder().failures(10).build(), Duration.ofMinutes(1));
+        assertEquals(7, store.get("a?").orElseThrow().failures());
+        assertEquals(8, store.get("a\u0000").orElseThrow().failures());
+        assertEquals(9, store.get("a").orElseThrow().failures());
+        assertEquals(10, store.get("\uD83D\uDE00").orElseThrow().failures());
+        assertEquals(9, store.recordFailure("a\u0000", Policy.builder().failureThreshold(100).build(), 1).state().failures());
+        assertEquals(9, store.get("a").orElseThrow().failures(), "a and a\\u0000 stay distinct");
     }
 }
