@@ -7,7 +7,8 @@ import java.lang.ref.Reference;
 
 /**
  * Cost growth with the number of distinct operations (1, 100, 10,000) on one breaker: the per-call cost of
- * healthy calls spread round-robin over every operation, and the heap the breaker retains per operation
+ * healthy calls spread round-robin over every operation (for a store, each call paired with one round trip
+ * of that store, as in {@link LatencyBench}), and the heap the breaker retains per operation
  * (heap used after a full GC with the breaker and every operation live, minus the same before the breaker
  * was built; the operation names and the store client are allocated before the first measurement, so they are
  * not counted).
@@ -26,15 +27,16 @@ final class GrowthBench {
     }
 
     static String run(BenchEnv env) {
-        Table t = new Table("store", "operations", "calls measured", "ns / call", "retained heap (bytes)",
-                "bytes / operation");
+        Table t = new Table("store", "operations", "calls measured", "mean per call (ns)", "execute p50 (µs)",
+                "round trip p50 (µs)", "execute p50 / round trip p50", "retained heap (bytes)", "bytes / operation");
         for (String storeName : env.stores()) {
             for (int n : OPERATIONS) {
                 measure(env, storeName, n, t);
             }
         }
-        return "One thread; every operation called once before the measurement; heap = used heap after"
-                + " System.gc() (MemoryMXBean), so +-1 KB of noise.\n\n" + t;
+        return "One thread, calls spread round-robin over the operations; every operation called once before the"
+                + " measurement. Local mode: mean of a timed loop. Stores: each call paired with one round trip"
+                + " (p50 of each). Heap = used heap after System.gc() (MemoryMXBean), so +-1 KB of noise.\n\n" + t;
     }
 
     private static void measure(BenchEnv env, String storeName, int operations, Table t) {
@@ -44,31 +46,55 @@ final class GrowthBench {
         for (int i = 0; i < operations; i++) {
             names[i] = "operation-" + i;
         }
-        try (StoreFixture fixture = local ? null : env.fixture(storeName, true)) {
+        try (StoreFixture fixture = local ? null : env.fixture(storeName, true);
+                StoreFixture.RoundTrip rt = local ? null : fixture.roundTrip()) {
             CircuitBreaker.Builder b = CircuitBreaker.builder();
             if (!local) {
                 b.store(fixture.open()); // opened first: its client's own heap is not the breaker's
             }
+            Latencies exec = local ? null : new Latencies((int) calls); // allocated before the heap baseline
+            Latencies trip = local ? null : new Latencies((int) calls);
             long before = usedHeapAfterGc();
             try (CircuitBreaker breaker = b.build()) {
                 for (String name : names) {
                     breaker.execute(name, Load.HEALTHY);
                 }
-                // a warm-up pass as long as the measured one, so the JIT has settled
-                int warm = (int) Math.min(calls, local ? calls : 2_000);
-                for (int i = 0; i < warm; i++) {
-                    breaker.execute(names[i % operations], Load.HEALTHY);
+                // a warm-up pass, so the JIT has settled
+                long warm = local ? calls : Math.min(calls, 2_000);
+                for (long i = 0; i < warm; i++) {
+                    breaker.execute(names[(int) (i % operations)], Load.HEALTHY);
                 }
                 long start = System.nanoTime();
-                for (long i = 0; i < calls; i++) {
-                    breaker.execute(names[(int) (i % operations)], Load.HEALTHY);
+                if (local) {
+                    for (long i = 0; i < calls; i++) {
+                        breaker.execute(names[(int) (i % operations)], Load.HEALTHY);
+                    }
+                } else {
+                    // paired with a round trip, like the latency table: round trips on a small VM are
+                    // bimodal (the scheduler), and pairing keeps both figures in the same mode
+                    for (int i = 0; i < calls; i++) {
+                        long t0 = System.nanoTime();
+                        breaker.execute(names[i % operations], Load.HEALTHY);
+                        long t1 = System.nanoTime();
+                        rt.once();
+                        long t2 = System.nanoTime();
+                        exec.add(t1 - t0);
+                        trip.add(t2 - t1);
+                    }
                 }
                 long elapsed = System.nanoTime() - start;
                 long after = usedHeapAfterGc();
                 Reference.reachabilityFence(breaker);
                 long retained = after - before;
-                t.row(local ? "local mode" : storeName, operations, calls, Table.fmt(elapsed / (double) calls, 1),
-                        retained, Table.fmt(retained / (double) operations, 0));
+                if (local) {
+                    t.row("local mode", operations, calls, Table.fmt(elapsed / (double) calls, 1), "-", "-", "-",
+                            retained, Table.fmt(retained / (double) operations, 0));
+                } else {
+                    long e50 = exec.percentile(50);
+                    long r50 = trip.percentile(50);
+                    t.row(storeName, operations, calls, "-", Table.micros(e50), Table.micros(r50),
+                            Table.fmt(e50 / (double) r50, 2), retained, Table.fmt(retained / (double) operations, 0));
+                }
             }
             Reference.reachabilityFence(names);
         }
