@@ -5,7 +5,7 @@
 #   2. JMH RejectionBenchmark    (local mode, open breaker, 1 and 2 threads, -prof gc)
 #   3. DistributedBench          (ops per call, latency vs round trip, atomic vs best-effort, growth, fleet)
 # Raw results go to redeye-bench/results/<UTC date-time>/ (JMH text and JSON, the JMH tables with the
-# targets checked (JmhTables), the distributed tables, the machine). About 15 minutes in all. Redis and PostgreSQL come from scripts/services.sh
+# targets checked (JmhTables), the distributed tables, the machine). About 7 minutes in all. Redis and PostgreSQL come from scripts/services.sh
 # (REDEYE_REDIS_URL / REDEYE_POSTGRES_URL when set).
 #
 # Usage: scripts/bench.sh            the full run BENCHMARK.md quotes
