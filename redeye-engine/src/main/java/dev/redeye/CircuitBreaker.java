@@ -563,6 +563,9 @@ public final class CircuitBreaker implements AutoCloseable {
         if (local != null) {
             return; // local mode reads memory directly; no cache to keep
         }
+        if (!s.open() && subscription == null && e.openView.get() == null) {
+            return; // the common distributed healthy path: nothing cached, nothing to change, no lock
+        }
         synchronized (e) {
             OperationState.OpenView v = e.openView.get();
             if (v == null || s.version() >= v.state.version() || fromStore) {

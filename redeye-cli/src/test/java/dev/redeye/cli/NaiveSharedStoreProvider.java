@@ -29,14 +29,15 @@ public final class NaiveSharedStoreProvider implements StoreProvider {
 
     @Override
     public Store open(String uri) {
-        return new Client(DATA.computeIfAbsent(uri, u -> new ConcurrentHashMap<>()));
+        return new MapStore(DATA.computeIfAbsent(uri, u -> new ConcurrentHashMap<>()));
     }
 
-    private static final class Client implements Store {
+    /** A plain get/put store over a map: no capability at all (also used by {@link NoFeedStoreProvider}). */
+    static final class MapStore implements Store {
         private final Map<String, BreakerState> states;
         private volatile boolean closed;
 
-        Client(Map<String, BreakerState> states) {
+        MapStore(Map<String, BreakerState> states) {
             this.states = states;
         }
 

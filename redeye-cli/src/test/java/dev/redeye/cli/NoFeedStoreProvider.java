@@ -1,12 +1,7 @@
 package dev.redeye.cli;
 
-import dev.redeye.api.BreakerState;
 import dev.redeye.api.Store;
-import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreProvider;
-import java.time.Duration;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -28,40 +23,6 @@ public final class NoFeedStoreProvider implements StoreProvider {
 
     @Override
     public Store open(String uri) {
-        return new PlainStore();
-    }
-
-    private static final class PlainStore implements Store {
-        private final Map<String, BreakerState> states = new ConcurrentHashMap<>();
-        private volatile boolean closed;
-
-        private void ensureOpen() {
-            if (closed) {
-                throw new StoreException("closed");
-            }
-        }
-
-        @Override
-        public Optional<BreakerState> get(String key) {
-            ensureOpen();
-            return Optional.ofNullable(states.get(key));
-        }
-
-        @Override
-        public void put(String key, BreakerState state, Duration ttl) {
-            ensureOpen();
-            states.put(key, state);
-        }
-
-        @Override
-        public void delete(String key) {
-            ensureOpen();
-            states.remove(key);
-        }
-
-        @Override
-        public void close() {
-            closed = true;
-        }
+        return new NaiveSharedStoreProvider.MapStore(new ConcurrentHashMap<>());
     }
 }
