@@ -397,7 +397,7 @@ public final class CircuitBreaker implements AutoCloseable {
             // A claim that cannot be made must not wedge the breaker open: the caller goes through as a trial.
             storeError(e, ex);
             e.trials.increment();
-            return new Trial(null);
+            return new Trial(null, s.version());
         }
         if (token == null) {
             throw rejection(e.name, BreakerStatus.HALF_OPEN, trialTimeout.toMillis());
@@ -419,7 +419,7 @@ public final class CircuitBreaker implements AutoCloseable {
             throw rejection(e.name, BreakerStatus.OPEN, eligibleAt(e.name, current) - at);
         }
         e.trials.increment();
-        return new Trial(token);
+        return new Trial(token, current.version());
     }
 
     /** The state as it is now, for the post-claim check; the earlier read if the store cannot answer. */
@@ -456,12 +456,17 @@ public final class CircuitBreaker implements AutoCloseable {
                 config.writableStackTraces());
     }
 
-    /** A half-open trial: the claim token to release, or null when the claim itself failed. */
+    /**
+     * A half-open trial: the claim token to release (null when the claim itself failed) and the version of
+     * the open period it was admitted under, which fences its outcome.
+     */
     private static final class Trial {
         final String token;
+        final long version;
 
-        Trial(String token) {
+        Trial(String token, long version) {
             this.token = token;
+            this.version = version;
         }
     }
 
@@ -524,7 +529,7 @@ public final class CircuitBreaker implements AutoCloseable {
     private void trialOutcome(OperationState e, Trial trial, boolean success) {
         long now = clock.millis();
         try {
-            afterWrite(e, access.trialOutcome(e.name, success, policy, now), now);
+            afterWrite(e, access.trialOutcome(e.name, trial.version, success, policy, now), now);
         } catch (StoreException ex) {
             storeError(e, ex);
         } catch (RuntimeException ex) {

@@ -1,15 +1,12 @@
 package dev.redeye;
 
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
+import dev.redeye.api.ForwardingStore;
 import dev.redeye.api.Store;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.TransitionFeed;
-import dev.redeye.api.TrialClaims;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -24,15 +21,15 @@ import java.util.function.Consumer;
  * for a breaker, measured rather than assumed (the fleet simulation and the benchmarks report it, and an
  * application can wrap its store in one to watch its own cost).
  *
- * <p>It forwards {@link #capability(Class)}: each capability the wrapped store offers is returned wrapped in
- * a counting view of that same capability, so atomic operations stay atomic (they still run in the wrapped
- * store) and are counted too; a capability the wrapped store lacks stays absent.
+ * <p>It declares exactly the capabilities of the wrapped store ({@link ForwardingStore}): atomic operations
+ * stay atomic (they still run in the wrapped store) and are counted too; a capability the wrapped store lacks
+ * stays absent.
  *
  * <p>Thread-safe (one {@link LongAdder} per method). Counting costs a few nanoseconds per operation, nothing
  * next to a store round trip. An optional {@link Listener} is told of each operation on the calling thread.
  * {@link #close()} closes the wrapped store.
  */
-public final class CountingStore implements Store {
+public final class CountingStore extends ForwardingStore {
 
     /** The store operations counted, one per SPI method. */
     public enum Op {
@@ -65,7 +62,6 @@ public final class CountingStore implements Store {
 
     private static final Listener NONE = (op, key, token) -> { };
 
-    private final Store delegate;
     private final Listener listener;
     private final LongAdder[] counts = new LongAdder[Op.values().length];
 
@@ -83,7 +79,7 @@ public final class CountingStore implements Store {
      * @throws NullPointerException if an argument is null
      */
     public CountingStore(Store delegate, Listener listener) {
-        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        super(delegate);
         this.listener = Objects.requireNonNull(listener, "listener");
         for (int i = 0; i < counts.length; i++) {
             counts[i] = new LongAdder();
@@ -108,57 +104,82 @@ public final class CountingStore implements Store {
         return new Counts(out);
     }
 
-    @Override
-    public Optional<BreakerState> get(String key) {
-        count(Op.GET);
-        Optional<BreakerState> out = delegate.get(key);
-        listener.after(Op.GET, key, null);
+    private <T> T counted(Op op, String key, java.util.function.Supplier<T> call) {
+        count(op);
+        T out = call.get();
+        listener.after(op, key, null);
         return out;
     }
 
     @Override
+    public Optional<BreakerState> get(String key) {
+        return counted(Op.GET, key, () -> super.get(key));
+    }
+
+    @Override
     public void put(String key, BreakerState state, Duration ttl) {
-        count(Op.PUT);
-        delegate.put(key, state, ttl);
-        listener.after(Op.PUT, key, null);
+        counted(Op.PUT, key, () -> {
+            super.put(key, state, ttl);
+            return null;
+        });
     }
 
     @Override
     public void delete(String key) {
-        count(Op.DELETE);
-        delegate.delete(key);
-        listener.after(Op.DELETE, key, null);
+        counted(Op.DELETE, key, () -> {
+            super.delete(key);
+            return null;
+        });
     }
 
     @Override
-    public <C> Optional<C> capability(Class<C> type) {
-        Optional<C> inner = delegate.capability(type);
-        if (inner.isEmpty()) {
-            return inner;
-        }
-        Object wrapped;
-        if (type == AtomicRecording.class) {
-            wrapped = new Recording((AtomicRecording) inner.get());
-        } else if (type == TrialClaims.class) {
-            wrapped = new Claims((TrialClaims) inner.get());
-        } else if (type == AtomicTransitions.class) {
-            wrapped = new CountingTransitions((AtomicTransitions) inner.get());
-        } else if (type == TransitionFeed.class) {
-            wrapped = new Feed((TransitionFeed) inner.get());
-        } else {
-            return inner; // a capability this decorator does not know: forwarded uncounted
-        }
-        return Optional.of(type.cast(wrapped));
+    public StateChange recordFailure(String key, Policy policy, long now) {
+        return counted(Op.RECORD_FAILURE, key, () -> super.recordFailure(key, policy, now));
     }
 
     @Override
-    public void close() {
-        delegate.close();
+    public StateChange recordSuccess(String key, Policy policy, long now) {
+        return counted(Op.RECORD_SUCCESS, key, () -> super.recordSuccess(key, policy, now));
     }
 
     @Override
-    public String toString() {
-        return "CountingStore[" + delegate + "]";
+    public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
+        return counted(Op.RECORD_OUTCOME, key, () -> super.recordOutcome(key, success, policy, now));
+    }
+
+    @Override
+    public Optional<String> claimTrial(String key, int permits, Duration ttl) {
+        count(Op.CLAIM_TRIAL);
+        Optional<String> out = super.claimTrial(key, permits, ttl);
+        listener.after(Op.CLAIM_TRIAL, key, out.orElse(null));
+        return out;
+    }
+
+    @Override
+    public void releaseTrial(String key, String token) {
+        count(Op.RELEASE_TRIAL);
+        super.releaseTrial(key, token);
+        listener.after(Op.RELEASE_TRIAL, key, token);
+    }
+
+    @Override
+    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
+        return counted(Op.TRIAL_SUCCEEDED, key, () -> super.trialSucceeded(key, trialVersion, policy, now));
+    }
+
+    @Override
+    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
+        return counted(Op.TRIAL_FAILED, key, () -> super.trialFailed(key, trialVersion, policy, now));
+    }
+
+    @Override
+    public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
+        return counted(Op.FORCE, key, () -> super.force(key, status, policy, now));
+    }
+
+    @Override
+    public Subscription subscribe(Consumer<TransitionEvent> eventListener, Runnable onGap) {
+        return counted(Op.SUBSCRIBE, null, () -> super.subscribe(eventListener, onGap));
     }
 
     /** An immutable snapshot of the counts, by {@link Op}. */
@@ -228,109 +249,6 @@ public final class CountingStore implements Store {
         @Override
         public int hashCode() {
             return Arrays.hashCode(values);
-        }
-    }
-
-    private final class Recording implements AtomicRecording {
-        private final AtomicRecording inner;
-
-        Recording(AtomicRecording inner) {
-            this.inner = inner;
-        }
-
-        @Override
-        public StateChange recordFailure(String key, Policy policy, long now) {
-            count(Op.RECORD_FAILURE);
-            StateChange out = inner.recordFailure(key, policy, now);
-            listener.after(Op.RECORD_FAILURE, key, null);
-            return out;
-        }
-
-        @Override
-        public StateChange recordSuccess(String key, Policy policy, long now) {
-            count(Op.RECORD_SUCCESS);
-            StateChange out = inner.recordSuccess(key, policy, now);
-            listener.after(Op.RECORD_SUCCESS, key, null);
-            return out;
-        }
-
-        @Override
-        public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-            count(Op.RECORD_OUTCOME);
-            StateChange out = inner.recordOutcome(key, success, policy, now);
-            listener.after(Op.RECORD_OUTCOME, key, null);
-            return out;
-        }
-    }
-
-    private final class Claims implements TrialClaims {
-        private final TrialClaims inner;
-
-        Claims(TrialClaims inner) {
-            this.inner = inner;
-        }
-
-        @Override
-        public Optional<String> claimTrial(String key, int permits, Duration ttl) {
-            count(Op.CLAIM_TRIAL);
-            Optional<String> out = inner.claimTrial(key, permits, ttl);
-            listener.after(Op.CLAIM_TRIAL, key, out.orElse(null));
-            return out;
-        }
-
-        @Override
-        public void releaseTrial(String key, String token) {
-            count(Op.RELEASE_TRIAL);
-            inner.releaseTrial(key, token);
-            listener.after(Op.RELEASE_TRIAL, key, token);
-        }
-    }
-
-    private final class CountingTransitions implements AtomicTransitions {
-        private final AtomicTransitions inner;
-
-        CountingTransitions(AtomicTransitions inner) {
-            this.inner = inner;
-        }
-
-        @Override
-        public StateChange trialSucceeded(String key, Policy policy, long now) {
-            count(Op.TRIAL_SUCCEEDED);
-            StateChange out = inner.trialSucceeded(key, policy, now);
-            listener.after(Op.TRIAL_SUCCEEDED, key, null);
-            return out;
-        }
-
-        @Override
-        public StateChange trialFailed(String key, Policy policy, long now) {
-            count(Op.TRIAL_FAILED);
-            StateChange out = inner.trialFailed(key, policy, now);
-            listener.after(Op.TRIAL_FAILED, key, null);
-            return out;
-        }
-
-        @Override
-        public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
-            count(Op.FORCE);
-            StateChange out = inner.force(key, status, policy, now);
-            listener.after(Op.FORCE, key, null);
-            return out;
-        }
-    }
-
-    private final class Feed implements TransitionFeed {
-        private final TransitionFeed inner;
-
-        Feed(TransitionFeed inner) {
-            this.inner = inner;
-        }
-
-        @Override
-        public Subscription subscribe(Consumer<TransitionEvent> eventListener, Runnable onGap) {
-            count(Op.SUBSCRIBE);
-            Subscription out = inner.subscribe(eventListener, onGap);
-            CountingStore.this.listener.after(Op.SUBSCRIBE, null, null);
-            return out;
         }
     }
 }

@@ -198,15 +198,15 @@ final class DegradingStore implements Store {
         }
 
         @Override
-        public StateChange trialSucceeded(String key, Policy policy, long now) {
-            return attempt(key, () -> remember(key, t.trialSucceeded(key, policy, now)),
-                    () -> memory.trialSucceeded(key, policy, now));
+        public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
+            return attempt(key, () -> remember(key, t.trialSucceeded(key, trialVersion, policy, now)),
+                    () -> memory.trialSucceeded(key, trialVersion, policy, now));
         }
 
         @Override
-        public StateChange trialFailed(String key, Policy policy, long now) {
-            return attempt(key, () -> remember(key, t.trialFailed(key, policy, now)),
-                    () -> memory.trialFailed(key, policy, now));
+        public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
+            return attempt(key, () -> remember(key, t.trialFailed(key, trialVersion, policy, now)),
+                    () -> memory.trialFailed(key, trialVersion, policy, now));
         }
 
         @Override

@@ -114,13 +114,13 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
     }
 
     @Override
-    public StateChange trialSucceeded(String key, Policy policy, long now) {
-        return apply(key, policy, s -> Transitions.trialSucceeded(s, policy, now), now);
+    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
+        return apply(key, policy, s -> Transitions.trialSucceeded(s, trialVersion, policy, now), now);
     }
 
     @Override
-    public StateChange trialFailed(String key, Policy policy, long now) {
-        return apply(key, policy, s -> Transitions.trialFailed(s, policy, now), now);
+    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
+        return apply(key, policy, s -> Transitions.trialFailed(s, trialVersion, policy, now), now);
     }
 
     @Override
@@ -385,13 +385,13 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
         }
 
         @Override
-        public StateChange trialSucceeded(String key, Policy policy, long now) {
-            return b().trialSucceeded(key, policy, now);
+        public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
+            return b().trialSucceeded(key, trialVersion, policy, now);
         }
 
         @Override
-        public StateChange trialFailed(String key, Policy policy, long now) {
-            return b().trialFailed(key, policy, now);
+        public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
+            return b().trialFailed(key, trialVersion, policy, now);
         }
 
         @Override

@@ -67,13 +67,13 @@ final class StoreAccess {
         return putIfChanged(op, Transitions.recordOutcome(prev, success, p, now), p);
     }
 
-    StateChange trialOutcome(String op, boolean success, Policy p, long now) {
+    StateChange trialOutcome(String op, long trialVersion, boolean success, Policy p, long now) {
         if (transitions != null) {
-            return success ? transitions.trialSucceeded(op, p, now) : transitions.trialFailed(op, p, now);
+            return success ? transitions.trialSucceeded(op, trialVersion, p, now)
+                    : transitions.trialFailed(op, trialVersion, p, now);
         }
         BreakerState prev = store.get(op).orElse(null);
-        StateChange ch = success ? Transitions.trialSucceeded(prev, p, now) : Transitions.trialFailed(prev, p, now);
-        return putIfChanged(op, ch, p);
+        return putIfChanged(op, Transitions.trialOutcome(prev, trialVersion, success, p, now), p);
     }
 
     StateChange force(String op, BreakerStatus target, Policy p, long now) {

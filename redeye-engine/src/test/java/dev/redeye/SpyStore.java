@@ -1,16 +1,13 @@
 package dev.redeye;
 
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.ForwardingStore;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.TransitionFeed;
-import dev.redeye.api.TrialClaims;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
@@ -21,7 +18,7 @@ import java.util.function.Consumer;
  * A decorator over a real store (an {@link InMemoryStore} client standing for one process) that counts reads
  * and writes, can hide capabilities, and can be switched to throw {@link StoreException} on every method.
  */
-class SpyStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed {
+class SpyStore extends ForwardingStore {
     final Store delegate;
     private final Set<Class<?>> hidden;
     final AtomicInteger reads = new AtomicInteger();
@@ -35,6 +32,7 @@ class SpyStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions
     volatile boolean failWrites;
 
     SpyStore(Store delegate, Class<?>... hidden) {
+        super(delegate);
         this.delegate = delegate;
         this.hidden = Set.of(hidden);
     }
@@ -64,58 +62,51 @@ class SpyStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions
         }
     }
 
-    private <C> C cap(Class<C> type) {
-        return delegate.capability(type).orElseThrow();
-    }
-
     @Override
     public <C> Optional<C> capability(Class<C> type) {
-        if (hidden.contains(type) || delegate.capability(type).isEmpty()) {
-            return Optional.empty();
-        }
-        return Store.super.capability(type);
+        return hidden.contains(type) ? Optional.empty() : super.capability(type);
     }
 
     @Override
     public Optional<BreakerState> get(String key) {
         reads.incrementAndGet();
         check();
-        return delegate.get(key);
+        return super.get(key);
     }
 
     @Override
     public void put(String key, BreakerState state, Duration ttl) {
         writes.incrementAndGet();
         checkWrite();
-        delegate.put(key, state, ttl);
+        super.put(key, state, ttl);
     }
 
     @Override
     public void delete(String key) {
         writes.incrementAndGet();
         checkWrite();
-        delegate.delete(key);
+        super.delete(key);
     }
 
     @Override
     public StateChange recordFailure(String key, Policy policy, long now) {
         writes.incrementAndGet();
         checkWrite();
-        return cap(AtomicRecording.class).recordFailure(key, policy, now);
+        return super.recordFailure(key, policy, now);
     }
 
     @Override
     public StateChange recordSuccess(String key, Policy policy, long now) {
         writes.incrementAndGet();
         checkWrite();
-        return cap(AtomicRecording.class).recordSuccess(key, policy, now);
+        return super.recordSuccess(key, policy, now);
     }
 
     @Override
     public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
         writes.incrementAndGet();
         checkWrite();
-        return cap(AtomicRecording.class).recordOutcome(key, success, policy, now);
+        return super.recordOutcome(key, success, policy, now);
     }
 
     @Override
@@ -125,41 +116,41 @@ class SpyStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions
         if (failClaims) {
             throw new StoreException("claims down (test)");
         }
-        return cap(TrialClaims.class).claimTrial(key, permits, ttl);
+        return super.claimTrial(key, permits, ttl);
     }
 
     @Override
     public void releaseTrial(String key, String token) {
         releases.incrementAndGet();
         check();
-        cap(TrialClaims.class).releaseTrial(key, token);
+        super.releaseTrial(key, token);
     }
 
     @Override
-    public StateChange trialSucceeded(String key, Policy policy, long now) {
+    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
         writes.incrementAndGet();
         checkWrite();
-        return cap(AtomicTransitions.class).trialSucceeded(key, policy, now);
+        return super.trialSucceeded(key, trialVersion, policy, now);
     }
 
     @Override
-    public StateChange trialFailed(String key, Policy policy, long now) {
+    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
         writes.incrementAndGet();
         checkWrite();
-        return cap(AtomicTransitions.class).trialFailed(key, policy, now);
+        return super.trialFailed(key, trialVersion, policy, now);
     }
 
     @Override
     public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
         writes.incrementAndGet();
         checkWrite();
-        return cap(AtomicTransitions.class).force(key, status, policy, now);
+        return super.force(key, status, policy, now);
     }
 
     @Override
     public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
         check();
-        Subscription sub = cap(TransitionFeed.class).subscribe(listener, onGap);
+        Subscription sub = super.subscribe(listener, onGap);
         liveSubscriptions.incrementAndGet();
         java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
         return () -> {

@@ -17,8 +17,11 @@ package dev.redeye.api;
  * @param samples         outcomes folded into {@code errorRate}
  * @param trialSuccesses  successful trials so far in the current half-open period
  * @param forced          held open by an operator: no trials until reset
- * @param version         monotonic; bumped only on a transition; 0 for a never-transitioned breaker;
- *                        {@link #UNKNOWN_VERSION} for a state read from a layout that carries no version
+ * @param version         monotonic; bumped only on a transition; never goes backwards for a key, also across
+ *                        a delete or an expiry (a never-transitioned key has the starting version of its
+ *                        life: 0, or a store's base such as its clock in microseconds, see
+ *                        {@link #initial(long)}); {@link #UNKNOWN_VERSION} for a state read from a layout that
+ *                        carries no version
  */
 public record BreakerState(
         int failures,
@@ -37,6 +40,21 @@ public record BreakerState(
 
     /** The state of a breaker that has never seen an outcome: closed, all counters 0, version 0. */
     public static final BreakerState INITIAL = new BreakerState(0, 0L, false, 0L, 0, 0.0, 0L, 0, false, 0L);
+
+    /**
+     * The initial state of a new life of a key: {@link #INITIAL} with {@code version} as its version. A store
+     * that creates an absent key starts from this, with a version above any the key had before a
+     * {@code delete} or an expiry, so that versions of a key never go backwards (see {@link Transitions}).
+     *
+     * @param version the starting version, {@code >= 0}
+     * @throws IllegalArgumentException if {@code version} is negative
+     */
+    public static BreakerState initial(long version) {
+        if (version < 0) {
+            throw new IllegalArgumentException("a starting version must be >= 0: " + version);
+        }
+        return version == 0 ? INITIAL : INITIAL.withVersion(version);
+    }
 
     /**
      * Validates the invariants every stored state must satisfy.

@@ -9,7 +9,8 @@ import java.util.Objects;
  * @param previous   the state before the change ({@link BreakerState#INITIAL} for a key never written)
  * @param state      the state after the change (equal to {@code previous} when nothing changed)
  * @param transition the kind of transition, or {@code null} when the change was not a transition
- *                   (a sub-threshold increment, a trial success below the threshold, or no change at all)
+ *                   (a sub-threshold increment, the clearing of sub-threshold failures, a trial success below the
+ *                   threshold, or no change at all)
  */
 public record StateChange(BreakerState previous, BreakerState state, TransitionKind transition) {
 

@@ -2,8 +2,8 @@ package dev.redeye.api;
 
 /**
  * What kind of transition a state change was. Every transition bumps {@link BreakerState#version()} and is
- * published on the {@link TransitionFeed}; a sub-threshold increment or a trial success below the success
- * threshold is not a transition and has no kind.
+ * published on the {@link TransitionFeed}; a sub-threshold increment, the clearing of sub-threshold failures by a
+ * success, or a trial success below the success threshold is not a transition and has no kind.
  *
  * <p>Each constant has an explicit, stable {@link #code()} and {@link #wireName()} used wherever a kind is
  * persisted or published (Lua scripts, NOTIFY payloads, stream entries). Never rely on {@link #ordinal()}.
@@ -15,8 +15,8 @@ public enum TransitionKind {
     REOPENED(2, "reopened", BreakerStatus.HALF_OPEN, BreakerStatus.OPEN),
     /** Enough trials succeeded: the breaker closes and every counter resets. */
     CLOSED(3, "closed", BreakerStatus.HALF_OPEN, BreakerStatus.CLOSED),
-    /** A success while closed cleared accumulated sub-threshold failures. */
-    CLEARED(4, "cleared", BreakerStatus.CLOSED, BreakerStatus.CLOSED),
+    // Code 4 ("cleared") was contract v1's transition for a success clearing sub-threshold failures. Since
+    // contract v2 clearing is a plain write; the code stays reserved and is never reused.
     /** An operator held the breaker open ({@code forceOpen}). */
     FORCED_OPEN(5, "forced_open", null, BreakerStatus.FORCED_OPEN),
     /** An operator made the breaker half-open ({@code forceHalfOpen}). */

@@ -19,21 +19,27 @@ import java.util.Objects;
  * ({@code openedAt = now}, {@code trialSuccesses = 0}, version + 1, {@link TransitionKind#OPENED}).</li>
  * <li><b>Failure while open</b> (either strategy, not a trial): {@code failures + 1} and
  * {@code lastFailureAt = now}; {@code openedAt} and version do not move; not a transition.</li>
- * <li><b>Success while closed</b> (consecutive): if {@code failures > 0} they are cleared as a transition
- * ({@link TransitionKind#CLEARED}); otherwise nothing changes and nothing is written.</li>
+ * <li><b>Success while closed</b> (consecutive): if {@code failures > 0} they are cleared: a write, not a
+ * transition (no version bump, no event; contract v2: v1 made every clearing a transition, so a flapping
+ * dependency published one event per failure); otherwise nothing changes and nothing is written.</li>
  * <li><b>Success while open</b> (not a trial): nothing changes.</li>
  * <li><b>Error-rate outcome</b> while closed: {@code x = 1} for a failure, 0 for a success;
  * {@code errorRate = samples == 0 ? x : decay * errorRate + (1 - decay) * x} (evaluated in that order, in
  * IEEE double); {@code samples + 1}; a failure also sets {@code lastFailureAt = now}; opens when
  * {@code samples >= minimumCalls && errorRate >= errorRateThreshold}. The {@code failures} counter is not
  * used by this strategy while closed.</li>
- * <li><b>Trial success</b> on an open, non-forced breaker: {@code trialSuccesses + 1}; at
- * {@code successThreshold} the breaker closes ({@link #closedFrom(BreakerState)}), version + 1,
- * {@link TransitionKind#CLOSED}; below it, not a transition. On a closed or forced breaker: no change.</li>
- * <li><b>Trial failure</b> on an open, non-forced breaker: {@code open = true}, {@code openedAt = now},
+ * <li><b>Trial fencing</b> (contract v2): a trial is admitted under one open period, identified by the
+ * state's {@code version} when its claim was won, and its outcome carries that version
+ * ({@code trialVersion}). An outcome whose version is not the current one, or that arrives when the breaker
+ * is not open or is forced, changes nothing and returns the current state: a late success from an earlier
+ * period never closes a breaker that reopened since, and K failing trials of one period reopen it once.</li>
+ * <li><b>Trial success</b> of the current period: {@code trialSuccesses + 1}; at {@code successThreshold}
+ * the breaker closes ({@link #closedFrom(BreakerState)}), version + 1, {@link TransitionKind#CLOSED}; below
+ * it, a write that is not a transition (the version, and so the period, stays).</li>
+ * <li><b>Trial failure</b> of the current period: {@code open = true}, {@code openedAt = now},
  * {@code openCount + 1}, {@code failures = max(failures, failureThreshold)}, {@code lastFailureAt = now},
- * {@code trialSuccesses = 0}, version + 1, {@link TransitionKind#REOPENED}. On a closed breaker (another
- * instance's trial closed it meanwhile) it is an ordinary failure; on a forced breaker, no change.</li>
+ * {@code trialSuccesses = 0}, version + 1, {@link TransitionKind#REOPENED}; the new version starts a new
+ * period, so {@code trialSuccesses} restarts at 0 in every period.</li>
  * <li><b>Force</b>: always a transition. OPEN holds the breaker open ({@code forced}, {@code openedAt = now});
  * HALF_OPEN opens it, not forced, with {@code openedAt = now - 2 * maxResetTimeout} so every instance's
  * (jittered) reset window has elapsed and a trial may be claimed at once; CLOSED closes it and resets every
@@ -42,6 +48,12 @@ import java.util.Objects;
  * multiplied by the instance's jitter factor in {@code [1 - jitter, 1 + jitter]}.</li>
  * </ul>
  * Counters saturate at their maximum instead of overflowing.
+ *
+ * <h2>Versions across a key's lives</h2>
+ * Every transition sets {@code version = max(version, 0) + 1}. A store must never let a key's version go
+ * backwards, also after {@link Store#delete} or a backend expiry: when it creates a key that is absent, it
+ * starts from {@link BreakerState#initial(long)} with a base above any version the key had before (the
+ * backend's clock in microseconds, or a remembered tombstone version), not from {@link BreakerState#INITIAL}.
  */
 public final class Transitions {
 
@@ -95,8 +107,8 @@ public final class Transitions {
         if (prev.failures() == 0) {
             return StateChange.unchanged(prev);
         }
-        BreakerState next = prev.toBuilder().failures(0).version(nextVersion(prev)).build();
-        return new StateChange(prev, next, TransitionKind.CLEARED);
+        // Clearing is a write, not a transition (contract v2): same version, no event.
+        return new StateChange(prev, prev.toBuilder().failures(0).build(), null);
     }
 
     /** {@link #recordSuccess} when {@code success}, else {@link #recordFailure}. */
@@ -105,14 +117,16 @@ public final class Transitions {
     }
 
     /**
-     * Records one successful trial.
+     * Records one successful trial admitted under the open period {@code trialVersion} (contract v2 fencing):
+     * a no-op returning the current state unless the breaker is open, not forced, and still at that version.
      *
+     * @param trialVersion the state's version when the trial's claim was won
      * @throws NullPointerException if {@code policy} is null
      */
-    public static StateChange trialSucceeded(BreakerState s, Policy p, long now) {
+    public static StateChange trialSucceeded(BreakerState s, long trialVersion, Policy p, long now) {
         BreakerState prev = orInitial(s);
         Objects.requireNonNull(p, "policy");
-        if (!prev.open() || prev.forced()) {
+        if (!isCurrentTrialPeriod(prev, trialVersion)) {
             return StateChange.unchanged(prev);
         }
         int successes = inc(prev.trialSuccesses());
@@ -123,18 +137,17 @@ public final class Transitions {
     }
 
     /**
-     * Records one failed trial.
+     * Records one failed trial admitted under the open period {@code trialVersion} (contract v2 fencing): a
+     * no-op returning the current state unless the breaker is open, not forced, and still at that version.
      *
+     * @param trialVersion the state's version when the trial's claim was won
      * @throws NullPointerException if {@code policy} is null
      */
-    public static StateChange trialFailed(BreakerState s, Policy p, long now) {
+    public static StateChange trialFailed(BreakerState s, long trialVersion, Policy p, long now) {
         BreakerState prev = orInitial(s);
         Objects.requireNonNull(p, "policy");
-        if (prev.forced()) {
+        if (!isCurrentTrialPeriod(prev, trialVersion)) {
             return StateChange.unchanged(prev);
-        }
-        if (!prev.open()) {
-            return recordFailure(prev, p, now);
         }
         BreakerState next = prev.toBuilder()
                 .open(true)
@@ -146,6 +159,20 @@ public final class Transitions {
                 .version(nextVersion(prev))
                 .build();
         return new StateChange(prev, next, TransitionKind.REOPENED);
+    }
+
+    /** {@link #trialSucceeded} when {@code success}, else {@link #trialFailed}. */
+    public static StateChange trialOutcome(BreakerState s, long trialVersion, boolean success, Policy p, long now) {
+        return success ? trialSucceeded(s, trialVersion, p, now) : trialFailed(s, trialVersion, p, now);
+    }
+
+    /**
+     * Whether a trial admitted under {@code trialVersion} belongs to the current open period of {@code s}:
+     * open, not forced, same version.
+     */
+    public static boolean isCurrentTrialPeriod(BreakerState s, long trialVersion) {
+        BreakerState st = orInitial(s);
+        return st.open() && !st.forced() && st.version() == trialVersion;
     }
 
     /**

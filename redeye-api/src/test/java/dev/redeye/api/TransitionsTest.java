@@ -50,15 +50,64 @@ class TransitionsTest {
     }
 
     @Test
-    void successClearsAsTransitionOrDoesNothing() {
+    void successClearsQuietlyOrDoesNothing() {
         StateChange none = Transitions.recordSuccess(BreakerState.INITIAL, consecutive, 1);
         assertFalse(none.changed());
         assertSame(BreakerState.INITIAL, none.state());
-        BreakerState two = BreakerState.builder().failures(2).lastFailureAt(5).build();
+        BreakerState two = BreakerState.builder().failures(2).lastFailureAt(5).version(3).build();
         StateChange cleared = Transitions.recordSuccess(two, consecutive, 6);
-        assertEquals(TransitionKind.CLEARED, cleared.transition());
+        assertNull(cleared.transition(), "clearing is a write, not a transition (contract v2)");
+        assertTrue(cleared.changed());
         assertEquals(0, cleared.state().failures());
-        assertEquals(1, cleared.state().version());
+        assertEquals(3, cleared.state().version());
+    }
+
+    @Test
+    void trialOutcomesAreFencedByTheVersionTheyWereAdmittedUnder() {
+        Policy p = consecutive.toBuilder().successThreshold(2).build();
+        BreakerState open = BreakerState.builder().open(true).openedAt(1).failures(3).version(7).build();
+        // K failing trials of one period reopen it once.
+        StateChange first = Transitions.trialFailed(open, 7, p, 100);
+        assertEquals(TransitionKind.REOPENED, first.transition());
+        assertEquals(8, first.state().version());
+        assertEquals(1, first.state().openCount());
+        StateChange second = Transitions.trialFailed(first.state(), 7, p, 150);
+        assertFalse(second.changed());
+        assertSame(first.state(), second.state());
+        // A late success from the earlier period never closes the reopened breaker nor counts toward it.
+        StateChange late = Transitions.trialSucceeded(first.state(), 7, p, 200);
+        assertFalse(late.changed());
+        assertEquals(0, late.state().trialSuccesses());
+        // The current period's trials count.
+        StateChange s1 = Transitions.trialSucceeded(first.state(), 8, p, 300);
+        assertNull(s1.transition());
+        assertEquals(1, s1.state().trialSuccesses());
+        assertEquals(8, s1.state().version());
+        StateChange s2 = Transitions.trialSucceeded(s1.state(), 8, p, 301);
+        assertEquals(TransitionKind.CLOSED, s2.transition());
+        // An outcome on a closed breaker (another trial closed it) changes nothing.
+        assertFalse(Transitions.trialFailed(s2.state(), 9, p, 400).changed());
+        assertFalse(Transitions.trialFailed(s2.state(), 8, p, 400).changed());
+    }
+
+    @Test
+    void trialSuccessesRestartInEveryOpenPeriod() {
+        Policy p = consecutive.toBuilder().successThreshold(3).build();
+        BreakerState open = BreakerState.builder().open(true).openedAt(1).failures(3).version(2).build();
+        BreakerState one = Transitions.trialSucceeded(open, 2, p, 10).state();
+        assertEquals(1, one.trialSuccesses());
+        BreakerState reopened = Transitions.trialFailed(one, 2, p, 20).state();
+        assertEquals(0, reopened.trialSuccesses());
+        assertEquals(1, Transitions.trialSucceeded(reopened, 3, p, 30).state().trialSuccesses());
+    }
+
+    @Test
+    void aNewLifeStartsAtTheGivenVersion() {
+        BreakerState base = BreakerState.initial(1_000_000);
+        StateChange c = Transitions.recordFailure(base, consecutive, 5);
+        assertEquals(1_000_000, c.state().version());
+        assertSame(BreakerState.INITIAL, BreakerState.initial(0));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> BreakerState.initial(-1));
     }
 
     @Test
@@ -89,10 +138,10 @@ class TransitionsTest {
         Policy p = consecutive.toBuilder().successThreshold(2).build();
         BreakerState open = BreakerState.builder().open(true).openedAt(1).failures(5).openCount(2).samples(3)
                 .errorRate(0.5).version(7).build();
-        StateChange first = Transitions.trialSucceeded(open, p, 10);
+        StateChange first = Transitions.trialSucceeded(open, 7, p, 10);
         assertNull(first.transition());
         assertEquals(1, first.state().trialSuccesses());
-        StateChange second = Transitions.trialSucceeded(first.state(), p, 11);
+        StateChange second = Transitions.trialSucceeded(first.state(), 7, p, 11);
         assertEquals(TransitionKind.CLOSED, second.transition());
         BreakerState c = second.state();
         assertFalse(c.open());
@@ -107,7 +156,7 @@ class TransitionsTest {
     @Test
     void trialFailureReopensWithBackoff() {
         BreakerState open = BreakerState.builder().open(true).openedAt(1).failures(1).version(3).build();
-        StateChange c = Transitions.trialFailed(open, consecutive, 500);
+        StateChange c = Transitions.trialFailed(open, 3, consecutive, 500);
         assertEquals(TransitionKind.REOPENED, c.transition());
         assertEquals(500, c.state().openedAt());
         assertEquals(1, c.state().openCount());
@@ -124,7 +173,7 @@ class TransitionsTest {
         long now = 1_000_000;
         BreakerState held = Transitions.force(null, BreakerStatus.FORCED_OPEN, consecutive, now).state();
         assertEquals(BreakerStatus.FORCED_OPEN, Transitions.status(held, consecutive, now + 10_000_000, 1.0));
-        assertSame(held, Transitions.trialSucceeded(held, consecutive, now).state());
+        assertSame(held, Transitions.trialSucceeded(held, held.version(), consecutive, now).state());
         BreakerState half = Transitions.force(held, BreakerStatus.HALF_OPEN, consecutive, now).state();
         assertEquals(BreakerStatus.HALF_OPEN, Transitions.status(half, consecutive, now, 1.0 + 0.999));
         BreakerState closed = Transitions.force(half, BreakerStatus.CLOSED, consecutive, now).state();

@@ -1,8 +1,7 @@
 package dev.redeye.bench;
 
-import dev.redeye.api.BreakerState;
+import dev.redeye.api.ForwardingStore;
 import dev.redeye.api.Store;
-import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -14,30 +13,14 @@ import java.util.Optional;
  *
  * <p>Thread-safe as far as the wrapped store is; adds no cost. {@link #close()} closes the wrapped store.
  */
-public final class BestEffortStore implements Store {
-    private final Store delegate;
+public final class BestEffortStore extends ForwardingStore {
 
     /**
      * @param delegate the store whose capabilities to hide
      * @throws NullPointerException if {@code delegate} is null
      */
     public BestEffortStore(Store delegate) {
-        this.delegate = Objects.requireNonNull(delegate, "delegate");
-    }
-
-    @Override
-    public Optional<BreakerState> get(String key) {
-        return delegate.get(key);
-    }
-
-    @Override
-    public void put(String key, BreakerState state, Duration ttl) {
-        delegate.put(key, state, ttl);
-    }
-
-    @Override
-    public void delete(String key) {
-        delegate.delete(key);
+        super(delegate);
     }
 
     /** Always empty: this view offers no capability at all. */
@@ -45,15 +28,5 @@ public final class BestEffortStore implements Store {
     public <C> Optional<C> capability(Class<C> type) {
         Objects.requireNonNull(type, "type");
         return Optional.empty();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
-    }
-
-    @Override
-    public String toString() {
-        return "BestEffortStore[" + delegate + "]";
     }
 }

@@ -436,8 +436,7 @@ final class Simulation {
         long up = config.upAt().toMillis();
         Map<Integer, Long> firstClose = new LinkedHashMap<>();
         for (TimelineEntry e : events) {
-            if (e.instance() > 0 && e.atMs() >= up && e.to().equals(BreakerStatus.CLOSED.name())
-                    && !e.kind().equals(TransitionKind.CLEARED.wireName())) {
+            if (e.instance() > 0 && e.atMs() >= up && e.to().equals(BreakerStatus.CLOSED.name())) {
                 firstClose.putIfAbsent(e.instance(), e.atMs());
             }
         }

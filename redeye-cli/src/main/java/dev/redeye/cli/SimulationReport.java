@@ -129,8 +129,6 @@ final class SimulationReport {
                 return many ? "trials failed, reopened (longer window)" : "won the trial, it failed: reopened";
             case "closed":
                 return many ? "trials succeeded, closed" : "won the trial, it succeeded: closed";
-            case "cleared":
-                return "a success cleared counted failures";
             default:
                 return kind;
         }

@@ -287,8 +287,8 @@ abstract class PlainStoreRules extends TckBase {
                 assertThrowsStoreException(() -> claims.get().releaseTrial(k, "token"), "releaseTrial after close");
             }
             if (tr.isPresent()) {
-                assertThrowsStoreException(() -> tr.get().trialSucceeded(k, p, T0), "trialSucceeded after close");
-                assertThrowsStoreException(() -> tr.get().trialFailed(k, p, T0), "trialFailed after close");
+                assertThrowsStoreException(() -> tr.get().trialSucceeded(k, 0, p, T0), "trialSucceeded after close");
+                assertThrowsStoreException(() -> tr.get().trialFailed(k, 0, p, T0), "trialFailed after close");
                 assertThrowsStoreException(() -> tr.get().force(k, BreakerStatus.CLOSED, p, T0), "force after close");
             }
             if (feed.isPresent()) {

@@ -47,7 +47,7 @@ abstract class TransitionRules extends ClaimRules {
         Policy p = consecutive(5);
         BreakerState open = openState(T0, 3);
         a.put(k, open, STATE_TTL);
-        StateChange c = transitions(b).trialSucceeded(k, p, T0 + 70_000);
+        StateChange c = transitions(b).trialSucceeded(k, open.version(), p, T0 + 70_000);
         BreakerState expected = Transitions.closedFrom(open);
         assertSameState(expected, c.state(), "state after a trial success");
         assertEquals(TransitionKind.CLOSED, c.transition(), "a closing trial success is a transition");
@@ -68,14 +68,14 @@ abstract class TransitionRules extends ClaimRules {
         Policy p = Policy.builder().successThreshold(3).jitter(0).build();
         a.put(k, openState(T0, 8), STATE_TTL);
         for (int i = 1; i <= 2; i++) {
-            StateChange c = transitions(i == 1 ? a : b).trialSucceeded(k, p, T0 + 70_000 + i);
+            StateChange c = transitions(i == 1 ? a : b).trialSucceeded(k, 8, p, T0 + 70_000 + i);
             assertNull(c.transition(), "trial success " + i + " of 3 is not a transition");
             assertEquals(i, c.state().trialSuccesses(), "trialSuccesses after trial success " + i);
             assertTrue(c.state().open(), "still open after trial success " + i + " of 3");
             assertEquals(8, c.state().version(), "version after trial success " + i + " of 3");
             assertEquals(i, a.get(k).orElseThrow().trialSuccesses(), "stored trialSuccesses");
         }
-        StateChange third = transitions(a).trialSucceeded(k, p, T0 + 70_010);
+        StateChange third = transitions(a).trialSucceeded(k, 8, p, T0 + 70_010);
         assertEquals(TransitionKind.CLOSED, third.transition(), "the third trial success closes");
         assertFalse(third.state().open(), "closed after 3 of 3");
         assertEquals(0, third.state().trialSuccesses(), "trialSuccesses reset on close");
@@ -96,7 +96,7 @@ abstract class TransitionRules extends ClaimRules {
         BreakerState open = new BreakerState(1, T0 - 5, true, T0, 1, 0.0, 0, 2, false, 12);
         a.put(k, open, STATE_TTL);
         long now = T0 + 120_000;
-        StateChange c = transitions(b).trialFailed(k, p, now);
+        StateChange c = transitions(b).trialFailed(k, 12, p, now);
         BreakerState expected = new BreakerState(5, now, true, now, 2, 0.0, 0, 0, false, 13);
         assertSameState(expected, c.state(), "state after a trial failure at now = T0 + 120000");
         assertEquals(TransitionKind.REOPENED, c.transition(), "a trial failure is a transition");
@@ -118,12 +118,12 @@ abstract class TransitionRules extends ClaimRules {
         long now = T0;
         for (int i = 1; i <= 4; i++) {
             now += 60_000L << i;
-            StateChange c = transitions(i % 2 == 0 ? a : b).trialFailed(k, p, now);
+            StateChange c = transitions(i % 2 == 0 ? a : b).trialFailed(k, i, p, now);
             assertEquals(i, c.state().openCount(), "openCount after failed trial " + i);
             assertEquals(now, c.state().openedAt(), "openedAt after failed trial " + i);
             assertEquals(1 + i, c.state().version(), "version after failed trial " + i);
         }
-        StateChange closed = transitions(a).trialSucceeded(k, p, now + 1_000_000);
+        StateChange closed = transitions(a).trialSucceeded(k, 5, p, now + 1_000_000);
         assertEquals(0, closed.state().openCount(), "openCount after the breaker closed");
         assertEquals(0, b.get(k).orElseThrow().openCount(), "stored openCount after the breaker closed");
     }
@@ -153,7 +153,7 @@ abstract class TransitionRules extends ClaimRules {
         assertTrue(s.forced() && s.open(), "force OPEN must be held open (forced)");
         assertEquals(BreakerStatus.FORCED_OPEN, Transitions.status(s, p, T0 + 100 + 365L * 86_400_000, 1.0),
                 "a forced-open breaker offers no trials, even a year later");
-        StateChange trial = transitions(b).trialSucceeded(k, p, T0 + 200);
+        StateChange trial = transitions(b).trialSucceeded(k, s.version(), p, T0 + 200);
         assertFalse(trial.isTransition(), "a trial success must not close a forced-open breaker");
         assertTrue(b.get(k).orElseThrow().forced(), "still forced after a stray trial success");
 
@@ -239,7 +239,8 @@ abstract class TransitionRules extends ClaimRules {
             AtomicTransitions tr = transitions(c);
             for (int i = 0; i < 25; i++) {
                 long now = T0 + 1_000 + i;
-                results.add((i + t) % 3 == 0 ? tr.trialFailed(k, p, now) : tr.trialSucceeded(k, p, now));
+                long v = c.get(k).orElseThrow().version(); // the period this trial was admitted under
+                results.add((i + t) % 3 == 0 ? tr.trialFailed(k, v, p, now) : tr.trialSucceeded(k, v, p, now));
             }
         });
         BreakerState end = clients[1].get(k).orElseThrow();
@@ -269,12 +270,13 @@ abstract class TransitionRules extends ClaimRules {
                 fail("result " + (i + 1) + " of " + changing.size() + " in serial order started from " + c.previous()
                         + " but the previous result left " + expectedPrev + ": no serial order produces these results");
             }
-            // A closed prior state only changes through trialFailed (an ordinary failure); an open one through
-            // trialFailed (REOPENED) or trialSucceeded. lastFailureAt carries the now of a failure.
-            boolean failure = !c.previous().open() || c.transition() == TransitionKind.REOPENED;
+            // Only the current open period's outcomes change a state (fencing): trialFailed (REOPENED) or
+            // trialSucceeded. lastFailureAt carries the now of a failure.
+            boolean failure = c.transition() == TransitionKind.REOPENED;
+            long v = c.previous().version();
             StateChange replay = failure
-                    ? Transitions.trialFailed(c.previous(), p, c.state().lastFailureAt())
-                    : Transitions.trialSucceeded(c.previous(), p, T0);
+                    ? Transitions.trialFailed(c.previous(), v, p, c.state().lastFailureAt())
+                    : Transitions.trialSucceeded(c.previous(), v, p, T0);
             assertSameState(replay.state(), c.state(), "result " + (i + 1) + " replayed through Transitions");
             expectedPrev = c.state();
         }

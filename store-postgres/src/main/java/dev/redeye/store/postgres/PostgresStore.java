@@ -314,15 +314,15 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     // ---------------------------------------------------------------- AtomicTransitions
 
     @Override
-    public StateChange trialSucceeded(String key, Policy policy, long now) {
+    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
         Objects.requireNonNull(policy, "policy");
-        return transact("trialSucceeded", key, policy, now, false, s -> Transitions.trialSucceeded(s, policy, now));
+        return transact("trialSucceeded", key, policy, now, false, s -> Transitions.trialSucceeded(s, trialVersion, policy, now));
     }
 
     @Override
-    public StateChange trialFailed(String key, Policy policy, long now) {
+    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
         Objects.requireNonNull(policy, "policy");
-        return transact("trialFailed", key, policy, now, false, s -> Transitions.trialFailed(s, policy, now));
+        return transact("trialFailed", key, policy, now, false, s -> Transitions.trialFailed(s, trialVersion, policy, now));
     }
 
     @Override

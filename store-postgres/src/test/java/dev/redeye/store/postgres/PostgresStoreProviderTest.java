@@ -130,7 +130,7 @@ class PostgresStoreProviderTest {
             List<Executable> calls = List.of(() -> s.get("k"),
                     () -> s.put("k", st, ttl), () -> s.delete("k"), () -> s.recordFailure("k", p, 1),
                     () -> s.recordSuccess("k", p, 1), () -> s.recordOutcome("k", false, p, 1),
-                    () -> s.trialSucceeded("k", p, 1), () -> s.trialFailed("k", p, 1),
+                    () -> s.trialSucceeded("k", 1, p, 1), () -> s.trialFailed("k", 1, p, 1),
                     () -> s.force("k", BreakerStatus.FORCED_OPEN, p, 1),
                     () -> s.claimTrial("k", 1, ttl), () -> s.releaseTrial("k", "t"), s::purgeExpired,
                     () -> s.subscribe(e -> { }, () -> { }));

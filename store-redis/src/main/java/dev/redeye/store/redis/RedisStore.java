@@ -312,14 +312,14 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
 
     /** {@inheritDoc} One EVALSHA of {@code state.lua}, plus one to publish when it closed the breaker. */
     @Override
-    public StateChange trialSucceeded(String key, Policy policy, long now) {
-        return apply("trial_success", key, policy, now);
+    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
+        return apply("trial_success", key, policy, now, trialVersion);
     }
 
     /** {@inheritDoc} One EVALSHA of {@code state.lua}, plus one to publish when it was a transition. */
     @Override
-    public StateChange trialFailed(String key, Policy policy, long now) {
-        return apply("trial_failure", key, policy, now);
+    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
+        return apply("trial_failure", key, policy, now, trialVersion);
     }
 
     /**
@@ -420,6 +420,10 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
     // ---------------------------------------------------------------- internals
 
     private StateChange apply(String op, String key, Policy policy, long now) {
+        return apply(op, key, policy, now, BreakerState.UNKNOWN_VERSION);
+    }
+
+    private StateChange apply(String op, String key, Policy policy, long now, long trialVersion) {
         String state = keys.state(key);
         String claims = keys.claims(key);
         String claim1 = keys.claim1(key);
@@ -436,7 +440,8 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
                 Double.toString(policy.errorRateDecay()),
                 Integer.toString(policy.successThreshold()),
                 Long.toString(policy.stateTtlMillis()),
-                Long.toString(Transitions.halfOpenOpenedAt(policy, now)));
+                Long.toString(Transitions.halfOpenOpenedAt(policy, now)),
+                Long.toString(trialVersion));
         Object raw = call(op, key, () -> STATE.run(client, List.of(state, claims, claim1), args));
         StateChange change = decode(raw, key);
         if (change.isTransition()) {

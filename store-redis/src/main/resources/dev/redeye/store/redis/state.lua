@@ -16,6 +16,8 @@
 -- ARGV[10] state ttl ms, set on every write of a state that is not forced; a forced state is stored
 --          without expiry (PERSIST), since nothing refreshes it while the gate rejects every call
 -- ARGV[11] openedAt of a forced half-open state (now - 2 * maxResetTimeout, computed by the caller)
+-- ARGV[12] trial version: for trial_success / trial_failure, the version of the open period the trial was
+--          admitted under (contract v2 fencing); an outcome of another period changes nothing
 --
 -- Returns {kind, changed, 10 previous fields, 10 next fields}: kind is a TransitionKind wire name or ''
 -- when the change is not a transition; changed is '1' when the hash was written. Fields come in the
@@ -39,6 +41,7 @@ local decay = tonumber(ARGV[8])
 local success_threshold = tonumber(ARGV[9])
 local ttl = ARGV[10]
 local half_open_opened_at = tonumber(ARGV[11])
+local trial_version = tonumber(ARGV[12])
 
 local function parse_int(v, name, min, max)
   if not v then return nil, 'missing field ' .. name end
@@ -183,13 +186,17 @@ local function record_success(s)
   if strategy == 1 then return error_rate_outcome(s, true) end
   if s.failures == 0 then return s, '' end
   local n = copy(s)
-  n.failures = 0
-  n.version = next_version(s)
-  return n, 'cleared'
+  n.failures = 0 -- clearing is a write, not a transition (contract v2): same version, no event
+  return n, ''
+end
+
+-- Trial fencing (contract v2): only an outcome of the current open period counts.
+local function current_period(s)
+  return s.open and not s.forced and s.version == trial_version
 end
 
 local function trial_succeeded(s)
-  if not s.open or s.forced then return s, '' end
+  if not current_period(s) then return s, '' end
   local k = inc(s.trialSuccesses, INT_MAX)
   if k >= success_threshold then return closed_from(s), 'closed' end
   local n = copy(s)
@@ -198,8 +205,7 @@ local function trial_succeeded(s)
 end
 
 local function trial_failed(s)
-  if s.forced then return s, '' end
-  if not s.open then return record_failure(s) end
+  if not current_period(s) then return s, '' end
   local n = copy(s)
   n.open = true
   n.openedAt = now

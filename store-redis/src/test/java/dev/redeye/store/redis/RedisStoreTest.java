@@ -96,7 +96,8 @@ class RedisStoreTest {
         raw.scriptFlush();
         assertEquals(2, store.recordFailure("op", p, 1_001).state().failures());
         raw.scriptFlush();
-        assertEquals(3, store.trialFailed("op", p, 1_002).state().failures(), "a trial failure on a closed breaker counts");
+        assertEquals(2, store.trialFailed("op", 0, p, 1_002).state().failures(),
+                "a trial failure on a closed breaker is fenced out (contract v2)");
         raw.scriptFlush();
         assertTrue(store.claimTrial("other", 1, Duration.ofSeconds(5)).isPresent());
         raw.scriptFlush();
@@ -225,7 +226,7 @@ class RedisStoreTest {
         bad.put("errorRate", "1.5");
         raw.hset(store.stateKey("badnum"), bad);
         assertThrows(StoreException.class, () -> store.get("badnum"));
-        assertThrows(StoreException.class, () -> store.trialFailed("badnum", p, 1));
+        assertThrows(StoreException.class, () -> store.trialFailed("badnum", 0, p, 1));
 
         raw.set(store.claimsKey("claims"), "x");
         assertThrows(StoreException.class, () -> store.claimTrial("claims", 1, Duration.ofSeconds(1)));
@@ -250,8 +251,8 @@ class RedisStoreTest {
         f.remove("version");
         raw.hset(store.stateKey("old"), f);
         assertEquals(BreakerState.UNKNOWN_VERSION, store.get("old").orElseThrow().version());
-        StateChange c = store.recordSuccess("old", Policy.defaults(), 20);
-        assertEquals(TransitionKind.CLEARED, c.transition());
+        StateChange c = store.recordFailure("old", Policy.builder().failureThreshold(4).build(), 20);
+        assertEquals(TransitionKind.OPENED, c.transition());
         assertEquals(1, c.state().version());
     }
 
@@ -303,14 +304,19 @@ class RedisStoreTest {
                     want = dev.redeye.api.Transitions.recordSuccess(prev, p, now);
                     got = store.recordSuccess("mix", p, now);
                     break;
-                case 5: case 6:
-                    want = dev.redeye.api.Transitions.trialSucceeded(prev, p, now);
-                    got = store.trialSucceeded("mix", p, now);
+                case 5: case 6: {
+                    // mostly the current period's version, sometimes a stale one (fenced out)
+                    long v = (prev == null ? 0 : prev.version()) - (rnd.nextInt(4) == 0 ? 1 : 0);
+                    want = dev.redeye.api.Transitions.trialSucceeded(prev, v, p, now);
+                    got = store.trialSucceeded("mix", v, p, now);
                     break;
-                case 7: case 8:
-                    want = dev.redeye.api.Transitions.trialFailed(prev, p, now);
-                    got = store.trialFailed("mix", p, now);
+                }
+                case 7: case 8: {
+                    long v = (prev == null ? 0 : prev.version()) - (rnd.nextInt(4) == 0 ? 1 : 0);
+                    want = dev.redeye.api.Transitions.trialFailed(prev, v, p, now);
+                    got = store.trialFailed("mix", v, p, now);
                     break;
+                }
                 default:
                     BreakerStatus target = BreakerStatus.values()[rnd.nextInt(4)];
                     want = dev.redeye.api.Transitions.force(prev, target, p, now);
@@ -545,8 +551,8 @@ class RedisStoreTest {
         assertThrows(StoreException.class, () -> store.recordFailure("x", p, 1));
         assertThrows(StoreException.class, () -> store.recordSuccess("x", p, 1));
         assertThrows(StoreException.class, () -> store.recordOutcome("x", true, p, 1));
-        assertThrows(StoreException.class, () -> store.trialSucceeded("x", p, 1));
-        assertThrows(StoreException.class, () -> store.trialFailed("x", p, 1));
+        assertThrows(StoreException.class, () -> store.trialSucceeded("x", 0, p, 1));
+        assertThrows(StoreException.class, () -> store.trialFailed("x", 0, p, 1));
         assertThrows(StoreException.class, () -> store.force("x", BreakerStatus.CLOSED, p, 1));
         assertThrows(StoreException.class, () -> store.claimTrial("x", 1, Duration.ofSeconds(1)));
         assertThrows(StoreException.class, () -> store.releaseTrial("x", "t"));
@@ -658,7 +664,7 @@ class RedisStoreTest {
         assertEquals(-1, raw.pttl(k), "force OPEN persists the state key");
         store.recordFailure("f", p, 3);
         store.recordFailure("f", p, 4);
-        store.trialFailed("f", p, 5);
+        store.trialFailed("f", store.get("f").orElseThrow().version(), p, 5);
         assertEquals(3, store.get("f").orElseThrow().failures(), "failures counted while forced");
         assertEquals(-1, raw.pttl(k), "writes while forced keep it without expiry");
         raw.pexpire(k, 60_000); // a forced state stored before this rule: the next write persists it

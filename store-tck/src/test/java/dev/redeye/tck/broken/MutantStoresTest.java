@@ -108,7 +108,7 @@ class MutantStoresTest {
                 of(R2_1, R2_2, R2_3, R2_9), of(R1_1, R4_1)));
         out.add(new Mutant("failure while open reopens", () -> altering((s, k, p, now, c) ->
                 c.previous().open() && !c.isTransition() && c.state().failures() > c.previous().failures()
-                        ? Transitions.trialFailed(c.previous(), p, now) : c),
+                        ? Transitions.trialFailed(c.previous(), c.previous().version(), p, now) : c),
                 of(R2_4), of(R2_1, R2_2, R5_3)));
         out.add(new Mutant("a success with nothing to clear is reported as a transition", () -> inner ->
                 new ForwardingStore(inner) {
@@ -120,7 +120,7 @@ class MutantStoresTest {
                         }
                         BreakerState bumped = c.state().withVersion(c.state().version() + 1);
                         inner.put(key, bumped, TTL);
-                        return new StateChange(c.previous(), bumped, TransitionKind.CLEARED);
+                        return new StateChange(c.previous(), bumped, TransitionKind.CLOSED);
                     }
                 }, of(R2_6), of(R2_1, R2_3)));
         out.add(new Mutant("error-rate policy counted as consecutive", () -> inner -> new ForwardingStore(inner) {
@@ -263,7 +263,8 @@ class MutantStoresTest {
         out.add(new Mutant("trial successes close at once (successThreshold ignored)", () -> altering(
                 (s, k, p, now, c) -> c.previous().open() && !c.previous().forced() && c.transition() == null
                         && c.state().trialSuccesses() > c.previous().trialSuccesses()
-                        ? Transitions.trialSucceeded(c.previous(), p.toBuilder().successThreshold(1).build(), now)
+                        ? Transitions.trialSucceeded(c.previous(), c.previous().version(),
+                                p.toBuilder().successThreshold(1).build(), now)
                         : c),
                 of(R5_2), of(R5_1, R5_3)));
         out.add(new Mutant("openCount kept when the breaker closes", () -> altering((s, k, p, now, c) ->
@@ -280,8 +281,8 @@ class MutantStoresTest {
                 of(R5_5, R7_7), of(R5_1, R7_1)));
         out.add(new Mutant("trial success not persisted", () -> inner -> new ForwardingStore(inner) {
             @Override
-            public StateChange trialSucceeded(String key, Policy policy, long now) {
-                return Transitions.trialSucceeded(get(key).orElse(null), policy, now);
+            public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
+                return Transitions.trialSucceeded(get(key).orElse(null), trialVersion, policy, now);
             }
         }, of(R5_1, R7_4), of(R5_3, R7_1)));
         out.add(new Mutant("claim tokens from a per-client counter",

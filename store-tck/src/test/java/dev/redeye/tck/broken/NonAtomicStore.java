@@ -47,13 +47,13 @@ final class NonAtomicStore extends ForwardingStore {
     }
 
     @Override
-    public StateChange trialSucceeded(String key, Policy policy, long now) {
-        return readModifyWrite(key, s -> Transitions.trialSucceeded(s, policy, now));
+    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
+        return readModifyWrite(key, s -> Transitions.trialSucceeded(s, trialVersion, policy, now));
     }
 
     @Override
-    public StateChange trialFailed(String key, Policy policy, long now) {
-        return readModifyWrite(key, s -> Transitions.trialFailed(s, policy, now));
+    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
+        return readModifyWrite(key, s -> Transitions.trialFailed(s, trialVersion, policy, now));
     }
 
     @Override

@@ -35,13 +35,13 @@ final class OwnClockStore extends ForwardingStore {
     }
 
     @Override
-    public StateChange trialSucceeded(String key, Policy policy, long now) {
-        return super.trialSucceeded(key, policy, ownNow());
+    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
+        return super.trialSucceeded(key, trialVersion, policy, ownNow());
     }
 
     @Override
-    public StateChange trialFailed(String key, Policy policy, long now) {
-        return super.trialFailed(key, policy, ownNow());
+    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
+        return super.trialFailed(key, trialVersion, policy, ownNow());
     }
 
     @Override
