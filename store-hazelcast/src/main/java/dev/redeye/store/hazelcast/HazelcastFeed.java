@@ -46,21 +46,26 @@ import org.slf4j.LoggerFactory;
  * delivered per key (the 10,000 most recent keys) and drops an event that is not newer (a duplicate or a
  * straggler), so each subscriber sees a key's versions increase (R6.9). {@code onGap} runs when: an event's
  * version jumps by more than one (an event was lost; also the harmless first transition of a key's new life),
- * the client lost its cluster connection (at the disconnect, at the reconnect and once more a second later,
+ * the client lost its cluster connection (at the disconnect, at the reconnect and once more two seconds later,
  * since Hazelcast re-registers listeners asynchronously after it reconnects), a member left the cluster (its
  * queued events are lost), a partition was lost or a migration failed, a split-brain merge touched the map, or
  * the feed's own queue overflowed.
  *
- * <p>Known limit: with a smart client, a dropped connection to one member that stays in the cluster is not
- * reported by Hazelcast's public API; events of that member's partitions sent before the client reconnects are
- * caught only by the version check at the key's next event.
+ * <p><b>Registration is per connection.</b> A smart client registers the listener on the members it is
+ * connected to when {@link TransitionFeed#subscribe} runs; it connects to the others in the background (every
+ * second) and registers there then. A client that just started may therefore miss the first events of some
+ * partitions, and so may one whose cluster just gained a member: the feed signals one more gap two seconds
+ * after it started on a client and after a member joined, so a subscriber that relies on the feed re-reads
+ * rather than trusting a view that may have missed something. Hazelcast's public API does not report a dropped
+ * connection to one member that stays in the cluster; events of its partitions sent before the client
+ * reconnects are caught by the version check at the key's next event.
  */
 final class HazelcastFeed {
     private static final Logger LOG = LoggerFactory.getLogger(HazelcastFeed.class);
     private static final AtomicLong THREADS = new AtomicLong();
     private static final int QUEUE = 10_000;
     private static final int TRACKED_KEYS = 10_000;
-    private static final long RECONNECT_SETTLE_MILLIS = 1_000;
+    private static final long SETTLE_MILLIS = 2_000;
     private static final Object GAP = new Object();
 
     private final HazelcastInstance hz;
@@ -101,7 +106,9 @@ final class HazelcastFeed {
             unregister.add(() -> hz.getCluster().removeMembershipListener(membership));
             UUID lifecycle = hz.getLifecycleService().addLifecycleListener(this::lifecycle);
             unregister.add(() -> hz.getLifecycleService().removeLifecycleListener(lifecycle));
-            if (!(hz.getLocalEndpoint() instanceof Client)) {
+            if (hz.getLocalEndpoint() instanceof Client) {
+                settleLater();
+            } else {
                 UUID migration = hz.getPartitionService().addMigrationListener(new Migrations());
                 unregister.add(() -> hz.getPartitionService().removeMigrationListener(migration));
             }
@@ -163,6 +170,11 @@ final class HazelcastFeed {
         enqueue(GAP);
     }
 
+    /** Signals a gap {@link #SETTLE_MILLIS} from now, once the client has had time to register everywhere. */
+    private void settleLater() {
+        settleGapAt.set(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SETTLE_MILLIS));
+    }
+
     private void lifecycle(LifecycleEvent e) {
         switch (e.getState()) {
             case CLIENT_DISCONNECTED:
@@ -173,7 +185,7 @@ final class HazelcastFeed {
             case CLIENT_CHANGED_CLUSTER:
                 if (disconnected.getAndSet(false) || e.getState() == LifecycleEvent.LifecycleState.CLIENT_CHANGED_CLUSTER) {
                     gap("the client reconnected");
-                    settleGapAt.set(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RECONNECT_SETTLE_MILLIS));
+                    settleLater();
                 }
                 break;
             default:
@@ -202,7 +214,7 @@ final class HazelcastFeed {
     private final class Membership implements MembershipListener {
         @Override
         public void memberAdded(MembershipEvent membershipEvent) {
-            // partitions migrate to the new member; nothing is lost by that alone
+            settleLater(); // partitions migrate to the new member, which a client connects to in the background
         }
 
         @Override

@@ -36,9 +36,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * 5701. Several members may be listed; the client discovers the rest.</li>
  * <li>{@code map}: the state map (default {@code redeye}; claims go to {@code <map>.claims});
  * {@code mode}: {@code auto} (default), {@code native} or {@code cas} (see {@link HazelcastStore.Mode});
- * {@code timeout}: ms, default 2000 (see below); {@code user} and {@code password}: credentials for clusters
- * that check them (Enterprise); the password is never logged, printed or put in a message. Any other
- * parameter is rejected, so a typo does not pass silently.</li>
+ * {@code timeout}: ms, default 2000 (see below); {@code user} and {@code password}: credentials, only for
+ * clusters with security enabled (Enterprise): a member without security refuses a client that sends any
+ * (Hazelcast's rule), which then cannot connect. The password is never logged, printed or put in a message.
+ * Any other parameter is rejected, so a typo does not pass silently.</li>
  * </ul>
  *
  * <p><b>A client sized for a breaker.</b> Hazelcast's client defaults suit a data grid, not a breaker that must
@@ -114,7 +115,8 @@ public final class HazelcastStoreProvider implements StoreProvider {
             if (!connected.await(p.timeoutMillis, TimeUnit.MILLISECONDS)) {
                 client.shutdown();
                 throw new StoreException("cannot reach the Hazelcast cluster at " + p.safe + " within "
-                        + p.timeoutMillis + " ms (wrong address or cluster name?)");
+                        + p.timeoutMillis + " ms (wrong address or cluster name, or credentials sent to a cluster"
+                        + " without security?)");
             }
             return client;
         } catch (InterruptedException e) {

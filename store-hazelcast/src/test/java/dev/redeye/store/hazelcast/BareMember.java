@@ -94,6 +94,7 @@ final class BareMember implements AutoCloseable {
     HazelcastInstance newClient() {
         HazelcastInstance c = HazelcastStoreProvider.newClient(HazelcastStoreProvider.parse(uri("timeout=10000")));
         clients.add(c);
+        Hooks.warmUpEvents(c);
         return c;
     }
 

@@ -21,6 +21,7 @@ final class EmbeddedCluster implements AutoCloseable {
     private final List<Integer> ports;
     private final List<MapConfig> maps;
     private final List<HazelcastInstance> members = new CopyOnWriteArrayList<>();
+    private final List<Integer> started = new CopyOnWriteArrayList<>();
     private final List<HazelcastInstance> clients = new CopyOnWriteArrayList<>();
 
     /** Starts {@code size} members (they find each other before this returns). */
@@ -37,6 +38,7 @@ final class EmbeddedCluster implements AutoCloseable {
     HazelcastInstance startMember(int i) {
         HazelcastInstance m = Hazelcast.newHazelcastInstance(config(i));
         members.add(m);
+        started.add(ports.get(i));
         return m;
     }
 
@@ -77,14 +79,19 @@ final class EmbeddedCluster implements AutoCloseable {
 
     /** The URI of this cluster for {@link HazelcastStoreProvider} (every member's port listed). */
     String uri(String query) {
-        String hosts = ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+        String hosts = started.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
         return "hazelcast://" + name + "@" + hosts + (query.isEmpty() ? "" : "?" + query);
     }
 
-    /** A new client configured as the URI provider configures its own (timeout 10 s: a busy machine). */
+    /**
+     * A new client configured as the URI provider configures its own (timeout 10 s: a busy machine), returned
+     * once it is connected to every member, so that a listener registered on it covers every partition.
+     */
     HazelcastInstance newClient() {
         HazelcastInstance c = HazelcastStoreProvider.newClient(HazelcastStoreProvider.parse(uri("timeout=10000")));
         clients.add(c);
+        Hooks.awaitConnectedToAll(c, members().size());
+        Hooks.warmUpEvents(c);
         return c;
     }
 

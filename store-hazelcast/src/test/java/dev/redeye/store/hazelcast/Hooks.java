@@ -3,6 +3,8 @@ package dev.redeye.store.hazelcast;
 import com.hazelcast.client.impl.clientside.HazelcastClientProxy;
 import com.hazelcast.client.impl.connection.ClientConnection;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import com.hazelcast.map.listener.EntryAddedListener;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -17,6 +19,48 @@ final class Hooks {
      */
     static void corrupt(HazelcastStore store, String key) {
         store.instance().getMap(store.mapName()).set(key, "failures=many&open=perhaps");
+    }
+
+    /** Waits up to 30 s until a client has a connection to {@code members} members (internal API: tests only). */
+    static void awaitConnectedToAll(HazelcastInstance client, int members) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (((HazelcastClientProxy) client).client.getConnectionManager().getActiveConnections().size() < members) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the client did not connect to all " + members + " members in 30 s");
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    /**
+     * Starts the threads Hazelcast starts lazily for events (the client's event stripes, the members' event
+     * threads): one event of a key in every partition. Without it, the first events a test sees start new
+     * Hazelcast threads, which the TCK's R6.7 (close frees every thread the store started) would count against
+     * the store.
+     */
+    static void warmUpEvents(HazelcastInstance client) {
+        IMap<String, Object> map = client.getMap("redeye-test-warm-up");
+        int keys = 300;
+        java.util.concurrent.CountDownLatch seen = new java.util.concurrent.CountDownLatch(keys);
+        java.util.UUID id = map.addEntryListener((EntryAddedListener<String, Object>) e -> seen.countDown(), false);
+        try {
+            for (int i = 0; i < keys; i++) {
+                map.set("warm-" + i + "-" + System.nanoTime(), "x", 1, java.util.concurrent.TimeUnit.MINUTES);
+            }
+            if (!seen.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                throw new IllegalStateException("warm-up events did not arrive in 30 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } finally {
+            map.removeEntryListener(id);
+        }
     }
 
     /**

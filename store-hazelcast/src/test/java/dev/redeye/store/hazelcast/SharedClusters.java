@@ -1,5 +1,7 @@
 package dev.redeye.store.hazelcast;
 
+import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.config.MapConfig;
 import com.hazelcast.core.HazelcastInstance;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -12,13 +14,16 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code @ExtendWith(SharedClusters.class)}.
  */
 final class SharedClusters implements BeforeAllCallback {
+    /** Maps of the embedded cluster whose name matches this are stored in OBJECT in-memory format. */
+    static final String OBJECT_MAPS = "object-*";
     private static Embedded embedded;
     private static Bare bare;
 
     /** The shared embedded cluster and its two clients. */
     static synchronized Embedded embedded() {
         if (embedded == null) {
-            EmbeddedCluster c = new EmbeddedCluster("embedded", 2);
+            EmbeddedCluster c = new EmbeddedCluster("embedded", 2,
+                    new MapConfig(OBJECT_MAPS).setInMemoryFormat(InMemoryFormat.OBJECT));
             embedded = new Embedded(c, c.newClient(), c.newClient());
         }
         return embedded;
