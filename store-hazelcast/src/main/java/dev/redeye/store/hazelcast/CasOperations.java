@@ -54,7 +54,7 @@ final class CasOperations implements Operations {
         if (view == null) {
             return Optional.empty();
         }
-        BreakerState s = StateValues.decode(view.getValue(), HazelcastStore.where(key)).state;
+        BreakerState s = StateValues.decode(view.getValue(), StateValues.where(key)).state;
         if (s != null && s.forced() && view.getExpirationTime() != Long.MAX_VALUE) {
             // A late setTtl of another client's earlier write hit this forced state: forced never expires.
             states.setTtl(key, MemberProcessor.NO_EXPIRY, TimeUnit.MILLISECONDS);
@@ -64,7 +64,7 @@ final class CasOperations implements Operations {
 
     @Override
     public StateChange change(String key, StateOp op, Policy policy, long now, long trialVersion) {
-        String where = HazelcastStore.where(key);
+        String where = StateValues.where(key);
         for (int attempt = 1; attempt <= attempts; attempt++) {
             Object raw = states.get(key);
             StateValues.Decoded current = StateValues.decode(raw, where);
@@ -83,7 +83,7 @@ final class CasOperations implements Operations {
 
     @Override
     public void delete(String key) {
-        String where = HazelcastStore.where(key);
+        String where = StateValues.where(key);
         for (int attempt = 1; attempt <= attempts; attempt++) {
             Object raw = states.get(key);
             if (raw == null) {
@@ -109,7 +109,7 @@ final class CasOperations implements Operations {
 
     @Override
     public boolean claim(String key, String token, int permits, long ttlMillis) {
-        String where = HazelcastStore.where(key);
+        String where = StateValues.where(key);
         for (int attempt = 1; attempt <= attempts; attempt++) {
             Object raw = claims.get(key);
             Map<String, Long> live = ClaimValues.parse(raw, where);
@@ -127,7 +127,7 @@ final class CasOperations implements Operations {
 
     @Override
     public void release(String key, String token) {
-        String where = HazelcastStore.where(key);
+        String where = StateValues.where(key);
         for (int attempt = 1; attempt <= attempts; attempt++) {
             Object raw = claims.get(key);
             Map<String, Long> live = ClaimValues.parse(raw, where);

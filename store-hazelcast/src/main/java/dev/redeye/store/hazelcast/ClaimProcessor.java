@@ -47,7 +47,7 @@ final class ClaimProcessor extends MemberProcessor {
     String run(Map.Entry<String, Object> entry) {
         Map<String, Long> claims;
         try {
-            claims = ClaimValues.parse(entry.getValue(), HazelcastStore.where(entry.getKey()));
+            claims = ClaimValues.parse(entry.getValue(), StateValues.where(entry.getKey()));
         } catch (StoreException e) {
             return StateValues.error(e.getMessage());
         }

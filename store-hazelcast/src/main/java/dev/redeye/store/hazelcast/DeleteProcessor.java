@@ -28,7 +28,7 @@ final class DeleteProcessor extends MemberProcessor {
     String run(Map.Entry<String, Object> entry) {
         String tombstone;
         try {
-            tombstone = tombstoneFor(StateValues.decode(entry.getValue(), HazelcastStore.where(entry.getKey())));
+            tombstone = tombstoneFor(StateValues.decode(entry.getValue(), StateValues.where(entry.getKey())));
         } catch (StoreException malformed) {
             write(entry, null, NO_EXPIRY);
             return "1";

@@ -55,8 +55,9 @@ import org.slf4j.LoggerFactory;
  * connected to when {@link TransitionFeed#subscribe} runs; it connects to the others in the background (every
  * second) and registers there then. A client that just started may therefore miss the first events of some
  * partitions, and so may one whose cluster just gained a member: the feed signals one more gap two seconds
- * after it started on a client and after a member joined, so a subscriber that relies on the feed re-reads
- * rather than trusting a view that may have missed something. Hazelcast's public API does not report a dropped
+ * after it started on a client that was not yet connected to every member ({@link ClientConnections}) and
+ * after a member joined, so a subscriber that relies on the feed re-reads rather than trusting a view that may
+ * have missed something. Hazelcast's public API does not report a dropped
  * connection to one member that stays in the cluster; events of its partitions sent before the client
  * reconnects are caught by the version check at the key's next event.
  */
@@ -107,7 +108,9 @@ final class HazelcastFeed {
             UUID lifecycle = hz.getLifecycleService().addLifecycleListener(this::lifecycle);
             unregister.add(() -> hz.getLifecycleService().removeLifecycleListener(lifecycle));
             if (hz.getLocalEndpoint() instanceof Client) {
-                settleLater();
+                if (!ClientConnections.connectedToAllMembers(hz)) {
+                    settleLater();
+                }
             } else {
                 UUID migration = hz.getPartitionService().addMigrationListener(new Migrations());
                 unregister.add(() -> hz.getPartitionService().removeMigrationListener(migration));
@@ -207,7 +210,7 @@ final class HazelcastFeed {
 
         @Override
         public void entryMerged(EntryEvent<String, Object> event) {
-            gap("a split-brain merge wrote operation " + HazelcastStore.where(event.getKey()));
+            gap("a split-brain merge wrote operation " + StateValues.where(event.getKey()));
         }
     }
 
@@ -278,7 +281,7 @@ final class HazelcastFeed {
         String key = e.getKey();
         TransitionEvent event;
         try {
-            event = StateValues.decode(e.getValue(), HazelcastStore.where(key)).event(key);
+            event = StateValues.decode(e.getValue(), StateValues.where(key)).event(key);
         } catch (StoreException malformed) {
             LOG.warn("redeye Hazelcast feed on map '{}': ignoring an event: {}", states.getName(), malformed.getMessage());
             return;

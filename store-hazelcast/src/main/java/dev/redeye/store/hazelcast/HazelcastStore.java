@@ -413,7 +413,7 @@ public final class HazelcastStore implements Store, AtomicRecording, TrialClaims
         if (closed.get()) {
             return new StoreException("HazelcastStore is closed", e);
         }
-        return new StoreException("hazelcast " + what + " failed at " + where(key) + " of map '" + states.getName()
+        return new StoreException("hazelcast " + what + " failed at " + StateValues.where(key) + " of map '" + states.getName()
                 + "': " + e, e);
     }
 
@@ -426,11 +426,6 @@ public final class HazelcastStore implements Store, AtomicRecording, TrialClaims
     private void check(String key) {
         OperationNames.requireWellFormed(key);
         checkOpen();
-    }
-
-    /** Names an operation in messages: quoted, abbreviated, newlines escaped. */
-    static String where(String key) {
-        return "operation '" + StateValues.abbreviate(String.valueOf(key), 100) + "'";
     }
 
     private static long positiveMillis(Duration d, String name) {

@@ -93,7 +93,7 @@ public final class HazelcastStoreProvider implements StoreProvider {
 
     /**
      * Starts a client configured by {@link #clientConfig} and waits up to the URI's timeout for its first
-     * connection.
+     * connection (and, within the same timeout, best effort, for its connections to every member).
      *
      * @throws StoreException if it does not connect in time (the client is shut down)
      */
@@ -112,11 +112,17 @@ public final class HazelcastStoreProvider implements StoreProvider {
             throw new StoreException("cannot start a Hazelcast client for " + p.safe + ": " + e.getMessage(), e);
         }
         try {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(p.timeoutMillis);
             if (!connected.await(p.timeoutMillis, TimeUnit.MILLISECONDS)) {
                 client.shutdown();
                 throw new StoreException("cannot reach the Hazelcast cluster at " + p.safe + " within "
                         + p.timeoutMillis + " ms (wrong address or cluster name, or credentials sent to a cluster"
                         + " without security?)");
+            }
+            // Best effort, within the same timeout: connected to every member, a feed listener registered on
+            // this client covers every partition at once (see HazelcastFeed).
+            while (!ClientConnections.connectedToAllMembers(client) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
             }
             return client;
         } catch (InterruptedException e) {

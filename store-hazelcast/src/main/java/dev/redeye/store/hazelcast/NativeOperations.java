@@ -29,13 +29,13 @@ final class NativeOperations implements Operations {
 
     @Override
     public Optional<BreakerState> get(String key) {
-        return Optional.ofNullable(StateValues.decode(states.get(key), HazelcastStore.where(key)).state);
+        return Optional.ofNullable(StateValues.decode(states.get(key), StateValues.where(key)).state);
     }
 
     @Override
     public StateChange change(String key, StateOp op, Policy policy, long now, long trialVersion) {
         String reply = states.executeOnKey(key, new StateProcessor(op, policy, now, trialVersion));
-        return StateValues.readResult(reply, HazelcastStore.where(key));
+        return StateValues.readResult(reply, StateValues.where(key));
     }
 
     @Override

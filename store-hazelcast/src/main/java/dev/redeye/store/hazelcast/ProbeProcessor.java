@@ -5,7 +5,9 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.DataSerializable;
-import java.io.IOException;
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StateChange;
 import java.util.Map;
 
 /**
@@ -26,9 +28,17 @@ final class ProbeProcessor implements EntryProcessor<String, Object, String>, Re
     public ProbeProcessor() {
     }
 
+    /**
+     * Runs what the real processors run (a rule of {@code Transitions}, the value and reply codecs) on a state
+     * of its own, so that a member missing any class they need (redeye-api, say) fails here, at open, rather
+     * than on the first call.
+     */
     @Override
     public String process(Map.Entry<String, Object> entry) {
-        return ANSWER;
+        StateChange c = StateOp.FAILURE.apply(BreakerState.INITIAL, Policy.defaults(), 1L, BreakerState.UNKNOWN_VERSION);
+        StateValues.decode(StateValues.written(c, c.toEvent("probe", Policy.defaults(), 1L)), "probe");
+        ClaimValues.parse(ClaimValues.PREFIX, "probe");
+        return StateValues.readResult(StateValues.result(c), "probe").isTransition() ? "?" : ANSWER;
     }
 
     @Override

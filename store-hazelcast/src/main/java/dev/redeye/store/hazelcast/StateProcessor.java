@@ -41,7 +41,7 @@ final class StateProcessor extends MemberProcessor {
 
     @Override
     String run(Map.Entry<String, Object> entry) {
-        String where = HazelcastStore.where(entry.getKey());
+        String where = StateValues.where(entry.getKey());
         StateValues.Decoded current;
         try {
             current = StateValues.decode(entry.getValue(), where);

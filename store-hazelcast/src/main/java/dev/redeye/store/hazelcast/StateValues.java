@@ -12,7 +12,9 @@ import java.util.Map;
 
 /**
  * The stored values of the state map: one {@code String} per operation, so that bare members compare and
- * store them without any redeye class. Runs on clients and, inside the entry processors, on members.
+ * store them without any redeye class. Runs on clients and, inside the entry processors, on members: like
+ * every class a processor reaches, it uses nothing but {@code redeye-api}, this module and Hazelcast (no
+ * SLF4J, which a member need not have).
  *
  * <pre>
  * redeye-state/1 failures=0&amp;lastFailureAt=0&amp;open=0&amp;openedAt=0&amp;openCount=0&amp;errorRate=0.0&amp;samples=0&amp;trialSuccesses=0&amp;forced=0&amp;version=5
@@ -242,6 +244,11 @@ final class StateValues {
         throw new StoreException("the value at " + where + " is in " + family + version + " format, written by"
                 + " another redeye version; this redeye-store-hazelcast reads " + family + FORMAT + " only: run"
                 + " one redeye-store-hazelcast version on every client and member of this map");
+    }
+
+    /** Names an operation in messages: quoted, abbreviated, newlines escaped. */
+    static String where(String key) {
+        return "operation '" + abbreviate(String.valueOf(key), 100) + "'";
     }
 
     static String abbreviate(String s, int max) {

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The full redeye TCK in <b>CAS mode</b>, against a bare member: a separate JVM with only the Hazelcast jar on
- * its class path ({@link BareMember}), which cannot load any redeye class. Each store is opened in
+ * its class path ({@link MemberJvm#bare()}), which cannot load any redeye class. Each store is opened in
  * {@link HazelcastStore.Mode#AUTO} and must detect that and choose CAS mode. Both hooks are provided.
  */
 @ExtendWith(SharedClusters.class)

@@ -33,10 +33,10 @@ final class SharedClusters implements BeforeAllCallback {
     static synchronized Bare bare() {
         if (bare == null) {
             try {
-                BareMember m = new BareMember();
+                MemberJvm m = MemberJvm.bare();
                 bare = new Bare(m, m.newClient(), m.newClient());
             } catch (java.io.IOException e) {
-                throw new IllegalStateException("cannot start the bare member: " + e, e);
+                throw new IllegalStateException("cannot start the bare member JVM: " + e, e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while starting the bare member", e);
@@ -67,6 +67,6 @@ final class SharedClusters implements BeforeAllCallback {
     }
 
     /** The bare member with its two clients. */
-    record Bare(BareMember member, HazelcastInstance clientA, HazelcastInstance clientB) {
+    record Bare(MemberJvm member, HazelcastInstance clientA, HazelcastInstance clientB) {
     }
 }

@@ -11,14 +11,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A Hazelcast member in a JVM of its own with <b>only the Hazelcast jar</b> on its class path
- * ({@code com.hazelcast.core.server.HazelcastMemberStarter}): it cannot load any redeye class, so it proves
- * CAS mode against a member that cannot run redeye's entry processors. Maven hands the jar's path over as the
- * system property {@code redeye.hazelcast.jar} (maven-dependency-plugin's {@code properties} goal). The member
- * is stopped by its {@link Process} handle in {@link #close()}, and by a shutdown hook if the test JVM ends
- * first.
+ * A Hazelcast member in a JVM of its own ({@code com.hazelcast.core.server.HazelcastMemberStarter}), started
+ * with the Hazelcast jar and nothing else on its class path ({@link #bare()}: it cannot load any redeye class,
+ * so it proves CAS mode against a member that cannot run redeye's entry processors), or with the Hazelcast jar
+ * plus exactly what the module README tells operators to add ({@link #withRedeye()}: {@code redeye-api} and
+ * {@code redeye-store-hazelcast}, no SLF4J), which proves that recipe gives native mode. Maven hands the
+ * Hazelcast jar's path over as the system property {@code redeye.hazelcast.jar} (maven-dependency-plugin's
+ * {@code properties} goal). The member is stopped by its {@link Process} handle in {@link #close()}, and by a
+ * shutdown hook if the test JVM ends first.
  */
-final class BareMember implements AutoCloseable {
+final class MemberJvm implements AutoCloseable {
     final String name;
     final int port;
     private final Process process;
@@ -26,15 +28,42 @@ final class BareMember implements AutoCloseable {
     private final Thread reaper;
     private final List<HazelcastInstance> clients = new CopyOnWriteArrayList<>();
 
-    BareMember() throws IOException, InterruptedException {
+    /** A member with only the Hazelcast jar. */
+    static MemberJvm bare() throws IOException, InterruptedException {
+        return new MemberJvm("bare", List.of());
+    }
+
+    /** A member with the Hazelcast jar, redeye-api and redeye-store-hazelcast, as the README says. */
+    static MemberJvm withRedeye() throws IOException, InterruptedException {
+        return new MemberJvm("full", List.of(location(dev.redeye.api.OperationNames.class),
+                location(HazelcastStore.class)));
+    }
+
+    /** A member with the Hazelcast jar and redeye-store-hazelcast but not redeye-api: an incomplete install. */
+    static MemberJvm withoutRedeyeApi() throws IOException, InterruptedException {
+        return new MemberJvm("partial", List.of(location(HazelcastStore.class)));
+    }
+
+    /** Where a class was loaded from: the module's jar or its classes directory. */
+    private static String location(Class<?> c) {
+        try {
+            return Paths.get(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private MemberJvm(String what, List<String> extraClassPath) throws IOException, InterruptedException {
         String jar = System.getProperty("redeye.hazelcast.jar");
         if (jar == null || !Files.isRegularFile(Paths.get(jar))) {
             throw new IllegalStateException("system property redeye.hazelcast.jar must name the Hazelcast jar (set by"
                     + " the module's pom through maven-dependency-plugin:properties), was " + jar);
         }
-        name = Ports.clusterName("bare");
+        List<String> classPath = new java.util.ArrayList<>(List.of(jar));
+        classPath.addAll(extraClassPath);
+        name = Ports.clusterName(what);
         port = Ports.free(1).get(0);
-        Path dir = Paths.get("target", "bare-member");
+        Path dir = Paths.get("target", "member-jvm");
         Files.createDirectories(dir);
         Path config = dir.resolve(name + ".xml");
         Files.writeString(config, xml(name, port), StandardCharsets.UTF_8);
@@ -43,22 +72,22 @@ final class BareMember implements AutoCloseable {
                 Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Dhazelcast.config=" + config.toAbsolutePath(),
-                "-cp", jar,
+                "-cp", String.join(java.io.File.pathSeparator, classPath),
                 "com.hazelcast.core.server.HazelcastMemberStarter")
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         process = pb.start();
-        reaper = new Thread(process::destroyForcibly, "bare-member-reaper");
+        reaper = new Thread(process::destroyForcibly, "member-jvm-reaper");
         Runtime.getRuntime().addShutdownHook(reaper);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (!Files.readString(log, StandardCharsets.UTF_8).contains("is STARTED")) {
             if (!process.isAlive()) {
-                throw new IllegalStateException("the bare Hazelcast member exited with " + process.exitValue()
+                throw new IllegalStateException("the Hazelcast member JVM exited with " + process.exitValue()
                         + "; its log:\n" + Files.readString(log, StandardCharsets.UTF_8));
             }
             if (System.nanoTime() > deadline) {
                 close();
-                throw new IllegalStateException("the bare Hazelcast member did not start within 90 s; see " + log);
+                throw new IllegalStateException("the Hazelcast member JVM did not start within 90 s; see " + log);
             }
             Thread.sleep(100);
         }
