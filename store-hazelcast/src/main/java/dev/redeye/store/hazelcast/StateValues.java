@@ -33,7 +33,7 @@ final class StateValues {
     static final String STATE_PREFIX = "redeye-state/" + FORMAT + " ";
     static final String TOMBSTONE_PREFIX = "redeye-tombstone/" + FORMAT + " ";
     /** Every value written by a transition starts with this: the feed's listener filter matches it. */
-    static final String TRANSITION_PREFIX = STATE_PREFIX + "kind=";
+    static final String TRANSITION_PREFIX = STATE_PREFIX + StateCodec.EVENT_KIND + "=";
 
     private static final String STATE_FAMILY = "redeye-state/";
     private static final String TOMBSTONE_FAMILY = "redeye-tombstone/";
@@ -97,8 +97,8 @@ final class StateValues {
             return state(change.state());
         }
         StringBuilder sb = new StringBuilder(220).append(STATE_PREFIX)
-                .append("kind=").append(event.kind().wireName())
-                .append("&from=").append(event.from().code()).append('&');
+                .append(StateCodec.EVENT_KIND).append('=').append(event.kind().wireName())
+                .append('&').append(StateCodec.EVENT_FROM).append('=').append(event.from().code()).append('&');
         appendFields(sb, change.state());
         return sb.toString();
     }
@@ -126,29 +126,23 @@ final class StateValues {
         String v = (String) raw;
         if (v.startsWith(STATE_PREFIX)) {
             Map<String, String> f = fields(v.substring(STATE_PREFIX.length()), where);
-            TransitionKind kind = null;
-            BreakerStatus from = null;
-            String k = f.get("kind");
-            if (k != null) {
-                try {
-                    kind = TransitionKind.fromWireName(k);
-                    from = BreakerStatus.fromCode(Integer.parseInt(required(f, "from", where)));
-                } catch (IllegalArgumentException e) {
-                    throw new StoreException("malformed breaker state at " + where + ": " + e.getMessage(), e);
-                }
+            if (!f.containsKey(StateCodec.EVENT_KIND)) {
+                return new Decoded(StateCodec.fromFields(f, where), null, null, BreakerState.UNKNOWN_VERSION);
             }
-            return new Decoded(StateCodec.fromFields(f, where), kind, from, BreakerState.UNKNOWN_VERSION);
+            f.put(StateCodec.EVENT_OPERATION, ""); // the key names the operation; the codec wants the field
+            TransitionEvent e = StateCodec.eventFromFields(f, where);
+            return new Decoded(e.state(), e.kind(), e.from(), BreakerState.UNKNOWN_VERSION);
         }
         if (v.startsWith(TOMBSTONE_PREFIX)) {
-            Map<String, String> f = fields(v.substring(TOMBSTONE_PREFIX.length()), where);
+            String version = fields(v.substring(TOMBSTONE_PREFIX.length()), where).get(StateCodec.VERSION);
             try {
-                long version = Long.parseLong(required(f, StateCodec.VERSION, where));
-                if (version < 0) {
-                    throw new NumberFormatException("negative version " + version);
+                long n = Long.parseLong(String.valueOf(version));
+                if (n < 0) {
+                    throw new NumberFormatException("negative version " + n);
                 }
-                return new Decoded(null, null, null, version);
+                return new Decoded(null, null, null, n);
             } catch (NumberFormatException e) {
-                throw new StoreException("malformed tombstone at " + where + ": " + e.getMessage(), e);
+                throw new StoreException("malformed tombstone at " + where + ": version '" + version + "'", e);
             }
         }
         checkFamily(v, STATE_FAMILY, where);
@@ -224,14 +218,6 @@ final class StateValues {
             m.put(pair.substring(0, eq), pair.substring(eq + 1));
         }
         return m;
-    }
-
-    private static String required(Map<String, String> f, String name, String where) {
-        String v = f.get(name);
-        if (v == null) {
-            throw new StoreException("malformed breaker state at " + where + ": missing field '" + name + "'");
-        }
-        return v;
     }
 
     /** A value of a known family but another format version: written by another redeye version. */
