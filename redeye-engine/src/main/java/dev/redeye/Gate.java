@@ -15,12 +15,15 @@ import java.time.Clock;
  * <ul>
  * <li>Local mode reads the in-process store: one map lookup and a volatile read.</li>
  * <li>Distributed mode: a trusted fresh closed state from the local cache (zero reads); else a rejection
- * from the open view while it is held, or before its refresh instant and this instance's eligibility (zero
- * reads); else one read, then {@link Trials} for a state read as open.</li>
+ * from the open view (zero reads) while it is held after a lost claim, while this instance's own trials of
+ * the operation take every permit, or before the view's refresh instant and this instance's eligibility;
+ * else one read, then {@link Trials} for a state read as open.</li>
  * <li>A store error at the read: the known open view keeps rejecting before eligibility (the cache can make a
  * rejection late, never an allow early); otherwise REJECT throws {@link StoreUnavailableException}; ALLOW
  * claims a trial of a known open state (never letting every caller through) and lets the call through when
  * nothing is known. LOCAL never sees read errors: its {@link DegradingStore} answers from memory.</li>
+ * <li>Local mode's in-process store fails only when {@code close()} raced a call past the breaker's closed
+ * check; that call was admitted before the close and runs, its outcome write failing quietly.</li>
  * </ul>
  */
 final class Gate {

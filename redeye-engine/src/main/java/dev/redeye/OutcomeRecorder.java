@@ -4,6 +4,7 @@ import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.StoreException;
+import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
@@ -62,7 +63,7 @@ final class OutcomeRecorder {
             Consumer<TransitionEvent> stateListener) {
         this.clock = clock;
         this.policy = policy;
-        this.consecutive = policy.strategy() == dev.redeye.api.Strategy.CONSECUTIVE;
+        this.consecutive = policy.strategy() == Strategy.CONSECUTIVE;
         this.access = access;
         this.views = views;
         this.trials = trials;
@@ -149,7 +150,8 @@ final class OutcomeRecorder {
         if (v == Verdict.NOT_RECORDED) {
             return;
         }
-        if (v == Verdict.SUCCESS && consecutive && (permit == Gate.UNKNOWN || ((BreakerState) permit).failures() == 0)) {
+        if (v == Verdict.SUCCESS && consecutive
+                && (permit == Gate.UNKNOWN || ((BreakerState) permit).failures() == 0)) {
             return; // nothing to clear: the healthy path writes nothing and reads no clock
         }
         boolean interrupted = Thread.interrupted();

@@ -77,7 +77,8 @@ class CallTimeoutTest {
             assertTrue(e.getCause() instanceof TimeoutException, String.valueOf(e.getCause()));
             assertTrue(never.isCancelled(), "the user's stage is cancelled at the timeout");
             assertEquals(BreakerStatus.OPEN, b.status(OP));
-            assertEquals(1, b.metrics(OP).failures(), "counted once: the cancellation that follows is not a second outcome");
+            assertEquals(1, b.metrics(OP).failures(),
+                    "counted once: the cancellation that follows is not a second outcome");
         }
     }
 

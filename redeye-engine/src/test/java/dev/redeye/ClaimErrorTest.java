@@ -8,7 +8,6 @@ import dev.redeye.api.ForwardingStore;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUnavailableException;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,13 +74,7 @@ class ClaimErrorTest {
         }
         ExecutorService pool = Executors.newFixedThreadPool(CALLERS);
         try {
-            try {
-                breakers.get(0).execute(OP, () -> {
-                    throw new IOException("down");
-                });
-            } catch (IOException expected) {
-                // opens
-            }
+            LocalModeTest.failOnce(breakers.get(0), OP); // opens
             clock.advance(Duration.ofSeconds(10));
             CountDownLatch start = new CountDownLatch(1);
             CountDownLatch decided = new CountDownLatch(CALLERS);

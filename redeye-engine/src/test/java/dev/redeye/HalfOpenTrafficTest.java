@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.api.BreakerStatus;
-import dev.redeye.api.TransitionFeed;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,11 +26,11 @@ class HalfOpenTrafficTest {
     private final MutableClock clock = new MutableClock();
     private final InMemoryStore backend = new InMemoryStore();
     private final List<CircuitBreaker> breakers = new ArrayList<>();
-    private final List<TransitionFeed.Subscription> probes = new ArrayList<>();
+    private final FeedProbes probes = new FeedProbes(backend);
 
     @AfterEach
     void close() {
-        probes.forEach(TransitionFeed.Subscription::close);
+        probes.close();
         breakers.forEach(CircuitBreaker::close);
         backend.close();
     }
@@ -48,6 +47,28 @@ class HalfOpenTrafficTest {
         return cb;
     }
 
+    /** Two breakers without the local cache, the operation open, A's trial running (pending). */
+    private static final class Fleet {
+        CountingStore sa;
+        CountingStore sb;
+        CircuitBreaker a;
+        CircuitBreaker b;
+        final CompletableFuture<String> trial = new CompletableFuture<>();
+        CompletableFuture<String> result;
+    }
+
+    private Fleet trialRunningOnA() {
+        Fleet f = new Fleet();
+        f.sa = new CountingStore(backend.newClient());
+        f.sb = new CountingStore(backend.newClient());
+        f.a = build(f.sa, false);
+        f.b = build(f.sb, false);
+        failOnce(f.a);
+        clock.advance(Duration.ofSeconds(10));
+        f.result = f.a.executeAsync(OP, () -> f.trial);
+        return f;
+    }
+
     private static void failOnce(CircuitBreaker b) {
         try {
             b.execute(OP, () -> {
@@ -60,35 +81,28 @@ class HalfOpenTrafficTest {
 
     @Test
     void losersCostNothingUntilTheClaimCouldHaveExpired() throws Exception {
-        CountingStore sa = new CountingStore(backend.newClient());
-        CountingStore sb = new CountingStore(backend.newClient());
-        CircuitBreaker a = build(sa, false);
-        CircuitBreaker b = build(sb, false);
-        failOnce(a);
-        clock.advance(Duration.ofSeconds(10));
-        CompletableFuture<String> trial = new CompletableFuture<>();
-        CompletableFuture<String> result = a.executeAsync(OP, () -> trial);
-        assertFalse(result.isDone(), "a runs the trial");
+        Fleet f = trialRunningOnA();
+        assertFalse(f.result.isDone(), "A runs the trial");
 
-        assertEquals(BreakerStatus.HALF_OPEN, rejected(b, OP).status(), "b loses the claim");
-        CountingStore.Counts bAfterLoss = sb.snapshot();
-        CountingStore.Counts aDuringTrial = sa.snapshot();
+        assertEquals(BreakerStatus.HALF_OPEN, rejected(f.b, OP).status(), "b loses the claim");
+        CountingStore.Counts bAfterLoss = f.sb.snapshot();
+        CountingStore.Counts aDuringTrial = f.sa.snapshot();
         for (int i = 0; i < 70; i++) { // 7 s of virtual time, past openCacheRefresh, short of trialTimeout (8 s)
-            assertEquals(BreakerStatus.HALF_OPEN, rejected(b, OP).status());
-            assertEquals(BreakerStatus.HALF_OPEN, rejected(a, OP).status());
+            assertEquals(BreakerStatus.HALF_OPEN, rejected(f.b, OP).status());
+            assertEquals(BreakerStatus.HALF_OPEN, rejected(f.a, OP).status());
             clock.advanceMillis(100);
         }
-        assertEquals(0, sb.snapshot().minus(bAfterLoss).total(), "store operations of b's rejected calls");
-        assertEquals(0, sa.snapshot().minus(aDuringTrial).total(), "store operations of a's rejected calls");
+        assertEquals(0, f.sb.snapshot().minus(bAfterLoss).total(), "store operations of b's rejected calls");
+        assertEquals(0, f.sa.snapshot().minus(aDuringTrial).total(), "store operations of a's rejected calls");
 
-        trial.complete("recovered");
-        assertEquals("recovered", result.get(5, TimeUnit.SECONDS));
-        assertEquals("ok", a.execute(OP, () -> "ok"), "a knows the outcome from its own write");
-        rejected(b, OP); // b has no feed: it cannot know before the winner's claim could have expired
-        assertEquals(0, sb.snapshot().minus(bAfterLoss).total());
-        clock.advance(Duration.ofSeconds(1)); // trialTimeout after b's lost claim
-        assertEquals("ok", b.execute(OP, () -> "ok"), "b re-reads once its hold ran out and sees the close");
-        assertEquals(1, sb.snapshot().minus(bAfterLoss).reads());
+        f.trial.complete("recovered");
+        assertEquals("recovered", f.result.get(5, TimeUnit.SECONDS));
+        assertEquals("ok", f.a.execute(OP, () -> "ok"), "a knows the outcome from its own write");
+        rejected(f.b, OP); // f.b has no feed: it cannot know before the winner's claim could have expired
+        assertEquals(0, f.sb.snapshot().minus(bAfterLoss).total());
+        clock.advance(Duration.ofSeconds(1)); // trialTimeout after f.b's lost claim
+        assertEquals("ok", f.b.execute(OP, () -> "ok"), "b re-reads once its hold ran out and sees the close");
+        assertEquals(1, f.sb.snapshot().minus(bAfterLoss).reads());
     }
 
     @Test
@@ -97,9 +111,9 @@ class HalfOpenTrafficTest {
         CountingStore sb = new CountingStore(backend.newClient());
         CircuitBreaker a = build(sa, true);
         CircuitBreaker b = build(sb, true);
-        CountDownLatch opened = probe();
+        CountDownLatch opened = probes.probe(1, 0);
         failOnce(a);
-        await(opened);
+        FeedProbes.await(opened);
         clock.advance(Duration.ofSeconds(10));
         CompletableFuture<String> trial = new CompletableFuture<>();
         CompletableFuture<String> result = a.executeAsync(OP, () -> trial);
@@ -108,41 +122,24 @@ class HalfOpenTrafficTest {
         for (int i = 0; i < 10; i++) {
             rejected(b, OP);
         }
-        CountDownLatch closed = probe();
+        CountDownLatch closed = probes.probe(1, 0);
         trial.complete("recovered");
         result.get(5, TimeUnit.SECONDS);
-        await(closed);
+        FeedProbes.await(closed);
         assertEquals("ok", b.execute(OP, () -> "ok"), "the feed event of the close ends b's hold");
         assertEquals(0, sb.snapshot().minus(bAfterLoss).total(), "and b learned it without a store operation");
     }
 
     @Test
     void aLostClaimAfterAFailedTrialReopensIsNotHeldBeyondTheNewPeriod() {
-        CountingStore sa = new CountingStore(backend.newClient());
-        CountingStore sb = new CountingStore(backend.newClient());
-        CircuitBreaker a = build(sa, false);
-        CircuitBreaker b = build(sb, false);
-        failOnce(a);
-        clock.advance(Duration.ofSeconds(10));
-        CompletableFuture<String> trial = new CompletableFuture<>();
-        CompletableFuture<String> result = a.executeAsync(OP, () -> trial);
-        rejected(b, OP);
-        trial.completeExceptionally(new IOException("still down"));
-        assertTrue(result.isCompletedExceptionally());
-        assertEquals(BreakerStatus.OPEN, rejected(a, OP).status(), "a's own write: reopened");
-        assertEquals(Duration.ofSeconds(20), rejected(a, OP).retryAfter());
-        clock.advance(Duration.ofSeconds(8)); // b's hold runs out; b reads the reopened state
-        assertEquals(BreakerStatus.OPEN, rejected(b, OP).status());
-        assertEquals(Duration.ofSeconds(12), rejected(b, OP).retryAfter());
-    }
-
-    private CountDownLatch probe() {
-        CountDownLatch latch = new CountDownLatch(1);
-        probes.add(backend.subscribe(e -> latch.countDown(), () -> { }));
-        return latch;
-    }
-
-    private static void await(CountDownLatch latch) throws InterruptedException {
-        assertTrue(latch.await(10, TimeUnit.SECONDS), "feed delivery timed out");
+        Fleet f = trialRunningOnA();
+        rejected(f.b, OP);
+        f.trial.completeExceptionally(new IOException("still down"));
+        assertTrue(f.result.isCompletedExceptionally());
+        assertEquals(BreakerStatus.OPEN, rejected(f.a, OP).status(), "a's own write: reopened");
+        assertEquals(Duration.ofSeconds(20), rejected(f.a, OP).retryAfter());
+        clock.advance(Duration.ofSeconds(8)); // f.b's hold runs out; f.b reads the reopened state
+        assertEquals(BreakerStatus.OPEN, rejected(f.b, OP).status());
+        assertEquals(Duration.ofSeconds(12), rejected(f.b, OP).retryAfter());
     }
 }
