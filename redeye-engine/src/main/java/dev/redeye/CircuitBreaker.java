@@ -288,7 +288,10 @@ public final class CircuitBreaker implements AutoCloseable {
      * ({@code toCompletableFuture().cancel(true)}, where the stage allows it); its later outcome is ignored.
      * Cancelling the returned future cancels the call's stage the same way and records nothing (a
      * cancellation is not a failure); a trial cancelled so gives its claim back. A stage that completes
-     * with a {@link java.util.concurrent.CancellationException} is not a failure either.
+     * with a {@link java.util.concurrent.CancellationException} is not a failure either. Without a
+     * {@code callTimeout}, a trial whose stage never completes keeps holding one of this instance's
+     * {@code halfOpenPermits} trial slots for the operation (that is what stops a cascade of hung trials):
+     * set a {@code callTimeout} for async calls.
      *
      * @throws NullPointerException     if {@code operation} or {@code call} is null
      * @throws IllegalArgumentException if {@code operation} is empty
@@ -353,7 +356,9 @@ public final class CircuitBreaker implements AutoCloseable {
             if (local != null) {
                 BreakerState s = local.get(e.name).orElse(null);
                 if (s != null && !s.open()) {
-                    local.delete(e.name); // a closed state is forgotten; an open one stays open
+                    // A closed state is forgotten; an open one stays open. Best effort: a call of this (least
+                    // recently used) operation racing the eviction may open it between the check and the delete.
+                    local.delete(e.name);
                 }
             } else if (degrading != null) {
                 degrading.forget(e.name);
