@@ -165,7 +165,19 @@ public enum Rule {
     R7_6("R7.6", "The errorRate strategy across two breakers opens on the 4-in-5 pattern.",
             "recordOutcome with Strategy.ERROR_RATE (R3.1 to R3.4)"),
     R7_7("R7.7", "forceOpen through one breaker holds every breaker open, with no trials, until reset.",
-            "force(FORCED_OPEN) persisting the forced flag (R5.5) and force(CLOSED) clearing it");
+            "force(FORCED_OPEN) persisting the forced flag (R5.5) and force(CLOSED) clearing it"),
+    R7_8("R7.8", "With halfOpenPermits 1, callers that lose the claim cost zero store operations per rejected call "
+            + "until the trial's outcome is known (the winner's own write, or its claim could have expired).",
+            "claimTrial must answer a refused claim with Optional.empty(), never by throwing: a throwing claim is a "
+                    + "store error, on which the engine falls back to a per-instance trial"),
+    R7_9("R7.9", "A store whose claimTrial throws: under REJECT no call runs; under ALLOW at most halfOpenPermits "
+            + "trials per breaker instance run at once, and the failing trials of one open period reopen it once.",
+            "trialFailed / trialSucceeded fenced by trialVersion (contract v2): with claims down every instance "
+                    + "runs its own trial of the same period, and only the first outcome of the period may apply"),
+    R7_10("R7.10", "A thread interrupted or a future cancelled during a call is not recorded as a failure; an "
+            + "interrupted trial gives its claim back and leaves the state as it is.",
+            "releaseTrial: it must only free the permit, at once and by token (R4.5), never change the state: a "
+                    + "claim given back without an outcome is not a failed trial");
 
     private final String id;
     private final String statement;
