@@ -43,9 +43,11 @@ import org.slf4j.LoggerFactory;
  * <h2>How it works</h2>
  * Every atomic operation is one short transaction on one connection: lock the key's row
  * ({@code SELECT ... FOR UPDATE}, creating it with {@code INSERT ... ON CONFLICT DO NOTHING} when it does
- * not exist yet), apply the shared {@link Transitions} rule in Java, write the row only if the state
- * changed, and on a transition {@code pg_notify} the event in the same transaction, so it is delivered at
- * commit and never for a rolled-back change. No lock is ever held during a user's call. Serialization
+ * not exist yet), apply the shared {@link Transitions} rule in Java (to
+ * {@link BreakerState#initial(long)} of the database clock in microseconds when the key has no live state, so
+ * versions never go backwards across delete or expiry), write the row only if the state changed, and on a
+ * transition {@code pg_notify} the event in the same transaction, so it is delivered at commit, in version
+ * order for one key, and never for a rolled-back change. No lock is ever held during a user's call. Serialization
  * failures and deadlocks (SQLSTATE 40001, 40P01), which occur only when the connection's default isolation
  * is stricter than READ COMMITTED, are retried a bounded number of times. Trial claims are rows with a
  * random token and an expiry judged by the database clock, counted under the key's row lock. A state is

@@ -101,6 +101,26 @@ class MutantStoresTest {
         };
     }
 
+    /** A view that reads a key as absent once its deadline (System.nanoTime) in {@code deadlines} passed. */
+    private static class ExpiringView extends ForwardingStore {
+        final Map<String, Long> deadlines;
+
+        ExpiringView(Store inner, Map<String, Long> deadlines) {
+            super(inner);
+            this.deadlines = deadlines;
+        }
+
+        boolean expired(String key) {
+            Long d = deadlines.get(key);
+            return d != null && System.nanoTime() - d > 0;
+        }
+
+        @Override
+        public Optional<BreakerState> get(String key) {
+            return expired(key) ? Optional.empty() : super.get(key);
+        }
+    }
+
     @FunctionalInterface
     interface AlterFn {
         StateChange alter(Store s, String key, Policy policy, long now, StateChange change);
@@ -166,17 +186,7 @@ class MutantStoresTest {
         }, of(R1_6), of(R1_1, R2_1)));
         out.add(new Mutant("forced states expire after their ttl like any other", () -> {
             Map<String, Long> deadlines = new ConcurrentHashMap<>();
-            return inner -> new ForwardingStore(inner) {
-                private boolean expired(String key) {
-                    Long d = deadlines.get(key);
-                    return d != null && System.nanoTime() - d > 0;
-                }
-
-                @Override
-                public Optional<BreakerState> get(String key) {
-                    return expired(key) ? Optional.empty() : super.get(key);
-                }
-
+            return inner -> new ExpiringView(inner, deadlines) {
                 @Override
                 public void put(String key, BreakerState state, Duration ttl) {
                     super.put(key, state, ttl);
@@ -390,17 +400,7 @@ class MutantStoresTest {
         }, of(R1_10), of(R1_9, R1_11, R2_1, R5_1)));
         out.add(new Mutant("atomic writes do not refresh the ttl (expiry counted from the key's first write)", () -> {
             Map<String, Long> deadlines = new ConcurrentHashMap<>();
-            return inner -> new ForwardingStore(inner) {
-                private boolean expired(String key) {
-                    Long d = deadlines.get(key);
-                    return d != null && System.nanoTime() - d > 0;
-                }
-
-                @Override
-                public Optional<BreakerState> get(String key) {
-                    return expired(key) ? Optional.empty() : super.get(key);
-                }
-
+            return inner -> new ExpiringView(inner, deadlines) {
                 @Override
                 public void delete(String key) {
                     super.delete(key);
