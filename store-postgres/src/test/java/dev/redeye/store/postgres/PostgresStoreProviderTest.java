@@ -79,7 +79,7 @@ class PostgresStoreProviderTest {
         assertEquals("redeye_breakers", p.table);
         assertTrue(p.createTables);
         assertEquals(8, p.poolSize);
-        assertEquals(3000, p.poolTimeoutMillis);
+        assertEquals(1000, p.poolTimeoutMillis);
     }
 
     @Test
