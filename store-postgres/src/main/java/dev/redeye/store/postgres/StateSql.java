@@ -124,15 +124,18 @@ final class StateSql {
         }
         selectEvent = "SELECT line FROM " + names.events + " WHERE id = ?";
         String ours = "(s.layout = " + StoredRow.LAYOUT + " OR (" + PLACEHOLDER + "))";
-        lockExpired = prefix + "SELECT encode(s.key_hash, 'hex') FROM " + t + " s WHERE " + Sql.expired("s")
-                + " AND " + ours + " LIMIT " + PURGE_BATCH + " FOR UPDATE SKIP LOCKED";
+        // The clean-up statements compare with statement_timestamp(), not the volatile clock_timestamp(): only a
+        // stable value can be an index condition. Rows expiring during the statement wait for the next run.
+        lockExpired = prefix + "SELECT encode(s.key_hash, 'hex') FROM " + t + " s WHERE s.expires_at <= "
+                + "statement_timestamp() AND NOT s.forced AND " + ours + " LIMIT " + PURGE_BATCH
+                + " FOR UPDATE SKIP LOCKED";
         purgeLocked = "DELETE FROM " + t + " s WHERE s.key_hash IN (SELECT decode(x, 'hex') FROM unnest(?::text[]) x) "
                 + "AND " + Sql.expired("s") + " AND " + ours + " AND NOT EXISTS (SELECT 1 FROM " + names.claims
                 + " c WHERE c.key_hash = s.key_hash AND c.expires_at > clock_timestamp())";
         purgeClaims = prefix + "DELETE FROM " + names.claims + " WHERE ctid = ANY(ARRAY(SELECT ctid FROM "
-                + names.claims + " WHERE expires_at <= clock_timestamp() LIMIT " + PURGE_BATCH
+                + names.claims + " WHERE expires_at <= statement_timestamp() LIMIT " + PURGE_BATCH
                 + " FOR UPDATE SKIP LOCKED))";
-        pruneEvents = prefix + "DELETE FROM " + names.events + " WHERE created_at < clock_timestamp() - interval '"
+        pruneEvents = prefix + "DELETE FROM " + names.events + " WHERE created_at < statement_timestamp() - interval '"
                 + PostgresStore.EVENT_RETENTION_MINUTES + " minutes'";
     }
 

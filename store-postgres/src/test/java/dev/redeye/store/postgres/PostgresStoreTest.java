@@ -1,5 +1,9 @@
 package dev.redeye.store.postgres;
 
+import static dev.redeye.store.postgres.Collector.subscribe;
+import static dev.redeye.store.postgres.PgTestSupport.count;
+import static dev.redeye.store.postgres.PgTestSupport.eventually;
+import static dev.redeye.store.postgres.PgTestSupport.update;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -16,7 +20,6 @@ import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
-import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionFeed;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -34,7 +37,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
@@ -47,7 +49,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** PostgreSQL-specific behaviour of {@link PostgresStore}, against a real server, in a random schema. */
 class PostgresStoreTest {
     private static final Duration TTL = Duration.ofHours(1);
-    private static final Duration PATIENCE = Duration.ofSeconds(10);
     private static final BreakerState RICH = new BreakerState(3, 1_234_567L, true, 2_345_678L, 2,
             0.1 + 0.2, 17L, 1, false, 9L);
 
@@ -85,60 +86,8 @@ class PostgresStoreTest {
         return TableNames.quote(schema) + "." + TableNames.quote(table + suffix);
     }
 
-    private static long count(String sql, Object... args) throws SQLException {
-        try (Connection c = PgTestSupport.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                ps.setObject(i + 1, args[i]);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
-    }
-
-    private static void update(String sql, Object... args) throws SQLException {
-        try (Connection c = PgTestSupport.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                ps.setObject(i + 1, args[i]);
-            }
-            ps.execute();
-        }
-    }
-
-    private static boolean eventually(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.sleep(20);
-        }
-        return true;
-    }
-
     private static Policy threshold(int n) {
         return Policy.builder().failureThreshold(n).jitter(0.0).build();
-    }
-
-    /** Collects events and gaps of one subscription. */
-    private static final class Collector {
-        final List<TransitionEvent> events = new CopyOnWriteArrayList<>();
-        final AtomicInteger gaps = new AtomicInteger();
-
-        boolean has(String op, long version) {
-            return events.stream().anyMatch(e -> e.operation().equals(op) && e.version() == version);
-        }
-
-        List<TransitionEvent> of(String op) {
-            return events.stream().filter(e -> e.operation().equals(op)).collect(Collectors.toList());
-        }
-    }
-
-    private static Collector subscribe(PostgresStore s) {
-        Collector c = new Collector();
-        s.subscribe(c.events::add, c.gaps::incrementAndGet);
-        return c;
     }
 
     // ------------------------------------------------------------------ hostile names
@@ -742,15 +691,6 @@ class PostgresStoreTest {
 
     // ------------------------------------------------------------------ retries
 
-    /** A pool whose transactions run REPEATABLE READ, where concurrent row locks raise SQLSTATE 40001. */
-    private static HikariDataSource repeatableReadPool() {
-        HikariConfig config = new HikariConfig();
-        config.setDataSource(PgTestSupport.dataSource());
-        config.setMaximumPoolSize(4);
-        config.setTransactionIsolation("TRANSACTION_REPEATABLE_READ");
-        return new HikariDataSource(config);
-    }
-
     private static List<Throwable> hammer(PostgresStore s, String key, int threads, int each) throws Exception {
         List<Throwable> errors = new CopyOnWriteArrayList<>();
         CountDownLatch go = new CountDownLatch(1);
@@ -782,7 +722,7 @@ class PostgresStoreTest {
 
     @Test
     void serializationFailuresAreRetriedAndBounded() throws Exception {
-        try (HikariDataSource pool = repeatableReadPool()) {
+        try (HikariDataSource pool = PgTestSupport.repeatableReadPool(4)) {
             PostgresStore retrying = PostgresStore.builder(pool).schema(schema).table("rr").maxAttempts(10_000).build();
             stores.add(retrying);
             assertEquals(List.of(), hammer(retrying, "hot", 4, 60));
