@@ -165,6 +165,11 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         return new Builder(SqlRunner.Source.of(jdbi));
     }
 
+    /** A builder over the store's own connections (the provider's pool). */
+    static Builder builder(SqlRunner.Source source) {
+        return new Builder(Objects.requireNonNull(source, "source"));
+    }
+
     /**
      * Opens a store from a {@code postgresql://} or {@code jdbc:postgresql://} URI, exactly as
      * {@code Stores.open(uri)} does through {@link PostgresStoreProvider} (which documents the parameters),

@@ -13,9 +13,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import org.postgresql.Driver;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.slf4j.Logger;
@@ -61,9 +58,10 @@ import org.slf4j.LoggerFactory;
  * <p>The store opened here owns a small HikariCP pool over the driver's {@link PGSimpleDataSource} (one
  * connection of it is the feed's while anyone subscribes) and closes it in {@code close()}, so no
  * connection or pool thread outlives the store. The pool validates a connection idle for more than half a
- * second before lending it (in at most one second), and when a call finds its connection closed by the
- * server (a restart, {@code pg_terminate_backend}) it evicts its idle connections, which are likely closed
- * too, before the call's one retry. To share your application's pool, or to configure
+ * second before lending it (in at most one second); when a call finds its connection closed by the server (a
+ * restart, {@code pg_terminate_backend}) it evicts its idle connections, which are likely closed too, before
+ * the call's one retry; and while it holds no connection at all (after an outage) a call opens its own, so the
+ * first call after the server is back works (see {@code StorePool}). To share your application's pool, or to configure
  * TLS and credentials beyond a URI, build the store with
  * {@link PostgresStore#builder(javax.sql.DataSource)} instead. Passwords never appear in a message or log
  * line ({@link StoreUris#redact(String)}).
@@ -82,7 +80,6 @@ public final class PostgresStoreProvider implements StoreProvider {
     static final long DEFAULT_POOL_TIMEOUT_MILLIS = 1_000;
     /** HikariCP's bound on validating an idle connection before lending it (the driver rounds up to 1 s). */
     static final long VALIDATION_TIMEOUT_MILLIS = 1_000;
-    private static final AtomicInteger POOLS = new AtomicInteger();
     /** The {@code application_name} of the store's connections unless the URI sets {@code ApplicationName}. */
     static final String DEFAULT_APPLICATION_NAME = "redeye";
 
@@ -131,21 +128,11 @@ public final class PostgresStoreProvider implements StoreProvider {
         if (!p.driverParams.contains("tcpKeepAlive")) {
             ds.setTcpKeepAlive(true);
         }
-        HikariConfig config = new HikariConfig();
-        config.setDataSource(ds);
-        config.setPoolName("redeye-pg-" + POOLS.incrementAndGet());
-        config.setMaximumPoolSize(p.poolSize);
-        config.setMinimumIdle(0);
-        config.setConnectionTimeout(p.poolTimeoutMillis);
-        config.setValidationTimeout(Math.min(VALIDATION_TIMEOUT_MILLIS, p.poolTimeoutMillis));
-        config.setIdleTimeout(60_000);
-        config.setInitializationFailTimeout(-1); // build() below reports an unreachable server itself
-        config.setAutoCommit(true);
-        if (!p.timeouts.perTransaction) {
-            // The server-side bounds once per connection: no statement per call (the pool is the store's own).
-            config.setConnectionInitSql(p.timeouts.sessionSql());
-        }
-        HikariDataSource pool = new HikariDataSource(config);
+        // A connection opened around the pool (see StorePool) is bounded like one the pool opens.
+        ds.setLoginTimeout(DEFAULT_SOCKET_TIMEOUT_SECONDS);
+        StorePool pool = new StorePool(ds, p.poolSize, p.poolTimeoutMillis, VALIDATION_TIMEOUT_MILLIS,
+                // The server-side bounds once per connection: no statement per call (the pool is the store's own).
+                p.timeouts.perTransaction ? null : p.timeouts.sessionSql());
         try {
             PostgresStore store = PostgresStore.builder(pool).schema(p.schema).table(p.table)
                     .createTables(p.createTables)
@@ -154,24 +141,13 @@ public final class PostgresStoreProvider implements StoreProvider {
                     .idleInTransactionTimeout(Duration.ofMillis(p.timeouts.idleInTransactionMillis))
                     .timeoutsPerTransaction(p.timeouts.perTransaction)
                     .purgeInterval(Duration.ofMillis(p.purgeIntervalMillis))
-                    .onBrokenConnection(() -> evictIdle(pool))
+                    .onBrokenConnection(pool::evictAll)
                     .closeWithStore(pool).build();
             LOG.debug("opened {} from {}", store, safe(uri));
             return store;
         } catch (RuntimeException e) {
             pool.close();
             throw e;
-        }
-    }
-
-    /**
-     * Marks every connection of the pool for eviction (idle ones are closed at once, busy ones when they come
-     * back): one connection the server closed means the others from before were most likely closed too.
-     */
-    private static void evictIdle(HikariDataSource pool) {
-        var bean = pool.getHikariPoolMXBean();
-        if (bean != null) {
-            bean.softEvictConnections();
         }
     }
 
