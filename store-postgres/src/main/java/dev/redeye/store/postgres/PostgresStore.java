@@ -107,6 +107,14 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     /** The bounds of the transaction that creates missing tables (it may queue behind other instances'). */
     private static final String DDL_TIMEOUTS = "SELECT set_config('lock_timeout', '30000', true), "
             + "set_config('statement_timeout', '30000', true); ";
+    /** One digest per thread: {@code MessageDigest.getInstance} costs a provider lookup on every call. */
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
+        }
+    });
     /** The default {@link Builder#purgeInterval(Duration)}. */
     static final Duration DEFAULT_PURGE_INTERVAL = Duration.ofMinutes(1);
 
@@ -235,7 +243,7 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
             try (PreparedStatement ps = c.prepareStatement(sql.get)) {
                 ps.setBytes(1, h);
                 try (ResultSet rs = SqlRunner.query(ps, prefixStatements)) {
-                    return rs.next() ? StoredRow.read(rs) : null;
+                    return rs.next() ? StoredRow.readWithoutClock(rs) : null;
                 }
             }
         });
@@ -556,11 +564,7 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
                 throw new IllegalArgumentException("operation name has an unpaired surrogate at index " + i);
             }
         }
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every JVM", e);
-        }
+        return SHA256.get().digest(key.getBytes(StandardCharsets.UTF_8));
     }
 
     private static long ttlMillis(Duration ttl) {

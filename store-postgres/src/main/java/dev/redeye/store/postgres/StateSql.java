@@ -11,12 +11,17 @@ final class StateSql {
     static final String NOW_MICROS = "CAST(floor(extract(epoch FROM clock_timestamp()) * 1000000) AS bigint)";
 
     /**
-     * The columns {@link StoredRow#read} reads, in order: the state, whether it has expired by the database
-     * clock, and that clock in microseconds (the version base of a new life, contract v2).
+     * The columns {@link StoredRow#read} reads for a plain read, in order: the state and whether it has expired
+     * by the database clock.
      */
-    static final String STATE_COLUMNS = "layout, failures, last_failure_at, open, opened_at, open_count, "
-            + "error_rate, samples, trial_successes, forced, version, (" + Sql.EXPIRED + ") AS expired, "
-            + NOW_MICROS + " AS now_micros";
+    static final String READ_COLUMNS = "layout, failures, last_failure_at, open, opened_at, open_count, "
+            + "error_rate, samples, trial_successes, forced, version, (" + Sql.EXPIRED + ") AS expired";
+
+    /**
+     * The columns an atomic operation reads under the row lock: {@link #READ_COLUMNS} and the database clock in
+     * microseconds (the version base of a new life, contract v2).
+     */
+    static final String STATE_COLUMNS = READ_COLUMNS + ", " + NOW_MICROS + " AS now_micros";
 
     /**
      * The SQL condition "this row is the store's placeholder" ({@link StoredRow#isPlaceholder()}), for the
@@ -74,7 +79,7 @@ final class StateSql {
         // SELECT after it, a statement of its own, sees (and locks) whichever row now exists.
         String createPlaceholder = "INSERT INTO " + t + " (key_hash, key, layout, expires_at) VALUES (?, ?, "
                 + StoredRow.LAYOUT_PLACEHOLDER + ", clock_timestamp()) ON CONFLICT (key_hash) DO NOTHING; ";
-        get = prefix + select;
+        get = prefix + "SELECT " + READ_COLUMNS + " FROM " + t + " WHERE key_hash = ?";
         put = prefix + "INSERT INTO " + t + " AS s (key_hash, key, layout, failures, last_failure_at, open, "
                 + "opened_at, open_count, error_rate, samples, trial_successes, forced, version, expires_at, "
                 + "updated_at) VALUES (?, ?, " + StoredRow.LAYOUT + ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, " + EXPIRES_AT

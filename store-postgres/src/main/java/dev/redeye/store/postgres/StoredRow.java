@@ -6,7 +6,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
- * One row of the state table as read ({@link StateSql#STATE_COLUMNS}), before validation, and the rules that
+ * One row of the state table as read ({@link StateSql#STATE_COLUMNS} or {@link StateSql#READ_COLUMNS}), before
+ * validation, and the rules that
  * turn it into a {@link BreakerState}, "no state", or a {@link StoreException}. Immutable.
  */
 final class StoredRow {
@@ -32,7 +33,7 @@ final class StoredRow {
     final boolean expired;
     final long nowMicros;
 
-    private StoredRow(ResultSet rs) throws SQLException {
+    private StoredRow(ResultSet rs, boolean withClock) throws SQLException {
         layout = rs.getInt(1);
         failures = rs.getInt(2);
         lastFailureAt = rs.getLong(3);
@@ -45,12 +46,17 @@ final class StoredRow {
         forced = rs.getBoolean(10);
         version = rs.getLong(11);
         expired = rs.getBoolean(12);
-        nowMicros = rs.getLong(13);
+        nowMicros = withClock ? rs.getLong(13) : 0;
     }
 
-    /** Reads the {@link StateSql#STATE_COLUMNS} of the current row of {@code rs}. */
+    /** Reads the {@link StateSql#STATE_COLUMNS} of the current row of {@code rs} (an atomic operation's). */
     static StoredRow read(ResultSet rs) throws SQLException {
-        return new StoredRow(rs);
+        return new StoredRow(rs, true);
+    }
+
+    /** Reads the {@link StateSql#READ_COLUMNS} of the current row of {@code rs} (no clock: no version base). */
+    static StoredRow readWithoutClock(ResultSet rs) throws SQLException {
+        return new StoredRow(rs, false);
     }
 
     /**
@@ -59,7 +65,7 @@ final class StoredRow {
      */
     boolean isPlaceholder() {
         return layout == LAYOUT_PLACEHOLDER && failures == 0 && lastFailureAt == 0 && !open && openedAt == 0
-                && openCount == 0 && Double.doubleToRawLongBits(errorRate) == 0 && samples == 0
+                && openCount == 0 && errorRate == 0 && samples == 0
                 && trialSuccesses == 0 && !forced && version == 0;
     }
 

@@ -20,7 +20,8 @@ import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.postgresql.Driver;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -34,7 +35,9 @@ class RoundTripsTest {
     private static String schema;
     private static TurnCountingRelay relay;
     private static Connection connection;
-    private static PostgresStore store;
+    private static PostgresStore perTransaction;
+    private static PostgresStore perSession;
+    private PostgresStore store;
 
     @BeforeAll
     static void open() throws Exception {
@@ -45,13 +48,17 @@ class RoundTripsTest {
         ds.setServerNames(new String[] {"127.0.0.1"});
         ds.setPortNumbers(new int[] {relay.port()});
         connection = ds.getConnection();
-        store = PostgresStore.builder(new OneConnection(connection)).schema(schema).table("rt").build();
+        perTransaction = PostgresStore.builder(new OneConnection(connection)).schema(schema).table("rt").build();
+        perSession = PostgresStore.builder(new OneConnection(connection)).schema(schema).table("rt_session")
+                .timeoutsPerTransaction(false).build();
     }
 
     @AfterAll
     static void close() throws Exception {
-        if (store != null) {
-            store.close();
+        for (PostgresStore s : new PostgresStore[] {perTransaction, perSession}) {
+            if (s != null) {
+                s.close();
+            }
         }
         if (connection != null) {
             connection.close();
@@ -62,7 +69,7 @@ class RoundTripsTest {
         PgTestSupport.dropSchema(schema);
     }
 
-    private static int trips(Runnable call) {
+    private int trips(Runnable call) {
         call.run(); // warm: the driver prepares statements server-side after a few uses, which changes nothing
         relay.reset();
         call.run();
@@ -73,8 +80,14 @@ class RoundTripsTest {
         return Policy.builder().failureThreshold(n).jitter(0.0).build();
     }
 
-    @Test
-    void everyOperationTakesTheFewestRoundTrips() {
+    /**
+     * The default store sets its timeouts per transaction, in the first round trip of each call; one whose
+     * sessions carry them sends nothing extra. Both take the same round trips.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void everyOperationTakesTheFewestRoundTrips(boolean timeoutsPerTransaction) {
+        store = timeoutsPerTransaction ? perTransaction : perSession;
         Policy high = threshold(1_000_000);
         Map<String, int[]> rows = new LinkedHashMap<>(); // operation -> {measured, most allowed}
         store.put("existing", BreakerState.INITIAL.toBuilder().version(5).build(), TTL);
@@ -87,7 +100,10 @@ class RoundTripsTest {
             relay.reset();
             store.recordSuccess("clears", high, 2);
         }), 2});
-        rows.put("recordSuccess (nothing to clear)", new int[] {trips(() -> store.recordSuccess("existing-clear", high, 1)), 2});
+        store.put("clear", BreakerState.INITIAL, TTL);
+        rows.put("recordSuccess (nothing to clear)", new int[] {trips(() -> store.recordSuccess("clear", high, 1)), 2});
+        rows.put("recordSuccess (a key without a row: nothing to write)",
+                new int[] {trips(() -> store.recordSuccess("no-row", high, 1)), 2});
         int[] opening = {0};
         rows.put("recordFailure (opens: transition + NOTIFY)", new int[] {trips(() -> {
             String k = "opens-" + opening[0]++;
@@ -115,8 +131,8 @@ class RoundTripsTest {
         StringBuilder table = new StringBuilder("| operation | round trips | at most |\n|---|---|---|\n");
         rows.forEach((op, n) -> table.append("| ").append(op).append(" | ").append(n[0]).append(" | ").append(n[1])
                 .append(" |\n"));
-        System.out.println("Round trips per PostgresStore operation (one connection, through a counting relay):\n"
-                + table);
+        System.out.println("Round trips per PostgresStore operation (one connection, through a counting relay; "
+                + "timeouts " + (timeoutsPerTransaction ? "per transaction" : "per session") + "):\n" + table);
         rows.forEach((op, n) -> assertTrue(n[0] <= n[1], op + ": " + n[0] + " round trips, at most " + n[1]
                 + " expected\n" + table));
         assertEquals(0, trips(() -> { }), "the relay counts nothing when nothing is sent");
