@@ -37,7 +37,9 @@ import org.junit.jupiter.api.Test;
  * stores terminated by {@code pg_terminate_backend}. For each fault and policy it prints the worst latency of a
  * breaker call and asserts:
  * <ul>
- * <li>no call took longer than three times the documented bound ({@link #DOCUMENTED_CALL_BOUND_MILLIS});</li>
+ * <li>no call took longer than three times the documented bound ({@link #DOCUMENTED_CALL_BOUND_MILLIS}, or
+ * lock_timeout for a held row lock); the freeze and the held locks last longer than their bound, so a call
+ * that waited for them to end would fail the test;</li>
  * <li>no exception but the call's own (ALLOW, LOCAL), or that and {@link StoreUnavailableException} (REJECT),
  * reached a caller;</li>
  * <li>failures counted before the fault are still stored after it;</li>
@@ -53,6 +55,11 @@ class PostgresFaultTest {
      */
     static final long DOCUMENTED_CALL_BOUND_MILLIS = 4_000;
     private static final long ASSERTED_BOUND_MILLIS = 3 * DOCUMENTED_CALL_BOUND_MILLIS;
+    /**
+     * The README's bound on a call that meets a held row lock: it waits at most lock_timeout (1 s) for it, in
+     * its one write; asserted with the same threefold margin.
+     */
+    private static final long ASSERTED_LOCK_BOUND_MILLIS = 3 * Timeouts.DEFAULT_LOCK_MILLIS;
     private static final int THREADS_PER_POLICY = 2;
     private static final int KEPT_FAILURES = 3;
     private static final Duration FEED_PATIENCE = Duration.ofSeconds(20);
@@ -72,7 +79,8 @@ class PostgresFaultTest {
             server.close();
         }
         System.out.println("PostgreSQL faults, worst breaker call per policy (bound asserted: "
-                + ASSERTED_BOUND_MILLIS + " ms = 3 x " + DOCUMENTED_CALL_BOUND_MILLIS + " ms documented):");
+                + ASSERTED_BOUND_MILLIS + " ms = 3 x " + DOCUMENTED_CALL_BOUND_MILLIS + " ms documented; under a held "
+                + "row lock " + ASSERTED_LOCK_BOUND_MILLIS + " ms = 3 x lock_timeout):");
         REPORT.forEach(System.out::println);
     }
 
@@ -249,7 +257,13 @@ class PostgresFaultTest {
         void run(Fleet fleet) throws Exception;
     }
 
-    private static void runFault(String name, boolean cutsFeeds, Fault fault) throws Exception {
+    /**
+     * Runs one fault under load and asserts what the class Javadoc lists.
+     *
+     * @param boundMillis no call may take longer
+     * @param cutsFeeds   whether the fault cuts the feeds' connections (then each must say so with onGap)
+     */
+    private static void runFault(String name, long boundMillis, boolean cutsFeeds, Fault fault) throws Exception {
         try (Fleet fleet = new Fleet()) {
             fleet.countKeptFailures();
             Map<StoreErrorPolicy, Integer> gapsBefore = new EnumMap<>(StoreErrorPolicy.class);
@@ -286,7 +300,8 @@ class PostgresFaultTest {
                     REPORT.add(line);
                 }
                 assertEquals(List.of(), fleet.unexpected.get(p), name + ", " + p + ": exceptions a caller must not see");
-                assertTrue(worst <= ASSERTED_BOUND_MILLIS, name + ", " + p + ": a call took " + worst + " ms");
+                assertTrue(worst <= boundMillis, name + ", " + p + ": a call took " + worst + " ms, more than "
+                        + boundMillis + " ms");
                 assertEquals(KEPT_FAILURES, fleet.stores.get(p).get(Fleet.kept(p)).orElseThrow().failures(),
                         name + ", " + p + ": failures counted before the fault");
                 if (cutsFeeds) {
@@ -301,7 +316,7 @@ class PostgresFaultTest {
 
     @Test
     void serverKilledMidLoadAndRestartedOnTheSamePort() throws Exception {
-        runFault("server killed and restarted", true, fleet -> {
+        runFault("server killed and restarted", ASSERTED_BOUND_MILLIS, true, fleet -> {
             server.kill();
             Thread.sleep(1_500); // calls meet a server that is gone
             fleet.stopLoad();
@@ -311,10 +326,11 @@ class PostgresFaultTest {
 
     @Test
     void serverFrozen() throws Exception {
-        runFault("server frozen (SIGSTOP) 4 s", true, fleet -> {
+        long frozen = ASSERTED_BOUND_MILLIS + 1_000;
+        runFault("server frozen (SIGSTOP) " + frozen / 1000 + " s", ASSERTED_BOUND_MILLIS, true, fleet -> {
             server.freeze();
             try {
-                Thread.sleep(4_000); // longer than a feed needs to notice (2 s idle + 1 s validation)
+                Thread.sleep(frozen); // longer than the bound, and than a feed needs to notice (2 s idle + 1 s)
                 fleet.stopLoad();
             } finally {
                 server.thaw();
@@ -324,7 +340,7 @@ class PostgresFaultTest {
 
     @Test
     void aSecondSessionHoldsTheBreakerRowsLocks() throws Exception {
-        runFault("row locks held by a session", false, fleet -> {
+        runFault("row locks held by a session", ASSERTED_LOCK_BOUND_MILLIS, false, fleet -> {
             try (Connection c = server.connect()) {
                 c.setAutoCommit(false);
                 try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM (SELECT 1 FROM faults."
@@ -335,7 +351,7 @@ class PostgresFaultTest {
                         assertEquals(fleet.loadOps().size(), rs.getInt(1), "every load row is locked");
                     }
                 }
-                Thread.sleep(2_500); // calls that write meet the locks
+                Thread.sleep(ASSERTED_LOCK_BOUND_MILLIS + 500); // calls that write meet the locks
                 fleet.stopLoad();
                 c.rollback();
             }
@@ -347,7 +363,7 @@ class PostgresFaultTest {
 
     @Test
     void everyConnectionOfTheStoresTerminated() throws Exception {
-        runFault("pg_terminate_backend", true, fleet -> {
+        runFault("pg_terminate_backend", ASSERTED_BOUND_MILLIS, true, fleet -> {
             terminate(fleet);
             Thread.sleep(1_000); // calls on the connections that were cut, and on the ones replacing them
             fleet.stopLoad();
