@@ -367,13 +367,15 @@ class PostgresFaultTest {
             terminate(fleet);
             Thread.sleep(1_000); // calls on the connections that were cut, and on the ones replacing them
             fleet.stopLoad();
+            fleet.breakers.forEach((p, b) -> b.execute("touch", () -> "ok")); // pooled connections, just used
             terminate(fleet);    // again with the pools idle: the next calls find only dead connections
         });
     }
 
-    private static void terminate(Fleet fleet) throws SQLException {
+    /** Terminates every backend of the fleet's stores, and gives them 100 ms to exit. */
+    private static void terminate(Fleet fleet) throws SQLException, InterruptedException {
         try (Connection c = server.connect(); PreparedStatement ps = c.prepareStatement(
-                "SELECT count(*) FROM (SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
+                "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                         + "WHERE application_name = ?) t")) {
             ps.setString(1, "redeye-fault-" + fleet.table);
             try (ResultSet rs = ps.executeQuery()) {
@@ -382,6 +384,7 @@ class PostgresFaultTest {
                         + " connections (at least each store's feed)");
             }
         }
+        Thread.sleep(100); // well under the 500 ms after which HikariCP validates a connection before lending it
     }
 
     private static boolean waitFor(Duration patience, BooleanSupplier condition) {

@@ -230,7 +230,10 @@ class PostgresHardeningTest {
         assertEquals(2, other.get("k").orElseThrow().failures());
     }
 
-    /** A DataSource whose connections, while {@code armed}, stall once before sending a batch that commits. */
+    /**
+     * A DataSource whose connections, while {@code armed}, stall once before committing: before sending a batch
+     * that ends in COMMIT, or in {@code commit()}, whichever comes first.
+     */
     private static DataSource stallingBeforeCommit(PGSimpleDataSource real, AtomicBoolean armed, CountDownLatch stalled,
                                                    long stallMillis) {
         return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
@@ -242,8 +245,9 @@ class PostgresHardeningTest {
                     Connection c = (Connection) r;
                     return Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
                             (cp, cm, cargs) -> {
-                                if (cm.getName().equals("prepareStatement") && cargs != null
-                                        && String.valueOf(cargs[0]).endsWith("COMMIT") && armed.compareAndSet(true, false)) {
+                                boolean commits = cm.getName().equals("commit") || cm.getName().equals("prepareStatement")
+                                        && cargs != null && String.valueOf(cargs[0]).endsWith("COMMIT");
+                                if (commits && armed.compareAndSet(true, false)) {
                                     stalled.countDown();
                                     Thread.sleep(stallMillis);
                                 }
