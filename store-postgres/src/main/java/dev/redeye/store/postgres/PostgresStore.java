@@ -584,7 +584,7 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     }
 
     /**
-     * The ttl bound into {@link #EXPIRES_AT} for a write of {@code state}: null (no expiry) for a forced state,
+     * The ttl bound into a state write's {@code expires_at} for {@code state}: null (no expiry) for a forced state,
      * which a store never expires, else {@code ttlMillis}.
      */
     static Long expiryMillis(BreakerState state, long ttlMillis) {

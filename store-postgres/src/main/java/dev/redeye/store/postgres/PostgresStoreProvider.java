@@ -53,7 +53,8 @@ import org.slf4j.LoggerFactory;
  * {@code ApplicationName} (default {@code redeye})). Unless the URI sets them, the driver gets
  * {@code socketTimeout=2} (seconds: the longest wait for any reply, so a server that vanished without closing
  * the connection fails a call in 2 s instead of hanging it until TCP gives up), {@code connectTimeout=2}
- * (seconds, for the TCP connect) and {@code tcpKeepAlive=true}.
+ * (seconds, for the TCP connect), {@code loginTimeout=2} (seconds, for opening a connection as a whole) and
+ * {@code tcpKeepAlive=true}.
  *
  * <p>The store opened here owns a small HikariCP pool over the driver's {@link PGSimpleDataSource} (one
  * connection of it is the feed's while anyone subscribes) and closes it in {@code close()}, so no
@@ -107,6 +108,33 @@ public final class PostgresStoreProvider implements StoreProvider {
     /** {@link #open(String)} with the concrete type; see {@link PostgresStore#open(String)}. */
     static PostgresStore openStore(String uri) {
         Parsed p = parse(uri);
+        PGSimpleDataSource ds = driverDataSource(p);
+        StorePool pool = new StorePool(ds, p.poolSize, p.poolTimeoutMillis, VALIDATION_TIMEOUT_MILLIS,
+                // The server-side bounds once per connection: no statement per call (the pool is the store's own).
+                p.timeouts.perTransaction ? null : p.timeouts.sessionSql());
+        try {
+            PostgresStore store = PostgresStore.builder(pool).schema(p.schema).table(p.table)
+                    .createTables(p.createTables)
+                    .lockTimeout(Duration.ofMillis(p.timeouts.lockMillis))
+                    .statementTimeout(Duration.ofMillis(p.timeouts.statementMillis))
+                    .idleInTransactionTimeout(Duration.ofMillis(p.timeouts.idleInTransactionMillis))
+                    .timeoutsPerTransaction(p.timeouts.perTransaction)
+                    .purgeInterval(Duration.ofMillis(p.purgeIntervalMillis))
+                    .onBrokenConnection(pool::evictAll)
+                    .closeWithStore(pool).build();
+            LOG.debug("opened {} from {}", store, safe(uri));
+            return store;
+        } catch (RuntimeException e) {
+            pool.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The driver's data source of a parsed URI: its URL and credentials, {@code ApplicationName} and the
+     * client-side bounds the URI does not set itself.
+     */
+    static PGSimpleDataSource driverDataSource(Parsed p) {
         PGSimpleDataSource ds = new PGSimpleDataSource();
         ds.setURL(p.jdbcUrl);
         if (p.user != null) {
@@ -128,27 +156,11 @@ public final class PostgresStoreProvider implements StoreProvider {
         if (!p.driverParams.contains("tcpKeepAlive")) {
             ds.setTcpKeepAlive(true);
         }
-        // A connection opened around the pool (see StorePool) is bounded like one the pool opens.
-        ds.setLoginTimeout(DEFAULT_SOCKET_TIMEOUT_SECONDS);
-        StorePool pool = new StorePool(ds, p.poolSize, p.poolTimeoutMillis, VALIDATION_TIMEOUT_MILLIS,
-                // The server-side bounds once per connection: no statement per call (the pool is the store's own).
-                p.timeouts.perTransaction ? null : p.timeouts.sessionSql());
-        try {
-            PostgresStore store = PostgresStore.builder(pool).schema(p.schema).table(p.table)
-                    .createTables(p.createTables)
-                    .lockTimeout(Duration.ofMillis(p.timeouts.lockMillis))
-                    .statementTimeout(Duration.ofMillis(p.timeouts.statementMillis))
-                    .idleInTransactionTimeout(Duration.ofMillis(p.timeouts.idleInTransactionMillis))
-                    .timeoutsPerTransaction(p.timeouts.perTransaction)
-                    .purgeInterval(Duration.ofMillis(p.purgeIntervalMillis))
-                    .onBrokenConnection(pool::evictAll)
-                    .closeWithStore(pool).build();
-            LOG.debug("opened {} from {}", store, safe(uri));
-            return store;
-        } catch (RuntimeException e) {
-            pool.close();
-            throw e;
+        if (!p.driverParams.contains("loginTimeout")) {
+            // bounds a connection opened around the pool (see StorePool) as a whole, TLS and login included
+            ds.setLoginTimeout(DEFAULT_SOCKET_TIMEOUT_SECONDS);
         }
+        return ds;
     }
 
     /** A URI taken apart: the JDBC URL without credentials or store parameters, and the rest. */
