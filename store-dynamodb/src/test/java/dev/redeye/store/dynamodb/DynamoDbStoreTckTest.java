@@ -1,0 +1,56 @@
+package dev.redeye.store.dynamodb;
+
+import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.Store;
+import dev.redeye.api.TransitionFeed;
+import dev.redeye.api.TrialClaims;
+import dev.redeye.tck.StoreTck;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * The full redeye TCK on dynalite: every client opened through the URI provider (as {@code Stores.open}
+ * does), each with its own {@code DynamoDbClient}, in a table of this class's own (created on demand by the
+ * first client, deleted afterwards). Both hooks are provided: {@link #corrupt} writes a state map no
+ * {@code BreakerState} can come from with a plain client; {@link #interruptFeed} makes the client's feed poller
+ * fail its next read, which is what a dropped connection does to a polled feed (there is no long-lived feed
+ * connection to cut).
+ */
+class DynamoDbStoreTckTest extends StoreTck {
+    private static final String TABLE = DynamoTestSupport.newTable("redeye_tck");
+
+    @AfterAll
+    static void dropTable() {
+        DynamoTestSupport.deleteTable(TABLE);
+    }
+
+    @Override
+    protected Store newClient() {
+        return new DynamoDbStoreProvider().open(DynamoTestSupport.uri(TABLE, "createTable=true"));
+    }
+
+    @Override
+    protected void corrupt(Store client, String key) {
+        try (DynamoDbClient raw = DynamoTestSupport.rawClient()) {
+            raw.updateItem(u -> u.tableName(TABLE).key(Items.key(Keys.partitionKey(key)))
+                    .updateExpression("SET #st = :st")
+                    .expressionAttributeNames(Map.of("#st", Items.STATE))
+                    .expressionAttributeValues(Map.of(":st", AttributeValue.builder().m(Map.of(
+                            "failures", Items.s("many"), "open", Items.s("perhaps"))).build())));
+        }
+    }
+
+    @Override
+    protected void interruptFeed(Store client) {
+        ((DynamoDbStore) client).interruptFeed();
+    }
+
+    @Override
+    protected Set<Class<?>> expectedCapabilities() {
+        return Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class, TransitionFeed.class);
+    }
+}
