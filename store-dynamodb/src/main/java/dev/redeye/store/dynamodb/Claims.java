@@ -55,6 +55,7 @@ final class Claims {
                         .expressionAttributeNames(Feed.names("#cl", Items.CLAIMS, "#t", token))
                         .expressionAttributeValues(Feed.values(":exp", Items.n(exp), ":permits", Items.n(permits)));
                 if (requests.update("claimTrial", name, fast)) {
+                    requests.attempts(attempt);
                     return Optional.of(token);
                 }
             }
@@ -96,6 +97,7 @@ final class Claims {
                 written = requests.update("claimTrial", name, pruneAndClaim(pk, token, exp, now, permits, dead));
             }
             if (written) {
+                requests.attempts(attempt);
                 return Optional.of(token);
             }
             Requests.backoff(attempt, 20);

@@ -326,8 +326,11 @@ public final class DynamoDbStore implements Store, AtomicRecording, TrialClaims,
      * @param readUnits         read capacity units DynamoDB reported
      * @param writeUnits        write capacity units DynamoDB reported (lost conditions not included)
      * @param conditionFailures conditional writes whose condition failed (retried or refused)
+     * @param mostAttempts      the most conditional writes one atomic call needed so far (1 without contention;
+     *                          compare with {@link Builder#maxAttempts})
      */
-    public record Usage(long requests, double readUnits, double writeUnits, long conditionFailures) {
+    public record Usage(long requests, double readUnits, double writeUnits, long conditionFailures,
+                        int mostAttempts) {
     }
 
     /**
@@ -406,6 +409,7 @@ public final class DynamoDbStore implements Store, AtomicRecording, TrialClaims,
             }
             written = change;
             if (requests.update(call, key, w.request(pk))) {
+                requests.attempts(attempt);
                 return published(change, key, policy, now);
             }
             Requests.backoff(attempt, BACKOFF_CAP_MILLIS);
@@ -536,7 +540,7 @@ public final class DynamoDbStore implements Store, AtomicRecording, TrialClaims,
 
         /**
          * How many recent events the feed head keeps (default 32); a subscriber more than this many transitions
-         * behind gets {@code onGap}. The ring also stays under 128 KB of events.
+         * behind gets {@code onGap}. The ring also stays under 32 KB of events.
          *
          * @throws IllegalArgumentException unless between 1 and 1000
          */

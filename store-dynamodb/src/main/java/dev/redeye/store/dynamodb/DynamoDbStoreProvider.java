@@ -22,7 +22,9 @@ import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.regions.providers.AwsProfileRegionProvider;
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
+import software.amazon.awssdk.regions.providers.SystemSettingsRegionProvider;
 import software.amazon.awssdk.retries.api.BackoffStrategy;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
@@ -38,8 +40,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * <li>credentials: the user-info part (percent-encode reserved characters), else the SDK's default chain
  * (environment, system properties, profile, container and instance roles). A secret is never logged,
  * printed or put in a message.</li>
- * <li>{@code region}: else the SDK's default region chain; with an {@code endpoint} and no region found,
- * {@code us-east-1} (local servers ignore it).</li>
+ * <li>{@code region}: else the SDK's default region chain; with an {@code endpoint}, the region of the
+ * environment or the profile, else {@code us-east-1} (local servers ignore it).</li>
  * <li>{@code endpoint}: another endpoint (dynalite, a VPC endpoint).</li>
  * <li>{@code createTable}: {@code true} creates a missing table (on-demand billing); default {@code false}.</li>
  * <li>{@code feedPollMillis} (default 500), {@code feedRingSize} (default 32), {@code maxAttempts} (default
@@ -156,12 +158,22 @@ public final class DynamoDbStoreProvider implements StoreProvider {
             if (region != null) {
                 return region;
             }
+            if (endpoint != null) {
+                // An explicit endpoint: the region from the environment or the profile if there is one, never
+                // from instance metadata (a local server ignores the region, but the SDK wants one to sign).
+                try {
+                    return new SystemSettingsRegionProvider().getRegion().id();
+                } catch (SdkException e) {
+                    try {
+                        return new AwsProfileRegionProvider().getRegion().id();
+                    } catch (SdkException e2) {
+                        return "us-east-1";
+                    }
+                }
+            }
             try {
                 return new DefaultAwsRegionProviderChain().getRegion().id();
             } catch (SdkException e) {
-                if (endpoint != null) {
-                    return "us-east-1"; // a local endpoint ignores the region, but the SDK wants one
-                }
                 throw new IllegalArgumentException("no AWS region for " + safe + ": add ?region=... to the URI or set"
                         + " AWS_REGION");
             }
@@ -208,7 +220,7 @@ public final class DynamoDbStoreProvider implements StoreProvider {
         try {
             p.table = Tables.validate(table);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("DynamoDB URI: " + e.getMessage().replace(table, "(see URI)") + ": "
+            throw new IllegalArgumentException("DynamoDB URI: " + e.getMessage() + ": "
                     + p.safe);
         }
         if (info != null) {

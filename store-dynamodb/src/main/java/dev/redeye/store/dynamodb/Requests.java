@@ -30,6 +30,7 @@ final class Requests {
     private final LongAdder conditionFailures = new LongAdder();
     private final DoubleAdder readUnits = new DoubleAdder();
     private final DoubleAdder writeUnits = new DoubleAdder();
+    private final java.util.concurrent.atomic.AtomicInteger mostAttempts = new java.util.concurrent.atomic.AtomicInteger();
 
     Requests(DynamoDbClient client, String table, AtomicBoolean closed) {
         this.client = client;
@@ -103,8 +104,14 @@ final class Requests {
         (read ? readUnits : writeUnits).add(c.capacityUnits());
     }
 
+    /** Records that a compare-and-set call needed {@code attempts} conditional writes. */
+    void attempts(int attempts) {
+        mostAttempts.accumulateAndGet(attempts, Math::max);
+    }
+
     DynamoDbStore.Usage usage() {
-        return new DynamoDbStore.Usage(requests.sum(), readUnits.sum(), writeUnits.sum(), conditionFailures.sum());
+        return new DynamoDbStore.Usage(requests.sum(), readUnits.sum(), writeUnits.sum(), conditionFailures.sum(),
+                mostAttempts.get());
     }
 
     /**
