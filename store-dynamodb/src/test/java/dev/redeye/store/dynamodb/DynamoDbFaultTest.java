@@ -124,6 +124,37 @@ class DynamoDbFaultTest {
         }
     }
 
+    /**
+     * A write that DynamoDB applied but whose answer was lost: the SDK retries the same conditional write, which
+     * now fails its condition. Applying the rule again would count the failure twice (and a claim would take a
+     * second permit); the call recognizes its own write ({@code lw}, the claim's token) instead.
+     */
+    @Test
+    void aWriteWhoseAnswerWasLostIsNeitherRepeatedNorLost() throws Exception {
+        int port = Integer.parseInt(DynamoTestSupport.url().replaceAll(".*:(\\d+).*", "$1"));
+        String table = DynamoTestSupport.newTable("redeye_lost_answer");
+        try (LosingProxy proxy = new LosingProxy(port);
+             DynamoDbStore store = DynamoDbStore.open(uri(proxy.url(), table, "createTable=true"))) {
+            Policy p = Policy.builder().failureThreshold(100).jitter(0).build();
+            store.recordFailure("op", p, 1L);
+            long failuresBefore = store.usage().conditionFailures();
+            proxy.loseNextAnswerOf("UpdateItem");
+            assertEquals(2, store.recordFailure("op", p, 2L).state().failures(), "the returned count");
+            assertEquals(1, proxy.lost.get(), "the answer of the write was lost");
+            assertEquals(failuresBefore + 1, store.usage().conditionFailures(), "the SDK's retry lost its condition");
+            assertEquals(2, store.get("op").orElseThrow().failures(), "counted once, not twice");
+
+            proxy.loseNextAnswerOf("UpdateItem");
+            String token = store.claimTrial("claimed", 1, Duration.ofSeconds(30)).orElseThrow(
+                    () -> new AssertionError("a claim whose answer was lost must still be the caller's"));
+            assertEquals(java.util.Optional.empty(), store.claimTrial("claimed", 1, Duration.ofSeconds(30)));
+            store.releaseTrial("claimed", token);
+            assertTrue(store.claimTrial("claimed", 1, Duration.ofSeconds(30)).isPresent(), "the one permit is free again");
+        } finally {
+            DynamoTestSupport.deleteTable(table);
+        }
+    }
+
     private static void awaitCount(AtomicInteger n, int atLeast) throws InterruptedException {
         long deadline = System.nanoTime() + 20_000_000_000L;
         while (n.get() < atLeast) {
