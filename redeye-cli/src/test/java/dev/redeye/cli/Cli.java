@@ -49,14 +49,16 @@ final class Cli {
 
     /**
      * A {@code dynamodb://} URI of {@code table} on REDEYE_DYNAMODB_URL (dynalite, started by scripts/services.sh),
-     * with dummy credentials and table creation on; null when the variable is unset.
+     * with dummy credentials, table creation on and timeouts raised for a one-thread server on a busy machine
+     * (the store's defaults are sized for DynamoDB itself); null when the variable is unset.
      */
     static String dynamodbUri(String table) {
         String env = System.getenv("REDEYE_DYNAMODB_URL");
         if (env == null || env.isBlank()) {
             return null;
         }
-        return "dynamodb://cli:s3cretkey@" + table + "?region=us-east-1&createTable=true&endpoint=" + env.trim();
+        return "dynamodb://cli:s3cretkey@" + table + "?region=us-east-1&createTable=true"
+                + "&attemptTimeoutMillis=2000&callTimeoutMillis=5000&endpoint=" + env.trim();
     }
 
     /** Whether the store behind the URI answers a read (tests against it fail with how to provide it otherwise). */

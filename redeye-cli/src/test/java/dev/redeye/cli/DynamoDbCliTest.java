@@ -11,11 +11,7 @@ import dev.redeye.CircuitBreaker;
 import dev.redeye.Stores;
 import dev.redeye.api.CircuitOpenException;
 import java.net.URI;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -92,44 +88,27 @@ class DynamoDbCliTest {
         assertEquals(v + 4, status(op).get("version").asLong());
     }
 
+    // The store-independent command tests of OpsCommandsTest, on dynamodb:// (its force test asserts absolute
+    // versions, 1 to 5, so the one above replaces it here).
+
     @Test
     void watchPrintsTransitionsFromThePolledFeed() throws Exception {
-        String op = Cli.uniqueOperation();
-        CompletableFuture<Cli.Run> watch = CompletableFuture.supplyAsync(
-                () -> Cli.run("watch", "--store", uri, "--count", "2", "--timeout", "30s", "--json", op));
-        List<Cli.Run> controls = new ArrayList<>();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        boolean open = false;
-        while (!watch.isDone() && System.nanoTime() < deadline) {
-            controls.add(Cli.run(open ? "reset" : "force-open", "--store", uri, op));
-            open = !open;
-            Thread.sleep(600);
-        }
-        Cli.Run run = watch.get(10, TimeUnit.SECONDS);
-        assertEquals(0, run.exit(), run::toString);
-        controls.forEach(c -> assertEquals(0, c.exit(), c::toString));
-        List<String> lines = run.out().strip().lines().toList();
-        assertEquals(2, lines.size(), run::toString);
-        long last = 0;
-        for (String line : lines) {
-            JsonNode e = Json.mapper().readTree(line);
-            assertEquals(op, e.get("operation").asText(), line);
-            assertTrue(e.get("version").asLong() > last, line);
-            last = e.get("version").asLong();
-        }
+        new OpsCommandsTest().watchPrintsTransitionsFromTheFeed(uri);
     }
 
     @Test
-    void simulateRunsOnDynamoDbWithOneTrialAtATime() throws Exception {
-        Cli.Run run = Cli.run("simulate", "--store", uri, "--instances", "4", "--threads-per-instance", "1",
-                "--duration", "2500ms", "--down-at", "300ms", "--up-at", "1500ms", "--reset-timeout", "400ms",
-                "--backoff-multiplier", "1", "--think-time", "20ms", "--progress", "never", "--json");
-        assertEquals(0, run.exit(), run::toString);
-        JsonNode r = Json.mapper().readTree(run.out());
-        assertEquals(1, r.get("openings").asLong(), r::toPrettyString);
-        assertEquals(1, r.get("maxConcurrentTrials").asInt(), r::toPrettyString);
-        assertFalse(r.get("store").asText().contains("s3cretkey"), r::toPrettyString);
-        assertFalse(status(r.get("operation").asText()).get("stored").asBoolean(), "the run's state was deleted");
+    void watchWithACountFailsWhenTheTimeoutPassesFirst() {
+        new OpsCommandsTest().watchWithACountFailsWhenTheTimeoutPassesFirst(uri);
+    }
+
+    @Test
+    void statusShowsAnOpenBreakerWithItsRetryAfter() throws Exception {
+        new OpsCommandsTest().statusShowsAnOpenBreakerWithItsRetryAfter(uri);
+    }
+
+    @Test
+    void simulateRunsOnDynamoDbWithOneTrialAtATimeAndCleansUp() throws Exception {
+        new OpsCommandsTest().simulateRunsOnTheRealStoreAndCleansUp(uri);
     }
 
     @Test

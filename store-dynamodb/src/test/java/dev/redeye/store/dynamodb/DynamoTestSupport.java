@@ -65,11 +65,18 @@ final class DynamoTestSupport {
         return prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     }
 
-    /** The provider URI of a table on the test endpoint (dummy credentials: dynalite accepts any). */
+    /**
+     * The provider URI of a table on the test endpoint (dummy credentials: dynalite accepts any), with the
+     * client's timeouts raised to {@value #TEST_TIMEOUTS}: dynalite is one Node.js thread, and on a 2-core
+     * machine shared with builds, 32 racing callers queue for far longer than the 250 ms per attempt sized for
+     * DynamoDB itself. The default timeouts are proven by {@code DynamoDbFaultTest}, on servers of its own.
+     */
     static String uri(String table, String params) {
-        return "dynamodb://test:test@" + table + "?region=us-east-1&endpoint=" + url()
+        return "dynamodb://test:test@" + table + "?region=us-east-1&" + TEST_TIMEOUTS + "&endpoint=" + url()
                 + (params == null || params.isEmpty() ? "" : "&" + params);
     }
+
+    static final String TEST_TIMEOUTS = "attemptTimeoutMillis=2000&callTimeoutMillis=5000";
 
     /** A plain client of the test endpoint with the provider's short timeouts; the caller closes it. */
     static DynamoDbClient rawClient() {
