@@ -4,13 +4,11 @@ import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUnavailableException;
 import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.Transitions;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Clock;
@@ -20,15 +18,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -51,6 +44,13 @@ import org.slf4j.LoggerFactory;
  * Receipt r = breaker.execute("payment-gateway", () -> gateway.charge(order));
  * }</pre>
  *
+ * <p>This class is the public face; the work is done by package-private parts, each with one job:
+ * {@code Gate} (admission), {@code Trials} (the half-open protocol), {@code OutcomeRecorder} (what a call's end
+ * means and its best-effort write), {@code StateViews} (the open-state view and the local cache),
+ * {@code FeedHandler} (the transition feed), {@code Operations} (the bounded per-operation registry),
+ * {@code StoreAccess} (capabilities and their fallbacks), {@code DegradingStore} (the LOCAL policy) and
+ * {@code CallTimer} (call timeouts).
+ *
  * <h2>Cost</h2>
  * <ul>
  * <li>Local mode, consecutive strategy, closed and healthy: one map lookup and one volatile read before the
@@ -63,104 +63,117 @@ import org.slf4j.LoggerFactory;
  * <li>Open: rejections come from a per-operation cache with zero store reads, re-verified with one read at
  * most once per {@code openCacheRefresh} and always re-read at this instance's own trial-eligibility instant
  * (the cache can make a rejection late, never an allow early).</li>
- * <li>Half-open: one trial claim per attempt; the winners run the call as trials, the others are rejected.</li>
+ * <li>Half-open: the winner of a trial claim runs the call as a trial (a read, a claim, a re-read, the
+ * outcome, a release). A caller that loses the claim is rejected, and so is every caller of the operation on
+ * this instance after it, with zero store operations, until the trial's outcome is known (this instance's own
+ * write, or a feed event) or the winner's claim could have expired ({@code trialTimeout} after the lost
+ * claim); then one caller reads and claims again. At most {@code halfOpenPermits} trials of an operation run
+ * on one instance at once, also after their claims expired, so a hanging dependency never collects a cascade
+ * of hung trials.</li>
  * </ul>
  *
  * <h2>Outcomes</h2>
  * A call's own exception is always rethrown unchanged. Whether it counts as a failure is decided by
  * {@link Builder#recordFailure(Predicate)} (default: every exception and error counts); an exception that does
- * not count is recorded as a success. A returned result counts as a failure when
- * {@link Builder#recordResult(Predicate)} says so; it is still returned. Writes after a call are best-effort:
- * a store error there is logged, counted in {@link Metrics#storeErrors()}, reported to {@code onStoreError}
- * and never thrown.
+ * not count is recorded as a success. Interrupts and cancellation are not outcomes of the dependency and are
+ * never recorded: a call that threw {@link InterruptedException}, {@link java.util.concurrent.CancellationException},
+ * {@link java.nio.channels.ClosedByInterruptException} or an {@link java.io.InterruptedIOException} (other than
+ * {@link java.net.SocketTimeoutException}), or that threw anything while its thread was interrupted, counts in
+ * {@link Metrics#calls()} only; a trial ended that way gives its claim back and leaves the state as it is. The
+ * thread's interrupt status is restored: still set when the call left it set, and set again when the call
+ * threw one of the exceptions that report an interrupt. A returned result counts as a failure when
+ * {@link Builder#recordResult(Predicate)} says so; it is still returned.
+ *
+ * <h2>Store errors</h2>
+ * Any exception the store throws, not only {@link StoreException} (a driver's own exception, a closed pool, a
+ * {@code NullPointerException}), is a store error handled under the {@link StoreErrorPolicy}; it never
+ * reaches the caller as if the call had failed. A trial claim that throws is a store error too: REJECT
+ * rejects with {@link StoreUnavailableException} without running the call; ALLOW and LOCAL fall back to a
+ * per-instance claim (at most {@code halfOpenPermits} trials per instance), never letting every caller
+ * through. Writes after a call are best-effort: a store error there is logged (at most every 10 s), counted in
+ * {@link Metrics#storeErrors()}, reported to {@code onStoreError} and never thrown.
  *
  * <h2>Time</h2>
  * Every rule reads the configured {@link Clock} ({@code clock.millis()}) and nothing else; only trial-claim
- * expiry runs on the store's own (real) clock, and the async call timeout on real time.
+ * expiry runs on the store's own (real) clock, and the call timeout's deadline on real time.
  *
- * <p>Thread-safe. No lock is held while a user's call runs. {@link #close()} ends the feed subscription and
- * closes the store (unless {@link Builder#closeStore(boolean) closeStore(false)}); a closed breaker throws
- * {@link IllegalStateException}.
+ * <h2>Operations</h2>
+ * Each operation name has its own state and metrics. With {@link Builder#maxOperations(int)}, the breaker
+ * keeps at most that many: past it, the least recently used operations are evicted (approximately; never one
+ * with a trial running), losing this instance's metrics and cached views of them; in local mode an evicted
+ * operation's stored state goes too, unless it is open (an open breaker is never closed by an eviction).
+ *
+ * <p>Thread-safe. No lock is held while a user's call runs. {@link #close()} ends the feed subscription, stops
+ * the call-timeout thread and closes the store (unless {@link Builder#closeStore(boolean) closeStore(false)});
+ * a closed breaker throws {@link IllegalStateException}. A call already admitted when the breaker closes
+ * finishes normally: its outcome write fails quietly.
  */
 public final class CircuitBreaker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CircuitBreaker.class);
     /** Local-cache entries older than this are re-read even under a longer stale tolerance. */
     static final long CACHE_POLL_MILLIS = 5_000;
-    private static final long STORE_ERROR_LOG_INTERVAL_MILLIS = 10_000;
-    private static final int LONG_OPERATION_NAME = 100;
-    /** The gate's answer when the store failed under ALLOW: run the call, nothing is known about the state. */
-    private static final Object UNKNOWN = new Object();
 
     private final CircuitBreakerConfig config;
     private final Policy policy;
     private final Clock clock;
-    private final boolean consecutive;
     private final long seed;
-    private final long refreshMillis;
     private final long callTimeoutMillis;
-    private final long cacheMaxAgeMillis;
-    private final Duration trialTimeout;
-    // The config's optional parts, unwrapped once: Optional getters would allocate on the hot path.
-    private final Predicate<? super Throwable> failurePredicate;
-    private final Predicate<Object> resultPredicate;
     private final Fallback defaultFallback;
-    private final Consumer<TransitionEvent> stateListener;
-    private final BiConsumer<String, Throwable> storeErrorListener;
     private final InMemoryStore local;
+    private final DegradingStore degrading;
     private final Store store;
-    private final StoreAccess access;
     private final boolean closeStore;
-    private final ConcurrentHashMap<String, OperationState> operations = new ConcurrentHashMap<>();
-    private final AtomicLong gapEpoch = new AtomicLong();
-    private final AtomicLong lastStoreErrorLog = new AtomicLong(Long.MIN_VALUE);
-    private final AtomicBoolean longNameWarned = new AtomicBoolean();
-    private final AtomicBoolean maxOperationsWarned = new AtomicBoolean();
+    private final StoreAccess access;
+    private final StoreErrors errors;
+    private final Operations operations;
+    private final StateViews views;
+    private final Gate gate;
+    private final OutcomeRecorder recorder;
+    private final CallTimer timer;
+    private final FeedHandler feed;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final TransitionFeed.Subscription subscription;
 
     private CircuitBreaker(CircuitBreakerConfig config, long seed) {
         this.config = config;
         this.policy = config.policy();
         this.clock = config.clock();
-        this.consecutive = policy.strategy() == Strategy.CONSECUTIVE;
         this.seed = seed;
-        this.refreshMillis = config.openCacheRefresh().toMillis();
         this.callTimeoutMillis = config.callTimeout().map(Duration::toMillis).orElse(0L);
-        this.trialTimeout = config.trialTimeout();
-        this.failurePredicate = config.recordFailure();
-        this.resultPredicate = config.recordResult().orElse(null);
         this.defaultFallback = config.fallback().orElse(null);
-        this.stateListener = config.onStateChange().orElse(null);
-        this.storeErrorListener = config.onStoreError().orElse(null);
-        this.cacheMaxAgeMillis = config.localCacheStaleTolerance()
-                .map(d -> Math.min(d.toMillis(), CACHE_POLL_MILLIS)).orElse(0L);
+        this.errors = new StoreErrors(clock, config.onStoreError().orElse(null));
         Store configured = config.store().orElse(null);
         boolean wantCache = config.localCacheStaleTolerance().isPresent();
         if (configured == null) {
             this.local = new InMemoryStore();
+            this.degrading = null;
             this.store = local;
             this.closeStore = true;
             this.access = new StoreAccess(local, InMemoryStore.class.getName(), LOG, false);
-            this.subscription = null;
         } else {
             this.local = null;
-            this.store = config.storeErrorPolicy() == StoreErrorPolicy.LOCAL
+            this.degrading = config.storeErrorPolicy() == StoreErrorPolicy.LOCAL
                     ? new DegradingStore(configured, this::degradedStoreError)
-                    : configured;
+                    : null;
+            this.store = degrading != null ? degrading : configured;
             this.closeStore = config.closeStore();
             this.access = new StoreAccess(store, configured.getClass().getName(), LOG, wantCache);
-            this.subscription = wantCache && access.feed != null ? subscribe(access.feed) : null;
         }
-    }
-
-    private TransitionFeed.Subscription subscribe(TransitionFeed feed) {
-        try {
-            return feed.subscribe(this::onFeedEvent, this::onFeedGap);
-        } catch (StoreException e) {
-            LOG.warn("could not subscribe to the transition feed of store {}: the local cache is unavailable ({})",
-                    config.store().map(st -> st.getClass().getName()).orElse("?"), e.getMessage());
-            return null;
-        }
+        this.operations = new Operations(config.maxOperations().orElse(0), this::evicted);
+        long cacheMaxAge = config.localCacheStaleTolerance()
+                .map(d -> Math.min(d.toMillis(), CACHE_POLL_MILLIS)).orElse(0L);
+        this.views = new StateViews(local == null, policy, seed, config.openCacheRefresh().toMillis(), cacheMaxAge);
+        Rejections rejections = new Rejections(config.writableStackTraces());
+        // the policy is about a shared store; in local mode the in-process store fails only once closed
+        boolean reject = config.storeErrorPolicy() == StoreErrorPolicy.REJECT && local == null;
+        Trials trials = new Trials(clock, local, access, views, errors, rejections, config.halfOpenPermits(),
+                config.trialTimeout(), reject);
+        this.gate = new Gate(clock, local, access, views, trials, errors, rejections, reject);
+        this.recorder = new OutcomeRecorder(clock, policy, access, views, trials, errors, config.recordFailure(),
+                config.recordResult().orElse(null), config.onStateChange().orElse(null));
+        this.timer = callTimeoutMillis > 0 ? new CallTimer() : null;
+        this.feed = configured != null && wantCache && access.feed != null
+                ? new FeedHandler(access, operations, views, clock, configured.getClass().getName())
+                : null;
     }
 
     /** A builder with the reference defaults (local mode unless a store is set). */
@@ -179,9 +192,12 @@ public final class CircuitBreaker implements AutoCloseable {
      * Runs {@code call} if the breaker for {@code operation} allows it, records the outcome, and returns the
      * call's result or rethrows its exception unchanged.
      *
-     * <p>With a {@code callTimeout}, the call still runs to completion on the caller's thread; if it took
-     * longer than the timeout (by the configured clock) it counts as a failure, but its result is still
-     * returned.
+     * <p>With a {@code callTimeout}, the wait is bounded by interrupting the calling thread at the deadline
+     * (real time): a call that responds to interrupts ends then, usually with its own
+     * {@link InterruptedException} or an I/O exception, which is rethrown; it counts as a timeout failure, and
+     * the engine clears its own interrupt from the thread before returning. A call that ignores interrupts runs
+     * to its end and still counts as a failure. A call that returns within the deadline but took longer than
+     * {@code callTimeout} by the configured clock also counts as a failure; its result is still returned.
      *
      * @param operation the operation name (non-empty); each name has its own breaker state
      * @param call      the call to guard
@@ -190,7 +206,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * @throws CircuitOpenException       if the breaker is open (or half-open with every trial permit taken)
      *                                    and no fallback is configured
      * @throws StoreUnavailableException  under {@link StoreErrorPolicy#REJECT} when the store could not be
-     *                                    read, and no fallback is configured
+     *                                    read or a trial could not be claimed, and no fallback is configured
      * @throws NullPointerException       if {@code operation} or {@code call} is null
      * @throws IllegalArgumentException   if {@code operation} is empty
      * @throws IllegalStateException      if the breaker is closed
@@ -218,22 +234,46 @@ public final class CircuitBreaker implements AutoCloseable {
         OperationState e = entry(operation);
         Object permit;
         try {
-            permit = gate(e);
+            permit = gate.admit(e);
         } catch (CircuitOpenException | StoreUnavailableException rejection) {
             e.rejections.increment();
             return fallback(operation, rejection, fallback);
         }
         e.calls.increment();
-        long start = callTimeoutMillis > 0 ? clock.millis() : 0L;
+        if (timer != null) {
+            return runTimed(e, permit, call);
+        }
         T result;
         try {
             result = call.get();
         } catch (Throwable t) {
-            afterThrow(e, permit, t);
+            afterSyncThrow(e, permit, t, false);
             throw t;
         }
-        afterReturn(e, permit, result, start, true);
+        recorder.afterReturn(e, permit, result, false);
         return result;
+    }
+
+    private <T, X extends Exception> T runTimed(OperationState e, Object permit, CheckedSupplier<T, X> call) throws X {
+        long start = clock.millis();
+        CallTimer.Guard guard = timer.interruptAfter(callTimeoutMillis);
+        T result;
+        try {
+            result = call.get();
+        } catch (Throwable t) {
+            afterSyncThrow(e, permit, t, guard != null && guard.finish());
+            throw t;
+        }
+        boolean timedOut = guard != null && guard.finish();
+        recorder.afterReturn(e, permit, result, timedOut || clock.millis() - start > callTimeoutMillis);
+        return result;
+    }
+
+    private void afterSyncThrow(OperationState e, Object permit, Throwable t, boolean timedOut) {
+        recorder.afterThrow(e, permit, t, timedOut, true);
+        if (!timedOut && OutcomeRecorder.restoresInterrupt(t)) {
+            Thread.currentThread().interrupt(); // the exception cleared the status; the interrupt is not ours to eat
+        }
     }
 
     /**
@@ -243,8 +283,15 @@ public final class CircuitBreaker implements AutoCloseable {
      *
      * <p>A rejection completes the future exceptionally with {@link CircuitOpenException} or
      * {@link StoreUnavailableException} (or with the breaker-wide fallback's result). With a
-     * {@code callTimeout}, the future completes exceptionally with {@link TimeoutException} once that much
-     * real time has passed, which counts as a failure; the call's later outcome is ignored.
+     * {@code callTimeout}, once that much real time has passed the future completes exceptionally with
+     * {@link TimeoutException}, which counts as a failure, and the call's stage is cancelled
+     * ({@code toCompletableFuture().cancel(true)}, where the stage allows it); its later outcome is ignored.
+     * Cancelling the returned future cancels the call's stage the same way and records nothing (a
+     * cancellation is not a failure); a trial cancelled so gives its claim back. A stage that completes
+     * with a {@link java.util.concurrent.CancellationException} is not a failure either. Without a
+     * {@code callTimeout}, a trial whose stage never completes keeps holding one of this instance's
+     * {@code halfOpenPermits} trial slots for the operation (that is what stops a cascade of hung trials):
+     * set a {@code callTimeout} for async calls.
      *
      * @throws NullPointerException     if {@code operation} or {@code call} is null
      * @throws IllegalArgumentException if {@code operation} is empty
@@ -255,7 +302,7 @@ public final class CircuitBreaker implements AutoCloseable {
         OperationState e = entry(operation);
         Object permit;
         try {
-            permit = gate(e);
+            permit = gate.admit(e);
         } catch (CircuitOpenException | StoreUnavailableException rejection) {
             e.rejections.increment();
             try {
@@ -269,44 +316,10 @@ public final class CircuitBreaker implements AutoCloseable {
         try {
             stage = Objects.requireNonNull(call.get(), "call returned a null CompletionStage");
         } catch (Throwable t) {
-            afterThrow(e, permit, t);
+            afterSyncThrow(e, permit, t, false); // the supplier ran on this thread
             return CompletableFuture.failedFuture(t);
         }
-        CompletableFuture<T> raw = new CompletableFuture<>();
-        stage.whenComplete((v, t) -> {
-            if (t != null) {
-                raw.completeExceptionally(t);
-            } else {
-                raw.complete(v);
-            }
-        });
-        if (callTimeoutMillis > 0) {
-            raw.orTimeout(callTimeoutMillis, TimeUnit.MILLISECONDS);
-        }
-        CompletableFuture<T> out = new CompletableFuture<>();
-        raw.whenComplete((v, t) -> {
-            try {
-                if (t != null) {
-                    Throwable cause = unwrap(t);
-                    afterThrow(e, permit, cause);
-                } else {
-                    afterReturn(e, permit, v, 0L, false);
-                }
-            } finally {
-                if (t != null) {
-                    out.completeExceptionally(unwrap(t));
-                } else {
-                    out.complete(v);
-                }
-            }
-        });
-        return out;
-    }
-
-    private static Throwable unwrap(Throwable t) {
-        return (t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null
-                ? t.getCause()
-                : t;
+        return new AsyncCall<>(e, permit, stage, recorder).start(timer, callTimeoutMillis);
     }
 
     @SuppressWarnings("unchecked")
@@ -328,344 +341,41 @@ public final class CircuitBreaker implements AutoCloseable {
         }
     }
 
-    // ------------------------------------------------------------------------------------------------ gate
-
-    /**
-     * Decides whether a call may run. Returns the state seen (a normal call), a {@link Trial} (a half-open
-     * trial), or {@link #UNKNOWN} (the store failed under ALLOW); throws the rejection otherwise.
-     */
-    private Object gate(OperationState e) {
-        if (local != null) {
-            BreakerState s = local.peek(e.name);
-            if (s == null) {
-                return BreakerState.INITIAL;
-            }
-            if (!s.open()) {
-                return s;
-            }
-            return openGate(e, s, clock.millis());
-        }
-        long now = clock.millis();
-        if (cacheMaxAgeMillis > 0 && subscription != null) {
-            OperationState.CacheEntry c = e.cached;
-            if (c != null && !c.state.open() && c.trusted(gapEpoch.get()) && now - c.fetchedAt < cacheMaxAgeMillis) {
-                return c.state;
-            }
-        }
-        OperationState.OpenView v = e.openView.get();
-        if (v != null && now < v.eligibleAt) {
-            // Only one caller re-verifies an expired view; the others keep rejecting from it meanwhile.
-            if (now < v.refreshAt || !e.openView.compareAndSet(v, v.refreshingUntil(now + refreshMillis))) {
-                throw rejection(e.name, v.status, v.eligibleAt == Long.MAX_VALUE ? refreshMillis : v.eligibleAt - now);
-            }
-        }
-        BreakerState s;
-        try {
-            s = access.get(e.name).orElse(BreakerState.INITIAL);
-        } catch (StoreException ex) {
-            storeError(e, ex);
-            if (v != null && now < v.eligibleAt) {
-                // Re-verifying a known open state failed: keep rejecting from it. Letting the call through
-                // would be an allow before this instance's trial eligibility, which the cache never grants.
-                throw rejection(e.name, v.status, v.eligibleAt == Long.MAX_VALUE ? refreshMillis : v.eligibleAt - now);
-            }
-            if (config.storeErrorPolicy() == StoreErrorPolicy.REJECT) {
-                throw new StoreUnavailableException(e.name, ex);
-            }
-            return UNKNOWN;
-        }
-        noteState(e, s, now, true);
-        if (!s.open()) {
-            return s;
-        }
-        return openGate(e, s, now);
-    }
-
-    /** The gate for a state read as open: reject, or claim a trial once this instance's window has elapsed. */
-    private Object openGate(OperationState e, BreakerState s, long now) {
-        if (s.forced()) {
-            throw rejection(e.name, BreakerStatus.FORCED_OPEN, refreshMillis);
-        }
-        long eligibleAt = eligibleAt(e.name, s);
-        if (now < eligibleAt) {
-            throw rejection(e.name, BreakerStatus.OPEN, eligibleAt - now);
-        }
-        String token;
-        try {
-            token = access.claim(e, config.halfOpenPermits(), trialTimeout);
-        } catch (StoreException ex) {
-            // A claim that cannot be made must not wedge the breaker open: the caller goes through as a trial.
-            storeError(e, ex);
-            e.trials.increment();
-            return new Trial(null, s.version());
-        }
-        if (token == null) {
-            throw rejection(e.name, BreakerStatus.HALF_OPEN, trialTimeout.toMillis());
-        }
-        // Re-verify after winning the claim: between this caller's read and its claim, another instance's
-        // trial may have finished and released its permit (a reopen, or a close). A trial run on that stale
-        // read would follow the finished one back to back and add a backoff step for nothing.
-        BreakerState current = reread(e, s);
-        if (current.version() != s.version()) {
-            release(e, token);
-            long at = clock.millis();
-            noteState(e, current, at, true);
-            if (!current.open()) {
-                return current; // closed meanwhile: a normal call
-            }
-            if (current.forced()) {
-                throw rejection(e.name, BreakerStatus.FORCED_OPEN, refreshMillis);
-            }
-            throw rejection(e.name, BreakerStatus.OPEN, eligibleAt(e.name, current) - at);
-        }
-        e.trials.increment();
-        return new Trial(token, current.version());
-    }
-
-    /** The state as it is now, for the post-claim check; the earlier read if the store cannot answer. */
-    private BreakerState reread(OperationState e, BreakerState earlier) {
-        try {
-            if (local != null) {
-                BreakerState s = local.peek(e.name);
-                return s == null ? BreakerState.INITIAL : s;
-            }
-            return access.get(e.name).orElse(BreakerState.INITIAL);
-        } catch (StoreException ex) {
-            storeError(e, ex);
-            return earlier;
-        }
-    }
-
-    private void release(OperationState e, String token) {
-        try {
-            access.release(e, token);
-        } catch (StoreException ex) {
-            storeError(e, ex);
-        } catch (RuntimeException ex) {
-            LOG.warn("releasing a trial claim of '{}' failed", abbreviate(e.name), ex);
-        }
-    }
-
-    private long eligibleAt(String operation, BreakerState s) {
-        double jf = Transitions.jitterFactor(seed, operation, s.openedAt(), policy.jitter());
-        return Transitions.trialEligibleAt(s, policy, jf);
-    }
-
-    private CircuitOpenException rejection(String operation, BreakerStatus status, long retryAfterMillis) {
-        return new CircuitOpenException(operation, status, Duration.ofMillis(Math.max(0, retryAfterMillis)),
-                config.writableStackTraces());
-    }
-
-    /**
-     * A half-open trial: the claim token to release (null when the claim itself failed) and the version of
-     * the open period it was admitted under, which fences its outcome.
-     */
-    private static final class Trial {
-        final String token;
-        final long version;
-
-        Trial(String token, long version) {
-            this.token = token;
-            this.version = version;
-        }
-    }
-
-    // -------------------------------------------------------------------------------------------- outcomes
-
-    private void afterThrow(OperationState e, Object permit, Throwable t) {
-        boolean failure;
-        try {
-            failure = (callTimeoutMillis > 0 && t instanceof TimeoutException) || failurePredicate.test(t);
-        } catch (RuntimeException ex) {
-            LOG.warn("recordFailure predicate threw for operation '{}'; counting the call as a failure",
-                    abbreviate(e.name), ex);
-            failure = true;
-        }
-        outcome(e, permit, !failure);
-    }
-
-    private void afterReturn(OperationState e, Object permit, Object result, long start, boolean timed) {
-        boolean failure = false;
-        if (timed && callTimeoutMillis > 0 && clock.millis() - start > callTimeoutMillis) {
-            failure = true;
-        }
-        Predicate<Object> p = resultPredicate;
-        if (!failure && p != null) {
-            try {
-                failure = p.test(result);
-            } catch (RuntimeException ex) {
-                LOG.warn("recordResult predicate threw for operation '{}'; counting the call as a failure",
-                        abbreviate(e.name), ex);
-                failure = true;
-            }
-        }
-        outcome(e, permit, !failure);
-    }
-
-    /** Counts and records one outcome; never throws (writes are best-effort). */
-    private void outcome(OperationState e, Object permit, boolean success) {
-        if (success) {
-            e.successes.increment();
-        } else {
-            e.failures.increment();
-        }
-        if (permit instanceof Trial) {
-            trialOutcome(e, (Trial) permit, success);
-            return;
-        }
-        if (success && consecutive && (permit == UNKNOWN || ((BreakerState) permit).failures() == 0)) {
-            return; // nothing to clear: the healthy path writes nothing and reads no clock
-        }
-        long now = clock.millis();
-        try {
-            afterWrite(e, access.record(e.name, success, policy, now), now);
-        } catch (StoreException ex) {
-            storeError(e, ex);
-        } catch (RuntimeException ex) {
-            LOG.warn("recording an outcome of '{}' failed", abbreviate(e.name), ex);
-        }
-    }
-
-    private void trialOutcome(OperationState e, Trial trial, boolean success) {
-        long now = clock.millis();
-        try {
-            afterWrite(e, access.trialOutcome(e.name, trial.version, success, policy, now), now);
-        } catch (StoreException ex) {
-            storeError(e, ex);
-        } catch (RuntimeException ex) {
-            LOG.warn("recording a trial outcome of '{}' failed", abbreviate(e.name), ex);
-        } finally {
-            if (trial.token != null) {
-                release(e, trial.token);
-            }
-        }
-    }
-
-    /** After this instance's own write: update the caches and fire onStateChange for a transition. */
-    private void afterWrite(OperationState e, StateChange ch, long now) {
-        noteState(e, ch.state(), now, true);
-        if (ch.isTransition()) {
-            Consumer<TransitionEvent> listener = stateListener;
-            if (listener != null) {
-                try {
-                    listener.accept(ch.toEvent(e.name, policy, now));
-                } catch (RuntimeException ex) {
-                    LOG.warn("onStateChange listener threw for operation '{}'", abbreviate(e.name), ex);
-                }
-            }
-        }
-    }
-
-    /**
-     * Records a state this instance learned (a read, its own write, or a feed event) in the open-state cache
-     * and the local cache. A feed event never replaces a state with a higher version. A store read always
-     * replaces the open-state view: it is authoritative, and versions legitimately restart after a delete or
-     * an expired key; the price is that a slow read racing a newer feed event can hold this instance's view
-     * back by at most one {@code openCacheRefresh}. In the local cache a read replaces an entry only if it is
-     * not older, or if the entry was distrusted by a gap.
-     */
-    private void noteState(OperationState e, BreakerState s, long now, boolean fromStore) {
-        if (local != null) {
-            return; // local mode reads memory directly; no cache to keep
-        }
-        if (!s.open() && subscription == null && e.openView.get() == null) {
-            return; // the common distributed healthy path: nothing cached, nothing to change, no lock
-        }
-        synchronized (e) {
-            OperationState.OpenView v = e.openView.get();
-            if (v == null || s.version() >= v.state.version() || fromStore) {
-                if (s.open()) {
-                    long eligible = s.forced() ? Long.MAX_VALUE : eligibleAt(e.name, s);
-                    BreakerStatus status = s.forced() ? BreakerStatus.FORCED_OPEN : BreakerStatus.OPEN;
-                    e.openView.set(new OperationState.OpenView(s, status, eligible, now + refreshMillis));
-                } else {
-                    e.openView.set(null);
-                }
-            }
-            if (subscription != null) {
-                long epoch = gapEpoch.get();
-                OperationState.CacheEntry c = e.cached;
-                if (c == null || s.version() >= c.state.version() || (fromStore && !c.trusted(epoch))) {
-                    e.cached = new OperationState.CacheEntry(s, now, epoch);
-                }
-            }
-        }
-    }
-
-    private void onFeedEvent(TransitionEvent ev) {
-        OperationState e = operations.get(ev.operation());
-        if (e == null) {
-            return; // an operation this instance never used: nothing cached to update
-        }
-        if (!ev.state().hasKnownVersion()) {
-            return;
-        }
-        noteState(e, ev.state(), clock.millis(), false);
-    }
-
-    private void onFeedGap() {
-        // Every entry fetched before now is distrusted until re-read: one counter instead of a pass over all.
-        gapEpoch.incrementAndGet();
-    }
-
-    private void storeError(OperationState e, StoreException ex) {
-        e.storeErrors.increment();
-        long now = clock.millis();
-        long last = lastStoreErrorLog.get();
-        if ((last == Long.MIN_VALUE || now - last >= STORE_ERROR_LOG_INTERVAL_MILLIS)
-                && lastStoreErrorLog.compareAndSet(last, now)) {
-            LOG.warn("store error for operation '{}' (logged at most every {} s): {}", abbreviate(e.name),
-                    STORE_ERROR_LOG_INTERVAL_MILLIS / 1000, ex.toString());
-        }
-        BiConsumer<String, Throwable> listener = storeErrorListener;
-        if (listener != null) {
-            try {
-                listener.accept(e.name, ex);
-            } catch (RuntimeException le) {
-                LOG.warn("onStoreError listener threw", le);
-            }
-        }
-    }
-
-    /** A store error the LOCAL policy absorbed; never throws (it runs inside a store call). */
-    private void degradedStoreError(String operation, StoreException ex) {
-        OperationState e = operations.get(operation);
-        if (e != null) {
-            storeError(e, ex);
-        } else {
-            LOG.debug("store error for an operation this breaker has not used: {}", ex.toString());
-        }
-    }
-
     // ------------------------------------------------------------------------------------------ operations
 
     private OperationState entry(String operation) {
         if (closed.get()) {
             throw new IllegalStateException("circuit breaker is closed");
         }
-        OperationState e = operations.get(Objects.requireNonNull(operation, "operation"));
-        return e != null ? e : register(operation);
+        return operations.use(operation);
     }
 
-    private OperationState register(String operation) {
-        if (operation.isEmpty()) {
-            throw new IllegalArgumentException("operation must not be empty");
+    /** An operation evicted past maxOperations: drop what only it needed (see the class comment). */
+    private void evicted(OperationState e) {
+        try {
+            if (local != null) {
+                BreakerState s = local.get(e.name).orElse(null);
+                if (s != null && !s.open()) {
+                    // A closed state is forgotten; an open one stays open. Best effort: a call of this (least
+                    // recently used) operation racing the eviction may open it between the check and the delete.
+                    local.delete(e.name);
+                }
+            } else if (degrading != null) {
+                degrading.forget(e.name);
+            }
+        } catch (StoreException closedMeanwhile) {
+            // the breaker is closing: nothing left to free
         }
-        OperationState e = operations.computeIfAbsent(operation, OperationState::new);
-        if (operation.length() > LONG_OPERATION_NAME && longNameWarned.compareAndSet(false, true)) {
-            LOG.warn("operation name of {} characters (over {}): names are stored and logged, keep them short; "
-                    + "'{}'", operation.length(), LONG_OPERATION_NAME, abbreviate(operation));
-        }
-        int max = config.maxOperations().orElse(0);
-        if (max > 0 && operations.size() > max && maxOperationsWarned.compareAndSet(false, true)) {
-            LOG.warn("more than {} distinct operations (maxOperations) on one breaker; every operation keeps its "
-                    + "own state and metrics, so unbounded names (ids, URLs) leak memory and store keys", max);
-        }
-        return e;
     }
 
-    private static String abbreviate(String s) {
-        return s.length() <= LONG_OPERATION_NAME ? s : s.substring(0, LONG_OPERATION_NAME - 3) + "...";
+    /** A store error the LOCAL policy absorbed; never throws (it runs inside a store call). */
+    private void degradedStoreError(String operation, Throwable ex) {
+        OperationState e = operations.peek(operation);
+        if (e != null) {
+            errors.report(e, ex);
+        } else {
+            errors.reportUncounted(operation, ex);
+        }
     }
 
     // ---------------------------------------------------------------------------------------- manual API
@@ -674,7 +384,8 @@ public final class CircuitBreaker implements AutoCloseable {
      * The stored state of {@code operation}, read from the store (one read in distributed mode).
      *
      * @return the state, or {@link BreakerState#INITIAL} if none is stored
-     * @throws dev.redeye.api.StoreException if the store fails (except under {@link StoreErrorPolicy#LOCAL})
+     * @throws dev.redeye.api.StoreException if the store fails, whatever it threw (except under
+     *                                       {@link StoreErrorPolicy#LOCAL})
      */
     public BreakerState state(String operation) {
         OperationState e = entry(operation);
@@ -682,8 +393,9 @@ public final class CircuitBreaker implements AutoCloseable {
             BreakerState s = local.peek(e.name);
             return s == null ? BreakerState.INITIAL : s;
         }
-        BreakerState s = access.get(e.name).orElse(BreakerState.INITIAL);
-        noteState(e, s, clock.millis(), true);
+        int stamp = views.stampBeforeStoreCall(e);
+        BreakerState s = access.get(e.name);
+        views.noteRead(e, s, clock.millis(), stamp);
         return s;
     }
 
@@ -709,7 +421,7 @@ public final class CircuitBreaker implements AutoCloseable {
         try {
             s = status(operation);
         } catch (StoreException ex) {
-            storeError(entry(operation), ex);
+            errors.report(entry(operation), ex);
             return config.storeErrorPolicy() != StoreErrorPolicy.REJECT;
         }
         return s == BreakerStatus.CLOSED || s == BreakerStatus.HALF_OPEN;
@@ -746,11 +458,8 @@ public final class CircuitBreaker implements AutoCloseable {
     private void force(String operation, BreakerStatus target) {
         OperationState e = entry(operation);
         long now = clock.millis();
-        StateChange ch = access.force(e.name, target, policy, now);
-        if (target == BreakerStatus.CLOSED) {
-            e.clearLocalClaims();
-        }
-        afterWrite(e, ch, now);
+        int stamp = views.stampBeforeStoreCall(e);
+        recorder.afterWrite(e, access.force(e.name, target, policy, now), now, stamp);
     }
 
     /**
@@ -776,19 +485,22 @@ public final class CircuitBreaker implements AutoCloseable {
     private void record(String operation, boolean success) {
         OperationState e = entry(operation);
         long now = clock.millis();
-        afterWrite(e, access.record(e.name, success, policy, now), now);
+        int stamp = views.stampBeforeStoreCall(e);
+        recorder.afterWrite(e, access.record(e.name, success, policy, now), now, stamp);
     }
 
-    /** This instance's counters for {@code operation} ({@link Metrics#EMPTY} if never used). */
+    /** This instance's counters for {@code operation} ({@link Metrics#EMPTY} if never used or evicted). */
     public Metrics metrics(String operation) {
-        OperationState e = operations.get(Objects.requireNonNull(operation, "operation"));
+        OperationState e = operations.peek(Objects.requireNonNull(operation, "operation"));
         return e == null ? Metrics.EMPTY : e.metrics();
     }
 
-    /** This instance's counters for every operation it has seen, sorted by name; a snapshot. */
+    /** This instance's counters for every operation it holds (evicted ones are gone), sorted by name; a snapshot. */
     public Map<String, Metrics> allMetrics() {
         Map<String, Metrics> out = new TreeMap<>();
-        operations.forEach((k, v) -> out.put(k, v.metrics()));
+        for (OperationState e : operations.all()) {
+            out.put(e.name, e.metrics());
+        }
         return Collections.unmodifiableMap(out);
     }
 
@@ -797,7 +509,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * the store offers a transition feed and the subscription succeeded, and the breaker is not closed.
      */
     public boolean isLocalCacheActive() {
-        return subscription != null && !closed.get();
+        return feed != null && feed.active() && !closed.get();
     }
 
     /** This breaker's configuration. */
@@ -806,8 +518,9 @@ public final class CircuitBreaker implements AutoCloseable {
     }
 
     /**
-     * Ends the feed subscription and closes the store (the in-process one in local mode; the configured one
-     * unless {@code closeStore(false)}). Idempotent.
+     * Ends the feed subscription, stops the call-timeout thread and closes the store (the in-process one in
+     * local mode; the configured one unless {@code closeStore(false)}). Idempotent. Calls already admitted
+     * finish; their outcome writes fail quietly.
      */
     @Override
     public void close() {
@@ -815,17 +528,20 @@ public final class CircuitBreaker implements AutoCloseable {
             return;
         }
         try {
-            if (subscription != null) {
-                subscription.close();
+            if (feed != null) {
+                feed.close();
             }
         } catch (RuntimeException ex) {
             LOG.warn("closing the feed subscription failed", ex);
         } finally {
+            if (timer != null) {
+                timer.close();
+            }
             try {
                 if (closeStore) {
                     store.close();
-                } else if (store instanceof DegradingStore) {
-                    ((DegradingStore) store).closeLocalOnly(); // the user keeps the real store; ours goes
+                } else if (degrading != null) {
+                    degrading.closeLocalOnly(); // the user keeps the real store; ours goes
                 }
             } catch (RuntimeException ex) {
                 LOG.warn("closing the store failed", ex);
@@ -835,8 +551,8 @@ public final class CircuitBreaker implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "CircuitBreaker[" + (local != null ? "local" : store.getClass().getSimpleName()) + ", "
-                + operations.size() + " operations]";
+        return "CircuitBreaker[" + (local != null ? "local" : config.store().map(s -> s.getClass().getSimpleName())
+                .orElse("?")) + ", " + operations.size() + " operations]";
     }
 
     // ------------------------------------------------------------------------------------------- builder
@@ -930,12 +646,19 @@ public final class CircuitBreaker implements AutoCloseable {
         public Builder maxGapBetweenFailures(Duration v) { maxGapBetweenFailures = v; maxGapSet = true; return this; }
 
         /**
-         * A call that takes longer counts as a failure: a sync call's result is still returned; an async call
-         * completes with {@link TimeoutException}. Default unset.
+         * Bounds each call: a sync call's thread is interrupted at the deadline (real time) and the call counts
+         * as a timeout failure (a call that ignores interrupts runs on, and still counts as one; a call that
+         * returned but took longer by the configured clock counts too, its result still returned); an async
+         * call's future completes with {@link TimeoutException} and its stage is cancelled. Also caps the
+         * default {@link #trialTimeout(Duration)}. Default unset: calls are not bounded.
          */
         public Builder callTimeout(Duration v) { callTimeout = v; callTimeoutSet = true; return this; }
 
-        /** Whether a thrown exception counts as a failure; default every exception and error does. */
+        /**
+         * Whether a thrown exception counts as a failure; default every exception and error does. Never asked
+         * about interrupts and cancellation, which are not recorded at all (see the class comment), nor about
+         * a call the engine timed out, which always fails.
+         */
         public Builder recordFailure(Predicate<? super Throwable> v) { recordFailure = v; return this; }
 
         /** A returned result counts as a failure when this answers true (status-style failures). */
@@ -964,7 +687,12 @@ public final class CircuitBreaker implements AutoCloseable {
         /** {@link #localCache(Duration)} with a stale tolerance of 100 ms. */
         public Builder localCache() { return localCache(CircuitBreakerConfig.DEFAULT_LOCAL_CACHE); }
 
-        /** Warn once when this many distinct operations are exceeded (still works); default unset. */
+        /**
+         * The most distinct operations this breaker keeps (>= 1): past it, the least recently used are evicted
+         * (approximately, in batches down to 90%; never one with a trial running), with one warning the first
+         * time. An evicted operation loses this instance's metrics and cached views; in local mode its stored
+         * state goes too unless it is open. Default unset: no limit.
+         */
         public Builder maxOperations(int v) { maxOperations = v; maxOperationsSet = true; return this; }
 
         /** The clock every rule reads; default {@link Clock#systemUTC()}. */

@@ -2,17 +2,17 @@ package dev.redeye;
 
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * What one breaker instance keeps per operation: its metrics, the open-state cache, the local-cache entry and,
- * for stores without {@code TrialClaims}, the per-instance trial claims. Created once per operation and never
- * removed, so the healthy path finds it with one map lookup and allocates nothing.
+ * What one breaker instance keeps per operation: its metrics, the open-state view, the local-cache entry, the
+ * count of this instance's trials in flight, and an access stamp for {@link Operations}' eviction. Created on
+ * first use; the healthy path finds it with one map lookup and allocates nothing.
+ *
+ * <p>The views ({@link #openView}, {@link #cached}, {@link #feedStamp}) are written only by {@link StateViews}
+ * under this object's monitor, and read without it.
  */
 final class OperationState {
     final String name;
@@ -27,9 +27,13 @@ final class OperationState {
     final AtomicReference<OpenView> openView = new AtomicReference<>();
     /** The local-cache entry (distributed mode with the local cache only). */
     volatile CacheEntry cached;
+    /** Feed events applied so far: a store read that raced one of them must not undo it. */
+    volatile int feedStamp;
+    /** {@link Operations}' insert tick when this entry was last used (approximate LRU, no allocation). */
+    volatile long lastUsed;
 
-    private final List<LocalClaim> localClaims = new ArrayList<>(1);
-    private final AtomicLong localTokens = new AtomicLong();
+    /** This instance's trials of the operation that are running now, whether or not their claims expired. */
+    private final AtomicInteger trialsInFlight = new AtomicInteger();
 
     OperationState(String name) {
         this.name = name;
@@ -40,60 +44,65 @@ final class OperationState {
                 trials.sum());
     }
 
-    /** Per-instance fallback for stores without TrialClaims; expiry by real time like a store's claims. */
-    synchronized String claimLocally(int permits, long ttlNanos) {
-        long now = System.nanoTime();
-        for (Iterator<LocalClaim> it = localClaims.iterator(); it.hasNext();) {
-            if (it.next().expiresAtNanos - now <= 0) {
-                it.remove();
+    /**
+     * Takes one of this instance's {@code permits} trial slots, or answers false when that many trials of the
+     * operation are still running here. A slot is held for as long as the trial runs, also after its store
+     * claim expired, so a hanging dependency never collects more than {@code permits} hung trials per instance.
+     */
+    boolean tryStartTrial(int permits) {
+        while (true) {
+            int n = trialsInFlight.get();
+            if (n >= permits) {
+                return false;
+            }
+            if (trialsInFlight.compareAndSet(n, n + 1)) {
+                return true;
             }
         }
-        if (localClaims.size() >= permits) {
-            return null;
-        }
-        String token = "local-" + localTokens.incrementAndGet();
-        localClaims.add(new LocalClaim(token, now + ttlNanos));
-        return token;
     }
 
-    synchronized void releaseLocally(String token) {
-        localClaims.removeIf(c -> c.token.equals(token));
+    /** Gives back a slot taken by {@link #tryStartTrial(int)}. */
+    void endTrial() {
+        trialsInFlight.decrementAndGet();
     }
 
-    synchronized void clearLocalClaims() {
-        localClaims.clear();
+    /** This instance's trials of the operation running now. */
+    int trialsInFlight() {
+        return trialsInFlight.get();
     }
 
-    private static final class LocalClaim {
-        final String token;
-        final long expiresAtNanos;
-
-        LocalClaim(String token, long expiresAtNanos) {
-            this.token = token;
-            this.expiresAtNanos = expiresAtNanos;
-        }
+    /** Whether a trial of this operation is running on this instance (such an entry is never evicted). */
+    boolean hasTrialInFlight() {
+        return trialsInFlight.get() > 0;
     }
 
     /**
      * A cached open (or forced-open) state: rejections are served from it without a store read until
      * {@code refreshAt} (re-verification) or {@code eligibleAt} (this instance's trial eligibility), whichever
-     * comes first.
+     * comes first; and, after this instance lost a trial claim, until {@code heldUntil} (the winner's claim
+     * could have expired by then) unless the trial's outcome becomes known earlier.
      */
     static final class OpenView {
         final BreakerState state;
         final BreakerStatus status;
         final long eligibleAt;
         final long refreshAt;
+        final long heldUntil;
 
-        OpenView(BreakerState state, BreakerStatus status, long eligibleAt, long refreshAt) {
+        OpenView(BreakerState state, BreakerStatus status, long eligibleAt, long refreshAt, long heldUntil) {
             this.state = state;
             this.status = status;
             this.eligibleAt = eligibleAt;
             this.refreshAt = refreshAt;
+            this.heldUntil = heldUntil;
         }
 
         OpenView refreshingUntil(long until) {
-            return new OpenView(state, status, eligibleAt, until);
+            return new OpenView(state, status, eligibleAt, until, heldUntil);
+        }
+
+        OpenView heldUntil(long until) {
+            return new OpenView(state, status, eligibleAt, refreshAt, until);
         }
     }
 

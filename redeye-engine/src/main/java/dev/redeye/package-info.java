@@ -22,7 +22,11 @@
  * is something to record. Each missing store capability degrades to a best-effort fallback and logs one
  * warning per breaker.
  *
- * <p>Everything not public here (the gate's caches, the capability fallbacks, the LOCAL store-error
- * decorator) is an implementation detail.
+ * <p>Everything not public here is an implementation detail, split by job behind the
+ * {@link dev.redeye.CircuitBreaker} façade: admission ({@code Gate}), the half-open protocol ({@code Trials}),
+ * outcome recording ({@code OutcomeRecorder}), the open-state view and local cache ({@code StateViews}), the
+ * feed ({@code FeedHandler}), the bounded operation registry ({@code Operations}), capabilities and their
+ * fallbacks ({@code StoreAccess}), the LOCAL store-error decorator ({@code DegradingStore}) and call timeouts
+ * ({@code CallTimer}, {@code AsyncCall}).
  */
 package dev.redeye;

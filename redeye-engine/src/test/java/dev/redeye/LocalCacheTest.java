@@ -8,12 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.TransitionFeed;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -27,11 +25,11 @@ class LocalCacheTest {
     private final MutableClock clock = new MutableClock();
     private final InMemoryStore backend = new InMemoryStore();
     private final List<CircuitBreaker> breakers = new ArrayList<>();
-    private final List<TransitionFeed.Subscription> probes = new ArrayList<>();
+    private final FeedProbes probes = new FeedProbes(backend);
 
     @AfterEach
     void close() {
-        probes.forEach(TransitionFeed.Subscription::close);
+        probes.close();
         breakers.forEach(CircuitBreaker::close);
         backend.close();
     }
@@ -44,15 +42,12 @@ class LocalCacheTest {
         return b;
     }
 
-    /** Subscribes after the breakers; {@code latch} opens when {@code n} events (or gaps) have passed. */
     private CountDownLatch probe(int events, int gaps) {
-        CountDownLatch latch = new CountDownLatch(events + gaps);
-        probes.add(backend.subscribe(e -> latch.countDown(), latch::countDown));
-        return latch;
+        return probes.probe(events, gaps);
     }
 
     private static void await(CountDownLatch latch) throws InterruptedException {
-        assertTrue(latch.await(10, TimeUnit.SECONDS), "feed delivery timed out");
+        FeedProbes.await(latch);
     }
 
     @Test

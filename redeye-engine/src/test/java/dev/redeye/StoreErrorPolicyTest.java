@@ -106,6 +106,8 @@ class StoreErrorPolicyTest {
         assertTrue(store.reads.get() > readsWhileDown, "the real store gets a fresh chance");
         store.failing = false;
         clock.advance(Duration.ofSeconds(2));
+        rejected(b, OP); // a good read alone does not end an outage in which writes failed (see DegradingStore)
+        clock.advance(Duration.ofSeconds(6)); // the in-memory open period's eligibility: the claim is a real write
         assertEquals("ok", ok(b, OP), "the real store is the truth again, nothing replayed");
         BreakerState real = backend.get(OP).orElseThrow();
         assertFalse(real.open());

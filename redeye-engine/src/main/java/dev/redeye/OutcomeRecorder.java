@@ -1,0 +1,211 @@
+package dev.redeye;
+
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StateChange;
+import dev.redeye.api.StoreException;
+import dev.redeye.api.Strategy;
+import dev.redeye.api.TransitionEvent;
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
+import java.nio.channels.ClosedByInterruptException;
+import java.time.Clock;
+import java.util.concurrent.CancellationException;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Outcome recording: decides what a finished call was (a success, a failure, or not a dependency outcome at
+ * all) and records it, best-effort.
+ *
+ * <h2>What counts</h2>
+ * <ul>
+ * <li>A call the engine timed out ({@code callTimeout}) is a failure, whatever the predicates say.</li>
+ * <li>An interruption or a cancellation is not recorded at all: {@link InterruptedException},
+ * {@link CancellationException}, {@link ClosedByInterruptException}, an {@link InterruptedIOException} other
+ * than {@link SocketTimeoutException} (a real timeout of the dependency), or any exception thrown by a sync
+ * call while its thread is interrupted. A rolling deploy interrupting in-flight calls must not write failures
+ * to a shared store and open the fleet's breaker. Such a call counts in {@link Metrics#calls()} only; a trial
+ * ended this way gives its claim back and leaves the state as it is.</li>
+ * <li>Any other exception is a failure if {@code recordFailure} says so (a predicate that throws counts it as
+ * a failure); an exception that does not count is a success. A returned result is a failure if
+ * {@code recordResult} says so.</li>
+ * </ul>
+ *
+ * <h2>Writes</h2>
+ * Writes are best-effort: a store error is counted, logged (rate-limited) and reported, never thrown, and never
+ * overrides the call's own result. Nothing is written for a success with nothing to clear (the healthy path:
+ * no clock read, no allocation). A trial's outcome carries the version of its open period. Store work runs
+ * with the thread's interrupt status cleared and restores it afterwards, so a store whose I/O reacts to
+ * interrupts still gets its write through.
+ */
+final class OutcomeRecorder {
+    private static final Logger LOG = LoggerFactory.getLogger(CircuitBreaker.class);
+
+    /** What a finished call was, for the breaker. */
+    enum Verdict { SUCCESS, FAILURE, NOT_RECORDED }
+
+    private final Clock clock;
+    private final Policy policy;
+    private final boolean consecutive;
+    private final StoreAccess access;
+    private final StateViews views;
+    private final Trials trials;
+    private final StoreErrors errors;
+    private final Predicate<? super Throwable> failurePredicate;
+    private final Predicate<Object> resultPredicate;
+    private final Consumer<TransitionEvent> stateListener;
+
+    OutcomeRecorder(Clock clock, Policy policy, StoreAccess access, StateViews views, Trials trials,
+            StoreErrors errors, Predicate<? super Throwable> failurePredicate, Predicate<Object> resultPredicate,
+            Consumer<TransitionEvent> stateListener) {
+        this.clock = clock;
+        this.policy = policy;
+        this.consecutive = policy.strategy() == Strategy.CONSECUTIVE;
+        this.access = access;
+        this.views = views;
+        this.trials = trials;
+        this.errors = errors;
+        this.failurePredicate = failurePredicate;
+        this.resultPredicate = resultPredicate;
+        this.stateListener = stateListener;
+    }
+
+    /** Whether {@code t} is an interruption or a cancellation rather than a dependency's failure. */
+    static boolean isInterruption(Throwable t) {
+        return t instanceof InterruptedException || t instanceof CancellationException
+                || t instanceof ClosedByInterruptException
+                || (t instanceof InterruptedIOException && !(t instanceof SocketTimeoutException));
+    }
+
+    /**
+     * Whether the thread's interrupt status must be set again after a call ended with {@code t}: the
+     * exceptions that report an interrupt clear the status when they are thrown; the engine does not swallow
+     * the interrupt.
+     */
+    static boolean restoresInterrupt(Throwable t) {
+        return t instanceof InterruptedException || t instanceof ClosedByInterruptException
+                || (t instanceof InterruptedIOException && !(t instanceof SocketTimeoutException));
+    }
+
+    /**
+     * A call that threw {@code t}. Never throws.
+     *
+     * @param timedOut    the engine timed the call out
+     * @param onCallThread the call ran on this thread (a sync call), so its interrupt status tells
+     */
+    void afterThrow(OperationState e, Object permit, Throwable t, boolean timedOut, boolean onCallThread) {
+        Verdict v;
+        if (timedOut) {
+            v = Verdict.FAILURE;
+        } else if (isInterruption(t) || (onCallThread && Thread.currentThread().isInterrupted())) {
+            v = Verdict.NOT_RECORDED;
+        } else {
+            v = failed(e, t);
+        }
+        record(e, permit, v);
+    }
+
+    /** A call that returned {@code result}; {@code slow}: it took longer than {@code callTimeout}. */
+    void afterReturn(OperationState e, Object permit, Object result, boolean slow) {
+        Predicate<Object> p = resultPredicate;
+        Verdict v = Verdict.SUCCESS;
+        if (slow) {
+            v = Verdict.FAILURE;
+        } else if (p != null) {
+            try {
+                v = p.test(result) ? Verdict.FAILURE : Verdict.SUCCESS;
+            } catch (RuntimeException ex) {
+                LOG.warn("recordResult predicate threw for operation '{}'; counting the call as a failure",
+                        Operations.abbreviate(e.name), ex);
+                v = Verdict.FAILURE;
+            }
+        }
+        record(e, permit, v);
+    }
+
+    private Verdict failed(OperationState e, Throwable t) {
+        try {
+            return failurePredicate.test(t) ? Verdict.FAILURE : Verdict.SUCCESS;
+        } catch (RuntimeException ex) {
+            LOG.warn("recordFailure predicate threw for operation '{}'; counting the call as a failure",
+                    Operations.abbreviate(e.name), ex);
+            return Verdict.FAILURE;
+        }
+    }
+
+    /** Counts and records one outcome; never throws (writes are best-effort). */
+    void record(OperationState e, Object permit, Verdict v) {
+        if (v == Verdict.SUCCESS) {
+            e.successes.increment();
+        } else if (v == Verdict.FAILURE) {
+            e.failures.increment();
+        }
+        if (permit instanceof Trials.Trial) {
+            trialOutcome(e, (Trials.Trial) permit, v);
+            return;
+        }
+        if (v == Verdict.NOT_RECORDED) {
+            return;
+        }
+        if (v == Verdict.SUCCESS && consecutive
+                && (permit == Gate.UNKNOWN || ((BreakerState) permit).failures() == 0)) {
+            return; // nothing to clear: the healthy path writes nothing and reads no clock
+        }
+        boolean interrupted = Thread.interrupted();
+        try {
+            long now = clock.millis();
+            int stamp = views.stampBeforeStoreCall(e);
+            afterWrite(e, access.record(e.name, v == Verdict.SUCCESS, policy, now), now, stamp);
+        } catch (StoreException ex) {
+            errors.report(e, ex);
+        } catch (RuntimeException ex) {
+            LOG.warn("recording an outcome of '{}' failed", Operations.abbreviate(e.name), ex);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void trialOutcome(OperationState e, Trials.Trial trial, Verdict v) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            if (v != Verdict.NOT_RECORDED) {
+                long now = clock.millis();
+                int stamp = views.stampBeforeStoreCall(e);
+                afterWrite(e, access.trialOutcome(e.name, trial.version, v == Verdict.SUCCESS, policy, now), now,
+                        stamp);
+            }
+        } catch (StoreException ex) {
+            errors.report(e, ex);
+        } catch (RuntimeException ex) {
+            LOG.warn("recording a trial outcome of '{}' failed", Operations.abbreviate(e.name), ex);
+        } finally {
+            try {
+                trials.end(e, trial);
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /** After this instance's own write: update the views and fire onStateChange for a transition. */
+    void afterWrite(OperationState e, StateChange ch, long now, int stampBefore) {
+        views.noteOwnWrite(e, ch.state(), now, stampBefore);
+        if (ch.isTransition()) {
+            Consumer<TransitionEvent> listener = stateListener;
+            if (listener != null) {
+                try {
+                    listener.accept(ch.toEvent(e.name, policy, now));
+                } catch (RuntimeException ex) {
+                    LOG.warn("onStateChange listener threw for operation '{}'", Operations.abbreviate(e.name), ex);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,190 @@
+package dev.redeye;
+
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.CircuitOpenException;
+import dev.redeye.api.StoreException;
+import dev.redeye.api.StoreUnavailableException;
+import java.time.Clock;
+import java.time.Duration;
+
+/**
+ * The half-open protocol of one breaker instance: who may run a trial of an open state, and how a trial's
+ * claim is given back.
+ *
+ * <ol>
+ * <li>Forced, or before this instance's eligibility: rejected.</li>
+ * <li>A slot: at most {@code halfOpenPermits} trials of an operation run on one instance at once, counted
+ * until each trial returns, also after its store claim expired. A caller finding every slot taken is rejected
+ * with zero store operations, so a hanging dependency never collects a cascade of hung trials.</li>
+ * <li>The claim ({@code TrialClaims}): a refused claim rejects the caller and holds the open view (see
+ * {@link StateViews}), so the callers after it cost zero store operations until the winner's outcome is
+ * known or its claim could have expired. A claim that throws (any exception) is a store error: REJECT
+ * rejects with {@link StoreUnavailableException} without running the call; ALLOW and LOCAL fall back to the
+ * slot, the per-instance claim. A store without {@code TrialClaims} always uses the slot.</li>
+ * <li>After winning, one re-read: if another instance's trial ended meanwhile (the version moved), the claim
+ * is given back and the caller follows the new state instead of running a trial back to back.</li>
+ * </ol>
+ * A trial carries the version of the open period it was admitted under, which fences its outcome.
+ */
+final class Trials {
+    private final Clock clock;
+    private final InMemoryStore local;
+    private final StoreAccess access;
+    private final StateViews views;
+    private final StoreErrors errors;
+    private final Rejections rejections;
+    private final int permits;
+    private final Duration trialTimeout;
+    private final long trialTimeoutMillis;
+    private final boolean rejectOnStoreError;
+
+    Trials(Clock clock, InMemoryStore local, StoreAccess access, StateViews views, StoreErrors errors,
+            Rejections rejections, int permits, Duration trialTimeout, boolean rejectOnStoreError) {
+        this.clock = clock;
+        this.local = local;
+        this.access = access;
+        this.views = views;
+        this.errors = errors;
+        this.rejections = rejections;
+        this.permits = permits;
+        this.trialTimeout = trialTimeout;
+        this.trialTimeoutMillis = trialTimeout.toMillis();
+        this.rejectOnStoreError = rejectOnStoreError;
+    }
+
+    /**
+     * The gate for a state seen open: a {@link Trial}, or the state itself when it closed meanwhile (a normal
+     * call); otherwise throws the rejection.
+     *
+     * @throws CircuitOpenException      rejected (open, forced, or half-open with the permits taken)
+     * @throws StoreUnavailableException the claim failed under REJECT
+     */
+    Object admit(OperationState e, BreakerState s, long now) {
+        if (s.forced()) {
+            throw rejections.of(e.name, BreakerStatus.FORCED_OPEN, views.refreshMillis());
+        }
+        long eligibleAt = views.eligibleAt(e.name, s);
+        if (now < eligibleAt) {
+            throw rejections.of(e.name, BreakerStatus.OPEN, eligibleAt - now);
+        }
+        if (!e.tryStartTrial(permits)) {
+            throw busy(e);
+        }
+        boolean keepSlot = false;
+        try {
+            String token = null;
+            if (access.claims != null) {
+                try {
+                    token = access.claim(e.name, permits, trialTimeout);
+                } catch (StoreException ex) {
+                    errors.report(e, ex);
+                    if (rejectOnStoreError) {
+                        throw new StoreUnavailableException(e.name, ex);
+                    }
+                    keepSlot = true; // the slot is the per-instance claim
+                    return start(e, null, s.version());
+                }
+                if (token == null) {
+                    views.holdAfterLostClaim(e, s, now + trialTimeoutMillis);
+                    throw rejections.of(e.name, BreakerStatus.HALF_OPEN, trialTimeoutMillis);
+                }
+            }
+            Object permit = afterWinning(e, s, token);
+            keepSlot = permit instanceof Trial;
+            return permit;
+        } finally {
+            if (!keepSlot) {
+                e.endTrial();
+            }
+        }
+    }
+
+    /** Whether every trial slot of this instance for the operation is taken (its trials are running). */
+    boolean slotsTaken(OperationState e) {
+        return e.trialsInFlight() >= permits;
+    }
+
+    /** The rejection while this instance's own trials of the operation run. */
+    CircuitOpenException busy(OperationState e) {
+        return rejections.of(e.name, BreakerStatus.HALF_OPEN, trialTimeoutMillis);
+    }
+
+    private static Trial start(OperationState e, String token, long version) {
+        e.trials.increment();
+        return new Trial(token, version);
+    }
+
+    /**
+     * Between this caller's read and its claim, another instance's trial may have finished and released its
+     * permit (a reopen, or a close). A trial run on that stale read would follow the finished one back to back
+     * and add a backoff step for nothing.
+     */
+    private Object afterWinning(OperationState e, BreakerState s, String token) {
+        int stamp = views.stampBeforeStoreCall(e);
+        BreakerState current = reread(e, s);
+        if (current.version() == s.version()) {
+            return start(e, token, current.version());
+        }
+        if (token != null) {
+            releaseToken(e, token);
+        }
+        long at = clock.millis();
+        views.noteRead(e, current, at, stamp);
+        if (!current.open()) {
+            return current; // closed meanwhile: a normal call
+        }
+        if (current.forced()) {
+            throw rejections.of(e.name, BreakerStatus.FORCED_OPEN, views.refreshMillis());
+        }
+        throw rejections.of(e.name, BreakerStatus.OPEN, views.eligibleAt(e.name, current) - at);
+    }
+
+    /** The state as it is now; the earlier read if the store cannot answer. */
+    private BreakerState reread(OperationState e, BreakerState earlier) {
+        try {
+            if (local != null) {
+                BreakerState s = local.peek(e.name);
+                return s == null ? BreakerState.INITIAL : s;
+            }
+            return access.get(e.name);
+        } catch (StoreException ex) {
+            errors.report(e, ex);
+            return earlier;
+        }
+    }
+
+    /** Ends a trial: gives its claim back (compare-and-delete by token) and its slot. Never throws. */
+    void end(OperationState e, Trial trial) {
+        try {
+            if (trial.token != null) {
+                releaseToken(e, trial.token);
+            }
+        } finally {
+            e.endTrial();
+        }
+    }
+
+    private void releaseToken(OperationState e, String token) {
+        try {
+            access.release(e.name, token);
+        } catch (StoreException ex) {
+            errors.report(e, ex);
+        }
+    }
+
+    /**
+     * A half-open trial: the claim token to give back (null for a per-instance claim: a store without
+     * TrialClaims, or a claim that failed under ALLOW or LOCAL) and the version of the open period it was
+     * admitted under, which fences its outcome.
+     */
+    static final class Trial {
+        final String token;
+        final long version;
+
+        Trial(String token, long version) {
+            this.token = token;
+            this.version = version;
+        }
+    }
+}

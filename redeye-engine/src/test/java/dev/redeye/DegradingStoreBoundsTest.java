@@ -1,0 +1,40 @@
+package dev.redeye;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.redeye.api.Policy;
+import org.junit.jupiter.api.Test;
+
+/** Point 8: what {@link DegradingStore} keeps per key is bounded: nothing for healthy keys, pruned otherwise. */
+class DegradingStoreBoundsTest {
+
+    @Test
+    void theHealthyPathKeepsNothingAndWhatIsKeptIsPruned() {
+        InMemoryStore backend = new InMemoryStore();
+        SpyStore real = SpyStore.over(backend);
+        DegradingStore store = new DegradingStore(real, (op, t) -> { });
+        Policy p = Policy.builder().failureThreshold(3).build();
+        for (int i = 0; i < 1_000; i++) {
+            store.get("op-" + i); // nothing stored
+        }
+        store.recordFailure("flaky", p, 1);
+        store.recordSuccess("flaky", p, 2); // cleared: a plain closed state
+        for (int i = 0; i < 100; i++) {
+            store.get("flaky");
+        }
+        assertEquals(0, store.trackedKeys(), "healthy keys leave nothing behind");
+        store.recordFailure("flaky", p, 3);
+        assertEquals(1, store.trackedKeys(), "a key with failures counted is kept for a seed");
+        store.forget("flaky");
+        assertEquals(0, store.trackedKeys(), "and dropped when the engine evicts the operation");
+        real.failing = true;
+        store.recordFailure("down", p, 4);
+        assertEquals(1, store.trackedKeys(), "an outage");
+        real.failing = false;
+        store.recordFailure("down", p, 5); // the real store takes writes again: the outage ends
+        store.recordSuccess("down", p, 6);
+        assertEquals(0, store.trackedKeys());
+        store.closeLocalOnly();
+        backend.close();
+    }
+}
