@@ -8,7 +8,6 @@ import dev.redeye.api.TransitionFeed;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -51,23 +50,14 @@ final class Feed implements AutoCloseable {
     static final int RING_BYTES = 32 * 1024;
     private static final int PUBLISH_ATTEMPTS = 10;
     private static final long MAX_BACKOFF_MILLIS = 5_000;
-    private static final int VERSION_MEMORY = 10_000;
 
     private final Requests requests;
     private final int ringSize;
     private final long pollMillis;
-    private final FeedSubscribers subscribers = new FeedSubscribers((what, t) -> LOG.warn("{}", what, t));
+    /** Version order per operation (R6.9): a later transition's head write can land before an earlier one's. */
+    private final FeedSubscribers subscribers = FeedSubscribers.inVersionOrder((what, t) -> LOG.warn("{}", what, t));
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition wake = lock.newCondition();
-    /** Last version delivered per operation (poller thread only), bounded. */
-    private final Map<String, Long> delivered = new LinkedHashMap<>(256, 0.75f, true) {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
-            return size() > VERSION_MEMORY;
-        }
-    };
     private Thread poller;
     private boolean running = true;
     private boolean baseline;
@@ -265,12 +255,7 @@ final class Feed implements AutoCloseable {
                 subscribers.signalGap();
                 continue;
             }
-            Long before = delivered.get(event.operation());
-            if (before != null && before >= event.version()) {
-                continue; // an older transition whose head write landed late: already superseded
-            }
-            delivered.put(event.operation(), event.version());
-            subscribers.publish(event);
+            subscribers.publish(event); // drops an older transition whose head write landed late
         }
         lastSeq = Math.max(lastSeq, seq);
     }
