@@ -155,19 +155,26 @@ redeye_ensure_dynamodb() {
     npm install --prefix "$REDEYE_DYNALITE_DIR" --no-audit --no-fund --loglevel=error \
       "dynalite@$REDEYE_DYNALITE_VERSION" >&2 || return 1
   fi
-  port=45670
-  while redeye_tcp_open 127.0.0.1 "$port"; do port=$((port + 1)); done
+  # Port 0: the kernel picks a free port (a probed "free" port can be taken by then); dynalite prints it.
   # --createTableMs 0 etc.: tables are ACTIVE at once (else every test waits for the table's status).
-  nohup node "$REDEYE_ROOT/scripts/dynalite.js" "$REDEYE_DYNALITE_DIR" --host 127.0.0.1 --port "$port" \
+  nohup node "$REDEYE_ROOT/scripts/dynalite.js" "$REDEYE_DYNALITE_DIR" --host 127.0.0.1 --port 0 \
     --createTableMs 0 --deleteTableMs 0 --updateTableMs 0 > "$REDEYE_DYNALITE_DIR/dynalite.log" 2>&1 &
   pid=$!
   echo "$pid" > "$REDEYE_DYNALITE_DIR/dynalite.pid"
-  echo "$port" > "$REDEYE_DYNALITE_DIR/dynalite.port"
-  if ! redeye_wait_tcp 127.0.0.1 "$port" 30; then
+  port=""
+  local i
+  for ((i = 0; i < 300; i++)); do
+    port=$(sed -n 's/^Dynalite listening at: http:\/\/[^:]*:\([0-9][0-9]*\).*/\1/p' "$REDEYE_DYNALITE_DIR/dynalite.log")
+    [ -n "$port" ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$port" ] || ! redeye_wait_tcp 127.0.0.1 "$port" 10; then
     redeye_log "DynamoDB: dynalite did not come up (see $REDEYE_DYNALITE_DIR/dynalite.log)"
     redeye_stop_dynalite
     return 1
   fi
+  echo "$port" > "$REDEYE_DYNALITE_DIR/dynalite.port"
   export REDEYE_DYNAMODB_URL="http://127.0.0.1:$port" REDEYE_DYNALITE_HOME="$REDEYE_DYNALITE_DIR"
   export REDEYE_DYNALITE_STARTED="$pid"
   redeye_log "DynamoDB: dynalite (pid $pid) at $REDEYE_DYNAMODB_URL"

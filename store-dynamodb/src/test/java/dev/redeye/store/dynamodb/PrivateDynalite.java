@@ -3,25 +3,27 @@ package dev.redeye.store.dynamodb;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * A dynalite process of one test's own, on a free port, started through {@code scripts/dynalite.js} from the
+ * A dynalite process of one test's own, on a port the kernel picks (kept across a restart), started through {@code scripts/dynalite.js} from the
  * dynalite that {@code scripts/services.sh} installed ({@code REDEYE_DYNALITE_HOME}, else the checkout's
  * {@code .redeye-services/dynalite}). Fault tests kill, freeze and restart it by its own pid: never the shared
  * server. With a data folder it keeps its tables across a restart (LevelDB), as a real endpoint would.
  */
 final class PrivateDynalite implements AutoCloseable {
+    private static final Pattern LISTENING = Pattern.compile("Dynalite listening at: http://[^:]+:(\\d+)");
     private final Path root;
     private final Path home;
     private final Path data;
-    private final int port;
+    private int port;
     private final File log;
     private Process process;
 
@@ -44,7 +46,7 @@ final class PrivateDynalite implements AutoCloseable {
                     + "REDEYE_DYNALITE_HOME to a folder holding node_modules/dynalite.");
         }
         Path data = persistent ? Files.createTempDirectory("redeye-dynalite-data") : null;
-        PrivateDynalite d = new PrivateDynalite(root, home, data, freePort());
+        PrivateDynalite d = new PrivateDynalite(root, home, data, 0); // port 0: the kernel picks a free one
         d.startProcess();
         return d;
     }
@@ -60,6 +62,16 @@ final class PrivateDynalite implements AutoCloseable {
         process = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (port == 0) { // the first start: read the port dynalite reports
+            Matcher m = LISTENING.matcher(Files.readString(log.toPath()));
+            if (m.find()) {
+                port = Integer.parseInt(m.group(1));
+            } else if (!process.isAlive() || System.nanoTime() > deadline) {
+                throw new IllegalStateException("private dynalite did not start: " + Files.readString(log.toPath()));
+            } else {
+                Thread.sleep(50);
+            }
+        }
         while (!listening()) {
             if (!process.isAlive() || System.nanoTime() > deadline) {
                 throw new IllegalStateException("private dynalite did not start on port " + port + ": "
@@ -97,12 +109,6 @@ final class PrivateDynalite implements AutoCloseable {
             return true;
         } catch (IOException e) {
             return false;
-        }
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
         }
     }
 
