@@ -1,10 +1,10 @@
 package dev.redeye.store.dynamodb;
 
+import dev.redeye.api.OperationNames;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
-import java.util.Objects;
 
 /**
  * Partition keys of the table. An operation name is always stored whole in the item's {@code op} attribute;
@@ -55,23 +55,7 @@ final class Keys {
      * @throws IllegalArgumentException as for {@link #partitionKey(String)}
      */
     static byte[] utf8(String name) {
-        Objects.requireNonNull(name, "key");
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            if (Character.isHighSurrogate(c)) {
-                if (i + 1 < name.length() && Character.isLowSurrogate(name.charAt(i + 1))) {
-                    i++;
-                    continue;
-                }
-                throw new IllegalArgumentException("operation name has an unpaired surrogate at index " + i
-                        + ", which a DynamoDB string cannot hold");
-            }
-            if (Character.isLowSurrogate(c)) {
-                throw new IllegalArgumentException("operation name has an unpaired surrogate at index " + i
-                        + ", which a DynamoDB string cannot hold");
-            }
-        }
-        byte[] utf8 = name.getBytes(StandardCharsets.UTF_8);
+        byte[] utf8 = OperationNames.requireWellFormed(name).getBytes(StandardCharsets.UTF_8);
         if (utf8.length > MAX_NAME_BYTES) {
             throw new IllegalArgumentException("operation name is " + utf8.length + " bytes in UTF-8; the DynamoDB "
                     + "store accepts at most " + MAX_NAME_BYTES + " (a DynamoDB item holds at most 400 KB)");
