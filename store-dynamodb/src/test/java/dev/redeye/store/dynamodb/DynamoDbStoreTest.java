@@ -363,6 +363,26 @@ class DynamoDbStoreTest {
                 "after the gap: the three events the ring still held, in order");
     }
 
+    /** TCK R6.10 at the default poll interval (500 ms), which the TCK class runs faster (see its newClient). */
+    @Test
+    void atTheDefaultPollIntervalEveryTransitionReachesAnotherClientWithinOneSecond() throws Exception {
+        DynamoDbStore writer = store();
+        DynamoDbStore reader = store();
+        List<TransitionEvent> events = new CopyOnWriteArrayList<>();
+        reader.subscribe(events::add, () -> { });
+        String k = key("prompt");
+        Policy p = Policy.builder().failureThreshold(1).jitter(0).build();
+        long slowest = 0;
+        for (int i = 0; i < 6; i++) {
+            long start = System.nanoTime();
+            StateChange c = i % 2 == 0 ? writer.recordFailure(k, p, T0 + i) : writer.force(k, BreakerStatus.CLOSED, p, T0 + i);
+            long v = c.state().version();
+            await(() -> events.stream().anyMatch(e -> e.version() == v), "transition " + i);
+            slowest = Math.max(slowest, (System.nanoTime() - start) / 1_000_000);
+        }
+        assertTrue(slowest < 1_000, "the slowest of 6 transitions took " + slowest + " ms to reach the other client");
+    }
+
     @Test
     void aHeadWriteThatFailedIsAGapForEverySubscriber() throws Exception {
         DynamoDbStore reader = store(b -> b.feedPollInterval(Duration.ofMillis(50)));
