@@ -19,7 +19,8 @@ import java.util.function.Supplier;
  * stage ({@link AsyncCall}), and a {@link Permit} when its holder completes it.
  *
  * <p>The healthy sync path allocates nothing: the admission token is the state the gate saw (no permit object
- * is made for {@code execute}); observers cost one volatile read unless a call is sampled for timing.
+ * is made for {@code execute}); observers cost one volatile read, and under sampled timing one comparison,
+ * unless the call is timed.
  */
 final class Calls {
     private final Clock clock;
@@ -77,7 +78,7 @@ final class Calls {
             return fallback(e.name, rejection, fallback);
         }
         Observers.Set o = observers.current();
-        boolean timed = o != null && o.timeThisCall();
+        boolean timed = o != null && o.timeThisCall(e);
         long start = timed ? System.nanoTime() : 0L;
         if (timer != null) {
             return runTimed(e, token, call, o, timed, start);
@@ -143,7 +144,7 @@ final class Calls {
             }
         }
         Observers.Set o = observers.current();
-        boolean timed = o != null && o.timeThisCall();
+        boolean timed = o != null && o.timeThisCall(e);
         long start = timed ? System.nanoTime() : 0L;
         CompletionStage<T> stage;
         try {

@@ -662,6 +662,7 @@ public final class CircuitBreaker implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        observers.removeAll();
         try {
             FeedHandler f;
             synchronized (feedLock) {

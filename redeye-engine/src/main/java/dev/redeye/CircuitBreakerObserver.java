@@ -10,10 +10,11 @@ import dev.redeye.api.TransitionEvent;
  *
  * <h2>Cost</h2>
  * With no observer registered the breaker pays one volatile read and a branch per call, nothing else. With
- * observers, a healthy call in local mode pays that plus, for one call in {@link #callTimingOneIn()} on
- * average, two {@link System#nanoTime()} reads and {@link #callTimed}; nothing else is called on the healthy
- * path (counts are read from {@link ObservedOperation#metrics()} when wanted, never pushed). In distributed
- * mode every store operation is timed ({@link #storeOperation}): two clock reads next to a network round trip.
+ * observers, a healthy call in local mode pays that plus, under {@link CallTiming#SAMPLED}, a comparison with
+ * a ticker's epoch, and for at most one call per operation every 10 ms two {@link System#nanoTime()} reads
+ * and {@link #callTimed}; nothing else is called on the healthy path (counts are read from
+ * {@link ObservedOperation#metrics()} when wanted, never pushed). In distributed mode every store operation
+ * is timed ({@link #storeOperation}): two clock reads next to a network round trip.
  * The breaker allocates nothing for an observer; what the observer allocates is its own business, and on the
  * healthy path it should allocate nothing.
  *
@@ -30,6 +31,21 @@ import dev.redeye.api.TransitionEvent;
  * operations it holds follows the fleet's transitions without a store read.
  */
 public interface CircuitBreakerObserver {
+
+    /** Which calls the breaker times for {@link #callTimed}. */
+    enum CallTiming {
+        /** None (the default). */
+        NONE,
+        /**
+         * At most one call per operation per 10 ms tick (every call of an operation called less often than
+         * that), each standing for the calls of its outcome since the previous timed one: the timed call's
+         * {@code weight}. Costs the healthy path one comparison; needs one JVM-wide daemon ticker thread while
+         * any observer samples.
+         */
+        SAMPLED,
+        /** Every call, with weight 1: two {@link System#nanoTime()} reads per call. */
+        EVERY_CALL
+    }
 
     /** How a call that ran ended, for the breaker. */
     enum CallOutcome {
@@ -89,12 +105,12 @@ public interface CircuitBreakerObserver {
     }
 
     /**
-     * How often this observer wants a call timed for {@link #callTimed}: about one call in {@code n} (rounded
-     * up to a power of two, drawn per thread at random), {@code 1} for every call, {@code 0} (the default) for
-     * none. The breaker times a call when any observer wants it, and tells each observer the rate it used.
+     * Which calls this observer wants timed for {@link #callTimed}; default {@link CallTiming#NONE}. Read once,
+     * when the observer is registered. The breaker times a call when any observer wants it timed, and tells
+     * every observer the weight it stands for.
      */
-    default int callTimingOneIn() {
-        return 0;
+    default CallTiming callTiming() {
+        return CallTiming.NONE;
     }
 
     /**
@@ -110,11 +126,15 @@ public interface CircuitBreakerObserver {
 
     /**
      * A timed call ended ({@code execute}, {@code executeAsync} and the decorators; permits are not timed).
+     * The weights of an operation's timed calls of one outcome add up to the count of its calls of that
+     * outcome (up to the last timed one), so {@code sum(nanos * weight)} estimates their total time, and is
+     * exact when every call is timed.
      *
-     * @param nanos how long the call took ({@link System#nanoTime()} around it)
-     * @param oneIn the sampling rate the breaker used: this call stands for about {@code oneIn} calls
+     * @param nanos  how long the call took ({@link System#nanoTime()} around it)
+     * @param weight how many calls of this outcome this one stands for (itself included; 0 when another
+     *               timed call of the same moment already stood for them)
      */
-    default void callTimed(ObservedOperation operation, CallOutcome outcome, long nanos, int oneIn) {
+    default void callTimed(ObservedOperation operation, CallOutcome outcome, long nanos, long weight) {
     }
 
     /**

@@ -1,13 +1,13 @@
 package dev.redeye;
 
 import dev.redeye.CircuitBreakerObserver.CallOutcome;
+import dev.redeye.CircuitBreakerObserver.CallTiming;
 import dev.redeye.CircuitBreakerObserver.StoreOperation;
 import dev.redeye.CircuitBreakerObserver.TrialOutcome;
 import dev.redeye.api.TransitionEvent;
 import java.time.Clock;
 import java.util.Arrays;
 import java.util.Objects;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * throws is logged (at most every 10 s by the breaker's clock) and never reaches the breaker's caller.
  *
  * <p>The registered observers live in an immutable {@link Set} swapped on add and remove; the hot path reads
- * {@link #current()} once (one volatile read) and does nothing more when it is null.
+ * {@link #current()} once (one volatile read) and does nothing more when it is null. Sampled call timing
+ * holds the JVM-wide {@link TimingTicker} while such an observer is registered.
  */
 final class Observers {
     private static final Logger LOG = LoggerFactory.getLogger(CircuitBreaker.class);
@@ -26,6 +27,8 @@ final class Observers {
     private final Clock clock;
     private final AtomicLong lastLog = new AtomicLong(Long.MIN_VALUE);
     private volatile Set current;
+    /** The call timing each registered observer asked for, read once at registration (same order as the set). */
+    private CallTiming[] timings = new CallTiming[0];
 
     Observers(Clock clock) {
         this.clock = clock;
@@ -45,9 +48,21 @@ final class Observers {
                 return false;
             }
         }
+        CallTiming t;
+        try {
+            t = Objects.requireNonNullElse(o.callTiming(), CallTiming.NONE);
+        } catch (RuntimeException ex) {
+            threw(o, "callTiming", ex);
+            t = CallTiming.NONE;
+        }
+        if (t == CallTiming.SAMPLED) {
+            TimingTicker.acquire();
+        }
         CircuitBreakerObserver[] next = Arrays.copyOf(now, now.length + 1);
         next[now.length] = o;
-        current = new Set(next);
+        timings = Arrays.copyOf(timings, timings.length + 1);
+        timings[next.length - 1] = t;
+        current = new Set(next, timings);
         return true;
     }
 
@@ -62,11 +77,29 @@ final class Observers {
                 CircuitBreakerObserver[] next = new CircuitBreakerObserver[now.length - 1];
                 System.arraycopy(now, 0, next, 0, i);
                 System.arraycopy(now, i + 1, next, i, now.length - i - 1);
-                current = next.length == 0 ? null : new Set(next);
+                CallTiming[] nextTimings = new CallTiming[next.length];
+                System.arraycopy(timings, 0, nextTimings, 0, i);
+                System.arraycopy(timings, i + 1, nextTimings, i, timings.length - i - 1);
+                if (timings[i] == CallTiming.SAMPLED) {
+                    TimingTicker.release();
+                }
+                timings = nextTimings;
+                current = next.length == 0 ? null : new Set(next, nextTimings);
                 return true;
             }
         }
         return false;
+    }
+
+    /** Unregisters every observer (the breaker closes): the ticker is not held for them any longer. */
+    synchronized void removeAll() {
+        for (CallTiming t : timings) {
+            if (t == CallTiming.SAMPLED) {
+                TimingTicker.release();
+            }
+        }
+        timings = new CallTiming[0];
+        current = null;
     }
 
     private void threw(CircuitBreakerObserver o, String method, RuntimeException ex) {
@@ -79,52 +112,49 @@ final class Observers {
         }
     }
 
-    /** An immutable set of observers and the call-timing rate they asked for. */
+    /** An immutable set of observers and the call timing they asked for. */
     final class Set {
         final CircuitBreakerObserver[] all;
-        /** -1: time no call; 0: every call; else a mask: time a call when a random int's masked bits are 0. */
-        final int timingMask;
-        /** The rate the mask stands for, told to observers with each timed call. */
-        final int oneIn;
+        final boolean everyCall;
+        final boolean sampled;
 
-        Set(CircuitBreakerObserver[] all) {
+        Set(CircuitBreakerObserver[] all, CallTiming[] timings) {
             this.all = all;
-            int min = 0;
-            for (CircuitBreakerObserver o : all) {
-                int n;
-                try {
-                    n = o.callTimingOneIn();
-                } catch (RuntimeException ex) {
-                    threw(o, "callTimingOneIn", ex);
-                    n = 0;
-                }
-                if (n > 0 && (min == 0 || n < min)) {
-                    min = n;
-                }
+            boolean every = false;
+            boolean some = false;
+            for (CallTiming t : timings) {
+                every |= t == CallTiming.EVERY_CALL;
+                some |= t == CallTiming.SAMPLED;
             }
-            if (min == 0) {
-                timingMask = -1;
-                oneIn = 0;
-            } else {
-                int pow = min == 1 ? 1 : Integer.highestOneBit(min - 1) << 1; // rounded up to a power of two
-                if (pow <= 0) {
-                    pow = 1 << 30;
-                }
-                timingMask = pow - 1;
-                oneIn = pow;
-            }
+            this.everyCall = every;
+            this.sampled = some && !every;
         }
 
-        /** Whether to time this call: per thread and allocation-free ({@link ThreadLocalRandom}). */
-        boolean timeThisCall() {
-            int m = timingMask;
-            return m == 0 || (m > 0 && (ThreadLocalRandom.current().nextInt() & m) == 0);
+        /**
+         * Whether to time this call of {@code e}: every call, or under sampling the first call of the
+         * operation in each ticker epoch. Allocation-free; the racy epoch write may let two concurrent calls
+         * both be timed, which the weights absorb.
+         */
+        boolean timeThisCall(OperationState e) {
+            if (everyCall) {
+                return true;
+            }
+            if (!sampled) {
+                return false;
+            }
+            int ep = TimingTicker.epoch;
+            if (e.timedEpoch == ep) {
+                return false;
+            }
+            e.timedEpoch = ep;
+            return true;
         }
 
         void callTimed(OperationState e, CallOutcome outcome, long nanos) {
+            long weight = everyCall ? 1 : e.weightOfTimedCall(outcome);
             for (CircuitBreakerObserver o : all) {
                 try {
-                    o.callTimed(e, outcome, nanos, oneIn);
+                    o.callTimed(e, outcome, nanos, weight);
                 } catch (RuntimeException ex) {
                     threw(o, "callTimed", ex);
                 }

@@ -5,6 +5,7 @@ import dev.redeye.api.BreakerStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -43,6 +44,11 @@ final class OperationState implements ObservedOperation {
      */
     volatile BreakerState lastSeen;
 
+    /** The {@link TimingTicker} epoch in which a call of this operation was last timed (sampled timing). */
+    int timedEpoch = Integer.MIN_VALUE;
+    /** Per call outcome, the count of calls already stood for by timed calls (see {@link #weightOfTimedCall}). */
+    private final AtomicLongArray timedUpTo = new AtomicLongArray(3);
+
     /** Trials admitted through the permission API: their slots are leased (see {@link #takeExpiredLeases}). */
     private List<Trials.Trial> leased;
 
@@ -62,6 +68,19 @@ final class OperationState implements ObservedOperation {
     public Metrics metrics() {
         return new Metrics(calls.sum(), successes.sum(), failures.sum(), ignored.sum(), rejections.sum(),
                 storeErrors.sum(), trials.sum());
+    }
+
+    /**
+     * How many calls of {@code outcome} a timed call that just ended stands for: those counted since the
+     * previous timed call of that outcome, itself included. Atomic, so concurrent timed calls never stand for
+     * the same calls twice.
+     */
+    long weightOfTimedCall(CircuitBreakerObserver.CallOutcome outcome) {
+        LongAdder counter = outcome == CircuitBreakerObserver.CallOutcome.SUCCESSFUL ? successes
+                : outcome == CircuitBreakerObserver.CallOutcome.FAILED ? failures : ignored;
+        long now = counter.sum();
+        long before = timedUpTo.getAndAccumulate(outcome.ordinal(), now, Math::max);
+        return Math.max(0, now - before);
     }
 
     @Override

@@ -34,12 +34,12 @@ class AllocationTest {
     void healthyLocalCallsWithATimingObserverAllocateNothing() {
         measure(false, new CircuitBreakerObserver() {
             @Override
-            public int callTimingOneIn() {
-                return 1;
+            public CallTiming callTiming() {
+                return CallTiming.EVERY_CALL;
             }
 
             @Override
-            public void callTimed(ObservedOperation operation, CallOutcome outcome, long nanos, int oneIn) {
+            public void callTimed(ObservedOperation operation, CallOutcome outcome, long nanos, long weight) {
                 timedCalls++;
             }
         });

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreakerObserver.CallOutcome;
+import dev.redeye.CircuitBreakerObserver.CallTiming;
 import dev.redeye.CircuitBreakerObserver.StoreOperation;
 import dev.redeye.CircuitBreakerObserver.TrialOutcome;
 import dev.redeye.api.BreakerState;
@@ -25,15 +26,16 @@ class ObserverTest {
     /** Records every call as a line. */
     static final class Recorder implements CircuitBreakerObserver {
         final List<String> lines = new CopyOnWriteArrayList<>();
-        final int oneIn;
+        final CallTiming timing;
+        final java.util.concurrent.atomic.AtomicLong weights = new java.util.concurrent.atomic.AtomicLong();
 
-        Recorder(int oneIn) {
-            this.oneIn = oneIn;
+        Recorder(CallTiming timing) {
+            this.timing = timing;
         }
 
         @Override
-        public int callTimingOneIn() {
-            return oneIn;
+        public CallTiming callTiming() {
+            return timing;
         }
 
         @Override
@@ -47,9 +49,10 @@ class ObserverTest {
         }
 
         @Override
-        public void callTimed(ObservedOperation op, CallOutcome outcome, long nanos, int n) {
+        public void callTimed(ObservedOperation op, CallOutcome outcome, long nanos, long weight) {
             assertTrue(nanos >= 0);
-            lines.add("timed " + op.name() + " " + outcome + " 1/" + n);
+            weights.addAndGet(weight);
+            lines.add("timed " + op.name() + " " + outcome + " x" + weight);
         }
 
         @Override
@@ -86,7 +89,7 @@ class ObserverTest {
 
     @Test
     void localModeTellsOperationsCallsTrialsAndNoStoreOperations() throws Exception {
-        Recorder r = new Recorder(1);
+        Recorder r = new Recorder(CallTiming.EVERY_CALL);
         try (CircuitBreaker b = CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(1)
                 .recordFailure(t -> !(t instanceof IllegalArgumentException))
                 .resetTimeout(Duration.ofSeconds(1)).build()) {
@@ -104,10 +107,10 @@ class ObserverTest {
             assertThrows(RuntimeException.class, () -> b.execute(OP, () -> "rejected"));
             clock.advance(Duration.ofSeconds(1));
             b.execute(OP, () -> "trial");
-            assertEquals(List.of("added " + OP, "timed " + OP + " SUCCESSFUL 1/1",
-                    "ignored " + OP + " not a failure", "timed " + OP + " IGNORED 1/1",
-                    "timed " + OP + " FAILED 1/1", "rejected " + OP,
-                    "trial " + OP + " SUCCEEDED", "timed " + OP + " SUCCESSFUL 1/1"),
+            assertEquals(List.of("added " + OP, "timed " + OP + " SUCCESSFUL x1",
+                    "ignored " + OP + " not a failure", "timed " + OP + " IGNORED x1",
+                    "timed " + OP + " FAILED x1", "rejected " + OP,
+                    "trial " + OP + " SUCCEEDED", "timed " + OP + " SUCCESSFUL x1"),
                     r.drain().stream().filter(l -> !l.startsWith("feed")).toList());
             assertTrue(b.removeObserver(r));
             b.execute(OP, () -> "ok");
@@ -118,7 +121,7 @@ class ObserverTest {
     @Test
     void distributedModeTimesEveryStoreOperationAndFollowsTheFeed() throws Exception {
         InMemoryStore backend = new InMemoryStore();
-        Recorder r = new Recorder(0);
+        Recorder r = new Recorder(CallTiming.NONE);
         try (FeedProbes feed = new FeedProbes(backend);
                 CircuitBreaker b = CircuitBreaker.builder().clock(clock).failureThreshold(1)
                         .store(backend.newClient()).build()) {
@@ -144,7 +147,7 @@ class ObserverTest {
                 CircuitBreaker a = CircuitBreaker.builder().clock(clock).failureThreshold(1)
                         .store(backend.newClient()).build();
                 CircuitBreaker b = CircuitBreaker.builder().clock(clock).store(spy).build()) {
-            b.addObserver(new Recorder(0));
+            b.addObserver(new Recorder(CallTiming.NONE));
             b.execute(OP, () -> "ok");
             assertEquals(BreakerStatus.CLOSED, b.localStatus(OP));
             spy.resetCounts();
@@ -164,7 +167,7 @@ class ObserverTest {
 
     @Test
     void evictionsAreTold() {
-        Recorder r = new Recorder(0);
+        Recorder r = new Recorder(CallTiming.NONE);
         try (CircuitBreaker b = CircuitBreaker.builder().maxOperations(2).build()) {
             b.addObserver(r);
             for (String op : new String[] {"a", "b", "c"}) {
@@ -180,12 +183,12 @@ class ObserverTest {
     void aThrowingObserverNeverReachesTheCall() {
         CircuitBreakerObserver bad = new CircuitBreakerObserver() {
             @Override
-            public int callTimingOneIn() {
-                return 1;
+            public CallTiming callTiming() {
+                return CallTiming.EVERY_CALL;
             }
 
             @Override
-            public void callTimed(ObservedOperation op, CallOutcome outcome, long nanos, int oneIn) {
+            public void callTimed(ObservedOperation op, CallOutcome outcome, long nanos, long weight) {
                 throw new IllegalStateException("observer bug");
             }
         };
@@ -198,16 +201,39 @@ class ObserverTest {
         }
     }
 
+    /**
+     * Sampled timing: at most one call per operation per ticker epoch is timed, and the weights of the timed
+     * calls add up to the calls they stand for: exactly, once the last call was a timed one.
+     */
     @Test
-    void samplingTimesAboutOneCallInN() {
-        Recorder r = new Recorder(16);
+    void samplingTimesAFewCallsWhoseWeightsAddUpToTheCount() throws Exception {
+        Recorder r = new Recorder(CallTiming.SAMPLED);
         try (CircuitBreaker b = CircuitBreaker.ofDefaults()) {
             b.addObserver(r);
-            for (int i = 0; i < 16_000; i++) {
+            assertTrue(TimingTicker.running(), "sampling runs the ticker");
+            for (int i = 0; i < 20_000; i++) {
                 b.execute(OP, () -> "x");
             }
+            int epoch = TimingTicker.epoch;
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (TimingTicker.epoch == epoch && System.nanoTime() < deadline) {
+                Thread.sleep(1); // the next epoch, so that the next call is timed
+            }
+            b.execute(OP, () -> "last");
             long timed = r.drain().stream().filter(l -> l.startsWith("timed")).count();
-            assertTrue(timed > 700 && timed < 1_300, timed + " calls timed of 16,000 at 1 in 16");
+            assertTrue(timed >= 2 && timed < 20_001 / 2, timed + " of 20,001 calls timed");
+            assertEquals(20_001, r.weights.get(), "the weights stand for every call exactly once");
+            assertTrue(b.removeObserver(r));
         }
+    }
+
+    @Test
+    void theTickerStopsWithTheLastSamplingObserver() {
+        Recorder r = new Recorder(CallTiming.SAMPLED);
+        CircuitBreaker b = CircuitBreaker.ofDefaults();
+        b.addObserver(r);
+        assertTrue(TimingTicker.running());
+        b.close();
+        assertTrue(!TimingTicker.running(), "closing the breaker released its sampling observer");
     }
 }

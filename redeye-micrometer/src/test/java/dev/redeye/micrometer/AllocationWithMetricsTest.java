@@ -54,18 +54,24 @@ class AllocationWithMetricsTest {
         return allocated;
     }
 
-    @ParameterizedTest(name = "callTimingOneIn({0})")
-    @ValueSource(ints = {RedeyeMetrics.DEFAULT_CALL_TIMING_ONE_IN, 1})
-    void healthyLocalCallsWithMetricsAllocateNothing(int oneIn) {
+    @ParameterizedTest(name = "every call timed: {0}")
+    @ValueSource(booleans = {false, true})
+    void healthyLocalCallsWithMetricsAllocateNothing(boolean everyCall) {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        try (CircuitBreaker b = CircuitBreaker.ofDefaults();
-                RedeyeMetrics m = RedeyeMetrics.builder(b).callTimingOneIn(oneIn).build()) {
-            m.bindTo(registry);
-            long allocated = allocatedByCalls(b, "healthy");
-            assertTrue(allocated < SLACK_BYTES, allocated + " bytes allocated over " + CALLS + " healthy calls");
-            var timer = registry.get(RedeyeMetrics.CALLS).tags("name", "healthy", "kind", "successful").functionTimer();
-            assertEquals(2.0 * CALLS, timer.count(), "every call counted");
-            assertTrue(timer.totalTime(TimeUnit.NANOSECONDS) > 0, "sampled calls were timed");
+        try (CircuitBreaker b = CircuitBreaker.ofDefaults()) {
+            RedeyeMetrics.Builder builder = RedeyeMetrics.builder(b);
+            if (everyCall) {
+                builder.timeEveryCall(); // else the default: sampled
+            }
+            try (RedeyeMetrics m = builder.build()) {
+                m.bindTo(registry);
+                long allocated = allocatedByCalls(b, "healthy");
+                assertTrue(allocated < SLACK_BYTES, allocated + " bytes allocated over " + CALLS + " healthy calls");
+                var timer = registry.get(RedeyeMetrics.CALLS).tags("name", "healthy", "kind", "successful")
+                        .functionTimer();
+                assertEquals(2.0 * CALLS, timer.count(), "every call counted");
+                assertTrue(timer.totalTime(TimeUnit.NANOSECONDS) > 0, "calls were timed");
+            }
         }
     }
 

@@ -43,7 +43,7 @@ class ScriptedSequenceTest {
         }
         MeterRegistry registry = new SimpleMeterRegistry();
         try (CircuitBreaker b = builder.build();
-                RedeyeMetrics metrics = RedeyeMetrics.builder(b).tags("app", "checkout").callTimingOneIn(1).build()) {
+                RedeyeMetrics metrics = RedeyeMetrics.builder(b).tags("app", "checkout").timeEveryCall().build()) {
             metrics.bindTo(registry);
             for (int i = 0; i < 3; i++) {
                 assertEquals("ok", succeed(b, OP));
@@ -63,7 +63,7 @@ class ScriptedSequenceTest {
             assertEquals(5, calls(registry, OP, "failed").count());
             assertEquals(0, calls(registry, OP, "ignored").count());
             assertTrue(calls(registry, OP, "successful").totalTime(TimeUnit.NANOSECONDS) > 0,
-                    "every call timed (callTimingOneIn(1)): a total time");
+                    "every call timed (timeEveryCall): a total time");
             assertTrue(calls(registry, OP, "failed").totalTime(TimeUnit.NANOSECONDS) > 0);
             assertEquals(1, counter(registry, RedeyeMetrics.NOT_PERMITTED, OP));
             assertEquals(1, counter(registry, RedeyeMetrics.TRIALS, OP, "outcome", "succeeded"));
