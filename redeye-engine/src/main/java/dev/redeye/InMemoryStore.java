@@ -9,14 +9,15 @@ import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
-import dev.redeye.api.Transitions;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionFeed;
+import dev.redeye.api.Transitions;
 import dev.redeye.api.TrialClaims;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -24,7 +25,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,13 +36,29 @@ import org.slf4j.LoggerFactory;
  * The in-process store local mode runs on: every capability, applying {@link Transitions} under a per-key
  * monitor. Zero dependencies, thread-safe.
  *
- * <p>Reads are lock-free (a {@link ConcurrentHashMap} lookup and a volatile read). Each atomic operation
- * holds the monitor of one key only for the duration of the rule, never during a user's call. Trial claims
- * expire by real time ({@link System#nanoTime()}), as the SPI allows. The ttl given to {@link #put} is
- * accepted but not enforced: the state of an in-memory breaker lives as long as the store.
+ * <p><b>Cost.</b> {@link #get} is lock-free (a {@link ConcurrentHashMap} lookup, a volatile read and a
+ * clock read); the engine's local-mode fast path ({@code peek}) is lock-free and allocation-free and reads
+ * no clock. Each atomic operation holds the monitor of one key only for the duration of the rule, never
+ * during a user's call.
  *
- * <p>The transition feed is in-process: events are queued in version order per key and delivered on one
- * daemon thread per store, started with the first subscription and stopped by {@link #close()}.
+ * <p><b>Expiry</b> (contract v2), by real time ({@link System#nanoTime()}), as for any store it is clean-up
+ * only: {@link #put} stores a state for its {@code ttl}, an atomic operation that writes stores it for the
+ * policy's {@link Policy#stateTtl()}, refreshed on every write; a forced state never expires (TCK rules
+ * R1.9, R1.11, R5.7). An expired state reads as absent at once for {@link #get} and every atomic operation;
+ * the memory it holds is reclaimed when its key is next written or by a sweep over all keys that a write
+ * runs at most once a second, which also drops keys holding nothing but expired claims. Trial claims expire
+ * by real time too. The engine's {@code peek} skips the clock, so in local mode an expired state stays
+ * visible to the gate until its key is written or swept.
+ *
+ * <p><b>Versions</b> never go backwards for a key, also across {@link #delete} and expiry (TCK rule R1.10):
+ * the store keeps one floor, the highest version of any state it deleted or expired, and a key created by
+ * an atomic operation starts its new life at {@link BreakerState#initial(long) initial(floor)}. A fresh
+ * store starts keys at version 0; {@link #put} stores the version it is given.
+ *
+ * <p><b>Feed.</b> In-process: events of a key are queued under its monitor, so in version order (R6.9), and
+ * delivered on one daemon thread per store, started with the first subscription and stopped by
+ * {@link #close()}. The queue holds at most {@value #DEFAULT_FEED_CAPACITY} events: when subscribers fall
+ * that far behind, further events are dropped and every subscriber's {@code onGap} runs.
  *
  * <p>{@link #newClient()} returns an independent client view of the same data (its own subscriptions and
  * its own {@code close()}); several views stand for several processes sharing one backend, which is how the
@@ -46,45 +66,94 @@ import org.slf4j.LoggerFactory;
  */
 public final class InMemoryStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed {
     private static final Logger LOG = LoggerFactory.getLogger(InMemoryStore.class);
+    /** How many undelivered feed events the store holds before it drops and signals a gap. */
+    static final int DEFAULT_FEED_CAPACITY = 10_000;
+    /** How often at most a write sweeps expired states and claims of every key. */
+    static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(1);
+    /** A ttl this long (about 100 years) or longer never expires; it also keeps nanosecond arithmetic exact. */
+    private static final long MAX_TTL_NANOS = TimeUnit.DAYS.toNanos(36_500);
 
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
     private final FeedSubscribers subscribers = new FeedSubscribers((what, t) -> LOG.warn("{}", what, t));
-    private final LinkedBlockingQueue<Runnable> deliveries = new LinkedBlockingQueue<>();
+    private final LinkedBlockingQueue<Runnable> deliveries;
+    private final AtomicBoolean feedOverflowed = new AtomicBoolean();
+    /** The highest version of any state deleted or expired: the base of a key's new life. */
+    private final AtomicLong floor = new AtomicLong();
+    private final long sweepIntervalNanos;
+    private final AtomicLong nextSweep;
     private final Object feedLock = new Object();
     private volatile Thread feedThread;
     private volatile boolean closed;
 
     /** A new, empty store. */
     public InMemoryStore() {
+        this(DEFAULT_FEED_CAPACITY, DEFAULT_SWEEP_INTERVAL);
+    }
+
+    /** A store with another feed capacity and sweep interval (for tests of overflow and sweeping). */
+    InMemoryStore(int feedCapacity, Duration sweepInterval) {
+        if (feedCapacity < 1) {
+            throw new IllegalArgumentException("feedCapacity must be >= 1, was " + feedCapacity);
+        }
+        this.deliveries = new LinkedBlockingQueue<>(feedCapacity);
+        this.sweepIntervalNanos = Objects.requireNonNull(sweepInterval, "sweepInterval").toNanos();
+        this.nextSweep = new AtomicLong(System.nanoTime() + sweepIntervalNanos);
     }
 
     /**
-     * The state stored under {@code key}, or {@code null}, without allocating: the engine's local-mode fast
-     * path. Fails like {@link #get} after close.
+     * The state stored under {@code key}, or {@code null}, without allocating, locking or reading a clock:
+     * the engine's local-mode fast path. An expired state stays visible here until its key is written or
+     * swept (see the class Javadoc). Fails like {@link #get} after close.
      */
     BreakerState peek(String key) {
         ensureOpen();
         Entry e = entries.get(key);
-        return e == null ? null : e.state;
+        if (e == null) {
+            return null;
+        }
+        Life l = e.life;
+        return l == null ? null : l.state;
     }
 
+    /** {@inheritDoc} An expired state reads as absent. */
     @Override
     public Optional<BreakerState> get(String key) {
         Objects.requireNonNull(key, "key");
-        return Optional.ofNullable(peek(key));
+        ensureOpen();
+        Entry e = entries.get(key);
+        Life l = e == null ? null : e.life;
+        if (l == null || l.expiredAt(System.nanoTime())) {
+            return Optional.empty();
+        }
+        return Optional.of(l.state);
     }
 
+    /**
+     * {@inheritDoc} The state expires {@code ttl} from now, unless it is forced (never) or the ttl is about
+     * 100 years or more (never).
+     *
+     * @throws IllegalArgumentException if {@code ttl} is zero or negative
+     */
     @Override
     public void put(String key, BreakerState state, Duration ttl) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(state, "state");
+        Objects.requireNonNull(ttl, "ttl");
+        if (ttl.isZero() || ttl.isNegative()) {
+            throw new IllegalArgumentException("ttl must be positive, was " + ttl);
+        }
         ensureOpen();
+        long now = System.nanoTime();
+        long ttlNanos = ttlNanos(ttl);
         update(key, e -> {
-            e.state = state;
+            retireIfExpired(e, now);
+            e.life = Life.of(state, ttlNanos, now);
             return null;
         });
+        maybeSweep(now);
     }
 
+    /** {@inheritDoc} The deleted state's version raises the floor new lives start from. */
     @Override
     public void delete(String key) {
         Objects.requireNonNull(key, "key");
@@ -92,6 +161,11 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
         Entry e = entries.get(key);
         if (e != null) {
             synchronized (e) {
+                Life l = e.life;
+                if (l != null) {
+                    raiseFloor(l.state);
+                }
+                e.life = null;
                 e.removed = true;
                 entries.remove(key, e);
             }
@@ -100,27 +174,27 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
 
     @Override
     public StateChange recordFailure(String key, Policy policy, long now) {
-        return apply(key, policy, s -> Transitions.recordFailure(s, policy, now), now);
+        return apply(key, policy, s -> Transitions.recordFailure(s, policy, now), now, false);
     }
 
     @Override
     public StateChange recordSuccess(String key, Policy policy, long now) {
-        return apply(key, policy, s -> Transitions.recordSuccess(s, policy, now), now);
+        return apply(key, policy, s -> Transitions.recordSuccess(s, policy, now), now, false);
     }
 
     @Override
     public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-        return apply(key, policy, s -> Transitions.recordOutcome(s, success, policy, now), now);
+        return apply(key, policy, s -> Transitions.recordOutcome(s, success, policy, now), now, false);
     }
 
     @Override
     public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
-        return apply(key, policy, s -> Transitions.trialSucceeded(s, trialVersion, policy, now), now);
+        return apply(key, policy, s -> Transitions.trialSucceeded(s, trialVersion, policy, now), now, false);
     }
 
     @Override
     public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
-        return apply(key, policy, s -> Transitions.trialFailed(s, trialVersion, policy, now), now);
+        return apply(key, policy, s -> Transitions.trialFailed(s, trialVersion, policy, now), now, false);
     }
 
     @Override
@@ -141,16 +215,18 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
         }
         ensureOpen();
         long nowNanos = System.nanoTime();
-        long expiresAt = nowNanos + ttl.toNanos();
-        return update(key, e -> {
+        long expiresAt = nowNanos + ttlNanos(ttl);
+        Optional<String> token = update(key, e -> {
             e.pruneClaims(nowNanos);
             if (e.claims.size() >= permits) {
                 return Optional.<String>empty();
             }
-            String token = UUID.randomUUID().toString();
-            e.claims.add(new Claim(token, expiresAt));
-            return Optional.of(token);
+            String t = UUID.randomUUID().toString();
+            e.claims.add(new Claim(t, expiresAt));
+            return Optional.of(t);
         });
+        maybeSweep(nowNanos);
+        return token;
     }
 
     @Override
@@ -180,12 +256,12 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
 
     /**
      * Simulates a dropped feed connection: every current subscriber's {@code onGap} runs (on the feed
-     * thread, in order with events). For tests of gap handling; a real in-memory feed never drops.
+     * thread, in order with events). For tests of gap handling; a real in-memory feed only drops on overflow.
      */
     public void simulateFeedGap() {
         ensureOpen();
         startFeedThread();
-        deliveries.add(subscribers::signalGap);
+        enqueue(subscribers::signalGap);
     }
 
     /**
@@ -228,41 +304,91 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
         return "InMemoryStore[" + entries.size() + " keys]";
     }
 
-    private StateChange apply(String key, Policy policy, java.util.function.Function<BreakerState, StateChange> rule,
-            long now) {
-        return apply(key, policy, rule, now, false);
+    /** The number of keys holding a state or a claim, expired ones not yet reclaimed included (for tests). */
+    int keyCount() {
+        return entries.size();
     }
 
-    private StateChange apply(String key, Policy policy, java.util.function.Function<BreakerState, StateChange> rule,
-            long now, boolean clearClaims) {
+    private StateChange apply(String key, Policy policy, Function<BreakerState, StateChange> rule, long now,
+            boolean clearClaims) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(policy, "policy");
         ensureOpen();
-        return update(key, e -> {
-            StateChange c = rule.apply(e.state);
+        long nowNanos = System.nanoTime();
+        StateChange change = update(key, e -> {
+            retireIfExpired(e, nowNanos);
+            Life l = e.life;
+            // An absent key starts a new life above every version it had before (contract v2).
+            BreakerState prev = l != null ? l.state : BreakerState.initial(floor.get());
+            StateChange c = rule.apply(prev);
             if (c.changed()) {
-                e.state = c.state();
+                e.life = Life.of(c.state(), ttlNanos(Duration.ofMillis(policy.stateTtlMillis())), nowNanos);
             }
             if (clearClaims) {
                 e.claims.clear();
             }
             if (c.isTransition() && !subscribers.isEmpty()) {
                 TransitionEvent ev = c.toEvent(key, policy, now);
-                deliveries.add(() -> subscribers.publish(ev));
+                enqueue(() -> subscribers.publish(ev));
             }
             return c;
         });
+        maybeSweep(nowNanos);
+        return change;
     }
 
     /** Runs {@code action} under the monitor of the live entry of {@code key}, creating it if needed. */
-    private <T> T update(String key, java.util.function.Function<Entry, T> action) {
+    private <T> T update(String key, Function<Entry, T> action) {
         while (true) {
             Entry e = entries.computeIfAbsent(key, k -> new Entry());
             synchronized (e) {
                 if (e.removed) {
-                    continue; // deleted between lookup and lock: retry on the new entry
+                    continue; // deleted or swept between lookup and lock: retry on the new entry
                 }
                 return action.apply(e);
+            }
+        }
+    }
+
+    /** A ttl in nanoseconds, capped at {@link #MAX_TTL_NANOS} (which never expires). */
+    private static long ttlNanos(Duration ttl) {
+        return ttl.compareTo(Duration.ofNanos(MAX_TTL_NANOS)) >= 0 ? MAX_TTL_NANOS : ttl.toNanos();
+    }
+
+    /** Under the entry's monitor: drops an expired state, raising the floor first. */
+    private void retireIfExpired(Entry e, long nowNanos) {
+        Life l = e.life;
+        if (l != null && l.expiredAt(nowNanos)) {
+            raiseFloor(l.state);
+            e.life = null;
+        }
+    }
+
+    private void raiseFloor(BreakerState s) {
+        long v = s.version();
+        if (v > floor.get()) {
+            floor.accumulateAndGet(v, Math::max);
+        }
+    }
+
+    /** At most once per sweep interval, on the writing thread that wins the race: reclaims expired data. */
+    private void maybeSweep(long nowNanos) {
+        long next = nextSweep.get();
+        if (nowNanos - next < 0 || !nextSweep.compareAndSet(next, nowNanos + sweepIntervalNanos)) {
+            return;
+        }
+        for (Map.Entry<String, Entry> me : entries.entrySet()) {
+            Entry e = me.getValue();
+            synchronized (e) {
+                if (e.removed) {
+                    continue;
+                }
+                retireIfExpired(e, nowNanos);
+                e.pruneClaims(nowNanos);
+                if (e.life == null && e.claims.isEmpty()) {
+                    e.removed = true;
+                    entries.remove(me.getKey(), e);
+                }
             }
         }
     }
@@ -270,6 +396,14 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
     private void ensureOpen() {
         if (closed) {
             throw new StoreException("InMemoryStore is closed");
+        }
+    }
+
+    /** Queues a delivery; when the queue is full the delivery is dropped and the feed thread signals a gap. */
+    private void enqueue(Runnable delivery) {
+        if (!deliveries.offer(delivery) && feedOverflowed.compareAndSet(false, true)) {
+            LOG.warn("InMemoryStore feed queue is full ({} events): subscribers fall behind; dropping events and "
+                    + "signalling a gap", deliveries.size());
         }
     }
 
@@ -296,14 +430,43 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
             } catch (InterruptedException e) {
                 return;
             }
-            if (r != null && !closed) {
+            if (closed) {
+                return;
+            }
+            if (r != null) {
                 r.run();
+            }
+            if (feedOverflowed.compareAndSet(true, false)) {
+                subscribers.signalGap(); // events were dropped: subscribers must re-read
             }
         }
     }
 
+    /** One life of a key's state: the state and when it expires. Immutable. */
+    private static final class Life {
+        final BreakerState state;
+        final long deadlineNanos;
+        final boolean expires;
+
+        private Life(BreakerState state, long deadlineNanos, boolean expires) {
+            this.state = state;
+            this.deadlineNanos = deadlineNanos;
+            this.expires = expires;
+        }
+
+        /** A forced state, or a ttl of about 100 years or more, never expires. */
+        static Life of(BreakerState state, long ttlNanos, long nowNanos) {
+            boolean expires = !state.forced() && ttlNanos < MAX_TTL_NANOS;
+            return new Life(state, expires ? nowNanos + ttlNanos : 0L, expires);
+        }
+
+        boolean expiredAt(long nowNanos) {
+            return expires && deadlineNanos - nowNanos <= 0;
+        }
+    }
+
     private static final class Entry {
-        volatile BreakerState state;
+        volatile Life life;
         final List<Claim> claims = new ArrayList<>(1);
         boolean removed;
 

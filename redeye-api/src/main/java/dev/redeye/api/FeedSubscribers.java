@@ -1,5 +1,7 @@
 package dev.redeye.api;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
@@ -13,18 +15,74 @@ import java.util.function.Consumer;
  *
  * <p>Adding and removing is cheap enough for subscriptions (copy on write); {@link #publish} and
  * {@link #signalGap} iterate without locking and are meant to run on the store's one feed thread.
+ *
+ * <p><b>Version order</b> (TCK rule R6.9). A store whose events of one key can reach its feed out of order
+ * (Redis appends to its stream in a second call after the state script, so two clients' events of one key
+ * can land swapped) builds this with {@link #inVersionOrder}: per operation, only an event with a strictly
+ * higher version than the last one delivered is delivered; an older one is obsolete (the subscribers already
+ * hold a newer state) and is dropped without a gap. Sound only for a store whose versions never go backwards
+ * for a key (contract v2), which is what makes an older version obsolete.
  */
 public final class FeedSubscribers {
+    /** How many operations {@link #inVersionOrder(BiConsumer)} remembers by default. */
+    public static final int DEFAULT_ORDERED_KEYS = 10_000;
+
     private final CopyOnWriteArrayList<Sub> subscribers = new CopyOnWriteArrayList<>();
     private final BiConsumer<String, Throwable> onCallbackError;
+    /** Last delivered version per operation, least recently published first; null when unordered. */
+    private final LinkedHashMap<String, Long> lastDelivered;
 
     /**
+     * Fan-out in arrival order (for a feed that already delivers each key's events in version order).
+     *
      * @param onCallbackError told when a subscriber's callback throws: a short description of the callback
      *                        (never a secret) and what it threw; typically logs a warning
      * @throws NullPointerException if {@code onCallbackError} is null
      */
     public FeedSubscribers(BiConsumer<String, Throwable> onCallbackError) {
+        this(onCallbackError, 0);
+    }
+
+    private FeedSubscribers(BiConsumer<String, Throwable> onCallbackError, int orderedKeys) {
         this.onCallbackError = Objects.requireNonNull(onCallbackError, "onCallbackError");
+        this.lastDelivered = orderedKeys == 0 ? null : new LinkedHashMap<>(64, 0.75f, true) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+                return size() > orderedKeys;
+            }
+        };
+    }
+
+    /**
+     * Fan-out in version order per operation, remembering the last delivered version of up to
+     * {@value #DEFAULT_ORDERED_KEYS} operations; see {@link #inVersionOrder(BiConsumer, int)}.
+     *
+     * @throws NullPointerException if {@code onCallbackError} is null
+     */
+    public static FeedSubscribers inVersionOrder(BiConsumer<String, Throwable> onCallbackError) {
+        return inVersionOrder(onCallbackError, DEFAULT_ORDERED_KEYS);
+    }
+
+    /**
+     * Fan-out that delivers, per operation, only events whose version is strictly higher than the last one
+     * it delivered for that operation: duplicates and late, older events are dropped (they are obsolete,
+     * since a newer state was already delivered). Memory is bounded: the last version of at most
+     * {@code maxKeys} operations is kept, the least recently published forgotten first (an operation
+     * forgotten this way accepts its next event whatever its version). Costs one short lock per
+     * {@link #publish}.
+     *
+     * @param onCallbackError see {@link #FeedSubscribers(BiConsumer)}
+     * @param maxKeys         how many operations to remember, at least 1
+     * @throws NullPointerException     if {@code onCallbackError} is null
+     * @throws IllegalArgumentException if {@code maxKeys} is below 1
+     */
+    public static FeedSubscribers inVersionOrder(BiConsumer<String, Throwable> onCallbackError, int maxKeys) {
+        if (maxKeys < 1) {
+            throw new IllegalArgumentException("maxKeys must be >= 1, was " + maxKeys);
+        }
+        return new FeedSubscribers(onCallbackError, maxKeys);
     }
 
     /**
@@ -39,10 +97,31 @@ public final class FeedSubscribers {
         return s;
     }
 
-    /** Delivers {@code event} to every current subscriber, in subscription order. */
-    public void publish(TransitionEvent event) {
+    /**
+     * Delivers {@code event} to every current subscriber, in subscription order; built
+     * {@linkplain #inVersionOrder in version order}, drops it instead when its operation already had an event
+     * of the same or a higher version.
+     *
+     * @return whether the event was delivered (false only when dropped as out of order)
+     */
+    public boolean publish(TransitionEvent event) {
+        if (lastDelivered != null && !newer(event)) {
+            return false;
+        }
         for (Sub s : subscribers) {
             s.deliver(event);
+        }
+        return true;
+    }
+
+    private boolean newer(TransitionEvent event) {
+        synchronized (lastDelivered) {
+            Long last = lastDelivered.get(event.operation());
+            if (last != null && event.version() <= last) {
+                return false;
+            }
+            lastDelivered.put(event.operation(), event.version());
+            return true;
         }
     }
 

@@ -6,10 +6,23 @@ import java.util.function.Consumer;
  * Capability: a feed of every transition written through this store by any client. One shared stream per
  * store instance and key prefix, fanned out to many subscribers.
  *
- * <p>Delivery is at-least-once in the common case and may lose events on a connection drop; whenever
- * delivery may have missed events (drop, error, reconnect) the store calls {@code onGap} on every
- * subscriber, then retries its own subscription with backoff. Subscribers must tolerate duplicates and
- * out-of-order delivery by comparing versions.
+ * <p><b>Delivery.</b> Prompt: a transition made through any client reaches every live subscriber well within
+ * a second (TCK rule R6.10; a feed that delivers nothing would leave every local cache stale for its whole
+ * staleTolerance). Events of one key reach each subscriber in increasing version order (R6.9): a store
+ * whose backend can deliver them out of order drops the late, older ones, which are obsolete, for example
+ * with {@link FeedSubscribers#inVersionOrder}. The feed may lose events on a connection drop or an
+ * overflow; whenever delivery may have missed events (drop, error, reconnect, a full queue) the store calls
+ * {@code onGap} on every subscriber, then retries its own subscription with backoff. Subscribers still
+ * compare versions with what they hold (a store's feed is not the only source of state they read).
+ *
+ * <p><b>Puts.</b> The engine writes with get-then-put whatever the store offers no atomic capability for
+ * (recording without {@link AtomicRecording}; trial outcomes and forced changes without
+ * {@link AtomicTransitions}), and its transitions must reach the feed too. So a store that declares this
+ * capability but lacks {@link AtomicRecording} or {@link AtomicTransitions} publishes every put whose state
+ * has a higher version than the state stored under the key before it (an absent key counts as version 0),
+ * deciding it in the same atomic step as the write; {@link TransitionEvent#ofPut} builds the event. A put
+ * that keeps or lowers the version (a counter write) publishes nothing. A store with both atomic
+ * capabilities publishes from those and may ignore puts.
  */
 public interface TransitionFeed {
 

@@ -1,6 +1,7 @@
 package dev.redeye.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -38,5 +39,43 @@ class FeedSubscribersTest {
         subs.clear();
         assertTrue(subs.isEmpty());
         assertThrows(NullPointerException.class, () -> subs.add(null, () -> { }));
+    }
+
+    private static TransitionEvent event(String op, long version) {
+        return new TransitionEvent(op, TransitionKind.OPENED, BreakerStatus.CLOSED,
+                BreakerState.builder().open(true).version(version).build());
+    }
+
+    @Test
+    void inVersionOrderDropsDuplicatesAndLateEventsPerOperation() {
+        FeedSubscribers subs = FeedSubscribers.inVersionOrder((what, t) -> { });
+        List<String> seen = new ArrayList<>();
+        subs.add(e -> seen.add(e.operation() + e.version()), () -> { });
+        assertTrue(subs.publish(event("a", 5)));
+        assertFalse(subs.publish(event("a", 4)), "a late, older event of 'a' is obsolete");
+        assertFalse(subs.publish(event("a", 5)), "a duplicate");
+        assertTrue(subs.publish(event("b", 1)), "another operation has its own order");
+        assertTrue(subs.publish(event("a", 6)));
+        assertEquals(List.of("a5", "b1", "a6"), seen);
+        // Arrival order is kept by the plain fan-out.
+        FeedSubscribers plain = new FeedSubscribers((what, t) -> { });
+        List<Long> all = new ArrayList<>();
+        plain.add(e -> all.add(e.version()), () -> { });
+        plain.publish(event("a", 5));
+        plain.publish(event("a", 4));
+        assertEquals(List.of(5L, 4L), all);
+    }
+
+    @Test
+    void inVersionOrderRemembersABoundedNumberOfOperations() {
+        FeedSubscribers subs = FeedSubscribers.inVersionOrder((what, t) -> { }, 2);
+        List<String> seen = new ArrayList<>();
+        subs.add(e -> seen.add(e.operation() + e.version()), () -> { });
+        subs.publish(event("a", 5));
+        subs.publish(event("b", 5));
+        subs.publish(event("c", 5)); // forgets 'a', the least recently published
+        assertTrue(subs.publish(event("a", 1)), "a forgotten operation accepts its next event");
+        assertFalse(subs.publish(event("c", 4)), "'c' is still remembered");
+        assertThrows(IllegalArgumentException.class, () -> FeedSubscribers.inVersionOrder((w, t) -> { }, 0));
     }
 }

@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
@@ -32,7 +33,8 @@ import picocli.CommandLine.Spec;
             + "report (exit 1 if a rule failed).",
             "Lets you check your own store implementation: put its jar on the classpath and pass its URI."},
         footer = {"", "Examples:", "  redeye tck --store memory:", "  redeye tck --store redis://127.0.0.1:6379",
-            "  redeye tck --store postgresql://127.0.0.1:5432/test --rule R2.7 --rule R4.4"})
+            "  redeye tck --store postgresql://127.0.0.1:5432/test --rule R2.7 --rule R4.4",
+            "  redeye tck --store redis://127.0.0.1:6379 --expect all"})
 public final class TckCommand implements Callable<Integer> {
 
     @Spec
@@ -48,6 +50,12 @@ public final class TckCommand implements Callable<Integer> {
             description = "Run only these rules (e.g. R2.7, repeatable or comma-separated; default: all).")
     List<String> ruleIds = new ArrayList<>();
 
+    @Option(names = "--expect", paramLabel = "CAPABILITIES",
+            description = "Capabilities the store must declare (rule R0.1): comma-separated AtomicRecording, "
+                + "TrialClaims, AtomicTransitions, TransitionFeed, or all; none for a store meant to offer only "
+                + "get/put/delete (without it, a store declaring nothing fails R0.1).")
+    String expect;
+
     /** Creates the command (picocli calls this). */
     public TckCommand() {
     }
@@ -55,12 +63,13 @@ public final class TckCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         EnumSet<Rule> rules = selectedRules();
+        Map<String, String> configuration = configuration();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         TckReport report;
         if (StoreOption.isMemory(store.uri())) {
             try (InMemoryStore shared = new InMemoryStore()) {
-                report = TckRunner.run(new MemoryClients(shared), rules);
+                report = TckRunner.run(new MemoryClients(shared), rules, configuration);
             }
         } else {
             // One client first: an unreachable store or unknown scheme is one clear line, not 50 failed rules.
@@ -69,11 +78,23 @@ public final class TckCommand implements Callable<Integer> {
             }
             err.println("running the TCK against " + store.redacted() + " ...");
             err.flush();
-            report = TckRunner.run(store.uri(), rules);
+            report = TckRunner.run(store.uri(), rules, configuration);
         }
         out.print(report.format());
         out.flush();
         return report.successful() ? 0 : RedeyeCommand.EXIT_FAILURE;
+    }
+
+    private Map<String, String> configuration() {
+        if (expect == null) {
+            return Map.of();
+        }
+        try {
+            TckRunner.expected(expect);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--expect: " + e.getMessage());
+        }
+        return Map.of(TckRunner.EXPECT_PARAMETER, expect);
     }
 
     private EnumSet<Rule> selectedRules() {

@@ -38,6 +38,21 @@ class TckCommandTest {
     }
 
     @Test
+    void aStoreDeclaringNothingFailsR0_1UnlessExpectSaysItIsPlain() {
+        Cli.Run unstated = Cli.run("tck", "--store", "nofeed:private", "--rule", "R0.1,R2.1");
+        assertEquals(RedeyeCommand.EXIT_FAILURE, unstated.exit(), unstated::toString);
+        assertTrue(unstated.out().contains("FAILED   R0.1"), unstated::toString);
+        assertTrue(unstated.out().contains("declares no optional capability"), unstated::toString);
+        assertTrue(unstated.out().contains("WARNING: 1 rule(s) SKIPPED"), unstated::toString);
+        Cli.Run plain = Cli.run("tck", "--store", "nofeed:private", "--rule", "R0.1", "--expect", "none");
+        assertEquals(0, plain.exit(), plain::toString);
+        assertTrue(plain.out().contains("PASSED   R0.1"), plain::toString);
+        Cli.Run all = Cli.run("tck", "--store", "memory:", "--rule", "R0.1", "--expect", "all");
+        assertEquals(0, all.exit(), all::toString);
+        SimulateCommandTest.assertUsage(Cli.run("tck", "--store", "memory:", "--expect", "Telepathy"), "Telepathy");
+    }
+
+    @Test
     void redisStorePassesTheAtomicCountingRules() {
         String uri = Cli.redisUri();
         assertTrue(Cli.reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri)

@@ -12,6 +12,7 @@ import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
 import dev.redeye.api.Strategy;
+import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TransitionKind;
 import dev.redeye.api.Transitions;
 import java.time.Duration;
@@ -33,20 +34,34 @@ abstract class RecordingRules extends PlainStoreRules {
     }
 
     /**
-     * R2.1 A failure on an unknown key gives failures = 1, lastFailureAt = now, closed, version = 0. If this
-     * fails, check that recordFailure starts from the initial state and uses the {@code now} argument.
+     * The state a key never written (or deleted, or expired) starts from, as an atomic operation reported it:
+     * {@link BreakerState#initial(long)} of the store's starting version (0, or a base such as its clock).
+     */
+    static BreakerState startOf(StateChange first, String where) {
+        BreakerState p = first.previous();
+        assertTrue(p.version() >= 0 && p.equals(BreakerState.initial(p.version())), where
+                + ": a key never written must start from BreakerState.initial(v) (every counter 0, a starting "
+                + "version v >= 0), but the store reported the previous state " + p);
+        return p;
+    }
+
+    /**
+     * R2.1 A failure on an unknown key gives failures = 1, lastFailureAt = now, closed, and the store's
+     * starting version for a new life of the key, the state a later get returns. If this fails, check that
+     * recordFailure starts from {@code BreakerState.initial(base)} and uses the {@code now} argument.
      */
     @Test
-    @DisplayName("R2.1 a failure on an unknown key gives failures 1, lastFailureAt now, closed, version 0")
+    @DisplayName("R2.1 a failure on an unknown key gives failures 1, lastFailureAt now, closed, the starting version")
     void r2_1_firstFailureOnUnknownKey() {
         Store a = client();
         Store b = client();
         String k = key("first");
         long now = T0 + 123;
         StateChange c = recording(a).recordFailure(k, consecutive(5), now);
-        BreakerState expected = BreakerState.INITIAL.toBuilder().failures(1).lastFailureAt(now).build();
-        assertSameState(expected, c.state(), "returned state");
-        assertSameState(BreakerState.INITIAL, c.previous(), "returned previous state");
+        BreakerState start = startOf(c, "the first failure");
+        BreakerState expected = start.toBuilder().failures(1).lastFailureAt(now).build();
+        assertSameState(expected, c.state(), "returned state (a first failure keeps the starting version "
+                + start.version() + ")");
         assertNull(c.transition(), "a first failure under the threshold is not a transition");
         assertSameState(expected, b.get(k).orElseThrow(() -> new AssertionError("nothing stored")), "stored state");
     }
@@ -150,33 +165,36 @@ abstract class RecordingRules extends PlainStoreRules {
     }
 
     /**
-     * R2.6 A success clears failures > 0 as a transition; a success with nothing to clear changes nothing.
-     * If this fails, check that CLEARED bumps the version and that a no-op success writes nothing.
+     * R2.6 A success with nothing to clear changes nothing and reports no transition, also on an unknown key,
+     * which stays unknown. If this fails, check that recordSuccess with failures = 0 writes nothing.
      */
     @Test
-    @DisplayName("R2.6 a success clears failures as a transition; with nothing to clear it changes nothing")
-    void r2_6_successClearsFailures() {
+    @DisplayName("R2.6 a success with nothing to clear changes nothing")
+    void r2_6_successWithNothingToClearChangesNothing() {
         Store a = client();
         Store b = client();
-        String k = key("clear");
         Policy p = consecutive(5);
-        recording(a).recordFailure(k, p, T0);
-        recording(b).recordFailure(k, p, T0 + 1);
-        StateChange c = recording(a).recordSuccess(k, p, T0 + 2);
-        assertNull(c.transition(), "a success clearing 2 failures is a write, not a transition (contract v2)");
-        assertEquals(0, c.state().failures(), "failures after the clearing success");
-        assertEquals(c.previous().version(), c.state().version(), "clearing keeps the version");
-        BreakerState cleared = b.get(k).orElseThrow();
-        assertSameState(c.state(), cleared, "stored state after clearing");
+        String unknown = key("unknown");
+        StateChange onUnknown = recording(a).recordSuccess(unknown, p, T0);
+        assertNull(onUnknown.transition(), "a success on an unknown key is not a transition");
+        assertFalse(onUnknown.changed(), "a success on an unknown key changes nothing: " + onUnknown);
+        startOf(onUnknown, "a success on an unknown key");
+        assertEquals(Optional.empty(), b.get(unknown), "a success on an unknown key must not create it");
+        StateChange outcomeOnUnknown = recording(b).recordOutcome(unknown, true, p, T0 + 1);
+        assertFalse(outcomeOnUnknown.isTransition() || outcomeOnUnknown.changed(), "recordOutcome(success) on an "
+                + "unknown key: " + outcomeOnUnknown);
+        assertEquals(Optional.empty(), a.get(unknown), "recordOutcome(success) must not create an unknown key");
+
+        String k = key("nothing");
+        BreakerState stored = BreakerState.INITIAL.toBuilder().lastFailureAt(T0 - 5).version(6).build();
+        a.put(k, stored, STATE_TTL);
         StateChange again = recording(b).recordSuccess(k, p, T0 + 3);
         assertNull(again.transition(), "a success with nothing to clear is not a transition");
-        assertSameState(cleared, again.state(), "state after a no-op success");
-        assertSameState(cleared, a.get(k).orElseThrow(), "stored state after a no-op success");
-        StateChange onUnknown = recording(a).recordSuccess(key("unknown"), p, T0);
-        assertNull(onUnknown.transition(), "a success on an unknown key is not a transition");
-        assertSameState(BreakerState.INITIAL, onUnknown.state(), "a success on an unknown key");
+        assertSameState(stored, again.state(), "state after a no-op success");
+        assertSameState(stored, a.get(k).orElseThrow(), "stored state after a no-op success");
         StateChange outcome = recording(a).recordOutcome(k, true, p, T0 + 4);
         assertNull(outcome.transition(), "recordOutcome(success) with nothing to clear");
+        assertSameState(stored, b.get(k).orElseThrow(), "stored state after recordOutcome(success)");
     }
 
     /**
@@ -252,7 +270,7 @@ abstract class RecordingRules extends PlainStoreRules {
         Policy p = Policy.builder().failureThreshold(4).maxGapBetweenFailures(Duration.ofMillis(300)).jitter(0)
                 .build();
         Random rnd = new Random(20_26L);
-        BreakerState model = BreakerState.INITIAL;
+        BreakerState model = null; // until the first write: the key starts from the store's initial(v)
         long now = T0;
         for (int step = 1; step <= 50; step++) {
             Store c = clients[step % 2];
@@ -261,37 +279,79 @@ abstract class RecordingRules extends PlainStoreRules {
             StateChange expected;
             StateChange actual;
             int kind = rnd.nextInt(10);
-            if (model.open() && kind < 3) {
+            if (model != null && model.open() && kind < 3) {
                 BreakerState closed = Transitions.closedFrom(model);
                 c.put(k, closed, STATE_TTL);
                 call = "put(closed state)";
-                expected = new StateChange(model, closed, null);
-                actual = expected;
+                actual = new StateChange(model, closed, null);
             } else if (kind < 6) {
                 call = "recordFailure";
-                expected = Transitions.recordFailure(model, p, now);
                 actual = recording(c).recordFailure(k, p, now);
             } else if (kind < 8) {
                 call = "recordSuccess";
-                expected = Transitions.recordSuccess(model, p, now);
                 actual = recording(c).recordSuccess(k, p, now);
             } else {
-                boolean success = kind == 8;
-                call = "recordOutcome(" + success + ")";
-                expected = Transitions.recordOutcome(model, success, p, now);
-                actual = recording(c).recordOutcome(k, success, p, now);
+                call = "recordOutcome(" + (kind == 8) + ")";
+                actual = recording(c).recordOutcome(k, kind == 8, p, now);
             }
-            String where = "step " + step + " " + call + " at now = T0 + " + (now - T0) + " from " + model;
+            String where = "step " + step + " " + call + " at now = T0 + " + (now - T0) + " from "
+                    + (model == null ? "a key never written" : model);
+            BreakerState from = model != null ? model : startOf(actual, where);
+            if (call.startsWith("put")) {
+                expected = actual;
+            } else if (kind < 6) {
+                expected = Transitions.recordFailure(from, p, now);
+            } else if (kind < 8) {
+                expected = Transitions.recordSuccess(from, p, now);
+            } else {
+                expected = Transitions.recordOutcome(from, kind == 8, p, now);
+            }
             assertSameState(expected.previous(), actual.previous(), where + ": previous");
             assertSameState(expected.state(), actual.state(), where + ": state");
             assertEquals(expected.transition(), actual.transition(), where + ": transition");
-            model = expected.state();
             Optional<BreakerState> stored = clients[(step + 1) % 2].get(k);
-            if (model.equals(BreakerState.INITIAL) && stored.isEmpty()) {
-                continue; // a no-op success on a key never written writes nothing
+            if (model == null && !expected.changed()) {
+                assertEquals(Optional.empty(), stored, where + ": a no-op on a key never written must write nothing");
+                continue;
             }
+            model = expected.state();
             assertSameState(model, stored.orElseThrow(() -> new AssertionError(where + ": nothing stored")),
                     where + ": stored state read by the other client");
+        }
+    }
+
+    /**
+     * R2.10 A success that clears sub-threshold failures stores failures = 0 with the same version, reports no
+     * transition and publishes no event. If this fails, check that clearing is a plain write (contract v2).
+     */
+    @Test
+    @DisplayName("R2.10 a clearing success keeps the version and publishes no event")
+    void r2_10_clearingIsAWriteNotATransition() {
+        Store a = client();
+        Store b = client();
+        recording(a);
+        FeedCollector events = null;
+        if (a.capability(TransitionFeed.class).isPresent()) {
+            events = FeedCollector.subscribe(a);
+            awaitLive(b, events);
+        }
+        String k = key("clear");
+        Policy p = consecutive(5);
+        for (int round = 1; round <= 3; round++) {
+            recording(a).recordFailure(k, p, T0 + round * 10L);
+            recording(b).recordFailure(k, p, T0 + round * 10L + 1);
+            BreakerState before = a.get(k).orElseThrow();
+            StateChange c = round == 2 ? recording(b).recordOutcome(k, true, p, T0 + round * 10L + 2)
+                    : recording(b).recordSuccess(k, p, T0 + round * 10L + 2);
+            String what = "round " + round + ": a success clearing " + before.failures() + " failures";
+            assertNull(c.transition(), what + " is a write, not a transition (contract v2)");
+            assertSameState(before.toBuilder().failures(0).build(), c.state(), what + ": failures 0, the same "
+                    + "version " + before.version() + ", every other field kept");
+            assertSameState(c.state(), a.get(k).orElseThrow(), what + ": the stored state");
+        }
+        if (events != null) {
+            flush(b, events);
+            assertEquals(List.of(), events.of(k), "events published for failures and the successes clearing them");
         }
     }
 
@@ -306,13 +366,14 @@ abstract class RecordingRules extends PlainStoreRules {
         String k = key("ewma");
         Policy p = errorRate(10, 0.95, 0.9);
         String pattern = "FSSFSFFSSSFSFFFSSSSFSFSSFFSSSFSSFSFSFFSSSSFFSFSSSS";
-        BreakerState model = BreakerState.INITIAL;
+        BreakerState model = null;
         for (int i = 0; i < pattern.length(); i++) {
             boolean success = pattern.charAt(i) == 'S';
             long now = T0 + i * 7L;
-            StateChange expected = Transitions.recordOutcome(model, success, p, now);
             StateChange actual = recording(clients[i % 2]).recordOutcome(k, success, p, now);
             String where = "outcome " + (i + 1) + " (" + (success ? "success" : "failure") + ")";
+            StateChange expected = Transitions.recordOutcome(model != null ? model : startOf(actual, where), success,
+                    p, now);
             assertEquals(expected.state().errorRate(), actual.state().errorRate(), 1e-9, where + ": errorRate");
             assertEquals(expected.state().samples(), actual.state().samples(), where + ": samples");
             assertEquals(expected.state().open(), actual.state().open(), where + ": open");
@@ -345,7 +406,7 @@ abstract class RecordingRules extends PlainStoreRules {
         StateChange tenth = recording(a).recordOutcome(k, false, p, T0 + 10);
         assertTrue(tenth.state().open(), "the 10th failure (samples = minimumCalls, rate 1.0) must open");
         assertEquals(TransitionKind.OPENED, tenth.transition(), "the opening is a transition");
-        assertEquals(1, tenth.state().version(), "version + 1 on opening");
+        assertEquals(tenth.previous().version() + 1, tenth.state().version(), "version + 1 on opening");
         assertEquals(T0 + 10, tenth.state().openedAt(), "openedAt = now");
 
         String low = key("low-rate");

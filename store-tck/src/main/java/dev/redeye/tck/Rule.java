@@ -10,13 +10,18 @@ import java.util.Optional;
  * ({@code R2.7} is {@code r2_7_...}); a retired id is never reused.
  *
  * <p>Group R0 is the TCK's own (the store declares what the implementer expects); R1 is required of every
- * store; R2 to R6 run when the store declares the capability the group needs and are reported skipped with
- * the reason otherwise; R7 runs the engine ({@code dev.redeye.CircuitBreaker}) over the store.
+ * store, except R1.10 and R1.11, which make transitions and so run when the store declares
+ * {@code AtomicRecording} or {@code AtomicTransitions}; R2 to R6 run when the store declares the capability
+ * the group needs and are reported skipped with the reason otherwise (a group never needs a second
+ * capability: R6 makes its transitions with whatever the store offers, puts included); R7 runs the engine
+ * ({@code dev.redeye.CircuitBreaker}) over the store.
  */
 public enum Rule {
-    R0_1("R0.1", "The store declares every capability the implementer expects (expectedCapabilities()).",
+    R0_1("R0.1", "The store declares every capability the implementer expects (expectedCapabilities()); a "
+            + "store that declares no optional capability passes only when the implementer expects none.",
             "capability(Class) of the store: it must return the capability for every expected type, so that a "
-                    + "store cannot silently skip a whole group"),
+                    + "store cannot silently skip a whole group; a store meant to be plain says so with an "
+                    + "empty expectedCapabilities() (or redeye.tck.expect=none)"),
 
     R1_1("R1.1", "get of a key never written returns empty.",
             "get must return Optional.empty() (never null, never an INITIAL state) for a missing key"),
@@ -45,9 +50,22 @@ public enum Rule {
             "put must store a forced state (forced = true) without expiry, whatever ttl it is given: while forced "
                     + "every call is rejected, nothing refreshes the ttl, and an expired key would silently close "
                     + "a breaker an operator holds open"),
+    R1_10("R1.10", "(real time) Versions of a key never go backwards: after delete, and after the backend "
+            + "expired the state (short stateTtl), the next transition's version is higher than any the key had "
+            + "before.",
+            "the version an atomic operation starts from when the key is absent: BreakerState.initial(base) with "
+                    + "a base above every earlier version (the backend clock in microseconds, or a remembered "
+                    + "tombstone or floor), never BreakerState.INITIAL after the key had a life"),
+    R1_11("R1.11", "(real time) An atomic write refreshes the state's ttl (stateTtl); a state not written again "
+            + "expires after stateTtl.",
+            "the expiry set by atomic operations: the policy's stateTtl on every write that writes (PEXPIRE, "
+                    + "expires_at), measured from that write, not from the key's creation; and that it is set at all"),
 
-    R2_1("R2.1", "A failure on an unknown key gives failures = 1, lastFailureAt = now, closed, version = 0.",
-            "recordFailure must start from BreakerState.INITIAL and use the now argument, not the store's clock"),
+    R2_1("R2.1", "A failure on an unknown key gives failures = 1, lastFailureAt = now, closed, and the store's "
+            + "starting version for a new life of the key (previous = BreakerState.initial(v)), the state a later "
+            + "get returns.",
+            "recordFailure must start from BreakerState.initial(base) (every counter 0; base 0 or the store's "
+                    + "version base), use the now argument rather than the store's clock, and not bump the version"),
     R2_2("R2.2", "Failures accumulate; the one that reaches failureThreshold opens the breaker with "
             + "openedAt = now, version + 1, and reports a transition.",
             "the threshold comparison (>=), openedAt = now, the version bump and the OPENED kind in the result"),
@@ -59,9 +77,9 @@ public enum Rule {
     R2_5("R2.5", "With maxGapBetweenFailures, a failure later than the gap after the previous one restarts the "
             + "count at 1; within the gap it adds.",
             "the gap comparison (now - lastFailureAt > gap) using the now argument"),
-    R2_6("R2.6", "A success clears failures > 0 as a transition (version + 1); a success with nothing to clear "
-            + "changes nothing and reports no transition.",
-            "recordSuccess: CLEARED bumps version; with failures = 0 nothing may be written or bumped"),
+    R2_6("R2.6", "A success with nothing to clear changes nothing and reports no transition (also on an unknown "
+            + "key, which stays unknown).",
+            "recordSuccess with failures = 0: nothing may be written, created or bumped"),
     R2_7("R2.7", "8 threads over 2 clients record 4,000 failures under a threshold never reached: the stored count "
             + "is exactly 4,000.",
             "recordFailure must be one atomic read-modify-write in the store (script, row lock, conditional "
@@ -74,6 +92,10 @@ public enum Rule {
             + "sequence of 50 mixed calls.",
             "parity with dev.redeye.api.Transitions (a native script must express exactly the same rules); the "
                     + "failing step and both states are in the message"),
+    R2_10("R2.10", "A success that clears sub-threshold failures stores failures = 0 with the same version, "
+            + "reports no transition and publishes no event.",
+            "recordSuccess with failures > 0: a write, not a transition (contract v2; v1's CLEARED is retired): "
+                    + "no version bump, no feed event"),
 
     R3_1("R3.1", "A fixed sequence of 50 outcomes yields the same errorRate (within 1e-9) and samples as "
             + "Transitions.",
@@ -129,9 +151,23 @@ public enum Rule {
             + "forced 800 ms later although the policy's stateTtl is 300 ms.",
             "atomic operations whose resulting state is forced must store it without expiry (no PEXPIRE / NULL "
                     + "expiry), and only apply the policy's stateTtl again once the state is no longer forced"),
+    R5_8("R5.8", "Trial fencing: an outcome carrying the version of an earlier open period is a no-op that "
+            + "returns the current state; a late success never closes a breaker that reopened since.",
+            "trialSucceeded / trialFailed must apply only when the stored state is open, not forced and still at "
+                    + "trialVersion (Transitions.isCurrentTrialPeriod), inside the atomic step"),
+    R5_9("R5.9", "With halfOpenPermits 3, three failing trials of one period (racing over 2 clients) reopen the "
+            + "breaker once: openCount + 1 and version + 1 in total.",
+            "the fencing of trialFailed: the first failure moves the version, so the others carry a stale one and "
+                    + "must change nothing"),
+    R5_10("R5.10", "trialSuccesses restarts at 0 in every new open period (after a failed trial, a forced "
+            + "half-open, a new opening).",
+            "every transition into an open period sets trialSuccesses = 0 (reopen, force HALF_OPEN and OPEN, "
+                    + "opening from closed)"),
 
     R6_1("R6.1", "A transition produces one event carrying the operation name, the new state and its version.",
-            "publication of every transition (inside or right after the atomic write) with the full state"),
+            "publication of every transition (inside or right after the atomic write) with the full state; a "
+                    + "store without both atomic capabilities also publishes every put that raises the version "
+                    + "(TransitionFeed, TransitionEvent.ofPut)"),
     R6_2("R6.2", "Sub-threshold increments and no-op successes produce no event.",
             "publish only when the StateChange is a transition"),
     R6_3("R6.3", "Three subscribers on one client and one on the other client each receive the event.",
@@ -147,6 +183,15 @@ public enum Rule {
     R6_8("R6.8", "After the feed connection is cut (interruptFeed hook), onGap fires and later transitions are "
             + "delivered again.",
             "feed reconnection with backoff and the onGap callback on every drop"),
+    R6_9("R6.9", "Events of one key reach each subscriber in version order, also while two clients make "
+            + "transitions of the key concurrently.",
+            "publication order: publish inside the atomic step, or drop late events older than one already "
+                    + "delivered (FeedSubscribers.inVersionOrder)"),
+    R6_10("R6.10", "(real time) After a subscription is live, every transition made through the other client is "
+            + "delivered within 1 s: a silent or slow feed fails.",
+            "that the feed delivers at all and promptly: the subscription's connection, its reader thread, and "
+                    + "the publication of every transition (for a store without both atomic capabilities, of "
+                    + "every put that raises the version); the engine's polling must not be what hides a silent feed"),
 
     R7_1("R7.1", "Two breakers on two clients share one operation: failures split between them open both after "
             + "exactly failureThreshold in total.",
@@ -159,9 +204,9 @@ public enum Rule {
             "openCount persisted by trialFailed (R5.3, R5.4) and openedAt = now"),
     R7_4("R7.4", "A successful trial through one breaker closes the operation for the other.",
             "trialSucceeded (R5.1) and that get returns the closed state to the other client"),
-    R7_5("R7.5", "With the local cache on both, after one breaker opens, the other rejects within staleTolerance "
-            + "(real time).",
-            "the transition feed (R6.1, R6.3): events must reach the other client promptly"),
+    R7_5("R7.5", "(real time) With the local cache on both breakers and a 10 s staleTolerance (so only the feed "
+            + "can invalidate it), after one breaker opens, the other rejects within 1 s.",
+            "the transition feed (R6.1, R6.3, R6.10): events must reach the other client promptly"),
     R7_6("R7.6", "The errorRate strategy across two breakers opens on the 4-in-5 pattern.",
             "recordOutcome with Strategy.ERROR_RATE (R3.1 to R3.4)"),
     R7_7("R7.7", "forceOpen through one breaker holds every breaker open, with no trials, until reset.",
@@ -222,7 +267,8 @@ public enum Rule {
                 return r;
             }
         }
-        throw new IllegalArgumentException("unknown TCK rule id '" + id + "' (expected R0.1 to R7.7)");
+        throw new IllegalArgumentException("unknown TCK rule id '" + id + "' (expected one of " + values()[0].id
+                + " to " + values()[values().length - 1].id + ", see Rule)");
     }
 
     /** The rule a test method name belongs to ({@code r2_7_concurrent...} is R2.7), if any. */

@@ -19,18 +19,21 @@ import org.junit.jupiter.api.TestMethodOrder;
  *
  * <p>Every test method carries the id of the rule it checks ({@code r2_7_...} checks R2.7); {@link Rule} is
  * the numbered list with each rule's statement and what to check when it fails, and every failure message
- * starts with "R2.7 violated:" and ends with that hint. R1 is required; R2 to R6 run when the store declares
- * the capability ({@code store.capability(X).isPresent()}) and are reported as skipped with the reason
- * ("store does not declare TrialClaims") when it does not; a declared capability whose rule fails is a
- * failure. R7 runs the engine ({@code dev.redeye.CircuitBreaker}) over two clients of the store. R0.1 fails
- * when the store does not declare a capability listed by {@link #expectedCapabilities()}.
+ * starts with "R2.7 violated:" and ends with that hint. R1 is required (R1.10 and R1.11 make transitions, so
+ * they need {@code AtomicRecording} or {@code AtomicTransitions}); R2 to R6 run when the store declares the
+ * capability ({@code store.capability(X).isPresent()}) and are reported as skipped with the reason
+ * ("store does not declare TrialClaims") when it does not; a declared capability is never skipped for want
+ * of another (R6 makes its transitions with whatever the store offers, puts included), and a declared
+ * capability whose rule fails is a failure. R7 runs the engine ({@code dev.redeye.CircuitBreaker}) over two
+ * clients of the store. {@link #expectedCapabilities()} is abstract: the implementer states what the store
+ * declares ({@code Set.of()} for a plain store), and R0.1 fails when the store lacks one of them.
  *
  * <p>Optional hooks: {@link #corrupt(dev.redeye.api.Store, String)} (R1.7) and
  * {@link #interruptFeed(dev.redeye.api.Store)} (R6.8); without them those rules are skipped with the reason.
  * {@link #cleanup()} runs after each test; each test uses a fresh random key prefix, so it can stay empty.
  *
- * <p>Time is virtual ({@code now} is passed in), except claim expiry (R4.7, R4.8: ttl 300 ms, real time) and
- * R7.5 (the local cache, real time). Feed rules wait at most 10 s for an event and finish as soon as it
+ * <p>Time is virtual ({@code now} is passed in), except expiry (R1.9, R1.10, R1.11, R4.7, R4.8, R5.7: ttls of
+ * 300 to 500 ms, real time), feed latency (R6.10: 1 s) and R7.5 (the local cache, real time). Feed rules wait at most 10 s for an event and finish as soon as it
  * arrives. The whole suite takes a few seconds in memory and well under a minute against a local server; the
  * concurrency rules use 8 to 32 threads over two clients, so a store must tolerate that many concurrent
  * callers per client. The TCK opens clients through {@code newClient()} and closes each one after the test.

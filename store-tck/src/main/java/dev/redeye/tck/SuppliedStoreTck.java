@@ -17,6 +17,7 @@ import org.junit.jupiter.api.extension.TestInstancePostProcessor;
 class SuppliedStoreTck extends StoreTck {
     private volatile Supplier<? extends Store> clients;
     private volatile Set<Class<?>> expected = Set.of();
+    private volatile boolean expectationStated;
 
     @BeforeEach
     final void requireSupplier() {
@@ -33,6 +34,11 @@ class SuppliedStoreTck extends StoreTck {
         return expected;
     }
 
+    @Override
+    boolean expectationsStated() {
+        return expectationStated;
+    }
+
     /** Looks the supplier up by the id the runner passed. */
     static final class SupplierParameter implements TestInstancePostProcessor {
         @Override
@@ -42,6 +48,7 @@ class SuppliedStoreTck extends StoreTck {
                     .map(TckRunner::supplier)
                     .orElse(null);
             tck.expected = TckRunner.expected(context);
+            tck.expectationStated = TckRunner.expectationStated(context);
         }
     }
 }

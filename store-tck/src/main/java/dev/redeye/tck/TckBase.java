@@ -87,11 +87,22 @@ abstract class TckBase {
     }
 
     /**
-     * The capabilities the implementer expects the store to declare; a missing one fails R0.1, so a store
-     * cannot silently skip a whole group. The default is empty.
+     * The capabilities the implementer expects the store to declare, stated explicitly: a missing one fails
+     * R0.1, so a store cannot silently skip a whole group of rules. A store meant to offer only the plain
+     * methods returns {@code Set.of()}; that is the only way such a store passes R0.1.
+     *
+     * @return some of {@code AtomicRecording}, {@code TrialClaims}, {@code AtomicTransitions},
+     *         {@code TransitionFeed}
      */
-    protected Set<Class<?>> expectedCapabilities() {
-        return Set.of();
+    protected abstract Set<Class<?>> expectedCapabilities();
+
+    /**
+     * Whether {@link #expectedCapabilities()} was stated by the implementer. Always true for a subclass (the
+     * method is abstract); the runner's own test classes report whether {@value TckRunner#EXPECT_PARAMETER}
+     * was given, so that a store declaring nothing is not taken for a plain store by default.
+     */
+    boolean expectationsStated() {
+        return true;
     }
 
     @BeforeEach
@@ -258,6 +269,12 @@ abstract class TckBase {
                 "{a}", "a}", "{a", "a", "a:trial", "a:claims", "'; DROP TABLE x; --", "\"quoted\" 'single'",
                 "with space", "new\nline", "tab\tand\\backslash", "%s %d ${x} $1 ? :name", "emoji \uD83D\uDE00 "
                         + "\uD834\uDD1E", "\u00e9\u00e8 \u4e2d\u6587", "x".repeat(10 * 1024), "a*", "[a]");
+    }
+
+    /** A key or name as it appears in a failure message: quoted, escaped, long ones shortened. */
+    static String describe(String name) {
+        String shown = name.length() > 40 ? name.substring(0, 20) + "...(" + name.length() + " chars)" : name;
+        return "'" + shown.replace("\n", "\\n").replace("\t", "\\t") + "'";
     }
 
     /** Reads {@value TckRunner#PATIENCE_PARAMETER} into each test instance. */

@@ -3,7 +3,11 @@ package dev.redeye.tck;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -125,8 +129,35 @@ public final class TckReport {
     }
 
     /**
+     * The rule groups ({@code "R2"}, ...) that did not run at all: every selected rule of the group was
+     * skipped. Each maps to the distinct skip reasons (typically "store does not declare AtomicRecording"),
+     * in group order. A skipped group is not a pass: the store was not tested there.
+     */
+    public Map<String, Set<String>> skippedGroups() {
+        Map<String, List<RuleResult>> byGroup = new LinkedHashMap<>();
+        for (RuleResult r : results) {
+            byGroup.computeIfAbsent(group(r.rule()), g -> new ArrayList<>()).add(r);
+        }
+        Map<String, Set<String>> out = new LinkedHashMap<>();
+        byGroup.forEach((g, rs) -> {
+            if (rs.stream().allMatch(r -> r.status() == Status.SKIPPED)) {
+                Set<String> reasons = new LinkedHashSet<>();
+                rs.forEach(r -> reasons.add(r.message().isEmpty() ? "no reason given" : r.message()));
+                out.put(g, Collections.unmodifiableSet(reasons));
+            }
+        });
+        return Collections.unmodifiableMap(out);
+    }
+
+    private static String group(Rule r) {
+        String id = r.id();
+        return id.substring(0, id.indexOf('.'));
+    }
+
+    /**
      * The report as text: a header, one line per rule ({@code PASSED  R1.1  statement}), the message of every
-     * failed or skipped rule indented under it, and a summary line.
+     * failed or skipped rule indented under it, when rules were skipped a warning naming the groups that did
+     * not run at all (with the reason) and the other skipped rules, and a summary line last.
      */
     public String format() {
         StringBuilder sb = new StringBuilder();
@@ -141,8 +172,33 @@ public final class TckReport {
                 }
             }
         }
+        if (skipped() > 0) {
+            appendSkipWarning(sb);
+        }
         sb.append(String.format(Locale.ROOT, "%d passed, %d failed, %d skipped%n", passed(), failed(), skipped()));
         return sb.toString();
+    }
+
+    /** A loud account of what did not run: a skipped rule is not a passed one. */
+    private void appendSkipWarning(StringBuilder sb) {
+        Map<String, Set<String>> groups = skippedGroups();
+        long ran = results.stream().map(r -> group(r.rule())).distinct().count();
+        sb.append(String.format(Locale.ROOT, "WARNING: %d rule(s) SKIPPED, not passed: the store was not tested "
+                + "there.%n", skipped()));
+        if (!groups.isEmpty()) {
+            sb.append(String.format(Locale.ROOT, "  %d of %d rule groups did not run at all:%n", groups.size(), ran));
+            groups.forEach((g, reasons) -> sb.append("    ").append(g).append(": ")
+                    .append(String.join("; ", reasons)).append('\n'));
+        }
+        List<String> single = new ArrayList<>();
+        for (RuleResult r : results) {
+            if (r.status() == Status.SKIPPED && !groups.containsKey(group(r.rule()))) {
+                single.add(r.id() + " (" + r.message() + ")");
+            }
+        }
+        if (!single.isEmpty()) {
+            sb.append("  skipped in groups that ran: ").append(String.join(", ", single)).append('\n');
+        }
     }
 
     @Override

@@ -64,7 +64,9 @@ public final class TckRunner {
     /**
      * The JUnit configuration parameter (and system property) listing the capabilities the store must declare
      * for R0.1 when run through {@link #run(String)} or {@link #run(Supplier)}: comma-separated simple names
-     * ({@code AtomicRecording,TrialClaims,AtomicTransitions,TransitionFeed}) or {@code all}. Default: none.
+     * ({@code AtomicRecording,TrialClaims,AtomicTransitions,TransitionFeed}), {@code all}, or {@code none} for
+     * a store meant to be plain. Unset, R0.1 expects nothing but fails a store that declares no capability at
+     * all, since every group but R1 would then be skipped.
      */
     public static final String EXPECT_PARAMETER = "redeye.tck.expect";
     private static final List<Class<?>> CAPABILITIES = List.of(AtomicRecording.class, TrialClaims.class,
@@ -115,13 +117,18 @@ public final class TckRunner {
     }
 
     /**
-     * The capabilities named by an {@link #EXPECT_PARAMETER} value; empty for {@code null} or blank.
+     * The capabilities named by an {@link #EXPECT_PARAMETER} value; empty for {@code null}, blank or
+     * {@code none}.
      *
-     * @throws IllegalArgumentException naming an unknown capability and the valid names
+     * @throws IllegalArgumentException naming an unknown capability and the valid names, or for {@code none}
+     *                                  listed with a capability
      */
-    static Set<Class<?>> expected(String list) {
+    public static Set<Class<?>> expected(String list) {
         Set<Class<?>> out = new LinkedHashSet<>();
         if (list == null || list.isBlank()) {
+            return out;
+        }
+        if (list.trim().equalsIgnoreCase("none")) {
             return out;
         }
         for (String name : list.split(",")) {
@@ -129,13 +136,17 @@ public final class TckRunner {
             if (n.isEmpty()) {
                 continue;
             }
+            if (n.equalsIgnoreCase("none")) {
+                throw new IllegalArgumentException(EXPECT_PARAMETER + ": 'none' cannot be listed with capabilities ("
+                        + list + ")");
+            }
             if (n.equalsIgnoreCase("all")) {
                 out.addAll(CAPABILITIES);
                 continue;
             }
             Class<?> found = CAPABILITIES.stream().filter(c -> c.getSimpleName().equalsIgnoreCase(n)).findFirst()
                     .orElseThrow(() -> new IllegalArgumentException(EXPECT_PARAMETER + ": unknown capability '" + n
-                            + "' (expected all or some of AtomicRecording, TrialClaims, AtomicTransitions, "
+                            + "' (expected all, none, or some of AtomicRecording, TrialClaims, AtomicTransitions, "
                             + "TransitionFeed)"));
             out.add(found);
         }
@@ -144,8 +155,17 @@ public final class TckRunner {
 
     /** {@link #EXPECT_PARAMETER} from the configuration, else from the system property. */
     static Set<Class<?>> expected(ExtensionContext context) {
-        return expected(context.getConfigurationParameter(EXPECT_PARAMETER)
-                .orElse(System.getProperty(EXPECT_PARAMETER)));
+        return expected(expectParameter(context));
+    }
+
+    /** Whether {@link #EXPECT_PARAMETER} was given (as a configuration parameter or system property). */
+    static boolean expectationStated(ExtensionContext context) {
+        String v = expectParameter(context);
+        return v != null && !v.isBlank();
+    }
+
+    private static String expectParameter(ExtensionContext context) {
+        return context.getConfigurationParameter(EXPECT_PARAMETER).orElse(System.getProperty(EXPECT_PARAMETER));
     }
 
     /**
@@ -172,15 +192,17 @@ public final class TckRunner {
 
     /**
      * Runs the given rules over clients from {@code clients}, with extra JUnit configuration parameters (for
-     * example {@link #PATIENCE_PARAMETER}).
+     * example {@link #PATIENCE_PARAMETER} or {@link #EXPECT_PARAMETER}).
      *
      * @throws NullPointerException     if an argument is null
-     * @throws IllegalArgumentException if {@code rules} is empty
+     * @throws IllegalArgumentException if {@code rules} is empty or {@link #EXPECT_PARAMETER} names an unknown
+     *                                  capability
      */
     public static TckReport run(Supplier<? extends Store> clients, Collection<Rule> rules,
             Map<String, String> configuration) {
         Objects.requireNonNull(clients, "clients");
         Map<String, String> parameters = new HashMap<>(Objects.requireNonNull(configuration, "configuration"));
+        expected(parameters.get(EXPECT_PARAMETER)); // fails early on a bad name
         String id = UUID.randomUUID().toString();
         parameters.put(SUPPLIER_PARAMETER, id);
         SUPPLIERS.put(id, clients);

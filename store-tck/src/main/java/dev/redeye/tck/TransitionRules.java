@@ -282,4 +282,114 @@ abstract class TransitionRules extends ClaimRules {
         }
         assertSameState(expectedPrev, end, "stored state must be the end of the serial order");
     }
+
+    /**
+     * R5.8 Trial fencing: an outcome carrying the version of an earlier open period is a no-op that returns
+     * the current state; a late success never closes a breaker that reopened since. If this fails, check that
+     * trial outcomes apply only to the open period they were admitted under.
+     */
+    @Test
+    @DisplayName("R5.8 an outcome of an earlier open period is a no-op: a late success never closes")
+    void r5_8_lateOutcomesAreFencedOut() {
+        Store a = client();
+        Store b = client();
+        String k = key("fenced");
+        Policy p = Policy.builder().failureThreshold(3).jitter(0).build();
+        a.put(k, openState(T0, 30), STATE_TTL);
+        StateChange reopened = transitions(b).trialFailed(k, 30, p, T0 + 70_000);
+        assertEquals(TransitionKind.REOPENED, reopened.transition(), "a failing trial of the current period (30)");
+        BreakerState current = reopened.state();
+        StateChange late = transitions(a).trialSucceeded(k, 30, p, T0 + 70_001);
+        assertNull(late.transition(), "a late success of period 30 closed a breaker that reopened since (version "
+                + current.version() + ")");
+        assertSameState(current, late.state(), "a fenced-out success returns the current state");
+        assertSameState(current, b.get(k).orElseThrow(), "stored state after a late success");
+        StateChange lateFailure = transitions(b).trialFailed(k, 30, p, T0 + 70_002);
+        assertNull(lateFailure.transition(), "a late failure of period 30 reopened the breaker again");
+        assertSameState(current, lateFailure.state(), "a fenced-out failure returns the current state");
+        for (long other : new long[] {current.version() + 1, 0, BreakerState.UNKNOWN_VERSION}) {
+            StateChange stray = transitions(a).trialSucceeded(k, other, p, T0 + 70_003);
+            assertNull(stray.transition(), "a success carrying version " + other + ", never the current period's");
+            assertSameState(current, stray.state(), "state after an outcome carrying version " + other);
+        }
+        assertSameState(current, a.get(k).orElseThrow(), "stored state after every fenced-out outcome");
+        StateChange closed = transitions(b).trialSucceeded(k, current.version(), p, T0 + 70_004);
+        assertEquals(TransitionKind.CLOSED, closed.transition(), "a success of the current period closes");
+        StateChange afterClose = transitions(a).trialFailed(k, current.version(), p, T0 + 70_005);
+        assertNull(afterClose.transition(), "a late failure after the breaker closed reopened it");
+        assertSameState(closed.state(), b.get(k).orElseThrow(), "stored state after a failure arriving once closed");
+    }
+
+    /**
+     * R5.9 With halfOpenPermits 3, three failing trials of one period reopen the breaker once: openCount + 1
+     * and version + 1 in total. If this fails, check the fencing of trialFailed.
+     */
+    @Test
+    @DisplayName("R5.9 three failing trials of one period reopen once: openCount + 1, version + 1")
+    void r5_9_failingTrialsOfOnePeriodReopenOnce() throws Exception {
+        Store[] clients = {client(), client()};
+        transitions(clients[0]);
+        Policy p = Policy.builder().failureThreshold(2).jitter(0).build();
+        for (int round = 0; round < 4; round++) {
+            String k = key("three-" + round);
+            BreakerState start = openState(T0, 40).toBuilder().openCount(2).build();
+            clients[0].put(k, start, STATE_TTL);
+            ConcurrentLinkedQueue<StateChange> results = new ConcurrentLinkedQueue<>();
+            if (round == 0) {
+                for (int t = 0; t < 3; t++) { // one after another
+                    results.add(transitions(clients[t % 2]).trialFailed(k, 40, p, T0 + 90_000 + t));
+                }
+            } else {
+                race(3, clients, (t, c) -> results.add(transitions(c).trialFailed(k, 40, p, T0 + 90_000 + t)));
+            }
+            String how = round == 0 ? "one after another" : "racing over 2 clients";
+            long reopenings = results.stream().filter(StateChange::isTransition).count();
+            assertEquals(1, reopenings, "reopenings by 3 failing trials of the period at version 40 (" + how + ")");
+            BreakerState end = clients[1].get(k).orElseThrow();
+            assertEquals(start.openCount() + 1, end.openCount(), "openCount after 3 failing trials (" + how
+                    + "): one more, or the backoff grows per trial instead of per period");
+            assertEquals(41, end.version(), "version after 3 failing trials (" + how + ")");
+        }
+    }
+
+    /**
+     * R5.10 trialSuccesses restarts at 0 in every new open period. If this fails, check that every transition
+     * into an open period resets trialSuccesses.
+     */
+    @Test
+    @DisplayName("R5.10 trialSuccesses restarts at 0 in every new open period")
+    void r5_10_trialSuccessesRestartEveryPeriod() {
+        Store a = client();
+        Store b = client();
+        String k = key("periods");
+        Policy p = Policy.builder().failureThreshold(2).successThreshold(3).jitter(0).build();
+        a.put(k, openState(T0, 60), STATE_TTL);
+        long v = 60;
+        long now = T0 + 100_000;
+        for (String period : List.of("after a failed trial", "after a forced half-open",
+                "after a forced open and a forced half-open")) {
+            for (int i = 1; i <= 2; i++) {
+                StateChange c = transitions(i == 1 ? a : b).trialSucceeded(k, v, p, now++);
+                assertEquals(i, c.state().trialSuccesses(), "trial success " + i + " of 3 in the period at version "
+                        + v);
+            }
+            StateChange next;
+            if (period.startsWith("after a failed")) {
+                next = transitions(b).trialFailed(k, v, p, now++);
+            } else if (period.startsWith("after a forced half")) {
+                next = transitions(a).force(k, BreakerStatus.HALF_OPEN, p, now++);
+            } else {
+                transitions(a).force(k, BreakerStatus.FORCED_OPEN, p, now++);
+                next = transitions(b).force(k, BreakerStatus.HALF_OPEN, p, now++);
+            }
+            assertEquals(0, next.state().trialSuccesses(), "trialSuccesses " + period);
+            v = next.state().version();
+            StateChange first = transitions(a).trialSucceeded(k, v, p, now++);
+            assertEquals(1, first.state().trialSuccesses(), "the first trial success of the new period " + period
+                    + " (version " + v + ")");
+            assertNull(first.transition(), "one trial success of 3 does not close");
+            transitions(b).force(k, BreakerStatus.HALF_OPEN, p, now++);
+            v = b.get(k).orElseThrow().version();
+        }
+    }
 }

@@ -22,12 +22,14 @@ import org.junit.jupiter.api.extension.TestInstancePostProcessor;
  * multi-client rules fail: run the in-memory store through {@code InMemoryStore.newClient()} instead.
  *
  * <p>The hooks of R1.7 and R6.8 are not available through a URI: those rules are skipped. R0.1 checks the
- * capabilities listed by {@value TckRunner#EXPECT_PARAMETER}, if any.
+ * capabilities listed by {@value TckRunner#EXPECT_PARAMETER}, if any, and fails a store that declares no
+ * capability unless that parameter says {@code none}.
  */
 @ExtendWith(UriStoreTck.UriParameter.class)
 public class UriStoreTck extends StoreTck {
     private volatile String uri;
     private volatile Set<Class<?>> expected = Set.of();
+    private volatile boolean expectationStated;
 
     /** Used by the JUnit Platform. */
     public UriStoreTck() {
@@ -56,6 +58,11 @@ public class UriStoreTck extends StoreTck {
     }
 
     @Override
+    boolean expectationsStated() {
+        return expectationStated;
+    }
+
+    @Override
     public String toString() {
         return "UriStoreTck[" + StoreUris.redact(uri) + "]";
     }
@@ -69,6 +76,7 @@ public class UriStoreTck extends StoreTck {
             UriStoreTck tck = (UriStoreTck) testInstance;
             tck.uri = configured.orElse(null);
             tck.expected = TckRunner.expected(context);
+            tck.expectationStated = TckRunner.expectationStated(context);
         }
     }
 }

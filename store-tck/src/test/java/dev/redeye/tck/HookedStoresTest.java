@@ -3,11 +3,14 @@ package dev.redeye.tck;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.redeye.InMemoryStore;
+import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.StateCodec;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
+import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TrialClaims;
 import dev.redeye.tck.TckReport.Status;
 import dev.redeye.tck.broken.BrokenStoresTest;
@@ -92,6 +95,11 @@ class HookedStoresTest {
         protected void corrupt(Store client, String key) {
             DATA.put(key, Map.of(StateCodec.FAILURES, "many", StateCodec.OPEN, "maybe"));
         }
+
+        @Override
+        protected Set<Class<?>> expectedCapabilities() {
+            return Set.of(); // a plain store, said so
+        }
     }
 
     static class LenientFieldMapTck extends StrictFieldMapTck {
@@ -120,6 +128,11 @@ class HookedStoresTest {
         @Override
         protected void interruptFeed(Store client) {
             BACKING.simulateFeedGap();
+        }
+
+        @Override
+        protected Set<Class<?>> expectedCapabilities() {
+            return Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class, TransitionFeed.class);
         }
     }
 

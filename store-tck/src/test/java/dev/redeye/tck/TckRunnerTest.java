@@ -85,6 +85,9 @@ class TckRunnerTest {
         }
         assertThrows(IllegalArgumentException.class, () -> TckRunner.run("memory:", EnumSet.of(Rule.R0_1),
                 Map.of(TckRunner.EXPECT_PARAMETER, "Telepathy")));
+        assertThrows(IllegalArgumentException.class, () -> TckRunner.run("memory:", EnumSet.of(Rule.R0_1),
+                Map.of(TckRunner.EXPECT_PARAMETER, "none, TrialClaims")));
+        assertEquals(Set.of(), TckRunner.expected(" None "));
     }
 
     @Test

@@ -43,9 +43,11 @@ import org.slf4j.LoggerFactory;
  * <h2>How it works</h2>
  * Every atomic operation is one short transaction on one connection: lock the key's row
  * ({@code SELECT ... FOR UPDATE}, creating it with {@code INSERT ... ON CONFLICT DO NOTHING} when it does
- * not exist yet), apply the shared {@link Transitions} rule in Java, write the row only if the state
- * changed, and on a transition {@code pg_notify} the event in the same transaction, so it is delivered at
- * commit and never for a rolled-back change. No lock is ever held during a user's call. Serialization
+ * not exist yet), apply the shared {@link Transitions} rule in Java (to
+ * {@link BreakerState#initial(long)} of the database clock in microseconds when the key has no live state, so
+ * versions never go backwards across delete or expiry), write the row only if the state changed, and on a
+ * transition {@code pg_notify} the event in the same transaction, so it is delivered at commit, in version
+ * order for one key, and never for a rolled-back change. No lock is ever held during a user's call. Serialization
  * failures and deadlocks (SQLSTATE 40001, 40P01), which occur only when the connection's default isolation
  * is stricter than READ COMMITTED, are retried a bounded number of times. Trial claims are rows with a
  * random token and an expiry judged by the database clock, counted under the key's row lock. A state is
@@ -92,9 +94,15 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
      */
     private static final String EXPIRES_AT = "clock_timestamp() + CAST(? AS bigint) * interval '1 millisecond'";
 
+    /**
+     * The database clock in microseconds since the epoch: the version base of a key's new life (contract v2;
+     * see {@link RawRow#versionBase()}).
+     */
+    static final String NOW_MICROS = "CAST(floor(extract(epoch FROM clock_timestamp()) * 1000000) AS bigint)";
+
     private static final String STATE_COLUMNS = "layout, failures, last_failure_at, open, opened_at, "
             + "open_count, error_rate, samples, trial_successes, forced, version, "
-            + "(" + Sql.EXPIRED + ") AS expired";
+            + "(" + Sql.EXPIRED + ") AS expired, " + NOW_MICROS + " AS now_micros";
 
     private final Jdbi jdbi;
     private final TableNames names;
@@ -501,7 +509,8 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
             if (row.unchanged != null) {
                 return row.unchanged;
             }
-            StateChange change = rule.apply(row.state);
+            // An absent (or expired) state starts a new life above every version the key had (contract v2).
+            StateChange change = rule.apply(row.state != null ? row.state : BreakerState.initial(row.versionBase));
             if (change.changed()) {
                 var u = handle.createUpdate(updateState);
                 int i = bindState(u, 0, change.state());
@@ -533,12 +542,12 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         for (int attempt = 0; attempt < 5; attempt++) {
             RawRow row = selectRow(handle, selectStateForUpdate, h);
             if (row != null) {
-                return new LockedRow(row.stateOrNull(key), inserted, null);
+                return new LockedRow(row.stateOrNull(key), row.versionBase(), inserted, null);
             }
             if (noWriteCheck != null) {
                 StateChange onAbsent = noWriteCheck.apply(null);
                 if (!onAbsent.changed()) {
-                    return new LockedRow(null, false, onAbsent);
+                    return new LockedRow(null, 0, false, onAbsent);
                 }
             }
             // READ COMMITTED: the next statement sees a row another transaction committed meanwhile; a
@@ -690,12 +699,22 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     /** A state row as read, before validation. */
     private record RawRow(int layout, int failures, long lastFailureAt, boolean open, long openedAt, int openCount,
                           double errorRate, long samples, int trialSuccesses, boolean forced, long version,
-                          boolean expired) {
+                          boolean expired, long nowMicros) {
 
         static RawRow read(ResultSet rs) throws SQLException {
             return new RawRow(rs.getInt(1), rs.getInt(2), rs.getLong(3), rs.getBoolean(4), rs.getLong(5),
                     rs.getInt(6), rs.getDouble(7), rs.getLong(8), rs.getInt(9), rs.getBoolean(10), rs.getLong(11),
-                    rs.getBoolean(12));
+                    rs.getBoolean(12), rs.getLong(13));
+        }
+
+        /**
+         * The version a new life of the key starts at when this row holds no live state: the database clock in
+         * microseconds (every earlier life started at an earlier clock and moved by one per transition, each a
+         * committed transaction, far longer than a microsecond), and at least the version of an expired state
+         * still in the row.
+         */
+        long versionBase() {
+            return layout == LAYOUT && expired ? Math.max(nowMicros, version) : nowMicros;
         }
 
         /**
@@ -726,10 +745,11 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     }
 
     /**
-     * A locked row: its state (null if none) and whether this transaction created the row; or, with
-     * {@code unchanged} set, the result of a call that found no row and needs none.
+     * A locked row: its state (null if none), the version a new life starts at when there is none, and
+     * whether this transaction created the row; or, with {@code unchanged} set, the result of a call that
+     * found no row and needs none.
      */
-    private record LockedRow(BreakerState state, boolean insertedNow, StateChange unchanged) {
+    private record LockedRow(BreakerState state, long versionBase, boolean insertedNow, StateChange unchanged) {
     }
 
     /**

@@ -25,7 +25,7 @@
  * <tr><td>{@code error_rate}</td><td>double precision</td><td>the EWMA rate; IEEE double, so it round-trips
  * bit for bit</td></tr>
  * <tr><td>{@code samples}, {@code version}</td><td>bigint</td><td>sample count; version (bumped only on a
- * transition)</td></tr>
+ * transition; a key's life starts at the database clock in microseconds, see below)</td></tr>
  * <tr><td>{@code expires_at}</td><td>timestamptz, nullable</td><td>clean-up ttl by the database clock: the
  * {@code put} ttl or the policy's {@code stateTtl} (capped at ~100 years) from the last write; a state past
  * it reads as absent and {@code purgeExpired()} deletes it (the breaker's timing never depends on it).
@@ -55,6 +55,24 @@
  * <tr><td>{@code created_at}</td><td>timestamptz</td><td>rows older than ten minutes are pruned</td></tr>
  * <tr><td>{@code line}</td><td>text</td><td>the event as {@code StateCodec.eventToLine}</td></tr>
  * </table>
+ *
+ * <h2>Contract v2</h2>
+ * <ul>
+ * <li><b>Trial fencing</b>: a trial outcome applies only while the locked state is open, not forced and still
+ * at the version the trial was admitted under ({@link dev.redeye.api.Transitions#isCurrentTrialPeriod});
+ * otherwise it returns the current state and writes nothing.</li>
+ * <li><b>Quiet clears</b>: a success clearing sub-threshold failures updates the row with the same version and
+ * sends no notification.</li>
+ * <li><b>Version bases</b>: when an atomic operation finds no live state (no row, a lock row, an expired row),
+ * the key's new life starts at {@code clock_timestamp()} in microseconds
+ * ({@code floor(extract(epoch FROM clock_timestamp()) * 1000000)}, read in the same {@code SELECT ... FOR
+ * UPDATE} that locks the row), and at least at the version an expired row still holds, so versions never go
+ * backwards across {@code delete} or expiry.</li>
+ * <li><b>Ttl refresh</b>: every atomic write that writes stores {@code expires_at} = now + {@code stateTtl}.</li>
+ * <li><b>Event order</b>: the {@code pg_notify} is sent in the writing transaction under the row lock, and
+ * PostgreSQL delivers notifications in commit order, so each operation's events reach subscribers in
+ * version order.</li>
+ * </ul>
  *
  * <h2>Why HikariCP</h2>
  * The module's dependencies are {@code redeye-api}, {@code jdbi3-core} and the PostgreSQL driver, as the

@@ -312,7 +312,7 @@ class PostgresStoreTest {
         BreakerState st = s.get("in-user-tx").orElseThrow(() -> new AssertionError(
                 "the failure vanished with the user's rolled-back transaction"));
         assertTrue(st.open());
-        assertTrue(eventually(() -> c.has("in-user-tx", 1)), "the transition was published");
+        assertTrue(eventually(() -> c.has("in-user-tx", st.version())), "the transition was published");
         userJdbi.useHandle(h -> assertEquals(Optional.of(st), s.get("in-user-tx"), "inside a user's handle too"));
     }
 
@@ -688,6 +688,31 @@ class PostgresStoreTest {
         StateChange c = s.recordFailure("legacy", threshold(2), 20);
         assertTrue(c.state().forced(), "an atomic operation sees the forced state, not an absent one");
         assertEquals(null, expiresInMillis("legacy"), "and rewrites it without expiry");
+    }
+
+    @Test
+    void aNewLifeStartsAtTheDatabaseClockInMicrosecondsOrAboveAnExpiredVersion() throws Exception {
+        PostgresStore s = open();
+        long before = count("SELECT " + PostgresStore.NOW_MICROS);
+        StateChange first = s.recordFailure("fresh", threshold(1), 1);
+        long after = count("SELECT " + PostgresStore.NOW_MICROS);
+        long base = first.previous().version();
+        assertEquals(BreakerState.initial(base), first.previous(), "a new key starts from initial(base)");
+        assertTrue(base >= before && base <= after, "the version base is clock_timestamp() in microseconds, "
+                + "between " + before + " and " + after + ": " + base);
+        assertEquals(base + 1, first.state().version());
+        // An expired row keeps its version until it is reused: a new life starts at least there.
+        long high = after + 10_000_000_000L;
+        s.put("high", BreakerState.INITIAL.toBuilder().failures(1).version(high).build(), TTL);
+        update("UPDATE " + qualified("") + " SET expires_at = clock_timestamp() - interval '1 second' "
+                + "WHERE key = 'high'");
+        assertEquals(Optional.empty(), s.get("high"), "the expired state reads as absent");
+        StateChange reborn = s.recordFailure("high", threshold(1), 2);
+        assertEquals(BreakerState.initial(high), reborn.previous(), "the new life starts at the expired version");
+        assertEquals(high + 1, reborn.state().version());
+        // A claim's lock row (layout 0) holds no version: the clock again.
+        s.claimTrial("claimed", 1, Duration.ofMinutes(1)).orElseThrow();
+        assertTrue(s.recordFailure("claimed", threshold(1), 3).previous().version() >= after);
     }
 
     @Test

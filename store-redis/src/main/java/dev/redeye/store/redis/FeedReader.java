@@ -35,6 +35,11 @@ import redis.clients.jedis.resps.StreamEntry;
  * command and sets the connection's socket timeout to the block time plus a margin itself: a read that
  * gets no answer in time fails, signals a gap and reconnects, whatever connector supplied the connection.
  *
+ * <p><b>Order.</b> Each event is appended in a second call after the state script that made the transition,
+ * so two clients' events of one operation can land in the stream in the wrong order. Subscribers get each
+ * operation's events in increasing version order: an entry older than one already delivered for its
+ * operation is obsolete and dropped ({@link FeedSubscribers#inVersionOrder}).
+ *
  * <p><b>Trimmed entries.</b> The stream is trimmed to about {@code maxLength} entries. When a read returns
  * as many entries as a reader that fell behind the trimming would get (a full batch, or {@code maxLength}),
  * the reader compares the stream's first entry with the last one it read before; if the first is newer,
@@ -53,7 +58,12 @@ final class FeedReader {
     private final long maxLength;
     private final long backoffMinMillis;
     private final long backoffMaxMillis;
-    private final FeedSubscribers subscribers = new FeedSubscribers(
+    /**
+     * In version order per operation (TCK rule R6.9): the state script and the XADD of its event are two
+     * calls, so two clients' events of one operation can land in the stream swapped; the later, older one is
+     * obsolete and dropped (versions never go backwards in this store).
+     */
+    private final FeedSubscribers subscribers = FeedSubscribers.inVersionOrder(
             (what, t) -> LOG.warn("redeye feed subscriber: {}", what, t));
     private final Object sleeper = new Object();
 

@@ -72,8 +72,14 @@ import redis.clients.jedis.exceptions.JedisException;
  * <p><b>Threads.</b> Thread-safe as far as the supplied client is ({@link JedisPooled} and
  * {@link JedisCluster} are). Feed callbacks run on the store's reader thread.
  *
+ * <p><b>Versions</b> (contract v2) never go backwards for a key, also after {@link #delete} or expiry: a key
+ * that does not exist starts its new life at the server clock in microseconds ({@code TIME}); see the
+ * {@linkplain dev.redeye.store.redis package Javadoc}. Trial outcomes are fenced by the version they were
+ * admitted under; clearing sub-threshold failures is a write, not a transition. Feed subscribers get each
+ * operation's events in increasing version order.
+ *
  * <p><b>Limits.</b> Lua numbers are doubles: times, versions and counters are exact up to 2^53, far above
- * any epoch-millisecond time. Operation names must be well-formed UTF-16: a name with an unpaired
+ * any epoch-millisecond time and any microsecond version base. Operation names must be well-formed UTF-16: a name with an unpaired
  * surrogate (which UTF-8 cannot encode; Jedis would turn it into {@code ?} and merge it with another name)
  * is refused with {@link IllegalArgumentException} by every method. U+0000 is accepted and round-trips.
  */

@@ -14,7 +14,9 @@
  * {@link dev.redeye.api.StateCodec}'s names: {@code failures}, {@code lastFailureAt}, {@code open}
  * ({@code 0}/{@code 1}), {@code openedAt}, {@code openCount}, {@code errorRate} (17 significant digits,
  * round-trips bit-exactly), {@code samples}, {@code trialSuccesses}, {@code forced} ({@code 0}/{@code 1}),
- * {@code version}; times are epoch milliseconds</td>
+ * {@code version}; times are epoch milliseconds. A key created by an atomic operation starts its life at the
+ * server clock in <b>microseconds</b> ({@code TIME}), so {@code version} reads like {@code 1764500000123456}
+ * and moves by one per transition (see "Contract v2" below)</td>
  * <td>{@code Policy.stateTtl} on atomic writes, the given ttl on {@code put}; refreshed on every write,
  * clean-up only. <b>None while the state is forced</b> ({@code forced = 1}): the key is PERSISTed by
  * {@code put} of a forced state, by force OPEN and by every write while it stays forced, since an
@@ -58,7 +60,8 @@
  * NOSCRIPT, for example after SCRIPT FLUSH or a fail-over. {@code state.lua} is the Lua twin of
  * {@link dev.redeye.api.Transitions}: same rules, same IEEE double operations in the same order for the
  * error-rate EWMA ({@code decay * rate + (1 - decay) * x}), version moved only on a transition to
- * {@code max(version, 0) + 1}; it never reads the server clock ({@code now} is an argument). It validates the
+ * {@code max(version, 0) + 1}; its rules never read the server clock ({@code now} is an argument; the one
+ * {@code TIME} it calls is for the version base of a new key). It validates the
  * stored hash before changing anything: another type, a hash without the fields, or a field that is not a
  * number in range is an error that the store reports as {@link dev.redeye.api.StoreException}, leaving the
  * data as it found it.
@@ -78,6 +81,29 @@
  * CLOSED remove both claim keys. Data of another type under a claim key is a
  * {@link dev.redeye.api.StoreException}.
  *
+ * <h2>Contract v2</h2>
+ * <ul>
+ * <li><b>Trial fencing.</b> {@code trialSucceeded} / {@code trialFailed} carry the version of the open
+ * period their trial was admitted under; {@code state.lua} applies an outcome only when the state is open,
+ * not forced and still at that version, else returns the current state unchanged. A late success never
+ * closes a breaker that reopened since, and K failing trials of one period reopen it once.</li>
+ * <li><b>Quiet clears.</b> A success clearing sub-threshold failures writes {@code failures = 0} with the same
+ * version and publishes nothing; only transitions move the version and reach the stream.</li>
+ * <li><b>Version bases.</b> Versions of a key never go backwards, also after {@code DEL} or expiry: when the
+ * state hash does not exist, {@code state.lua} starts the new life at {@code TIME} in microseconds
+ * ({@code redis.replicate_commands()} first, which Redis before 5 needs before {@code TIME}; a no-op on Redis
+ * 7). Each earlier life started at an earlier {@code TIME} and moved by one per transition, and no two
+ * transitions of a key are a microsecond apart. Lua numbers are doubles, exact below 2^53; microsecond
+ * epochs (about 1.8e15) are far below it. Two limits: a server clock stepped backwards by more than the
+ * time since the key's last life, or a version written by {@code put} above the clock, can make a new life
+ * start lower (neither happens through the engine, which writes only versions this store produced).</li>
+ * <li><b>Ttl refresh.</b> Every atomic write that writes sets {@code PEXPIRE stateTtl} again, measured from
+ * that write; an unchanged call (a no-op success, a fenced-out outcome) writes and refreshes nothing; a forced
+ * state is {@code PERSIST}ed instead.</li>
+ * <li><b>Event order.</b> Each subscriber gets the events of one operation in increasing version order; see
+ * the feed reader below.</li>
+ * </ul>
+ *
  * <h2>Why the feed is published from Java, after the script</h2>
  * A Cluster script may only touch keys of one slot, and the state keys of different operations are spread
  * over all slots, while subscribers need one stream to read. Writing the stream from inside the state
@@ -87,13 +113,18 @@
  * window between the state write and the XADD: if the process dies or Redis becomes unreachable in between,
  * that one event is lost (the state itself is committed and every reader still sees it on its next read;
  * the engine's local cache also re-polls entries older than 5 s). A failed XADD is logged as a warning and
- * never fails the caller's call.
+ * never fails the caller's call. The second call also means that two clients' transitions of one operation
+ * can reach the stream swapped (A's script, B's script, B's XADD, A's XADD): the reader restores the order
+ * (below).
  *
  * <h2>The feed reader</h2>
  * Each store instance has at most one reader thread (started by the first subscription), blocking in
  * {@code XREAD BLOCK} on one dedicated connection named with CLIENT SETNAME (see
  * {@link dev.redeye.store.redis.RedisStore#feedClientName()}), and fans each entry out to every subscriber of
- * the instance. A subscriber that throws is logged and stays subscribed. When the connection drops or a read
+ * the instance, per operation in increasing version order: an entry whose version is not above the last one
+ * delivered for its operation is obsolete (a newer state was delivered already) and is dropped
+ * ({@link dev.redeye.api.FeedSubscribers#inVersionOrder}, which remembers the last version of the 10,000 most
+ * recently published operations). A subscriber that throws is logged and stays subscribed. When the connection drops or a read
  * fails, every subscriber's {@code onGap} runs, then the reader reconnects with exponential backoff and
  * resumes after the last entry it delivered. {@code close()} disconnects the connection (which ends a pending
  * XREAD at once) and joins the thread.

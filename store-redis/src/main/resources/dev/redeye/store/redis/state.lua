@@ -5,7 +5,7 @@
 -- KEYS[2]  claims zset  (<prefix>{<tag>}:trial), same hash slot; only force_closed touches it
 -- KEYS[3]  one-permit claim string (<prefix>{<tag>}:trial1), same hash slot; only force_closed touches it
 -- ARGV[1]  op: failure | success | trial_success | trial_failure | force_open | force_half_open | force_closed
--- ARGV[2]  now, epoch ms (the caller's clock; this script never reads the server clock)
+-- ARGV[2]  now, epoch ms (the caller's clock; the rules never read the server clock, see VERSIONS below)
 -- ARGV[3]  strategy code: 0 consecutive, 1 errorRate
 -- ARGV[4]  failureThreshold
 -- ARGV[5]  maxGapBetweenFailures ms (0 = unset)
@@ -19,10 +19,20 @@
 -- ARGV[12] trial version: for trial_success / trial_failure, the version of the open period the trial was
 --          admitted under (contract v2 fencing); an outcome of another period changes nothing
 --
+-- VERSIONS (contract v2): a key's version never goes backwards, also after DEL or expiry. A key that does
+-- not exist starts its new life at the server clock in microseconds (TIME): every earlier life of the key
+-- started at an earlier TIME and moved by one per transition, and a transition costs far more than a
+-- microsecond, so the new base is above every version the key had. Lua numbers are doubles, exact below
+-- 2^53; microsecond epochs (~1.8e15) are far below that. The one clock read is for the version base only.
+--
 -- Returns {kind, changed, 10 previous fields, 10 next fields}: kind is a TransitionKind wire name or ''
 -- when the change is not a transition; changed is '1' when the hash was written. Fields come in the
 -- order of FIELDS below (StateCodec's names). Malformed stored data gives an error starting with
 -- REDEYE_MALFORMED and writes nothing.
+
+if redis.replicate_commands then
+  redis.replicate_commands() -- effect replication: required before TIME on Redis < 5, a no-op on Redis 7+
+end
 
 local FIELDS = {'failures', 'lastFailureAt', 'open', 'openedAt', 'openCount',
                 'errorRate', 'samples', 'trialSuccesses', 'forced', 'version'}
@@ -59,7 +69,13 @@ local function parse_bool(v, name)
   return nil, 'field ' .. name .. ' is not 0 or 1'
 end
 
--- Reads the stored state; a missing key reads as the initial state.
+-- The version a new life of a key starts at: the server clock in microseconds.
+local function version_base()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+
+-- Reads the stored state; a missing key reads as the initial state of a new life (see VERSIONS).
 local function load()
   local raw = redis.call('HMGET', KEYS[1], unpack(FIELDS))
   local any = false
@@ -71,7 +87,7 @@ local function load()
       return nil, 'hash has none of the breaker fields'
     end
     return {failures = 0, lastFailureAt = 0, open = false, openedAt = 0, openCount = 0,
-            errorRate = 0, samples = 0, trialSuccesses = 0, forced = false, version = 0}
+            errorRate = 0, samples = 0, trialSuccesses = 0, forced = false, version = version_base()}
   end
   local s, err = {}, nil
   s.failures, err = parse_int(raw[1], 'failures', 0, INT_MAX); if err then return nil, err end

@@ -38,6 +38,7 @@ import dev.redeye.api.TransitionKind;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.StreamEntryID;
 import redis.clients.jedis.resps.StreamEntry;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
@@ -111,7 +112,9 @@ class RedisStoreTest {
     void layoutVisibleToRedisCliMatchesTheJavadoc() {
         RedisStore store = newStore();
         Policy p = Policy.builder().failureThreshold(2).build();
+        long before = serverMicros();
         store.recordFailure("payment-gateway", p, 1_000);
+        long after = serverMicros();
 
         String stateKey = prefix + "{payment-gateway}:state";
         assertEquals(stateKey, store.stateKey("payment-gateway"));
@@ -122,7 +125,9 @@ class RedisStoreTest {
         assertEquals("1", fields.get("failures"));
         assertEquals("1000", fields.get("lastFailureAt"));
         assertEquals("0", fields.get("open"));
-        assertEquals("0", fields.get("version"));
+        long base = Long.parseLong(fields.get("version"));
+        assertTrue(base >= before && base <= after, "a new key's version base is the server clock in microseconds "
+                + "(TIME), between " + before + " and " + after + ": " + base);
         long ttl = raw.pttl(stateKey);
         assertTrue(ttl > 0 && ttl <= p.stateTtlMillis(), "state TTL " + ttl);
 
@@ -130,7 +135,7 @@ class RedisStoreTest {
         assertEquals(TransitionKind.OPENED, opened.transition());
         assertEquals("1", raw.hget(stateKey, "open"));
         assertEquals("2000", raw.hget(stateKey, "openedAt"));
-        assertEquals("1", raw.hget(stateKey, "version"));
+        assertEquals(Long.toString(base + 1), raw.hget(stateKey, "version"));
 
         String claim1Key = prefix + "{payment-gateway}:trial1";
         assertEquals(claim1Key, store.claim1Key("payment-gateway"));
@@ -157,7 +162,7 @@ class RedisStoreTest {
         assertEquals("payment-gateway", ev.get("op"));
         assertEquals("opened", ev.get("kind"));
         assertEquals(Integer.toString(BreakerStatus.CLOSED.code()), ev.get("from"));
-        assertEquals("1", ev.get("version"));
+        assertEquals(Long.toString(base + 1), ev.get("version"));
         assertTrue(raw.pttl(feedKey) > 0, "the feed stream carries a clean-up TTL");
 
         assertEquals(prefix + "{a%7Bb%7D%25}:state", store.stateKey("a{b}%"));
@@ -268,8 +273,9 @@ class RedisStoreTest {
         BreakerState expected = null;
         for (int i = 0; i < 300; i++) {
             boolean success = rnd.nextInt(3) != 0;
-            StateChange want = dev.redeye.api.Transitions.recordOutcome(expected, success, p, 1_000 + i);
             StateChange got = store.recordOutcome("ewma", success, p, 1_000 + i);
+            BreakerState from = expected != null ? expected : got.previous(); // a new key: the server's base
+            StateChange want = dev.redeye.api.Transitions.recordOutcome(from, success, p, 1_000 + i);
             assertEquals(want, got, "call #" + i);
             assertEquals(Double.doubleToRawLongBits(want.state().errorRate()),
                     Double.doubleToRawLongBits(got.state().errorRate()), "bit-exact rate at call #" + i);
@@ -287,47 +293,63 @@ class RedisStoreTest {
                 .maxGapBetweenFailures(Duration.ofMillis(40)).resetTimeout(Duration.ofMillis(100)).build();
         Policy rate = consecutive.toBuilder().strategy(dev.redeye.api.Strategy.ERROR_RATE).minimumCalls(4)
                 .errorRateThreshold(0.6).errorRateDecay(0.7).build();
-        BreakerState prev = null;
+        BreakerState prev = null; // null until the first write: the key starts at the server's version base
         long now = 1_000;
         for (int i = 0; i < 400; i++) {
             Policy p = (i / 100) % 2 == 0 ? consecutive : rate;
             now += rnd.nextInt(60);
             int op = rnd.nextInt(10);
-            StateChange want;
+            // mostly the current period's version, sometimes a stale one (fenced out)
+            long v = (prev == null ? 0 : prev.version()) - (rnd.nextInt(4) == 0 ? 1 : 0);
+            BreakerStatus target = BreakerStatus.values()[rnd.nextInt(4)];
             StateChange got;
             switch (op) {
                 case 0: case 1: case 2:
-                    want = dev.redeye.api.Transitions.recordFailure(prev, p, now);
                     got = store.recordFailure("mix", p, now);
                     break;
                 case 3: case 4:
-                    want = dev.redeye.api.Transitions.recordSuccess(prev, p, now);
                     got = store.recordSuccess("mix", p, now);
                     break;
-                case 5: case 6: {
-                    // mostly the current period's version, sometimes a stale one (fenced out)
-                    long v = (prev == null ? 0 : prev.version()) - (rnd.nextInt(4) == 0 ? 1 : 0);
-                    want = dev.redeye.api.Transitions.trialSucceeded(prev, v, p, now);
+                case 5: case 6:
                     got = store.trialSucceeded("mix", v, p, now);
                     break;
-                }
-                case 7: case 8: {
-                    long v = (prev == null ? 0 : prev.version()) - (rnd.nextInt(4) == 0 ? 1 : 0);
-                    want = dev.redeye.api.Transitions.trialFailed(prev, v, p, now);
+                case 7: case 8:
                     got = store.trialFailed("mix", v, p, now);
                     break;
-                }
                 default:
-                    BreakerStatus target = BreakerStatus.values()[rnd.nextInt(4)];
-                    want = dev.redeye.api.Transitions.force(prev, target, p, now);
                     got = store.force("mix", target, p, now);
                     break;
             }
-            assertEquals(want, got, "step #" + i + " op " + op);
-            prev = want.state();
-            if (want.changed() || store.get("mix").isPresent()) {
-                assertEquals(prev, store.get("mix").orElseThrow(), "stored state after step #" + i);
+            BreakerState from = prev;
+            if (from == null) {
+                from = got.previous();
+                assertEquals(BreakerState.initial(from.version()), from, "step #" + i + ": a new key's start");
             }
+            StateChange want;
+            switch (op) {
+                case 0: case 1: case 2:
+                    want = dev.redeye.api.Transitions.recordFailure(from, p, now);
+                    break;
+                case 3: case 4:
+                    want = dev.redeye.api.Transitions.recordSuccess(from, p, now);
+                    break;
+                case 5: case 6:
+                    want = dev.redeye.api.Transitions.trialSucceeded(from, v, p, now);
+                    break;
+                case 7: case 8:
+                    want = dev.redeye.api.Transitions.trialFailed(from, v, p, now);
+                    break;
+                default:
+                    want = dev.redeye.api.Transitions.force(from, target, p, now);
+                    break;
+            }
+            assertEquals(want, got, "step #" + i + " op " + op);
+            if (prev == null && !want.changed()) {
+                assertFalse(store.get("mix").isPresent(), "a no-op on a new key writes nothing (step #" + i + ")");
+                continue;
+            }
+            prev = want.state();
+            assertEquals(prev, store.get("mix").orElseThrow(), "stored state after step #" + i);
         }
     }
 
@@ -508,6 +530,26 @@ class RedisStoreTest {
     }
 
     @Test
+    void eventsOfOneOperationThatLandInTheStreamSwappedArriveInVersionOrder() throws Exception {
+        RedisStore store = newStore();
+        List<Long> got = new CopyOnWriteArrayList<>();
+        store.subscribe(e -> {
+            if (e.operation().equals("swapped")) {
+                got.add(e.version());
+            }
+        }, () -> { });
+        // Two clients' transitions of one operation whose XADDs (a second call after state.lua) land swapped,
+        // plus a duplicate: the reader delivers each version once, in order, and drops the late, older one.
+        for (long v : new long[] {5, 4, 6, 6, 7}) {
+            TransitionEvent e = new TransitionEvent("swapped", TransitionKind.FORCED_HALF_OPEN, BreakerStatus.OPEN,
+                    BreakerState.builder().open(true).version(v).build());
+            raw.xadd(store.feedKey(), StreamEntryID.NEW_ENTRY, StateCodec.eventToFields(e));
+        }
+        await(() -> got.contains(7L), "the last event");
+        assertEquals(List.of(5L, 6L, 7L), got, "events of one operation in version order, each once");
+    }
+
+    @Test
     void feedFromAJedisPooledAndFromExplicitDetailsAndNoneFromAPlainUnifiedJedis() throws Exception {
         RedisStoreProvider.Parsed parsed = RedisStoreProvider.parse(RedisTestSupport.url());
         RedisStore explicit = RedisStore.builder(RedisTestSupport.raw()).prefix(prefix).closeClient(true)
@@ -521,7 +563,7 @@ class RedisStoreTest {
         pooled.force("f", BreakerStatus.FORCED_OPEN, Policy.defaults(), 1);
         await(() -> a.size() == 1 && b.size() == 1, "the event on both readers");
         assertEquals(TransitionKind.FORCED_OPEN, a.get(0).kind());
-        assertEquals(1, a.get(0).version());
+        assertEquals(pooled.get("f").orElseThrow().version(), a.get(0).version());
 
         try (redis.clients.jedis.UnifiedJedis plain = new redis.clients.jedis.UnifiedJedis(parsed.address, parsed.config);
                 RedisStore s = RedisStore.builder(plain).prefix(prefix).build()) {
@@ -566,7 +608,8 @@ class RedisStoreTest {
             store.subscribe(e -> { }, () -> { });
             assertEquals(1, RedisTestSupport.clientIds(raw, store.feedClientName()).size());
             store.close();
-            assertTrue(RedisTestSupport.clientIds(raw, store.feedClientName()).isEmpty(),
+            // the server drops the client from CLIENT LIST once it has read the close: poll, do not race it
+            await(() -> RedisTestSupport.clientIds(raw, store.feedClientName()).isEmpty(),
                     "the named connection was destroyed, not returned to the pool");
             assertEquals("PONG", owned.ping(), "the caller's pool is still open");
         }
@@ -593,15 +636,20 @@ class RedisStoreTest {
         return null;
     }
 
+    /** The server clock in microseconds, as state.lua reads it for a version base. */
+    private long serverMicros() {
+        return (Long) raw.eval("local t = redis.call('TIME') return tonumber(t[1]) * 1000000 + tonumber(t[2])");
+    }
+
     @Test
     void versionsOnlyMoveOnTransitions() {
         RedisStore store = newStore();
         Policy p = Policy.builder().failureThreshold(3).build();
-        assertEquals(0, store.recordFailure("v", p, 1).state().version());
-        assertEquals(0, store.recordFailure("v", p, 2).state().version());
+        long base = store.recordFailure("v", p, 1).state().version();
+        assertEquals(base, store.recordFailure("v", p, 2).state().version());
         StateChange open = store.recordFailure("v", p, 3);
-        assertEquals(1, open.state().version());
-        assertEquals(1, store.recordFailure("v", p, 4).state().version(), "failure while open");
+        assertEquals(base + 1, open.state().version());
+        assertEquals(base + 1, store.recordFailure("v", p, 4).state().version(), "failure while open");
         StateChange noop = store.recordSuccess("none", p, 5);
         assertFalse(noop.changed());
         assertFalse(raw.exists(store.stateKey("none")), "a no-op success writes nothing");

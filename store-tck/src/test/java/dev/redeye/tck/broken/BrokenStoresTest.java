@@ -38,6 +38,7 @@ import dev.redeye.tck.TckReport.Status;
 import dev.redeye.tck.TckRunner;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -66,6 +67,11 @@ public class BrokenStoresTest {
 
     private TckReport run(Function<Store, Store> broken, Set<Rule> rules) {
         return TckRunner.run(() -> broken.apply(backing.newClient()), rules);
+    }
+
+    private TckReport runPlain(Set<Rule> rules) {
+        return TckRunner.run(() -> new PlainOnlyStore(backing.newClient()), rules,
+                Map.of(TckRunner.EXPECT_PARAMETER, "none"));
     }
 
     private static Set<Rule> rules(List<Rule> fail, List<Rule> pass) {
@@ -146,7 +152,7 @@ public class BrokenStoresTest {
         EnumSet<Rule> rules = EnumSet.range(R0_1, Rule.R6_8);
         rules.add(R7_2);
         rules.add(R7_5);
-        TckReport report = run(PlainOnlyStore::new, rules);
+        TckReport report = runPlain(rules);
         for (Rule r : EnumSet.range(R2_1, Rule.R6_8)) {
             RuleResult res = report.result(r).orElseThrow();
             assertEquals(Status.SKIPPED, res.status(), () -> r.id() + " over a store without capabilities\n"
@@ -156,16 +162,40 @@ public class BrokenStoresTest {
         }
         assertEquals("store does not declare TrialClaims", report.result(R7_2).orElseThrow().message());
         assertEquals("store does not declare TransitionFeed", report.result(R7_5).orElseThrow().message());
+        for (Rule r : EnumSet.of(Rule.R1_10, Rule.R1_11)) {
+            RuleResult res = report.result(r).orElseThrow();
+            assertEquals(Status.SKIPPED, res.status(), report.format());
+            assertTrue(res.message().contains("neither AtomicRecording nor AtomicTransitions"), res.message());
+        }
         Set<Rule> passed = report.results().stream().filter(r -> r.status() == Status.PASSED).map(RuleResult::rule)
                 .collect(Collectors.toSet());
         assertEquals(EnumSet.of(R0_1, R1_1, R1_2, Rule.R1_3, Rule.R1_4, Rule.R1_5, Rule.R1_6, R1_8, Rule.R1_9), passed,
                 "only R0.1 and the plain-store rules (R1.7 needs a hook) pass\n" + report.format());
         assertEquals(0, report.failed(), report.format());
+        // Loudly: the groups that did not run at all, with the reason, and the rules skipped elsewhere.
+        assertEquals(List.of("R2", "R3", "R4", "R5", "R6", "R7"), List.copyOf(report.skippedGroups().keySet()),
+                report.format());
+        assertEquals(Set.of("store does not declare AtomicRecording"), report.skippedGroups().get("R3"));
+        String text = report.format();
+        assertTrue(text.contains("WARNING: " + report.skipped() + " rule(s) SKIPPED, not passed"), text);
+        assertTrue(text.contains("6 of 8 rule groups did not run at all:"), text);
+        assertTrue(text.contains("    R4: store does not declare TrialClaims"), text);
+        assertTrue(text.contains("skipped in groups that ran: R1.7 ("), text);
+    }
+
+    @Test
+    void aStoreDeclaringNothingFailsR0_1UnlessTheImplementerSaysItIsPlain() {
+        TckReport unstated = run(PlainOnlyStore::new, EnumSet.of(R0_1, R1_1));
+        assertFails(unstated, R0_1, "declares no optional capability", TckRunner.EXPECT_PARAMETER + "=none");
+        assertPasses(unstated, R1_1);
+        assertEquals(Status.PASSED, runPlain(EnumSet.of(R0_1)).result("R0.1").status());
+        assertEquals(Status.PASSED, TckRunner.run(backing::newClient, EnumSet.of(R0_1)).result("R0.1").status(),
+                "a store that declares capabilities needs no stated expectation");
     }
 
     @Test
     void skipReasonsNameTheMissingCapability() {
-        TckReport report = run(PlainOnlyStore::new, EnumSet.of(R2_1, R4_1, R5_1, Rule.R6_1));
+        TckReport report = runPlain(EnumSet.of(R2_1, R4_1, R5_1, Rule.R6_1));
         assertEquals("store does not declare AtomicRecording", report.result("R2.1").message());
         assertEquals("store does not declare TrialClaims", report.result("R4.1").message());
         assertEquals("store does not declare AtomicTransitions", report.result("R5.1").message());

@@ -18,6 +18,10 @@ public class ForwardingStore extends dev.redeye.api.ForwardingStore {
         this.inner = inner;
     }
 
+    /** Runs before every atomic operation; a mutant may prepare the key. The default does nothing. */
+    void before(String key, Policy policy) {
+    }
+
     /** Every atomic result passes through here; a mutant may alter it. The default returns it unchanged. */
     StateChange written(String key, Policy policy, long now, StateChange change) {
         return change;
@@ -25,31 +29,37 @@ public class ForwardingStore extends dev.redeye.api.ForwardingStore {
 
     @Override
     public StateChange recordFailure(String key, Policy policy, long now) {
+        before(key, policy);
         return written(key, policy, now, super.recordFailure(key, policy, now));
     }
 
     @Override
     public StateChange recordSuccess(String key, Policy policy, long now) {
+        before(key, policy);
         return written(key, policy, now, super.recordSuccess(key, policy, now));
     }
 
     @Override
     public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
+        before(key, policy);
         return written(key, policy, now, super.recordOutcome(key, success, policy, now));
     }
 
     @Override
     public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
+        before(key, policy);
         return written(key, policy, now, super.trialSucceeded(key, trialVersion, policy, now));
     }
 
     @Override
     public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
+        before(key, policy);
         return written(key, policy, now, super.trialFailed(key, trialVersion, policy, now));
     }
 
     @Override
     public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
+        before(key, policy);
         return written(key, policy, now, super.force(key, status, policy, now));
     }
 

@@ -24,6 +24,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -43,6 +47,7 @@ import org.junit.jupiter.api.TestFactory;
 class MutantStoresTest {
     private static final Duration TTL = Duration.ofHours(1);
     private final List<Thread> leaked = new CopyOnWriteArrayList<>();
+    private final List<ExecutorService> executors = new CopyOnWriteArrayList<>();
 
     /** One defect: a fresh wrapper factory per run (shared state lives in the factory), and the verdicts. */
     record Mutant(String name, Supplier<Function<Store, Store>> wrapper, EnumSet<Rule> mustFail,
@@ -52,6 +57,7 @@ class MutantStoresTest {
     @AfterEach
     void stopLeakedThreads() {
         leaked.forEach(Thread::interrupt);
+        executors.forEach(ExecutorService::shutdownNow);
     }
 
     @TestFactory
@@ -93,6 +99,26 @@ class MutantStoresTest {
                 return c;
             }
         };
+    }
+
+    /** A view that reads a key as absent once its deadline (System.nanoTime) in {@code deadlines} passed. */
+    private static class ExpiringView extends ForwardingStore {
+        final Map<String, Long> deadlines;
+
+        ExpiringView(Store inner, Map<String, Long> deadlines) {
+            super(inner);
+            this.deadlines = deadlines;
+        }
+
+        boolean expired(String key) {
+            Long d = deadlines.get(key);
+            return d != null && System.nanoTime() - d > 0;
+        }
+
+        @Override
+        public Optional<BreakerState> get(String key) {
+            return expired(key) ? Optional.empty() : super.get(key);
+        }
     }
 
     @FunctionalInterface
@@ -160,17 +186,7 @@ class MutantStoresTest {
         }, of(R1_6), of(R1_1, R2_1)));
         out.add(new Mutant("forced states expire after their ttl like any other", () -> {
             Map<String, Long> deadlines = new ConcurrentHashMap<>();
-            return inner -> new ForwardingStore(inner) {
-                private boolean expired(String key) {
-                    Long d = deadlines.get(key);
-                    return d != null && System.nanoTime() - d > 0;
-                }
-
-                @Override
-                public Optional<BreakerState> get(String key) {
-                    return expired(key) ? Optional.empty() : super.get(key);
-                }
-
+            return inner -> new ExpiringView(inner, deadlines) {
                 @Override
                 public void put(String key, BreakerState state, Duration ttl) {
                     super.put(key, state, ttl);
@@ -316,7 +332,7 @@ class MutantStoresTest {
                     return c;
                 }
             };
-        }, of(R6_2), of(R6_1, R6_3)));
+        }, of(R6_2, R2_10), of(R6_1, R6_3)));
         out.add(new Mutant("feed delivers only this client's own transitions", () -> inner ->
                 new ForwardingStore(inner) {
                     private final List<Consumer<TransitionEvent>> own = new CopyOnWriteArrayList<>();
@@ -367,6 +383,108 @@ class MutantStoresTest {
         }, of(R6_7), of(R6_1)));
         out.add(new Mutant("claims without a count check, through the engine",
                 () -> new FlawedClaims(FlawedClaims.Defect.LAST_WRITER_WINS)::client, of(R7_2), of(R7_1, R7_4)));
+        out.addAll(contractV2Mutants());
+        return out;
+    }
+
+    /** The defects contract v2's rules name: versions, ttls, quiet clears, fencing, feed order and silence. */
+    private List<Mutant> contractV2Mutants() {
+        List<Mutant> out = new ArrayList<>();
+        out.add(new Mutant("a new life of a key restarts at version 0", () -> inner -> new ForwardingStore(inner) {
+            @Override
+            void before(String key, Policy policy) {
+                if (inner.get(key).isEmpty()) {
+                    inner.put(key, BreakerState.INITIAL, policy.stateTtl()); // the defect: no version base
+                }
+            }
+        }, of(R1_10), of(R1_9, R1_11, R2_1, R5_1)));
+        out.add(new Mutant("atomic writes do not refresh the ttl (expiry counted from the key's first write)", () -> {
+            Map<String, Long> deadlines = new ConcurrentHashMap<>();
+            return inner -> new ExpiringView(inner, deadlines) {
+                @Override
+                public void delete(String key) {
+                    super.delete(key);
+                    deadlines.remove(key);
+                }
+
+                @Override
+                void before(String key, Policy policy) {
+                    if (expired(key)) {
+                        inner.delete(key);
+                        deadlines.remove(key);
+                    }
+                }
+
+                @Override
+                StateChange written(String key, Policy policy, long now, StateChange c) {
+                    if (c.changed()) {
+                        deadlines.putIfAbsent(key, System.nanoTime() + policy.stateTtl().toNanos());
+                    }
+                    return c;
+                }
+            };
+        }, of(R1_11), of(R1_9, R1_10, R2_1)));
+        out.add(new Mutant("atomic writes ignore stateTtl (states never expire)", () -> altering((s, k, p, now, c) -> {
+            if (c.changed()) {
+                s.put(k, c.state(), TTL);
+            }
+            return c;
+        }), of(R1_10, R1_11), of(R1_9, R2_1, R5_7)));
+        out.add(new Mutant("a clearing success is a transition (contract v1)", () -> altering((s, k, p, now, c) ->
+                !c.isTransition() && !c.state().open() && c.previous().failures() > 0 && c.state().failures() == 0
+                        ? new StateChange(c.previous(), c.state().withVersion(c.state().version() + 1),
+                                TransitionKind.CLOSED)
+                        : c),
+                of(R2_10), of(R2_1, R2_2, R2_6)));
+        out.add(new Mutant("trial successes are not fenced (a late success closes)", () -> inner ->
+                new ForwardingStore(inner) {
+                    @Override
+                    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
+                        long current = get(key).map(BreakerState::version).orElse(trialVersion);
+                        return super.trialSucceeded(key, current, policy, now);
+                    }
+                }, of(R5_8), of(R5_1, R5_2, R5_9)));
+        out.add(new Mutant("trial failures are not fenced (every failing trial reopens)", () -> inner ->
+                new ForwardingStore(inner) {
+                    @Override
+                    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
+                        long current = get(key).map(BreakerState::version).orElse(trialVersion);
+                        return super.trialFailed(key, current, policy, now);
+                    }
+                }, of(R5_8, R5_9), of(R5_1, R5_3, R5_4)));
+        out.add(new Mutant("a forced half-open keeps the trial successes of the previous period", () -> altering(
+                (s, k, p, now, c) -> c.transition() == TransitionKind.FORCED_HALF_OPEN
+                        ? new StateChange(c.previous(), c.state().toBuilder()
+                                .trialSuccesses(c.previous().trialSuccesses()).build(), c.transition())
+                        : c),
+                of(R5_10), of(R5_3, R5_5)));
+        out.add(new Mutant("events of even versions delivered 30 ms late (out of order)", () -> {
+            ScheduledExecutorService late = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "mutant-late-events");
+                t.setDaemon(true);
+                return t;
+            });
+            executors.add(late);
+            return inner -> new ForwardingStore(inner) {
+                @Override
+                public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
+                    return super.subscribe(e -> {
+                        if (e.version() % 2 == 0) {
+                            late.schedule(() -> listener.accept(e), 30, TimeUnit.MILLISECONDS);
+                        } else {
+                            listener.accept(e);
+                        }
+                    }, onGap);
+                }
+            };
+        }, of(R6_9), of(R6_1, R6_3)));
+        out.add(new Mutant("feed subscription silently delivers nothing", () -> inner -> new ForwardingStore(inner) {
+            @Override
+            public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
+                get("x"); // fails fast after close, like the rest of the store
+                return () -> { };
+            }
+        }, of(R6_10, R7_5), of(R1_1, R2_1, R7_1)));
         return out;
     }
 
