@@ -45,12 +45,19 @@ import org.slf4j.LoggerFactory;
  * Receipt r = breaker.execute("payment-gateway", () -> gateway.charge(order));
  * }</pre>
  *
+ * <p>Code that runs the call itself (a reactive pipeline, an interceptor) asks for a {@link Permit} with
+ * {@link #tryAcquire(String)} instead; decorators ({@link #decorateSupplier}, {@link #decorateCallable},
+ * {@link #decorateRunnable}, {@link #decorateCompletionStage}) bind an operation once. Metrics and events come
+ * from {@link CircuitBreakerObserver}s ({@link #addObserver}; {@code redeye-micrometer} is one) and the
+ * builder's listeners; {@link #localStatus(String)} answers without calling the store.
+ *
  * <p>This class is the public face; the work is done by package-private parts, each with one job:
- * {@code Gate} (admission), {@code Trials} (the half-open protocol), {@code OutcomeRecorder} (what a call's end
- * means and its best-effort write), {@code StateViews} (the open-state view and the local cache),
+ * {@code Calls} (running calls: one admission and one completion for {@code execute}, {@code executeAsync} and
+ * permits), {@code Gate} (admission), {@code Trials} (the half-open protocol), {@code OutcomeRecorder} (what a
+ * call's end means and its best-effort write), {@code StateViews} (the open-state view and the local cache),
  * {@code FeedHandler} (the transition feed), {@code Operations} (the bounded per-operation registry),
- * {@code StoreAccess} (capabilities and their fallbacks), {@code DegradingStore} (the LOCAL policy) and
- * {@code CallTimer} (call timeouts).
+ * {@code StoreAccess} (capabilities and their fallbacks), {@code DegradingStore} (the LOCAL policy),
+ * {@code CallTimer} (call timeouts) and {@code Observers} (observers and listeners, guarded).
  *
  * <h2>Cost</h2>
  * <ul>
@@ -870,8 +877,10 @@ public final class CircuitBreaker implements AutoCloseable {
 
         /**
          * Called with the operation and the exception when a call ended with an exception the breaker did not
-         * count as a failure: one {@link #recordFailure(Predicate)} declined, an interrupt or a cancellation.
-         * On the thread that saw the call end. An exception it throws is logged, never thrown into the call.
+         * count as a failure: one {@link #recordFailure(Predicate)} declined, an interrupt or a cancellation
+         * (an async call's future cancelled by its caller, or a permit released, throws nothing and is not
+         * reported here). On the thread that saw the call end. An exception it throws is logged, never thrown
+         * into the call.
          */
         public Builder onIgnoredError(BiConsumer<String, Throwable> v) {
             onIgnoredError = v;

@@ -13,17 +13,13 @@ import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.Store;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
+import dev.redeye.tck.MutableClock;
 import java.io.IOException;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assertions;
@@ -39,36 +35,7 @@ import reactor.core.publisher.Mono;
 class RedisIntegrationTest {
     private static final String OP = "ledger";
 
-    /** A clock that moves only when told, shared by both instances. */
-    static final class ManualClock extends Clock {
-        private final AtomicLong millis = new AtomicLong(1_700_000_000_000L);
-
-        void advance(Duration d) {
-            millis.addAndGet(d.toMillis());
-        }
-
-        @Override
-        public long millis() {
-            return millis.get();
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis());
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-    }
-
-    private final ManualClock clock = new ManualClock();
+    private final MutableClock clock = new MutableClock(1_700_000_000_000L); // shared by both instances
     private final List<CircuitBreaker> breakers = new ArrayList<>();
     private String prefix;
 

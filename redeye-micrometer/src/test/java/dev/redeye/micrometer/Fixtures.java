@@ -5,19 +5,15 @@ import org.junit.jupiter.api.Assertions;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.Stores;
 import dev.redeye.api.Store;
+import dev.redeye.tck.MutableClock;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.RequiredSearch;
 import java.io.IOException;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
 /** What the micrometer tests share: a virtual clock, the real Redis, calls that succeed or fail, meter reads. */
@@ -25,33 +21,9 @@ final class Fixtures {
     private Fixtures() {
     }
 
-    /** A clock that moves only when told. */
-    static final class ManualClock extends Clock {
-        private final AtomicLong millis = new AtomicLong(1_700_000_000_000L);
-
-        void advance(Duration d) {
-            millis.addAndGet(d.toMillis());
-        }
-
-        @Override
-        public long millis() {
-            return millis.get();
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis());
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
+    /** A virtual clock (the TCK's) at a fixed start; it moves only when told. */
+    static MutableClock clock() {
+        return new MutableClock(1_700_000_000_000L);
     }
 
     /**

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.tck.MutableClock;
 import dev.redeye.CountingStore;
 import dev.redeye.api.CircuitOpenException;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,7 +27,7 @@ class FleetTest {
     @Test
     void twoInstancesMetersAgreeOnTheStateAfterATrip() throws Exception {
         String prefix = Fixtures.newPrefix();
-        Fixtures.ManualClock clock = new Fixtures.ManualClock();
+        MutableClock clock = Fixtures.clock();
         MeterRegistry ra = new SimpleMeterRegistry();
         MeterRegistry rb = new SimpleMeterRegistry();
         CountingStore storeB = new CountingStore(Fixtures.redis(prefix));
@@ -64,7 +65,7 @@ class FleetTest {
         }
     }
 
-    private static CircuitBreaker breaker(Fixtures.ManualClock clock, String prefix) {
+    private static CircuitBreaker breaker(MutableClock clock, String prefix) {
         return CircuitBreaker.builder().store(Fixtures.redis(prefix)).clock(clock).failureThreshold(3)
                 .resetTimeout(Duration.ofMinutes(1)).jitter(0).build();
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.tck.MutableClock;
 import dev.redeye.CountingStore;
 import io.micrometer.core.instrument.Measurement;
 import io.micrometer.core.instrument.Meter;
@@ -23,7 +24,7 @@ class GaugesNeverCallTheStoreTest {
 
     @Test
     void scrapingEveryMeterMakesNoStoreOperation() throws Exception {
-        Fixtures.ManualClock clock = new Fixtures.ManualClock();
+        MutableClock clock = Fixtures.clock();
         CountingStore store = new CountingStore(Fixtures.redis(Fixtures.newPrefix()));
         MeterRegistry registry = new SimpleMeterRegistry();
         try (CircuitBreaker b = CircuitBreaker.builder().store(store).clock(clock).failureThreshold(2)

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.tck.MutableClock;
 import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.Store;
 import io.micrometer.core.instrument.Meter;
@@ -33,7 +34,7 @@ class ScriptedSequenceTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"local", "redis"})
     void metersFollowTheScript(String mode) throws Exception {
-        Fixtures.ManualClock clock = new Fixtures.ManualClock();
+        MutableClock clock = Fixtures.clock();
         String prefix = Fixtures.newPrefix();
         Store store = mode.equals("redis") ? Fixtures.redis(prefix) : null;
         CircuitBreaker.Builder builder = CircuitBreaker.builder().clock(clock).failureThreshold(5)
