@@ -145,9 +145,10 @@ class PermitTest {
 
     /**
      * Completions racing from two threads: both walk the same permits in lock-step, one calling onSuccess and
-     * the other release, so that they meet on every permit. Exactly one completion per permit wins. A check-then-set completion (a plain volatile
-     * read then write instead of the compare-and-set) fails this test: both threads win some permits (tried:
-     * 27,900 to 39,905 of 100,000 permits won twice, in each of three runs).
+     * the other release, so that they meet on every permit. Exactly one completion per permit wins. A
+     * check-then-set completion (a plain volatile read then write instead of the compare-and-set) fails this
+     * test: both threads win some permits (tried: 27,900 to 39,905 of 100,000 permits won twice, in each of
+     * three runs).
      */
     @Test
     void concurrentCompletionsCountOnce() throws Exception {
