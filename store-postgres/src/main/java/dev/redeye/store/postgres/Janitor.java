@@ -19,9 +19,8 @@ final class Janitor {
     private final long intervalMillis;
     private final Runnable purge;
     private final String table;
-    private final Object lock = new Object();
+    private final StopSignal stop = new StopSignal();
     private final Thread thread;
-    private boolean stopping; // guarded by lock
     private long lastWarning = System.nanoTime() - WARN_EVERY_NANOS;
 
     Janitor(String table, long intervalMillis, Runnable purge) {
@@ -42,10 +41,7 @@ final class Janitor {
 
     /** Stops the thread and waits for it (at most a few seconds; a purge in flight finishes first). */
     void close() {
-        synchronized (lock) {
-            stopping = true;
-            lock.notifyAll();
-        }
+        stop.stop();
         if (thread != Thread.currentThread() && thread.isAlive()) {
             try {
                 thread.join(JOIN_MILLIS);
@@ -75,23 +71,8 @@ final class Janitor {
         }
     }
 
-    /** Waits for the next tick; false once stopping. An interrupt only cuts the wait short. */
+    /** Waits for the next tick, drawn between half and one and a half intervals; false once stopping. */
     private boolean waitForTick() {
-        long wait = intervalMillis / 2 + ThreadLocalRandom.current().nextLong(intervalMillis + 1);
-        long deadline = System.nanoTime() + wait * 1_000_000L;
-        synchronized (lock) {
-            while (!stopping) {
-                long left = (deadline - System.nanoTime()) / 1_000_000L;
-                if (left <= 0) {
-                    return true;
-                }
-                try {
-                    lock.wait(left);
-                } catch (InterruptedException e) {
-                    // not ours to stop on: only close() ends the thread
-                }
-            }
-            return false;
-        }
+        return stop.pause(intervalMillis / 2 + ThreadLocalRandom.current().nextLong(intervalMillis + 1));
     }
 }

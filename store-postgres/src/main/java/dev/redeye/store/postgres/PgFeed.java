@@ -50,8 +50,8 @@ final class PgFeed {
     private final String selectEvent;
     private final FeedSubscribers subscribers;
     private final Object lock = new Object();
+    private final StopSignal stop = new StopSignal();
     private Thread thread;                // guarded by lock
-    private boolean stopping;             // guarded by lock
     private volatile boolean stopped;
     private volatile int backendPid = -1;
 
@@ -69,7 +69,7 @@ final class PgFeed {
         Objects.requireNonNull(listener, "listener");
         Objects.requireNonNull(onGap, "onGap");
         synchronized (lock) {
-            if (stopping) {
+            if (stop.stopped()) {
                 throw new StoreException("PostgresStore on " + names.states + " is closed");
             }
             if (thread == null) {
@@ -103,11 +103,10 @@ final class PgFeed {
     /** Stops the thread, waits for it to close its connection, and drops every subscriber. Idempotent. */
     void close() {
         Thread t;
+        stop.stop();
+        stopped = true;
         synchronized (lock) {
-            stopping = true;
-            stopped = true;
             t = thread;
-            lock.notifyAll();
         }
         if (t == Thread.currentThread()) {
             // close() from a callback: this thread owns the connection; give it back before the caller
@@ -202,23 +201,9 @@ final class PgFeed {
         }
     }
 
-    /** Waits {@code millis} unless stopping; false once stopping. Interrupts only cut the wait short. */
+    /** Waits {@code millis} unless the feed stops meanwhile; false once it stops (interrupts do not stop it). */
     private boolean pause(long millis) {
-        synchronized (lock) {
-            long deadline = System.nanoTime() + millis * 1_000_000L;
-            while (!stopping) {
-                long left = (deadline - System.nanoTime()) / 1_000_000L;
-                if (left <= 0) {
-                    return true;
-                }
-                try {
-                    lock.wait(left);
-                } catch (InterruptedException e) {
-                    // a subscriber's interrupt is not a stop signal: only close() stops the feed
-                }
-            }
-            return false;
-        }
+        return stop.pause(millis);
     }
 
     /** Retries {@link #listen()} with exponential backoff; false if the feed was stopped meanwhile. */

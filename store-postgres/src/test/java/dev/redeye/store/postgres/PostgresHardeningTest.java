@@ -528,42 +528,36 @@ class PostgresHardeningTest {
      */
     @Test
     void aSubscriberThatInterruptsTheFeedThreadDoesNotStopIt() throws Exception {
-        String role = "redeye_intr_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
         String table = newTable();
-        PgTestSupport.exec("CREATE ROLE " + role + " LOGIN");
-        try {
-            PgTestSupport.exec("GRANT USAGE, CREATE ON SCHEMA " + TableNames.quote(schema) + " TO " + role);
-            PGSimpleDataSource asRole = PgTestSupport.dataSource();
-            asRole.setUser(role);
-            PostgresStore s = keep(PostgresStore.builder(asRole).schema(schema).table(table).build());
-            PostgresStore writer = keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(schema).table(table)
-                    .createTables(false).build());
-            AtomicInteger interrupted = new AtomicInteger();
-            s.subscribe(e -> {
-                interrupted.incrementAndGet();
-                Thread.currentThread().interrupt(); // a subscriber that cancels "its" work by interrupting
-            }, () -> Thread.currentThread().interrupt());
-            Collector c = Collector.subscribe(s);
-            long v1 = writer.force("before", BreakerStatus.OPEN, threshold(1), 1).state().version();
-            assertTrue(eventually(() -> c.has("before", v1)));
-            int pid = s.feedBackendPid();
-            PgTestSupport.exec("ALTER ROLE " + role + " CONNECTION LIMIT 0"); // reconnects are refused
-            assertEquals(1, count("SELECT count(*) FROM (SELECT pg_terminate_backend(?, 3000)) t", pid));
-            assertTrue(eventually(() -> c.gaps.get() >= 1), "onGap once the connection is lost");
-            Thread.sleep(400); // the thread is now in its backoff, with the interrupt flag set by onGap
-            PgTestSupport.exec("ALTER ROLE " + role + " CONNECTION LIMIT -1");
-            assertTrue(eventually(() -> s.feedBackendPid() > 0), "reconnected despite the interrupts");
-            assertTrue(eventually(() -> c.gaps.get() >= 2), "a second onGap once listening again");
-            long v2 = writer.force("after", BreakerStatus.OPEN, threshold(1), 2).state().version();
-            assertTrue(eventually(() -> c.has("after", v2)), "events flow again");
-            assertTrue(s.feedThreadAlive());
-            assertTrue(interrupted.get() >= 2);
-        } finally {
-            stores.forEach(Store::close);
-            stores.clear();
-            PgTestSupport.exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '" + role + "'");
-            PgTestSupport.exec("DROP OWNED BY " + role);
-            PgTestSupport.exec("DROP ROLE " + role);
+        try (LoginRole role = new LoginRole("redeye_intr", schema)) {
+            try {
+                PostgresStore s = keep(PostgresStore.builder(role.dataSource()).schema(schema).table(table).build());
+                PostgresStore writer = keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(schema)
+                        .table(table).createTables(false).build());
+                AtomicInteger interrupted = new AtomicInteger();
+                s.subscribe(e -> {
+                    interrupted.incrementAndGet();
+                    Thread.currentThread().interrupt(); // a subscriber that cancels "its" work by interrupting
+                }, () -> Thread.currentThread().interrupt());
+                Collector c = Collector.subscribe(s);
+                long v1 = writer.force("before", BreakerStatus.OPEN, threshold(1), 1).state().version();
+                assertTrue(eventually(() -> c.has("before", v1)));
+                int pid = s.feedBackendPid();
+                role.refuseConnections(); // reconnects are refused
+                assertEquals(1, count("SELECT count(*) FROM (SELECT pg_terminate_backend(?, 3000)) t", pid));
+                assertTrue(eventually(() -> c.gaps.get() >= 1), "onGap once the connection is lost");
+                Thread.sleep(400); // the thread is now in its backoff, with the interrupt flag set by onGap
+                role.allowConnections();
+                assertTrue(eventually(() -> s.feedBackendPid() > 0), "reconnected despite the interrupts");
+                assertTrue(eventually(() -> c.gaps.get() >= 2), "a second onGap once listening again");
+                long v2 = writer.force("after", BreakerStatus.OPEN, threshold(1), 2).state().version();
+                assertTrue(eventually(() -> c.has("after", v2)), "events flow again");
+                assertTrue(s.feedThreadAlive());
+                assertTrue(interrupted.get() >= 2);
+            } finally {
+                stores.forEach(Store::close);
+                stores.clear();
+            }
         }
     }
 

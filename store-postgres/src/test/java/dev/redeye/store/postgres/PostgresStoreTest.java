@@ -286,41 +286,35 @@ class PostgresStoreTest {
 
     @Test
     void listenerBacksOffWhileTheServerRefusesThenResumes() throws Exception {
-        String role = "redeye_gap_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
-        PgTestSupport.exec("CREATE ROLE " + role + " LOGIN");
-        try {
-            PgTestSupport.exec("GRANT USAGE, CREATE ON SCHEMA " + TableNames.quote(schema) + " TO " + role);
-            org.postgresql.ds.PGSimpleDataSource asRole = PgTestSupport.dataSource();
-            asRole.setUser(role);
-            PostgresStore s = PostgresStore.builder(asRole).schema(schema).table("gaps").build();
-            stores.add(s);
-            PostgresStore writer = PostgresStore.builder(PgTestSupport.dataSource()).schema(schema).table("gaps")
-                    .build();
-            stores.add(writer);
-            Collector c = subscribe(s);
-            long v1 = writer.force("before", BreakerStatus.OPEN, threshold(1), 1).state().version();
-            assertTrue(eventually(() -> c.has("before", v1)));
-            int pid = s.feedBackendPid();
+        try (LoginRole role = new LoginRole("redeye_gap", schema)) {
+            try {
+                PostgresStore s = PostgresStore.builder(role.dataSource()).schema(schema).table("gaps").build();
+                stores.add(s);
+                PostgresStore writer = PostgresStore.builder(PgTestSupport.dataSource()).schema(schema)
+                        .table("gaps").build();
+                stores.add(writer);
+                Collector c = subscribe(s);
+                long v1 = writer.force("before", BreakerStatus.OPEN, threshold(1), 1).state().version();
+                assertTrue(eventually(() -> c.has("before", v1)));
+                int pid = s.feedBackendPid();
 
-            // A real refusal: the role may not connect while its connection limit is 0.
-            PgTestSupport.exec("ALTER ROLE " + role + " CONNECTION LIMIT 0");
-            assertEquals(1, count("SELECT count(*) FROM (SELECT pg_terminate_backend(?)) t", pid));
-            assertTrue(eventually(() -> c.gaps.get() >= 1), "onGap as soon as the connection is lost");
-            assertEquals(-1, s.feedBackendPid(), "no connection while the server refuses");
-            long v2 = writer.force("missed", BreakerStatus.OPEN, threshold(1), 2).state().version();
+                // A real refusal: the role may not connect while its connection limit is 0.
+                role.refuseConnections();
+                assertEquals(1, count("SELECT count(*) FROM (SELECT pg_terminate_backend(?)) t", pid));
+                assertTrue(eventually(() -> c.gaps.get() >= 1), "onGap as soon as the connection is lost");
+                assertEquals(-1, s.feedBackendPid(), "no connection while the server refuses");
+                long v2 = writer.force("missed", BreakerStatus.OPEN, threshold(1), 2).state().version();
 
-            PgTestSupport.exec("ALTER ROLE " + role + " CONNECTION LIMIT -1");
-            assertTrue(eventually(() -> s.feedBackendPid() > 0), "reconnected after backing off");
-            assertTrue(eventually(() -> c.gaps.get() >= 2), "a second onGap once listening again");
-            assertFalse(c.has("missed", v2), "an event committed while disconnected is lost (hence onGap)");
-            long v3 = writer.force("after", BreakerStatus.OPEN, threshold(1), 3).state().version();
-            assertTrue(eventually(() -> c.has("after", v3)), "events resume");
-        } finally {
-            stores.forEach(Store::close);
-            stores.clear();
-            PgTestSupport.exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '" + role + "'");
-            PgTestSupport.exec("DROP OWNED BY " + role);
-            PgTestSupport.exec("DROP ROLE " + role);
+                role.allowConnections();
+                assertTrue(eventually(() -> s.feedBackendPid() > 0), "reconnected after backing off");
+                assertTrue(eventually(() -> c.gaps.get() >= 2), "a second onGap once listening again");
+                assertFalse(c.has("missed", v2), "an event committed while disconnected is lost (hence onGap)");
+                long v3 = writer.force("after", BreakerStatus.OPEN, threshold(1), 3).state().version();
+                assertTrue(eventually(() -> c.has("after", v3)), "events resume");
+            } finally {
+                stores.forEach(Store::close);
+                stores.clear();
+            }
         }
     }
 
