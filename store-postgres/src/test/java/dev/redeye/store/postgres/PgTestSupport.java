@@ -76,6 +76,13 @@ final class PgTestSupport {
         return ds;
     }
 
+    /** Creates a schema with a fresh random name (dropped by the test class with {@link #dropSchema}). */
+    static String createSchema(String prefix) throws SQLException {
+        String schema = randomSchema(prefix);
+        exec("CREATE SCHEMA " + TableNames.quote(schema));
+        return schema;
+    }
+
     /** A fresh random schema name. */
     static String randomSchema(String prefix) {
         return prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);

@@ -37,10 +37,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -58,23 +58,20 @@ class PostgresHardeningTest {
     /** Three times the default lock_timeout: what a call blocked by a held row lock may take at most here. */
     private static final long LOCK_BOUND_MILLIS = 3 * Timeouts.DEFAULT_LOCK_MILLIS;
 
+    @RegisterExtension
+    static final PgSchema SCHEMA = new PgSchema("redeye_hard");
     private static String schema;
     private final List<Store> stores = new ArrayList<>();
 
-    @BeforeAll
-    static void createSchema() throws SQLException {
-        schema = PgTestSupport.randomSchema("redeye_hard");
-        PgTestSupport.exec("CREATE SCHEMA " + TableNames.quote(schema));
-    }
-
-    @AfterAll
-    static void dropSchema() throws Exception {
-        PgTestSupport.dropSchema(schema);
+    @BeforeEach
+    void schemaName() {
+        schema = SCHEMA.name();
     }
 
     @AfterEach
     void closeStores() {
         stores.forEach(Store::close);
+        stores.clear();
     }
 
     private static String newTable() {
@@ -521,45 +518,6 @@ class PostgresHardeningTest {
     }
 
     // ------------------------------------------------------------------ 5. the feed survives its subscribers
-
-    /**
-     * A subscriber that sets the feed thread's interrupt flag does not kill the feed: when the connection is
-     * lost and the server refuses reconnects for a while, the thread still backs off, reconnects and delivers.
-     */
-    @Test
-    void aSubscriberThatInterruptsTheFeedThreadDoesNotStopIt() throws Exception {
-        String table = newTable();
-        try (LoginRole role = new LoginRole("redeye_intr", schema)) {
-            try {
-                PostgresStore s = keep(PostgresStore.builder(role.dataSource()).schema(schema).table(table).build());
-                PostgresStore writer = keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(schema)
-                        .table(table).createTables(false).build());
-                AtomicInteger interrupted = new AtomicInteger();
-                s.subscribe(e -> {
-                    interrupted.incrementAndGet();
-                    Thread.currentThread().interrupt(); // a subscriber that cancels "its" work by interrupting
-                }, () -> Thread.currentThread().interrupt());
-                Collector c = Collector.subscribe(s);
-                long v1 = writer.force("before", BreakerStatus.OPEN, threshold(1), 1).state().version();
-                assertTrue(eventually(() -> c.has("before", v1)));
-                int pid = s.feedBackendPid();
-                role.refuseConnections(); // reconnects are refused
-                assertEquals(1, count("SELECT count(*) FROM (SELECT pg_terminate_backend(?, 3000)) t", pid));
-                assertTrue(eventually(() -> c.gaps.get() >= 1), "onGap once the connection is lost");
-                Thread.sleep(400); // the thread is now in its backoff, with the interrupt flag set by onGap
-                role.allowConnections();
-                assertTrue(eventually(() -> s.feedBackendPid() > 0), "reconnected despite the interrupts");
-                assertTrue(eventually(() -> c.gaps.get() >= 2), "a second onGap once listening again");
-                long v2 = writer.force("after", BreakerStatus.OPEN, threshold(1), 2).state().version();
-                assertTrue(eventually(() -> c.has("after", v2)), "events flow again");
-                assertTrue(s.feedThreadAlive());
-                assertTrue(interrupted.get() >= 2);
-            } finally {
-                stores.forEach(Store::close);
-                stores.clear();
-            }
-        }
-    }
 
     /**
      * A subscriber that throws an Error (which FeedSubscribers does not contain) kills the feed loop: the feed

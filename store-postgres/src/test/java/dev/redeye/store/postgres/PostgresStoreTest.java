@@ -39,10 +39,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Jdbi;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -52,24 +52,21 @@ class PostgresStoreTest {
     private static final BreakerState RICH = new BreakerState(3, 1_234_567L, true, 2_345_678L, 2,
             0.1 + 0.2, 17L, 1, false, 9L);
 
+    @RegisterExtension
+    static final PgSchema SCHEMA = new PgSchema("redeye_pgtest");
     private static String schema;
     private final List<Store> stores = new ArrayList<>();
     private String table;
 
-    @BeforeAll
-    static void createSchema() throws SQLException {
-        schema = PgTestSupport.randomSchema("redeye_pgtest");
-        PgTestSupport.exec("CREATE SCHEMA " + TableNames.quote(schema));
-    }
-
-    @AfterAll
-    static void dropSchema() throws Exception {
-        PgTestSupport.dropSchema(schema);
+    @BeforeEach
+    void schemaName() {
+        schema = SCHEMA.name();
     }
 
     @AfterEach
     void closeStores() {
         stores.forEach(Store::close);
+        stores.clear();
     }
 
     /** A new store through the provider, on a table of its own per test unless {@code table} is reused. */
@@ -284,8 +281,13 @@ class PostgresStoreTest {
         assertTrue(s.feedThreadAlive());
     }
 
+    /**
+     * The feed backs off while the server refuses reconnects, says so, and resumes; also when a subscriber sets
+     * the feed thread's interrupt flag on every callback (issue 12: an interrupt pending on the feed thread
+     * used to end its backoff wait, and the thread with it, silently).
+     */
     @Test
-    void listenerBacksOffWhileTheServerRefusesThenResumes() throws Exception {
+    void listenerBacksOffWhileTheServerRefusesThenResumesAlsoWhenASubscriberInterruptsIt() throws Exception {
         try (LoginRole role = new LoginRole("redeye_gap", schema)) {
             try {
                 PostgresStore s = PostgresStore.builder(role.dataSource()).schema(schema).table("gaps").build();
@@ -293,6 +295,11 @@ class PostgresStoreTest {
                 PostgresStore writer = PostgresStore.builder(PgTestSupport.dataSource()).schema(schema)
                         .table("gaps").build();
                 stores.add(writer);
+                AtomicInteger interrupted = new AtomicInteger();
+                s.subscribe(e -> {
+                    interrupted.incrementAndGet();
+                    Thread.currentThread().interrupt(); // a subscriber that cancels "its" work by interrupting
+                }, () -> Thread.currentThread().interrupt());
                 Collector c = subscribe(s);
                 long v1 = writer.force("before", BreakerStatus.OPEN, threshold(1), 1).state().version();
                 assertTrue(eventually(() -> c.has("before", v1)));
@@ -304,6 +311,7 @@ class PostgresStoreTest {
                 assertTrue(eventually(() -> c.gaps.get() >= 1), "onGap as soon as the connection is lost");
                 assertEquals(-1, s.feedBackendPid(), "no connection while the server refuses");
                 long v2 = writer.force("missed", BreakerStatus.OPEN, threshold(1), 2).state().version();
+                Thread.sleep(400); // the thread is in its backoff, with the interrupt flag set by onGap
 
                 role.allowConnections();
                 assertTrue(eventually(() -> s.feedBackendPid() > 0), "reconnected after backing off");
@@ -311,6 +319,8 @@ class PostgresStoreTest {
                 assertFalse(c.has("missed", v2), "an event committed while disconnected is lost (hence onGap)");
                 long v3 = writer.force("after", BreakerStatus.OPEN, threshold(1), 3).state().version();
                 assertTrue(eventually(() -> c.has("after", v3)), "events resume");
+                assertTrue(s.feedThreadAlive());
+                assertTrue(interrupted.get() >= 2, "the interrupting subscriber got the events too");
             } finally {
                 stores.forEach(Store::close);
                 stores.clear();
