@@ -7,6 +7,7 @@ package dev.redeye.store.postgres;
  * Thread-safe.
  */
 final class StopSignal {
+    private static final long MAX_PAUSE_MILLIS = 365L * 24 * 3600 * 1000;
     private boolean stopped; // guarded by this
 
     /** Stops: every current and later {@link #pause} returns false at once. Idempotent. */
@@ -25,7 +26,8 @@ final class StopSignal {
      * @return true when the time has passed, false once stopped
      */
     synchronized boolean pause(long millis) {
-        long deadline = System.nanoTime() + millis * 1_000_000L;
+        // at most a year at once, so that the deadline cannot overflow
+        long deadline = System.nanoTime() + Math.min(millis, MAX_PAUSE_MILLIS) * 1_000_000L;
         while (!stopped) {
             long left = (deadline - System.nanoTime()) / 1_000_000L;
             if (left <= 0) {

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -19,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * of up to five seconds, however soon the server is back, and a call waiting on the pool would time out
  * although the server answers. So while the pool holds no connection (after an outage, or before its first),
  * a call opens one of its own straight from the driver, bounded by the driver's {@code loginTimeout}, and
- * closes it afterwards, while one background borrow makes the pool refill; as soon as the pool holds a
- * connection again, calls borrow as usual. The first call after the server is back therefore works.
+ * closes it afterwards (at most the pool's size of them at once; further callers wait for the pool), while one
+ * background borrow makes the pool refill; as soon as the pool holds a connection again, calls borrow as usual.
+ * The first call after the server is back therefore works.
  *
  * <p>When a call finds its connection closed by the server (a restart, {@code pg_terminate_backend}), every
  * idle connection of the pool is evicted ({@link #evictAll()}): they most likely died the same way. Closing
@@ -34,6 +36,8 @@ final class StorePool implements SqlRunner.Source, AutoCloseable {
     private final HikariDataSource pool;
     private final String name;
     private final AtomicReference<Thread> refill = new AtomicReference<>();
+    /** Connections open around the pool at once, at most the pool's size. */
+    private final Semaphore around;
 
     /**
      * @param driver            the driver's data source, with its URL, credentials and timeouts set; its
@@ -46,6 +50,7 @@ final class StorePool implements SqlRunner.Source, AutoCloseable {
     StorePool(PGSimpleDataSource driver, int size, long waitMillis, long validationMillis, String connectionInitSql) {
         this.driver = driver;
         this.name = "redeye-pg-" + POOLS.incrementAndGet();
+        this.around = new Semaphore(size);
         HikariConfig config = new HikariConfig();
         config.setDataSource(driver);
         config.setPoolName(name);
@@ -67,25 +72,44 @@ final class StorePool implements SqlRunner.Source, AutoCloseable {
         HikariPoolMXBean bean = pool.getHikariPoolMXBean();
         if (bean != null && bean.getTotalConnections() == 0) {
             refillInBackground();
-            Connection c = driver.getConnection();
-            try {
-                initSession(c);
-            } catch (SQLException | RuntimeException e) {
-                c.close();
-                throw e;
+            // At most the pool's size of such connections at once: a herd of callers after an outage must not
+            // open a connection each. The others wait for the pool.
+            if (around.tryAcquire()) {
+                return openAround();
             }
-            return new SqlRunner.Lease(c, c);
         }
         Connection c = pool.getConnection();
         return new SqlRunner.Lease(c, c);
     }
 
-    /** Runs the pool's connection-init SQL on a connection opened around the pool. */
+    /** A connection straight from the driver, closed (and its permit returned) when the lease is. */
+    private SqlRunner.Lease openAround() throws SQLException {
+        Connection c;
+        try {
+            c = driver.getConnection();
+            initSession(c);
+        } catch (SQLException | RuntimeException e) {
+            around.release();
+            throw e;
+        }
+        return new SqlRunner.Lease(c, () -> {
+            try {
+                c.close();
+            } finally {
+                around.release();
+            }
+        });
+    }
+
+    /** Runs the pool's connection-init SQL on a connection opened around the pool; closes it if that fails. */
     private void initSession(Connection c) throws SQLException {
         String init = pool.getConnectionInitSql();
         if (init != null) {
             try (var st = c.createStatement()) {
                 st.execute(init);
+            } catch (SQLException | RuntimeException e) {
+                c.close();
+                throw e;
             }
         }
     }
