@@ -42,5 +42,5 @@ import org.junit.jupiter.api.TestMethodOrder;
  * {@link TckRunner}.
  */
 @TestMethodOrder(MethodOrderer.MethodName.class)
-public abstract class StoreTck extends EngineRules {
+public abstract class StoreTck extends ModelRules {
 }

@@ -69,6 +69,22 @@ public final class TckRunner {
      * all, since every group but R1 would then be skipped.
      */
     public static final String EXPECT_PARAMETER = "redeye.tck.expect";
+    /**
+     * The JUnit configuration parameter (and system property) seeding the random scenarios of the model rules
+     * (R8): the same seed draws the same scenarios, so a failure is run again with the seed its message
+     * names. Default {@value #DEFAULT_SEED}: every run draws the same scenarios unless told otherwise.
+     */
+    public static final String SEED_PARAMETER = "redeye.tck.seed";
+    /**
+     * The JUnit configuration parameter (and system property) setting how many random scenarios the model
+     * rules run: R8.1 runs this many sequences, R8.3 this many concurrent scenarios, R8.2 (which waits in
+     * real time) a tenth of it, at least one. Default {@value #DEFAULT_TRIES}.
+     */
+    public static final String TRIES_PARAMETER = "redeye.tck.tries";
+    /** The seed of the model rules unless {@link #SEED_PARAMETER} says otherwise. */
+    public static final long DEFAULT_SEED = 20261130L;
+    /** How many scenarios the model rules run unless {@link #TRIES_PARAMETER} says otherwise. */
+    public static final int DEFAULT_TRIES = 100;
     private static final List<Class<?>> CAPABILITIES = List.of(AtomicRecording.class, TrialClaims.class,
             AtomicTransitions.class, TransitionFeed.class);
     /** The configuration parameter naming a registered supplier of {@link SuppliedStoreTck}. */
