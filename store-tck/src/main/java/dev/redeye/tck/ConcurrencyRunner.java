@@ -162,7 +162,11 @@ final class ConcurrencyRunner implements AutoCloseable {
         sb.append(duplicate != null ? duplicate + "\n"
                 : "no sequential order of the reference model explains what the clients saw (the results of the "
                         + "calls below cannot all be true of one atomic store)\n");
-        sb.append(setup.replay());
+        Set<Integer> keys = new HashSet<>();
+        for (int k = 0; k < sc.prefix().keys().size(); k++) {
+            keys.add(k);
+        }
+        sb.append(setup.replay(keys));
         long t0 = Long.MAX_VALUE;
         for (List<Event> thread : history) {
             for (Event e : thread) {

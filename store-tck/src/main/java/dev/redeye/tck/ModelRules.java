@@ -78,7 +78,7 @@ abstract class ModelRules extends EngineRules {
         claims(clients[0]);
         Set<Call.Op> ops = EnumSet.of(Call.Op.CLAIM, Call.Op.RELEASE, Call.Op.DELETE, Call.Op.GET);
         SequenceRunner runner = new SequenceRunner(clients);
-        int n = Math.max(1, tries() / 10);
+        int n = Math.max(1, tries() / 5);
         for (int i = 0; i < n; i++) {
             Scenario sc = new ScenarioGenerator(random(Rule.R8_2, i), ops, Purpose.EXPIRY)
                     .scenario(4, MAX_EXPIRY_STEPS);

@@ -63,11 +63,11 @@ abstract class PlainStoreRules extends TransitionSupport {
             }
         }
         Set<Class<?>> expected = expectedCapabilities();
-        assertNotNull(expected, "expectedCapabilities() returned null; return Set.of() for a plain store");
+        assertNotNull(expected, expectationSource() + " returned null; return Set.of() for a plain store");
         for (Class<?> e : expected) {
             Optional<?> found = s.capability(e);
             assertTrue(found.isPresent(), "store does not declare " + e.getSimpleName()
-                    + " although expectedCapabilities() lists it; it declares " + declared);
+                    + " although " + expectationSource() + " lists it; it declares " + declared);
             assertTrue(e.isInstance(found.get()), "capability(" + e.getSimpleName()
                     + ") returned an object of the wrong type: " + found.get().getClass().getName());
         }

@@ -248,7 +248,7 @@ public enum Rule {
             "the method the failing step of the printed, shrunk sequence calls: replay it against the store; "
                     + "a native port of Transitions (script, SQL) diverging on a boundary, a new life of a key "
                     + "starting below a version it had, a claim counted or freed wrongly, or a write lost"),
-    R8_2("R8.2", "(real time) Random sequences of claims with short (250 ms) and long ttls, permits 1 to 3, "
+    R8_2("R8.2", "(real time) Random sequences of claims with short (200 ms) and long ttls, permits 1 to 3, "
             + "releases with live, stale, expired and wrong tokens, deletes and waits: a claim holds its permit "
             + "until its ttl and frees it after, as the reference claim table says; only what real time makes "
             + "certain is judged.",

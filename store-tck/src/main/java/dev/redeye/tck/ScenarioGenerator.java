@@ -124,12 +124,14 @@ final class ScenarioGenerator {
     /** One step at or after virtual time {@code after}. */
     Step step(List<KeySpec> keys, long after) {
         Kind kind = kind();
-        int key = random.nextInt(100) < (purpose == Purpose.CONCURRENT ? 85 : 70) ? 0 : 1;
+        int key = random.nextInt(100) < (purpose == Purpose.MODEL ? 70 : 85) ? 0 : 1;
         long at = after + advance(keys.get(key).policy());
         int arg;
         switch (kind) {
             case CLAIM:
-                arg = purpose == Purpose.EXPIRY ? random.nextInt(6) : random.nextInt(3);
+                // R8.2: two claims in three are short, and most want several permits
+                arg = purpose == Purpose.EXPIRY ? (random.nextInt(3) == 0 ? 0 : 3) + (random.nextInt(4) == 0 ? 0
+                        : 1 + random.nextInt(2)) : random.nextInt(3);
                 break;
             case PUT:
                 arg = random.nextInt(1 << 20);

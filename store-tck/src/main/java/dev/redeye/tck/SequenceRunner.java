@@ -33,12 +33,12 @@ final class SequenceRunner {
     /** The ttl of claims that must not expire within a scenario. */
     static final Duration LONG_CLAIM_TTL = Duration.ofMinutes(5);
     /** The ttl of the claims of R8.2, which expire within a scenario. */
-    static final Duration SHORT_CLAIM_TTL = Duration.ofMillis(250);
+    static final Duration SHORT_CLAIM_TTL = Duration.ofMillis(200);
     /**
      * Before a claim or release, a claim within this much of its ttl is waited out until it surely expired,
      * so that a slow machine makes the rule wait longer rather than judge an uncertain claim.
      */
-    static final long GUARD_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    static final long GUARD_NANOS = TimeUnit.MILLISECONDS.toNanos(80);
 
     private static final String[] CLIENT_NAMES = {"a", "b"};
 
@@ -103,11 +103,16 @@ final class SequenceRunner {
          * call with what it returned, and at the failing step what the model expected.
          */
         String replay() {
-            StringBuilder sb = new StringBuilder();
             Set<Integer> used = new HashSet<>();
             for (Step s : scenario.steps()) {
                 used.add(s.key());
             }
+            return replay(used);
+        }
+
+        /** The replay, declaring the keys in {@code used}. */
+        String replay(Set<Integer> used) {
+            StringBuilder sb = new StringBuilder();
             sb.append("  Keys and policies (a fresh key prefix replaces the TCK's; T0 = ").append(TckBase.T0)
                     .append("L):\n");
             for (int k = 0; k < scenario.keys().size(); k++) {
@@ -121,8 +126,13 @@ final class SequenceRunner {
             sb.append("  Replay (a and b: two clients of the store; rec(s), tr(s), claims(s): "
                     + "s.capability(AtomicRecording / AtomicTransitions / TrialClaims .class).orElseThrow()):\n");
             for (Line l : lines) {
+                if (l.call() == null && scenario.steps().get(l.step()).kind() == Scenario.Kind.WAIT) {
+                    sb.append(String.format("    %3d. Thread.sleep(%d);  // wait: every short claim surely expired%n",
+                            l.step() + 1, l.slept()));
+                    continue;
+                }
                 if (l.slept() > 0) {
-                    sb.append(String.format("         Thread.sleep(%d); // until every short claim surely expired%n",
+                    sb.append(String.format("         Thread.sleep(%d);  // until every short claim surely expired%n",
                             l.slept()));
                 }
                 if (l.call() == null) {

@@ -107,6 +107,11 @@ abstract class TckBase {
         return true;
     }
 
+    /** Where the expectation of R0.1 comes from, as a failure message names it. */
+    String expectationSource() {
+        return "expectedCapabilities()";
+    }
+
     @BeforeEach
     final void tckNewPrefix() {
         prefix = "tck-" + UUID.randomUUID().toString().substring(0, 8) + ":";
