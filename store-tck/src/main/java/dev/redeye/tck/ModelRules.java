@@ -151,7 +151,8 @@ abstract class ModelRules extends EngineRules {
     private String shrunk(SequenceRunner.Run failing, SequenceRunner runner, String what, int i, int n) {
         Shrinker shrinker = new Shrinker(sc -> runner.run(sc, runPrefix()), MAX_SHRINK_RUNS, SHRINK_BUDGET_NANOS);
         SequenceRunner.Run small = shrinker.shrink(failing);
-        return "the store diverged from the reference model; shrunk to " + small.length() + " steps (from step "
+        return "the store diverged from the reference model; shrunk to " + small.length()
+                + (small.length() == 1 ? " step" : " steps") + " (from step "
                 + failing.length() + " of " + failing.scenario.steps().size() + " generated, " + shrinker.runs()
                 + " shrinking runs" + (shrinker.exhausted() ? ", shrinking budget spent" : "") + "); " + what + " "
                 + (i + 1) + " of " + n + ", seed " + seed() + " (" + TckRunner.SEED_PARAMETER + "=" + seed()

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.TestFactory;
  * against several permits until a release prunes them, and a force that is a read-then-write.
  */
 class ModelRuleMutantsTest {
-    private static final Pattern SHRUNK = Pattern.compile("shrunk to (\\d+) steps");
+    private static final Pattern SHRUNK = Pattern.compile("shrunk to (\\d+) steps?");
     private static final Set<Rule> SCRIPTED = EnumSet.range(Rule.R0_1, Rule.R7_10);
 
     /**
