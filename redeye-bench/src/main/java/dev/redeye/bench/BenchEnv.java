@@ -6,11 +6,11 @@ import java.util.Set;
 
 /**
  * The settings of one {@link DistributedBench} run: which backends and sections, where the services are
- * ({@code REDEYE_REDIS_URL}, {@code REDEYE_POSTGRES_URL}), and whether this is a short smoke run
+ * ({@code REDEYE_REDIS_URL}, {@code REDEYE_POSTGRES_URL}, {@code REDEYE_HAZELCAST_URL}), and whether this is a short smoke run
  * ({@code --quick}: a few hundred calls per figure, fit only to check the harness works).
  */
 final class BenchEnv {
-    static final List<String> ALL_STORES = List.of("memory", "redis", "postgres");
+    static final List<String> ALL_STORES = List.of("memory", "redis", "postgres", "hazelcast");
     static final List<String> ALL_SECTIONS = List.of("ops", "latency", "atomic", "growth", "fleet");
 
     private final List<String> stores;
@@ -60,7 +60,7 @@ final class BenchEnv {
                     break;
                 default:
                     throw new IllegalArgumentException("unknown argument '" + args[i]
-                            + "'; usage: DistributedBench [--stores memory,redis,postgres]"
+                            + "'; usage: DistributedBench [--stores memory,redis,postgres,hazelcast]"
                             + " [--sections ops,latency,atomic,growth,fleet] [--quick]");
             }
         }
@@ -119,6 +119,8 @@ final class BenchEnv {
                 return StoreFixture.redis(redisUrl);
             case "postgres":
                 return StoreFixture.postgres(postgresUrl, pooled);
+            case "hazelcast":
+                return StoreFixture.hazelcast(System.getenv("REDEYE_HAZELCAST_URL"));
             default:
                 throw new IllegalArgumentException("unknown store '" + store + "'; known: " + ALL_STORES);
         }
@@ -129,5 +131,5 @@ final class BenchEnv {
         return stores.contains(store);
     }
 
-    static final Set<String> REMOTE = Set.of("redis", "postgres");
+    static final Set<String> REMOTE = Set.of("redis", "postgres", "hazelcast");
 }

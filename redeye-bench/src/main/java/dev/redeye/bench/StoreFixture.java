@@ -1,5 +1,9 @@
 package dev.redeye.bench;
 
+import com.hazelcast.config.Config;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.redeye.InMemoryStore;
@@ -7,6 +11,7 @@ import dev.redeye.Stores;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUris;
+import dev.redeye.store.hazelcast.HazelcastStore;
 import dev.redeye.store.postgres.PostgresStore;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -41,6 +46,9 @@ import redis.clients.jedis.resps.ScanResult;
  * set-up the store's Javadoc shows), or {@code Stores.open("jdbc:postgresql://...&schema=<unique>")} with the
  * store's own pool; round trip = {@code SELECT 1} through a HikariCP pool; clean-up
  * drops the schema.</li>
+ * <li>{@link #hazelcast(String)}: {@code Stores.open("hazelcast://...?map=<unique>")} per client (each with its
+ * own Hazelcast client); without a URL, one member started in this JVM (native mode); round trip =
+ * {@code IMap.get} of an absent key through a store's own client; clean-up destroys both maps.</li>
  * </ul>
  *
  * <p>Not thread-safe to open clients concurrently; the clients themselves are as thread-safe as the stores.
@@ -272,6 +280,85 @@ public abstract class StoreFixture implements AutoCloseable {
                 }
             }
         };
+    }
+
+    // --------------------------------------------------------------------------------------------- hazelcast
+
+    /**
+     * Hazelcast through {@code Stores.open}, in maps unique to this run.
+     *
+     * @param url for example {@code hazelcast://dev@10.0.0.5:5701}, without a query; null or blank starts one
+     *            member in this JVM (it carries redeye's classes, so native mode; it also shares this JVM's
+     *            cores, so point the URL at a member of its own for latency figures)
+     */
+    public static StoreFixture hazelcast(String url) {
+        if (url != null && url.indexOf('?') >= 0) {
+            throw new IllegalArgumentException("give the Hazelcast URL without a query: " + StoreUris.redact(url));
+        }
+        HazelcastInstance member = url == null || url.isBlank() ? benchMember() : null;
+        String base = member == null ? url : "hazelcast://" + member.getConfig().getClusterName() + "@127.0.0.1:"
+                + member.getConfig().getNetworkConfig().getPort();
+        String uri = base + "?map=redeye-bench-" + RUN_ID + "&timeout=10000";
+        return new StoreFixture("hazelcast") {
+            @Override
+            Store newClient() {
+                return Stores.open(uri);
+            }
+
+            @Override
+            public RoundTrip roundTrip() {
+                HazelcastStore s = (HazelcastStore) Stores.open(uri);
+                IMap<String, Object> map = s.instance().getMap(s.mapName());
+                return new RoundTrip() {
+                    @Override
+                    public String describe() {
+                        return "IMap.get (the store's client)";
+                    }
+
+                    @Override
+                    public void once() {
+                        map.get("redeye-bench-absent");
+                    }
+
+                    @Override
+                    public void close() {
+                        s.close();
+                    }
+                };
+            }
+
+            @Override
+            void cleanUp() {
+                try (HazelcastStore s = (HazelcastStore) Stores.open(uri)) {
+                    s.instance().getMap(s.claimsMapName()).destroy();
+                    s.instance().getMap(s.mapName()).destroy();
+                    LOG.info("destroyed Hazelcast maps {} and {}", s.mapName(), s.claimsMapName());
+                } finally {
+                    if (member != null) {
+                        member.shutdown();
+                    }
+                }
+            }
+        };
+    }
+
+    /** One member on a free port of 127.0.0.1, under a cluster name of its own. */
+    private static HazelcastInstance benchMember() {
+        int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            port = free.getLocalPort();
+        } catch (java.io.IOException e) {
+            throw new StoreException("no free port for a Hazelcast member: " + e.getMessage(), e);
+        }
+        Config c = new Config().setClusterName("redeye-bench-" + RUN_ID);
+        c.setProperty("hazelcast.logging.type", "slf4j");
+        c.setProperty("hazelcast.phone.home.enabled", "false");
+        c.getNetworkConfig().setPort(port).setPortAutoIncrement(false).getInterfaces().setEnabled(true)
+                .addInterface("127.0.0.1");
+        c.getNetworkConfig().getJoin().getMulticastConfig().setEnabled(false);
+        c.getNetworkConfig().getJoin().getAutoDetectionConfig().setEnabled(false);
+        LOG.info("no REDEYE_HAZELCAST_URL: starting a Hazelcast member in this JVM on 127.0.0.1:{}", port);
+        return Hazelcast.newHazelcastInstance(c);
     }
 
     private static HikariDataSource pool(String jdbcUrl, int size) {

@@ -23,7 +23,8 @@ public final class StoreOption {
     CommandSpec mixee;
 
     @Option(names = "--store", paramLabel = "URI", defaultValue = "${env:REDEYE_STORE}",
-            description = "Store URI, e.g. redis://127.0.0.1:6379, postgresql://127.0.0.1:5432/db, memory: "
+            description = "Store URI, e.g. redis://127.0.0.1:6379, postgresql://127.0.0.1:5432/db, "
+                    + "hazelcast://dev@127.0.0.1:5701, memory: "
                     + "(default: $REDEYE_STORE).")
     String uri;
 

@@ -65,9 +65,24 @@ class RedeyeJarIT {
     void everyStoreProviderSurvivesShading() throws Exception {
         Proc p = java("status", "--store", "nosuch://x", "op");
         assertEquals(2, p.exit(), p::toString);
-        for (String scheme : new String[] {"memory", "redis", "rediss", "postgresql", "jdbc:postgresql"}) {
+        for (String scheme : new String[] {"memory", "redis", "rediss", "postgresql", "jdbc:postgresql", "hazelcast"}) {
             assertTrue(p.err().contains(scheme), () -> scheme + " missing: " + p);
         }
+    }
+
+    /** The shaded Hazelcast client (and its own service files) works from the jar, quietly. */
+    @Test
+    void hazelcastCommandsWorkFromTheJar() throws Exception {
+        String uri = HazelcastMember.uri();
+        String op = "jar-" + System.nanoTime();
+        Proc open = java("force-open", "--store", uri, op);
+        assertEquals(0, open.exit(), open::toString);
+        assertTrue(open.out().contains("CLOSED -> FORCED_OPEN"), open::toString);
+        Proc status = java("status", "--store", uri, "--json", op);
+        assertEquals(0, status.exit(), status::toString);
+        assertEquals("FORCED_OPEN", Json.mapper().readTree(status.out()).get(0).get("status").asText(), status::toString);
+        assertEquals("", status.err(), status::toString);
+        assertEquals(0, java("reset", "--store", uri, op).exit());
     }
 
     @Test

@@ -1,0 +1,27 @@
+package dev.redeye.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.Policy;
+import dev.redeye.api.Store;
+import org.junit.jupiter.api.Test;
+
+/** The Hazelcast fixture without a URL: a member in this JVM, clients sharing one map, clean-up. */
+class HazelcastFixtureTest {
+
+    @Test
+    void clientsShareOneMapAndTheRoundTripWorks() {
+        try (StoreFixture f = StoreFixture.hazelcast(null)) {
+            Store a = f.open();
+            Store b = f.open();
+            a.capability(AtomicRecording.class).orElseThrow().recordFailure("op", Policy.defaults(), 1);
+            assertEquals(1, b.get("op").orElseThrow().failures());
+            try (StoreFixture.RoundTrip rt = f.roundTrip()) {
+                rt.once();
+                assertTrue(rt.describe().startsWith("IMap.get"));
+            }
+        }
+    }
+}

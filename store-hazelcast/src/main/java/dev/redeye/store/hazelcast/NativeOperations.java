@@ -1,0 +1,63 @@
+package dev.redeye.store.hazelcast;
+
+import com.hazelcast.map.IMap;
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StateChange;
+import dev.redeye.api.StoreException;
+import java.util.Optional;
+
+/**
+ * Native mode: every atomic operation is one {@code executeOnKey}, an entry processor that runs on the member
+ * owning the key (one network hop; Hazelcast serializes processors of one key).
+ */
+final class NativeOperations implements Operations {
+    private final IMap<String, Object> states;
+    private final IMap<String, Object> claims;
+    private final long tombstoneTtlMillis;
+
+    NativeOperations(IMap<String, Object> states, IMap<String, Object> claims, long tombstoneTtlMillis) {
+        this.states = states;
+        this.claims = claims;
+        this.tombstoneTtlMillis = tombstoneTtlMillis;
+    }
+
+    @Override
+    public String mode() {
+        return "native";
+    }
+
+    @Override
+    public Optional<BreakerState> get(String key) {
+        return Optional.ofNullable(StateValues.decode(states.get(key), StateValues.where(key)).state);
+    }
+
+    @Override
+    public StateChange change(String key, StateOp op, Policy policy, long now, long trialVersion) {
+        String reply = states.executeOnKey(key, new StateProcessor(op, policy, now, trialVersion));
+        return StateValues.readResult(reply, StateValues.where(key));
+    }
+
+    @Override
+    public void delete(String key) {
+        check(states.executeOnKey(key, new DeleteProcessor(tombstoneTtlMillis)));
+    }
+
+    @Override
+    public boolean claim(String key, String token, int permits, long ttlMillis) {
+        return "1".equals(check(claims.executeOnKey(key, ClaimProcessor.claim(token, permits, ttlMillis))));
+    }
+
+    @Override
+    public void release(String key, String token) {
+        check(claims.executeOnKey(key, ClaimProcessor.release(token)));
+    }
+
+    /** Throws the error a processor reported (malformed data on the member). */
+    private static String check(String reply) {
+        if (reply != null && reply.startsWith("E")) {
+            throw new StoreException(reply.substring(1));
+        }
+        return reply;
+    }
+}

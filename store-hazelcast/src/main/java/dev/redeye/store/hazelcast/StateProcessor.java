@@ -1,0 +1,116 @@
+package dev.redeye.store.hazelcast;
+
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StateChange;
+import dev.redeye.api.StoreException;
+import dev.redeye.api.Strategy;
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * Native mode's atomic state change: decodes the stored value, applies one {@link StateOp} (a
+ * {@code Transitions} rule) and writes the result, all on the member owning the key, under Hazelcast's
+ * per-key lock. Returns the change encoded by {@link StateValues#result} (or an error for malformed data,
+ * which is left untouched).
+ *
+ * <p>An absent or deleted key starts a new life at {@code max(cluster clock in µs, tombstone + 1)}, so versions
+ * never go backwards. A changed state is written with {@link Policy#stateTtlMillis()} as its ttl (refreshed
+ * on every write), a forced one without expiry; a change that changes nothing writes nothing.
+ */
+final class StateProcessor extends MemberProcessor {
+    private static final long serialVersionUID = 1L;
+
+    private StateOp op;
+    private long now;
+    private long trialVersion;
+    private Policy policy;
+
+    /** For Hazelcast's deserialization on the member. */
+    public StateProcessor() {
+    }
+
+    StateProcessor(StateOp op, Policy policy, long now, long trialVersion) {
+        this.op = op;
+        this.policy = policy;
+        this.now = now;
+        this.trialVersion = trialVersion;
+    }
+
+    @Override
+    String run(Map.Entry<String, Object> entry) {
+        String where = StateValues.where(entry.getKey());
+        StateValues.Decoded current;
+        try {
+            current = StateValues.decode(entry.getValue(), where);
+        } catch (StoreException e) {
+            return StateValues.error(e.getMessage());
+        }
+        BreakerState from = current.current(clusterMillis() * 1000L);
+        StateChange change = op.apply(from, policy, now, trialVersion);
+        if (change.changed()) {
+            write(entry, StateValues.written(change, change.toEvent(entry.getKey(), policy, now)),
+                    ttlOf(change.state(), policy));
+        }
+        return StateValues.result(change);
+    }
+
+    /** A state's ttl: the policy's, none while forced. */
+    static long ttlOf(BreakerState s, Policy p) {
+        return s.forced() ? NO_EXPIRY : p.stateTtlMillis();
+    }
+
+    @Override
+    void writeFields(ObjectDataOutput out) throws IOException {
+        out.writeInt(op.code);
+        out.writeLong(now);
+        out.writeLong(trialVersion);
+        writePolicy(out, policy);
+    }
+
+    @Override
+    void readFields(ObjectDataInput in) throws IOException {
+        try {
+            op = StateOp.fromCode(in.readInt());
+            now = in.readLong();
+            trialVersion = in.readLong();
+            policy = readPolicy(in);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("redeye-store-hazelcast: malformed state processor: " + e.getMessage(), e);
+        }
+    }
+
+    /** Every field of a policy, by explicit code and in a fixed order. */
+    static void writePolicy(ObjectDataOutput out, Policy p) throws IOException {
+        out.writeInt(p.strategy().code());
+        out.writeInt(p.failureThreshold());
+        out.writeLong(p.maxGapBetweenFailuresMillis());
+        out.writeDouble(p.errorRateThreshold());
+        out.writeInt(p.minimumCalls());
+        out.writeDouble(p.errorRateDecay());
+        out.writeInt(p.successThreshold());
+        out.writeLong(p.resetTimeoutMillis());
+        out.writeDouble(p.backoffMultiplier());
+        out.writeLong(p.maxResetTimeoutMillis());
+        out.writeDouble(p.jitter());
+        out.writeLong(p.stateTtlMillis());
+    }
+
+    /** Reads what {@link #writePolicy} wrote; the policy validates itself. */
+    static Policy readPolicy(ObjectDataInput in) throws IOException {
+        int strategy = in.readInt();
+        Strategy s = null;
+        for (Strategy candidate : Strategy.values()) {
+            if (candidate.code() == strategy) {
+                s = candidate;
+            }
+        }
+        if (s == null) {
+            throw new IllegalArgumentException("unknown strategy code " + strategy);
+        }
+        return new Policy(s, in.readInt(), in.readLong(), in.readDouble(), in.readInt(), in.readDouble(),
+                in.readInt(), in.readLong(), in.readDouble(), in.readLong(), in.readDouble(), in.readLong());
+    }
+}

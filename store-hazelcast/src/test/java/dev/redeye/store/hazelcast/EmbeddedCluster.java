@@ -1,0 +1,117 @@
+package dev.redeye.store.hazelcast;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+
+/**
+ * Real Hazelcast members in this JVM (so they carry redeye's classes: native mode), joined over TCP-IP on
+ * 127.0.0.1 (no multicast) under a unique cluster name and free ports, plus clients connected to them the way
+ * {@link HazelcastStoreProvider} connects. Members start quietly (logging through SLF4J at WARN, no phone-home,
+ * 31 partitions, no join delay) so that a cluster starts in a few seconds on a busy machine.
+ */
+final class EmbeddedCluster implements AutoCloseable {
+    final String name;
+    private final List<Integer> ports;
+    private final List<MapConfig> maps;
+    private final List<HazelcastInstance> members = new CopyOnWriteArrayList<>();
+    private final List<Integer> started = new CopyOnWriteArrayList<>();
+    private final List<HazelcastInstance> clients = new CopyOnWriteArrayList<>();
+
+    /** Starts {@code size} members (they find each other before this returns). */
+    EmbeddedCluster(String what, int size, MapConfig... maps) {
+        this.name = Ports.clusterName(what);
+        this.ports = Ports.free(size + 1); // one spare: a member started later joins on it
+        this.maps = List.of(maps);
+        for (int i = 0; i < size; i++) {
+            startMember(i);
+        }
+    }
+
+    /** Starts the member of port index {@code i} and waits until the cluster has it. */
+    HazelcastInstance startMember(int i) {
+        HazelcastInstance m = Hazelcast.newHazelcastInstance(config(i));
+        members.add(m);
+        started.add(ports.get(i));
+        return m;
+    }
+
+    private Config config(int i) {
+        Config c = new Config();
+        c.setClusterName(name);
+        c.setInstanceName(name + "-member-" + i);
+        quiet(c);
+        c.getJetConfig().setEnabled(false);
+        c.getNetworkConfig().setPort(ports.get(i)).setPortAutoIncrement(false);
+        c.getNetworkConfig().getInterfaces().setEnabled(true).addInterface("127.0.0.1");
+        JoinConfig join = c.getNetworkConfig().getJoin();
+        join.getMulticastConfig().setEnabled(false);
+        join.getAutoDetectionConfig().setEnabled(false);
+        join.getTcpIpConfig().setEnabled(true)
+                .setMembers(ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.toList()));
+        for (MapConfig m : maps) {
+            c.addMapConfig(m);
+        }
+        return c;
+    }
+
+    /** Settings every test member shares (also the bare member's XML). */
+    static void quiet(Config c) {
+        c.setProperty("hazelcast.logging.type", "slf4j");
+        c.setProperty("hazelcast.phone.home.enabled", "false");
+        c.setProperty("hazelcast.partition.count", "31");
+        c.setProperty("hazelcast.wait.seconds.before.join", "0");
+        c.setProperty("hazelcast.heartbeat.interval.seconds", "1");
+        c.setProperty("hazelcast.max.no.heartbeat.seconds", "8");
+        c.setProperty("hazelcast.shutdownhook.enabled", "false");
+    }
+
+    /** The running members. */
+    List<HazelcastInstance> members() {
+        return members.stream().filter(m -> m.getLifecycleService().isRunning()).collect(Collectors.toList());
+    }
+
+    /** The URI of this cluster for {@link HazelcastStoreProvider} (every member's port listed). */
+    String uri(String query) {
+        String hosts = started.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+        return "hazelcast://" + name + "@" + hosts + (query.isEmpty() ? "" : "?" + query);
+    }
+
+    /**
+     * A new client configured as the URI provider configures its own (timeout 10 s: a busy machine), returned
+     * once it is connected to every member, so that a listener registered on it covers every partition.
+     */
+    HazelcastInstance newClient() {
+        HazelcastInstance c = HazelcastStoreProvider.newClient(HazelcastStoreProvider.parse(uri("timeout=10000")));
+        clients.add(c);
+        Hooks.awaitConnectedToAll(c, members().size());
+        Hooks.warmUpEvents(c);
+        return c;
+    }
+
+    /** Kills a member without a graceful migration (like a crashed process). */
+    void terminate(HazelcastInstance member) {
+        member.getLifecycleService().terminate();
+    }
+
+    @Override
+    public void close() {
+        List<HazelcastInstance> all = new ArrayList<>(clients);
+        all.addAll(members);
+        for (HazelcastInstance h : all) {
+            try {
+                h.getLifecycleService().terminate();
+            } catch (RuntimeException ignored) {
+                // already down
+            }
+        }
+        clients.clear();
+        members.clear();
+    }
+}

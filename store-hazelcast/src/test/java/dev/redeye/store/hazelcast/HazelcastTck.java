@@ -1,0 +1,58 @@
+package dev.redeye.store.hazelcast;
+
+import com.hazelcast.core.HazelcastInstance;
+import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.Store;
+import dev.redeye.api.TransitionFeed;
+import dev.redeye.api.TrialClaims;
+import dev.redeye.tck.StoreTck;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The TCK over two Hazelcast clients: each TCK client is a {@link HazelcastStore} over one of the two,
+ * alternately, opened in {@link HazelcastStore.Mode#AUTO} in a map of its own per test class, and must detect
+ * the mode the subclass expects. Every capability is declared and both hooks are provided: R1.7 writes a
+ * foreign {@code String} under the key; R6.8 closes every connection of the store's client (Hazelcast
+ * reconnects and re-registers the listener).
+ */
+@ExtendWith(SharedClusters.class)
+abstract class HazelcastTck extends StoreTck {
+    private final String map = getClass().getSimpleName().toLowerCase() + "-" + UUID.randomUUID().toString().substring(0, 8);
+    private final AtomicInteger opened = new AtomicInteger();
+
+    /** The two clients (starting their cluster on first use). */
+    abstract HazelcastInstance[] clients();
+
+    /** The mode the store must detect on these members. */
+    abstract HazelcastStore.Mode expectedMode();
+
+    @Override
+    protected Store newClient() {
+        HazelcastInstance[] c = clients();
+        HazelcastStore s = HazelcastStore.builder(c[opened.getAndIncrement() % 2]).map(map).build();
+        if (s.mode() != expectedMode()) {
+            s.close();
+            throw new AssertionError("expected " + expectedMode() + " mode on these members, got " + s);
+        }
+        return s;
+    }
+
+    @Override
+    protected void corrupt(Store client, String key) {
+        Hooks.corrupt((HazelcastStore) client, key);
+    }
+
+    @Override
+    protected void interruptFeed(Store client) {
+        Hooks.cutConnections(((HazelcastStore) client).instance());
+    }
+
+    @Override
+    protected Set<Class<?>> expectedCapabilities() {
+        return Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class, TransitionFeed.class);
+    }
+}

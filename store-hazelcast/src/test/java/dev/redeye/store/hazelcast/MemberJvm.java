@@ -1,0 +1,160 @@
+package dev.redeye.store.hazelcast;
+
+import com.hazelcast.core.HazelcastInstance;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Hazelcast member in a JVM of its own ({@code com.hazelcast.core.server.HazelcastMemberStarter}), started
+ * with the Hazelcast jar and nothing else on its class path ({@link #bare()}: it cannot load any redeye class,
+ * so it proves CAS mode against a member that cannot run redeye's entry processors), or with the Hazelcast jar
+ * plus exactly what the module README tells operators to add ({@link #withRedeye()}: {@code redeye-api} and
+ * {@code redeye-store-hazelcast}, no SLF4J), which proves that recipe gives native mode. Maven hands the
+ * Hazelcast jar's path over as the system property {@code redeye.hazelcast.jar} (maven-dependency-plugin's
+ * {@code properties} goal). The member is stopped by its {@link Process} handle in {@link #close()}, and by a
+ * shutdown hook if the test JVM ends first.
+ */
+final class MemberJvm implements AutoCloseable {
+    final String name;
+    final int port;
+    private final Process process;
+    private final Path log;
+    private final Thread reaper;
+    private final List<HazelcastInstance> clients = new CopyOnWriteArrayList<>();
+
+    /** A member with only the Hazelcast jar. */
+    static MemberJvm bare() throws IOException, InterruptedException {
+        return new MemberJvm("bare", List.of());
+    }
+
+    /** A member with the Hazelcast jar, redeye-api and redeye-store-hazelcast, as the README says. */
+    static MemberJvm withRedeye() throws IOException, InterruptedException {
+        return new MemberJvm("full", List.of(location(dev.redeye.api.OperationNames.class),
+                location(HazelcastStore.class)));
+    }
+
+    /** A member with the Hazelcast jar and redeye-store-hazelcast but not redeye-api: an incomplete install. */
+    static MemberJvm withoutRedeyeApi() throws IOException, InterruptedException {
+        return new MemberJvm("partial", List.of(location(HazelcastStore.class)));
+    }
+
+    /** Where a class was loaded from: the module's jar or its classes directory. */
+    private static String location(Class<?> c) {
+        try {
+            return Paths.get(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private MemberJvm(String what, List<String> extraClassPath) throws IOException, InterruptedException {
+        String jar = System.getProperty("redeye.hazelcast.jar");
+        if (jar == null || !Files.isRegularFile(Paths.get(jar))) {
+            throw new IllegalStateException("system property redeye.hazelcast.jar must name the Hazelcast jar (set by"
+                    + " the module's pom through maven-dependency-plugin:properties), was " + jar);
+        }
+        List<String> classPath = new java.util.ArrayList<>(List.of(jar));
+        classPath.addAll(extraClassPath);
+        name = Ports.clusterName(what);
+        port = Ports.free(1).get(0);
+        Path dir = Paths.get("target", "member-jvm");
+        Files.createDirectories(dir);
+        Path config = dir.resolve(name + ".xml");
+        Files.writeString(config, xml(name, port), StandardCharsets.UTF_8);
+        log = dir.resolve(name + ".log");
+        ProcessBuilder pb = new ProcessBuilder(
+                Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Dhazelcast.config=" + config.toAbsolutePath(),
+                "-cp", String.join(java.io.File.pathSeparator, classPath),
+                "com.hazelcast.core.server.HazelcastMemberStarter")
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        process = pb.start();
+        reaper = new Thread(process::destroyForcibly, "member-jvm-reaper");
+        Runtime.getRuntime().addShutdownHook(reaper);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (!Files.readString(log, StandardCharsets.UTF_8).contains("is STARTED")) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the Hazelcast member JVM exited with " + process.exitValue()
+                        + "; its log:\n" + Files.readString(log, StandardCharsets.UTF_8));
+            }
+            if (System.nanoTime() > deadline) {
+                close();
+                throw new IllegalStateException("the Hazelcast member JVM did not start within 90 s; see " + log);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static String xml(String cluster, int port) {
+        return "<hazelcast xmlns=\"http://www.hazelcast.com/schema/config\">\n"
+                + "  <cluster-name>" + cluster + "</cluster-name>\n"
+                + "  <properties>\n"
+                + "    <property name=\"hazelcast.phone.home.enabled\">false</property>\n"
+                + "    <property name=\"hazelcast.partition.count\">31</property>\n"
+                + "    <property name=\"hazelcast.wait.seconds.before.join\">0</property>\n"
+                + "  </properties>\n"
+                + "  <network>\n"
+                + "    <port auto-increment=\"false\">" + port + "</port>\n"
+                + "    <interfaces enabled=\"true\"><interface>127.0.0.1</interface></interfaces>\n"
+                + "    <join>\n"
+                + "      <auto-detection enabled=\"false\"/>\n"
+                + "      <multicast enabled=\"false\"/>\n"
+                + "      <tcp-ip enabled=\"true\"><member>127.0.0.1:" + port + "</member></tcp-ip>\n"
+                + "    </join>\n"
+                + "  </network>\n"
+                + "  <jet enabled=\"false\"/>\n"
+                + "</hazelcast>\n";
+    }
+
+    /** The URI of this member for {@link HazelcastStoreProvider}. */
+    String uri(String query) {
+        return "hazelcast://" + name + "@127.0.0.1:" + port + (query.isEmpty() ? "" : "?" + query);
+    }
+
+    /** A new client configured as the URI provider configures its own (timeout 10 s: a busy machine). */
+    HazelcastInstance newClient() {
+        HazelcastInstance c = HazelcastStoreProvider.newClient(HazelcastStoreProvider.parse(uri("timeout=10000")));
+        clients.add(c);
+        Hooks.warmUpEvents(c);
+        return c;
+    }
+
+    /** The process id, for the report. */
+    long pid() {
+        return process.pid();
+    }
+
+    @Override
+    public void close() {
+        for (HazelcastInstance c : clients) {
+            try {
+                c.getLifecycleService().terminate();
+            } catch (RuntimeException ignored) {
+                // already down
+            }
+        }
+        clients.clear();
+        process.destroy();
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(reaper);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook runs anyway
+        }
+    }
+}

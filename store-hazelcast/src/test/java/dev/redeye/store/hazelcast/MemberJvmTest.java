@@ -1,0 +1,79 @@
+package dev.redeye.store.hazelcast;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.core.HazelcastInstance;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StateChange;
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Members in JVMs of their own, installed the way the module README says: the Hazelcast jar plus
+ * {@code redeye-api} and {@code redeye-store-hazelcast} (and nothing else, not even SLF4J) runs native mode;
+ * leaving out {@code redeye-api} is detected at open (CAS mode, saying why) instead of failing calls.
+ */
+class MemberJvmTest {
+    private static final Policy NEVER_OPENS = Policy.builder().failureThreshold(Integer.MAX_VALUE).jitter(0).build();
+
+    @Test
+    void aMemberWithTheStoreJarAndRedeyeApiRunsNativeMode() throws Exception {
+        try (MemberJvm member = MemberJvm.withRedeye()) {
+            HazelcastInstance a = member.newClient();
+            HazelcastInstance b = member.newClient();
+            HazelcastStore[] s = {HazelcastStore.builder(a).build(), HazelcastStore.builder(b).build()};
+            try {
+                for (HazelcastStore store : s) {
+                    assertEquals(HazelcastStore.Mode.NATIVE, store.mode(), store::toString);
+                }
+                Race.run(8, 120, i -> {
+                    for (int n = 0; n < 100; n++) {
+                        s[i % 2].recordFailure("count", NEVER_OPENS, n);
+                    }
+                });
+                assertEquals(800, s[0].get("count").orElseThrow().failures());
+                Policy two = Policy.builder().failureThreshold(2).jitter(0).build();
+                s[0].recordFailure("op", two, 1);
+                StateChange opened = s[1].recordFailure("op", two, 2);
+                assertTrue(opened.isTransition());
+                Optional<String> token = s[0].claimTrial("op", 1, Duration.ofSeconds(30));
+                assertTrue(token.isPresent());
+                assertEquals(Optional.empty(), s[1].claimTrial("op", 1, Duration.ofSeconds(30)));
+                s[1].releaseTrial("op", "not-the-token");
+                assertEquals(Optional.empty(), s[1].claimTrial("op", 1, Duration.ofSeconds(30)));
+                assertFalse(s[1].trialSucceeded("op", opened.state().version(), two, 3).state().open());
+                s[0].releaseTrial("op", token.get());
+                s[0].force("op", BreakerStatus.FORCED_OPEN, two, 4);
+                s[1].delete("op");
+                long next = s[0].recordFailure("op", two, 5).state().version();
+                assertTrue(next > opened.state().version() + 2, "a new life starts above the tombstone");
+                for (HazelcastStore store : s) {
+                    assertEquals(HazelcastStore.Mode.NATIVE, store.mode(), "no call fell back: " + store);
+                }
+            } finally {
+                for (HazelcastStore store : s) {
+                    store.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aMemberMissingRedeyeApiIsDetectedAtOpen() throws Exception {
+        try (MemberJvm member = MemberJvm.withoutRedeyeApi()) {
+            HazelcastStore s = HazelcastStore.builder(member.newClient()).build();
+            try {
+                assertEquals(HazelcastStore.Mode.CAS, s.mode(), s::toString);
+                assertTrue(s.toString().contains("dev/redeye/api/"), s::toString);
+                s.recordFailure("k", NEVER_OPENS, 1);
+                assertEquals(1, s.get("k").orElseThrow().failures());
+            } finally {
+                s.close();
+            }
+        }
+    }
+}
