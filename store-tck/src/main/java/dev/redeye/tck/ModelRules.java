@@ -53,16 +53,7 @@ abstract class ModelRules extends EngineRules {
     @DisplayName("R8.1 random sequences of the store's calls over two clients match the reference model")
     void r8_1_sequencesMatchTheReferenceModel() {
         Store[] clients = {client(), client()};
-        Set<Call.Op> ops = declaredOps(clients[0]);
-        SequenceRunner runner = new SequenceRunner(clients);
-        int n = tries();
-        for (int i = 0; i < n; i++) {
-            Scenario sc = new ScenarioGenerator(random(Rule.R8_1, i), ops, Purpose.MODEL).scenario(1, MAX_STEPS);
-            SequenceRunner.Run run = runner.run(sc, runPrefix());
-            if (run.failed()) {
-                fail(shrunk(run, runner, "sequence", i, n));
-            }
-        }
+        sequences(Rule.R8_1, clients, declaredOps(clients[0]), Purpose.MODEL, 1, MAX_STEPS, tries());
     }
 
     /**
@@ -76,17 +67,8 @@ abstract class ModelRules extends EngineRules {
     void r8_2_claimsExpireAsTheModelSays() {
         Store[] clients = {client(), client()};
         claims(clients[0]);
-        Set<Call.Op> ops = EnumSet.of(Call.Op.CLAIM, Call.Op.RELEASE, Call.Op.DELETE, Call.Op.GET);
-        SequenceRunner runner = new SequenceRunner(clients);
-        int n = Math.max(1, tries() / 5);
-        for (int i = 0; i < n; i++) {
-            Scenario sc = new ScenarioGenerator(random(Rule.R8_2, i), ops, Purpose.EXPIRY)
-                    .scenario(4, MAX_EXPIRY_STEPS);
-            SequenceRunner.Run run = runner.run(sc, runPrefix());
-            if (run.failed()) {
-                fail(shrunk(run, runner, "sequence", i, n));
-            }
-        }
+        sequences(Rule.R8_2, clients, EnumSet.of(Call.Op.CLAIM, Call.Op.RELEASE, Call.Op.DELETE, Call.Op.GET),
+                Purpose.EXPIRY, 4, MAX_EXPIRY_STEPS, Math.max(1, tries() / 5));
     }
 
     /**
@@ -126,6 +108,22 @@ abstract class ModelRules extends EngineRules {
         }
     }
 
+    /**
+     * Runs {@code n} random sequences of {@code rule} and fails with the first divergence, shrunk against
+     * the store.
+     */
+    private void sequences(Rule rule, Store[] clients, Set<Call.Op> ops, Purpose purpose, int minSteps,
+            int maxSteps, int n) {
+        SequenceRunner runner = new SequenceRunner(clients);
+        for (int i = 0; i < n; i++) {
+            Scenario sc = new ScenarioGenerator(random(rule, i), ops, purpose).scenario(minSteps, maxSteps);
+            SequenceRunner.Run run = runner.run(sc, runPrefix());
+            if (run.failed()) {
+                fail(shrunk(run, runner, i, n));
+            }
+        }
+    }
+
     /** The calls the store offers: put, get and delete, and those of every capability it declares. */
     static Set<Call.Op> declaredOps(Store s) {
         Set<Call.Op> ops = EnumSet.noneOf(Call.Op.class);
@@ -148,13 +146,13 @@ abstract class ModelRules extends EngineRules {
     }
 
     /** Shrinks a failing run against the store and describes the result with how to run it again. */
-    private String shrunk(SequenceRunner.Run failing, SequenceRunner runner, String what, int i, int n) {
+    private String shrunk(SequenceRunner.Run failing, SequenceRunner runner, int i, int n) {
         Shrinker shrinker = new Shrinker(sc -> runner.run(sc, runPrefix()), MAX_SHRINK_RUNS, SHRINK_BUDGET_NANOS);
         SequenceRunner.Run small = shrinker.shrink(failing);
         return "the store diverged from the reference model; shrunk to " + small.length()
                 + (small.length() == 1 ? " step" : " steps") + " (from step "
                 + failing.length() + " of " + failing.scenario.steps().size() + " generated, " + shrinker.runs()
-                + " shrinking runs" + (shrinker.exhausted() ? ", shrinking budget spent" : "") + "); " + what + " "
+                + " shrinking runs" + (shrinker.exhausted() ? ", shrinking budget spent" : "") + "); sequence "
                 + (i + 1) + " of " + n + ", seed " + seed() + " (" + TckRunner.SEED_PARAMETER + "=" + seed()
                 + " or redeye tck --seed " + seed() + " runs it again)\n" + small.replay();
     }
