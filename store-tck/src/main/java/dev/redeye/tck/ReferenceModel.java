@@ -32,8 +32,16 @@ import java.util.stream.Collectors;
  */
 record ReferenceModel(List<KeyModel> keys) {
 
-    /** Slack for the backend's clock granularity (PX in whole ms) when judging claim expiry. */
+    /**
+     * How early a backend may count a claim as expired: its clock's granularity (PX in whole ms). Early is the
+     * unsafe side (two trials at once), so this is small.
+     */
     static final long CLOCK_SLACK_NANOS = 5_000_000L;
+    /**
+     * How late a backend may still count a claim after its ttl: granularity and lazy clean-up. Late is safe (a
+     * hung trial's permit comes back a little later), so a store gets more room here.
+     */
+    static final long LATE_EXPIRY_NANOS = 50_000_000L;
 
     ReferenceModel {
         keys = List.copyOf(keys);
@@ -96,12 +104,12 @@ record ReferenceModel(List<KeyModel> keys) {
 
         /** Whether the backend surely counts this claim as expired at local time {@code nanos}. */
         boolean surelyExpiredBy(long nanos) {
-            return nanos - (toNanos + ttlNanos + CLOCK_SLACK_NANOS) > 0;
+            return nanos - (toNanos + ttlNanos + LATE_EXPIRY_NANOS) > 0;
         }
 
         /** When this claim has surely expired (local nanoTime). */
         long surelyExpiredAt() {
-            return toNanos + ttlNanos + CLOCK_SLACK_NANOS + 1;
+            return toNanos + ttlNanos + LATE_EXPIRY_NANOS + 1;
         }
     }
 
@@ -142,6 +150,15 @@ record ReferenceModel(List<KeyModel> keys) {
      * else why not.
      */
     Verdict apply(Call call, Observed seen) {
+        return apply(call, seen, true);
+    }
+
+    /**
+     * Judges one observed call; when {@code withClaims} is false, a {@code force(CLOSED)} or {@code delete}
+     * leaves the key's claims for a separate {@link #clearClaims(int)} (the linearizability check lets that
+     * removal take effect later within the same call).
+     */
+    Verdict apply(Call call, Observed seen, boolean withClaims) {
         KeyModel k = key(call.key());
         if (seen.error() != null) {
             return Verdict.mismatch(call.op().method + " threw " + seen.error()
@@ -152,7 +169,8 @@ record ReferenceModel(List<KeyModel> keys) {
                 // put stores the version it is given, lower ones included: the floor starts again from it
                 return Verdict.ok(with(call.key(), new KeyModel(call.state(), call.state().version(), k.claims())));
             case DELETE:
-                return Verdict.ok(with(call.key(), new KeyModel(null, k.highest(), List.of())));
+                return Verdict.ok(with(call.key(), new KeyModel(null, k.highest(), withClaims ? List.of()
+                        : k.claims())));
             case GET:
                 return get(call, seen, k);
             case CLAIM:
@@ -160,11 +178,17 @@ record ReferenceModel(List<KeyModel> keys) {
             case RELEASE:
                 return release(call, seen, k);
             default:
-                return atomic(call, seen, k);
+                return atomic(call, seen, k, withClaims);
         }
     }
 
-    private Verdict atomic(Call call, Observed seen, KeyModel k) {
+    /** The model without any claim of key {@code i} (the claim removal of force CLOSED or delete). */
+    ReferenceModel clearClaims(int i) {
+        KeyModel k = key(i);
+        return k.claims().isEmpty() ? this : with(i, k.withClaims(List.of()));
+    }
+
+    private Verdict atomic(Call call, Observed seen, KeyModel k, boolean withClaims) {
         if (!(seen.value() instanceof StateChange)) {
             return Verdict.mismatch(call.op().method + " returned " + seen.value() + " instead of a StateChange",
                     null);
@@ -191,7 +215,7 @@ record ReferenceModel(List<KeyModel> keys) {
             return Verdict.mismatch(call.op().method + " returned " + diff, expected);
         }
         KeyModel next = expected.changed() ? k.with(expected.state()) : k;
-        if (call.op() == Call.Op.FORCE && call.status() == BreakerStatus.CLOSED) {
+        if (withClaims && removesClaims(call)) {
             next = next.withClaims(List.of()); // forcing CLOSED removes every claim of the key
         }
         return Verdict.ok(with(call.key(), next));
@@ -275,6 +299,11 @@ record ReferenceModel(List<KeyModel> keys) {
             }
         }
         return m;
+    }
+
+    /** Whether the call removes every claim of its key: force CLOSED and delete. */
+    static boolean removesClaims(Call call) {
+        return call.op() == Call.Op.DELETE || (call.op() == Call.Op.FORCE && call.status() == BreakerStatus.CLOSED);
     }
 
     private static String tokensOf(List<Claim> cs) {

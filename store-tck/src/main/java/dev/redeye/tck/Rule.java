@@ -250,8 +250,8 @@ public enum Rule {
                     + "starting below a version it had, a claim counted or freed wrongly, or a write lost"),
     R8_2("R8.2", "(real time) Random sequences of claims with short (200 ms) and long ttls, permits 1 to 3, "
             + "releases with live, stale, expired and wrong tokens, deletes and waits: a claim holds its permit "
-            + "until its ttl and frees it after, as the reference claim table says; only what real time makes "
-            + "certain is judged.",
+            + "until its ttl (never more than 5 ms early) and frees it within 50 ms after, as the reference claim "
+            + "table says; only what real time makes certain is judged.",
             "claimTrial: an expired claim must never count against permits (for every permits value and every "
                     + "claim structure); releaseTrial of an expired token must never free a newer claim"),
     R8_3("R8.3", "Small concurrent scenarios (3 threads of 3 calls over 2 clients, after a sequential prefix) "

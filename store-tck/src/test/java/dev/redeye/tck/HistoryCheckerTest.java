@@ -92,6 +92,26 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void theClaimRemovalOfAForcedCloseMayComeAfterItsStateChange() {
+        // t1's force took effect before t2's put (it returned the state the put replaced), yet the claim t2 took
+        // after the put was removed: only a claim removal later in t1's interval explains t3's token.
+        BreakerState open = F2.toBuilder().open(true).openedAt(TckBase.T0).version(6).build();
+        BreakerState closed = dev.redeye.api.Transitions.closedFrom(open);
+        BreakerState put = F1.toBuilder().version(9).build();
+        Call force = Call.force(0, dev.redeye.api.BreakerStatus.CLOSED, P, TckBase.T0);
+        Call claim = Call.claim(0, 1, Duration.ofMinutes(5));
+        Result r = HistoryChecker.check(holding(open), List.of(
+                List.of(new Event(0, 0, "a", force, new Observed(new StateChange(open, closed,
+                        dev.redeye.api.TransitionKind.FORCED_CLOSED), null, 0, 100))),
+                List.of(new Event(1, 0, "b", Call.put(0, put), new Observed(null, null, 10, 15)),
+                        new Event(1, 1, "b", claim, new Observed(Optional.of("A"), null, 20, 25))),
+                List.of(new Event(2, 0, "a", claim, new Observed(Optional.of("B"), null, 110, 120)))));
+        assertTrue(r.linearizable(), r.blocked().toString());
+        List<String> order = labels(r);
+        assertTrue(order.indexOf("t1.1 (its claim removal)") > order.indexOf("t2.2"), order.toString());
+    }
+
+    @Test
     void aNewLifeMayStartAtAnyVersionNotBelowTheOldOnes() {
         ReferenceModel deleted = holding(F1).apply(Call.plain(Call.Op.DELETE, 0), new Observed(null, null, 0, 0))
                 .next();
