@@ -60,7 +60,8 @@ import redis.clients.jedis.exceptions.JedisException;
  *
  * <p><b>The feed connection.</b> The reader blocks in XREAD, so it needs a connection of its own. It uses,
  * in order: the details given to {@link Builder#feedConnection}; else a connection borrowed for the
- * store's lifetime from a {@link JedisPooled}'s pool (it counts against the pool's {@code maxTotal}); else,
+ * store's lifetime from a {@link JedisPooled}'s pool (it counts against the pool's {@code maxTotal}, and the
+ * store waits at most the feed's read timeout for it, whatever the pool's own {@code maxWait}); else,
  * for a {@link JedisCluster}, a connection to the node owning the feed stream's slot. With any other
  * {@link UnifiedJedis} and no details, {@link #capability(Class)} reports no {@link TransitionFeed} and
  * the engine falls back to polling. The connection is named {@link #feedClientName()} (CLIENT SETNAME).
@@ -69,8 +70,29 @@ import redis.clients.jedis.exceptions.JedisException;
  * fields) and any use after {@link #close()} is a {@link StoreException}. Bad arguments are
  * {@link NullPointerException} / {@link IllegalArgumentException}.
  *
+ * <p><b>Retries: writes are at most once.</b> A command is sent a second time only when that cannot count
+ * twice: when the server proved it did not run it (Cluster MOVED / ASK, a refused connection), or after a
+ * broken connection (end of stream, reset: a pooled connection left stale by a restart) for the commands
+ * that are harmless twice ({@link #get}, {@link #put}, {@link #delete}, {@link #releaseTrial},
+ * {@link #claimTrial} with the same token, and the feed XADD). The state script behind every counting and
+ * transition method is never re-sent after its reply was lost, and nothing is re-sent after a timeout (the
+ * command may still run; a retry would also double the wait). A broken connection of a {@link JedisPooled}
+ * also drops the pool's idle connections, which are as old and most likely as dead. A {@link JedisCluster}
+ * re-sends on its own ({@code maxAttempts}, 5 by default, timeouts included): build yours with
+ * {@code maxAttempts} 1 for at-most-once writes, as {@link #open(String)} does.
+ *
+ * <p><b>TTLs</b> above {@link #MAX_TTL_MILLIS} (100 years) are stored as 100 years: Redis rejects an expiry
+ * that overflows its clock, and a script must not fail after its first write (every script also checks its
+ * arguments before writing).
+ *
+ * <p><b>An event that could not be published</b> (the XADD after a transition failed) is not thrown: the
+ * state change is committed and returned. Every subscriber of this instance gets {@code onGap} at once, on
+ * the calling thread, and a gap marker is appended to the stream at this instance's next successful command,
+ * on which every reader in every process signals {@code onGap}.
+ *
  * <p><b>Threads.</b> Thread-safe as far as the supplied client is ({@link JedisPooled} and
- * {@link JedisCluster} are). Feed callbacks run on the store's reader thread.
+ * {@link JedisCluster} are). Feed callbacks run on the store's reader thread, except the {@code onGap} of an
+ * event this instance failed to publish (on the publishing thread).
  *
  * <p><b>Versions</b> (contract v2) never go backwards for a key, also after {@link #delete} or expiry: a key
  * that does not exist starts its new life at the server clock in microseconds ({@code TIME}); see the
@@ -99,10 +121,11 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
     };
     private static final String MALFORMED = "REDEYE_MALFORMED";
     /**
-     * The longest TTL the store writes, 100 years: a longer one ("forever") is stored as this. Redis rejects
-     * an expiry whose absolute time overflows its clock, and a script must never fail after its first write.
+     * The longest TTL the store writes, 100 years in ms: a longer one ("forever") is stored as this. Redis
+     * rejects an expiry whose absolute time overflows its clock, and a script must never fail after its first
+     * write.
      */
-    static final long MAX_TTL_MILLIS = 100L * 365 * 24 * 60 * 60 * 1000;
+    public static final long MAX_TTL_MILLIS = 100L * 365 * 24 * 60 * 60 * 1000;
     private static final Duration MAX_TTL = Duration.ofMillis(MAX_TTL_MILLIS);
 
     /** Whether a command may be sent again after a broken connection (see {@link RedisFailures}). */

@@ -164,10 +164,13 @@ class RedisScriptInputTest {
     private void assertRejected(LuaScript script, List<String> keys, List<String> args, String key, Snapshot before) {
         JedisDataException e = assertThrows(JedisDataException.class, () -> script.run(store.client(), keys, args),
                 script.name() + " accepted " + args);
-        assertTrue(e.getMessage().startsWith("REDEYE_BAD_ARGS"), script.name() + " " + args + ": " + e.getMessage());
+        // first what matters: nothing was written; then that the script said why
+        assertTrue(raw.exists(key), script.name() + " " + args + " deleted " + key + " (" + e.getMessage() + ")");
         Snapshot after = Snapshot.of(raw, key);
-        assertArrayEquals(before.dump, after.dump, script.name() + " " + args + " changed " + key);
+        assertArrayEquals(before.dump, after.dump, script.name() + " " + args + " changed " + key + " ("
+                + e.getMessage() + ")");
         assertEquals(before.persistent, after.persistent, script.name() + " " + args + " changed the TTL of " + key);
+        assertTrue(e.getMessage().startsWith("REDEYE_BAD_ARGS"), script.name() + " " + args + ": " + e.getMessage());
     }
 
     /** The serialized value (DUMP) of a key and whether it has no TTL. */

@@ -5,9 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -114,6 +118,43 @@ class RedisTlsTest {
     void withoutATrustStoreTheJvmDefaultIsUsedAndDoesNotTrustThisCa() {
         StoreException e = assertThrows(StoreException.class, () -> RedisStore.open(uri("localhost", "")));
         assertTrue(causes(e).contains("SSLHandshakeException"), causes(e));
+    }
+
+    @Test
+    void theJvmDefaultTrustStoreIsHonouredAndTheHostNameIsStillChecked() throws Exception {
+        // a JVM-wide trust store holding the test CA, as an operator would set with -Djavax.net.ssl.trustStore
+        Path p12 = certs.resolve("jvm-trust.p12");
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        ks.load(null, null);
+        try (InputStream in = Files.newInputStream(certs.resolve("ca.pem"))) {
+            ks.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+        }
+        try (OutputStream out = Files.newOutputStream(p12)) {
+            ks.store(out, "changeit".toCharArray());
+        }
+        String oldStore = System.getProperty("javax.net.ssl.trustStore");
+        String oldPass = System.getProperty("javax.net.ssl.trustStorePassword");
+        System.setProperty("javax.net.ssl.trustStore", p12.toString());
+        System.setProperty("javax.net.ssl.trustStorePassword", "changeit");
+        try {
+            try (RedisStore store = RedisStore.open(uri("localhost", ""))) {
+                assertTrue(store.get("jvm-default").isEmpty(), "trusted through the JVM default trust store");
+            }
+            StoreException e = assertThrows(StoreException.class, () -> RedisStore.open(uri("127.0.0.1", "")),
+                    "a trusted certificate that does not name the host is still refused");
+            assertTrue(causes(e).contains("127.0.0.1"), causes(e));
+        } finally {
+            restore("javax.net.ssl.trustStore", oldStore);
+            restore("javax.net.ssl.trustStorePassword", oldPass);
+        }
+    }
+
+    private static void restore(String name, String value) {
+        if (value == null) {
+            System.clearProperty(name);
+        } else {
+            System.setProperty(name, value);
+        }
     }
 
     @Test
