@@ -3,6 +3,7 @@ package dev.redeye.store.redis;
 import java.time.Duration;
 
 import org.apache.commons.pool2.PooledObject;
+import org.apache.commons.pool2.PooledObjectState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,10 +62,12 @@ final class IdleCheckingConnectionFactory extends ConnectionFactory {
                     e.toString());
             alive = false;
         }
-        if (!alive) {
+        // Only when lending (ALLOCATED: the connection is out of the idle deque). The pool's evictor also
+        // validates, on a connection still in the deque: clear() there would destroy it twice.
+        if (!alive && pooled.getState() == PooledObjectState.ALLOCATED) {
             Pool<Connection> p = pool;
             if (p != null) {
-                p.clear(); // destroys idle connections only; the one being checked is destroyed by the pool
+                p.clear(); // destroys the idle connections; the one checked here is destroyed by the pool
             }
         }
         return alive;

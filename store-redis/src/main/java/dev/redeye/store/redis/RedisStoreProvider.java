@@ -285,35 +285,26 @@ public final class RedisStoreProvider implements StoreProvider {
         }
         long maxLen = q.containsKey("feedMaxLength") ? positiveInt(q.get("feedMaxLength"), "feedMaxLength", safe) : 0;
         int poolSize = q.containsKey("poolSize") ? positiveInt(q.get("poolSize"), "poolSize", safe) : 16;
-        int idleCheck = q.containsKey("idleCheck") ? nonNegativeInt(q.get("idleCheck"), "idleCheck", safe)
+        int idleCheck = q.containsKey("idleCheck") ? intParam(q.get("idleCheck"), "idleCheck", 0, "an integer >= 0", safe)
                 : DEFAULT_IDLE_CHECK_MILLIS;
         String prefix = q.getOrDefault("prefix", "");
         return new Parsed(new HostAndPort(host, port), cfg.build(), prefix, maxLen, poolSize, idleCheck);
     }
 
     private static int positiveInt(String v, String name, String safe) {
-        try {
-            int n = Integer.parseInt(v.trim());
-            if (n < 1) {
-                throw new NumberFormatException();
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("Redis URI parameter " + name + " must be a positive integer, was '"
-                    + v + "': " + safe);
-        }
+        return intParam(v, name, 1, "a positive integer", safe);
     }
 
-    private static int nonNegativeInt(String v, String name, String safe) {
+    private static int intParam(String v, String name, int min, String what, String safe) {
         try {
             int n = Integer.parseInt(v.trim());
-            if (n < 0) {
+            if (n < min) {
                 throw new NumberFormatException();
             }
             return n;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("Redis URI parameter " + name + " must be an integer >= 0, was '"
-                    + v + "': " + safe);
+            throw new IllegalArgumentException("Redis URI parameter " + name + " must be " + what + ", was '" + v
+                    + "': " + safe);
         }
     }
 

@@ -13,8 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -56,21 +55,11 @@ class RedisFaultTest {
     private static final long DOWN_MS = 1_000;
     private static final int THREADS = 4;
 
-    private static RedisProcess server;
+    /** A private server for this class, killed after its last test. */
+    @AutoClose
+    static final RedisProcess SERVER = RedisProcess.start("--appendonly", "yes", "--appendfsync", "always");
 
     enum Fault { KILL_AND_RESTART, FREEZE }
-
-    @BeforeAll
-    static void start() {
-        server = RedisProcess.start("--appendonly", "yes", "--appendfsync", "always");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
 
     static Stream<Arguments> faults() {
         List<Arguments> out = new ArrayList<>();
@@ -99,7 +88,7 @@ class RedisFaultTest {
         List<TransitionEvent> events = new CopyOnWriteArrayList<>();
         AtomicInteger gaps = new AtomicInteger();
         Map<String, AtomicInteger> idleStoreErrors = new ConcurrentHashMap<>();
-        String uri = server.url() + "?timeout=" + TIMEOUT_MS + "&prefix=" + prefix;
+        String uri = SERVER.url() + "?timeout=" + TIMEOUT_MS + "&prefix=" + prefix;
         try (RedisStore store = RedisStore.open(uri);
                 CircuitBreaker breaker = breaker(store, policy, storeErrors);
                 // a second instance with a warm pool and no traffic during the fault: its pooled connections
@@ -123,16 +112,16 @@ class RedisFaultTest {
             long faultAt = System.nanoTime();
             try {
                 if (fault == Fault.KILL_AND_RESTART) {
-                    server.kill();
+                    SERVER.kill();
                     Thread.sleep(DOWN_MS);
-                    server.restart();
+                    SERVER.restart();
                 } else {
-                    server.freeze();
+                    SERVER.freeze();
                     Thread.sleep(FREEZE_MS);
                 }
             } finally {
                 if (fault == Fault.FREEZE) {
-                    server.thaw();
+                    SERVER.thaw();
                 }
             }
             long backAt = System.nanoTime();
@@ -188,7 +177,7 @@ class RedisFaultTest {
             awaitTrue(() -> events.stream().anyMatch(e -> e.operation().equals("feed-after")),
                     "the feed reconnected and delivers an event published after the fault");
         } finally {
-            try (Jedis raw = new Jedis("127.0.0.1", server.port())) {
+            try (Jedis raw = new Jedis("127.0.0.1", SERVER.port())) {
                 for (String k : raw.keys(prefix + "*")) {
                     raw.del(k);
                 }
@@ -232,7 +221,7 @@ class RedisFaultTest {
     }
 
     private static String rawFailures(String prefix, String op) {
-        try (Jedis raw = new Jedis("127.0.0.1", server.port())) {
+        try (Jedis raw = new Jedis("127.0.0.1", SERVER.port())) {
             return raw.hget(prefix + "{" + op + "}:state", "failures");
         }
     }

@@ -14,8 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 import dev.redeye.CircuitBreaker;
@@ -33,19 +32,9 @@ import redis.clients.jedis.JedisPooled;
  * redis-server, killed and restarted on its port).
  */
 class RedisPoolTest {
-    private static RedisProcess server;
-
-    @BeforeAll
-    static void start() {
-        server = RedisProcess.start("--appendonly", "yes", "--appendfsync", "always");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
+    /** A private server for this class, killed after its last test. */
+    @AutoClose
+    static final RedisProcess SERVER = RedisProcess.start("--appendonly", "yes", "--appendfsync", "always");
 
     @Test
     void aUriPoolWaitsAtMostTheTimeoutForAConnectionAndCloseDoesNotWaitForBorrowedOnes() {
@@ -96,21 +85,21 @@ class RedisPoolTest {
     void staleConnectionsAfterARestartAreReplacedWithoutFailingReadsOrWrites() throws Exception {
         String prefix = RedisTestSupport.newPrefix();
         // idleCheck 200 ms so the test can wait past it quickly; the default is 1000 ms
-        try (RedisStore store = RedisStore.open(server.url() + "?idleCheck=200&prefix=" + prefix)) {
+        try (RedisStore store = RedisStore.open(SERVER.url() + "?idleCheck=200&prefix=" + prefix)) {
             Policy p = Policy.builder().failureThreshold(1_000).build();
             warmPool(store, p);
             int idle = ((JedisPooled) store.client()).getPool().getNumIdle();
             assertTrue(idle >= 2, "several pooled connections before the restart: " + idle);
 
-            server.kill();
-            server.restart(); // reloads the AOF: the data is still there
+            SERVER.kill();
+            SERVER.restart(); // reloads the AOF: the data is still there
             // at once: the connections are stale but were used less than idleCheck ago, so no PING vets them;
             // the read meets a broken connection, drops the idle ones and is sent again on a fresh one
             assertEquals(8, store.get("warm").orElseThrow().failures(), "a read right after the restart");
 
             warmPool(store, p);
-            server.kill();
-            server.restart();
+            SERVER.kill();
+            SERVER.restart();
             Thread.sleep(300); // past idleCheck: the PING on borrow finds the connection stale
             assertEquals(17, store.recordFailure("warm", p, 2).state().failures(),
                     "a counting write (never sent twice) after the restart");
@@ -121,12 +110,12 @@ class RedisPoolTest {
     void underAllowTheFirstCallAfterARestartMeetsNoStoreError() throws Exception {
         String prefix = RedisTestSupport.newPrefix();
         List<Throwable> storeErrors = new CopyOnWriteArrayList<>();
-        try (RedisStore store = RedisStore.open(server.url() + "?prefix=" + prefix);
+        try (RedisStore store = RedisStore.open(SERVER.url() + "?prefix=" + prefix);
                 CircuitBreaker breaker = CircuitBreaker.builder().failureThreshold(1_000).store(store).closeStore(false)
                         .storeErrorPolicy(StoreErrorPolicy.ALLOW).onStoreError((op, t) -> storeErrors.add(t)).build()) {
             warmPool(store, Policy.builder().failureThreshold(1_000).build());
-            server.kill();
-            server.restart();
+            SERVER.kill();
+            SERVER.restart();
             assertThrows(IllegalStateException.class, () -> breaker.execute("after-restart", () -> {
                 throw new IllegalStateException("the call's own failure");
             }));

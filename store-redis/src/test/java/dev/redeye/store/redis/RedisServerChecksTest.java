@@ -11,8 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 import dev.redeye.api.Policy;
@@ -27,19 +26,9 @@ import redis.clients.jedis.JedisCluster;
  */
 class RedisServerChecksTest {
     private static final String WARNING = "can evict breaker keys";
-    private static RedisProcess server;
-
-    @BeforeAll
-    static void start() {
-        server = RedisProcess.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
+    /** A private server for this class, killed after its last test. */
+    @AutoClose
+    static final RedisProcess SERVER = RedisProcess.start();
 
     @Test
     void aRedisUriNamingOneClusterNodeOpensAClusterClientThatReachesEverySlot() {
@@ -71,7 +60,7 @@ class RedisServerChecksTest {
             "volatile-lfu", "volatile-random", "volatile-ttl"}) {
             config("maxmemory-policy", policy);
             String out = captureStderr(() -> {
-                try (RedisStore store = RedisStore.open(server.url() + "?prefix=" + RedisTestSupport.newPrefix())) {
+                try (RedisStore store = RedisStore.open(SERVER.url() + "?prefix=" + RedisTestSupport.newPrefix())) {
                     store.recordFailure("x", Policy.defaults(), 1);
                     store.get("x");
                 }
@@ -85,11 +74,11 @@ class RedisServerChecksTest {
     void noWarningWithNoevictionOrWithoutMaxmemory() {
         config("maxmemory", "64mb");
         config("maxmemory-policy", "noeviction");
-        String out = captureStderr(() -> RedisStore.open(server.url()).close());
+        String out = captureStderr(() -> RedisStore.open(SERVER.url()).close());
         assertEquals(0, count(out, WARNING), out);
         config("maxmemory", "0");
         config("maxmemory-policy", "allkeys-lru");
-        out = captureStderr(() -> RedisStore.open(server.url()).close());
+        out = captureStderr(() -> RedisStore.open(SERVER.url()).close());
         assertEquals(0, count(out, WARNING), "nothing is evicted without maxmemory: " + out);
     }
 
@@ -103,7 +92,7 @@ class RedisServerChecksTest {
     }
 
     private static void config(String name, String value) {
-        try (Jedis admin = new Jedis("127.0.0.1", server.port())) {
+        try (Jedis admin = new Jedis("127.0.0.1", SERVER.port())) {
             admin.configSet(name, value);
         }
     }
