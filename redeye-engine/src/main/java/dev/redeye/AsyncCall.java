@@ -20,15 +20,30 @@ final class AsyncCall<T> {
     private final Object permit;
     private final CompletionStage<T> stage;
     private final OutcomeRecorder recorder;
+    private final Observers.Set timing;
+    private final long startNanos;
     private final CompletableFuture<T> out = new CompletableFuture<>();
     private final AtomicBoolean settled = new AtomicBoolean();
     private volatile ScheduledFuture<?> deadline;
 
-    AsyncCall(OperationState e, Object permit, CompletionStage<T> stage, OutcomeRecorder recorder) {
+    /**
+     * @param timing     the observers to tell the call's duration, null if this call is not timed
+     * @param startNanos when the call started ({@link System#nanoTime()}), if timed
+     */
+    AsyncCall(OperationState e, Object permit, CompletionStage<T> stage, OutcomeRecorder recorder,
+            Observers.Set timing, long startNanos) {
         this.e = e;
         this.permit = permit;
         this.stage = stage;
         this.recorder = recorder;
+        this.timing = timing;
+        this.startNanos = startNanos;
+    }
+
+    private void timed(OutcomeRecorder.Verdict v) {
+        if (timing != null) {
+            timing.callTimed(e, v.outcome(), System.nanoTime() - startNanos);
+        }
     }
 
     /**
@@ -57,11 +72,8 @@ final class AsyncCall<T> {
         cancelDeadline();
         Throwable cause = t == null ? null : unwrap(t);
         try {
-            if (cause == null) {
-                recorder.afterReturn(e, permit, value, false);
-            } else {
-                recorder.afterThrow(e, permit, cause, false, false);
-            }
+            timed(cause == null ? recorder.afterReturn(e, permit, value, false)
+                    : recorder.afterThrow(e, permit, cause, false, false));
         } finally {
             if (cause == null) {
                 out.complete(value);
@@ -77,6 +89,7 @@ final class AsyncCall<T> {
         }
         try {
             recorder.record(e, permit, OutcomeRecorder.Verdict.FAILURE);
+            timed(OutcomeRecorder.Verdict.FAILURE);
         } finally {
             cancelStage();
             out.completeExceptionally(new TimeoutException("callTimeout of " + timeoutMillis + " ms elapsed"));
@@ -90,6 +103,7 @@ final class AsyncCall<T> {
         cancelDeadline();
         try {
             recorder.record(e, permit, OutcomeRecorder.Verdict.NOT_RECORDED);
+            timed(OutcomeRecorder.Verdict.NOT_RECORDED);
         } finally {
             cancelStage();
         }

@@ -10,12 +10,13 @@ import dev.redeye.api.StoreUnavailableException;
 import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.Transitions;
-import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -44,12 +45,19 @@ import org.slf4j.LoggerFactory;
  * Receipt r = breaker.execute("payment-gateway", () -> gateway.charge(order));
  * }</pre>
  *
+ * <p>Code that runs the call itself (a reactive pipeline, an interceptor) asks for a {@link Permit} with
+ * {@link #tryAcquire(String)} instead; decorators ({@link #decorateSupplier}, {@link #decorateCallable},
+ * {@link #decorateRunnable}, {@link #decorateCompletionStage}) bind an operation once. Metrics and events come
+ * from {@link CircuitBreakerObserver}s ({@link #addObserver}; {@code redeye-micrometer} is one) and the
+ * builder's listeners; {@link #localStatus(String)} answers without calling the store.
+ *
  * <p>This class is the public face; the work is done by package-private parts, each with one job:
- * {@code Gate} (admission), {@code Trials} (the half-open protocol), {@code OutcomeRecorder} (what a call's end
- * means and its best-effort write), {@code StateViews} (the open-state view and the local cache),
+ * {@code Calls} (running calls: one admission and one completion for {@code execute}, {@code executeAsync} and
+ * permits), {@code Gate} (admission), {@code Trials} (the half-open protocol), {@code OutcomeRecorder} (what a
+ * call's end means and its best-effort write), {@code StateViews} (the open-state view and the local cache),
  * {@code FeedHandler} (the transition feed), {@code Operations} (the bounded per-operation registry),
- * {@code StoreAccess} (capabilities and their fallbacks), {@code DegradingStore} (the LOCAL policy) and
- * {@code CallTimer} (call timeouts).
+ * {@code StoreAccess} (capabilities and their fallbacks), {@code DegradingStore} (the LOCAL policy),
+ * {@code CallTimer} (call timeouts) and {@code Observers} (observers and listeners, guarded).
  *
  * <h2>Cost</h2>
  * <ul>
@@ -117,20 +125,21 @@ public final class CircuitBreaker implements AutoCloseable {
     private final Policy policy;
     private final Clock clock;
     private final long seed;
-    private final long callTimeoutMillis;
-    private final Fallback defaultFallback;
     private final InMemoryStore local;
     private final DegradingStore degrading;
     private final Store store;
     private final boolean closeStore;
+    private final boolean cacheWanted;
     private final StoreAccess access;
     private final StoreErrors errors;
+    private final Observers observers;
     private final Operations operations;
     private final StateViews views;
-    private final Gate gate;
     private final OutcomeRecorder recorder;
     private final CallTimer timer;
-    private final FeedHandler feed;
+    private final Calls calls;
+    private final Object feedLock = new Object();
+    private volatile FeedHandler feed;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private CircuitBreaker(CircuitBreakerConfig config, long seed) {
@@ -138,17 +147,17 @@ public final class CircuitBreaker implements AutoCloseable {
         this.policy = config.policy();
         this.clock = config.clock();
         this.seed = seed;
-        this.callTimeoutMillis = config.callTimeout().map(Duration::toMillis).orElse(0L);
-        this.defaultFallback = config.fallback().orElse(null);
+        long callTimeoutMillis = config.callTimeout().map(Duration::toMillis).orElse(0L);
         this.errors = new StoreErrors(clock, config.onStoreError().orElse(null));
+        this.observers = new Observers(clock);
         Store configured = config.store().orElse(null);
-        boolean wantCache = config.localCacheStaleTolerance().isPresent();
+        this.cacheWanted = config.localCacheStaleTolerance().isPresent();
         if (configured == null) {
             this.local = new InMemoryStore();
             this.degrading = null;
             this.store = local;
             this.closeStore = true;
-            this.access = new StoreAccess(local, InMemoryStore.class.getName(), LOG, false);
+            this.access = new StoreAccess(local, local, InMemoryStore.class.getName(), LOG, false, null);
         } else {
             this.local = null;
             this.degrading = config.storeErrorPolicy() == StoreErrorPolicy.LOCAL
@@ -156,24 +165,48 @@ public final class CircuitBreaker implements AutoCloseable {
                     : null;
             this.store = degrading != null ? degrading : configured;
             this.closeStore = config.closeStore();
-            this.access = new StoreAccess(store, configured.getClass().getName(), LOG, wantCache);
+            this.access = new StoreAccess(store, configured, configured.getClass().getName(), LOG, cacheWanted,
+                    observers);
         }
-        this.operations = new Operations(config.maxOperations().orElse(0), this::evicted);
+        this.operations = new Operations(config.maxOperations().orElse(0), this::evicted, this::added);
         long cacheMaxAge = config.localCacheStaleTolerance()
                 .map(d -> Math.min(d.toMillis(), CACHE_POLL_MILLIS)).orElse(0L);
-        this.views = new StateViews(local == null, policy, seed, config.openCacheRefresh().toMillis(), cacheMaxAge);
+        this.views = new StateViews(local == null, policy, seed, config.openCacheRefresh().toMillis(), cacheMaxAge,
+                observers);
         Rejections rejections = new Rejections(config.writableStackTraces());
         // the policy is about a shared store; in local mode the in-process store fails only once closed
         boolean reject = config.storeErrorPolicy() == StoreErrorPolicy.REJECT && local == null;
         Trials trials = new Trials(clock, local, access, views, errors, rejections, config.halfOpenPermits(),
-                config.trialTimeout(), reject);
-        this.gate = new Gate(clock, local, access, views, trials, errors, rejections, reject);
+                config.trialTimeout(), reject, observers);
+        Gate gate = new Gate(clock, local, access, views, trials, errors, rejections, reject);
         this.recorder = new OutcomeRecorder(clock, policy, access, views, trials, errors, config.recordFailure(),
-                config.recordResult().orElse(null), config.onStateChange().orElse(null));
+                config.recordResult().orElse(null), config.onStateChange().orElse(null), observers);
         this.timer = callTimeoutMillis > 0 ? new CallTimer() : null;
-        this.feed = configured != null && wantCache && access.feed != null
-                ? new FeedHandler(access, operations, views, clock, configured.getClass().getName())
-                : null;
+        this.calls = new Calls(clock, gate, recorder, trials, timer, callTimeoutMillis,
+                config.fallback().orElse(null), observers);
+        Listeners listeners = Listeners.of(config);
+        if (listeners != null) {
+            observers.add(listeners);
+        }
+        boolean fleetListener = config.onFleetStateChange().isPresent();
+        if (fleetListener && access.feed == null) {
+            LOG.warn("onFleetStateChange is set but store {} lacks TransitionFeed: fleet transitions are not reported",
+                    configured == null ? "?" : configured.getClass().getName());
+        }
+        if ((configured != null && cacheWanted) || fleetListener) {
+            subscribeFeed();
+        }
+    }
+
+    /** Subscribes to the store's feed once, if it has one (see {@link FeedHandler}). */
+    private void subscribeFeed() {
+        synchronized (feedLock) {
+            if (feed == null && access.feed != null && !closed.get()) {
+                Store named = config.store().orElse(store);
+                feed = new FeedHandler(access, operations, views, clock, named.getClass().getName(), observers,
+                        local == null && cacheWanted);
+            }
+        }
     }
 
     /** A builder with the reference defaults (local mode unless a store is set). */
@@ -231,49 +264,28 @@ public final class CircuitBreaker implements AutoCloseable {
     private <T, X extends Exception> T run(String operation, CheckedSupplier<T, X> call,
             Function<? super RuntimeException, ? extends T> fallback) throws X {
         Objects.requireNonNull(call, "call");
-        OperationState e = entry(operation);
-        Object permit;
-        try {
-            permit = gate.admit(e);
-        } catch (CircuitOpenException | StoreUnavailableException rejection) {
-            e.rejections.increment();
-            return fallback(operation, rejection, fallback);
-        }
-        e.calls.increment();
-        if (timer != null) {
-            return runTimed(e, permit, call);
-        }
-        T result;
-        try {
-            result = call.get();
-        } catch (Throwable t) {
-            afterSyncThrow(e, permit, t, false);
-            throw t;
-        }
-        recorder.afterReturn(e, permit, result, false);
-        return result;
+        return calls.run(entry(operation), call, fallback);
     }
 
-    private <T, X extends Exception> T runTimed(OperationState e, Object permit, CheckedSupplier<T, X> call) throws X {
-        long start = clock.millis();
-        CallTimer.Guard guard = timer.interruptAfter(callTimeoutMillis);
-        T result;
-        try {
-            result = call.get();
-        } catch (Throwable t) {
-            afterSyncThrow(e, permit, t, guard != null && guard.finish());
-            throw t;
-        }
-        boolean timedOut = guard != null && guard.finish();
-        recorder.afterReturn(e, permit, result, timedOut || clock.millis() - start > callTimeoutMillis);
-        return result;
-    }
-
-    private void afterSyncThrow(OperationState e, Object permit, Throwable t, boolean timedOut) {
-        recorder.afterThrow(e, permit, t, timedOut, true);
-        if (!timedOut && OutcomeRecorder.restoresInterrupt(t)) {
-            Thread.currentThread().interrupt(); // the exception cleared the status; the interrupt is not ours to eat
-        }
+    /**
+     * Runs {@code call} if the breaker for {@code operation} allows it and records the outcome, like
+     * {@link #execute(String, CheckedSupplier)} for a call without a result. A lambda that returns a value
+     * picks the {@code CheckedSupplier} overload; a block lambda without {@code return}, or a {@code Runnable},
+     * picks this one.
+     *
+     * @throws CircuitOpenException      if the breaker rejects the call and no breaker-wide fallback is set
+     *                                   (the fallback's result is ignored)
+     * @throws StoreUnavailableException under REJECT when the store failed, and no fallback is set
+     * @throws NullPointerException      if an argument is null
+     * @throws IllegalArgumentException  if {@code operation} is empty
+     * @throws IllegalStateException     if the breaker is closed
+     */
+    public void execute(String operation, Runnable call) {
+        Objects.requireNonNull(call, "call");
+        calls.run(entry(operation), () -> {
+            call.run();
+            return null;
+        }, null);
     }
 
     /**
@@ -299,46 +311,167 @@ public final class CircuitBreaker implements AutoCloseable {
      */
     public <T> CompletableFuture<T> executeAsync(String operation, Supplier<? extends CompletionStage<T>> call) {
         Objects.requireNonNull(call, "call");
-        OperationState e = entry(operation);
-        Object permit;
-        try {
-            permit = gate.admit(e);
-        } catch (CircuitOpenException | StoreUnavailableException rejection) {
-            e.rejections.increment();
-            try {
-                return CompletableFuture.completedFuture(fallback(operation, rejection, null));
-            } catch (RuntimeException ex) {
-                return CompletableFuture.failedFuture(ex);
-            }
-        }
-        e.calls.increment();
-        CompletionStage<T> stage;
-        try {
-            stage = Objects.requireNonNull(call.get(), "call returned a null CompletionStage");
-        } catch (Throwable t) {
-            afterSyncThrow(e, permit, t, false); // the supplier ran on this thread
-            return CompletableFuture.failedFuture(t);
-        }
-        return new AsyncCall<>(e, permit, stage, recorder).start(timer, callTimeoutMillis);
+        return calls.runAsync(entry(operation), call);
     }
 
-    @SuppressWarnings("unchecked")
-    private <T> T fallback(String operation, RuntimeException rejection,
-            Function<? super RuntimeException, ? extends T> perCall) {
-        if (perCall != null) {
-            return perCall.apply(rejection);
+    // ------------------------------------------------------------------------------------------- permits
+
+    /**
+     * Asks permission for one call of {@code operation}, for code that runs the call itself (a reactive
+     * pipeline, an interceptor, a coroutine): a permitted {@link Permit} to complete with exactly one of
+     * {@link Permit#onSuccess()}, {@link Permit#onFailure(Throwable)} or {@link Permit#release()}, or a rejected
+     * one carrying the {@link Permit#rejection() rejection}. A half-open breaker hands the winner of the trial
+     * claim a {@linkplain Permit#isTrial() trial permit}. Never throws a rejection; never applies a fallback.
+     *
+     * <p>{@code execute} and {@code executeAsync} use the same admission and the same outcome rules; see
+     * {@link Permit} for what a permit that is never completed holds, and for how long.
+     *
+     * @throws NullPointerException     if {@code operation} is null
+     * @throws IllegalArgumentException if {@code operation} is empty
+     * @throws IllegalStateException    if the breaker is closed
+     */
+    public Permit tryAcquire(String operation) {
+        return calls.acquire(entry(operation));
+    }
+
+    // ----------------------------------------------------------------------------------------- decorators
+
+    /**
+     * {@code supplier} guarded by this breaker for {@code operation} (bound once): each {@code get()} runs
+     * like {@link #execute(String, CheckedSupplier)}, throwing the rejection ({@link CircuitOpenException} or
+     * {@link StoreUnavailableException}) unless a breaker-wide fallback answers it.
+     *
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if {@code operation} is empty
+     */
+    public <T> Supplier<T> decorateSupplier(String operation, Supplier<? extends T> supplier) {
+        requireOperation(operation);
+        Objects.requireNonNull(supplier, "supplier");
+        return () -> run(operation, supplier::get, null);
+    }
+
+    /**
+     * {@code callable} guarded by this breaker for {@code operation} (bound once): each {@code call()} runs like
+     * {@link #execute(String, CheckedSupplier)} and throws the callable's own exception unchanged.
+     *
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if {@code operation} is empty
+     */
+    public <T> Callable<T> decorateCallable(String operation, Callable<? extends T> callable) {
+        requireOperation(operation);
+        Objects.requireNonNull(callable, "callable");
+        return () -> run(operation, callable::call, null);
+    }
+
+    /**
+     * {@code runnable} guarded by this breaker for {@code operation} (bound once): each {@code run()} runs like
+     * {@link #execute(String, Runnable)}.
+     *
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if {@code operation} is empty
+     */
+    public Runnable decorateRunnable(String operation, Runnable runnable) {
+        requireOperation(operation);
+        Objects.requireNonNull(runnable, "runnable");
+        return () -> execute(operation, runnable);
+    }
+
+    /**
+     * {@code stage} guarded by this breaker for {@code operation} (bound once): each {@code get()} runs like
+     * {@link #executeAsync(String, Supplier)}; a rejection completes the returned stage exceptionally.
+     *
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if {@code operation} is empty
+     */
+    public <T> Supplier<CompletionStage<T>> decorateCompletionStage(String operation,
+            Supplier<? extends CompletionStage<T>> stage) {
+        requireOperation(operation);
+        Objects.requireNonNull(stage, "stage");
+        return () -> executeAsync(operation, stage);
+    }
+
+    private static void requireOperation(String operation) {
+        if (Objects.requireNonNull(operation, "operation").isEmpty()) {
+            throw new IllegalArgumentException("operation must not be empty");
         }
-        Fallback f = defaultFallback;
-        if (f == null) {
-            throw rejection;
+    }
+
+    // ----------------------------------------------------------------------------------------- observers
+
+    /**
+     * Registers {@code observer} (metrics, events; see {@link CircuitBreakerObserver}): it is told at once of
+     * every operation this breaker holds ({@code operationAdded}), then of everything that happens. In
+     * distributed mode this also subscribes the breaker to the store's transition feed, if it has one and is
+     * not subscribed yet. Registering the same observer twice has no effect.
+     *
+     * @return whether it was added
+     * @throws NullPointerException  if {@code observer} is null
+     * @throws IllegalStateException if the breaker is closed
+     */
+    public boolean addObserver(CircuitBreakerObserver observer) {
+        Objects.requireNonNull(observer, "observer");
+        if (closed.get()) {
+            throw new IllegalStateException("circuit breaker is closed");
         }
-        try {
-            return (T) f.apply(operation, rejection);
-        } catch (RuntimeException ex) {
-            throw ex;
-        } catch (Exception ex) {
-            throw new UndeclaredThrowableException(ex, "fallback of '" + operation + "' threw a checked exception");
+        if (!observers.add(observer)) {
+            return false;
         }
+        for (OperationState e : operations.all()) {
+            try {
+                observer.operationAdded(e);
+            } catch (RuntimeException ex) {
+                LOG.warn("observer {} threw in operationAdded", observer, ex);
+            }
+        }
+        if (local == null) {
+            subscribeFeed();
+        }
+        return true;
+    }
+
+    /**
+     * Unregisters {@code observer}; it is told nothing more (a call already under way may still report to it
+     * once). The feed subscription stays until {@link #close()}.
+     *
+     * @return whether it was registered
+     */
+    public boolean removeObserver(CircuitBreakerObserver observer) {
+        return observers.remove(observer);
+    }
+
+    /**
+     * The state of {@code operation} as this instance knows it, <b>without calling the store</b> (what gauges
+     * read): in local mode the in-process state; in distributed mode the last state this instance read, wrote
+     * or learned from the feed (tracked while an observer is registered; otherwise only open states are
+     * remembered). Empty when this instance knows nothing of it (never used, evicted, or only seen closed before
+     * observing began). Never creates the operation.
+     */
+    public Optional<BreakerState> localState(String operation) {
+        OperationState e = operations.peek(Objects.requireNonNull(operation, "operation"));
+        if (local != null) {
+            BreakerState s;
+            try {
+                s = local.peek(operation);
+            } catch (StoreException closedMeanwhile) {
+                return Optional.empty();
+            }
+            return Optional.ofNullable(s != null ? s : e != null ? BreakerState.INITIAL : null);
+        }
+        return e == null ? Optional.empty() : Optional.ofNullable(StateViews.known(e));
+    }
+
+    /**
+     * The status of {@code operation} as this instance knows it now, with its own jitter, <b>without calling
+     * the store</b> (see {@link #localState(String)}); {@link BreakerStatus#CLOSED} when it knows nothing.
+     */
+    public BreakerStatus localStatus(String operation) {
+        BreakerState s = localState(operation).orElse(BreakerState.INITIAL);
+        return statusOf(operation, s, clock.millis());
+    }
+
+    private BreakerStatus statusOf(String operation, BreakerState s, long now) {
+        double jf = Transitions.jitterFactor(seed, operation, s.openedAt(), policy.jitter());
+        return Transitions.status(s, policy, now, jf);
     }
 
     // ------------------------------------------------------------------------------------------ operations
@@ -350,8 +483,19 @@ public final class CircuitBreaker implements AutoCloseable {
         return operations.use(operation);
     }
 
+    private void added(OperationState e) {
+        Observers.Set o = observers.current();
+        if (o != null) {
+            o.operationAdded(e);
+        }
+    }
+
     /** An operation evicted past maxOperations: drop what only it needed (see the class comment). */
     private void evicted(OperationState e) {
+        Observers.Set o = observers.current();
+        if (o != null) {
+            o.operationEvicted(e);
+        }
         try {
             if (local != null) {
                 BreakerState s = local.get(e.name).orElse(null);
@@ -405,10 +549,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * @throws dev.redeye.api.StoreException if the store fails (except under {@link StoreErrorPolicy#LOCAL})
      */
     public BreakerStatus status(String operation) {
-        BreakerState s = state(operation);
-        long now = clock.millis();
-        double jf = Transitions.jitterFactor(seed, operation, s.openedAt(), policy.jitter());
-        return Transitions.status(s, policy, now, jf);
+        return statusOf(operation, state(operation), clock.millis());
     }
 
     /**
@@ -509,7 +650,8 @@ public final class CircuitBreaker implements AutoCloseable {
      * the store offers a transition feed and the subscription succeeded, and the breaker is not closed.
      */
     public boolean isLocalCacheActive() {
-        return feed != null && feed.active() && !closed.get();
+        FeedHandler f = feed;
+        return f != null && f.cacheActive() && !closed.get();
     }
 
     /** This breaker's configuration. */
@@ -527,9 +669,14 @@ public final class CircuitBreaker implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        observers.removeAll();
         try {
-            if (feed != null) {
-                feed.close();
+            FeedHandler f;
+            synchronized (feedLock) {
+                f = feed;
+            }
+            if (f != null) {
+                f.close();
             }
         } catch (RuntimeException ex) {
             LOG.warn("closing the feed subscription failed", ex);
@@ -600,6 +747,12 @@ public final class CircuitBreaker implements AutoCloseable {
         boolean onStateChangeSet;
         BiConsumer<String, Throwable> onStoreError;
         boolean onStoreErrorSet;
+        BiConsumer<String, RuntimeException> onCallRejected;
+        boolean onCallRejectedSet;
+        BiConsumer<String, Throwable> onIgnoredError;
+        boolean onIgnoredErrorSet;
+        Consumer<TransitionEvent> onFleetStateChange;
+        boolean onFleetStateChangeSet;
         boolean writableStackTraces;
         Long seed;
 
@@ -704,8 +857,51 @@ public final class CircuitBreaker implements AutoCloseable {
         /** Whether {@link CircuitBreaker#close()} closes the store; default true. */
         public Builder closeStore(boolean v) { closeStore = v; return this; }
 
-        /** Called on the instance whose own write caused a transition. */
+        /**
+         * Called on the instance whose own write caused a transition. To hear every instance's transitions,
+         * use {@link #onFleetStateChange(Consumer)}.
+         */
         public Builder onStateChange(Consumer<TransitionEvent> v) { onStateChange = v; onStateChangeSet = true; return this; }
+
+        /**
+         * Called with the operation and the rejection ({@link CircuitOpenException} or
+         * {@link StoreUnavailableException}) for every call this instance rejected, before any fallback answers
+         * it; {@link CircuitBreaker#tryAcquire(String) permits} refused included. On the caller's thread: keep it
+         * quick. An exception it throws is logged, never thrown into the call.
+         */
+        public Builder onCallRejected(BiConsumer<String, RuntimeException> v) {
+            onCallRejected = v;
+            onCallRejectedSet = true;
+            return this;
+        }
+
+        /**
+         * Called with the operation and the exception when a call ended with an exception the breaker did not
+         * count as a failure: one {@link #recordFailure(Predicate)} declined, an interrupt or a cancellation
+         * (an async call's future cancelled by its caller, or a permit released, throws nothing and is not
+         * reported here). On the thread that saw the call end. An exception it throws is logged, never thrown
+         * into the call.
+         */
+        public Builder onIgnoredError(BiConsumer<String, Throwable> v) {
+            onIgnoredError = v;
+            onIgnoredErrorSet = true;
+            return this;
+        }
+
+        /**
+         * Called with every transition the store publishes on its {@link dev.redeye.api.TransitionFeed}: any
+         * instance's (this one's included) and any operation's, so an instance hears that another one opened
+         * the breaker without reaching into {@code store.capability(TransitionFeed.class)}. The breaker
+         * subscribes at build (in local mode, to its in-process store's feed); a store without a feed logs one
+         * warning and the listener is never called. Delivery is the store's: events may repeat or arrive out
+         * of order (compare {@link TransitionEvent#version()}), and on the store's feed thread. An exception it
+         * throws is logged.
+         */
+        public Builder onFleetStateChange(Consumer<TransitionEvent> v) {
+            onFleetStateChange = v;
+            onFleetStateChangeSet = true;
+            return this;
+        }
 
         /** Called with the operation and the error whenever a store operation fails. */
         public Builder onStoreError(BiConsumer<String, Throwable> v) { onStoreError = v; onStoreErrorSet = true; return this; }

@@ -51,6 +51,9 @@ public final class CircuitBreakerConfig {
     private final boolean closeStore;
     private final Consumer<TransitionEvent> onStateChange;
     private final BiConsumer<String, Throwable> onStoreError;
+    private final BiConsumer<String, RuntimeException> onCallRejected;
+    private final BiConsumer<String, Throwable> onIgnoredError;
+    private final Consumer<TransitionEvent> onFleetStateChange;
     private final boolean writableStackTraces;
     private final Policy policy;
 
@@ -112,6 +115,9 @@ public final class CircuitBreakerConfig {
         closeStore = b.closeStore;
         onStateChange = b.onStateChangeSet ? nonNull("onStateChange", b.onStateChange) : null;
         onStoreError = b.onStoreErrorSet ? nonNull("onStoreError", b.onStoreError) : null;
+        onCallRejected = b.onCallRejectedSet ? nonNull("onCallRejected", b.onCallRejected) : null;
+        onIgnoredError = b.onIgnoredErrorSet ? nonNull("onIgnoredError", b.onIgnoredError) : null;
+        onFleetStateChange = b.onFleetStateChangeSet ? nonNull("onFleetStateChange", b.onFleetStateChange) : null;
         writableStackTraces = b.writableStackTraces;
         // Policy validates again; the checks above come first so that every message names the builder option.
         policy = Policy.builder()
@@ -290,6 +296,21 @@ public final class CircuitBreakerConfig {
     /** The store error listener, if set. */
     public Optional<BiConsumer<String, Throwable>> onStoreError() {
         return Optional.ofNullable(onStoreError);
+    }
+
+    /** The listener of rejected calls, if set. */
+    public Optional<BiConsumer<String, RuntimeException>> onCallRejected() {
+        return Optional.ofNullable(onCallRejected);
+    }
+
+    /** The listener of exceptions not counted as failures, if set. */
+    public Optional<BiConsumer<String, Throwable>> onIgnoredError() {
+        return Optional.ofNullable(onIgnoredError);
+    }
+
+    /** The listener of every transition on the store's feed, if set. */
+    public Optional<Consumer<TransitionEvent>> onFleetStateChange() {
+        return Optional.ofNullable(onFleetStateChange);
     }
 
     /** Whether rejections carry a stack trace; default false. */

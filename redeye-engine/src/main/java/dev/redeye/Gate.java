@@ -73,7 +73,7 @@ final class Gate {
                 // this instance lost the claim of this period: wait for the outcome without store traffic
                 throw rejections.of(e.name, BreakerStatus.HALF_OPEN, v.heldUntil - now);
             }
-            if (now >= v.eligibleAt && trials.slotsTaken(e)) {
+            if (now >= v.eligibleAt && trials.slotsTaken(e, now)) {
                 // this instance's own trials of the period run: their outcome will be its own write
                 throw trials.busy(e);
             }

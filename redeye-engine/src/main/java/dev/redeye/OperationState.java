@@ -2,23 +2,30 @@ package dev.redeye;
 
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What one breaker instance keeps per operation: its metrics, the open-state view, the local-cache entry, the
  * count of this instance's trials in flight, and an access stamp for {@link Operations}' eviction. Created on
- * first use; the healthy path finds it with one map lookup and allocates nothing.
+ * first use; the healthy path finds it with one map lookup and allocates nothing. Observers see it as an
+ * {@link ObservedOperation}.
  *
- * <p>The views ({@link #openView}, {@link #cached}, {@link #feedStamp}) are written only by {@link StateViews}
- * under this object's monitor, and read without it.
+ * <p>The views ({@link #openView}, {@link #cached}, {@link #feedStamp}, {@link #lastSeen}) are written only by
+ * {@link StateViews} under this object's monitor (except {@code lastSeen} on the lock-free healthy path), and
+ * read without it.
  */
-final class OperationState {
+final class OperationState implements ObservedOperation {
     final String name;
     final LongAdder calls = new LongAdder();
     final LongAdder successes = new LongAdder();
     final LongAdder failures = new LongAdder();
+    /** Calls that ended in an exception not counted as a failure, or were released unused / cancelled. */
+    final LongAdder ignored = new LongAdder();
     final LongAdder rejections = new LongAdder();
     final LongAdder storeErrors = new LongAdder();
     final LongAdder trials = new LongAdder();
@@ -31,6 +38,19 @@ final class OperationState {
     volatile int feedStamp;
     /** {@link Operations}' insert tick when this entry was last used (approximate LRU, no allocation). */
     volatile long lastUsed;
+    /**
+     * The last state this instance read, wrote or learned from the feed (distributed mode, tracked only while
+     * an observer is registered, so that gauges never call the store); null if none is known.
+     */
+    volatile BreakerState lastSeen;
+
+    /** The {@link TimingTicker} epoch in which a call of this operation was last timed (sampled timing). */
+    int timedEpoch = Integer.MIN_VALUE;
+    /** Per call outcome, the count of calls already stood for by timed calls (see {@link #weightOfTimedCall}). */
+    private final AtomicLongArray timedUpTo = new AtomicLongArray(3);
+
+    /** Trials admitted through the permission API: their slots are leased (see {@link #takeExpiredLeases}). */
+    private List<Trials.Trial> leased;
 
     /** This instance's trials of the operation that are running now, whether or not their claims expired. */
     private final AtomicInteger trialsInFlight = new AtomicInteger();
@@ -39,9 +59,33 @@ final class OperationState {
         this.name = name;
     }
 
-    Metrics metrics() {
-        return new Metrics(calls.sum(), successes.sum(), failures.sum(), rejections.sum(), storeErrors.sum(),
-                trials.sum());
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Metrics metrics() {
+        return new Metrics(calls.sum(), successes.sum(), failures.sum(), ignored.sum(), rejections.sum(),
+                storeErrors.sum(), trials.sum());
+    }
+
+    /**
+     * How many calls of {@code outcome} a timed call that just ended stands for: those counted since the
+     * previous timed call of that outcome, itself included. Atomic, so concurrent timed calls never stand for
+     * the same calls twice.
+     */
+    long weightOfTimedCall(CircuitBreakerObserver.CallOutcome outcome) {
+        LongAdder counter = outcome == CircuitBreakerObserver.CallOutcome.SUCCESSFUL ? successes
+                : outcome == CircuitBreakerObserver.CallOutcome.FAILED ? failures : ignored;
+        long now = counter.sum();
+        long before = timedUpTo.getAndAccumulate(outcome.ordinal(), now, Math::max);
+        return Math.max(0, now - before);
+    }
+
+    @Override
+    public String toString() {
+        return "ObservedOperation[" + Operations.abbreviate(name) + "]";
     }
 
     /**
@@ -69,6 +113,43 @@ final class OperationState {
     /** This instance's trials of the operation running now. */
     int trialsInFlight() {
         return trialsInFlight.get();
+    }
+
+    /** Remembers a trial admitted through the permission API, whose slot is leased until its claim expires. */
+    synchronized void lease(Trials.Trial trial) {
+        if (leased == null) {
+            leased = new ArrayList<>(2);
+        }
+        leased.add(trial);
+    }
+
+    /** Forgets a leased trial that ended (completed, released or reclaimed). */
+    synchronized void unlease(Trials.Trial trial) {
+        if (leased != null) {
+            leased.remove(trial);
+        }
+    }
+
+    /**
+     * The leased trials whose lease ran out by {@code now} and that this caller won the right to end (each is
+     * handed out once); empty, without allocating, when there is none.
+     */
+    synchronized List<Trials.Trial> takeExpiredLeases(long now) {
+        if (leased == null || leased.isEmpty()) {
+            return List.of();
+        }
+        List<Trials.Trial> out = null;
+        for (int i = leased.size() - 1; i >= 0; i--) {
+            Trials.Trial t = leased.get(i);
+            if (now >= t.leaseUntil && t.tryEnd()) {
+                if (out == null) {
+                    out = new ArrayList<>(2);
+                }
+                out.add(t);
+                leased.remove(i);
+            }
+        }
+        return out == null ? List.of() : out;
     }
 
     /** Whether a trial of this operation is running on this instance (such an entry is never evicted). */

@@ -35,6 +35,7 @@ final class Operations {
     private final ConcurrentHashMap<String, OperationState> map = new ConcurrentHashMap<>();
     private final int max;
     private final Consumer<OperationState> onEvict;
+    private final Consumer<OperationState> onAdd;
     private final Object evictionLock = new Object();
     private final AtomicBoolean longNameWarned = new AtomicBoolean();
     private final AtomicBoolean overMaxWarned = new AtomicBoolean();
@@ -43,10 +44,13 @@ final class Operations {
     /**
      * @param max     the most operations kept, 0 for no limit
      * @param onEvict told of each evicted entry, after it left the map; must not throw
+     * @param onAdd   told of each new entry, after it entered the map, on the thread that created it; must
+     *                not throw
      */
-    Operations(int max, Consumer<OperationState> onEvict) {
+    Operations(int max, Consumer<OperationState> onEvict, Consumer<OperationState> onAdd) {
         this.max = max;
         this.onEvict = onEvict;
+        this.onAdd = onAdd;
     }
 
     /** The entry of {@code operation}, created if needed, stamped as used. */
@@ -90,6 +94,7 @@ final class Operations {
         if (!created[0]) {
             return e;
         }
+        onAdd.accept(e);
         if (operation.length() > LONG_NAME && longNameWarned.compareAndSet(false, true)) {
             LOG.warn("operation name of {} characters (over {}): names are stored and logged, keep them short; "
                     + "'{}'", operation.length(), LONG_NAME, abbreviate(operation));

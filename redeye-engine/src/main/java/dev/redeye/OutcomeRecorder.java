@@ -44,8 +44,26 @@ import org.slf4j.LoggerFactory;
 final class OutcomeRecorder {
     private static final Logger LOG = LoggerFactory.getLogger(CircuitBreaker.class);
 
-    /** What a finished call was, for the breaker. */
-    enum Verdict { SUCCESS, FAILURE, NOT_RECORDED }
+    /**
+     * What a finished call was, for the breaker: a success, a failure, an exception {@code recordFailure}
+     * declined (IGNORED: recorded as a success, counted as ignored), or nothing to record (an interrupt, a
+     * cancellation, a permit released unused: counted as ignored).
+     */
+    enum Verdict {
+        SUCCESS, FAILURE, IGNORED, NOT_RECORDED;
+
+        /** What an observer calls it. */
+        CircuitBreakerObserver.CallOutcome outcome() {
+            return this == SUCCESS ? CircuitBreakerObserver.CallOutcome.SUCCESSFUL
+                    : this == FAILURE ? CircuitBreakerObserver.CallOutcome.FAILED
+                    : CircuitBreakerObserver.CallOutcome.IGNORED;
+        }
+
+        /** Whether the store records it as a success. */
+        boolean recordsSuccess() {
+            return this == SUCCESS || this == IGNORED;
+        }
+    }
 
     private final Clock clock;
     private final Policy policy;
@@ -57,10 +75,11 @@ final class OutcomeRecorder {
     private final Predicate<? super Throwable> failurePredicate;
     private final Predicate<Object> resultPredicate;
     private final Consumer<TransitionEvent> stateListener;
+    private final Observers observers;
 
     OutcomeRecorder(Clock clock, Policy policy, StoreAccess access, StateViews views, Trials trials,
             StoreErrors errors, Predicate<? super Throwable> failurePredicate, Predicate<Object> resultPredicate,
-            Consumer<TransitionEvent> stateListener) {
+            Consumer<TransitionEvent> stateListener, Observers observers) {
         this.clock = clock;
         this.policy = policy;
         this.consecutive = policy.strategy() == Strategy.CONSECUTIVE;
@@ -71,6 +90,7 @@ final class OutcomeRecorder {
         this.failurePredicate = failurePredicate;
         this.resultPredicate = resultPredicate;
         this.stateListener = stateListener;
+        this.observers = observers;
     }
 
     /** Whether {@code t} is an interruption or a cancellation rather than a dependency's failure. */
@@ -95,8 +115,9 @@ final class OutcomeRecorder {
      *
      * @param timedOut    the engine timed the call out
      * @param onCallThread the call ran on this thread (a sync call), so its interrupt status tells
+     * @return what the call was
      */
-    void afterThrow(OperationState e, Object permit, Throwable t, boolean timedOut, boolean onCallThread) {
+    Verdict afterThrow(OperationState e, Object permit, Throwable t, boolean timedOut, boolean onCallThread) {
         Verdict v;
         if (timedOut) {
             v = Verdict.FAILURE;
@@ -106,10 +127,21 @@ final class OutcomeRecorder {
             v = failed(e, t);
         }
         record(e, permit, v);
+        if (v != Verdict.FAILURE) {
+            Observers.Set o = observers.current();
+            if (o != null) {
+                o.errorIgnored(e, t);
+            }
+        }
+        return v;
     }
 
-    /** A call that returned {@code result}; {@code slow}: it took longer than {@code callTimeout}. */
-    void afterReturn(OperationState e, Object permit, Object result, boolean slow) {
+    /**
+     * A call that returned {@code result}; {@code slow}: it took longer than {@code callTimeout}.
+     *
+     * @return what the call was
+     */
+    Verdict afterReturn(OperationState e, Object permit, Object result, boolean slow) {
         Predicate<Object> p = resultPredicate;
         Verdict v = Verdict.SUCCESS;
         if (slow) {
@@ -124,11 +156,12 @@ final class OutcomeRecorder {
             }
         }
         record(e, permit, v);
+        return v;
     }
 
     private Verdict failed(OperationState e, Throwable t) {
         try {
-            return failurePredicate.test(t) ? Verdict.FAILURE : Verdict.SUCCESS;
+            return failurePredicate.test(t) ? Verdict.FAILURE : Verdict.IGNORED;
         } catch (RuntimeException ex) {
             LOG.warn("recordFailure predicate threw for operation '{}'; counting the call as a failure",
                     Operations.abbreviate(e.name), ex);
@@ -142,6 +175,8 @@ final class OutcomeRecorder {
             e.successes.increment();
         } else if (v == Verdict.FAILURE) {
             e.failures.increment();
+        } else {
+            e.ignored.increment();
         }
         if (permit instanceof Trials.Trial) {
             trialOutcome(e, (Trials.Trial) permit, v);
@@ -150,7 +185,7 @@ final class OutcomeRecorder {
         if (v == Verdict.NOT_RECORDED) {
             return;
         }
-        if (v == Verdict.SUCCESS && consecutive
+        if (v.recordsSuccess() && consecutive
                 && (permit == Gate.UNKNOWN || ((BreakerState) permit).failures() == 0)) {
             return; // nothing to clear: the healthy path writes nothing and reads no clock
         }
@@ -158,7 +193,7 @@ final class OutcomeRecorder {
         try {
             long now = clock.millis();
             int stamp = views.stampBeforeStoreCall(e);
-            afterWrite(e, access.record(e.name, v == Verdict.SUCCESS, policy, now), now, stamp);
+            afterWrite(e, access.record(e.name, v.recordsSuccess(), policy, now), now, stamp);
         } catch (StoreException ex) {
             errors.report(e, ex);
         } catch (RuntimeException ex) {
@@ -176,7 +211,7 @@ final class OutcomeRecorder {
             if (v != Verdict.NOT_RECORDED) {
                 long now = clock.millis();
                 int stamp = views.stampBeforeStoreCall(e);
-                afterWrite(e, access.trialOutcome(e.name, trial.version, v == Verdict.SUCCESS, policy, now), now,
+                afterWrite(e, access.trialOutcome(e.name, trial.version, v.recordsSuccess(), policy, now), now,
                         stamp);
             }
         } catch (StoreException ex) {
@@ -185,7 +220,9 @@ final class OutcomeRecorder {
             LOG.warn("recording a trial outcome of '{}' failed", Operations.abbreviate(e.name), ex);
         } finally {
             try {
-                trials.end(e, trial);
+                trials.end(e, trial, v == Verdict.NOT_RECORDED ? CircuitBreakerObserver.TrialOutcome.RELEASED
+                        : v == Verdict.FAILURE ? CircuitBreakerObserver.TrialOutcome.FAILED
+                        : CircuitBreakerObserver.TrialOutcome.SUCCEEDED);
             } finally {
                 if (interrupted) {
                     Thread.currentThread().interrupt();

@@ -38,6 +38,7 @@ final class StateViews {
     private final long refreshMillis;
     private final long cacheMaxAgeMillis;
     private final AtomicLong gapEpoch = new AtomicLong();
+    private final Observers observers;
     private volatile boolean cacheActive;
 
     /**
@@ -45,9 +46,12 @@ final class StateViews {
      * @param seed              this instance's jitter seed
      * @param refreshMillis     how long an open view serves rejections before one caller re-verifies it
      * @param cacheMaxAgeMillis how long a trusted closed cache entry serves calls; 0 without the local cache
+     * @param observers         while any is registered, the last state seen is remembered for them
      */
-    StateViews(boolean enabled, Policy policy, long seed, long refreshMillis, long cacheMaxAgeMillis) {
+    StateViews(boolean enabled, Policy policy, long seed, long refreshMillis, long cacheMaxAgeMillis,
+            Observers observers) {
         this.enabled = enabled;
+        this.observers = observers;
         this.policy = policy;
         this.seed = seed;
         this.refreshMillis = refreshMillis;
@@ -125,7 +129,26 @@ final class StateViews {
         }
     }
 
+    /**
+     * What this instance knows of the state of {@code e} without a store call (distributed mode): the last
+     * state it saw, or its open view; null if it knows nothing.
+     */
+    static BreakerState known(OperationState e) {
+        BreakerState seen = e.lastSeen;
+        OperationState.OpenView v = e.openView.get();
+        if (v != null && (seen == null || v.state.version() >= seen.version())) {
+            return v.state; // the view is kept current also while no observer tracks lastSeen
+        }
+        return seen;
+    }
+
     private void note(OperationState e, BreakerState s, long now, boolean fromFeed, int stampBefore) {
+        if (enabled && observers.current() != null) {
+            BreakerState seen = e.lastSeen;
+            if (!fromFeed || seen == null || s.version() > seen.version()) {
+                e.lastSeen = s; // for gauges, which never call the store
+            }
+        }
         boolean cache = cacheActive;
         if (!enabled || (!s.open() && !cache && e.openView.get() == null)) {
             return; // the common distributed healthy path: nothing cached, nothing to change, no lock

@@ -1,5 +1,6 @@
 package dev.redeye;
 
+import dev.redeye.CircuitBreakerObserver.StoreOperation;
 import dev.redeye.api.AtomicRecording;
 import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.BreakerState;
@@ -12,15 +13,22 @@ import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.Transitions;
 import dev.redeye.api.TrialClaims;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 
 /**
  * The store as the engine uses it: each capability if the store has it, else the best-effort fallback
- * (get-then-put of the same {@link Transitions} rule). The missing capabilities are looked up once and each
- * logs exactly one warning, at construction.
+ * (get-then-put of the same {@link Transitions} rule). The missing capabilities are looked up once per breaker;
+ * each logs one warning per store instance (the user's store object, remembered weakly), however many
+ * breakers are built over it.
+ *
+ * <p>With observers registered (distributed mode), every store operation is timed and reported to them.
  *
  * <p>Every method reports any failure of the store as a {@link StoreException}: the store's own, or one
  * wrapping whatever else it threw (a driver's exception, a closed pool's {@link IllegalStateException}, a
@@ -33,17 +41,80 @@ final class StoreAccess {
     final TrialClaims claims;
     final AtomicTransitions transitions;
     final TransitionFeed feed;
+    /** Null in local mode: the in-process store is not timed. */
+    private final Observers observers;
+
+    /** The stores whose missing capabilities were already reported, by identity, weakly held. */
+    private static final List<Reported> REPORTED = new ArrayList<>();
+
+    /** One store whose missing capabilities were reported; {@code feed}: the feed warning was given too. */
+    private static final class Reported {
+        final WeakReference<Object> store;
+        boolean feed;
+
+        Reported(Object store) {
+            this.store = new WeakReference<>(store);
+        }
+    }
 
     /**
      * @param store     the store the engine talks to (possibly a decorator)
+     * @param userStore the store the user configured: missing capabilities are reported once per such object
      * @param storeName what warnings call it: the user's store class, never a URI
+     * @param observers told of every store operation; null not to time them
      */
-    StoreAccess(Store store, String storeName, Logger log, boolean localCacheRequested) {
+    StoreAccess(Store store, Object userStore, String storeName, Logger log, boolean localCacheRequested,
+            Observers observers) {
         this.store = store;
+        this.observers = observers;
         this.recording = store.capability(AtomicRecording.class).orElse(null);
         this.claims = store.capability(TrialClaims.class).orElse(null);
         this.transitions = store.capability(AtomicTransitions.class).orElse(null);
         this.feed = store.capability(TransitionFeed.class).orElse(null);
+        boolean lacksFeed = feed == null && localCacheRequested;
+        if (recording == null || claims == null || transitions == null || lacksFeed) {
+            int what = toReport(userStore, lacksFeed);
+            if ((what & CAPABILITIES) != 0) {
+                warnMissing(log, storeName);
+            }
+            if ((what & FEED) != 0) {
+                log.warn("store {} lacks TransitionFeed: the local cache is unavailable and every call reads the "
+                        + "store", storeName);
+            }
+        }
+    }
+
+    private static final int CAPABILITIES = 1;
+    private static final int FEED = 2;
+
+    /** Which warnings about {@code userStore} are still due (and now counted as given). */
+    private static int toReport(Object userStore, boolean lacksFeed) {
+        synchronized (REPORTED) {
+            Reported found = null;
+            for (Iterator<Reported> it = REPORTED.iterator(); it.hasNext(); ) {
+                Reported r = it.next();
+                Object s = r.store.get();
+                if (s == null) {
+                    it.remove(); // a store that was collected: forget it
+                } else if (s == userStore) {
+                    found = r;
+                }
+            }
+            int what = 0;
+            if (found == null) {
+                found = new Reported(userStore);
+                REPORTED.add(found);
+                what = CAPABILITIES;
+            }
+            if (lacksFeed && !found.feed) {
+                found.feed = true;
+                what |= FEED;
+            }
+            return what;
+        }
+    }
+
+    private void warnMissing(Logger log, String storeName) {
         if (recording == null) {
             log.warn("store {} lacks AtomicRecording: outcomes are recorded with get-then-put, so failure counts "
                     + "may be lost under concurrency", storeName);
@@ -56,88 +127,147 @@ final class StoreAccess {
             log.warn("store {} lacks AtomicTransitions: trial outcomes and forced changes use get-then-put and "
                     + "may be lost under concurrency", storeName);
         }
-        if (feed == null && localCacheRequested) {
-            log.warn("store {} lacks TransitionFeed: the local cache is unavailable and every call reads the store",
-                    storeName);
-        }
     }
 
     /** The stored state, or {@link BreakerState#INITIAL} if none. */
     BreakerState get(String op) {
+        long t0 = startTiming();
+        boolean failed = true;
         try {
             Optional<BreakerState> s = store.get(op);
-            return s.orElse(BreakerState.INITIAL); // a null Optional is a store error like any other
+            BreakerState out = s.orElse(BreakerState.INITIAL); // a null Optional is a store error like any other
+            failed = false;
+            return out;
         } catch (Exception e) { // also a checked exception a driver threw sneakily
             throw storeError("get", e);
+        } finally {
+            timed(StoreOperation.GET, failed, t0);
         }
     }
 
     StateChange record(String op, boolean success, Policy p, long now) {
+        long t0 = startTiming();
+        boolean failed = true;
         try {
+            StateChange ch;
             if (recording != null) {
-                return nonNull(recording.recordOutcome(op, success, p, now), "recordOutcome");
+                ch = nonNull(recording.recordOutcome(op, success, p, now), "recordOutcome");
+            } else {
+                BreakerState prev = store.get(op).orElse(null);
+                ch = putIfChanged(op, Transitions.recordOutcome(prev, success, p, now), p);
             }
-            BreakerState prev = store.get(op).orElse(null);
-            return putIfChanged(op, Transitions.recordOutcome(prev, success, p, now), p);
+            failed = false;
+            return ch;
         } catch (Exception e) {
             throw storeError("recordOutcome", e);
+        } finally {
+            timed(StoreOperation.RECORD_OUTCOME, failed, t0);
         }
     }
 
     StateChange trialOutcome(String op, long trialVersion, boolean success, Policy p, long now) {
+        long t0 = startTiming();
+        boolean failed = true;
         try {
+            StateChange ch;
             if (transitions != null) {
-                return nonNull(success ? transitions.trialSucceeded(op, trialVersion, p, now)
+                ch = nonNull(success ? transitions.trialSucceeded(op, trialVersion, p, now)
                         : transitions.trialFailed(op, trialVersion, p, now), "trial outcome");
+            } else {
+                BreakerState prev = store.get(op).orElse(null);
+                ch = putIfChanged(op, Transitions.trialOutcome(prev, trialVersion, success, p, now), p);
             }
-            BreakerState prev = store.get(op).orElse(null);
-            return putIfChanged(op, Transitions.trialOutcome(prev, trialVersion, success, p, now), p);
+            failed = false;
+            return ch;
         } catch (Exception e) {
             throw storeError(success ? "trialSucceeded" : "trialFailed", e);
+        } finally {
+            timed(success ? StoreOperation.TRIAL_SUCCEEDED : StoreOperation.TRIAL_FAILED, failed, t0);
         }
     }
 
     StateChange force(String op, BreakerStatus target, Policy p, long now) {
+        long t0 = startTiming();
+        boolean failed = true;
         try {
+            StateChange ch;
             if (transitions != null) {
-                return nonNull(transitions.force(op, target, p, now), "force");
+                ch = nonNull(transitions.force(op, target, p, now), "force");
+            } else {
+                BreakerState prev = store.get(op).orElse(null);
+                ch = Transitions.force(prev, target, p, now);
+                if (target == BreakerStatus.CLOSED) {
+                    // delete removes the stored trial claims too, which a forced close must drop
+                    // (AtomicTransitions does it atomically; here it is best effort like the rest of the fallback)
+                    store.delete(op);
+                }
+                store.put(op, ch.state(), p.stateTtl());
             }
-            BreakerState prev = store.get(op).orElse(null);
-            StateChange ch = Transitions.force(prev, target, p, now);
-            if (target == BreakerStatus.CLOSED) {
-                // delete removes the stored trial claims too, which a forced close must drop (AtomicTransitions
-                // does it atomically; here it is best effort like the rest of the fallback)
-                store.delete(op);
-            }
-            store.put(op, ch.state(), p.stateTtl());
+            failed = false;
             return ch;
         } catch (Exception e) {
             throw storeError("force", e);
+        } finally {
+            timed(StoreOperation.FORCE, failed, t0);
         }
     }
 
     /** A trial token, or null if every permit is taken. Only for a store with {@link TrialClaims}. */
     String claim(String op, int permits, Duration ttl) {
+        long t0 = startTiming();
+        boolean failed = true;
         try {
-            return claims.claimTrial(op, permits, ttl).orElse(null);
+            String token = claims.claimTrial(op, permits, ttl).orElse(null);
+            failed = false;
+            return token;
         } catch (Exception e) {
             throw storeError("claimTrial", e);
+        } finally {
+            timed(StoreOperation.CLAIM_TRIAL, failed, t0);
         }
     }
 
     void release(String op, String token) {
+        long t0 = startTiming();
+        boolean failed = true;
         try {
             claims.releaseTrial(op, token);
+            failed = false;
         } catch (Exception e) {
             throw storeError("releaseTrial", e);
+        } finally {
+            timed(StoreOperation.RELEASE_TRIAL, failed, t0);
         }
     }
 
     TransitionFeed.Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
+        long t0 = startTiming();
+        boolean failed = true;
         try {
-            return feed.subscribe(listener, onGap);
+            TransitionFeed.Subscription sub = feed.subscribe(listener, onGap);
+            failed = false;
+            return sub;
         } catch (Exception e) {
             throw storeError("subscribe", e);
+        } finally {
+            timed(StoreOperation.SUBSCRIBE, failed, t0);
+        }
+    }
+
+    private static final long NOT_TIMED = Long.MIN_VALUE;
+
+    /** The start of a timed store operation, or {@link #NOT_TIMED} without observers (no clock read). */
+    private long startTiming() {
+        Observers obs = observers;
+        return obs != null && obs.current() != null ? System.nanoTime() : NOT_TIMED;
+    }
+
+    private void timed(StoreOperation op, boolean failed, long t0) {
+        if (t0 != NOT_TIMED) {
+            Observers.Set o = observers.current();
+            if (o != null) {
+                o.storeOperation(op, failed, System.nanoTime() - t0);
+            }
         }
     }
 

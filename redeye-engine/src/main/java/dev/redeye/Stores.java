@@ -22,6 +22,13 @@ import java.util.TreeSet;
  *
  * Providers are looked up on every call (opening a store is rare and may be expensive anyway), with the
  * thread context class loader first and this class's loader as a fallback.
+ *
+ * <h2>{@code memory:} is private; {@code memory://NAME} is shared</h2>
+ * {@code Stores.open("memory:")} returns a <b>new, private</b> in-process store on every call: two breakers
+ * each opened over {@code "memory:"} share nothing, exactly like two breakers in local mode. To make several
+ * breakers (standing for several instances) share one in-process store, name it: every
+ * {@code Stores.open("memory://fleet")} returns a new client of the one store named {@code fleet}, which lives
+ * as long as the JVM. In production, state shared across processes needs a real store (Redis, PostgreSQL, ...).
  */
 public final class Stores {
 
@@ -30,7 +37,9 @@ public final class Stores {
 
     /**
      * Opens a new store for {@code uri} with the provider whose scheme matches (the longest matching scheme
-     * wins, so {@code jdbc:postgresql} beats {@code jdbc}). The caller owns and closes the store.
+     * wins, so {@code jdbc:postgresql} beats {@code jdbc}). The caller owns and closes the store. Note that
+     * {@code "memory:"} opens a private store each time and {@code "memory://NAME"} a client of one shared
+     * named store (see the class comment).
      *
      * @throws IllegalArgumentException if the URI is null or has no scheme, or no provider on the classpath
      *                                  handles its scheme (the message lists the schemes found), or the

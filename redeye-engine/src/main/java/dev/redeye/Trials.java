@@ -38,9 +38,11 @@ final class Trials {
     private final Duration trialTimeout;
     private final long trialTimeoutMillis;
     private final boolean rejectOnStoreError;
+    private final Observers observers;
 
     Trials(Clock clock, InMemoryStore local, StoreAccess access, StateViews views, StoreErrors errors,
-            Rejections rejections, int permits, Duration trialTimeout, boolean rejectOnStoreError) {
+            Rejections rejections, int permits, Duration trialTimeout, boolean rejectOnStoreError,
+            Observers observers) {
         this.clock = clock;
         this.local = local;
         this.access = access;
@@ -51,6 +53,7 @@ final class Trials {
         this.trialTimeout = trialTimeout;
         this.trialTimeoutMillis = trialTimeout.toMillis();
         this.rejectOnStoreError = rejectOnStoreError;
+        this.observers = observers;
     }
 
     /**
@@ -68,7 +71,7 @@ final class Trials {
         if (now < eligibleAt) {
             throw rejections.of(e.name, BreakerStatus.OPEN, eligibleAt - now);
         }
-        if (!e.tryStartTrial(permits)) {
+        if (!e.tryStartTrial(permits) && !(reclaimExpiredLeases(e, now) && e.tryStartTrial(permits))) {
             throw busy(e);
         }
         boolean keepSlot = false;
@@ -100,9 +103,34 @@ final class Trials {
         }
     }
 
-    /** Whether every trial slot of this instance for the operation is taken (its trials are running). */
-    boolean slotsTaken(OperationState e) {
-        return e.trialsInFlight() >= permits;
+    /**
+     * Whether every trial slot of this instance for the operation is taken (its trials are running), after
+     * giving back the slots of permits whose lease ran out.
+     */
+    boolean slotsTaken(OperationState e, long now) {
+        return e.trialsInFlight() >= permits && !(reclaimExpiredLeases(e, now) && e.trialsInFlight() < permits);
+    }
+
+    /**
+     * Leases the slot of a trial admitted through the permission API: a permit nobody completes would
+     * otherwise hold its slot forever (the breaker cannot see the call end), and this instance would never
+     * run a trial of the operation again. The lease lasts as long as the store claim ({@code trialTimeout},
+     * by the breaker's clock); once it ran out, the next caller that finds the slots taken ends the trial
+     * (gives its claim back, records nothing) and the permit's completion is then ignored.
+     */
+    void lease(OperationState e, Trial trial) {
+        trial.leaseUntil = clock.millis() + trialTimeoutMillis;
+        e.lease(trial);
+    }
+
+    /** Ends the leased trials of {@code e} whose lease ran out; whether any was. */
+    private boolean reclaimExpiredLeases(OperationState e, long now) {
+        java.util.List<Trial> expired = e.takeExpiredLeases(now);
+        for (Trial t : expired) {
+            e.ignored.increment(); // the permit's call ends as nothing recorded
+            end(e, t, CircuitBreakerObserver.TrialOutcome.RELEASED);
+        }
+        return !expired.isEmpty();
     }
 
     /** The rejection while this instance's own trials of the operation run. */
@@ -154,14 +182,21 @@ final class Trials {
         }
     }
 
-    /** Ends a trial: gives its claim back (compare-and-delete by token) and its slot. Never throws. */
-    void end(OperationState e, Trial trial) {
+    /**
+     * Ends a trial: gives its claim back (compare-and-delete by token) and its slot, and tells the observers.
+     * Never throws. The caller owns the trial's end (its call, its permit's one completion, or its expired lease).
+     */
+    void end(OperationState e, Trial trial, CircuitBreakerObserver.TrialOutcome outcome) {
         try {
             if (trial.token != null) {
                 releaseToken(e, trial.token);
             }
         } finally {
             e.endTrial();
+            Observers.Set o = observers.current();
+            if (o != null) {
+                o.trialEnded(e, outcome);
+            }
         }
     }
 
@@ -181,10 +216,19 @@ final class Trials {
     static final class Trial {
         final String token;
         final long version;
+        /** Until when a permit's trial holds its slot without completing (breaker clock); see {@link #lease}. */
+        volatile long leaseUntil = Long.MAX_VALUE;
+        private final java.util.concurrent.atomic.AtomicBoolean ended =
+                new java.util.concurrent.atomic.AtomicBoolean();
 
         Trial(String token, long version) {
             this.token = token;
             this.version = version;
+        }
+
+        /** Wins the right to end a leased trial: its permit's completion or its lease's expiry, never both. */
+        boolean tryEnd() {
+            return ended.compareAndSet(false, true);
         }
     }
 }

@@ -20,10 +20,15 @@
  * With a {@link dev.redeye.api.Store}, one store read per call on the closed path (zero with the opt-in local
  * cache while it is trusted and fresh), zero while open between re-verifications, and writes only when there
  * is something to record. Each missing store capability degrades to a best-effort fallback and logs one
- * warning per breaker.
+ * warning per store instance (not per breaker).
+ *
+ * <h2>Ecosystem</h2>
+ * {@link dev.redeye.Permit} ({@code tryAcquire}) for code that runs the call itself, decorators on the breaker,
+ * {@link dev.redeye.CircuitBreakerObserver} for metrics (the SPI {@code redeye-micrometer} implements) and the
+ * builder's listeners ({@code onCallRejected}, {@code onIgnoredError}, {@code onFleetStateChange}).
  *
  * <p>Everything not public here is an implementation detail, split by job behind the
- * {@link dev.redeye.CircuitBreaker} façade: admission ({@code Gate}), the half-open protocol ({@code Trials}),
+ * {@link dev.redeye.CircuitBreaker} façade: running calls ({@code Calls}), admission ({@code Gate}), the half-open protocol ({@code Trials}),
  * outcome recording ({@code OutcomeRecorder}), the open-state view and local cache ({@code StateViews}), the
  * feed ({@code FeedHandler}), the bounded operation registry ({@code Operations}), capabilities and their
  * fallbacks ({@code StoreAccess}), the LOCAL store-error decorator ({@code DegradingStore}) and call timeouts

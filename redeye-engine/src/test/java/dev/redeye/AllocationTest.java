@@ -26,13 +26,42 @@ class AllocationTest {
         measure(true);
     }
 
+    /**
+     * With an observer that times every call registered, the engine's hooks (the sampling decision, two clock
+     * reads, the observer call with the operation and an enum) allocate nothing either.
+     */
+    @Test
+    void healthyLocalCallsWithATimingObserverAllocateNothing() {
+        measure(false, new CircuitBreakerObserver() {
+            @Override
+            public CallTiming callTiming() {
+                return CallTiming.EVERY_CALL;
+            }
+
+            @Override
+            public void callTimed(ObservedOperation operation, CallOutcome outcome, long nanos, long weight) {
+                timedCalls++;
+            }
+        });
+        assertEquals(2L * CALLS, timedCalls);
+    }
+
+    private static long timedCalls;
+
     private static void measure(boolean storedState) {
+        measure(storedState, null);
+    }
+
+    private static void measure(boolean storedState, CircuitBreakerObserver observer) {
         java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "needs com.sun.management.ThreadMXBean");
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) mx;
         assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
                 "thread allocation accounting is off");
         try (CircuitBreaker b = CircuitBreaker.ofDefaults()) {
+            if (observer != null) {
+                b.addObserver(observer);
+            }
             CheckedSupplier<String, RuntimeException> call = () -> "ok";
             String op = "healthy";
             if (storedState) {

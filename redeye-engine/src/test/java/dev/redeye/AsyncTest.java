@@ -102,7 +102,7 @@ class AsyncTest {
             assertTrue(t instanceof TimeoutException, String.valueOf(t));
             assertEquals(BreakerStatus.OPEN, b.status(OP));
             never.complete("too late"); // ignored: the outcome was already recorded
-            assertEquals(new Metrics(1, 0, 1, 0, 0, 0), b.metrics(OP));
+            assertEquals(new Metrics(1, 0, 1, 0, 0, 0, 0), b.metrics(OP));
         }
     }
 

@@ -90,7 +90,7 @@ class CallTimeoutTest {
             assertTrue(result.cancel(true));
             assertTrue(pending.isCancelled(), "the user's stage is cancelled with the returned future");
             assertEquals(BreakerStatus.CLOSED, b.status(OP), "a cancellation is not a failure");
-            assertEquals(new Metrics(1, 0, 0, 0, 0, 0), b.metrics(OP));
+            assertEquals(new Metrics(1, 0, 0, 1, 0, 0, 0), b.metrics(OP));
         }
     }
 

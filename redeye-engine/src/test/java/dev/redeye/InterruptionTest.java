@@ -72,7 +72,7 @@ class InterruptionTest {
                         "the interrupt status after " + kind);
                 assertEquals(BreakerStatus.CLOSED, b.status(OP), kind + " must not count as a failure");
                 assertEquals(0, b.state(OP).failures());
-                assertEquals(new Metrics(1, 0, 0, 0, 0, 0), b.metrics(OP), "a call, neither success nor failure");
+                assertEquals(new Metrics(1, 0, 0, 1, 0, 0, 0), b.metrics(OP), "a call, neither success nor failure");
             }
         }
     }
@@ -106,7 +106,7 @@ class InterruptionTest {
             assertThrows(IllegalArgumentException.class, () -> b.execute(OP, () -> {
                 throw new IllegalArgumentException("caller's fault");
             }));
-            assertEquals(1, b.metrics(OP).successes());
+            assertEquals(1, b.metrics(OP).ignored());
             assertThrows(IllegalStateException.class, () -> b.execute(OP, () -> {
                 throw new IllegalStateException("dependency broken");
             }));

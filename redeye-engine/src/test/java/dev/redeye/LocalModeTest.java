@@ -360,7 +360,8 @@ class LocalModeTest {
             throw bad;
         })));
         assertEquals(BreakerStatus.CLOSED, b.status(OP));
-        assertEquals(1, b.metrics(OP).successes(), "an exception that does not count is a success");
+        assertEquals(1, b.metrics(OP).ignored(), "an exception that does not count is ignored (recorded as a success)");
+        assertEquals(0, b.metrics(OP).successes() + b.metrics(OP).failures());
         failOnce(b, OP);
         assertEquals(BreakerStatus.OPEN, b.status(OP));
     }
@@ -372,7 +373,7 @@ class LocalModeTest {
         assertEquals(1, b.state(OP).failures());
         assertEquals("503", b.execute(OP, () -> "503"));
         assertEquals(BreakerStatus.OPEN, b.status(OP));
-        assertEquals(new Metrics(2, 0, 2, 0, 0, 0), b.metrics(OP));
+        assertEquals(new Metrics(2, 0, 2, 0, 0, 0, 0), b.metrics(OP));
     }
 
     @Test
@@ -444,7 +445,7 @@ class LocalModeTest {
         rejected(b, OP);
         clock.advance(Duration.ofSeconds(10));
         ok(b, OP);
-        assertEquals(new Metrics(4, 2, 2, 2, 0, 1), b.metrics(OP));
+        assertEquals(new Metrics(4, 2, 2, 0, 2, 0, 1), b.metrics(OP));
         ok(b, "b");
         assertEquals(List.of(OP, "b").stream().sorted().toList(), List.copyOf(b.allMetrics().keySet()));
         assertEquals(Metrics.EMPTY, b.metrics("never"));
@@ -504,7 +505,8 @@ class LocalModeTest {
         CircuitBreaker b = build(builder());
         assertThrows(NullPointerException.class, () -> b.execute(null, () -> "x"));
         assertThrows(IllegalArgumentException.class, () -> b.execute("", () -> "x"));
-        assertThrows(NullPointerException.class, () -> b.execute(OP, null));
+        assertThrows(NullPointerException.class, () -> b.execute(OP, (CheckedSupplier<String, RuntimeException>) null));
+        assertThrows(NullPointerException.class, () -> b.execute(OP, (Runnable) null));
         assertThrows(NullPointerException.class, () -> b.executeAsync(OP, null));
     }
 

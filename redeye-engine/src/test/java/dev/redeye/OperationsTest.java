@@ -16,7 +16,7 @@ class OperationsTest {
     @Test
     void theRegistryEvictsTheLeastRecentlyUsedDownToNinetyPercentOnInsert() {
         List<String> evicted = new ArrayList<>();
-        Operations ops = new Operations(10, e -> evicted.add(e.name));
+        Operations ops = new Operations(10, e -> evicted.add(e.name), e -> { });
         for (int i = 0; i < 10; i++) {
             ops.use("op" + i);
         }
@@ -39,7 +39,7 @@ class OperationsTest {
     @Test
     void anEntryWithATrialRunningIsNeverEvicted() {
         List<String> evicted = new ArrayList<>();
-        Operations ops = new Operations(1, e -> evicted.add(e.name));
+        Operations ops = new Operations(1, e -> evicted.add(e.name), e -> { });
         OperationState trial = ops.use("trial");
         assertTrue(trial.tryStartTrial(1));
         ops.use("other");

@@ -52,7 +52,7 @@ class StoreErrorPolicyTest {
         store.failing = true;
         assertEquals("ok", ok(b, OP));
         failOnce(b, OP); // the failed write after the call is swallowed; the call's own exception is rethrown
-        assertEquals(new Metrics(2, 1, 1, 0, 3, 0), b.metrics(OP));
+        assertEquals(new Metrics(2, 1, 1, 0, 0, 3, 0), b.metrics(OP));
         assertEquals(3, errors.size(), "read, read, write");
         assertTrue(errors.get(0).startsWith(OP + ":backend down"));
         assertTrue(b.check(OP));
@@ -84,7 +84,7 @@ class StoreErrorPolicyTest {
         assertEquals(OP, e.operation());
         assertTrue(e.getCause() instanceof StoreException);
         assertEquals("fallback", b.execute(OP, () -> "live", r -> "fallback"));
-        assertEquals(new Metrics(0, 0, 0, 2, 2, 0), b.metrics(OP));
+        assertEquals(new Metrics(0, 0, 0, 0, 2, 2, 0), b.metrics(OP));
         assertFalse(b.check(OP));
         store.failing = false;
         assertEquals("ok", ok(b, OP));

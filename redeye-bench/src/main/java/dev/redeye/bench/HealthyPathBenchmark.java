@@ -23,7 +23,9 @@ import org.openjdk.jmh.annotations.Threads;
  * java -jar redeye-bench/target/benchmarks.jar HealthyPathBenchmark -f 1 -wi 3 -w 2s -i 5 -r 2s -prof gc
  * </pre>
  * Scores are the average time per call of each thread (ns/op): on a machine with at least two cores, a
- * breaker that scales keeps its 2-thread figure close to its 1-thread figure.
+ * breaker that scales keeps its 2-thread figure close to its 1-thread figure. {@code REDEYE_MICROMETER} is
+ * redeye with a Micrometer binder registered; to compare just the two:
+ * {@code ... HealthyPathBenchmark -p type=REDEYE,REDEYE_MICROMETER -prof gc}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -31,7 +33,7 @@ import org.openjdk.jmh.annotations.Threads;
 public class HealthyPathBenchmark {
 
     /** The competitor. */
-    @Param({"DIRECT", "REDEYE", "RESILIENCE4J", "FAILSAFE"})
+    @Param({"DIRECT", "REDEYE", "REDEYE_MICROMETER", "RESILIENCE4J", "FAILSAFE"})
     public BreakerType type;
 
     private BreakerAdapter breaker;

@@ -112,6 +112,12 @@ public final class JmhTables {
                     Table.fmt(h2.ns, 1) + " ns vs " + Table.fmt(h1.ns, 1) + " ns (" + Table.fmt(h2.ns / h1.ns, 2)
                             + "x)");
         }
+        Score m1 = s.get("HealthyPathBenchmark/1/REDEYE_MICROMETER");
+        if (h1 != null && m1 != null) {
+            line(out, "healthy with a Micrometer binder, 1 thread, 0 bytes and within 10 % of redeye alone",
+                    m1.bytes < 0.5 && m1.ns <= 1.1 * h1.ns, Table.fmt(m1.ns, 1) + " ns vs " + Table.fmt(h1.ns, 1)
+                            + " ns (" + Table.fmt(m1.ns / h1.ns, 2) + "x), " + m1.alloc() + " B/op");
+        }
         if (j1 != null && k1 != null) {
             line(out, "rejection, 1 thread, at or below Resilience4j (no stack traces)", j1.ns <= k1.ns,
                     Table.fmt(j1.ns, 1) + " ns vs " + Table.fmt(k1.ns, 1) + " ns");
