@@ -89,6 +89,17 @@ abstract class TckBase {
     }
 
     /**
+     * Optional hook for R6.7: whether {@code thread} belongs to the backend or to a client the test shares
+     * between stores, rather than to a store instance (members of a cluster embedded in the test JVM, the
+     * pooled threads of a driver instance the store does not own). R6.7 checks that a closed store leaves no
+     * thread of its own alive; threads this answers true for are not counted. The default answers false:
+     * every new thread is the store's.
+     */
+    protected boolean backendThread(Thread thread) {
+        return false;
+    }
+
+    /**
      * The capabilities the implementer expects the store to declare, stated explicitly: a missing one fails
      * R0.1, so a store cannot silently skip a whole group of rules. A store meant to offer only the plain
      * methods returns {@code Set.of()}; that is the only way such a store passes R0.1.
