@@ -335,6 +335,7 @@ class PostgresFaultTest {
             } finally {
                 server.thaw();
             }
+            server.awaitAccepting(); // the server is back once it answers a new connection again
         });
     }
 

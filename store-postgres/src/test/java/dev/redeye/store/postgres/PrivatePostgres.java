@@ -128,6 +128,27 @@ final class PrivatePostgres implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits until the server accepts a new connection and answers on it. After a freeze it first works through
+     * the connection attempts that queued in its listen backlog meanwhile (each a backend forked for a client
+     * long gone), which on a loaded machine takes seconds.
+     */
+    void awaitAccepting() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MILLIS);
+        while (true) {
+            try (Connection c = connect(); var st = c.createStatement()) {
+                st.execute("SELECT 1");
+                return;
+            } catch (SQLException notYet) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the private PostgreSQL server does not accept connections "
+                            + "again; its log:\n" + log());
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
     /** Stops the server (immediate shutdown) and deletes its directory. Idempotent. */
     @Override
     public synchronized void close() {
