@@ -23,7 +23,7 @@ final class DynamoDbClientStore {
         ClassLoader loader = DynamoDbClientStore.class.getClassLoader();
         Class<?> clientType = ClassUtils.resolveClassName(CLIENT, loader);
         String name = StoreClientSource.candidate(beans, clientType);
-        return new StoreClientSource(Set.of("dynamodb"), StoreClientSource.describe(beans, name), () -> {
+        return new StoreClientSource(Set.of("dynamodb"), name, StoreClientSource.describe(beans, name), () -> {
             Class<?> storeType = ClassUtils.resolveClassName(STORE, loader);
             Object builder = call(method(storeType, "builder", clientType), null, beans.getBean(name));
             StoreClientSource.option("redeye.dynamodb.table", table,

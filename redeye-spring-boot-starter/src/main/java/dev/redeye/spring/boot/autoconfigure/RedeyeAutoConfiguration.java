@@ -49,6 +49,8 @@ import org.springframework.util.StringUtils;
 public class RedeyeAutoConfiguration {
     /** The registry's bean name. */
     public static final String REGISTRY = "redeyeCircuitBreakers";
+    /** The name of the store bean this auto-configuration opens (none when the application has its own). */
+    public static final String STORE = "redeyeStore";
 
     private static final Logger LOG = LoggerFactory.getLogger(RedeyeAutoConfiguration.class);
     private static final String LOCAL = "none (local mode)";
@@ -61,11 +63,15 @@ public class RedeyeAutoConfiguration {
         return StoreSelection.choose(uri, sources.orderedStream().toList());
     }
 
-    @Bean(destroyMethod = "close")
+    @Bean(name = STORE, destroyMethod = "close")
     @ConditionalOnMissingBean(Store.class)
     @Conditional(StoreConfiguredCondition.class)
-    Store redeyeStore(StoreSelection selection) {
-        return selection.open();
+    Store redeyeStore(StoreSelection selection, ConfigurableListableBeanFactory beans) {
+        Store store = selection.open();
+        // the client bean is looked up by name, which records no dependency: record it, so that Spring
+        // closes this store (and, before it, every breaker) before it closes the application's client
+        selection.clientBean().ifPresent(client -> beans.registerDependentBean(client, STORE));
+        return store;
     }
 
     @Bean(name = REGISTRY, destroyMethod = "close")

@@ -45,7 +45,7 @@ public class RedeyeStoreClientsAutoConfiguration {
         @Bean
         StoreClientSource redeyeRedisClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
             String name = StoreClientSource.candidate(beans, UnifiedJedis.class);
-            return new StoreClientSource(Set.of("redis", "rediss"), StoreClientSource.describe(beans, name), () -> {
+            return new StoreClientSource(Set.of("redis", "rediss"), name, StoreClientSource.describe(beans, name), () -> {
                 RedisStore.Builder b = RedisStore.builder(beans.getBean(name, UnifiedJedis.class));
                 StoreClientSource.option("redeye.redis.prefix", properties.getRedis().getPrefix(), b::prefix);
                 return b.build();
@@ -61,7 +61,7 @@ public class RedeyeStoreClientsAutoConfiguration {
         @Bean
         StoreClientSource redeyePostgresClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
             String name = StoreClientSource.candidate(beans, DataSource.class);
-            return new StoreClientSource(Set.of("postgresql", "postgres", "jdbc:postgresql"),
+            return new StoreClientSource(Set.of("postgresql", "postgres", "jdbc:postgresql"), name,
                     StoreClientSource.describe(beans, name), () -> {
                         RedeyeProperties.Postgres p = properties.getPostgres();
                         PostgresStore.Builder b = PostgresStore.builder(beans.getBean(name, DataSource.class));
@@ -82,7 +82,7 @@ public class RedeyeStoreClientsAutoConfiguration {
         @Bean
         StoreClientSource redeyeHazelcastClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
             String name = StoreClientSource.candidate(beans, HazelcastInstance.class);
-            return new StoreClientSource(Set.of("hazelcast"), StoreClientSource.describe(beans, name), () -> {
+            return new StoreClientSource(Set.of("hazelcast"), name, StoreClientSource.describe(beans, name), () -> {
                 HazelcastStore.Builder b = HazelcastStore.builder(beans.getBean(name, HazelcastInstance.class));
                 StoreClientSource.option("redeye.hazelcast.map", properties.getHazelcast().getMap(), b::map);
                 return b.build();

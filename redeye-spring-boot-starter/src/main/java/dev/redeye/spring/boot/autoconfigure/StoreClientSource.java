@@ -15,10 +15,11 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
  * and exactly one such bean are there. Cheap: nothing connects until {@link #open()}.
  *
  * @param schemes     the URI schemes of the same store, so that {@code redeye.store} can choose among sources
+ * @param bean        the client bean's name
  * @param description for people and logs: the bean's name and type, never its connection details
  * @param opener      builds the store over the bean; the store never closes the bean
  */
-record StoreClientSource(Set<String> schemes, String description, Supplier<Store> opener) {
+record StoreClientSource(Set<String> schemes, String bean, String description, Supplier<Store> opener) {
 
     /** Whether {@code uri} (possibly a bare scheme such as {@code redis:}) names this store. */
     boolean matches(String uri) {

@@ -5,6 +5,7 @@ import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUris;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,6 +76,11 @@ final class StoreSelection {
             throw new IllegalStateException("redeye.store=" + StoreUris.redact(uri) + " cannot be opened: "
                     + e.getMessage(), e);
         }
+    }
+
+    /** The client bean the store is built over, if it is. */
+    Optional<String> clientBean() {
+        return Optional.ofNullable(client).map(StoreClientSource::bean);
     }
 
     /** For people: the redacted URI or the client bean; never a password. */
