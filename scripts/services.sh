@@ -2,6 +2,8 @@
 # Makes sure the services the tests talk to are reachable and exports their addresses:
 #   REDEYE_REDIS_URL     (default redis://127.0.0.1:6379)
 #   REDEYE_POSTGRES_URL  (default jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres)
+#   REDEYE_DYNAMODB_URL  (dynalite, the open-source DynamoDB server, on a free port: http://127.0.0.1:PORT)
+#   REDEYE_DYNALITE_HOME (where dynalite is installed, for tests that start private dynalite processes)
 # An address already set in the environment is used as it is. Otherwise the local default is probed,
 # started when installed but stopped, and installed from the distribution's packages when missing
 # (needs root and apt-get). Source it:  . scripts/services.sh
@@ -103,5 +105,81 @@ redeye_ensure_postgres() {
   redeye_log "PostgreSQL: 127.0.0.1:$port"
 }
 
+# ---------------------------------------------------------------------------------------------- dynalite
+# dynalite (npm, Apache-2.0) is installed with npm into .redeye-services/dynalite of this checkout (gitignored)
+# and started on a free port by scripts/dynalite.js. Its pid and port are recorded there; a dynalite started by
+# an earlier run is reused only when that pid is alive and its command line is our launcher on our folder.
+# Where Node.js is missing and apt-get is not available: install Node.js 18 or newer (https://nodejs.org),
+# or point REDEYE_DYNAMODB_URL at any DynamoDB endpoint (it must accept the tests' dummy credentials).
+# Stop a dynalite started by sourcing this file with: redeye_stop_dynalite
+
+REDEYE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+REDEYE_DYNALITE_DIR="$REDEYE_ROOT/.redeye-services/dynalite"
+REDEYE_DYNALITE_VERSION="4.0.0"
+
+redeye_dynalite_ours() { # pid: is it our launcher serving our folder?
+  [ -n "$1" ] && kill -0 "$1" 2>/dev/null || return 1
+  tr '\0' ' ' < "/proc/$1/cmdline" 2>/dev/null | grep -qF "scripts/dynalite.js $REDEYE_DYNALITE_DIR "
+}
+
+redeye_stop_dynalite() {
+  local pid
+  pid=$(cat "$REDEYE_DYNALITE_DIR/dynalite.pid" 2>/dev/null) || return 0
+  if redeye_dynalite_ours "$pid"; then
+    kill "$pid" 2>/dev/null && redeye_log "dynalite: stopped pid $pid"
+  fi
+  rm -f "$REDEYE_DYNALITE_DIR/dynalite.pid" "$REDEYE_DYNALITE_DIR/dynalite.port"
+}
+
+redeye_ensure_dynamodb() {
+  if [ -n "${REDEYE_DYNAMODB_URL:-}" ]; then
+    redeye_log "DynamoDB: using REDEYE_DYNAMODB_URL from the environment"
+    [ -d "$REDEYE_DYNALITE_DIR/node_modules/dynalite" ] && export REDEYE_DYNALITE_HOME="$REDEYE_DYNALITE_DIR"
+    return 0
+  fi
+  local pid port
+  pid=$(cat "$REDEYE_DYNALITE_DIR/dynalite.pid" 2>/dev/null || true)
+  port=$(cat "$REDEYE_DYNALITE_DIR/dynalite.port" 2>/dev/null || true)
+  if [ -n "$port" ] && redeye_dynalite_ours "$pid" && redeye_tcp_open 127.0.0.1 "$port"; then
+    export REDEYE_DYNAMODB_URL="http://127.0.0.1:$port" REDEYE_DYNALITE_HOME="$REDEYE_DYNALITE_DIR"
+    redeye_log "DynamoDB: reusing our dynalite (pid $pid) at $REDEYE_DYNAMODB_URL"
+    return 0
+  fi
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    redeye_log "DynamoDB: Node.js/npm not found, installing nodejs and npm"
+    redeye_apt_install nodejs npm || { redeye_log "DynamoDB: install Node.js 18+ or set REDEYE_DYNAMODB_URL"; return 1; }
+  fi
+  if [ ! -f "$REDEYE_DYNALITE_DIR/node_modules/dynalite/cli.js" ]; then
+    redeye_log "DynamoDB: installing dynalite@$REDEYE_DYNALITE_VERSION with npm into $REDEYE_DYNALITE_DIR"
+    mkdir -p "$REDEYE_DYNALITE_DIR"
+    npm install --prefix "$REDEYE_DYNALITE_DIR" --no-audit --no-fund --loglevel=error \
+      "dynalite@$REDEYE_DYNALITE_VERSION" >&2 || return 1
+  fi
+  # Port 0: the kernel picks a free port (a probed "free" port can be taken by then); dynalite prints it.
+  # --createTableMs 0 etc.: tables are ACTIVE at once (else every test waits for the table's status).
+  nohup node "$REDEYE_ROOT/scripts/dynalite.js" "$REDEYE_DYNALITE_DIR" --host 127.0.0.1 --port 0 \
+    --createTableMs 0 --deleteTableMs 0 --updateTableMs 0 > "$REDEYE_DYNALITE_DIR/dynalite.log" 2>&1 &
+  pid=$!
+  echo "$pid" > "$REDEYE_DYNALITE_DIR/dynalite.pid"
+  port=""
+  local i
+  for ((i = 0; i < 300; i++)); do
+    port=$(sed -n 's/^Dynalite listening at: http:\/\/[^:]*:\([0-9][0-9]*\).*/\1/p' "$REDEYE_DYNALITE_DIR/dynalite.log")
+    [ -n "$port" ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$port" ] || ! redeye_wait_tcp 127.0.0.1 "$port" 10; then
+    redeye_log "DynamoDB: dynalite did not come up (see $REDEYE_DYNALITE_DIR/dynalite.log)"
+    redeye_stop_dynalite
+    return 1
+  fi
+  echo "$port" > "$REDEYE_DYNALITE_DIR/dynalite.port"
+  export REDEYE_DYNAMODB_URL="http://127.0.0.1:$port" REDEYE_DYNALITE_HOME="$REDEYE_DYNALITE_DIR"
+  export REDEYE_DYNALITE_STARTED="$pid"
+  redeye_log "DynamoDB: dynalite (pid $pid) at $REDEYE_DYNAMODB_URL"
+}
+
 redeye_ensure_redis || redeye_log "Redis: could not be provided; Redis tests will say how to provide it"
 redeye_ensure_postgres || redeye_log "PostgreSQL: could not be provided; PostgreSQL tests will say how to provide it"
+redeye_ensure_dynamodb || redeye_log "DynamoDB: could not be provided; DynamoDB tests will say how to provide it"

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# The one command that runs every test: makes sure Redis and PostgreSQL are reachable (starting or
-# installing them when needed, see scripts/services.sh), then runs the Maven build with all tests.
+# The one command that runs every test: makes sure Redis, PostgreSQL and dynalite (DynamoDB) are reachable
+# (starting or installing them when needed, see scripts/services.sh), then runs the Maven build with all
+# tests. A dynalite started here is stopped when the build ends; one already running (ours) is left alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/services.sh
-exec mvn -B verify "$@"
+if [ -n "${REDEYE_DYNALITE_STARTED:-}" ]; then
+  trap redeye_stop_dynalite EXIT
+fi
+mvn -B verify "$@"

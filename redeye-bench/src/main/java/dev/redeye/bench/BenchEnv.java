@@ -6,11 +6,11 @@ import java.util.Set;
 
 /**
  * The settings of one {@link DistributedBench} run: which backends and sections, where the services are
- * ({@code REDEYE_REDIS_URL}, {@code REDEYE_POSTGRES_URL}, {@code REDEYE_HAZELCAST_URL}), and whether this is a short smoke run
+ * ({@code REDEYE_REDIS_URL}, {@code REDEYE_POSTGRES_URL}, {@code REDEYE_DYNAMODB_URL}, {@code REDEYE_HAZELCAST_URL}), and whether this is a short smoke run
  * ({@code --quick}: a few hundred calls per figure, fit only to check the harness works).
  */
 final class BenchEnv {
-    static final List<String> ALL_STORES = List.of("memory", "redis", "postgres", "hazelcast");
+    static final List<String> ALL_STORES = List.of("memory", "redis", "postgres", "dynamodb", "hazelcast");
     static final List<String> ALL_SECTIONS = List.of("ops", "latency", "atomic", "growth", "fleet");
 
     private final List<String> stores;
@@ -60,7 +60,7 @@ final class BenchEnv {
                     break;
                 default:
                     throw new IllegalArgumentException("unknown argument '" + args[i]
-                            + "'; usage: DistributedBench [--stores memory,redis,postgres,hazelcast]"
+                            + "'; usage: DistributedBench [--stores memory,redis,postgres,dynamodb,hazelcast]"
                             + " [--sections ops,latency,atomic,growth,fleet] [--quick]");
             }
         }
@@ -119,6 +119,8 @@ final class BenchEnv {
                 return StoreFixture.redis(redisUrl);
             case "postgres":
                 return StoreFixture.postgres(postgresUrl, pooled);
+            case "dynamodb":
+                return StoreFixture.dynamodb(env("REDEYE_DYNAMODB_URL", "http://127.0.0.1:4567"));
             case "hazelcast":
                 return StoreFixture.hazelcast(System.getenv("REDEYE_HAZELCAST_URL"));
             default:
@@ -131,5 +133,5 @@ final class BenchEnv {
         return stores.contains(store);
     }
 
-    static final Set<String> REMOTE = Set.of("redis", "postgres", "hazelcast");
+    static final Set<String> REMOTE = Set.of("redis", "postgres", "dynamodb", "hazelcast");
 }

@@ -24,12 +24,21 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 
 /**
  * One backend of the distributed benchmarks: opens independent clients of one shared data set (each client
@@ -46,6 +55,9 @@ import redis.clients.jedis.resps.ScanResult;
  * set-up the store's Javadoc shows), or {@code Stores.open("jdbc:postgresql://...&schema=<unique>")} with the
  * store's own pool; round trip = {@code SELECT 1} through a HikariCP pool; clean-up
  * drops the schema.</li>
+ * <li>{@link #dynamodb(String)}: {@code Stores.open("dynamodb://...")} per client (each with its own
+ * {@code DynamoDbClient}, the provider's breaker-sized timeouts) in a table unique to this run; round trip = a
+ * consistent {@code GetItem} of a missing key through such a client; clean-up deletes the table.</li>
  * <li>{@link #hazelcast(String)}: {@code Stores.open("hazelcast://...?map=<unique>")} per client (each with its
  * own Hazelcast client); without a URL, one member started in this JVM (native mode); round trip =
  * {@code IMap.get} of an absent key through a store's own client; clean-up destroys both maps.</li>
@@ -368,5 +380,73 @@ public abstract class StoreFixture implements AutoCloseable {
         config.setMinimumIdle(1);
         config.setPoolName("redeye-bench");
         return new HikariDataSource(config);
+    }
+
+    // ---------------------------------------------------------------------------------------------- dynamodb
+
+    /**
+     * DynamoDB (dynalite or a real endpoint) in a table unique to this run, created on demand.
+     *
+     * @param endpoint for example {@code http://127.0.0.1:4567} (dynalite; any credentials); for AWS itself use
+     *                 the regional endpoint with credentials from the SDK's default chain
+     */
+    public static StoreFixture dynamodb(String endpoint) {
+        Objects.requireNonNull(endpoint, "endpoint");
+        String table = "redeye_bench_" + RUN_ID;
+        String uri = "dynamodb://bench:bench@" + table + "?region=us-east-1&createTable=true&endpoint=" + endpoint;
+        return new StoreFixture("dynamodb") {
+            @Override
+            Store newClient() {
+                return Stores.open(uri);
+            }
+
+            @Override
+            public RoundTrip roundTrip() {
+                DynamoDbClient client = dynamoClient(endpoint);
+                Map<String, AttributeValue> key =
+                        Map.of("pk", AttributeValue.builder()
+                                .s("o#round-trip").build());
+                return new RoundTrip() {
+                    @Override
+                    public String describe() {
+                        return "GetItem, consistent (DynamoDbClient)";
+                    }
+
+                    @Override
+                    public void once() {
+                        try {
+                            client.getItem(g -> g.tableName(table).key(key).consistentRead(true));
+                        } catch (SdkException e) {
+                            throw new StoreException("GetItem failed: " + e.getMessage(), e);
+                        }
+                    }
+
+                    @Override
+                    public void close() {
+                        client.close();
+                    }
+                };
+            }
+
+            @Override
+            void cleanUp() {
+                try (DynamoDbClient client = dynamoClient(endpoint)) {
+                    client.deleteTable(d -> d.tableName(table));
+                    LOG.info("deleted DynamoDB table {}", table);
+                } catch (ResourceNotFoundException e) {
+                    LOG.info("DynamoDB table {} was never created", table);
+                }
+            }
+        };
+    }
+
+    private static DynamoDbClient dynamoClient(String endpoint) {
+        return DynamoDbClient.builder()
+                .endpointOverride(URI.create(endpoint))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(
+                        AwsBasicCredentials.create("bench", "bench")))
+                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .build();
     }
 }

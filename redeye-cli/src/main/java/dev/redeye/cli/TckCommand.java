@@ -8,6 +8,7 @@ import dev.redeye.tck.TckRunner;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -21,7 +22,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code redeye tck --store URI}: runs the store TCK ({@link TckRunner}, through the JUnit Platform
- * launcher) against the store behind a URI and prints the rule report; exit 1 if any rule failed.
+ * launcher) against the store behind a URI and prints the rule report; exit 1 if any rule failed. The model
+ * rules (R8) draw {@code --tries} random scenarios from {@code --seed}; a failing sequence is printed shrunk,
+ * as Java to replay, with the seed that draws it again.
  *
  * <p>{@code memory:} is run over one {@link InMemoryStore} with {@linkplain InMemoryStore#newClient() a new
  * client} per TCK client, since each {@code Stores.open("memory:")} is a separate, empty store. Any other URI
@@ -31,10 +34,15 @@ import picocli.CommandLine.Spec;
 @Command(name = "tck", mixinStandardHelpOptions = true,
         description = {"Run the store contract suite (TCK) against the store behind a URI and print the rule "
             + "report (exit 1 if a rule failed).",
-            "Lets you check your own store implementation: put its jar on the classpath and pass its URI."},
+            "Checks your own store too: add its jar with the launcher's --classpath (./redeye --classpath "
+            + "my-store.jar tck --store mystore://...) or REDEYE_CLASSPATH, or run java -cp "
+            + "redeye.jar:my-store.jar dev.redeye.cli.RedeyeCommand tck ...",
+            "The model rules (R8) run random scenarios from a fixed seed; a failure prints the shrunk sequence "
+            + "as Java to replay and the seed that draws it again."},
         footer = {"", "Examples:", "  redeye tck --store memory:", "  redeye tck --store redis://127.0.0.1:6379",
             "  redeye tck --store postgresql://127.0.0.1:5432/test --rule R2.7 --rule R4.4",
-            "  redeye tck --store redis://127.0.0.1:6379 --expect all"})
+            "  redeye tck --store redis://127.0.0.1:6379 --expect all",
+            "  redeye tck --store redis://127.0.0.1:6379 --rule R8.1 --tries 2000 --seed 7"})
 public final class TckCommand implements Callable<Integer> {
 
     @Spec
@@ -55,6 +63,16 @@ public final class TckCommand implements Callable<Integer> {
                 + "TrialClaims, AtomicTransitions, TransitionFeed, or all; none for a store meant to offer only "
                 + "get/put/delete (without it, a store declaring nothing fails R0.1).")
     String expect;
+
+    @Option(names = "--tries", paramLabel = "N",
+            description = "Random scenarios of each model rule: R8.1 sequences and R8.3 concurrent scenarios (R8.2, "
+                + "which waits in real time, runs a fifth; default: " + TckRunner.DEFAULT_TRIES + ").")
+    Integer tries;
+
+    @Option(names = "--seed", paramLabel = "S",
+            description = "Seed of the model rules' scenarios (default: " + TckRunner.DEFAULT_SEED + "); a failure "
+                + "prints the seed that draws it again.")
+    Long seed;
 
     /** Creates the command (picocli calls this). */
     public TckCommand() {
@@ -86,15 +104,25 @@ public final class TckCommand implements Callable<Integer> {
     }
 
     private Map<String, String> configuration() {
-        if (expect == null) {
-            return Map.of();
+        Map<String, String> c = new HashMap<>();
+        if (expect != null) {
+            try {
+                TckRunner.expected(expect);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--expect: " + e.getMessage());
+            }
+            c.put(TckRunner.EXPECT_PARAMETER, expect);
         }
-        try {
-            TckRunner.expected(expect);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--expect: " + e.getMessage());
+        if (tries != null) {
+            if (tries < 1 || tries > 1_000_000) {
+                throw new ParameterException(spec.commandLine(), "--tries must be within 1 .. 1000000, was " + tries);
+            }
+            c.put(TckRunner.TRIES_PARAMETER, Integer.toString(tries));
         }
-        return Map.of(TckRunner.EXPECT_PARAMETER, expect);
+        if (seed != null) {
+            c.put(TckRunner.SEED_PARAMETER, Long.toString(seed));
+        }
+        return c;
     }
 
     private EnumSet<Rule> selectedRules() {

@@ -47,6 +47,22 @@ final class Cli {
         return env == null || env.isBlank() ? "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres" : env;
     }
 
+    /**
+     * A {@code dynamodb://} URI of {@code table} on REDEYE_DYNAMODB_URL (dynalite, started by scripts/services.sh),
+     * with dummy credentials, table creation on, timeouts raised for a one-thread server on a busy machine
+     * (the store's defaults are sized for DynamoDB itself), and feed polls 100 ms apart (the TCK's subscription
+     * warm-up wants subscribers of two clients to see a transition within 200 ms; see DynamoDbStoreTckTest);
+     * null when the variable is unset.
+     */
+    static String dynamodbUri(String table) {
+        String env = System.getenv("REDEYE_DYNAMODB_URL");
+        if (env == null || env.isBlank()) {
+            return null;
+        }
+        return "dynamodb://cli:s3cretkey@" + table + "?region=us-east-1&createTable=true"
+                + "&attemptTimeoutMillis=2000&callTimeoutMillis=5000&feedPollMillis=100&endpoint=" + env.trim();
+    }
+
     /** Whether the store behind the URI answers a read (tests against it fail with how to provide it otherwise). */
     static boolean reachable(String uri) {
         try (Store s = Stores.open(uri)) {

@@ -65,7 +65,8 @@ class RedeyeJarIT {
     void everyStoreProviderSurvivesShading() throws Exception {
         Proc p = java("status", "--store", "nosuch://x", "op");
         assertEquals(2, p.exit(), p::toString);
-        for (String scheme : new String[] {"memory", "redis", "rediss", "postgresql", "jdbc:postgresql", "hazelcast"}) {
+        for (String scheme : new String[] {"memory", "redis", "rediss", "postgresql", "jdbc:postgresql",
+            "dynamodb", "hazelcast"}) {
             assertTrue(p.err().contains(scheme), () -> scheme + " missing: " + p);
         }
     }
@@ -90,6 +91,25 @@ class RedeyeJarIT {
         Proc p = java("tck", "--store", "memory:", "--rule", "R1.1,R4.4,R7.2");
         assertEquals(0, p.exit(), p::toString);
         assertTrue(p.out().contains("3 passed, 0 failed, 0 skipped"), p::toString);
+    }
+
+    @Test
+    void theAwsSdkWorksInsideTheJarAgainstDynalite() throws Exception {
+        // The SDK's HTTP client, endpoint rules and service resources must survive shading.
+        String table = "redeye_jar_" + Long.toString(System.nanoTime(), 36);
+        String uri = Cli.dynamodbUri(table);
+        assertTrue(uri != null, "REDEYE_DYNAMODB_URL is not set: run scripts/test.sh, which starts dynalite");
+        Proc open = java("force-open", "--store", uri, "jar op");
+        assertEquals(0, open.exit(), open::toString);
+        Proc status = java("status", "--store", uri, "--json", "jar op");
+        assertEquals(0, status.exit(), status::toString);
+        assertTrue(status.out().contains("FORCED_OPEN"), status::toString);
+        Proc tck = java("tck", "--store", uri, "--rule", "R1.2,R4.4,R6.1");
+        assertEquals(0, tck.exit(), tck::toString);
+        assertTrue(tck.out().contains("3 passed, 0 failed, 0 skipped"), tck::toString);
+        for (Proc p : List.of(open, status, tck)) {
+            assertFalse(p.out().contains("s3cretkey") || p.err().contains("s3cretkey"), p::toString);
+        }
     }
 
     @Test

@@ -53,6 +53,29 @@ class TckCommandTest {
     }
 
     @Test
+    void theModelRulesTakeTriesAndSeed() {
+        Cli.Run run = Cli.run("tck", "--store", "memory:", "--rule", "R8.1,R8.3", "--tries", "20", "--seed", "42");
+        assertEquals(0, run.exit(), run::toString);
+        assertTrue(run.out().contains("PASSED   R8.1"), run::toString);
+        assertTrue(run.out().contains("2 passed, 0 failed, 0 skipped"), run::toString);
+        SimulateCommandTest.assertUsage(Cli.run("tck", "--store", "memory:", "--tries", "0"), "--tries");
+    }
+
+    @Test
+    void aModelRuleFailurePrintsTheShrunkSequenceToReplay() {
+        // Each client of nofeed:private keeps its own map: what one client writes the other never reads.
+        Cli.Run run = Cli.run("tck", "--store", "nofeed:private", "--rule", "R8.1", "--seed", "7");
+        assertEquals(RedeyeCommand.EXIT_FAILURE, run.exit(), run::toString);
+        assertTrue(run.out().contains("FAILED   R8.1"), run::toString);
+        assertTrue(run.out().contains("R8.1 violated: the store diverged from the reference model; shrunk to 1 step "),
+                run::toString);
+        assertTrue(run.out().contains("seed 7 (redeye.tck.seed=7 or redeye tck --seed 7 runs it again)"),
+                run::toString);
+        assertTrue(run.out().contains("Replay (a and b: two clients of the store"), run::toString);
+        assertTrue(run.out().contains("<-- diverged: get returned empty but the key holds"), run::toString);
+    }
+
+    @Test
     void redisStorePassesTheAtomicCountingRules() {
         String uri = Cli.redisUri();
         assertTrue(Cli.reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri)

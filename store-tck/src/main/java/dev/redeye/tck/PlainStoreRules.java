@@ -63,11 +63,11 @@ abstract class PlainStoreRules extends TransitionSupport {
             }
         }
         Set<Class<?>> expected = expectedCapabilities();
-        assertNotNull(expected, "expectedCapabilities() returned null; return Set.of() for a plain store");
+        assertNotNull(expected, expectationSource() + " returned null; return Set.of() for a plain store");
         for (Class<?> e : expected) {
             Optional<?> found = s.capability(e);
             assertTrue(found.isPresent(), "store does not declare " + e.getSimpleName()
-                    + " although expectedCapabilities() lists it; it declares " + declared);
+                    + " although " + expectationSource() + " lists it; it declares " + declared);
             assertTrue(e.isInstance(found.get()), "capability(" + e.getSimpleName()
                     + ") returned an object of the wrong type: " + found.get().getClass().getName());
         }
@@ -426,29 +426,9 @@ abstract class PlainStoreRules extends TransitionSupport {
     }
 
     static void assertSameState(BreakerState expected, BreakerState actual, String what) {
-        if (expected.equals(actual)
-                && Double.doubleToRawLongBits(expected.errorRate()) == Double.doubleToRawLongBits(actual.errorRate())) {
-            return;
-        }
-        List<String> diffs = new ArrayList<>();
-        diff(diffs, "failures", expected.failures(), actual.failures());
-        diff(diffs, "lastFailureAt", expected.lastFailureAt(), actual.lastFailureAt());
-        diff(diffs, "open", expected.open(), actual.open());
-        diff(diffs, "openedAt", expected.openedAt(), actual.openedAt());
-        diff(diffs, "openCount", expected.openCount(), actual.openCount());
-        if (Double.doubleToRawLongBits(expected.errorRate()) != Double.doubleToRawLongBits(actual.errorRate())) {
-            diffs.add("errorRate expected " + expected.errorRate() + " but was " + actual.errorRate());
-        }
-        diff(diffs, "samples", expected.samples(), actual.samples());
-        diff(diffs, "trialSuccesses", expected.trialSuccesses(), actual.trialSuccesses());
-        diff(diffs, "forced", expected.forced(), actual.forced());
-        diff(diffs, "version", expected.version(), actual.version());
-        fail(what + ": " + String.join("; ", diffs) + "\n  expected " + expected + "\n  actual   " + actual);
-    }
-
-    private static void diff(List<String> out, String field, Object expected, Object actual) {
-        if (!expected.equals(actual)) {
-            out.add(field + " expected " + expected + " but was " + actual);
+        String diff = States.diff(expected, actual);
+        if (diff != null) {
+            fail(what + ": " + diff + "\n  expected " + expected + "\n  actual   " + actual);
         }
     }
 

@@ -14,37 +14,42 @@ import java.util.Optional;
  * {@code AtomicRecording} or {@code AtomicTransitions}; R2 to R6 run when the store declares the capability
  * the group needs and are reported skipped with the reason otherwise (a group never needs a second
  * capability: R6 makes its transitions with whatever the store offers, puts included); R7 runs the engine
- * ({@code dev.redeye.CircuitBreaker}) over the store.
+ * ({@code dev.redeye.CircuitBreaker}) over the store; R8 checks the store against a reference model on random
+ * scenarios (R8.1 and R8.3 use whatever the store declares, so they run for every store; R8.2 needs
+ * {@code TrialClaims}).
  */
 public enum Rule {
     R0_1("R0.1", "The store declares every capability the implementer expects (expectedCapabilities()); a "
             + "store that declares no optional capability passes only when the implementer expects none.",
             "capability(Class) of the store: it must return the capability for every expected type, so that a "
                     + "store cannot silently skip a whole group; a store meant to be plain says so with an "
-                    + "empty expectedCapabilities() (or redeye.tck.expect=none)"),
+                    + "empty expectedCapabilities() (or redeye.tck.expect=none, redeye tck --expect none)"),
 
     R1_1("R1.1", "get of a key never written returns empty.",
-            "get must return Optional.empty() (never null, never an INITIAL state) for a missing key"),
+            "get: it must return Optional.empty() (never null, never an INITIAL state) for a missing key"),
     R1_2("R1.2", "put then get from the other client returns every field of BreakerState exactly "
             + "(doubles bit-exact, version included).",
-            "the stored layout (StateCodec): every field written and read, errorRate written with a format that "
-                    + "round-trips (Double.toString or %.17g), longs not squeezed through 32-bit ints"),
+            "put and get, and the stored layout (StateCodec): every field written and read, errorRate written "
+                    + "with a format that round-trips (Double.toString or %.17g), longs not squeezed through 32-bit "
+                    + "ints"),
     R1_3("R1.3", "put overwrites; the last put wins.",
-            "put must replace the whole stored state, not merge or keep the first value"),
+            "put: it must replace the whole stored state, not merge or keep the first value"),
     R1_4("R1.4", "delete removes the state and every trial claim of the key; deleting an unknown key is a no-op.",
-            "delete must also remove the claim entries of the key (and throw nothing for a missing key)"),
+            "delete: it must also remove the claim entries of the key (and throw nothing for a missing key)"),
     R1_5("R1.5", "Hostile keys round-trip and stay distinct: braces, quotes, SQL, spaces, newline, 10 KB, "
             + "non-BMP unicode, and pairs a naive prefix scheme confuses (a vs a:trial, a} vs {a).",
-            "key escaping/hashing: bind keys as parameters, never concatenate them into scripts or SQL; make "
-                    + "the claim namespace impossible to collide with a state key; support long keys (hash them)"),
+            "the key mapping shared by get, put, delete and claimTrial (escaping, hashing): bind keys as "
+                    + "parameters, never concatenate them into scripts or SQL; make the claim namespace impossible to "
+                    + "collide with a state key; support long keys (hash them)"),
     R1_6("R1.6", "One store instance serves many keys with different policies at once.",
-            "per-call use of the Policy argument; no policy cached per store instance"),
+            "recordFailure (and every atomic method): use the Policy argument of each call; no policy cached per "
+                    + "store instance"),
     R1_7("R1.7", "Malformed data under a key makes get (and recording, if offered) throw StoreException.",
-            "the decoding of stored data: catch parse errors and wrap them in StoreException; never reset a key "
-                    + "silently and never leak the backend's exception type"),
+            "get and recordFailure, where they decode stored data: catch parse errors and wrap them in "
+                    + "StoreException; never reset a key silently and never leak the backend's exception type"),
     R1_8("R1.8", "After close(), every method fails fast with StoreException instead of hanging; close() twice "
             + "is harmless.",
-            "a closed flag checked at the start of every method; close() idempotent"),
+            "close() and the start of every method: a closed flag checked first, close() idempotent"),
     R1_9("R1.9", "(real time) A forced state is never expired: put of a forced state with a 300 ms ttl is still "
             + "readable, forced, 800 ms later.",
             "put must store a forced state (forced = true) without expiry, whatever ttl it is given: while forced "
@@ -68,18 +73,21 @@ public enum Rule {
                     + "version base), use the now argument rather than the store's clock, and not bump the version"),
     R2_2("R2.2", "Failures accumulate; the one that reaches failureThreshold opens the breaker with "
             + "openedAt = now, version + 1, and reports a transition.",
-            "the threshold comparison (>=), openedAt = now, the version bump and the OPENED kind in the result"),
+            "recordFailure: the threshold comparison (>=), openedAt = now, the version bump and the OPENED kind "
+                    + "in the result"),
     R2_3("R2.3", "A sub-threshold increment does not change version and reports no transition.",
-            "only transitions bump version; a plain increment returns a StateChange with a null transition"),
+            "recordFailure: only transitions bump version; a plain increment returns a StateChange with a null "
+                    + "transition"),
     R2_4("R2.4", "A failure while open adds to failures and sets lastFailureAt, but leaves openedAt and version "
             + "unchanged.",
-            "the open branch of recordFailure: it must not reopen (no openedAt move, no version bump)"),
+            "recordFailure, its open branch: it must not reopen (no openedAt move, no version bump)"),
     R2_5("R2.5", "With maxGapBetweenFailures, a failure later than the gap after the previous one restarts the "
             + "count at 1; within the gap it adds.",
-            "the gap comparison (now - lastFailureAt > gap) using the now argument"),
+            "recordFailure: the gap comparison (now - lastFailureAt > gap) using the now argument"),
     R2_6("R2.6", "A success with nothing to clear changes nothing and reports no transition (also on an unknown "
             + "key, which stays unknown).",
-            "recordSuccess with failures = 0: nothing may be written, created or bumped"),
+            "recordSuccess (and recordOutcome with success) when failures = 0: nothing may be written, created "
+                    + "or bumped"),
     R2_7("R2.7", "8 threads over 2 clients record 4,000 failures under a threshold never reached: the stored count "
             + "is exactly 4,000.",
             "recordFailure must be one atomic read-modify-write in the store (script, row lock, conditional "
@@ -90,8 +98,8 @@ public enum Rule {
                     + "increment"),
     R2_9("R2.9", "The result of every call equals Transitions applied to the prior state, for a scripted "
             + "sequence of 50 mixed calls.",
-            "parity with dev.redeye.api.Transitions (a native script must express exactly the same rules); the "
-                    + "failing step and both states are in the message"),
+            "recordFailure, recordSuccess or recordOutcome, whichever the failing step in the message names: "
+                    + "parity with dev.redeye.api.Transitions (a native script must express exactly the same rules)"),
     R2_10("R2.10", "A success that clears sub-threshold failures stores failures = 0 with the same version, "
             + "reports no transition and publishes no event.",
             "recordSuccess with failures > 0: a write, not a transition (contract v2; v1's CLEARED is retired): "
@@ -99,90 +107,97 @@ public enum Rule {
 
     R3_1("R3.1", "A fixed sequence of 50 outcomes yields the same errorRate (within 1e-9) and samples as "
             + "Transitions.",
-            "the EWMA formula: samples == 0 ? x : decay * rate + (1 - decay) * x, and the samples increment"),
+            "recordOutcome: the EWMA formula samples == 0 ? x : decay * rate + (1 - decay) * x, and the samples "
+                    + "increment"),
     R3_2("R3.2", "The breaker opens only once samples >= minimumCalls and errorRate >= errorRateThreshold; the "
             + "opening is a transition.",
-            "both opening conditions of the error-rate strategy and the OPENED transition"),
+            "recordOutcome: both opening conditions of the error-rate strategy and the OPENED transition"),
     R3_3("R3.3", "8 threads over 2 clients record 2,000 outcomes: samples is exactly 2,000.",
-            "recordOutcome must be one atomic read-modify-write in the store"),
+            "recordOutcome, and the recordFailure / recordSuccess it may delegate to: each must be one atomic "
+                    + "read-modify-write in the store (the message names the counts that were lost)"),
     R3_4("R3.4", "A repeating pattern of 4 failures in 5 calls opens the breaker (decay 0.9, minimumCalls 10, "
             + "threshold 0.5), where no run of failureThreshold consecutive failures occurs.",
-            "that the store honours Policy.strategy() = ERROR_RATE rather than always counting consecutively"),
+            "recordOutcome: it must honour Policy.strategy() = ERROR_RATE rather than always count consecutively"),
 
     R4_1("R4.1", "With permits = 1, the first claim returns a token and a second claim returns empty.",
-            "claimTrial must count live claims and refuse when permits are taken (create-if-fewer-than)"),
+            "claimTrial: it must count live claims and refuse when permits are taken (create-if-fewer-than)"),
     R4_2("R4.2", "Tokens are unique across calls and clients.",
-            "token generation: use a random UUID (or equivalent) per call, never a per-client counter"),
+            "claimTrial, its token: a random UUID (or equivalent) per call, never a per-client counter"),
     R4_3("R4.3", "With permits = 3, exactly three claims succeed.",
-            "the live-claim count compared with permits"),
+            "claimTrial: the live-claim count compared with permits"),
     R4_4("R4.4", "32 callers over 2 clients race to claim: exactly permits winners, for permits 1 and 3.",
-            "the count check and the insert must be one atomic step (script, SET NX, conditional write, lock)"),
+            "claimTrial: the count check and the insert must be one atomic step (script, SET NX, conditional "
+                    + "write, lock)"),
     R4_5("R4.5", "Releasing with the winning token frees that permit.",
-            "releaseTrial must delete the claim entry whose token matches"),
+            "releaseTrial: it must delete the claim entry whose token matches"),
     R4_6("R4.6", "Releasing with a wrong or stale token is a no-op and never frees another caller's claim.",
-            "releaseTrial must be compare-and-delete by token, never an unconditional delete of the key's claims"),
+            "releaseTrial: compare-and-delete by token, never an unconditional delete of the key's claims"),
     R4_7("R4.7", "Releasing an unknown key or an expired token is a no-op and throws nothing.",
-            "releaseTrial on missing data must return quietly"),
+            "releaseTrial: on missing data it must return quietly"),
     R4_8("R4.8", "(real time) A claim expires after its ttl and the key can be claimed again; the expired "
             + "holder's late release does not delete the new claim.",
-            "the ttl of a claim (PX, expiry attribute, TTL) and compare-and-delete release"),
+            "claimTrial, the ttl it sets (PX, expiry attribute, TTL), and releaseTrial's compare-and-delete"),
     R4_9("R4.9", "Claims of different keys are independent.",
-            "the claim namespace per key; a token must only release a claim of its own key"),
+            "claimTrial and releaseTrial: the claim namespace per key; a token must only release a claim of its "
+                    + "own key"),
 
     R5_1("R5.1", "A trial success with successThreshold = 1 closes: not open, failures, openCount, errorRate, "
             + "samples, trialSuccesses reset, version + 1.",
-            "trialSucceeded must apply Transitions.closedFrom (every counter reset) and bump version"),
+            "trialSucceeded: it must apply Transitions.closedFrom (every counter reset) and bump version"),
     R5_2("R5.2", "With successThreshold = 3, the first two trial successes raise trialSuccesses with no "
             + "transition; the third closes.",
-            "the trialSuccesses counter and the successThreshold comparison"),
+            "trialSucceeded: the trialSuccesses counter and the successThreshold comparison"),
     R5_3("R5.3", "A trial failure reopens: openedAt = now, openCount + 1, failures >= failureThreshold, "
             + "lastFailureAt = now, trialSuccesses = 0, version + 1.",
             "trialFailed: every field of the reopened state, and use of the now argument"),
     R5_4("R5.4", "openCount grows across consecutive failed trials and returns to 0 when the breaker closes.",
-            "openCount increment on trialFailed and its reset on close (it drives backoff)"),
+            "trialFailed, its openCount increment, and trialSucceeded, its reset on close (it drives backoff)"),
     R5_5("R5.5", "Forcing OPEN (held, no trials), HALF_OPEN and CLOSED each read back with the forced status and "
             + "version + 1.",
-            "force: forced flag for OPEN, openedAt = now - 2 * maxResetTimeout for HALF_OPEN, full reset and "
-                    + "claim removal for CLOSED"),
+            "force: the forced flag for OPEN, openedAt = now - 2 * maxResetTimeout for HALF_OPEN, full reset "
+                    + "and claim removal for CLOSED"),
     R5_6("R5.6", "Concurrent trial outcomes from 2 clients are linearizable: version rises by exactly the number "
             + "of transitions reported, and the final state is one a serial order produces.",
-            "trialSucceeded/trialFailed must each be one atomic read-modify-write"),
+            "trialSucceeded and trialFailed: each must be one atomic read-modify-write"),
     R5_7("R5.7", "(real time) A state forced open through force(), and then written again while forced, is still "
             + "forced 800 ms later although the policy's stateTtl is 300 ms.",
-            "atomic operations whose resulting state is forced must store it without expiry (no PEXPIRE / NULL "
-                    + "expiry), and only apply the policy's stateTtl again once the state is no longer forced"),
+            "force and recordFailure: an atomic operation whose resulting state is forced must store it without "
+                    + "expiry (no PEXPIRE / NULL expiry), and only apply the policy's stateTtl again once the state "
+                    + "is no longer forced"),
     R5_8("R5.8", "Trial fencing: an outcome carrying the version of an earlier open period is a no-op that "
             + "returns the current state; a late success never closes a breaker that reopened since.",
             "trialSucceeded / trialFailed must apply only when the stored state is open, not forced and still at "
                     + "trialVersion (Transitions.isCurrentTrialPeriod), inside the atomic step"),
     R5_9("R5.9", "With halfOpenPermits 3, three failing trials of one period (racing over 2 clients) reopen the "
             + "breaker once: openCount + 1 and version + 1 in total.",
-            "the fencing of trialFailed: the first failure moves the version, so the others carry a stale one and "
+            "trialFailed, its fencing: the first failure moves the version, so the others carry a stale one and "
                     + "must change nothing"),
     R5_10("R5.10", "trialSuccesses restarts at 0 in every new open period (after a failed trial, a forced "
             + "half-open, a new opening).",
-            "every transition into an open period sets trialSuccesses = 0 (reopen, force HALF_OPEN and OPEN, "
-                    + "opening from closed)"),
+            "trialFailed and force (and recordFailure when it opens): every transition into an open period sets "
+                    + "trialSuccesses = 0"),
 
     R6_1("R6.1", "A transition produces one event carrying the operation name, the new state and its version.",
             "publication of every transition (inside or right after the atomic write) with the full state; a "
                     + "store without both atomic capabilities also publishes every put that raises the version "
                     + "(TransitionFeed, TransitionEvent.ofPut)"),
     R6_2("R6.2", "Sub-threshold increments and no-op successes produce no event.",
-            "publish only when the StateChange is a transition"),
+            "the atomic methods' publication: publish only when the StateChange is a transition"),
     R6_3("R6.3", "Three subscribers on one client and one on the other client each receive the event.",
-            "fan-out of one shared stream to every subscriber of every store instance"),
+            "subscribe: fan-out of one shared stream to every subscriber of every store instance"),
     R6_4("R6.4", "Unsubscribing stops delivery to that subscriber only.",
-            "Subscription.close must remove only its own listener"),
+            "Subscription.close (of the Subscription subscribe returned): it must remove only its own listener"),
     R6_5("R6.5", "Events name hostile operation names exactly.",
-            "encoding of the operation name in the event payload (StateCodec.eventToLine / eventToFields)"),
+            "the publication of events: the operation name in the event payload (StateCodec.eventToLine / "
+                    + "eventToFields)"),
     R6_6("R6.6", "The event's version equals the stored version after the transition.",
-            "the event must carry the state that was written, not a re-read or a pre-image"),
+            "the publication of events: an event must carry the state that was written, not a re-read or a "
+                    + "pre-image"),
     R6_7("R6.7", "close() ends every subscription and frees its threads and connections.",
             "close() must stop feed threads (interrupt, shut down executors) and end the feed connection"),
     R6_8("R6.8", "After the feed connection is cut (interruptFeed hook), onGap fires and later transitions are "
             + "delivered again.",
-            "feed reconnection with backoff and the onGap callback on every drop"),
+            "subscribe's reader: reconnection with backoff and the onGap callback on every drop"),
     R6_9("R6.9", "Events of one key reach each subscriber in version order, also while two clients make "
             + "transitions of the key concurrently.",
             "publication order: publish inside the atomic step, or drop late events older than one already "
@@ -195,22 +210,23 @@ public enum Rule {
 
     R7_1("R7.1", "Two breakers on two clients share one operation: failures split between them open both after "
             + "exactly failureThreshold in total.",
-            "the engine's use of AtomicRecording (or get-then-put) on this store, and get returning fresh state"),
+            "recordFailure (R2), or get and put for a store without it, and get returning fresh state"),
     R7_2("R7.2", "At trial eligibility, 16 concurrent callers across the two breakers run exactly halfOpenPermits "
             + "trials; the rest are rejected with CircuitOpenException.",
-            "TrialClaims under concurrency (R4.4) and the stored openedAt"),
+            "claimTrial under concurrency (R4.4) and the openedAt recordFailure stores"),
     R7_3("R7.3", "Each failed trial lengthens the open window by backoffMultiplier, within jitter, up to "
             + "maxResetTimeout.",
-            "openCount persisted by trialFailed (R5.3, R5.4) and openedAt = now"),
+            "trialFailed: openCount persisted (R5.3, R5.4) and openedAt = now"),
     R7_4("R7.4", "A successful trial through one breaker closes the operation for the other.",
-            "trialSucceeded (R5.1) and that get returns the closed state to the other client"),
+            "trialSucceeded (R5.1) and get returning the closed state to the other client"),
     R7_5("R7.5", "(real time) With the local cache on both breakers and a 10 s staleTolerance (so only the feed "
             + "can invalidate it), after one breaker opens, the other rejects within 1 s.",
-            "the transition feed (R6.1, R6.3, R6.10): events must reach the other client promptly"),
+            "subscribe and the publication of transitions (R6.1, R6.3, R6.10): events must reach the other client "
+                    + "promptly"),
     R7_6("R7.6", "The errorRate strategy across two breakers opens on the 4-in-5 pattern.",
-            "recordOutcome with Strategy.ERROR_RATE (R3.1 to R3.4)"),
+            "recordOutcome / recordFailure with Strategy.ERROR_RATE (R3.1 to R3.4)"),
     R7_7("R7.7", "forceOpen through one breaker holds every breaker open, with no trials, until reset.",
-            "force(FORCED_OPEN) persisting the forced flag (R5.5) and force(CLOSED) clearing it"),
+            "force: FORCED_OPEN persisting the forced flag (R5.5) and CLOSED clearing it"),
     R7_8("R7.8", "With halfOpenPermits 1, callers that lose the claim cost zero store operations per rejected call "
             + "until the trial's outcome is known (the winner's own write, or its claim could have expired).",
             "claimTrial must answer a refused claim with Optional.empty(), never by throwing: a throwing claim is a "
@@ -222,7 +238,28 @@ public enum Rule {
     R7_10("R7.10", "A thread interrupted or a future cancelled during a call is not recorded as a failure; an "
             + "interrupted trial gives its claim back and leaves the state as it is.",
             "releaseTrial: it must only free the permit, at once and by token (R4.5), never change the state: a "
-                    + "claim given back without an outcome is not a failed trial");
+                    + "claim given back without an outcome is not a failed trial"),
+
+    R8_1("R8.1", "Random sequences of every call the store declares (recordFailure, recordSuccess and "
+            + "recordOutcome under consecutive, maxGapBetweenFailures and errorRate policies; trialSucceeded and "
+            + "trialFailed carrying current and stale versions; force; claimTrial; releaseTrial with right, wrong "
+            + "and stale tokens; put; delete), over two clients with virtual now moving forward, return and store "
+            + "exactly what the reference model (Transitions plus a claim table) does, step after step.",
+            "the method the failing step of the printed, shrunk sequence calls: replay it against the store; "
+                    + "a native port of Transitions (script, SQL) diverging on a boundary, a new life of a key "
+                    + "starting below a version it had, a claim counted or freed wrongly, or a write lost"),
+    R8_2("R8.2", "(real time) Random sequences of claims with short (200 ms) and long ttls, permits 1 to 3, "
+            + "releases with live, stale, expired and wrong tokens, deletes and waits: a claim holds its permit "
+            + "until its ttl (never more than 5 ms early) and frees it within 50 ms after, as the reference claim "
+            + "table says; only what real time makes certain is judged.",
+            "claimTrial: an expired claim must never count against permits (for every permits value and every "
+                    + "claim structure); releaseTrial of an expired token must never free a newer claim"),
+    R8_3("R8.3", "Small concurrent scenarios (3 threads of 3 calls over 2 clients, after a sequential prefix) "
+            + "are linearizable: some sequential order of the reference model that respects real-time order "
+            + "explains every result and the state read afterwards.",
+            "the methods of the calls in the printed history: each must be one atomic step in the store "
+                    + "(recordFailure/Success/Outcome, trialSucceeded/Failed, force, claimTrial, releaseTrial, put, "
+                    + "delete), and get must read the latest state");
 
     private final String id;
     private final String statement;

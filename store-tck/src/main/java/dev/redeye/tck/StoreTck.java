@@ -32,15 +32,25 @@ import org.junit.jupiter.api.TestMethodOrder;
  * {@link #interruptFeed(dev.redeye.api.Store)} (R6.8); without them those rules are skipped with the reason.
  * {@link #cleanup()} runs after each test; each test uses a fresh random key prefix, so it can stay empty.
  *
- * <p>Time is virtual ({@code now} is passed in), except expiry (R1.9, R1.10, R1.11, R4.7, R4.8, R5.7: ttls of
- * 300 to 500 ms, real time), feed latency (R6.10: 1 s) and R7.5 (the local cache, real time). Feed rules wait at most 10 s for an event and finish as soon as it
- * arrives. The whole suite takes a few seconds in memory and well under a minute against a local server; the
- * concurrency rules use 8 to 32 threads over two clients, so a store must tolerate that many concurrent
- * callers per client. The TCK opens clients through {@code newClient()} and closes each one after the test.
+ * <p>R8 checks the store against a reference model ({@code Transitions} plus a claim table) on random
+ * scenarios drawn from a fixed seed: R8.1 sequences of every call the store declares over two clients, R8.2
+ * claims expiring in real time, R8.3 linearizability of small concurrent scenarios. It needs no hook: any
+ * store that runs the other rules runs R8. A failing sequence is shrunk against the store and printed as
+ * Java to replay, with the seed; {@value TckRunner#SEED_PARAMETER} and {@value TckRunner#TRIES_PARAMETER}
+ * (JUnit configuration parameters or system properties) change the seed and the number of scenarios.
  *
- * <p>Tests run in rule order ({@link MethodOrderer.MethodName}). Run the suite outside a build with
- * {@link TckRunner}.
+ * <p>Time is virtual ({@code now} is passed in), except expiry (R1.9, R1.10, R1.11, R4.7, R4.8, R5.7, R8.2:
+ * ttls of 200 to 500 ms, real time), feed latency (R6.10: 1 s) and R7.5 (the local cache, real time). Feed
+ * rules wait at most 10 s for an event and finish as soon as it arrives. The whole suite takes about ten
+ * seconds in memory and well under a minute against a local server; the concurrency rules use 8 to 32
+ * threads over two clients, so a store must tolerate that many concurrent callers per client. The TCK opens
+ * clients through {@code newClient()} and closes each one after the test.
+ *
+ * <p>At the end of a JUnit run the TCK prints its own rule report (passed, failed, skipped with the reason
+ * and the capability a skipped group needs) through {@link TckReportListener}, which the TCK jar registers
+ * with the JUnit Platform. Tests run in rule order ({@link MethodOrderer.MethodName}). Run the suite outside
+ * a build, hooks included, with {@link TckRunner#run(Class)}.
  */
 @TestMethodOrder(MethodOrderer.MethodName.class)
-public abstract class StoreTck extends EngineRules {
+public abstract class StoreTck extends ModelRules {
 }

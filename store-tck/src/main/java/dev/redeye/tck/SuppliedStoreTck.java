@@ -39,6 +39,11 @@ class SuppliedStoreTck extends StoreTck {
         return expectationStated;
     }
 
+    @Override
+    String expectationSource() {
+        return TckRunner.EXPECT_PARAMETER + " (redeye tck --expect)";
+    }
+
     /** Looks the supplier up by the id the runner passed. */
     static final class SupplierParameter implements TestInstancePostProcessor {
         @Override

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * fresh random key prefix per test, capability assumptions, races, polling). Implementers extend
  * {@link StoreTck}, not this class.
  */
-@ExtendWith({RuleFailureReporter.class, TckBase.Patience.class})
+@ExtendWith({RuleFailureReporter.class, TckBase.Settings.class})
 abstract class TckBase {
     private static final Logger LOG = LoggerFactory.getLogger(TckBase.class);
 
@@ -47,6 +47,8 @@ abstract class TckBase {
     private final List<Store> opened = new CopyOnWriteArrayList<>();
     private String prefix;
     private volatile Duration patience = DEFAULT_PATIENCE;
+    private volatile long seed = TckRunner.DEFAULT_SEED;
+    private volatile int tries = TckRunner.DEFAULT_TRIES;
 
     /**
      * A new independent client each call (two clients stand for two processes). The TCK closes every client
@@ -103,6 +105,11 @@ abstract class TckBase {
      */
     boolean expectationsStated() {
         return true;
+    }
+
+    /** Where the expectation of R0.1 comes from, as a failure message names it. */
+    String expectationSource() {
+        return "expectedCapabilities()";
     }
 
     @BeforeEach
@@ -277,24 +284,60 @@ abstract class TckBase {
         return "'" + shown.replace("\n", "\\n").replace("\t", "\\t") + "'";
     }
 
-    /** Reads {@value TckRunner#PATIENCE_PARAMETER} into each test instance. */
-    static final class Patience implements TestInstancePostProcessor {
+    /**
+     * The seed of the model rules' random scenarios: {@value TckRunner#DEFAULT_SEED}, or the JUnit
+     * configuration parameter / system property {@value TckRunner#SEED_PARAMETER}.
+     */
+    final long seed() {
+        return seed;
+    }
+
+    /**
+     * How many random scenarios each model rule runs: {@value TckRunner#DEFAULT_TRIES}, or the JUnit
+     * configuration parameter / system property {@value TckRunner#TRIES_PARAMETER}.
+     */
+    final int tries() {
+        return tries;
+    }
+
+    /**
+     * Reads {@value TckRunner#PATIENCE_PARAMETER}, {@value TckRunner#SEED_PARAMETER} and
+     * {@value TckRunner#TRIES_PARAMETER} (JUnit configuration parameter, else system property) into each test
+     * instance; a malformed value fails every rule with a message naming the parameter.
+     */
+    static final class Settings implements TestInstancePostProcessor {
         @Override
         public void postProcessTestInstance(Object testInstance, ExtensionContext context) {
-            Optional<String> v = context.getConfigurationParameter(TckRunner.PATIENCE_PARAMETER)
-                    .or(() -> Optional.ofNullable(System.getProperty(TckRunner.PATIENCE_PARAMETER)));
-            if (v.isPresent()) {
-                long ms;
-                try {
-                    ms = Long.parseLong(v.get().trim());
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException(TckRunner.PATIENCE_PARAMETER + " must be a number of ms, was '"
-                            + v.get() + "'", e);
-                }
+            TckBase tck = (TckBase) testInstance;
+            parameter(context, TckRunner.PATIENCE_PARAMETER).ifPresent(v -> {
+                long ms = number(TckRunner.PATIENCE_PARAMETER, v, "a number of ms");
                 if (ms <= 0) {
                     throw new IllegalArgumentException(TckRunner.PATIENCE_PARAMETER + " must be > 0 ms, was " + ms);
                 }
-                ((TckBase) testInstance).patience = Duration.ofMillis(ms);
+                tck.patience = Duration.ofMillis(ms);
+            });
+            parameter(context, TckRunner.SEED_PARAMETER).ifPresent(v -> tck.seed = number(TckRunner.SEED_PARAMETER, v,
+                    "a number"));
+            parameter(context, TckRunner.TRIES_PARAMETER).ifPresent(v -> {
+                long n = number(TckRunner.TRIES_PARAMETER, v, "a number of scenarios");
+                if (n < 1 || n > 1_000_000) {
+                    throw new IllegalArgumentException(TckRunner.TRIES_PARAMETER + " must be within 1 .. 1000000, was "
+                            + n);
+                }
+                tck.tries = (int) n;
+            });
+        }
+
+        static Optional<String> parameter(ExtensionContext context, String name) {
+            return context.getConfigurationParameter(name).or(() -> Optional.ofNullable(System.getProperty(name)))
+                    .filter(v -> !v.isBlank());
+        }
+
+        private static long number(String name, String value, String what) {
+            try {
+                return Long.parseLong(value.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(name + " must be " + what + ", was '" + value + "'", e);
             }
         }
     }

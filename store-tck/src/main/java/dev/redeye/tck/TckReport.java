@@ -17,6 +17,9 @@ import java.util.Optional;
  * order, plus a plain-text {@link #format()}. Immutable and thread-safe.
  */
 public final class TckReport {
+    private static final List<String> CAPABILITIES = List.of("AtomicRecording", "TrialClaims", "AtomicTransitions",
+            "TransitionFeed");
+    private static final String UNDECLARED = "store does not declare ";
 
     /** What happened to one rule. */
     public enum Status {
@@ -175,8 +178,29 @@ public final class TckReport {
         if (skipped() > 0) {
             appendSkipWarning(sb);
         }
+        if (undeclaredCapabilities().size() == CAPABILITIES.size()) {
+            sb.append("WARNING: THE STORE DECLARES NO CAPABILITY (").append(String.join(", ", CAPABILITIES))
+                    .append("): only the plain-store rules ran. If the store is meant to be plain, say so with an empty "
+                            + "expectedCapabilities() (or redeye.tck.expect=none); else check its capability(Class).\n");
+        }
         sb.append(String.format(Locale.ROOT, "%d passed, %d failed, %d skipped%n", passed(), failed(), skipped()));
         return sb.toString();
+    }
+
+    /**
+     * The capabilities the store does not declare, as the skip reasons of this run name them ("store does not
+     * declare TrialClaims"), in the order AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed.
+     */
+    public Set<String> undeclaredCapabilities() {
+        Set<String> out = new LinkedHashSet<>();
+        for (String c : CAPABILITIES) {
+            for (RuleResult r : results) {
+                if (r.status() == Status.SKIPPED && r.message().equals(UNDECLARED + c)) {
+                    out.add(c);
+                }
+            }
+        }
+        return Collections.unmodifiableSet(out);
     }
 
     /** A loud account of what did not run: a skipped rule is not a passed one. */
@@ -198,6 +222,11 @@ public final class TckReport {
         }
         if (!single.isEmpty()) {
             sb.append("  skipped in groups that ran: ").append(String.join(", ", single)).append('\n');
+        }
+        Set<String> undeclared = undeclaredCapabilities();
+        if (!undeclared.isEmpty() && undeclared.size() < CAPABILITIES.size()) {
+            sb.append("  the store does not declare: ").append(String.join(", ", undeclared))
+                    .append(" (the rules that need them were skipped)\n");
         }
     }
 

@@ -10,9 +10,7 @@ import dev.redeye.api.TrialClaims;
 import dev.redeye.api.StoreUris;
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -20,23 +18,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.platform.engine.TestExecutionResult;
-import org.junit.platform.engine.TestSource;
-import org.junit.platform.engine.support.descriptor.MethodSource;
 import org.junit.platform.launcher.EngineFilter;
-import org.junit.platform.launcher.LauncherDiscoveryRequest;
 import org.junit.platform.launcher.LauncherSession;
-import org.junit.platform.launcher.TestExecutionListener;
-import org.junit.platform.launcher.TestIdentifier;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
-import org.opentest4j.TestAbortedException;
 
 /**
  * Runs the TCK outside a build, through the JUnit Platform Launcher, and returns a {@link TckReport}. This is
@@ -69,6 +59,22 @@ public final class TckRunner {
      * all, since every group but R1 would then be skipped.
      */
     public static final String EXPECT_PARAMETER = "redeye.tck.expect";
+    /**
+     * The JUnit configuration parameter (and system property) seeding the random scenarios of the model rules
+     * (R8): the same seed draws the same scenarios, so a failure is run again with the seed its message
+     * names. Default {@value #DEFAULT_SEED}: every run draws the same scenarios unless told otherwise.
+     */
+    public static final String SEED_PARAMETER = "redeye.tck.seed";
+    /**
+     * The JUnit configuration parameter (and system property) setting how many random scenarios the model
+     * rules run: R8.1 runs this many sequences, R8.3 this many concurrent scenarios, R8.2 (which waits in
+     * real time) a fifth of it, at least one. Default {@value #DEFAULT_TRIES}.
+     */
+    public static final String TRIES_PARAMETER = "redeye.tck.tries";
+    /** The seed of the model rules unless {@link #SEED_PARAMETER} says otherwise. */
+    public static final long DEFAULT_SEED = 20261130L;
+    /** How many scenarios the model rules run unless {@link #TRIES_PARAMETER} says otherwise. */
+    public static final int DEFAULT_TRIES = 100;
     private static final List<Class<?>> CAPABILITIES = List.of(AtomicRecording.class, TrialClaims.class,
             AtomicTransitions.class, TransitionFeed.class);
     /** The configuration parameter naming a registered supplier of {@link SuppliedStoreTck}. */
@@ -217,6 +223,32 @@ public final class TckRunner {
     }
 
     /**
+     * Runs every rule of {@code tck}, a {@link StoreTck} subclass with a public no-argument constructor, and
+     * returns the report: the one path that gives both the implementer's hooks ({@code corrupt},
+     * {@code interruptFeed}, {@code cleanup}) and the report.
+     *
+     * @throws NullPointerException if {@code tck} is null
+     */
+    public static TckReport run(Class<? extends StoreTck> tck) {
+        return run(tck, EnumSet.allOf(Rule.class), Map.of());
+    }
+
+    /**
+     * Runs the given rules of {@code tck} (a {@link StoreTck} subclass with a public no-argument constructor)
+     * with extra JUnit configuration parameters (for example {@link #SEED_PARAMETER}, {@link #TRIES_PARAMETER},
+     * {@link #PATIENCE_PARAMETER}).
+     *
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if {@code rules} is empty
+     */
+    public static TckReport run(Class<? extends StoreTck> tck, Collection<Rule> rules,
+            Map<String, String> configuration) {
+        Objects.requireNonNull(tck, "tck");
+        return launch(tck, new HashMap<>(Objects.requireNonNull(configuration, "configuration")), rules,
+                tck.getName());
+    }
+
+    /**
      * Runs every rule against the store named by the first argument and prints the report; exits 0 when no
      * rule failed, 1 when one did, 2 on a usage error. The store module must be on the classpath:
      * {@code java -cp <tck, engine, store jars> dev.redeye.tck.TckRunner redis://127.0.0.1:6379}.
@@ -243,29 +275,21 @@ public final class TckRunner {
             throw new IllegalArgumentException("no rules selected");
         }
         EnumSet<Rule> selected = EnumSet.copyOf(rules);
+        Map<String, String> quiet = new HashMap<>(parameters);
+        quiet.put(TckReportListener.REPORT_PARAMETER, "false"); // the caller gets the report; no second one printed
         LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request()
                 .filters(EngineFilter.includeEngines("junit-jupiter"))
-                .configurationParameters(parameters);
+                .configurationParameters(quiet);
         for (Rule r : selected) {
             request.selectors(selectMethod(testClass, testMethod(testClass, r)));
         }
-        Collector collector = new Collector();
+        RuleResults collector = new RuleResults();
         long start = System.nanoTime();
         try (LauncherSession session = LauncherFactory.openSession()) {
             session.getLauncher().execute(request.build(), collector);
         }
         Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-        List<TckReport.RuleResult> results = new ArrayList<>();
-        for (Rule r : selected) {
-            TckReport.RuleResult res = collector.results.get(r);
-            if (res == null) {
-                String why = collector.containerFailure == null ? "the rule's test did not run"
-                        : "the rule's test did not run: " + collector.containerFailure;
-                res = new TckReport.RuleResult(r, TckReport.Status.FAILED, why);
-            }
-            results.add(res);
-        }
-        return new TckReport(target, results, elapsed);
+        return collector.report(target, selected, elapsed);
     }
 
     /** The test method of {@code rule} in the class hierarchy of {@code testClass}. */
@@ -278,65 +302,5 @@ public final class TckRunner {
             }
         }
         throw new IllegalStateException("no test method for rule " + rule.id() + " in " + testClass.getName());
-    }
-
-    /** Maps each finished test to its rule. */
-    private static final class Collector implements TestExecutionListener {
-        private static final String ASSUMPTION_PREFIX = "Assumption failed: ";
-        final Map<Rule, TckReport.RuleResult> results = new EnumMap<>(Rule.class);
-        volatile String containerFailure;
-
-        @Override
-        public synchronized void executionSkipped(TestIdentifier id, String reason) {
-            rule(id).ifPresent(r -> results.put(r, new TckReport.RuleResult(r, TckReport.Status.SKIPPED,
-                    String.valueOf(reason))));
-        }
-
-        @Override
-        public synchronized void executionFinished(TestIdentifier id, TestExecutionResult result) {
-            Optional<Rule> rule = rule(id);
-            String message = result.getThrowable().map(Collector::describe).orElse("");
-            if (rule.isEmpty()) {
-                if (result.getStatus() == TestExecutionResult.Status.FAILED) {
-                    containerFailure = id.getDisplayName() + ": " + message;
-                }
-                return;
-            }
-            TckReport.Status status;
-            switch (result.getStatus()) {
-                case SUCCESSFUL:
-                    status = TckReport.Status.PASSED;
-                    break;
-                case ABORTED:
-                    status = TckReport.Status.SKIPPED;
-                    break;
-                default:
-                    status = TckReport.Status.FAILED;
-                    break;
-            }
-            results.put(rule.get(), new TckReport.RuleResult(rule.get(), status, message));
-        }
-
-        private static Optional<Rule> rule(TestIdentifier id) {
-            if (!id.isTest()) {
-                return Optional.empty();
-            }
-            Optional<TestSource> source = id.getSource();
-            if (source.isPresent() && source.get() instanceof MethodSource) {
-                return Rule.ofMethodName(((MethodSource) source.get()).getMethodName());
-            }
-            return Optional.empty();
-        }
-
-        private static String describe(Throwable t) {
-            if (t instanceof TestAbortedException || t instanceof AssertionError) {
-                String m = t.getMessage();
-                if (m == null) {
-                    return t.getClass().getSimpleName();
-                }
-                return m.startsWith(ASSUMPTION_PREFIX) ? m.substring(ASSUMPTION_PREFIX.length()) : m;
-            }
-            return t.toString();
-        }
     }
 }

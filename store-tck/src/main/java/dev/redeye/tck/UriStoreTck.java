@@ -63,6 +63,11 @@ public class UriStoreTck extends StoreTck {
     }
 
     @Override
+    String expectationSource() {
+        return TckRunner.EXPECT_PARAMETER + " (redeye tck --expect)";
+    }
+
+    @Override
     public String toString() {
         return "UriStoreTck[" + StoreUris.redact(uri) + "]";
     }

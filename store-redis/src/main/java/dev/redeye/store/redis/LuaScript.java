@@ -43,8 +43,21 @@ final class LuaScript {
         }
     }
 
+    /**
+     * A script from source text rather than the class path: only for tests that run a deliberately modified
+     * copy of a script through the store (the TCK's planted-divergence test), never in production.
+     */
+    static LuaScript of(String name, String source) {
+        return new LuaScript(name, source);
+    }
+
     String name() {
         return name;
+    }
+
+    /** The script's source text. */
+    String source() {
+        return source;
     }
 
     String sha() {

@@ -1,5 +1,8 @@
 package dev.redeye.tck.broken;
 
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import java.time.Duration;
@@ -26,7 +29,12 @@ final class FlawedClaims {
         /** Release of a key without claims throws. */
         THROW_ON_UNKNOWN,
         /** delete removes the state but leaves the claims. */
-        DELETE_KEEPS_CLAIMS
+        DELETE_KEEPS_CLAIMS,
+        /**
+         * With more than one permit, expired claims still count against the permits until a release of the key
+         * prunes them (one permit is judged right, as a SET NX PX would be).
+         */
+        EXPIRED_COUNTED_UNTIL_RELEASE
     }
 
     private final Defect defect;
@@ -43,7 +51,9 @@ final class FlawedClaims {
     synchronized Optional<String> claim(String key, int permits, Duration ttl, String token) {
         long now = System.nanoTime();
         Map<String, Long> live = claims.computeIfAbsent(slot(key), k -> new HashMap<>());
-        live.values().removeIf(expiry -> expiry - now <= 0);
+        if (defect != Defect.EXPIRED_COUNTED_UNTIL_RELEASE || permits == 1) {
+            live.values().removeIf(expiry -> expiry - now <= 0);
+        }
         if (defect != Defect.LAST_WRITER_WINS && live.size() >= permits) {
             return Optional.empty();
         }
@@ -62,8 +72,14 @@ final class FlawedClaims {
         if (defect == Defect.UNCONDITIONAL_RELEASE) {
             live.clear();
         } else {
+            long now = System.nanoTime();
+            live.values().removeIf(expiry -> expiry - now <= 0);
             live.remove(token);
         }
+    }
+
+    synchronized void clear(String key) {
+        claims.remove(slot(key));
     }
 
     synchronized void delete(String key) {
@@ -94,6 +110,15 @@ final class FlawedClaims {
             public void delete(String key) {
                 super.delete(key);
                 FlawedClaims.this.delete(key);
+            }
+
+            @Override
+            public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
+                StateChange c = super.force(key, status, policy, now);
+                if (status == BreakerStatus.CLOSED) {
+                    clear(key); // forcing CLOSED removes every claim of the key, as the SPI requires
+                }
+                return c;
             }
 
             @Override

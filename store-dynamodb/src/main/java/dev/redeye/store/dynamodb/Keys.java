@@ -1,0 +1,78 @@
+package dev.redeye.store.dynamodb;
+
+import dev.redeye.api.OperationNames;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+
+/**
+ * Partition keys of the table. An operation name is always stored whole in the item's {@code op} attribute;
+ * its partition key is {@code o#<name>} when that fits DynamoDB's 2,048-byte limit on a partition key, and
+ * {@code h#<base64url(sha256(utf8(name)))>} otherwise (the name is then verified against {@code op} on every
+ * read). The feed head's key {@code f#head} can never be the key of an operation, nor can the two forms of
+ * operation keys meet.
+ */
+final class Keys {
+    /** DynamoDB's limit on the UTF-8 size of a partition key value. */
+    static final int MAX_PARTITION_KEY_BYTES = 2048;
+    /**
+     * The largest operation name (UTF-8 bytes) this store accepts: the name is stored in its item and, percent
+     * encoded, in the feed ring, and a DynamoDB item holds at most 400 KB.
+     */
+    static final int MAX_NAME_BYTES = 32 * 1024;
+    static final String VERBATIM = "o#";
+    static final String HASHED = "h#";
+    /** The partition key of the feed-head item. */
+    static final String FEED_HEAD = "f#head";
+
+    private Keys() {
+    }
+
+    /**
+     * The partition key of an operation's item.
+     *
+     * @throws NullPointerException     if {@code name} is null
+     * @throws IllegalArgumentException if the name is not well-formed UTF-16 (an unpaired surrogate cannot be
+     *                                  stored as a DynamoDB string) or is longer than {@link #MAX_NAME_BYTES}
+     */
+    static String partitionKey(String name) {
+        byte[] utf8 = utf8(name);
+        if (VERBATIM.length() + utf8.length <= MAX_PARTITION_KEY_BYTES) {
+            return VERBATIM + name;
+        }
+        return HASHED + Base64.getUrlEncoder().withoutPadding().encodeToString(sha256(utf8));
+    }
+
+    /** Whether the key is the hashed form (the item's {@code op} must then be checked against the name). */
+    static boolean isHashed(String partitionKey) {
+        return partitionKey.startsWith(HASHED);
+    }
+
+    /**
+     * The UTF-8 bytes of a valid operation name.
+     *
+     * @throws IllegalArgumentException as for {@link #partitionKey(String)}
+     */
+    static byte[] utf8(String name) {
+        byte[] utf8 = OperationNames.requireWellFormed(name).getBytes(StandardCharsets.UTF_8);
+        if (utf8.length > MAX_NAME_BYTES) {
+            throw new IllegalArgumentException("operation name is " + utf8.length + " bytes in UTF-8; the DynamoDB "
+                    + "store accepts at most " + MAX_NAME_BYTES + " (a DynamoDB item holds at most 400 KB)");
+        }
+        return utf8;
+    }
+
+    private static byte[] sha256(byte[] bytes) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
+        }
+    }
+
+    /** A name shortened for messages and logs. */
+    static String abbreviate(String name) {
+        return name.length() <= 60 ? name : name.substring(0, 60) + "...(" + name.length() + " chars)";
+    }
+}

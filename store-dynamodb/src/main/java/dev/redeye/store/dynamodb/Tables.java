@@ -1,0 +1,139 @@
+package dev.redeye.store.dynamodb;
+
+import dev.redeye.api.StoreException;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.TableDescription;
+import software.amazon.awssdk.services.dynamodb.model.TableStatus;
+
+/** Checks the store's table at start, and creates it on demand (on-demand billing) when asked to. */
+final class Tables {
+    private static final Logger LOG = LoggerFactory.getLogger(Tables.class);
+    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z0-9_.-]{3,255}");
+    /** How long a new table may stay CREATING before the store gives up (dynalite with --createTableMs 0: none). */
+    private static final long CREATE_WAIT_MILLIS = 60_000;
+
+    private Tables() {
+    }
+
+    /**
+     * Validates a table name (DynamoDB's rule).
+     *
+     * @throws IllegalArgumentException naming the option when the name is not 3 to 255 of {@code [A-Za-z0-9_.-]}
+     */
+    static String validate(String table) {
+        if (table == null || !TABLE_NAME.matcher(table).matches()) {
+            throw new IllegalArgumentException("table must be 3 to 255 characters of A-Z a-z 0-9 _ . -, was "
+                    + (table == null ? "null" : "'" + table + "'"));
+        }
+        return table;
+    }
+
+    /**
+     * Makes sure the table exists with the expected key, creating it when {@code create} is set.
+     *
+     * @throws StoreException if it is missing and {@code create} is off (the message has the create command),
+     *                        has another key schema, or DynamoDB fails
+     */
+    static void ensure(DynamoDbClient client, String table, boolean create) {
+        TableDescription d = describe(client, table);
+        if (d == null) {
+            if (!create) {
+                throw new StoreException("DynamoDB store: " + Errors.missingTable(table));
+            }
+            d = create(client, table);
+        }
+        checkKeySchema(d, table);
+    }
+
+    private static TableDescription describe(DynamoDbClient client, String table) {
+        try {
+            return client.describeTable(r -> r.tableName(table)).table();
+        } catch (ResourceNotFoundException e) {
+            return null;
+        } catch (SdkException e) {
+            throw Errors.wrap("DescribeTable", null, table, e);
+        }
+    }
+
+    private static TableDescription create(DynamoDbClient client, String table) {
+        try {
+            client.createTable(CreateTableRequest.builder().tableName(table)
+                    .attributeDefinitions(AttributeDefinition.builder().attributeName(Items.PK)
+                            .attributeType(ScalarAttributeType.S).build())
+                    .keySchema(KeySchemaElement.builder().attributeName(Items.PK).keyType(KeyType.HASH).build())
+                    .billingMode(BillingMode.PAY_PER_REQUEST)
+                    .build());
+            LOG.info("created DynamoDB table {} (on-demand billing)", table);
+        } catch (ResourceInUseException e) {
+            LOG.debug("table {} is being created by someone else; waiting for it", table);
+        } catch (SdkException e) {
+            throw Errors.wrap("CreateTable", null, table, e);
+        }
+        TableDescription d = awaitActive(client, table);
+        enableGcTtl(client, table);
+        return d;
+    }
+
+    /** Polls DescribeTable (no SDK waiter: its first delay is 20 s) until the table is ACTIVE. */
+    private static TableDescription awaitActive(DynamoDbClient client, String table) {
+        long deadline = System.nanoTime() + CREATE_WAIT_MILLIS * 1_000_000L;
+        long pause = 50;
+        while (true) {
+            TableDescription d = describe(client, table);
+            if (d != null && d.tableStatus() == TableStatus.ACTIVE) {
+                return d;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new StoreException("DynamoDB table " + table + " is not ACTIVE " + CREATE_WAIT_MILLIS / 1000
+                        + " s after it was created (status " + (d == null ? "missing" : d.tableStatusAsString()) + ")");
+            }
+            try {
+                Thread.sleep(pause);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StoreException("interrupted while waiting for DynamoDB table " + table, e);
+            }
+            pause = Math.min(1_000, pause * 2);
+        }
+    }
+
+    /**
+     * Turns on DynamoDB TTL on the {@code gc} attribute, for garbage collection only. Best effort: an endpoint
+     * without TTL (dynalite) or a role without {@code dynamodb:UpdateTimeToLive} only loses the clean-up.
+     */
+    private static void enableGcTtl(DynamoDbClient client, String table) {
+        try {
+            client.updateTimeToLive(r -> r.tableName(table)
+                    .timeToLiveSpecification(t -> t.enabled(true).attributeName(Items.GC)));
+        } catch (SdkException e) {
+            LOG.info("DynamoDB TTL on '{}' not enabled for table {} (old items will not be garbage collected): {}",
+                    Items.GC, table, e.getMessage());
+        }
+    }
+
+    private static void checkKeySchema(TableDescription d, String table) {
+        List<KeySchemaElement> key = d.keySchema();
+        boolean ok = key.size() == 1 && key.get(0).attributeName().equals(Items.PK)
+                && key.get(0).keyType() == KeyType.HASH
+                && d.attributeDefinitions().stream().anyMatch(a -> a.attributeName().equals(Items.PK)
+                        && a.attributeType() == ScalarAttributeType.S);
+        if (!ok) {
+            throw new StoreException("DynamoDB table " + table + " has the key schema " + key + "; the redeye store"
+                    + " needs a table whose only key is the partition key '" + Items.PK + "' of type S, as made by\n  "
+                    + Errors.createTableCommand(table));
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/**
+ * The DynamoDB store of redeye: {@link dev.redeye.store.dynamodb.DynamoDbStore} (built over your
+ * {@code DynamoDbClient}) and {@link dev.redeye.store.dynamodb.DynamoDbStoreProvider} for
+ * {@code dynamodb://TABLE?region=...} URIs.
+ *
+ * <h2>Stored layout (layout 1)</h2>
+ * One table whose only key is the partition key {@code pk} (S). One item per operation name:
+ * <ul>
+ * <li>{@code pk}: {@code o#<name>}, or {@code h#<base64url(sha256(name))>} when that would exceed DynamoDB's
+ * 2,048-byte partition key limit;</li>
+ * <li>{@code op} (S) the name, whole, checked on every read; {@code lay} (N) 1;</li>
+ * <li>{@code st} (M of S) the state, with the field names and encodings of {@link dev.redeye.api.StateCodec};
+ * absent when the key has no state;</li>
+ * <li>{@code v} (N) the version of the state, kept after a delete (tombstone);</li>
+ * <li>{@code exp} (N) epoch ms from which a non-forced state reads as absent (never on a forced state);</li>
+ * <li>{@code wc} (N) the write counter, the compare-and-set token of every state write;</li>
+ * <li>{@code cl} (M of N) trial claims, token to expiry in epoch ms;</li>
+ * <li>{@code gc} (N) epoch seconds for DynamoDB TTL: garbage collection only, a retention after the state's
+ * expiry (absent on a forced state).</li>
+ * </ul>
+ * One feed-head item, {@code pk = f#head}: {@code seq} (N) the last event's sequence number, {@code ev} (L of
+ * M) the last events ({@code s} sequence, {@code e} the event line of
+ * {@link dev.redeye.api.StateCodec#eventToLine}), {@code lost} (N) events writers could not append.
+ *
+ * <p>Operation names are attribute values and expression attribute names only, never part of an expression's
+ * text, so any string round-trips, except that a name must be well-formed UTF-16 (DynamoDB strings are UTF-8)
+ * and at most 32 KiB in UTF-8 (an item holds at most 400 KB); others are refused with
+ * {@link java.lang.IllegalArgumentException}.
+ */
+package dev.redeye.store.dynamodb;

@@ -1,0 +1,242 @@
+package dev.redeye.tck;
+
+import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StateChange;
+import dev.redeye.api.Store;
+import dev.redeye.api.Transitions;
+import dev.redeye.api.TrialClaims;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * One concrete call of the Store SPI made by a model rule (R8), with every argument it carries: what the
+ * store under test runs and what the {@link ReferenceModel} judges. Immutable.
+ *
+ * @param op           which method
+ * @param key          the index of the key in its scenario
+ * @param policy       the key's policy (atomic operations)
+ * @param now          the virtual time passed to an atomic operation
+ * @param success      the outcome of {@code recordOutcome}
+ * @param trialVersion the version a trial outcome carries
+ * @param status       the target of {@code force}
+ * @param state        the state of {@code put}
+ * @param permits      the permits of {@code claimTrial}
+ * @param ttl          the ttl of {@code claimTrial}
+ * @param token        the token of {@code releaseTrial}
+ */
+record Call(Op op, int key, Policy policy, long now, boolean success, long trialVersion, BreakerStatus status,
+        BreakerState state, int permits, Duration ttl, String token) {
+
+    /** The ttl of every put: far above anything a sequence lasts, so no state expires within one. */
+    static final Duration PUT_TTL = Duration.ofHours(1);
+
+    /** The methods a model rule calls, each with the capability it needs ({@code null}: every store has it). */
+    enum Op {
+        RECORD_FAILURE(AtomicRecording.class, "recordFailure"),
+        RECORD_SUCCESS(AtomicRecording.class, "recordSuccess"),
+        RECORD_OUTCOME(AtomicRecording.class, "recordOutcome"),
+        TRIAL_SUCCEEDED(AtomicTransitions.class, "trialSucceeded"),
+        TRIAL_FAILED(AtomicTransitions.class, "trialFailed"),
+        FORCE(AtomicTransitions.class, "force"),
+        PUT(null, "put"),
+        DELETE(null, "delete"),
+        GET(null, "get"),
+        CLAIM(TrialClaims.class, "claimTrial"),
+        RELEASE(TrialClaims.class, "releaseTrial");
+
+        final Class<?> capability;
+        final String method;
+
+        Op(Class<?> capability, String method) {
+            this.capability = capability;
+            this.method = method;
+        }
+
+        /** Whether the call returns a {@link StateChange} that {@link Transitions} predicts. */
+        boolean atomic() {
+            return capability == AtomicRecording.class || capability == AtomicTransitions.class;
+        }
+
+        /** Whether the call can change the stored state (so the state is read back after it). */
+        boolean writes() {
+            return atomic() || this == PUT || this == DELETE;
+        }
+    }
+
+    Call {
+        Objects.requireNonNull(op, "op");
+    }
+
+    static Call of(Op op, int key, Policy policy, long now) {
+        return new Call(op, key, policy, now, false, 0, null, null, 0, null, null);
+    }
+
+    static Call outcome(int key, boolean success, Policy policy, long now) {
+        return new Call(Op.RECORD_OUTCOME, key, policy, now, success, 0, null, null, 0, null, null);
+    }
+
+    static Call trial(boolean success, int key, long trialVersion, Policy policy, long now) {
+        return new Call(success ? Op.TRIAL_SUCCEEDED : Op.TRIAL_FAILED, key, policy, now, success, trialVersion,
+                null, null, 0, null, null);
+    }
+
+    static Call force(int key, BreakerStatus status, Policy policy, long now) {
+        return new Call(Op.FORCE, key, policy, now, false, 0, status, null, 0, null, null);
+    }
+
+    static Call put(int key, BreakerState state) {
+        return new Call(Op.PUT, key, null, 0, false, 0, null, state, 0, null, null);
+    }
+
+    static Call plain(Op op, int key) {
+        return new Call(op, key, null, 0, false, 0, null, null, 0, null, null);
+    }
+
+    static Call claim(int key, int permits, Duration ttl) {
+        return new Call(Op.CLAIM, key, null, 0, false, 0, null, null, permits, ttl, null);
+    }
+
+    static Call release(int key, String token) {
+        return new Call(Op.RELEASE, key, null, 0, false, 0, null, null, 0, null, token);
+    }
+
+    /**
+     * Runs the call on {@code store} under the store's name for the key: a {@link StateChange}, an
+     * {@code Optional} (get, claimTrial) or {@code null} (put, delete, releaseTrial). Exceptions propagate.
+     */
+    Object invoke(Store store, String keyName) {
+        switch (op) {
+            case RECORD_FAILURE:
+                return cap(store, AtomicRecording.class).recordFailure(keyName, policy, now);
+            case RECORD_SUCCESS:
+                return cap(store, AtomicRecording.class).recordSuccess(keyName, policy, now);
+            case RECORD_OUTCOME:
+                return cap(store, AtomicRecording.class).recordOutcome(keyName, success, policy, now);
+            case TRIAL_SUCCEEDED:
+                return cap(store, AtomicTransitions.class).trialSucceeded(keyName, trialVersion, policy, now);
+            case TRIAL_FAILED:
+                return cap(store, AtomicTransitions.class).trialFailed(keyName, trialVersion, policy, now);
+            case FORCE:
+                return cap(store, AtomicTransitions.class).force(keyName, status, policy, now);
+            case PUT:
+                store.put(keyName, state, PUT_TTL);
+                return null;
+            case DELETE:
+                store.delete(keyName);
+                return null;
+            case GET:
+                return store.get(keyName);
+            case CLAIM:
+                return cap(store, TrialClaims.class).claimTrial(keyName, permits, ttl);
+            case RELEASE:
+                cap(store, TrialClaims.class).releaseTrial(keyName, token);
+                return null;
+            default:
+                throw new AssertionError(op);
+        }
+    }
+
+    /** What {@link Transitions} says an atomic call does to {@code prev}. */
+    StateChange expected(BreakerState prev) {
+        switch (op) {
+            case RECORD_FAILURE:
+                return Transitions.recordFailure(prev, policy, now);
+            case RECORD_SUCCESS:
+                return Transitions.recordSuccess(prev, policy, now);
+            case RECORD_OUTCOME:
+                return Transitions.recordOutcome(prev, success, policy, now);
+            case TRIAL_SUCCEEDED:
+                return Transitions.trialSucceeded(prev, trialVersion, policy, now);
+            case TRIAL_FAILED:
+                return Transitions.trialFailed(prev, trialVersion, policy, now);
+            case FORCE:
+                return Transitions.force(prev, status, policy, now);
+            default:
+                throw new IllegalStateException(op + " is not an atomic operation");
+        }
+    }
+
+    /**
+     * The call as a Java statement a store author can paste into a test: {@code client} names the store
+     * variable, {@code keyVar} and {@code policyVar} the key and policy variables, {@code tokens} names the
+     * variable holding a token returned by an earlier claim (or returns {@code null} for a token never
+     * issued, printed as a literal). The capability helpers {@code rec}, {@code tr} and {@code claims} stand
+     * for {@code s.capability(X.class).orElseThrow()}.
+     */
+    String java(String client, String keyVar, String policyVar, Function<String, String> tokens) {
+        switch (op) {
+            case RECORD_FAILURE:
+            case RECORD_SUCCESS:
+                return "rec(" + client + ")." + op.method + "(" + keyVar + ", " + policyVar + ", " + now(now) + ")";
+            case RECORD_OUTCOME:
+                return "rec(" + client + ").recordOutcome(" + keyVar + ", " + success + ", " + policyVar + ", "
+                        + now(now) + ")";
+            case TRIAL_SUCCEEDED:
+            case TRIAL_FAILED:
+                return "tr(" + client + ")." + op.method + "(" + keyVar + ", " + trialVersion + "L, " + policyVar
+                        + ", " + now(now) + ")";
+            case FORCE:
+                return "tr(" + client + ").force(" + keyVar + ", BreakerStatus." + status + ", " + policyVar + ", "
+                        + now(now) + ")";
+            case PUT:
+                return client + ".put(" + keyVar + ", " + States.java(state) + ", Duration.ofHours(1))";
+            case DELETE:
+                return client + ".delete(" + keyVar + ")";
+            case GET:
+                return client + ".get(" + keyVar + ")";
+            case CLAIM:
+                return "claims(" + client + ").claimTrial(" + keyVar + ", " + permits + ", Duration.ofMillis("
+                        + ttl.toMillis() + "))";
+            case RELEASE:
+                String var = tokens.apply(token);
+                return "claims(" + client + ").releaseTrial(" + keyVar + ", "
+                        + (var != null ? var : literal(token)) + ")";
+            default:
+                throw new AssertionError(op);
+        }
+    }
+
+    private static String now(long now) {
+        long d = now - TckBase.T0;
+        return d >= 0 ? "T0 + " + d : "T0 - " + (-d);
+    }
+
+    /** A string as a Java literal. */
+    static String literal(String s) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"':
+                    sb.append("\\\"");
+                    break;
+                case '\\':
+                    sb.append("\\\\");
+                    break;
+                case '\n':
+                    sb.append("\\n");
+                    break;
+                case '\t':
+                    sb.append("\\t");
+                    break;
+                default:
+                    if (c < 0x20 || c > 0x7e) {
+                        sb.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+            }
+        }
+        return sb.append('"').toString();
+    }
+
+    private static <C> C cap(Store s, Class<C> type) {
+        return s.capability(type).orElseThrow(() -> new IllegalStateException("the store does not declare "
+                + type.getSimpleName() + ", but a model step called it"));
+    }
+}

@@ -1,0 +1,192 @@
+package dev.redeye.tck;
+
+import dev.redeye.tck.ReferenceModel.Verdict;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Decides whether a concurrent history is linearizable with respect to the {@link ReferenceModel} (R8.3):
+ * whether some sequential order of all its calls (a) keeps each thread's calls in program order, (b) puts a
+ * call that returned before another was invoked first (real-time order), and (c) makes the model return
+ * exactly what each call returned. A depth-first search in the manner of Wing and Gong, with Lowe's memo of
+ * (calls placed, model) pairs already known to lead nowhere; the histories of the TCK (a few threads of a
+ * few calls) take microseconds. When no order exists, the result names the longest order the model does
+ * explain and why each call that could come next does not fit. Stateless and thread-safe.
+ *
+ * <p>One allowance: the claim removal of {@code force(CLOSED)} and {@code delete} may take effect as a second
+ * point of the same call, after its state change (a store that keeps claims apart from the state, as the
+ * Hazelcast store keeps them in a sibling map, cannot do both in one atomic step). A claim taken between the two
+ * points is on a key just closed or deleted, whose trials are fenced out by version anyway. The claims must
+ * still be gone when the call returns (R1.4, R5.5, R8.1).
+ */
+final class HistoryChecker {
+
+    private HistoryChecker() {
+    }
+
+    /**
+     * One completed call of a history.
+     *
+     * @param thread the thread that made it (0-based)
+     * @param index  its place in the thread's program (0-based)
+     * @param client the client it ran on ("a" or "b")
+     * @param call   the call
+     * @param seen   what it returned and when it ran
+     */
+    record Event(int thread, int index, String client, Call call, Observed seen, Part part) {
+        Event(int thread, int index, String client, Call call, Observed seen) {
+            this(thread, index, client, call, seen, Part.WHOLE);
+        }
+
+        /** "t2.1": thread 2, first call (1-based, as printed). */
+        String label() {
+            return "t" + (thread + 1) + "." + (index + 1) + (part == Part.CLAIMS ? " (its claim removal)" : "");
+        }
+
+        /** The model after this event, or why it does not fit. */
+        Verdict applyTo(ReferenceModel m) {
+            switch (part) {
+                case STATE:
+                    return m.apply(call, seen, false);
+                case CLAIMS:
+                    return Verdict.ok(m.clearClaims(call.key()));
+                default:
+                    return m.apply(call, seen);
+            }
+        }
+    }
+
+    /** Which effect of a call an event stands for. */
+    enum Part {
+        /** The whole call. */
+        WHOLE,
+        /** The state change of a call whose claim removal is a separate event. */
+        STATE,
+        /** The claim removal of force CLOSED or delete. */
+        CLAIMS
+    }
+
+    /**
+     * The verdict on a history.
+     *
+     * @param linearizable whether an order exists
+     * @param order        an order the model explains (all of it when linearizable, else the longest found)
+     * @param after        the model after {@code order}
+     * @param blocked      when not linearizable: why each call that could come after {@code order} does not
+     */
+    record Result(boolean linearizable, List<Event> order, ReferenceModel after, List<String> blocked) {
+    }
+
+    /**
+     * Searches for an order of {@code threads} (each in program order) that the model, starting from
+     * {@code start}, explains.
+     */
+    static Result check(ReferenceModel start, List<List<Event>> threads) {
+        List<List<Event>> split = new ArrayList<>();
+        for (List<Event> thread : threads) {
+            List<Event> t = new ArrayList<>();
+            for (Event e : thread) {
+                if (e.part() == Part.WHOLE && ReferenceModel.removesClaims(e.call())) {
+                    t.add(new Event(e.thread(), e.index(), e.client(), e.call(), e.seen(), Part.STATE));
+                    t.add(new Event(e.thread(), e.index(), e.client(), e.call(), e.seen(), Part.CLAIMS));
+                } else {
+                    t.add(e);
+                }
+            }
+            split.add(t);
+        }
+        Search s = new Search(split);
+        if (s.dfs(new int[threads.size()], start)) {
+            return new Result(true, List.copyOf(s.witness), null, List.of());
+        }
+        return new Result(false, s.deepest, s.deepestModel, s.deepestBlocked);
+    }
+
+    private static final class Search {
+        private final List<List<Event>> threads;
+        private final Set<List<Object>> dead = new HashSet<>();
+        private final Deque<Event> prefix = new ArrayDeque<>();
+        private List<Event> witness;
+        private List<Event> deepest = List.of();
+        private ReferenceModel deepestModel;
+        private List<String> deepestBlocked = List.of();
+
+        Search(List<List<Event>> threads) {
+            this.threads = threads;
+        }
+
+        boolean dfs(int[] next, ReferenceModel m) {
+            boolean done = true;
+            for (int t = 0; t < threads.size(); t++) {
+                done &= next[t] == threads.get(t).size();
+            }
+            if (done) {
+                witness = new ArrayList<>(prefix);
+                Collections.reverse(witness);
+                return true;
+            }
+            List<Object> memo = List.of(Arrays.toString(next), m);
+            if (dead.contains(memo)) {
+                return false;
+            }
+            List<String> blocked = new ArrayList<>();
+            for (int t = 0; t < threads.size(); t++) {
+                if (next[t] == threads.get(t).size()) {
+                    continue;
+                }
+                Event e = threads.get(t).get(next[t]);
+                Optional<Event> before = mustPrecede(e, next);
+                if (before.isPresent()) {
+                    blocked.add(e.label() + " cannot come next: " + before.get().label() + " returned before it was "
+                            + "called");
+                    continue;
+                }
+                Verdict v = e.applyTo(m);
+                if (!v.ok()) {
+                    blocked.add(e.label() + " " + e.call().op().method + " does not fit next: " + v.mismatch());
+                    continue;
+                }
+                next[t]++;
+                prefix.push(e);
+                boolean found = dfs(next, v.next());
+                prefix.pop();
+                next[t]--;
+                if (found) {
+                    return true;
+                }
+            }
+            if (prefix.size() >= deepest.size()) {
+                List<Event> order = new ArrayList<>(prefix);
+                Collections.reverse(order);
+                if (prefix.size() > deepest.size() || deepestBlocked.isEmpty()) {
+                    deepest = order;
+                    deepestModel = m;
+                    deepestBlocked = blocked;
+                }
+            }
+            dead.add(memo);
+            return false;
+        }
+
+        /** A pending call of another thread that returned before {@code e} was called, if any. */
+        private Optional<Event> mustPrecede(Event e, int[] next) {
+            for (int u = 0; u < threads.size(); u++) {
+                if (u == e.thread() || next[u] == threads.get(u).size()) {
+                    continue;
+                }
+                Event f = threads.get(u).get(next[u]);
+                if (f.seen().endNanos() - e.seen().startNanos() < 0) {
+                    return Optional.of(f);
+                }
+            }
+            return Optional.empty();
+        }
+    }
+}

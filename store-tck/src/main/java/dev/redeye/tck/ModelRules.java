@@ -1,0 +1,159 @@
+package dev.redeye.tck;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.redeye.api.Store;
+import dev.redeye.tck.ConcurrencyRunner.Concurrent;
+import dev.redeye.tck.ScenarioGenerator.Purpose;
+import dev.redeye.tck.Scenario.Step;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Rules R8: the store against a reference model ({@link ReferenceModel}: {@code Transitions} plus a claim
+ * table) on random scenarios, rather than on listed cases. R8.1 runs random sequences of every call the store
+ * declares over two clients and checks every result and the state read back after every step; R8.2 does the
+ * same for claims with short ttls in real time; R8.3 runs small concurrent scenarios and checks that some
+ * sequential order of the model explains them (linearizability). The scenarios come from a seeded generator
+ * ({@value TckRunner#SEED_PARAMETER}, {@value TckRunner#TRIES_PARAMETER}); a failing sequence of R8.1 or R8.2
+ * is shrunk against the store to a short one and printed as Java a store author can replay. Extend
+ * {@link StoreTck}.
+ */
+abstract class ModelRules extends EngineRules {
+    /** The most steps of one R8.1 sequence. */
+    static final int MAX_STEPS = 40;
+    /** The most steps of one R8.2 sequence. */
+    static final int MAX_EXPIRY_STEPS = 14;
+    /** The most steps of the sequential prefix of an R8.3 scenario. */
+    static final int MAX_PREFIX_STEPS = 8;
+    /** Threads of an R8.3 scenario, over the two clients. */
+    static final int THREADS = 3;
+    /** Calls of each thread of an R8.3 scenario. */
+    static final int CALLS_PER_THREAD = 3;
+    /** The most candidate runs shrinking spends on one failure. */
+    static final int MAX_SHRINK_RUNS = 2_000;
+    /** The most wall time shrinking spends on one failure. */
+    static final long SHRINK_BUDGET_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+    private final AtomicLong runs = new AtomicLong();
+
+    /**
+     * R8.1 Random sequences of every call the store declares, over two clients with virtual now moving
+     * forward, return and store exactly what the reference model does. If this fails, replay the printed
+     * shrunk sequence: the failing step names the call and the field that diverged.
+     */
+    @Test
+    @DisplayName("R8.1 random sequences of the store's calls over two clients match the reference model")
+    void r8_1_sequencesMatchTheReferenceModel() {
+        Store[] clients = {client(), client()};
+        sequences(Rule.R8_1, clients, declaredOps(clients[0]), Purpose.MODEL, 1, MAX_STEPS, tries());
+    }
+
+    /**
+     * R8.2 (real time) Random sequences of claims with short and long ttls, releases with live, stale,
+     * expired and wrong tokens, deletes and waits: a claim holds its permit until its ttl and frees it after,
+     * as the reference claim table says. If this fails, check that claimTrial never counts an expired claim,
+     * for every permits value.
+     */
+    @Test
+    @DisplayName("R8.2 (real time) random claims with short ttls, releases and waits match the reference claim table")
+    void r8_2_claimsExpireAsTheModelSays() {
+        Store[] clients = {client(), client()};
+        claims(clients[0]);
+        sequences(Rule.R8_2, clients, EnumSet.of(Call.Op.CLAIM, Call.Op.RELEASE, Call.Op.DELETE, Call.Op.GET),
+                Purpose.EXPIRY, 4, MAX_EXPIRY_STEPS, Math.max(1, tries() / 5));
+    }
+
+    /**
+     * R8.3 Small concurrent scenarios over two clients are linearizable: some sequential order of the
+     * reference model that respects real-time order explains every result and the state read afterwards. If
+     * this fails, the printed history shows which calls overlapped and why no order explains them.
+     */
+    @Test
+    @DisplayName("R8.3 concurrent scenarios over two clients are linearizable against the reference model")
+    void r8_3_concurrentScenariosAreLinearizable() {
+        Store[] clients = {client(), client()};
+        Set<Call.Op> ops = declaredOps(clients[0]);
+        int n = tries();
+        try (ConcurrencyRunner runner = new ConcurrencyRunner(clients, THREADS)) {
+            for (int i = 0; i < n; i++) {
+                ScenarioGenerator gen = new ScenarioGenerator(random(Rule.R8_3, i), ops, Purpose.CONCURRENT);
+                Scenario prefix = gen.scenario(0, MAX_PREFIX_STEPS);
+                long end = prefix.steps().isEmpty() ? 0 : prefix.steps().get(prefix.steps().size() - 1).at();
+                List<List<Step>> threads = new ArrayList<>();
+                for (int t = 0; t < THREADS; t++) {
+                    List<Step> program = new ArrayList<>();
+                    long at = end;
+                    for (int c = 0; c < CALLS_PER_THREAD; c++) {
+                        Step s = gen.step(prefix.keys(), at);
+                        program.add(s);
+                        at = s.at();
+                    }
+                    threads.add(program);
+                }
+                String failure = runner.run(new Concurrent(prefix, threads), runPrefix());
+                if (failure != null) {
+                    fail("scenario " + (i + 1) + " of " + n + ", seed " + seed() + " (" + TckRunner.SEED_PARAMETER
+                            + "=" + seed() + " draws it again; concurrent results are not shrunk: the history is "
+                            + "the counterexample):\n" + failure);
+                }
+            }
+        }
+    }
+
+    /**
+     * Runs {@code n} random sequences of {@code rule} and fails with the first divergence, shrunk against
+     * the store.
+     */
+    private void sequences(Rule rule, Store[] clients, Set<Call.Op> ops, Purpose purpose, int minSteps,
+            int maxSteps, int n) {
+        SequenceRunner runner = new SequenceRunner(clients);
+        for (int i = 0; i < n; i++) {
+            Scenario sc = new ScenarioGenerator(random(rule, i), ops, purpose).scenario(minSteps, maxSteps);
+            SequenceRunner.Run run = runner.run(sc, runPrefix());
+            if (run.failed()) {
+                fail(shrunk(run, runner, i, n));
+            }
+        }
+    }
+
+    /** The calls the store offers: put, get and delete, and those of every capability it declares. */
+    static Set<Call.Op> declaredOps(Store s) {
+        Set<Call.Op> ops = EnumSet.noneOf(Call.Op.class);
+        for (Call.Op op : Call.Op.values()) {
+            if (op.capability == null || s.capability(op.capability).isPresent()) {
+                ops.add(op);
+            }
+        }
+        return ops;
+    }
+
+    /** The random source of scenario {@code i} of {@code rule}: a pure function of the seed, rule and index. */
+    private SplittableRandom random(Rule rule, int i) {
+        return new SplittableRandom(seed() * 0x9E3779B97F4A7C15L + rule.ordinal() * 1_000_003L + i);
+    }
+
+    /** A key prefix no earlier run of this test used. */
+    private String runPrefix() {
+        return key("m" + runs.incrementAndGet() + "/");
+    }
+
+    /** Shrinks a failing run against the store and describes the result with how to run it again. */
+    private String shrunk(SequenceRunner.Run failing, SequenceRunner runner, int i, int n) {
+        Shrinker shrinker = new Shrinker(sc -> runner.run(sc, runPrefix()), MAX_SHRINK_RUNS, SHRINK_BUDGET_NANOS);
+        SequenceRunner.Run small = shrinker.shrink(failing);
+        return "the store diverged from the reference model; shrunk to " + small.length()
+                + (small.length() == 1 ? " step" : " steps") + " (from step "
+                + failing.length() + " of " + failing.scenario.steps().size() + " generated, " + shrinker.runs()
+                + " shrinking runs" + (shrinker.exhausted() ? ", shrinking budget spent" : "") + "); sequence "
+                + (i + 1) + " of " + n + ", seed " + seed() + " (" + TckRunner.SEED_PARAMETER + "=" + seed()
+                + " or redeye tck --seed " + seed() + " runs it again)\n" + small.replay();
+    }
+}

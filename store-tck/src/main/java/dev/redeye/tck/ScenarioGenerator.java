@@ -1,0 +1,205 @@
+package dev.redeye.tck;
+
+import dev.redeye.api.Policy;
+import dev.redeye.api.Strategy;
+import dev.redeye.tck.Scenario.KeySpec;
+import dev.redeye.tck.Scenario.Kind;
+import dev.redeye.tck.Scenario.Step;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+/**
+ * Draws the scenarios of the model rules (R8) from a seeded random source: the same seed gives the same
+ * scenarios, so a run is repeatable ({@code redeye.tck.seed}). Only steps whose capability the store declares
+ * are drawn. Policies cover both strategies, {@code maxGapBetweenFailures} and {@code successThreshold} above
+ * 1; virtual time moves forward by steps sized to hit the policy's boundaries (the same instant, just under,
+ * at and just over the gap, reset windows and beyond).
+ */
+final class ScenarioGenerator {
+    /** What the scenario is for: the weights of step kinds and the claim ttls differ. */
+    enum Purpose {
+        /** R8.1: every declared call, claims with long ttls (none expires). */
+        MODEL,
+        /** R8.2: claims with short and long ttls, releases, deletes and waits in real time. */
+        EXPIRY,
+        /** R8.3: the calls of concurrent scenarios and their sequential prefix. */
+        CONCURRENT
+    }
+
+    private static final Map<Kind, Integer> MODEL_WEIGHTS = weights(
+            Kind.RECORD_FAILURE, 24, Kind.RECORD_SUCCESS, 8, Kind.RECORD_OUTCOME, 12, Kind.TRIAL_SUCCEEDED, 9,
+            Kind.TRIAL_FAILED, 6, Kind.FORCE, 7, Kind.PUT, 4, Kind.DELETE, 3, Kind.GET, 2, Kind.CLAIM, 9,
+            Kind.RELEASE, 7);
+    private static final Map<Kind, Integer> EXPIRY_WEIGHTS = weights(
+            Kind.CLAIM, 40, Kind.RELEASE, 25, Kind.WAIT, 12, Kind.DELETE, 4, Kind.GET, 1);
+    private static final Map<Kind, Integer> CONCURRENT_WEIGHTS = weights(
+            Kind.RECORD_FAILURE, 20, Kind.RECORD_SUCCESS, 6, Kind.RECORD_OUTCOME, 8, Kind.TRIAL_SUCCEEDED, 8,
+            Kind.TRIAL_FAILED, 6, Kind.FORCE, 9, Kind.PUT, 5, Kind.DELETE, 3, Kind.GET, 12, Kind.CLAIM, 9,
+            Kind.RELEASE, 6);
+    private static final double[] THRESHOLDS = {0.2, 0.3, 0.5, 0.75, 1.0};
+    private static final double[] DECAYS = {0.5, 0.7, 0.8, 0.9, 0.95, 1.0 / 3};
+    private static final long[] GAPS = {20, 100, 1_000};
+
+    private final SplittableRandom random;
+    private final Map<Kind, Integer> weights;
+    private final Purpose purpose;
+
+    /**
+     * @param random   the seeded source
+     * @param declared the operations the store offers (every capability it declares, plus put/get/delete)
+     * @param purpose  which rule the scenarios are for
+     */
+    ScenarioGenerator(SplittableRandom random, Set<Call.Op> declared, Purpose purpose) {
+        this.random = random;
+        this.purpose = purpose;
+        Map<Kind, Integer> base = purpose == Purpose.MODEL ? MODEL_WEIGHTS
+                : purpose == Purpose.EXPIRY ? EXPIRY_WEIGHTS : CONCURRENT_WEIGHTS;
+        this.weights = new EnumMap<>(Kind.class);
+        base.forEach((k, w) -> {
+            if (k.op == null || declared.contains(k.op)) {
+                weights.put(k, w);
+            }
+        });
+        if (weights.isEmpty()) {
+            throw new IllegalArgumentException("no step kind is available for " + purpose + " with " + declared);
+        }
+    }
+
+    private static Map<Kind, Integer> weights(Object... kw) {
+        Map<Kind, Integer> m = new EnumMap<>(Kind.class);
+        for (int i = 0; i < kw.length; i += 2) {
+            m.put((Kind) kw[i], (Integer) kw[i + 1]);
+        }
+        return m;
+    }
+
+    /** A scenario of two keys and {@code minSteps} to {@code maxSteps} steps. */
+    Scenario scenario(int minSteps, int maxSteps) {
+        List<KeySpec> keys = keys();
+        List<Step> steps = new ArrayList<>();
+        long at = 0;
+        int n = minSteps + random.nextInt(maxSteps - minSteps + 1);
+        for (int i = 0; i < n; i++) {
+            Step s = step(keys, at);
+            steps.add(s);
+            at = s.at();
+        }
+        return new Scenario(keys, steps);
+    }
+
+    /** Two keys with their own policies; some names are hostile (quotes, braces, newlines, non-BMP). */
+    List<KeySpec> keys() {
+        List<String> hostile = new ArrayList<>(TckBase.hostileNames());
+        hostile.removeIf(n -> n.length() > 100);
+        String first = random.nextInt(4) == 0 ? hostile.get(random.nextInt(hostile.size())) : "k1";
+        String second;
+        do {
+            second = random.nextInt(4) == 0 ? hostile.get(random.nextInt(hostile.size())) : "k2";
+        } while (second.equals(first));
+        return List.of(new KeySpec(first, policy()), new KeySpec(second, policy()));
+    }
+
+    /** A policy: consecutive (with or without a gap) or errorRate, thresholds small enough to be reached. */
+    Policy policy() {
+        Policy.Builder b = Policy.builder().jitter(0).failureThreshold(1 + random.nextInt(4))
+                .successThreshold(random.nextInt(3) == 0 ? 2 + random.nextInt(2) : 1);
+        if (random.nextInt(3) == 0) {
+            b.strategy(Strategy.ERROR_RATE).minimumCalls(1 + random.nextInt(6))
+                    .errorRateThreshold(THRESHOLDS[random.nextInt(THRESHOLDS.length)])
+                    .errorRateDecay(DECAYS[random.nextInt(DECAYS.length)]);
+        } else if (random.nextBoolean()) {
+            b.maxGapBetweenFailures(Duration.ofMillis(GAPS[random.nextInt(GAPS.length)]));
+        }
+        long reset = new long[] {1_000, 10_000, 60_000}[random.nextInt(3)];
+        return b.resetTimeout(Duration.ofMillis(reset))
+                .maxResetTimeout(Duration.ofMillis(reset * new long[] {1, 4, 8}[random.nextInt(3)])).build();
+    }
+
+    /** One step at or after virtual time {@code after}. */
+    Step step(List<KeySpec> keys, long after) {
+        Kind kind = kind();
+        int key = random.nextInt(100) < (purpose == Purpose.MODEL ? 70 : 85) ? 0 : 1;
+        long at = after + advance(keys.get(key).policy());
+        int arg;
+        switch (kind) {
+            case CLAIM:
+                // R8.2: two claims in three are short, and most want several permits
+                arg = purpose == Purpose.EXPIRY ? (random.nextInt(3) == 0 ? 0 : 3) + (random.nextInt(4) == 0 ? 0
+                        : 1 + random.nextInt(2)) : random.nextInt(3);
+                break;
+            case PUT:
+                arg = random.nextInt(1 << 20);
+                break;
+            case TRIAL_SUCCEEDED:
+            case TRIAL_FAILED:
+                // mostly the current period's version, so that trials apply
+                arg = random.nextInt(10) < 6 ? 0 : 1 + random.nextInt(Step.VERSION_CHOICES.length - 1);
+                break;
+            default:
+                arg = random.nextInt(5);
+        }
+        return new Step(kind, random.nextInt(2), key, at, arg);
+    }
+
+    private Kind kind() {
+        int total = weights.values().stream().mapToInt(Integer::intValue).sum();
+        int x = random.nextInt(total);
+        for (Map.Entry<Kind, Integer> e : weights.entrySet()) {
+            x -= e.getValue();
+            if (x < 0) {
+                return e.getKey();
+            }
+        }
+        throw new AssertionError();
+    }
+
+    /** How far virtual time moves before a step: often not at all, often right around the gap. */
+    private long advance(Policy p) {
+        int c = random.nextInt(100);
+        long gap = p.maxGapBetweenFailuresMillis();
+        if (c < 30) {
+            return random.nextInt(3);
+        }
+        if (c < 55) {
+            return 1 + random.nextInt(50);
+        }
+        if (c < 75 && gap > 0) {
+            return gap - 1 + random.nextInt(3);
+        }
+        if (c < 90) {
+            return 100 + random.nextInt(5_000);
+        }
+        return 10_000 + random.nextInt(600_000);
+    }
+
+    /** The policy as a Java expression (for printed replays). */
+    static String java(Policy p) {
+        StringBuilder sb = new StringBuilder("Policy.builder()");
+        if (p.strategy() == Strategy.ERROR_RATE) {
+            sb.append(".strategy(Strategy.ERROR_RATE)")
+                    .append(".minimumCalls(").append(p.minimumCalls()).append(')')
+                    .append(".errorRateThreshold(").append(States.javaDouble(p.errorRateThreshold())).append(')')
+                    .append(".errorRateDecay(").append(States.javaDouble(p.errorRateDecay())).append(')');
+        }
+        sb.append(".failureThreshold(").append(p.failureThreshold()).append(')');
+        if (p.maxGapBetweenFailuresMillis() > 0) {
+            sb.append(".maxGapBetweenFailures(Duration.ofMillis(").append(p.maxGapBetweenFailuresMillis())
+                    .append("))");
+        }
+        if (p.successThreshold() != 1) {
+            sb.append(".successThreshold(").append(p.successThreshold()).append(')');
+        }
+        sb.append(String.format(Locale.ROOT, ".resetTimeout(Duration.ofMillis(%d)).maxResetTimeout(Duration.ofMillis(%d))",
+                p.resetTimeoutMillis(), p.maxResetTimeoutMillis()));
+        if (p.jitter() != 0.0) {
+            sb.append(".jitter(").append(p.jitter()).append(')');
+        }
+        return sb.append(".build()").toString();
+    }
+}
