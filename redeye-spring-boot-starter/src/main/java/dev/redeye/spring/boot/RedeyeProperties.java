@@ -199,12 +199,23 @@ public class RedeyeProperties {
         /** Name of the table. Default redeye_breakers. */
         private String table;
 
+        /** Whether a missing table is created at start (on-demand capacity). Default false. */
+        private Boolean createTable;
+
         public String getTable() {
             return table;
         }
 
         public void setTable(String table) {
             this.table = table;
+        }
+
+        public Boolean getCreateTable() {
+            return createTable;
+        }
+
+        public void setCreateTable(Boolean createTable) {
+            this.createTable = createTable;
         }
     }
 

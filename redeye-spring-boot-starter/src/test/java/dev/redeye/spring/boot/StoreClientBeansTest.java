@@ -9,6 +9,7 @@ import com.hazelcast.core.HazelcastInstance;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.api.Store;
+import dev.redeye.store.dynamodb.DynamoDbStore;
 import dev.redeye.store.hazelcast.HazelcastStore;
 import dev.redeye.store.postgres.PostgresStore;
 import dev.redeye.store.redis.RedisStore;
@@ -29,11 +30,17 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import redis.clients.jedis.JedisPooled;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * An application's own client bean (JedisPooled, DataSource, HazelcastInstance) is used instead of a URI when
- * the store module is on the class path; {@code redeye.store} of another scheme turns it down; several need a
- * choice; the store never closes the application's client. Real Redis, PostgreSQL and a Hazelcast member.
+ * An application's own client bean (JedisPooled, DataSource, HazelcastInstance, DynamoDbClient) is used instead
+ * of a URI when the store module is on the class path; {@code redeye.store} of another scheme turns it down;
+ * several need a choice; the store never closes the application's client. Real Redis, PostgreSQL, dynalite
+ * and a Hazelcast member.
  */
 class StoreClientBeansTest {
     private static final ApplicationContextRunner RUNNER = new ApplicationContextRunner()
@@ -216,6 +223,34 @@ class StoreClientBeansTest {
                     assertThat(member().getMap(map).containsKey("charge")).isTrue();
                 });
         assertThat(member().getLifecycleService().isRunning()).isTrue();
+    }
+
+    @Test
+    void aDynamoDbClientBeanIsUsedWithTheDynamoDbProperties() {
+        String table = TestServices.newName("redeye_spring");
+        try (DynamoDbClient client = DynamoDbClient.builder().endpointOverride(URI.create(TestServices.dynamoDbUrl()))
+                .region(Region.US_EAST_1).httpClient(UrlConnectionHttpClient.create())
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .build()) {
+            try {
+                RUNNER.withBean("dynamo", DynamoDbClient.class, () -> client, bd -> bd.setDestroyMethodName(""))
+                        .withPropertyValues("redeye.dynamodb.table=" + table, "redeye.dynamodb.create-table=true",
+                                "redeye.defaults.failure-threshold=1")
+                        .run(context -> {
+                            assertThat(context).hasNotFailed();
+                            Store store = context.getBean(Store.class);
+                            assertThat(store).isInstanceOf(DynamoDbStore.class);
+                            assertThat(context.getBean(RedeyeCircuitBreakers.class).storeDescription())
+                                    .endsWith(" bean 'dynamo'");
+                            failCall(context.getBean(CircuitBreaker.class), "charge");
+                            assertThat(store.get("charge")).get().satisfies(s -> assertThat(s.open()).isTrue());
+                        });
+                // the table was created through the application's client, which is still open
+                assertThat(client.describeTable(r -> r.tableName(table)).table().tableName()).isEqualTo(table);
+            } finally {
+                client.deleteTable(r -> r.tableName(table));
+            }
+        }
     }
 
     /** One standalone member on a free loopback port, started on first use. */

@@ -23,6 +23,11 @@ public final class TestServices {
         return env("REDEYE_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres");
     }
 
+    /** dynalite, the open-source DynamoDB server, which {@code scripts/services.sh} installs and starts. */
+    public static String dynamoDbUrl() {
+        return env("REDEYE_DYNAMODB_URL", "http://127.0.0.1:4567 (npx dynalite --port 4567)");
+    }
+
     private static String env(String name, String example) {
         String v = System.getenv(name);
         if (v == null || v.isBlank()) {

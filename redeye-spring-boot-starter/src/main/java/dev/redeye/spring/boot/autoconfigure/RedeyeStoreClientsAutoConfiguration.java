@@ -3,6 +3,7 @@ package dev.redeye.spring.boot.autoconfigure;
 import com.hazelcast.core.HazelcastInstance;
 import dev.redeye.api.Store;
 import dev.redeye.spring.boot.RedeyeProperties;
+import dev.redeye.store.dynamodb.DynamoDbStore;
 import dev.redeye.store.hazelcast.HazelcastStore;
 import dev.redeye.store.postgres.PostgresStore;
 import dev.redeye.store.redis.RedisStore;
@@ -18,6 +19,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import redis.clients.jedis.UnifiedJedis;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * Registers a {@link StoreClientSource} for each store module on the class path whose client the application
@@ -90,17 +92,21 @@ public class RedeyeStoreClientsAutoConfiguration {
         }
     }
 
-    /**
-     * A DynamoDB store over the application's {@code DynamoDbClient}; table from {@code redeye.dynamodb.table}.
-     * Conditions by class name, so this module compiles and runs without the DynamoDB module and the AWS SDK.
-     */
+    /** A DynamoDB store over the application's {@code DynamoDbClient}; {@code redeye.dynamodb.*} options. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = {DynamoDbClientStore.STORE, DynamoDbClientStore.CLIENT})
-    @ConditionalOnSingleCandidate(type = DynamoDbClientStore.CLIENT)
+    @ConditionalOnClass({DynamoDbStore.class, DynamoDbClient.class})
+    @ConditionalOnSingleCandidate(DynamoDbClient.class)
     static class DynamoDb {
         @Bean
         StoreClientSource redeyeDynamoDbClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
-            return DynamoDbClientStore.source(beans, properties.getDynamodb().getTable());
+            String name = StoreClientSource.candidate(beans, DynamoDbClient.class);
+            return new StoreClientSource(Set.of("dynamodb"), name, StoreClientSource.describe(beans, name), () -> {
+                RedeyeProperties.DynamoDb p = properties.getDynamodb();
+                DynamoDbStore.Builder b = DynamoDbStore.builder(beans.getBean(name, DynamoDbClient.class));
+                StoreClientSource.option("redeye.dynamodb.table", p.getTable(), b::table);
+                StoreClientSource.option("redeye.dynamodb.create-table", p.getCreateTable(), b::createTable);
+                return b.build();
+            });
         }
     }
 }
