@@ -14,10 +14,10 @@ import java.lang.annotation.Target;
  * @Service
  * class PaymentClient {
  *     @CircuitBreakerGuarded("payment-gateway")                       // the default breaker
- *     Receipt charge(Order order) throws IOException { ... }
+ *     public Receipt charge(Order order) throws IOException { ... }
  *
  *     @CircuitBreakerGuarded(value = "refunds", breaker = "payments")  // redeye.breakers.payments.*
- *     CompletableFuture<Refund> refund(Order order) { ... }            // guarded as executeAsync
+ *     public CompletableFuture<Refund> refund(Order order) { ... }     // guarded as executeAsync
  * }
  * }</pre>
  *
@@ -31,7 +31,7 @@ import java.lang.annotation.Target;
  * {@link dev.redeye.CircuitBreaker#tryAcquire(String) permits} (see {@code redeye-examples}' Reactor
  * example).</li>
  * <li>Spring AOP proxies apply: a call from the bean to its own method (self-invocation) is not guarded, nor
- * is a private or final method. The annotation is read from the method (or a method it overrides or
+ * is a private or final method: annotate public methods. The annotation is read from the method (or a method it overrides or
  * implements), not from the class.</li>
  * <li>An unknown breaker name fails the start.</li>
  * </ul>

@@ -23,6 +23,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.Banner;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -302,6 +309,24 @@ class RedeyeAutoConfigurationTest {
                     assertThat(e.getValue()).isEqualTo(value);
                     assertThat(e.getMessage()).contains(property).contains(reason);
                 });
+    }
+
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void springBootsStartupReportNamesThePropertyAndWhereItCameFrom(CapturedOutput output) {
+        SpringApplication app = new SpringApplication(Minimal.class);
+        app.setWebApplicationType(WebApplicationType.NONE);
+        app.setBannerMode(Banner.Mode.OFF);
+        assertThatThrownBy(() -> app.run("--redeye.breakers.payments.failure-threshold=0")).isNotNull();
+        assertThat(output).contains("APPLICATION FAILED TO START")
+                .contains("Invalid value '0' for configuration property 'redeye.breakers.payments.failure-threshold'")
+                .contains("originating from").contains("commandLineArgs")
+                .contains("must be >= 1, was 0");
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration({RedeyeStoreClientsAutoConfiguration.class, RedeyeAutoConfiguration.class})
+    static class Minimal {
     }
 
     @Test
