@@ -31,12 +31,13 @@ import java.lang.annotation.Target;
  * {@link dev.redeye.CircuitBreaker#tryAcquire(String) permits} (see {@code redeye-examples}' Reactor
  * example).</li>
  * <li>Spring AOP proxies apply: a call from the bean to its own method (self-invocation) is not guarded, nor
- * is a private or final method: annotate public methods. The annotation is read from the method (or a method it overrides or
- * implements), not from the class.</li>
+ * is a private or final method: annotate public methods. The annotation is read from the method (or a method
+ * it overrides or implements), not from the class.</li>
  * <li>An unknown breaker name fails the start.</li>
  * </ul>
  *
- * Cost per call: the proxy's interceptor chain and one map lookup, besides the breaker's own.
+ * Cost per call: the proxy's interceptor chain and two map lookups (the method's guard, its breaker), besides
+ * the breaker's own.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

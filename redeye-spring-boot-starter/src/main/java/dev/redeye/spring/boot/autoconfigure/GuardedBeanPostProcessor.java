@@ -24,8 +24,8 @@ import org.springframework.util.ReflectionUtils;
  */
 final class GuardedBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
         implements SmartInitializingSingleton {
-    private final transient ObjectProvider<RedeyeCircuitBreakers> breakers;
-    private final transient List<Method> proxied = new ArrayList<>();
+    private final ObjectProvider<RedeyeCircuitBreakers> breakers;
+    private final List<Method> proxied = new ArrayList<>();
 
     GuardedBeanPostProcessor(ObjectProvider<RedeyeCircuitBreakers> breakers) {
         this.breakers = breakers;

@@ -32,6 +32,8 @@ final class GuardedMethodInterceptor implements MethodInterceptor {
 
     private final ObjectProvider<RedeyeCircuitBreakers> breakers;
     private final Map<Method, Guard> guards = new ConcurrentHashMap<>();
+    /** Looked up at the first call (the registry may not exist yet when beans are proxied). */
+    private volatile RedeyeCircuitBreakers registry;
 
     GuardedMethodInterceptor(ObjectProvider<RedeyeCircuitBreakers> breakers) {
         this.breakers = breakers;
@@ -43,7 +45,12 @@ final class GuardedMethodInterceptor implements MethodInterceptor {
         Method method = target == null ? invocation.getMethod()
                 : AopUtils.getMostSpecificMethod(invocation.getMethod(), AopUtils.getTargetClass(target));
         Guard g = guards.computeIfAbsent(method, GuardedMethodInterceptor::guardOf);
-        CircuitBreaker breaker = breakers.getObject().get(g.breaker());
+        RedeyeCircuitBreakers r = registry;
+        if (r == null) {
+            r = breakers.getObject();
+            registry = r;
+        }
+        CircuitBreaker breaker = r.get(g.breaker());
         if (g.async()) {
             return breaker.executeAsync(g.operation(), () -> stage(invocation));
         }

@@ -88,6 +88,9 @@ public class RedeyeAutoConfiguration {
             StoreSelection ours = selection.getIfAvailable();
             description = ours != null ? ours.description()
                     : "Store bean '" + storeBean + "' (" + store.getClass().getSimpleName() + ")";
+            if (ours == null && StringUtils.hasText(properties.getStore())) {
+                LOG.info("redeye.store is not used: the application's {} is", description);
+            }
         }
         BreakerFactory factory = new BreakerFactory(properties.getDefaults(), properties.getBreakers(), store,
                 customizers.orderedStream().toList(), environment);

@@ -47,7 +47,8 @@ public class RedeyeMetricsAutoConfiguration {
         private static final Logger LOG = LoggerFactory.getLogger(WithoutBootMetrics.class);
 
         @Bean
-        SmartInitializingSingleton redeyeMeterBinding(RedeyeMeterBinder binder, ObjectProvider<MeterRegistry> registries) {
+        SmartInitializingSingleton redeyeMeterBinding(RedeyeMeterBinder binder,
+                ObjectProvider<MeterRegistry> registries) {
             return () -> {
                 MeterRegistry registry = registries.getIfUnique();
                 if (registry != null) {

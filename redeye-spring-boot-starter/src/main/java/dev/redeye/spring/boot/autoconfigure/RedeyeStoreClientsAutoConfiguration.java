@@ -47,11 +47,12 @@ public class RedeyeStoreClientsAutoConfiguration {
         @Bean
         StoreClientSource redeyeRedisClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
             String name = StoreClientSource.candidate(beans, UnifiedJedis.class);
-            return new StoreClientSource(Set.of("redis", "rediss"), name, StoreClientSource.describe(beans, name), () -> {
-                RedisStore.Builder b = RedisStore.builder(beans.getBean(name, UnifiedJedis.class));
-                StoreClientSource.option("redeye.redis.prefix", properties.getRedis().getPrefix(), b::prefix);
-                return b.build();
-            });
+            return new StoreClientSource(Set.of("redis", "rediss"), name, StoreClientSource.describe(beans, name),
+                    () -> {
+                        RedisStore.Builder b = RedisStore.builder(beans.getBean(name, UnifiedJedis.class));
+                        StoreClientSource.option("redeye.redis.prefix", properties.getRedis().getPrefix(), b::prefix);
+                        return b.build();
+                    });
         }
     }
 
