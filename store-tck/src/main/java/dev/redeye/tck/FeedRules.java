@@ -206,7 +206,7 @@ abstract class FeedRules extends TransitionRules {
         AtomicReference<Set<String>> leaked = new AtomicReference<>(Set.of());
         boolean freed = eventually(() -> {
             leaked.set(Thread.getAllStackTraces().keySet().stream()
-                    .filter(t -> !before.contains(t) && t.isAlive() && !jvmShared(t))
+                    .filter(t -> !before.contains(t) && t.isAlive() && !jvmShared(t) && !backendThread(t))
                     .map(Thread::getName).collect(Collectors.toSet()));
             return leaked.get().isEmpty();
         });

@@ -54,9 +54,10 @@ import org.slf4j.LoggerFactory;
  * <p><b>Registration is per connection.</b> A smart client registers the listener on the members it is
  * connected to when {@link TransitionFeed#subscribe} runs; it connects to the others in the background (every
  * second) and registers there then. A client that just started may therefore miss the first events of some
- * partitions, and so may one whose cluster just gained a member: the feed signals one more gap two seconds
- * after it started on a client that was not yet connected to every member ({@link ClientConnections}) and
- * after a member joined, so a subscriber that relies on the feed re-reads rather than trusting a view that may
+ * partitions, and so may one whose cluster just gained a member. So the feed, when it starts on a client,
+ * first waits up to three seconds for the client's connections to every member ({@link ClientConnections}),
+ * and signals one more gap two seconds after it started on a client that still was not connected to every
+ * member and after a member joined, so a subscriber that relies on the feed re-reads rather than trusting a view that may
  * have missed something. Hazelcast's public API does not report a dropped
  * connection to one member that stays in the cluster; events of its partitions sent before the client
  * reconnects are caught by the version check at the key's next event.
@@ -67,6 +68,8 @@ final class HazelcastFeed {
     private static final int QUEUE = 10_000;
     private static final int TRACKED_KEYS = 10_000;
     private static final long SETTLE_MILLIS = 2_000;
+    /** How long the first subscription of a client waits for its connections to every member. */
+    private static final long CONNECT_WAIT_MILLIS = 3_000;
     private static final Object GAP = new Object();
 
     private final HazelcastInstance hz;
@@ -97,6 +100,13 @@ final class HazelcastFeed {
     HazelcastFeed(HazelcastInstance hz, IMap<String, Object> states, String name) {
         this.hz = hz;
         this.states = states;
+        boolean client = hz.getLocalEndpoint() instanceof Client;
+        if (client) {
+            // A smart client registers the listener on the members it is connected to now; right after it
+            // started it may be connected to one member only. Waiting (bounded) for its background connections
+            // first makes the subscription live for every partition when subscribe() returns (R6.9, R6.10).
+            awaitConnectionsToAllMembers();
+        }
         try {
             UUID entries = states.addEntryListener(new Entries(),
                     Predicates.like("this", StateValues.TRANSITION_PREFIX + "%"), true);
@@ -107,7 +117,7 @@ final class HazelcastFeed {
             unregister.add(() -> hz.getCluster().removeMembershipListener(membership));
             UUID lifecycle = hz.getLifecycleService().addLifecycleListener(this::lifecycle);
             unregister.add(() -> hz.getLifecycleService().removeLifecycleListener(lifecycle));
-            if (hz.getLocalEndpoint() instanceof Client) {
+            if (client) {
                 if (!ClientConnections.connectedToAllMembers(hz)) {
                     settleLater();
                 }
@@ -123,6 +133,19 @@ final class HazelcastFeed {
         thread = new Thread(this::loop, "redeye-hazelcast-feed-" + THREADS.incrementAndGet() + "-" + name);
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /** Polls, for at most {@link #CONNECT_WAIT_MILLIS}, until the client is connected to every member. */
+    private void awaitConnectionsToAllMembers() {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CONNECT_WAIT_MILLIS);
+        while (!ClientConnections.connectedToAllMembers(hz) && System.nanoTime() - deadline < 0) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return; // register now; the settle gap below still covers what the connections miss
+            }
+        }
     }
 
     /** Adds a subscriber (see {@link TransitionFeed#subscribe}). */

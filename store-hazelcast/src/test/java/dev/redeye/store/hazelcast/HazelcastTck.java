@@ -51,6 +51,17 @@ abstract class HazelcastTck extends StoreTck {
         Hooks.cutConnections(((HazelcastStore) client).instance());
     }
 
+    /**
+     * The members embedded in this JVM ({@code hz.<instance>.*}) and the two shared client instances
+     * ({@code redeye-<pid>-<n>.*}) grow their pools lazily while tests run; they are not the store's threads.
+     * The store's own feed thread ({@code redeye-hazelcast-feed-*}) still counts.
+     */
+    @Override
+    protected boolean backendThread(Thread thread) {
+        String n = thread.getName();
+        return n.startsWith("hz.") || n.matches("redeye-\\d+-\\d+\\..*");
+    }
+
     @Override
     protected Set<Class<?>> expectedCapabilities() {
         return Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class, TransitionFeed.class);

@@ -1,15 +1,19 @@
 package dev.redeye.store.redis;
 
+import java.time.Duration;
 import java.util.Objects;
 
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.util.JedisClusterCRC16;
+import redis.clients.jedis.util.Pool;
 
 /**
  * Opens the one dedicated connection the feed reader blocks on, named with CLIENT SETNAME so an operator
@@ -66,11 +70,28 @@ abstract class FeedConnector {
         };
     }
 
-    static FeedConnector pooled(JedisPooled client) {
+    /**
+     * Borrows from the client's pool, waiting at most {@code maxWaitMillis} whatever the pool's own
+     * {@code maxWait} (often infinite in a user's pool): an exhausted pool must not hang {@code subscribe()},
+     * nor {@code close()}, which waits for the feed lock {@code subscribe()} holds.
+     */
+    static FeedConnector pooled(JedisPooled client, long maxWaitMillis) {
         return new FeedConnector() {
             @Override
             Connection open(String clientName) {
-                Connection c = client.getPool().getResource();
+                Pool<Connection> pool = client.getPool();
+                Connection c;
+                try {
+                    c = pool.borrowObject(Duration.ofMillis(maxWaitMillis));
+                } catch (JedisException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new JedisException("no connection of the JedisPooled pool became free within "
+                            + maxWaitMillis + " ms for the feed reader", e);
+                }
+                if (pool instanceof ConnectionPool) {
+                    c.setHandlingPool((ConnectionPool) pool); // so close() returns it (as getResource() does)
+                }
                 return named(c, clientName, this);
             }
 

@@ -49,6 +49,12 @@ import redis.clients.jedis.resps.StreamEntry;
 final class FeedReader {
     private static final Logger LOG = LoggerFactory.getLogger(FeedReader.class);
     private static final int READ_COUNT = 256;
+    /**
+     * The field of a gap marker entry: a store instance that failed to publish an event appends
+     * {@code gap <its feed client name>} once the stream accepts writes again, and every reader that reads it
+     * signals a gap (the lost event cannot be recovered, only re-read from the state).
+     */
+    static final String GAP_FIELD = "gap";
 
     private final FeedConnector connector;
     private final String streamKey;
@@ -79,10 +85,15 @@ final class FeedReader {
         this.streamKey = streamKey;
         this.clientName = clientName;
         this.blockMillis = blockMillis;
-        this.readTimeoutMillis = blockMillis + Math.max(1_000, blockMillis / 2);
+        this.readTimeoutMillis = readTimeoutMillis(blockMillis);
         this.maxLength = maxLength;
         this.backoffMinMillis = backoffMinMillis;
         this.backoffMaxMillis = backoffMaxMillis;
+    }
+
+    /** The socket timeout of one XREAD BLOCK: the block time plus the larger of 1 s and half of it. */
+    static int readTimeoutMillis(int blockMillis) {
+        return blockMillis + Math.max(1_000, blockMillis / 2);
     }
 
     /**
@@ -108,6 +119,18 @@ final class FeedReader {
 
     TransitionFeed.Subscription add(Consumer<TransitionEvent> listener, Runnable onGap) {
         return subscribers.add(listener, onGap);
+    }
+
+    /**
+     * Runs every subscriber's {@code onGap} now, on the calling thread: this instance failed to publish an
+     * event, so its subscribers would otherwise never learn they missed it.
+     */
+    void signalGap() {
+        boolean interrupted = Thread.currentThread().isInterrupted();
+        subscribers.signalGap();
+        if (!interrupted) {
+            Thread.interrupted(); // an interrupt a subscriber left is not the publishing caller's
+        }
     }
 
     int subscriberCount() {
@@ -182,6 +205,7 @@ final class FeedReader {
                                     + " entries after {} may be lost; signalling a gap", clientName,
                                     abbreviate(streamKey), maxLength, before);
                             subscribers.signalGap();
+                            clearInterrupt();
                         }
                         for (Map.Entry<String, List<StreamEntry>> stream : batch) {
                             for (StreamEntry entry : stream.getValue()) {
@@ -189,6 +213,7 @@ final class FeedReader {
                                 dispatch(entry);
                             }
                         }
+                        clearInterrupt();
                     }
                 } catch (RuntimeException e) {
                     if (closed) {
@@ -206,6 +231,7 @@ final class FeedReader {
                     c = null;
                     current = null;
                     subscribers.signalGap();
+                    clearInterrupt();
                     pause(backoff);
                     backoff = Math.min(backoff * 2, backoffMaxMillis);
                 }
@@ -234,6 +260,16 @@ final class FeedReader {
         return !first.isEmpty() && first.get(0).getID().compareTo(lastRead) > 0;
     }
 
+    /**
+     * A subscriber callback may leave this thread's interrupt flag set (its own business, for example a
+     * blocking call it gave up). Only {@link #close} stops the reader, so the flag is cleared after every
+     * callback: left set it would end every backoff pause at once and make a failing reader spin.
+     */
+    private static void clearInterrupt() {
+        Thread.interrupted();
+    }
+
+    /** Waits {@code millis} unless the reader is closed meanwhile; interrupts do not end the wait. */
     private void pause(long millis) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         synchronized (sleeper) {
@@ -242,14 +278,22 @@ final class FeedReader {
                 try {
                     TimeUnit.NANOSECONDS.timedWait(sleeper, left);
                 } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
+                    // not a stop signal (close() sets closed and notifies): keep waiting out the backoff
                 }
             }
         }
     }
 
     private void dispatch(StreamEntry entry) {
+        String gapBy = entry.getFields().get(GAP_FIELD);
+        if (gapBy != null) {
+            if (!gapBy.equals(clientName)) { // this instance's own subscribers had theirs when the publish failed
+                LOG.info("redeye feed reader {}: {} failed to publish an event earlier; signalling a gap", clientName,
+                        abbreviate(gapBy));
+                subscribers.signalGap();
+            }
+            return;
+        }
         TransitionEvent event;
         try {
             event = StateCodec.eventFromFields(entry.getFields(), "feed entry " + entry.getID() + " of " + streamKey);

@@ -60,7 +60,8 @@ import redis.clients.jedis.exceptions.JedisException;
  *
  * <p><b>The feed connection.</b> The reader blocks in XREAD, so it needs a connection of its own. It uses,
  * in order: the details given to {@link Builder#feedConnection}; else a connection borrowed for the
- * store's lifetime from a {@link JedisPooled}'s pool (it counts against the pool's {@code maxTotal}); else,
+ * store's lifetime from a {@link JedisPooled}'s pool (it counts against the pool's {@code maxTotal}, and the
+ * store waits at most the feed's read timeout for it, whatever the pool's own {@code maxWait}); else,
  * for a {@link JedisCluster}, a connection to the node owning the feed stream's slot. With any other
  * {@link UnifiedJedis} and no details, {@link #capability(Class)} reports no {@link TransitionFeed} and
  * the engine falls back to polling. The connection is named {@link #feedClientName()} (CLIENT SETNAME).
@@ -69,8 +70,29 @@ import redis.clients.jedis.exceptions.JedisException;
  * fields) and any use after {@link #close()} is a {@link StoreException}. Bad arguments are
  * {@link NullPointerException} / {@link IllegalArgumentException}.
  *
+ * <p><b>Retries: writes are at most once.</b> A command is sent a second time only when that cannot count
+ * twice: when the server proved it did not run it (Cluster MOVED / ASK, a refused connection), or after a
+ * broken connection (end of stream, reset: a pooled connection left stale by a restart) for the commands
+ * that are harmless twice ({@link #get}, {@link #put}, {@link #delete}, {@link #releaseTrial},
+ * {@link #claimTrial} with the same token, and the feed XADD). The state script behind every counting and
+ * transition method is never re-sent after its reply was lost, and nothing is re-sent after a timeout (the
+ * command may still run; a retry would also double the wait). A broken connection of a {@link JedisPooled}
+ * also drops the pool's idle connections, which are as old and most likely as dead. A {@link JedisCluster}
+ * re-sends on its own ({@code maxAttempts}, 5 by default, timeouts included): build yours with
+ * {@code maxAttempts} 1 for at-most-once writes, as {@link #open(String)} does.
+ *
+ * <p><b>TTLs</b> above {@link #MAX_TTL_MILLIS} (100 years) are stored as 100 years: Redis rejects an expiry
+ * that overflows its clock, and a script must not fail after its first write (every script also checks its
+ * arguments before writing).
+ *
+ * <p><b>An event that could not be published</b> (the XADD after a transition failed) is not thrown: the
+ * state change is committed and returned. Every subscriber of this instance gets {@code onGap} at once, on
+ * the calling thread, and a gap marker is appended to the stream at this instance's next successful command,
+ * on which every reader in every process signals {@code onGap}.
+ *
  * <p><b>Threads.</b> Thread-safe as far as the supplied client is ({@link JedisPooled} and
- * {@link JedisCluster} are). Feed callbacks run on the store's reader thread.
+ * {@link JedisCluster} are). Feed callbacks run on the store's reader thread, except the {@code onGap} of an
+ * event this instance failed to publish (on the publishing thread).
  *
  * <p><b>Versions</b> (contract v2) never go backwards for a key, also after {@link #delete} or expiry: a key
  * that does not exist starts its new life at the server clock in microseconds ({@code TIME}); see the
@@ -98,6 +120,21 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
         StateCodec.FORCED, StateCodec.VERSION,
     };
     private static final String MALFORMED = "REDEYE_MALFORMED";
+    /**
+     * The longest TTL the store writes, 100 years in ms: a longer one ("forever") is stored as this. Redis
+     * rejects an expiry whose absolute time overflows its clock, and a script must never fail after its first
+     * write.
+     */
+    public static final long MAX_TTL_MILLIS = 100L * 365 * 24 * 60 * 60 * 1000;
+    private static final Duration MAX_TTL = Duration.ofMillis(MAX_TTL_MILLIS);
+
+    /** Whether a command may be sent again after a broken connection (see {@link RedisFailures}). */
+    private enum Repeat {
+        /** Harmless to run twice: reads, replacing writes, compare-and-delete, a claim with the same token. */
+        IDEMPOTENT,
+        /** Counts or moves state ({@code state.lua}): sent again only when the server proved it did not run. */
+        AT_MOST_ONCE
+    }
 
     private final UnifiedJedis client;
     private final boolean closeClient;
@@ -112,7 +149,9 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
     private final String feedClientName;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Object feedLock = new Object();
-    private FeedReader reader; // guarded by feedLock
+    private volatile FeedReader reader; // written under feedLock
+    /** An event could not be published: append a gap marker to the stream at the next chance. */
+    private final AtomicBoolean gapMarkerPending = new AtomicBoolean();
 
     private RedisStore(Builder b) {
         this.client = b.client;
@@ -120,7 +159,7 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
         this.stateScript = b.stateScript != null ? b.stateScript : STATE;
         this.keys = new RedisKeys(b.prefix);
         this.feedMaxLength = b.feedMaxLength;
-        this.feedTtlMillis = b.feedTtl.toMillis();
+        this.feedTtlMillis = ttlMillis(b.feedTtl);
         this.feedBlockMillis = (int) b.feedBlock.toMillis();
         this.backoffMinMillis = b.backoffMin.toMillis();
         this.backoffMaxMillis = b.backoffMax.toMillis();
@@ -129,7 +168,8 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
         if (b.feedAddress != null) {
             this.feedConnector = FeedConnector.direct(b.feedAddress, b.feedConfig, feedBlockMillis);
         } else if (client instanceof JedisPooled) {
-            this.feedConnector = FeedConnector.pooled((JedisPooled) client);
+            this.feedConnector = FeedConnector.pooled((JedisPooled) client,
+                    FeedReader.readTimeoutMillis(feedBlockMillis));
         } else if (client instanceof JedisCluster) {
             this.feedConnector = FeedConnector.cluster((JedisCluster) client, keys.feed());
         } else {
@@ -197,6 +237,11 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
         return keys.feed();
     }
 
+    /** The Jedis client this store sends its commands through (for this package's tests and checks). */
+    UnifiedJedis client() {
+        return client;
+    }
+
     /** The CLIENT SETNAME name of this instance's feed connection, unique per instance. */
     public String feedClientName() {
         return feedClientName;
@@ -219,7 +264,7 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
     public Optional<BreakerState> get(String key) {
         String k = keys.state(key);
         checkOpen();
-        Map<String, String> fields = call("get", key, () -> client.hgetAll(k));
+        Map<String, String> fields = call("get", key, Repeat.IDEMPOTENT, () -> client.hgetAll(k));
         if (fields == null || fields.isEmpty()) {
             return Optional.empty();
         }
@@ -245,7 +290,7 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
             args.add(f.getKey());
             args.add(f.getValue());
         }
-        call("put", key, () -> PUT.run(client, List.of(k), args));
+        call("put", key, Repeat.IDEMPOTENT, () -> PUT.run(client, List.of(k), args));
     }
 
     /** {@inheritDoc} One DEL of the state hash and both claim keys (same slot). */
@@ -255,7 +300,7 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
         String claims = keys.claims(key);
         String claim1 = keys.claim1(key);
         checkOpen();
-        call("delete", key, () -> client.del(state, claims, claim1));
+        call("delete", key, Repeat.IDEMPOTENT, () -> client.del(state, claims, claim1));
     }
 
     /**
@@ -365,7 +410,8 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
         long ttlMillis = ttlMillis(ttl);
         checkOpen();
         String token = UUID.randomUUID().toString();
-        Object r = call("claimTrial", key,
+        // the same token on a second attempt: claim.lua answers 1 again if the first one did claim
+        Object r = call("claimTrial", key, Repeat.IDEMPOTENT,
                 () -> CLAIM.run(client, List.of(k, k1), List.of(Integer.toString(permits), Long.toString(ttlMillis), token)));
         return r instanceof Long && (Long) r == 1L ? Optional.of(token) : Optional.empty();
     }
@@ -381,7 +427,7 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
         String k1 = keys.claim1(key);
         Objects.requireNonNull(token, "token");
         checkOpen();
-        call("releaseTrial", key, () -> RELEASE.run(client, List.of(k, k1), List.of(token)));
+        call("releaseTrial", key, Repeat.IDEMPOTENT, () -> RELEASE.run(client, List.of(k, k1), List.of(token)));
     }
 
     // ---------------------------------------------------------------- TransitionFeed
@@ -447,10 +493,11 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
                 Integer.toString(policy.minimumCalls()),
                 Double.toString(policy.errorRateDecay()),
                 Integer.toString(policy.successThreshold()),
-                Long.toString(policy.stateTtlMillis()),
+                Long.toString(Math.min(policy.stateTtlMillis(), MAX_TTL_MILLIS)),
                 Long.toString(Transitions.halfOpenOpenedAt(policy, now)),
                 Long.toString(trialVersion));
-        Object raw = call(op, key, () -> stateScript.run(client, List.of(state, claims, claim1), args));
+        Object raw = call(op, key, Repeat.AT_MOST_ONCE,
+                () -> stateScript.run(client, List.of(state, claims, claim1), args));
         StateChange change = decode(raw, key);
         if (change.isTransition()) {
             publish(change.toEvent(key, policy, now));
@@ -477,8 +524,10 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
     }
 
     /**
-     * Appends the event to the feed stream. The state change is already committed; a failure here is logged
-     * and swallowed so the caller still learns its result (subscribers recover through their own polling).
+     * Appends the event to the feed stream. The state change is already committed, so a failure here is not
+     * thrown: the caller still learns its result. It is not silent either: every subscriber of this instance
+     * gets {@code onGap} at once (on this thread), and a gap marker is appended to the stream at this
+     * instance's next successful command, so other instances' readers signal a gap too.
      */
     private void publish(TransitionEvent event) {
         List<String> args = new ArrayList<>(32);
@@ -489,17 +538,48 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
             args.add(f.getValue());
         }
         try {
-            PUBLISH.run(client, List.of(keys.feed()), args);
+            // a duplicate entry is harmless: readers drop an event whose version they already delivered
+            attempt(Repeat.IDEMPOTENT, () -> PUBLISH.run(client, List.of(keys.feed()), args));
         } catch (JedisException e) {
-            LOG.warn("redeye could not publish the {} transition of '{}' (version {}) on {}: {}",
+            gapMarkerPending.set(true);
+            LOG.warn("redeye could not publish the {} transition of '{}' (version {}) on {}: {}; signalling a gap"
+                    + " to this instance's subscribers, and to every reader once the stream accepts a marker",
                     event.kind().wireName(), FeedReader.abbreviate(event.operation()), event.version(),
                     FeedReader.abbreviate(keys.feed()), e.toString());
+            FeedReader r = reader;
+            if (r != null) {
+                r.signalGap();
+            }
         }
     }
 
-    private <T> T call(String what, String key, Supplier<T> body) {
+    /**
+     * After an event could not be published: appends a gap marker entry (field {@value FeedReader#GAP_FIELD})
+     * so every reader of the stream, in every process, signals a gap. Tried once per successful command
+     * until it succeeds; costs nothing while no publish has failed.
+     */
+    private void appendGapMarkerIfPending() {
+        if (!gapMarkerPending.get() || !gapMarkerPending.compareAndSet(true, false)) {
+            return;
+        }
         try {
-            return body.get();
+            PUBLISH.run(client, List.of(keys.feed()), List.of(Long.toString(feedMaxLength),
+                    Long.toString(feedTtlMillis), FeedReader.GAP_FIELD, feedClientName));
+            LOG.info("redeye appended a gap marker to {} after a failed publish", FeedReader.abbreviate(keys.feed()));
+        } catch (JedisException e) {
+            gapMarkerPending.set(true);
+            LOG.debug("redeye could not append a gap marker yet: {}", e.toString());
+        }
+    }
+
+    /**
+     * Runs one command with the store's failure handling: Jedis exceptions become {@link StoreException}; a
+     * command is sent a second time as {@link #attempt} allows.
+     */
+    private <T> T call(String what, String key, Repeat repeat, Supplier<T> body) {
+        T result;
+        try {
+            result = attempt(repeat, body);
         } catch (JedisException e) {
             String msg = String.valueOf(e.getMessage());
             if (msg.startsWith(MALFORMED)) {
@@ -515,6 +595,49 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
             }
             throw new StoreException("redis " + what + " failed at " + where(key) + ": " + msg, e);
         }
+        appendGapMarkerIfPending();
+        return result;
+    }
+
+    /**
+     * Sends a command; on failure decides by {@link RedisFailures} whether to send it once more. A broken
+     * connection (or a refused one) first drops the pool's idle connections: they are as old as the one that
+     * broke and most likely stale too (a server restart). Then the command is re-sent when the server proved
+     * it did not run it (MOVED / ASK, connection refused), or, after a broken connection, when it is
+     * {@link Repeat#IDEMPOTENT}. A timeout is never retried: the command may still run, and a retry would
+     * double the caller's wait. So writes that count ({@code state.lua}) are at most once.
+     */
+    private <T> T attempt(Repeat repeat, Supplier<T> body) {
+        try {
+            return body.get();
+        } catch (JedisException first) {
+            RedisFailures kind = RedisFailures.of(first);
+            if (kind == RedisFailures.BROKEN || kind == RedisFailures.NOT_RUN) {
+                dropIdleConnections();
+            }
+            boolean again = kind == RedisFailures.NOT_RUN
+                    || (kind == RedisFailures.BROKEN && repeat == Repeat.IDEMPOTENT);
+            if (!again || closed.get()) {
+                throw first;
+            }
+            LOG.debug("redeye: re-sending a command once after {} ({})", kind, first.toString());
+            try {
+                return body.get();
+            } catch (JedisException second) {
+                second.addSuppressed(first);
+                throw second;
+            }
+        }
+    }
+
+    private void dropIdleConnections() {
+        if (client instanceof JedisPooled) {
+            try {
+                ((JedisPooled) client).getPool().clear();
+            } catch (RuntimeException e) {
+                LOG.debug("redeye: clearing idle pool connections failed", e);
+            }
+        }
     }
 
     private void checkOpen() {
@@ -528,10 +651,14 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
                 + ")";
     }
 
+    /** A positive ttl in ms, at least 1 and at most {@link #MAX_TTL_MILLIS} (a longer one is capped). */
     private static long ttlMillis(Duration ttl) {
         Objects.requireNonNull(ttl, "ttl");
         if (ttl.isNegative() || ttl.isZero()) {
             throw new IllegalArgumentException("ttl must be positive, was " + ttl);
+        }
+        if (ttl.compareTo(MAX_TTL) > 0) {
+            return MAX_TTL_MILLIS; // also keeps toMillis() from overflowing
         }
         long ms = ttl.toMillis();
         return ms == 0 ? 1 : ms;

@@ -4,19 +4,26 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+
+import org.slf4j.LoggerFactory;
 
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreProvider;
 import dev.redeye.api.StoreUris;
+import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -25,25 +32,46 @@ import redis.clients.jedis.exceptions.JedisException;
  *
  * <pre>
  * redis://[[user]:password@]host[:port][/database][?prefix=myapp:&amp;timeout=2000&amp;poolSize=16]
- * rediss://...   same, over TLS (the JVM's default trust store)
+ * rediss://...   same, over TLS with full verification (certificate chain and host name)
  * </pre>
  *
  * <ul>
  * <li>user-info {@code user:password}, {@code :password} or a bare {@code password}; percent-encode
  * reserved characters. The password is never logged, printed or put in an exception message.</li>
  * <li>{@code port} defaults to 6379, {@code database} to 0.</li>
- * <li>{@code prefix}: key prefix (default empty); {@code timeout}: connect and socket timeout in ms
- * (default 2000); {@code poolSize}: maximum connections of the store's pool (default 16; the feed uses one
- * more, outside the pool); {@code feedMaxLength}: approximate length cap of the feed stream (default 10000).
- * Any other parameter is rejected, so a typo does not pass silently.</li>
+ * <li>{@code prefix}: key prefix (default empty); {@code timeout}: connect and socket timeout in ms, and the
+ * longest wait for a pooled connection (default 2000); {@code poolSize}: maximum connections of the store's
+ * pool (default 16; the feed uses one more, outside the pool); {@code feedMaxLength}: approximate length cap
+ * of the feed stream (default 10000); {@code idleCheck}: a pooled connection idle at least this many ms is
+ * checked with a PING before use (default 1000; 0 checks every use); {@code trustStore} ({@code rediss}
+ * only): a PEM file of the CA certificates to trust instead of the JVM default trust store. Any other
+ * parameter is rejected, so a typo does not pass silently.</li>
  * </ul>
  *
- * <p>The store gets its own {@link JedisPooled} (closed with the store) and opens its dedicated feed
- * connection with the same address and credentials. {@link #open(String)} pings the server once, so an
- * unreachable server fails at once with {@link StoreException}.
+ * <p>{@code rediss://} verifies the server's certificate chain <em>and</em> that the certificate names the
+ * URI's host (a DNS or IP subject alternative name); a mismatch fails the handshake.
+ *
+ * <p>{@link #open(String)} pings the server once, so an unreachable server fails at once with
+ * {@link StoreException}, and logs one warning when the server can evict breaker keys ({@code maxmemory} set
+ * and a {@code maxmemory-policy} other than {@code noeviction}). If the node is part of a <b>Redis Cluster</b> ({@code INFO cluster} says
+ * {@code cluster_enabled:1}) the store gets a {@link JedisCluster} seeded with that node (database must be 0)
+ * and its feed follows the stream's slot; otherwise its own {@link JedisPooled} and a dedicated feed
+ * connection with the same address and credentials. Either way the client is closed with the store.
+ *
+ * <p><b>Bounds.</b> Every store operation waits at most {@code timeout} for a pooled connection (then fails
+ * with {@link StoreException}), at most {@code timeout} for a connection to open or a reply to arrive, and at
+ * most min(250 ms, {@code timeout}) for the PING that checks a connection idle longer than
+ * {@code idleCheck}. Writes are at most once: a command whose reply was lost is never re-sent (see
+ * {@link RedisStore}). The cluster client follows no redirect and retries nothing itself (maxAttempts 1); the
+ * store re-sends a command once when the server refused it with MOVED/ASK.
  */
 public final class RedisStoreProvider implements StoreProvider {
-    private static final Set<String> PARAMS = Set.of("prefix", "timeout", "poolSize", "feedMaxLength");
+    private static final Set<String> PARAMS = Set.of("prefix", "timeout", "poolSize", "feedMaxLength", "idleCheck",
+            "trustStore");
+    static final int DEFAULT_TIMEOUT_MILLIS = 2_000;
+    static final int DEFAULT_IDLE_CHECK_MILLIS = 1_000;
+    /** The longest a PING checking an idle pooled connection may take. */
+    static final int MAX_CHECK_MILLIS = 250;
 
     /** Used by {@link java.util.ServiceLoader}. */
     public RedisStoreProvider() {
@@ -69,24 +97,93 @@ public final class RedisStoreProvider implements StoreProvider {
     /** {@link #open(String)} with the concrete type; see {@link RedisStore#open(String)}. */
     static RedisStore openRedis(String uri) {
         Parsed p = parse(uri);
-        ConnectionPoolConfig pool = new ConnectionPoolConfig();
-        pool.setMaxTotal(p.poolSize);
-        pool.setMaxIdle(p.poolSize);
-        JedisPooled client = new JedisPooled(p.address, p.config, pool);
-        try {
-            client.ping();
-        } catch (JedisException e) {
-            client.close();
-            throw new StoreException("cannot reach Redis at " + StoreUris.redact(uri) + ": " + e.getMessage(), e);
+        String safe = StoreUris.redact(uri);
+        boolean cluster = probe(p, safe);
+        RedisStore.Builder b;
+        if (cluster) {
+            if (p.config.getDatabase() != 0) {
+                throw new StoreException("Redis URI names database " + p.config.getDatabase() + " but " + p.address
+                        + " is a Redis Cluster node, which has database 0 only: " + safe);
+            }
+            JedisCluster jc;
+            try {
+                jc = cluster(p);
+            } catch (JedisException e) {
+                throw new StoreException("cannot open a Redis Cluster client through " + safe + ": " + e.getMessage(),
+                        e);
+            }
+            b = RedisStore.builder(jc);
+        } else {
+            JedisPooled pooled = pooled(p);
+            try {
+                pooled.ping(); // the database and credentials as configured
+            } catch (JedisException e) {
+                pooled.close();
+                throw new StoreException("cannot reach Redis at " + safe + ": " + e.getMessage(), e);
+            }
+            b = RedisStore.builder(pooled).feedConnection(p.address, p.config);
         }
-        RedisStore.Builder b = RedisStore.builder(client)
-                .prefix(p.prefix)
-                .closeClient(true)
-                .feedConnection(p.address, p.config);
+        b.prefix(p.prefix).closeClient(true);
         if (p.feedMaxLength > 0) {
             b.feedMaxLength(p.feedMaxLength);
         }
-        return b.build();
+        RedisStore store = b.build();
+        ServerChecks.warnIfEvicting(store.client(), safe);
+        return store;
+    }
+
+    /**
+     * Connects once (in database 0, which every server has) and asks whether the node is part of a Redis
+     * Cluster; a server that refuses INFO (an ACL) is taken as standalone.
+     *
+     * @throws StoreException if the server cannot be reached or refuses the credentials
+     */
+    private static boolean probe(Parsed p, String safe) {
+        JedisClientConfig db0 = DefaultJedisClientConfig.builder().from(p.config).database(0).build();
+        try (Connection c = new Connection(p.address, db0)) {
+            Jedis j = new Jedis(c);
+            j.ping();
+            try {
+                return ServerChecks.clusterEnabled(j.info("cluster"));
+            } catch (JedisDataException e) {
+                LoggerFactory.getLogger(RedisStore.class).debug("redeye: INFO cluster refused by {} ({}); assuming a"
+                        + " standalone server", safe, e.getMessage());
+                return false;
+            }
+        } catch (JedisException e) {
+            throw new StoreException("cannot reach Redis at " + safe + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The store's own pool: at most {@code poolSize} connections, a borrower waits at most {@code timeout}
+     * (maxWait) for one, and a connection idle for {@code idleCheck} or longer is PINGed before use.
+     */
+    static JedisPooled pooled(Parsed p) {
+        int checkMillis = Math.min(MAX_CHECK_MILLIS, p.config.getSocketTimeoutMillis());
+        IdleCheckingConnectionFactory factory = new IdleCheckingConnectionFactory(p.address, p.config,
+                Duration.ofMillis(p.idleCheckMillis), checkMillis);
+        ConnectionPoolConfig pool = poolConfig(p);
+        pool.setTestOnBorrow(true); // the factory PINGs only connections idle >= idleCheck
+        JedisPooled client = new JedisPooled(factory, pool);
+        factory.pool(client.getPool());
+        return client;
+    }
+
+    /** A cluster client that retries nothing itself: the store decides what may be sent twice. */
+    static JedisCluster cluster(Parsed p) {
+        return new JedisCluster(Set.of(p.address), p.config, 1, Duration.ofMillis(p.config.getSocketTimeoutMillis()),
+                poolConfig(p));
+    }
+
+    private static ConnectionPoolConfig poolConfig(Parsed p) {
+        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        pool.setMaxTotal(p.poolSize);
+        pool.setMaxIdle(p.poolSize);
+        pool.setBlockWhenExhausted(true);
+        pool.setMaxWait(Duration.ofMillis(p.config.getSocketTimeoutMillis()));
+        pool.setJmxEnabled(false);
+        return pool;
     }
 
     /** A parsed URI: where to connect, how, and the store options. */
@@ -96,13 +193,16 @@ public final class RedisStoreProvider implements StoreProvider {
         final String prefix;
         final long feedMaxLength;
         final int poolSize;
+        final int idleCheckMillis;
 
-        Parsed(HostAndPort address, JedisClientConfig config, String prefix, long feedMaxLength, int poolSize) {
+        Parsed(HostAndPort address, JedisClientConfig config, String prefix, long feedMaxLength, int poolSize,
+                int idleCheckMillis) {
             this.address = address;
             this.config = config;
             this.prefix = prefix;
             this.feedMaxLength = feedMaxLength;
             this.poolSize = poolSize;
+            this.idleCheckMillis = idleCheckMillis;
         }
     }
 
@@ -136,7 +236,8 @@ public final class RedisStoreProvider implements StoreProvider {
         }
         int port = u.getPort() < 0 ? 6379 : u.getPort();
 
-        DefaultJedisClientConfig.Builder cfg = DefaultJedisClientConfig.builder().ssl(scheme.equals("rediss"));
+        DefaultJedisClientConfig.Builder cfg = DefaultJedisClientConfig.builder()
+                .timeoutMillis(DEFAULT_TIMEOUT_MILLIS);
         String info = u.getRawUserInfo();
         if (info != null && !info.isEmpty()) {
             int colon = info.indexOf(':');
@@ -167,8 +268,16 @@ public final class RedisStoreProvider implements StoreProvider {
         for (String k : q.keySet()) {
             if (!PARAMS.contains(k)) {
                 throw new IllegalArgumentException("unknown Redis URI parameter '" + k + "' (known: prefix, timeout,"
-                        + " poolSize, feedMaxLength): " + safe);
+                        + " poolSize, feedMaxLength, idleCheck, trustStore): " + safe);
             }
+        }
+        boolean tls = scheme.equals("rediss");
+        if (q.containsKey("trustStore") && !tls) {
+            throw new IllegalArgumentException("Redis URI parameter trustStore needs a rediss:// URI: " + safe);
+        }
+        if (tls) {
+            String ts = q.get("trustStore");
+            Tls.configure(cfg, ts == null || ts.isBlank() ? null : ts);
         }
         if (q.containsKey("timeout")) {
             int t = positiveInt(q.get("timeout"), "timeout", safe);
@@ -176,20 +285,26 @@ public final class RedisStoreProvider implements StoreProvider {
         }
         long maxLen = q.containsKey("feedMaxLength") ? positiveInt(q.get("feedMaxLength"), "feedMaxLength", safe) : 0;
         int poolSize = q.containsKey("poolSize") ? positiveInt(q.get("poolSize"), "poolSize", safe) : 16;
+        int idleCheck = q.containsKey("idleCheck") ? intParam(q.get("idleCheck"), "idleCheck", 0, "an integer >= 0", safe)
+                : DEFAULT_IDLE_CHECK_MILLIS;
         String prefix = q.getOrDefault("prefix", "");
-        return new Parsed(new HostAndPort(host, port), cfg.build(), prefix, maxLen, poolSize);
+        return new Parsed(new HostAndPort(host, port), cfg.build(), prefix, maxLen, poolSize, idleCheck);
     }
 
     private static int positiveInt(String v, String name, String safe) {
+        return intParam(v, name, 1, "a positive integer", safe);
+    }
+
+    private static int intParam(String v, String name, int min, String what, String safe) {
         try {
             int n = Integer.parseInt(v.trim());
-            if (n < 1) {
+            if (n < min) {
                 throw new NumberFormatException();
             }
             return n;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("Redis URI parameter " + name + " must be a positive integer, was '"
-                    + v + "': " + safe);
+            throw new IllegalArgumentException("Redis URI parameter " + name + " must be " + what + ", was '" + v
+                    + "': " + safe);
         }
     }
 

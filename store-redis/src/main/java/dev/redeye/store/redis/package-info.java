@@ -29,7 +29,8 @@
  * <td>live trial claims of a breaker with several permits: member = claim token, score = expiry in epoch
  * ms of the Redis server's clock</td><td>the longest claim's ttl</td></tr>
  * <tr><td><code>myapp:redeye:feed</code></td><td>stream</td>
- * <td>one entry per transition: {@code op} (the operation name, exact), {@code kind}
+ * <td>one entry per transition (or a gap marker {@code gap <feed client name>}, see below): {@code op} (the
+ * operation name, exact), {@code kind}
  * ({@link dev.redeye.api.TransitionKind#wireName()}), {@code from} ({@link dev.redeye.api.BreakerStatus#code()})
  * and the new state's fields; trimmed with {@code MAXLEN ~ 10000}</td>
  * <td>7 days, refreshed on every entry</td></tr>
@@ -52,6 +53,11 @@
  * are UTF-8. A name that is not well-formed UTF-16 (an unpaired surrogate, which UTF-8 cannot encode and
  * Jedis would turn into {@code ?}, merging {@code "a"} plus an unpaired U+D800 with {@code "a?"}) is refused with
  * {@link java.lang.IllegalArgumentException} naming its index.
+ *
+ * <h2>Faults</h2>
+ * Bounds, retries (writes that count are at most once), stale-connection handling, TLS verification,
+ * eviction warnings and cluster detection are described on {@link dev.redeye.store.redis.RedisStore},
+ * {@link dev.redeye.store.redis.RedisStoreProvider} and in the module README ("Faults and bounds").
  *
  * <h2>Scripts</h2>
  * {@code state.lua} (every atomic state change: both recording strategies, trial outcomes, forced changes),
@@ -112,8 +118,12 @@
  * event to the single per-prefix stream with a second small script (XADD + PEXPIRE, one key). The cost is a
  * window between the state write and the XADD: if the process dies or Redis becomes unreachable in between,
  * that one event is lost (the state itself is committed and every reader still sees it on its next read;
- * the engine's local cache also re-polls entries older than 5 s). A failed XADD is logged as a warning and
- * never fails the caller's call. The second call also means that two clients' transitions of one operation
+ * the engine's local cache also re-polls entries older than 5 s). A failed XADD never fails the caller's
+ * call, and is not silent: the subscribers of the store instance that failed get {@code onGap} at once, and
+ * the instance appends a <b>gap marker</b> (an entry with the single field {@code gap}, its feed client name)
+ * at its next successful command, on which every reader in every process signals {@code onGap}. Readers
+ * cannot learn of an event lost with a dying process; a version jump of more than one between two events of
+ * an operation hints at one (not proof: a key that expired starts a new life at the server clock). The second call also means that two clients' transitions of one operation
  * can reach the stream swapped (A's script, B's script, B's XADD, A's XADD): the reader restores the order
  * (below).
  *

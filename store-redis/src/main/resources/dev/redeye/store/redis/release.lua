@@ -6,6 +6,7 @@
 --
 -- Deletes the one-permit claim only if it still holds this token, else removes the token from the zset.
 -- A stale, expired or unknown token changes nothing. Returns 1 when a claim was released, else 0.
+-- (Any token is acceptable, the empty one included: it matches no claim, so nothing is changed.)
 if redis.call('GET', KEYS[2]) == ARGV[1] then
   redis.call('DEL', KEYS[2])
   return 1

@@ -25,6 +25,10 @@
 -- microsecond, so the new base is above every version the key had. Lua numbers are doubles, exact below
 -- 2^53; microsecond epochs (~1.8e15) are far below that. The one clock read is for the version base only.
 --
+-- ARGUMENTS are checked before anything is read or written (REDEYE_BAD_ARGS): a script that fails after its
+-- first write would leave a half-applied change (Redis does not roll a script back). The ttl must be within
+-- 1 .. MAX_TTL (100 years; the store caps longer ones), since PEXPIRE rejects an expiry that overflows.
+--
 -- Returns {kind, changed, 10 previous fields, 10 next fields}: kind is a TransitionKind wire name or ''
 -- when the change is not a transition; changed is '1' when the hash was written. Fields come in the
 -- order of FIELDS below (StateCodec's names). Malformed stored data gives an error starting with
@@ -40,18 +44,48 @@ local INT_MAX = 2147483647
 -- Lua numbers are doubles: longs are exact up to 2^53.
 local LONG_MAX = 9007199254740992
 
+-- 100 years in ms: the longest ttl the store writes (RedisStore.MAX_TTL_MILLIS).
+local MAX_TTL = 3153600000000
+local OPS = {failure = true, success = true, trial_success = true, trial_failure = true,
+             force_open = true, force_half_open = true, force_closed = true}
+
+local function int_arg(i, min, max)
+  local v = ARGV[i]
+  if type(v) ~= 'string' or not string.match(v, '^[+-]?%d+$') then return nil end
+  local n = tonumber(v)
+  if n < min or n > max then return nil end
+  return n
+end
+
+local function num_arg(i, min, max)
+  local n = tonumber(ARGV[i])
+  if not n or n ~= n or n < min or n > max then return nil end
+  return n
+end
+
+-- Any Java long (times and gaps are not range-checked by the rules; doubles hold them approximately above 2^53).
+local ANY_LONG = 1e19
+
 local op = ARGV[1]
-local now = tonumber(ARGV[2])
-local strategy = tonumber(ARGV[3])
-local failure_threshold = tonumber(ARGV[4])
-local max_gap = tonumber(ARGV[5])
-local rate_threshold = tonumber(ARGV[6])
-local minimum_calls = tonumber(ARGV[7])
-local decay = tonumber(ARGV[8])
-local success_threshold = tonumber(ARGV[9])
+local now = int_arg(2, -ANY_LONG, ANY_LONG)
+local strategy = int_arg(3, 0, 1)
+local failure_threshold = int_arg(4, 1, INT_MAX)
+local max_gap = int_arg(5, 0, ANY_LONG)
+local rate_threshold = num_arg(6, 0, 1)
+local minimum_calls = int_arg(7, 0, INT_MAX)
+local decay = num_arg(8, 0, 1)
+local success_threshold = int_arg(9, 1, INT_MAX)
+local ttl_ms = int_arg(10, 1, MAX_TTL)
 local ttl = ARGV[10]
-local half_open_opened_at = tonumber(ARGV[11])
-local trial_version = tonumber(ARGV[12])
+local half_open_opened_at = int_arg(11, -ANY_LONG, ANY_LONG)
+local trial_version = int_arg(12, -1, ANY_LONG)
+
+if #ARGV ~= 12 or not OPS[op] or not now or not strategy or not failure_threshold or not max_gap
+    or not rate_threshold or not minimum_calls or not decay or not success_threshold or not ttl_ms
+    or not half_open_opened_at or not trial_version then
+  return redis.error_reply('REDEYE_BAD_ARGS state.lua got ' .. #ARGV .. ' arguments, op ' .. tostring(op)
+      .. ', ttl ' .. tostring(ttl) .. ': every argument must be present and in range; nothing was changed')
+end
 
 local function parse_int(v, name, min, max)
   if not v then return nil, 'missing field ' .. name end
@@ -269,10 +303,8 @@ elseif op == 'trial_success' then
   nxt, kind = trial_succeeded(prev)
 elseif op == 'trial_failure' then
   nxt, kind = trial_failed(prev)
-elseif op == 'force_open' or op == 'force_half_open' or op == 'force_closed' then
+else -- force_open, force_half_open or force_closed (checked above)
   nxt, kind = force(prev, op)
-else
-  return redis.error_reply('REDEYE_BAD_OP ' .. tostring(op))
 end
 
 local p = encode(prev)

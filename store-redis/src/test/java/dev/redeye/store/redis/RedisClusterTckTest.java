@@ -19,15 +19,13 @@ import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.Protocol;
 
 /**
- * The full TCK against a Redis <b>Cluster</b> through {@link JedisCluster}: proves every script stays in one
+ * The full TCK against a Redis <b>Cluster</b>, every client opened from a {@code redis://} URI naming one node
+ * (so the provider must detect the cluster and open a {@link JedisCluster}): proves every script stays in one
  * hash slot (a cross-slot script fails with CROSSSLOT) and that the feed reader follows the stream's slot.
- *
- * <p>Not part of the default build (surefire runs {@code *Test} classes only), since it needs a cluster.
- * Run it with {@code REDEYE_REDIS_CLUSTER_URL=redis://127.0.0.1:7101} (any node) and
- * {@code mvn -B test -pl store-redis -Dtest=RedisClusterTckIT}; the module README shows how to start a
- * three-node cluster locally. Without the variable it fails saying so.
+ * Part of the normal build: the cluster is {@link RedisTestCluster} (three private masters started for the
+ * test JVM, or {@code REDEYE_REDIS_CLUSTER_URL}).
  */
-class RedisClusterTckIT extends StoreTck {
+class RedisClusterTckTest extends StoreTck {
     private static final String PREFIX = RedisTestSupport.newPrefix();
     private static JedisCluster raw;
 
@@ -39,12 +37,7 @@ class RedisClusterTckIT extends StoreTck {
     }
 
     private static JedisCluster cluster() {
-        String url = System.getenv("REDEYE_REDIS_CLUSTER_URL");
-        if (url == null || url.isBlank()) {
-            throw new IllegalStateException("RedisClusterTckIT needs REDEYE_REDIS_CLUSTER_URL=redis://host:port of one"
-                    + " node of a Redis Cluster (see store-redis/README.md for a local three-node cluster)");
-        }
-        RedisStoreProvider.Parsed p = RedisStoreProvider.parse(url.trim());
+        RedisStoreProvider.Parsed p = RedisStoreProvider.parse(RedisTestCluster.url());
         return new JedisCluster(Set.of(p.address), p.config);
     }
 
@@ -63,9 +56,11 @@ class RedisClusterTckIT extends StoreTck {
         }
     }
 
+    /** Through the URI of one node: the provider detects the cluster (the R0 rules check the store works). */
     @Override
     protected Store newClient() {
-        return RedisStore.builder(cluster()).prefix(PREFIX).closeClient(true).build();
+        String url = RedisTestCluster.url();
+        return RedisStore.open(url + (url.contains("?") ? "&" : "?") + "prefix=" + PREFIX);
     }
 
     @Override

@@ -1,0 +1,128 @@
+package dev.redeye.store.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StateChange;
+import dev.redeye.api.TransitionEvent;
+import dev.redeye.api.TransitionKind;
+import redis.clients.jedis.Jedis;
+
+/**
+ * The feed under faults, on a private redis-server: an event this instance could not publish reaches its own
+ * subscribers as {@code onGap} at once and other instances' readers as a gap marker; a subscriber that sets
+ * its thread's interrupt flag cannot make the reader skip its reconnect backoff.
+ */
+class RedisFeedGapTest {
+    private RedisProcess server;
+    private final List<RedisStore> stores = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void start() {
+        server = RedisProcess.start();
+    }
+
+    @AfterEach
+    void stop() {
+        stores.forEach(RedisStore::close);
+        server.close();
+    }
+
+    private RedisStore open(String userInfo, String prefix) {
+        RedisStore s = RedisStore.open("redis://" + userInfo + "127.0.0.1:" + server.port() + "?prefix=" + prefix);
+        stores.add(s);
+        return s;
+    }
+
+    private static void await(BooleanSupplier cond, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (!cond.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    private void acl(String... args) {
+        try (Jedis admin = new Jedis("127.0.0.1", server.port())) {
+            admin.aclSetUser("writer", args);
+        }
+    }
+
+    @Test
+    void anEventThatCouldNotBePublishedIsAGapHereAndAMarkerForEveryOtherReader() throws Exception {
+        // the writer may run every script command but XADD: state.lua works, publish.lua is refused
+        acl("reset", "on", ">pw", "~*", "&*", "+@all", "-xadd");
+        String prefix = RedisTestSupport.newPrefix();
+        RedisStore a = open("writer:pw@", prefix);
+        RedisStore b = open("", prefix);
+        AtomicInteger gapsA = new AtomicInteger();
+        AtomicInteger gapsB = new AtomicInteger();
+        List<TransitionEvent> eventsB = new CopyOnWriteArrayList<>();
+        a.subscribe(e -> { }, gapsA::incrementAndGet);
+        b.subscribe(eventsB::add, gapsB::incrementAndGet);
+        Policy p = Policy.builder().failureThreshold(1).build();
+
+        StateChange opened = a.recordFailure("lost", p, 1);
+        assertEquals(TransitionKind.OPENED, opened.transition(), "the state change itself is committed and returned");
+        assertEquals(1, gapsA.get(), "this instance's subscribers learn at once that they missed an event");
+        assertTrue(a.get("lost").orElseThrow().open());
+
+        acl("+xadd"); // the stream accepts writes again
+        assertTrue(a.get("any").isEmpty()); // the next successful command appends the gap marker
+        await(() -> gapsB.get() == 1, "another instance's reader signals a gap when it reads the marker");
+        assertTrue(eventsB.isEmpty(), "the lost event itself cannot be delivered: " + eventsB);
+
+        a.force("later", BreakerStatus.FORCED_OPEN, p, 2);
+        await(() -> eventsB.size() == 1, "events flow again");
+        assertEquals(1, gapsA.get(), "the instance that wrote the marker does not signal its own gap twice");
+        assertEquals(1, gapsB.get());
+    }
+
+    @Test
+    void aSubscriberThatInterruptsTheReaderThreadCannotMakeItSpin() throws Exception {
+        String prefix = RedisTestSupport.newPrefix();
+        RedisStore store = open("", prefix);
+        AtomicInteger gaps = new AtomicInteger();
+        List<TransitionEvent> events = new CopyOnWriteArrayList<>();
+        store.subscribe(e -> {
+            events.add(e);
+            Thread.currentThread().interrupt(); // a subscriber's own business, left behind on the reader thread
+        }, () -> {
+            gaps.incrementAndGet();
+            Thread.currentThread().interrupt();
+        });
+        Policy p = Policy.defaults();
+        store.force("i", BreakerStatus.FORCED_OPEN, p, 1);
+        await(() -> events.size() == 1, "the first event");
+
+        server.kill(); // reconnects now fail at once (connection refused): only the backoff paces them
+        Thread.sleep(2_000);
+        int inTwoSeconds = gaps.get();
+        // backoff 100, 200, 400, 800 ms...: about 5 failed attempts in 2 s; a spinning reader makes thousands
+        assertTrue(inTwoSeconds >= 1 && inTwoSeconds <= 15, "gaps in 2 s with the server down: " + inTwoSeconds);
+
+        server.restart();
+        try (RedisStore writer = RedisStore.open(server.url() + "?prefix=" + prefix)) {
+            writer.force("i", BreakerStatus.FORCED_OPEN, p, 2);
+            await(() -> events.size() == 2, "the reader reconnects and delivers again");
+        }
+        assertTrue(store.isFeedReaderAlive());
+        assertFalse(Thread.currentThread().isInterrupted());
+    }
+}
