@@ -102,7 +102,9 @@ final class PrivatePostgres implements AutoCloseable {
             }
             Thread.sleep(10);
         }
-        process.waitFor(10, TimeUnit.SECONDS);
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the server's launcher did not exit after its postmaster was killed");
+        }
         postmaster = -1;
     }
 
@@ -120,10 +122,17 @@ final class PrivatePostgres implements AutoCloseable {
         frozen = true;
     }
 
-    /** SIGCONT to every process of the server. */
+    /**
+     * SIGCONT to every process of the server, and to {@code runuser} (run as root): it stops itself when its
+     * child stops, as su does for job control, and would otherwise never reap the postmaster.
+     */
     synchronized void thaw() throws IOException, InterruptedException {
         if (frozen) {
-            signal("CONT", serverPids());
+            List<Long> pids = serverPids();
+            if (process != null && process.isAlive() && process.pid() != postmaster) {
+                pids.add(process.pid());
+            }
+            signal("CONT", pids);
             frozen = false;
         }
     }
@@ -174,7 +183,8 @@ final class PrivatePostgres implements AutoCloseable {
                 }
                 postmaster = -1;
             }
-            if (process != null) {
+            if (process != null && !process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly(); // never leave a launcher behind
                 process.waitFor(10, TimeUnit.SECONDS);
             }
             deleteTree(dir);
