@@ -2,6 +2,7 @@
 # Makes sure the services the tests talk to are reachable and exports their addresses:
 #   REDEYE_REDIS_URL     (default redis://127.0.0.1:6379)
 #   REDEYE_POSTGRES_URL  (default jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres)
+#   REDEYE_PG_BIN        (the PostgreSQL server binaries the fault tests start a private server with)
 #   REDEYE_DYNAMODB_URL  (dynalite, the open-source DynamoDB server, on a free port: http://127.0.0.1:PORT)
 #   REDEYE_DYNALITE_HOME (where dynalite is installed, for tests that start private dynalite processes)
 # An address already set in the environment is used as it is. Otherwise the local default is probed,
@@ -59,7 +60,26 @@ redeye_pg_works() { # host port
   PGCONNECT_TIMEOUT=3 psql -h "$1" -p "$2" -U postgres -d postgres -tAc 'select 1' >/dev/null 2>&1
 }
 
+# The server binaries (initdb, postgres) that store-postgres's fault tests run a private server with, even when
+# the shared server is elsewhere; exported as REDEYE_PG_BIN.
+redeye_ensure_postgres_bin() {
+  if [ -n "${REDEYE_PG_BIN:-}" ]; then
+    return 0
+  fi
+  if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
+    redeye_log "PostgreSQL: server binaries not installed, installing postgresql (the fault tests need them)"
+    redeye_apt_install postgresql || return 1
+  fi
+  if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+    REDEYE_PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+  else
+    REDEYE_PG_BIN=$(dirname "$(command -v initdb)")
+  fi
+  export REDEYE_PG_BIN
+}
+
 redeye_ensure_postgres() {
+  redeye_ensure_postgres_bin || redeye_log "PostgreSQL: no server binaries; the fault tests will say how to provide them"
   if [ -n "${REDEYE_POSTGRES_URL:-}" ]; then
     redeye_log "PostgreSQL: using REDEYE_POSTGRES_URL from the environment"
     return 0

@@ -373,7 +373,7 @@ public abstract class StoreFixture implements AutoCloseable {
         return Hazelcast.newHazelcastInstance(c);
     }
 
-    private static HikariDataSource pool(String jdbcUrl, int size) {
+    static HikariDataSource pool(String jdbcUrl, int size) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);
         config.setMaximumPoolSize(size);

@@ -12,8 +12,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Objects;
 import java.util.function.Consumer;
-import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.Jdbi;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.slf4j.Logger;
@@ -29,32 +27,41 @@ import org.slf4j.LoggerFactory;
  * one {@code onGap} once the new connection listens; if not, every subscriber gets {@code onGap} at once,
  * the thread retries with exponential backoff (100 ms doubling to 10 s), and calls {@code onGap} again once
  * it listens. Either way a subscriber that re-reads after its last {@code onGap} misses nothing.
+ *
+ * <p>A connection silent for {@value #VALIDATE_IDLE_MILLIS} ms is validated with a round trip bounded by
+ * {@value #VALIDATE_TIMEOUT_SECONDS} s, so a server that froze or vanished without closing the connection
+ * is noticed within about three seconds, not when TCP gives up. The thread belongs to the feed: a subscriber
+ * that sets its interrupt flag has it cleared after the callback (an interrupt must not break the pool
+ * borrow or the backoff wait of the next reconnect), and anything that escapes the loop (an {@link Error}
+ * thrown by a subscriber, a driver bug) is logged, signalled as a gap, and the loop starts again after a
+ * backoff. Only {@link #close()} ends it.
  */
 final class PgFeed {
     private static final Logger LOG = LoggerFactory.getLogger(PgFeed.class);
     static final int POLL_MILLIS = 250;
-    private static final long VALIDATE_IDLE_MILLIS = 10_000;
+    static final long VALIDATE_IDLE_MILLIS = 2_000;
+    static final int VALIDATE_TIMEOUT_SECONDS = 1;
     private static final long MIN_BACKOFF_MILLIS = 100;
     private static final long MAX_BACKOFF_MILLIS = 10_000;
     private static final long JOIN_MILLIS = 5_000;
 
-    private final Jdbi jdbi;
+    private final SqlRunner.Source source;
     private final TableNames names;
     private final String selectEvent;
     private final FeedSubscribers subscribers;
     private final Object lock = new Object();
+    private final StopSignal stop = new StopSignal();
     private Thread thread;                // guarded by lock
-    private boolean stopping;             // guarded by lock
     private volatile boolean stopped;
     private volatile int backendPid = -1;
 
     // Owned by the feed thread once it runs.
     private Listening conn;
 
-    PgFeed(Jdbi jdbi, TableNames names) {
-        this.jdbi = jdbi;
+    PgFeed(SqlRunner.Source source, TableNames names, String selectEvent) {
+        this.source = source;
         this.names = names;
-        this.selectEvent = "SELECT line FROM " + names.events + " WHERE id = ?";
+        this.selectEvent = selectEvent;
         this.subscribers = new FeedSubscribers((what, t) -> LOG.warn("{} on channel {}", what, names.channel, t));
     }
 
@@ -62,7 +69,7 @@ final class PgFeed {
         Objects.requireNonNull(listener, "listener");
         Objects.requireNonNull(onGap, "onGap");
         synchronized (lock) {
-            if (stopping) {
+            if (stop.stopped()) {
                 throw new StoreException("PostgresStore on " + names.states + " is closed");
             }
             if (thread == null) {
@@ -96,11 +103,10 @@ final class PgFeed {
     /** Stops the thread, waits for it to close its connection, and drops every subscriber. Idempotent. */
     void close() {
         Thread t;
+        stop.stop();
+        stopped = true;
         synchronized (lock) {
-            stopping = true;
-            stopped = true;
             t = thread;
-            lock.notifyAll();
         }
         if (t == Thread.currentThread()) {
             // close() from a callback: this thread owns the connection; give it back before the caller
@@ -122,79 +128,90 @@ final class PgFeed {
     }
 
     private void run() {
+        long backoff = MIN_BACKOFF_MILLIS;
+        while (!stopped) {
+            try {
+                listenLoop();
+            } catch (RuntimeException | Error e) {
+                if (stopped) {
+                    break;
+                }
+                // The loop died (a subscriber's Error, a driver bug): say so, and start it again.
+                LOG.error("transition feed on channel {} failed; restarting it after {} ms", names.channel, backoff, e);
+                closeQuietly(conn);
+                conn = null;
+                backendPid = -1;
+                gap();
+                if (!pause(backoff)) {
+                    break;
+                }
+                backoff = Math.min(backoff * 2, MAX_BACKOFF_MILLIS);
+            }
+        }
+        closeQuietly(conn);
+        conn = null;
+        backendPid = -1;
+    }
+
+    private void listenLoop() {
         long lastActivity = System.nanoTime();
-        try {
-            while (!stopped) {
-                if (conn == null) {
-                    if (!reconnectWithBackoff()) {
-                        return;
+        while (!stopped) {
+            if (conn == null) {
+                if (!reconnectWithBackoff()) {
+                    return;
+                }
+                lastActivity = System.nanoTime();
+                continue;
+            }
+            try {
+                PGNotification[] batch = conn.pg.getNotifications(POLL_MILLIS);
+                if (batch != null && batch.length > 0) {
+                    lastActivity = System.nanoTime();
+                    for (PGNotification n : batch) {
+                        dispatch(n);
+                    }
+                } else if (System.nanoTime() - lastActivity > VALIDATE_IDLE_MILLIS * 1_000_000L) {
+                    // getNotifications cannot see a silently dead or frozen peer; a round trip can.
+                    if (!conn.connection.isValid(VALIDATE_TIMEOUT_SECONDS)) {
+                        throw new SQLException("feed connection failed validation within "
+                                + VALIDATE_TIMEOUT_SECONDS + " s");
                     }
                     lastActivity = System.nanoTime();
-                    continue;
                 }
+            } catch (SQLException | RuntimeException e) {
+                if (stopped) {
+                    return;
+                }
+                LOG.warn("transition feed on channel {} lost its connection ({}); reconnecting", names.channel,
+                        e.getMessage());
+                closeQuietly(conn);
+                conn = null;
+                backendPid = -1;
+                // One immediate attempt: on success the subscribers get a single onGap, after LISTEN.
                 try {
-                    PGNotification[] batch = conn.pg.getNotifications(POLL_MILLIS);
-                    if (batch != null && batch.length > 0) {
-                        lastActivity = System.nanoTime();
-                        for (PGNotification n : batch) {
-                            dispatch(n);
-                        }
-                    } else if (System.nanoTime() - lastActivity > VALIDATE_IDLE_MILLIS * 1_000_000L) {
-                        // getNotifications cannot see a silently dead TCP peer; a round trip can.
-                        if (!conn.connection.isValid(5)) {
-                            throw new SQLException("feed connection failed validation");
-                        }
-                        lastActivity = System.nanoTime();
-                    }
-                } catch (SQLException | RuntimeException e) {
-                    if (stopped) {
-                        return;
-                    }
-                    LOG.warn("transition feed on channel {} lost its connection ({}); reconnecting", names.channel,
-                            e.getMessage());
-                    closeQuietly(conn);
-                    conn = null;
-                    backendPid = -1;
-                    // One immediate attempt: on success the subscribers get a single onGap, after LISTEN.
-                    try {
-                        conn = listen();
-                        LOG.info("transition feed on channel {} listens again", names.channel);
-                        gap();
-                    } catch (SQLException | RuntimeException again) {
-                        LOG.warn("transition feed on channel {} cannot reconnect yet ({})", names.channel,
-                                again.getMessage());
-                        gap();
-                    }
+                    conn = listen();
+                    LOG.info("transition feed on channel {} listens again", names.channel);
+                    gap();
+                } catch (SQLException | RuntimeException again) {
+                    LOG.warn("transition feed on channel {} cannot reconnect yet ({})", names.channel,
+                            again.getMessage());
+                    gap();
                 }
             }
-        } finally {
-            closeQuietly(conn);
-            conn = null;
-            backendPid = -1;
         }
+    }
+
+    /** Waits {@code millis} unless the feed stops meanwhile; false once it stops (interrupts do not stop it). */
+    private boolean pause(long millis) {
+        return stop.pause(millis);
     }
 
     /** Retries {@link #listen()} with exponential backoff; false if the feed was stopped meanwhile. */
     private boolean reconnectWithBackoff() {
         long backoff = MIN_BACKOFF_MILLIS;
         while (true) {
-            synchronized (lock) {
-                long deadline = System.currentTimeMillis() + backoff;
-                while (!stopping) {
-                    long left = deadline - System.currentTimeMillis();
-                    if (left <= 0) {
-                        break;
-                    }
-                    try {
-                        lock.wait(left);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        return false;
-                    }
-                }
-                if (stopping) {
-                    return false;
-                }
+            if (!pause(backoff)) {
+                return false;
             }
             try {
                 conn = listen();
@@ -209,11 +226,11 @@ final class PgFeed {
         }
     }
 
-    /** Opens a connection from the store's Jdbi, unwraps it to PGConnection and LISTENs. */
+    /** Borrows a connection from the store's source, unwraps it to PGConnection and LISTENs. */
     private Listening listen() throws SQLException {
-        Handle handle = jdbi.open();
+        SqlRunner.Lease lease = source.open();
         try {
-            Connection c = handle.getConnection();
+            Connection c = lease.connection;
             if (!c.isWrapperFor(PGConnection.class)) {
                 throw new StoreException("the transition feed needs a PostgreSQL JDBC connection (org.postgresql"
                         + ".PGConnection); the data source gave " + c.getClass().getName());
@@ -226,13 +243,13 @@ final class PgFeed {
                 st.execute("LISTEN " + TableNames.quote(names.channel));
             }
             PreparedStatement select = c.prepareStatement(selectEvent);
-            Listening l = new Listening(handle, c, pg, select);
+            Listening l = new Listening(lease, c, pg, select);
             backendPid = pg.getBackendPID();
             return l;
         } catch (SQLException | RuntimeException e) {
             try {
-                handle.close();
-            } catch (RuntimeException suppressed) {
+                lease.close();
+            } catch (SQLException | RuntimeException suppressed) {
                 e.addSuppressed(suppressed);
             }
             throw e;
@@ -263,6 +280,7 @@ final class PgFeed {
             return;
         }
         subscribers.publish(event);
+        clearInterrupt();
     }
 
     private String readEvent(long id) throws SQLException {
@@ -274,6 +292,17 @@ final class PgFeed {
 
     private void gap() {
         subscribers.signalGap();
+        clearInterrupt();
+    }
+
+    /**
+     * Clears an interrupt flag a subscriber set on this thread: the feed thread is not the subscriber's to
+     * interrupt, and a pending interrupt would fail the next reconnect's pool borrow and backoff wait.
+     */
+    private void clearInterrupt() {
+        if (Thread.interrupted()) {
+            LOG.debug("a subscriber on channel {} interrupted the feed thread; the flag was cleared", names.channel);
+        }
     }
 
     private void closeQuietly(Listening l) {
@@ -296,21 +325,21 @@ final class PgFeed {
             LOG.debug("UNLISTEN on the feed connection failed", e);
         }
         try {
-            l.handle.close();
-        } catch (RuntimeException e) {
+            l.lease.close();
+        } catch (SQLException | RuntimeException e) {
             LOG.debug("closing the feed connection failed", e);
         }
     }
 
     /** One open LISTEN connection. */
     private static final class Listening {
-        final Handle handle;
+        final SqlRunner.Lease lease;
         final Connection connection;
         final PGConnection pg;
         final PreparedStatement select;
 
-        Listening(Handle handle, Connection connection, PGConnection pg, PreparedStatement select) {
-            this.handle = handle;
+        Listening(SqlRunner.Lease lease, Connection connection, PGConnection pg, PreparedStatement select) {
+            this.lease = lease;
             this.connection = connection;
             this.pg = pg;
             this.select = select;

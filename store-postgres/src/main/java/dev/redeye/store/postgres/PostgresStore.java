@@ -6,7 +6,6 @@ import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
-import dev.redeye.api.StateCodec;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
@@ -16,22 +15,20 @@ import dev.redeye.api.TrialClaims;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import javax.sql.DataSource;
-import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,21 +38,39 @@ import org.slf4j.LoggerFactory;
  * {@link AtomicTransitions} and {@link TransitionFeed}.
  *
  * <h2>How it works</h2>
- * Every atomic operation is one short transaction on one connection: lock the key's row
- * ({@code SELECT ... FOR UPDATE}, creating it with {@code INSERT ... ON CONFLICT DO NOTHING} when it does
- * not exist yet), apply the shared {@link Transitions} rule in Java (to
+ * Every atomic operation is one short transaction on one connection that holds the key's row lock for one
+ * round trip: round trip 1 locks the row ({@code SELECT ... FOR UPDATE}, with the transaction's timeouts set
+ * in the same round trip), the shared {@link Transitions} rule runs in Java (on
  * {@link BreakerState#initial(long)} of the database clock in microseconds when the key has no live state, so
- * versions never go backwards across delete or expiry), write the row only if the state changed, and on a
- * transition {@code pg_notify} the event in the same transaction, so it is delivered at commit, in version
- * order for one key, and never for a rolled-back change. No lock is ever held during a user's call. Serialization
- * failures and deadlocks (SQLSTATE 40001, 40P01), which occur only when the connection's default isolation
- * is stricter than READ COMMITTED, are retried a bounded number of times. Trial claims are rows with a
- * random token and an expiry judged by the database clock, counted under the key's row lock. A state is
- * written with {@link Policy#stateTtl()} (capped at ~100 years) as its clean-up expiry, except a forced
- * state, which is written without expiry until a write makes it unforced again. The
+ * versions never go backwards across delete or expiry), and round trip 2 sends the {@code UPDATE}, on a
+ * transition the {@code pg_notify}, and the {@code COMMIT} together, so an event is delivered at commit, in
+ * version order for one key, and never for a rolled-back change. A key without a row takes one more round trip
+ * to insert its placeholder row (layout 0) and lock it. No lock is ever held during a user's call.
+ * Serialization failures and deadlocks (SQLSTATE 40001, 40P01), which occur only when the connection's default
+ * isolation is stricter than READ COMMITTED, are retried a bounded number of times; a call whose connection
+ * the server had closed is retried once on a fresh one, unless its commit may have reached the server. Trial
+ * claims are rows with a random token and an expiry judged by the database clock, counted under the key's row
+ * lock. A state is written with {@link Policy#stateTtl()} (capped at ~100 years) as its clean-up expiry,
+ * except a forced state, which is written without expiry until a write makes it unforced again. The
  * transition feed is one dedicated {@code LISTEN} connection per store instance, opened with the first
  * subscription (see {@link #subscribe}). The stored layout is documented in the
  * {@linkplain dev.redeye.store.postgres package description} and shipped as {@code schema.sql}.
+ *
+ * <h2>Bounds</h2>
+ * Every call sets, for its own transaction and in the round trip of its first statement,
+ * {@code lock_timeout} (default 1 s: how long it waits for a row lock another session holds),
+ * {@code statement_timeout} (1.5 s) and {@code idle_in_transaction_session_timeout} (2 s: a client stalled
+ * while holding a row lock loses its session, and the lock, on the server); see
+ * {@link Builder#timeoutsPerTransaction(boolean)} to set them on your sessions instead. A call that hits one
+ * fails with {@link StoreException} naming the bound. Client-side bounds (how long to wait for a connection,
+ * for a reply from a server that vanished) belong to the {@link DataSource}: a store opened from a URI
+ * configures its own pool ({@link PostgresStoreProvider}).
+ *
+ * <h2>Clean-up</h2>
+ * A daemon thread of the store ({@code redeye-pg-janitor <table>}) runs {@link #purgeExpired()} about once a
+ * {@link Builder#purgeInterval(Duration) purgeInterval} (default 1 minute): expired states, placeholder rows
+ * without live claims, expired claims and feed events older than ten minutes, in batches that skip rows other
+ * sessions hold ({@code SKIP LOCKED}), along indexes on the expiry columns. {@link #close()} stops it.
  *
  * <h2>Use</h2>
  * <pre>{@code
@@ -66,9 +81,11 @@ import org.slf4j.LoggerFactory;
  * {@link PostgresStoreProvider}. The store never closes a {@link DataSource} or {@link Jdbi} it was given.
  *
  * <h2>Cost</h2>
- * {@link #get} is one indexed {@code SELECT}; an atomic operation is one transaction of three or four
- * statements on one pooled connection; a transition adds one {@code pg_notify}. Each call borrows one
- * connection from the data source for its duration, so pass a pooled {@link DataSource} in production.
+ * {@link #get}, {@link #put}, {@link #delete} and {@link #releaseTrial} are one round trip each; an atomic
+ * operation and {@link #claimTrial} two (three for a key without a row); a call that changes nothing ends with
+ * a {@code ROLLBACK} instead of writing. Each call borrows one connection from the data source for its
+ * duration, so pass a pooled {@link DataSource} in production. The hot path is plain JDBC with prepared
+ * statements (see the {@linkplain dev.redeye.store.postgres package description} for why).
  *
  * <p>Thread-safe. Every backend failure is reported as {@link StoreException}; after {@link #close()} every
  * method throws {@link StoreException} at once.
@@ -77,97 +94,53 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         TransitionFeed {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresStore.class);
 
-    /** The layout code of rows this version writes. */
-    static final int LAYOUT = 1;
-    /** The layout code of a lock row that carries no state (it exists to hold trial claims). */
-    static final int LAYOUT_LOCK_ROW = 0;
     /** Event lines longer than this travel by reference through the events table (NOTIFY caps at 8000). */
     static final int MAX_INLINE_PAYLOAD = 4000;
     /** The NOTIFY payload prefix of an event stored in the events table. */
     static final String REF_PREFIX = "ref:";
+    /** Events rows older than this many minutes are purged. */
+    static final int EVENT_RETENTION_MINUTES = 10;
     /** Durations beyond ~100 years are capped, so {@code ttl.toMillis()} never overflows. */
     private static final long MAX_TTL_MILLIS = Duration.ofDays(36_500).toMillis();
-    private static final int PURGE_BATCH = 1000;
-    /**
-     * The {@code expires_at} a state write stores: {@code ttl} milliseconds from now by the database clock,
-     * or NULL (never expires) when the bound ttl is NULL, which is how a forced state is written.
-     */
-    private static final String EXPIRES_AT = "clock_timestamp() + CAST(? AS bigint) * interval '1 millisecond'";
+    /** The database clock in microseconds: the version base of a key's new life (contract v2). */
+    static final String NOW_MICROS = StateSql.NOW_MICROS;
+    /** The bounds of the transaction that creates missing tables (it may queue behind other instances'). */
+    private static final String DDL_TIMEOUTS = "SELECT set_config('lock_timeout', '30000', true), "
+            + "set_config('statement_timeout', '30000', true); ";
+    /** One digest per thread: {@code MessageDigest.getInstance} costs a provider lookup on every call. */
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
+        }
+    });
+    /** The default {@link Builder#purgeInterval(Duration)}. */
+    static final Duration DEFAULT_PURGE_INTERVAL = Duration.ofMinutes(1);
 
-    /**
-     * The database clock in microseconds since the epoch: the version base of a key's new life (contract v2;
-     * see {@link RawRow#versionBase()}).
-     */
-    static final String NOW_MICROS = "CAST(floor(extract(epoch FROM clock_timestamp()) * 1000000) AS bigint)";
-
-    private static final String STATE_COLUMNS = "layout, failures, last_failure_at, open, opened_at, "
-            + "open_count, error_rate, samples, trial_successes, forced, version, "
-            + "(" + Sql.EXPIRED + ") AS expired, " + NOW_MICROS + " AS now_micros";
-
-    private final Jdbi jdbi;
     private final TableNames names;
-    private final int maxAttempts;
+    private final Timeouts timeouts;
+    private final StateSql sql;
+    private final SqlRunner runner;
+    private final RowTransactions rows;
     private final PgFeed feed;
+    private final Janitor janitor;
     private final AutoCloseable owned;
     private final AtomicBoolean closed = new AtomicBoolean();
-
-    private final String selectState;
-    private final String selectStateForUpdate;
-    private final String insertLockRow;
-    private final String updateState;
-    private final String upsertState;
-    private final String deleteState;
-    private final String deleteExpiredClaims;
-    private final String countClaims;
-    private final String insertClaim;
-    private final String deleteClaim;
-    private final String deleteAllClaims;
-    private final String insertEvent;
-    private final String pruneEvents;
-    private final String lockExpired;
-    private final String purgeLocked;
+    private final int prefixStatements;
 
     private PostgresStore(Builder b) {
-        this.jdbi = b.jdbi;
         this.names = new TableNames(b.schema, b.table);
-        this.maxAttempts = b.maxAttempts;
+        this.timeouts = b.timeouts;
         this.owned = b.owned;
-        String t = names.states;
-        selectState = "SELECT " + STATE_COLUMNS + " FROM " + t + " WHERE key_hash = ?";
-        selectStateForUpdate = selectState + " FOR UPDATE";
-        insertLockRow = "INSERT INTO " + t + " (key_hash, key, layout, expires_at) VALUES (?, ?, "
-                + LAYOUT_LOCK_ROW + ", clock_timestamp()) ON CONFLICT (key_hash) DO NOTHING";
-        updateState = "UPDATE " + t + " SET layout = " + LAYOUT + ", failures = ?, last_failure_at = ?, "
-                + "open = ?, opened_at = ?, open_count = ?, error_rate = ?, samples = ?, trial_successes = ?, "
-                + "forced = ?, version = ?, expires_at = " + EXPIRES_AT + ", "
-                + "updated_at = clock_timestamp() WHERE key_hash = ?";
-        upsertState = "INSERT INTO " + t + " (key_hash, key, layout, failures, last_failure_at, open, opened_at, "
-                + "open_count, error_rate, samples, trial_successes, forced, version, expires_at, updated_at) "
-                + "VALUES (?, ?, " + LAYOUT + ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                + EXPIRES_AT + ", clock_timestamp()) "
-                + "ON CONFLICT (key_hash) DO UPDATE SET layout = EXCLUDED.layout, failures = EXCLUDED.failures, "
-                + "last_failure_at = EXCLUDED.last_failure_at, open = EXCLUDED.open, "
-                + "opened_at = EXCLUDED.opened_at, open_count = EXCLUDED.open_count, "
-                + "error_rate = EXCLUDED.error_rate, samples = EXCLUDED.samples, "
-                + "trial_successes = EXCLUDED.trial_successes, forced = EXCLUDED.forced, "
-                + "version = EXCLUDED.version, expires_at = EXCLUDED.expires_at, "
-                + "updated_at = EXCLUDED.updated_at";
-        deleteState = "DELETE FROM " + t + " WHERE key_hash = ?";
-        deleteExpiredClaims = "DELETE FROM " + names.claims
-                + " WHERE key_hash = ? AND expires_at <= clock_timestamp()";
-        countClaims = "SELECT count(*) FROM " + names.claims + " WHERE key_hash = ?";
-        insertClaim = "INSERT INTO " + names.claims + " (key_hash, token, expires_at) "
-                + "VALUES (?, ?, clock_timestamp() + ? * interval '1 millisecond')";
-        deleteClaim = "DELETE FROM " + names.claims + " WHERE key_hash = ? AND token = ?";
-        deleteAllClaims = "DELETE FROM " + names.claims + " WHERE key_hash = ?";
-        insertEvent = "INSERT INTO " + names.events + " (line) VALUES (?) RETURNING id";
-        pruneEvents = "DELETE FROM " + names.events + " WHERE created_at < clock_timestamp() - interval '10 minutes'";
-        lockExpired = "SELECT encode(key_hash, 'hex') FROM " + t + " WHERE " + Sql.EXPIRED + " "
-                + "LIMIT " + PURGE_BATCH + " FOR UPDATE SKIP LOCKED";
-        purgeLocked = "DELETE FROM " + t + " s WHERE s.key_hash IN (SELECT decode(x, 'hex') FROM unnest(?::text[]) x) "
-                + "AND " + Sql.expired("s") + " AND NOT EXISTS (SELECT 1 FROM " + names.claims
-                + " c WHERE c.key_hash = s.key_hash AND c.expires_at > clock_timestamp())";
-        this.feed = new PgFeed(jdbi, names);
+        this.sql = new StateSql(names, timeouts);
+        this.prefixStatements = timeouts.perTransaction ? 1 : 0;
+        this.runner = new SqlRunner(b.source, names.states, timeouts, b.maxAttempts, b.onBrokenConnection,
+                this::ensureOpen);
+        this.rows = new RowTransactions(sql, names.channel, timeouts);
+        this.feed = new PgFeed(b.source, names, sql.selectEvent);
+        this.janitor = b.purgeIntervalMillis > 0
+                ? new Janitor(names.states, b.purgeIntervalMillis, this::purgeExpired) : null;
     }
 
     /**
@@ -180,14 +153,16 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
      */
     public static Builder builder(DataSource dataSource) {
         Objects.requireNonNull(dataSource, "dataSource");
-        return new Builder(Jdbi.create(dataSource));
+        return new Builder(SqlRunner.Source.of(dataSource));
     }
 
     /**
-     * A builder over a user-supplied {@link Jdbi}. The store uses {@code jdbi.open()} and transactions
-     * only (no plugins or mappers are registered on it) and never closes it. Every call runs on a handle of
-     * its own, so a call made inside the caller's own Jdbi transaction is never part of it: breaker state
-     * survives the rollback of the business transaction that failed.
+     * A builder over a user-supplied {@link Jdbi}, for applications that configure their connections there.
+     * The store takes connections through {@code jdbi.open()} only (one handle per call, its connection used
+     * with plain JDBC; no plugins or mappers are registered on it) and never closes it. Every call runs on a
+     * handle of its own, so a call made inside the caller's own Jdbi transaction is never part of it: breaker
+     * state survives the rollback of the business transaction that failed. Opening a handle costs a little more
+     * per call than {@link #builder(DataSource)} over the same pool.
      *
      * @param jdbi where connections come from
      * @return a builder with the defaults: schema {@code public}, table {@code redeye_breakers}
@@ -195,7 +170,12 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
      */
     public static Builder builder(Jdbi jdbi) {
         Objects.requireNonNull(jdbi, "jdbi");
-        return new Builder(jdbi);
+        return new Builder(SqlRunner.Source.of(jdbi));
+    }
+
+    /** A builder over the store's own connections (the provider's pool). */
+    static Builder builder(SqlRunner.Source source) {
+        return new Builder(Objects.requireNonNull(source, "source"));
     }
 
     /**
@@ -259,7 +239,14 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     public Optional<BreakerState> get(String key) {
         byte[] h = keyHash(key);
         ensureOpen();
-        RawRow row = run("get", key, () -> ownHandle(handle -> selectRow(handle, selectState, h)));
+        StoredRow row = runner.call("get", key, (c, a) -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.get)) {
+                ps.setBytes(1, h);
+                try (ResultSet rs = SqlRunner.query(ps, prefixStatements)) {
+                    return rs.next() ? StoredRow.readWithoutClock(rs) : null;
+                }
+            }
+        });
         return row == null ? Optional.empty() : Optional.ofNullable(row.stateOrNull(key));
     }
 
@@ -270,11 +257,13 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
      * an expired state reads as absent. A forced state ({@link BreakerState#forced()}) is stored with no
      * expiry ({@code expires_at} NULL) whatever {@code ttl} says, which is still validated: while forced, every
      * call is rejected at the gate and nothing would refresh a ttl (TCK rule R1.9). Publishes nothing: a
-     * plain write is not a transition.
+     * plain write is not a transition. Never overwrites a row of another layout (one this store did not write,
+     * or a newer version's): that is a {@link StoreException}, and the row is left as it was.
      *
      * @throws NullPointerException     if an argument is null
      * @throws IllegalArgumentException if {@code ttl} is not positive or the key cannot be stored (see
      *                                  {@linkplain dev.redeye.store.postgres the package description})
+     * @throws StoreException           if the database fails, or the key's row has another layout
      */
     @Override
     public void put(String key, BreakerState state, Duration ttl) {
@@ -282,20 +271,36 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         Objects.requireNonNull(state, "state");
         Long expiry = expiryMillis(state, ttlMillis(ttl));
         ensureOpen();
-        run("put", key, () -> ownHandle(handle -> {
-            int i = 0;
-            var u = handle.createUpdate(upsertState).bind(i++, h).bind(i++, key);
-            i = bindState(u, i, state);
-            return u.bind(i, expiry).execute();
-        }));
+        int written = runner.call("put", key, (c, a) -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.put)) {
+                ps.setBytes(1, h);
+                ps.setString(2, key);
+                int i = RowTransactions.bindState(ps, 3, state);
+                RowTransactions.bindNullableLong(ps, i, expiry);
+                return SqlRunner.update(ps, prefixStatements);
+            }
+        });
+        if (written == 0) {
+            get(key); // throws, naming what the row is
+            throw new StoreException("put of '" + abbreviate(key) + "' on " + names.states
+                    + " was refused: the key's row has a layout this store does not write over");
+        }
     }
 
-    /** {@inheritDoc} Deleting the state row also deletes the key's trial claims (foreign key cascade). */
+    /**
+     * {@inheritDoc} Deleting the state row also deletes the key's trial claims (foreign key cascade). Deletes
+     * a row of any layout: this is how a row the store refuses to read is cleared.
+     */
     @Override
     public void delete(String key) {
         byte[] h = keyHash(key);
         ensureOpen();
-        run("delete", key, () -> ownHandle(handle -> handle.createUpdate(deleteState).bind(0, h).execute()));
+        runner.call("delete", key, (c, a) -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.delete)) {
+                ps.setBytes(1, h);
+                return SqlRunner.update(ps, prefixStatements);
+            }
+        });
     }
 
     // ---------------------------------------------------------------- AtomicRecording
@@ -324,13 +329,15 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     @Override
     public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
         Objects.requireNonNull(policy, "policy");
-        return transact("trialSucceeded", key, policy, now, false, s -> Transitions.trialSucceeded(s, trialVersion, policy, now));
+        return transact("trialSucceeded", key, policy, now, false,
+                s -> Transitions.trialSucceeded(s, trialVersion, policy, now));
     }
 
     @Override
     public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
         Objects.requireNonNull(policy, "policy");
-        return transact("trialFailed", key, policy, now, false, s -> Transitions.trialFailed(s, trialVersion, policy, now));
+        return transact("trialFailed", key, policy, now, false,
+                s -> Transitions.trialFailed(s, trialVersion, policy, now));
     }
 
     @Override
@@ -346,9 +353,9 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     /**
      * {@inheritDoc}
      *
-     * <p>One transaction: lock the key's row, delete its expired claims, count the live ones, insert a claim
-     * with a random UUID token if fewer than {@code permits} remain. Expiry is judged by the database clock
-     * ({@code clock_timestamp()}), never the JVM's.
+     * <p>One transaction of two round trips: lock the key's row and count its live claims, then insert a claim
+     * with a random UUID token and commit if fewer than {@code permits} are live. Expiry is judged by the
+     * database clock ({@code clock_timestamp()}), never the JVM's.
      */
     @Override
     public Optional<String> claimTrial(String key, int permits, Duration ttl) {
@@ -358,20 +365,7 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         }
         long ttlMillis = ttlMillis(ttl);
         ensureOpen();
-        return run("claimTrial", key, () -> ownTransaction(handle -> {
-            boolean inserted = lockRow(handle, key, h, null).insertedNow;
-            handle.createUpdate(deleteExpiredClaims).bind(0, h).execute();
-            long live = handle.createQuery(countClaims).bind(0, h).mapTo(Long.class).one();
-            if (live >= permits) {
-                if (inserted) {
-                    handle.createUpdate(deleteState).bind(0, h).execute();
-                }
-                return Optional.<String>empty();
-            }
-            String token = UUID.randomUUID().toString();
-            handle.createUpdate(insertClaim).bind(0, h).bind(1, token).bind(2, ttlMillis).execute();
-            return Optional.of(token);
-        }));
+        return runner.transaction("claimTrial", key, (c, a) -> rows.claim(c, a, key, h, permits, ttlMillis));
     }
 
     /** {@inheritDoc} One {@code DELETE ... WHERE key_hash = ? AND token = ?}. */
@@ -380,21 +374,28 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         byte[] h = keyHash(key);
         Objects.requireNonNull(token, "token");
         ensureOpen();
-        run("releaseTrial", key, () -> ownHandle(handle ->
-                handle.createUpdate(deleteClaim).bind(0, h).bind(1, token).execute()));
+        runner.call("releaseTrial", key, (c, a) -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.release)) {
+                ps.setBytes(1, h);
+                ps.setString(2, token);
+                return SqlRunner.update(ps, prefixStatements);
+            }
+        });
     }
 
     // ---------------------------------------------------------------- maintenance
 
     /**
-     * Deletes every row whose state has expired (and lock rows) that holds no live trial claim, with their
-     * expired claims, and events older than ten minutes. A forced state never expires, so its row is never
-     * deleted here (see the {@linkplain dev.redeye.store.postgres package description}). Expired rows already read as absent, so this only
-     * reclaims space: run it now and then (a scheduler, {@code pg_cron}), from any one instance. Works in
-     * transactions of up to 1,000 rows, each locking its rows first ({@code FOR UPDATE SKIP LOCKED}) so that
-     * a claim being made concurrently is never deleted; safe to run concurrently with every other call.
+     * Deletes every row whose state has expired (and placeholder rows) that holds no live trial claim, every
+     * expired claim, and feed events older than ten minutes. A forced state never expires, so its row is never
+     * deleted here (see the {@linkplain dev.redeye.store.postgres package description}), and neither is a row of
+     * another layout. Expired rows already read as absent, so this only reclaims space. The store's clean-up
+     * thread runs it every {@link Builder#purgeInterval(Duration) purgeInterval}; call it yourself only if you
+     * turned that off. Works in transactions of up to 1,000 rows, each locking its rows first
+     * ({@code FOR UPDATE SKIP LOCKED}) so that a claim being made concurrently is never deleted; safe to run
+     * concurrently with every other call, from any number of instances.
      *
-     * @return the number of state and lock rows deleted
+     * @return the number of state and placeholder rows deleted
      * @throws StoreException if the database fails or the store is closed
      */
     public int purgeExpired() {
@@ -402,27 +403,45 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         int total = 0;
         while (true) {
             ensureOpen();
-            int[] batch = run("purgeExpired", "", () -> ownTransaction(handle -> {
-                // Statement 1 locks the candidates (a claim in flight holds its row and is skipped); statement
-                // 2 then sees, in its own snapshot, every claim committed before those locks.
-                List<String> locked = handle.createQuery(lockExpired).mapTo(String.class).list();
-                if (locked.isEmpty()) {
-                    return new int[] {0, 0};
-                }
-                int deleted = handle.createUpdate(purgeLocked).bindByType(0, locked.toArray(new String[0]),
-                        String[].class).execute();
-                return new int[] {locked.size(), deleted};
-            }));
+            int[] batch = runner.transaction("purgeExpired", "", (c, a) -> purgeBatch(c));
             total += batch[1];
-            if (batch[0] < PURGE_BATCH) {
+            if (batch[0] < StateSql.PURGE_BATCH || batch[1] == 0) {
+                // the last batch, or a full batch of rows that all hold live claims: leave those for later
                 break;
             }
-            if (batch[1] == 0) {
-                break; // a full batch of rows that all hold live claims: leave them for a later run
+        }
+        while (runner.call("purgeExpired", "", (c, a) -> execute(c, sql.purgeClaims)) >= StateSql.PURGE_BATCH) {
+            ensureOpen();
+        }
+        runner.call("purgeExpired", "", (c, a) -> execute(c, sql.pruneEvents));
+        return total;
+    }
+
+    /** One batch: {candidates locked, rows deleted}. */
+    private int[] purgeBatch(Connection c) throws SQLException {
+        // Statement 1 locks the candidates (a claim in flight holds its row and is skipped); statement 2 then
+        // sees, in its own snapshot, every claim committed before those locks.
+        List<String> locked = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(sql.lockExpired);
+             ResultSet rs = SqlRunner.query(ps, prefixStatements)) {
+            while (rs.next()) {
+                locked.add(rs.getString(1));
             }
         }
-        run("purgeExpired", "", () -> ownHandle(handle -> handle.createUpdate(pruneEvents).execute()));
-        return total;
+        if (locked.isEmpty()) {
+            c.rollback();
+            return new int[] {0, 0};
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.purgeLocked)) {
+            ps.setArray(1, c.createArrayOf("text", locked.toArray()));
+            return new int[] {locked.size(), ps.executeUpdate()};
+        }
+    }
+
+    private int execute(Connection c, String text) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(text)) {
+            return SqlRunner.update(ps, prefixStatements);
+        }
     }
 
     // ---------------------------------------------------------------- TransitionFeed
@@ -433,8 +452,10 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
      * <p>The first subscription opens this store's dedicated {@code LISTEN} connection (borrowed from the
      * data source for the store's lifetime) and starts one daemon thread; it returns once the connection
      * listens, so every transition committed after this call returns is delivered. Later subscriptions share
-     * both. When the connection is lost, every subscriber gets {@code onGap}, and the thread reconnects with
-     * exponential backoff (100 ms up to 10 s) and listens again.
+     * both. When the connection is lost (or, silent for two seconds, fails a one-second validation), every
+     * subscriber gets {@code onGap}, and the thread reconnects with exponential backoff (100 ms up to 10 s)
+     * and listens again. A subscriber that sets the thread's interrupt flag, or throws an {@link Error}, does
+     * not stop the feed (the latter costs every subscriber an {@code onGap}).
      *
      * @throws NullPointerException if an argument is null
      * @throws StoreException       if the store is closed or the first connection cannot be opened
@@ -457,16 +478,29 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         return feed.threadAlive();
     }
 
+    /** Whether the clean-up thread is running (for tests). */
+    boolean janitorAlive() {
+        return janitor != null && janitor.alive();
+    }
+
+    /** The bounds this store sets (for tests and {@link #toString()}). */
+    Timeouts timeouts() {
+        return timeouts;
+    }
+
     // ---------------------------------------------------------------- lifecycle
 
     /**
-     * Stops the feed thread (waiting for it, at most a few seconds), closes the feed connection and makes
-     * every later call throw {@link StoreException}. Idempotent. Never closes the user's {@link DataSource}
-     * or {@link Jdbi}; calls already running finish normally.
+     * Stops the feed and clean-up threads (waiting for each, at most a few seconds), closes the feed connection
+     * and makes every later call throw {@link StoreException}. Idempotent. Never closes the user's
+     * {@link DataSource} or {@link Jdbi}; calls already running finish normally.
      */
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
+            if (janitor != null) {
+                janitor.close();
+            }
             feed.close();
             closeOwned();
             LOG.debug("closed PostgreSQL store on {}", names.states);
@@ -485,7 +519,7 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
 
     @Override
     public String toString() {
-        return "PostgresStore[" + names.states + (closed.get() ? ", closed]" : "]");
+        return "PostgresStore[" + names.states + ", " + timeouts + (closed.get() ? ", closed]" : "]");
     }
 
     // ---------------------------------------------------------------- internals
@@ -496,143 +530,12 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         }
     }
 
-    /**
-     * One atomic read-modify-write, as described in the class Javadoc. A call that changes nothing writes
-     * nothing and takes no lock when it can tell from a plain read: it is then linearized at that read.
-     */
+    /** One atomic read-modify-write, as described in the class Javadoc ({@link RowTransactions#apply}). */
     private StateChange transact(String op, String key, Policy policy, long now, boolean dropClaims,
                                  Function<BreakerState, StateChange> rule) {
         byte[] h = keyHash(key);
         ensureOpen();
-        return run(op, key, () -> ownTransaction(handle -> {
-            LockedRow row = lockRow(handle, key, h, dropClaims ? null : rule);
-            if (row.unchanged != null) {
-                return row.unchanged;
-            }
-            // An absent (or expired) state starts a new life above every version the key had (contract v2).
-            StateChange change = rule.apply(row.state != null ? row.state : BreakerState.initial(row.versionBase));
-            if (change.changed()) {
-                var u = handle.createUpdate(updateState);
-                int i = bindState(u, 0, change.state());
-                Long expiry = expiryMillis(change.state(), cappedMillis(policy.stateTtlMillis()));
-                u.bind(i++, expiry).bind(i, h).execute();
-            } else if (row.insertedNow && !dropClaims) {
-                // Defensive: lockRow inserts only when the absent state needs a write, but never leave a
-                // lock row behind for a call that stored nothing.
-                handle.createUpdate(deleteState).bind(0, h).execute();
-            }
-            if (dropClaims) {
-                handle.createUpdate(deleteAllClaims).bind(0, h).execute();
-            }
-            if (change.isTransition()) {
-                publish(handle, change.toEvent(key, policy, now));
-            }
-            return change;
-        }));
-    }
-
-    /**
-     * Locks the key's row for this transaction, creating a lock row (layout 0) if there is none, and returns
-     * the stored state (null for a lock row or an expired state). When {@code noWriteCheck} is given and the
-     * key has no row, it is applied to the absent state first: if that changes nothing, nothing is inserted
-     * and the unchanged result is returned (the call is linearized at the read that found no row).
-     */
-    private LockedRow lockRow(Handle handle, String key, byte[] h, Function<BreakerState, StateChange> noWriteCheck) {
-        boolean inserted = false;
-        for (int attempt = 0; attempt < 5; attempt++) {
-            RawRow row = selectRow(handle, selectStateForUpdate, h);
-            if (row != null) {
-                return new LockedRow(row.stateOrNull(key), row.versionBase(), inserted, null);
-            }
-            if (noWriteCheck != null) {
-                StateChange onAbsent = noWriteCheck.apply(null);
-                if (!onAbsent.changed()) {
-                    return new LockedRow(null, 0, false, onAbsent);
-                }
-            }
-            // READ COMMITTED: the next statement sees a row another transaction committed meanwhile; a
-            // concurrent uncommitted insert makes this wait for it, then do nothing.
-            inserted = handle.createUpdate(insertLockRow).bind(0, h).bind(1, key).execute() == 1;
-        }
-        throw new StoreException("the row of '" + abbreviate(key) + "' was deleted five times while being "
-                + "locked; giving up");
-    }
-
-    /**
-     * Runs {@code callback} on a handle of its own. Never {@code jdbi.withHandle}: Jdbi reuses a handle
-     * already open on the calling thread, which would put the store's work inside the caller's transaction
-     * (a failure recorded while the caller's transaction rolls back would vanish with it).
-     */
-    private <R> R ownHandle(HandleCallback<R, RuntimeException> callback) {
-        try (Handle handle = jdbi.open()) {
-            return callback.withHandle(handle);
-        }
-    }
-
-    /** Runs {@code callback} in a transaction on a handle of its own (see {@link #ownHandle}). */
-    private <R> R ownTransaction(HandleCallback<R, RuntimeException> callback) {
-        try (Handle handle = jdbi.open()) {
-            return handle.inTransaction(callback);
-        }
-    }
-
-    private RawRow selectRow(Handle handle, String sql, byte[] h) {
-        return handle.createQuery(sql).bind(0, h).map((rs, ctx) -> RawRow.read(rs)).findOne().orElse(null);
-    }
-
-    private void publish(Handle handle, TransitionEvent event) {
-        String line = StateCodec.eventToLine(event);
-        String payload = line;
-        if (line.length() > MAX_INLINE_PAYLOAD) {
-            long id = handle.createQuery(insertEvent).bind(0, line).mapTo(Long.class).one();
-            handle.createUpdate(pruneEvents).execute();
-            payload = REF_PREFIX + id;
-        }
-        handle.createQuery("SELECT pg_notify(?, ?)::text").bind(0, names.channel).bind(1, payload)
-                .mapTo(String.class).one();
-    }
-
-    private static int bindState(org.jdbi.v3.core.statement.Update u, int i, BreakerState s) {
-        u.bind(i++, s.failures()).bind(i++, s.lastFailureAt()).bind(i++, s.open()).bind(i++, s.openedAt())
-                .bind(i++, s.openCount()).bind(i++, s.errorRate()).bind(i++, s.samples())
-                .bind(i++, s.trialSuccesses()).bind(i++, s.forced()).bind(i++, s.version());
-        return i;
-    }
-
-    /**
-     * Runs one database call, wrapping every failure in {@link StoreException} and retrying serialization
-     * failures and deadlocks up to {@code maxAttempts} times in all.
-     */
-    private <T> T run(String op, String key, Supplier<T> body) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return body.get();
-            } catch (StoreException e) {
-                throw e;
-            } catch (RuntimeException e) {
-                SQLException sql = Sql.find(e);
-                String state = sql == null ? null : sql.getSQLState();
-                boolean retryable = Sql.isRetryable(state);
-                if (retryable && attempt < maxAttempts) {
-                    ensureOpen();
-                    pauseBeforeRetry(attempt);
-                    continue;
-                }
-                String reason = sql != null ? sql.getMessage() : e.toString();
-                throw new StoreException("PostgreSQL " + op + " of '" + abbreviate(key) + "' on " + names.states
-                        + " failed" + (retryable ? " after " + attempt + " attempts" : "")
-                        + (state == null ? "" : " [SQLSTATE " + state + "]") + ": " + reason, e);
-            }
-        }
-    }
-
-    private static void pauseBeforeRetry(int attempt) {
-        try {
-            Thread.sleep(ThreadLocalRandom.current().nextLong(1, 1 + 5L * attempt));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StoreException("interrupted while retrying a serialization failure", e);
-        }
+        return runner.transaction(op, key, (c, a) -> rows.apply(c, a, key, h, policy, now, dropClaims, rule));
     }
 
     /**
@@ -661,11 +564,7 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
                 throw new IllegalArgumentException("operation name has an unpaired surrogate at index " + i);
             }
         }
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every JVM", e);
-        }
+        return SHA256.get().digest(key.getBytes(StandardCharsets.UTF_8));
     }
 
     private static long ttlMillis(Duration ttl) {
@@ -685,7 +584,7 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
     }
 
     /**
-     * The ttl bound into {@link #EXPIRES_AT} for a write of {@code state}: null (no expiry) for a forced state,
+     * The ttl bound into a state write's {@code expires_at} for {@code state}: null (no expiry) for a forced state,
      * which a store never expires, else {@code ttlMillis}.
      */
     static Long expiryMillis(BreakerState state, long ttlMillis) {
@@ -696,80 +595,33 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         return key.length() <= 60 ? key : key.substring(0, 60) + "...(" + key.length() + " chars)";
     }
 
-    /** A state row as read, before validation. */
-    private record RawRow(int layout, int failures, long lastFailureAt, boolean open, long openedAt, int openCount,
-                          double errorRate, long samples, int trialSuccesses, boolean forced, long version,
-                          boolean expired, long nowMicros) {
-
-        static RawRow read(ResultSet rs) throws SQLException {
-            return new RawRow(rs.getInt(1), rs.getInt(2), rs.getLong(3), rs.getBoolean(4), rs.getLong(5),
-                    rs.getInt(6), rs.getDouble(7), rs.getLong(8), rs.getInt(9), rs.getBoolean(10), rs.getLong(11),
-                    rs.getBoolean(12), rs.getLong(13));
-        }
-
-        /**
-         * The version a new life of the key starts at when this row holds no live state: the database clock in
-         * microseconds (every earlier life started at an earlier clock and moved by one per transition, each a
-         * committed transaction, far longer than a microsecond), and at least the version of an expired state
-         * still in the row.
-         */
-        long versionBase() {
-            return layout == LAYOUT && expired ? Math.max(nowMicros, version) : nowMicros;
-        }
-
-        /**
-         * The stored state, or null for a lock row or an expired state (never a forced one, see
-         * {@link Sql#EXPIRED}).
-         *
-         * @throws StoreException if the row has an unknown layout or breaks an invariant of BreakerState
-         */
-        BreakerState stateOrNull(String key) {
-            if (layout == LAYOUT_LOCK_ROW) {
-                return null;
-            }
-            if (layout != LAYOUT) {
-                throw new StoreException("malformed breaker state for '" + abbreviate(key)
-                        + "': unknown row layout " + layout + " (this version reads layout " + LAYOUT + ")");
-            }
-            if (expired) {
-                return null;
-            }
-            try {
-                return new BreakerState(failures, lastFailureAt, open, openedAt, openCount, errorRate, samples,
-                        trialSuccesses, forced, version);
-            } catch (IllegalArgumentException e) {
-                throw new StoreException("malformed breaker state for '" + abbreviate(key) + "': "
-                        + e.getMessage(), e);
-            }
-        }
-    }
-
-    /**
-     * A locked row: its state (null if none), the version a new life starts at when there is none, and
-     * whether this transaction created the row; or, with {@code unchanged} set, the result of a call that
-     * found no row and needs none.
-     */
-    private record LockedRow(BreakerState state, long versionBase, boolean insertedNow, StateChange unchanged) {
-    }
-
     /**
      * Builder for {@link PostgresStore}; every setter validates its argument at once. Not thread-safe.
      */
     public static final class Builder {
-        private final Jdbi jdbi;
+        private final SqlRunner.Source source;
         private String schema = "public";
         private String table = "redeye_breakers";
         private boolean createTables = true;
         private int maxAttempts = 5;
+        private Timeouts timeouts = Timeouts.DEFAULTS;
+        private long purgeIntervalMillis = DEFAULT_PURGE_INTERVAL.toMillis();
         private AutoCloseable owned;
+        private Runnable onBrokenConnection = () -> { };
 
-        private Builder(Jdbi jdbi) {
-            this.jdbi = jdbi;
+        private Builder(SqlRunner.Source source) {
+            this.source = source;
         }
 
         /** A resource the store closes last in {@link PostgresStore#close()} (the provider's own pool). */
         Builder closeWithStore(AutoCloseable resource) {
             this.owned = Objects.requireNonNull(resource, "resource");
+            return this;
+        }
+
+        /** Told when a connection turned out dead, before the call's one retry (the provider evicts its pool). */
+        Builder onBrokenConnection(Runnable action) {
+            this.onBrokenConnection = Objects.requireNonNull(action, "action");
             return this;
         }
 
@@ -805,8 +657,8 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         }
 
         /**
-         * Whether {@link #build()} creates the schema and the tables when they are missing (default on).
-         * Turn it off when a migration tool owns the schema ({@link PostgresStore#schemaSql}).
+         * Whether {@link #build()} creates the schema, the tables and their indexes when they are missing
+         * (default on). Turn it off when a migration tool owns the schema ({@link PostgresStore#schemaSql}).
          *
          * @param createTables whether to create missing tables
          * @return this builder
@@ -833,8 +685,94 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         }
 
         /**
-         * Builds the store; with {@link #createTables(boolean)} on, first creates the schema and tables that
-         * are missing (one short transaction, serialized across processes by an advisory lock).
+         * How long a call waits for a row lock another session holds ({@code lock_timeout}; default 1 s) before
+         * it fails with {@link StoreException}. A breaker's row is locked for one round trip by each atomic call,
+         * so a longer wait means the holder is stuck; failing fast keeps an incident from queueing every
+         * instance on that row.
+         *
+         * @param timeout at least 1 ms, or zero to wait without bound
+         * @return this builder
+         * @throws NullPointerException     if null
+         * @throws IllegalArgumentException if negative, below 1 ms but not zero, or over {@code Integer.MAX_VALUE} ms
+         */
+        public Builder lockTimeout(Duration timeout) {
+            this.timeouts = timeouts.withLock(Timeouts.millis("lockTimeout", timeout));
+            return this;
+        }
+
+        /**
+         * How long one statement may run on the server ({@code statement_timeout}; default 1.5 s), lock waits
+         * included.
+         *
+         * @param timeout at least 1 ms, or zero for no bound
+         * @return this builder
+         * @throws NullPointerException     if null
+         * @throws IllegalArgumentException if negative, below 1 ms but not zero, or over {@code Integer.MAX_VALUE} ms
+         */
+        public Builder statementTimeout(Duration timeout) {
+            this.timeouts = timeouts.withStatement(Timeouts.millis("statementTimeout", timeout));
+            return this;
+        }
+
+        /**
+         * How long the server lets a session of the store sit idle inside its transaction before ending the
+         * session ({@code idle_in_transaction_session_timeout}; default 2 s). The store's transactions are idle
+         * only while the JVM runs the rule between two round trips, so this fires only for a client that
+         * stalled (a long GC pause, a frozen VM) while holding a row lock: the server then releases the lock.
+         *
+         * @param timeout at least 1 ms, or zero for no bound
+         * @return this builder
+         * @throws NullPointerException     if null
+         * @throws IllegalArgumentException if negative, below 1 ms but not zero, or over {@code Integer.MAX_VALUE} ms
+         */
+        public Builder idleInTransactionTimeout(Duration timeout) {
+            this.timeouts = timeouts.withIdleInTransaction(Timeouts.millis("idleInTransactionTimeout", timeout));
+            return this;
+        }
+
+        /**
+         * Whether every call sets the three timeouts for its own transaction (default on): one small
+         * {@code SELECT set_config(..., true), ...} sent in the same round trip as the call's first statement,
+         * ended with the transaction, so the bounds hold on any data source (also behind PgBouncer in
+         * transaction mode). Turn it off only when every session of the data source already carries them, for
+         * example HikariCP's {@code connectionInitSql} set to
+         * {@code SET lock_timeout = 1000; SET statement_timeout = 1500; SET idle_in_transaction_session_timeout = 2000};
+         * the store then sends nothing extra (it still names the configured values in error messages). A store
+         * opened from a URI does exactly that with its own pool.
+         *
+         * @param perTransaction whether to set the timeouts on every call
+         * @return this builder
+         */
+        public Builder timeoutsPerTransaction(boolean perTransaction) {
+            this.timeouts = timeouts.perTransaction(perTransaction);
+            return this;
+        }
+
+        /**
+         * How often, on average, the store's clean-up thread runs {@link PostgresStore#purgeExpired()}
+         * (default 1 minute; each wait is drawn between half and one and a half of it). Zero turns the
+         * thread off: then run {@code purgeExpired()} yourself now and then, or expired rows, claims and
+         * feed events stay (they read as absent, but take space).
+         *
+         * @param interval at least 100 ms, or zero for no clean-up thread
+         * @return this builder
+         * @throws NullPointerException     if null
+         * @throws IllegalArgumentException if negative or between zero and 100 ms
+         */
+        public Builder purgeInterval(Duration interval) {
+            Objects.requireNonNull(interval, "purgeInterval");
+            if (interval.isNegative() || (!interval.isZero() && interval.toMillis() < 100)) {
+                throw new IllegalArgumentException("purgeInterval must be 0 (off) or at least 100 ms, was "
+                        + interval);
+            }
+            this.purgeIntervalMillis = interval.isZero() ? 0 : Math.min(interval.toMillis(), Long.MAX_VALUE / 4);
+            return this;
+        }
+
+        /**
+         * Builds the store; with {@link #createTables(boolean)} on, first creates the schema, tables and
+         * indexes that are missing (one short transaction, serialized across processes by an advisory lock),
+         * then starts the clean-up thread (unless {@link #purgeInterval(Duration)} is zero).
          *
          * @return a new store; the caller closes it
          * @throws StoreException if the database cannot be reached or the DDL fails
@@ -849,33 +787,46 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
                     throw e;
                 }
             }
+            if (store.janitor != null) {
+                store.janitor.start();
+            }
             return store;
         }
     }
 
     private void createTables() {
-        run("create tables", "", () -> ownTransaction(handle -> {
-            // Skip the DDL when every table exists, so a role without CREATE privilege can use existing tables.
-            var q = handle.createQuery("SELECT to_regnamespace(?) IS NULL, to_regclass(?) IS NULL "
-                            + "OR to_regclass(?) IS NULL OR to_regclass(?) IS NULL")
-                    .bind(0, TableNames.quote(names.schema)).bind(1, names.states).bind(2, names.claims)
-                    .bind(3, names.events)
-                    .map((rs, ctx) -> new boolean[] {rs.getBoolean(1), rs.getBoolean(2)}).one();
-            boolean schemaMissing = q[0];
-            boolean tableMissing = q[1];
-            if (tableMissing) {
-                // Concurrent CREATE ... IF NOT EXISTS can still collide in the catalog; serialize them.
-                handle.createQuery("SELECT pg_advisory_xact_lock(hashtext(?))::text").bind(0, names.states)
-                        .mapTo(String.class).one();
-                try (Statement st = handle.getConnection().createStatement()) {
+        runner.transaction("create tables", "", (c, a) -> {
+            // Skip the DDL when everything exists, so a role without CREATE privilege can use existing tables.
+            boolean schemaMissing;
+            boolean somethingMissing;
+            // DDL may queue behind other instances creating the same tables: bounds of its own, not the calls'.
+            try (PreparedStatement ps = c.prepareStatement(DDL_TIMEOUTS + "SELECT to_regnamespace(?) IS NULL, "
+                    + "to_regclass(?) IS NULL OR to_regclass(?) IS NULL OR to_regclass(?) IS NULL "
+                    + "OR to_regclass(?) IS NULL OR to_regclass(?) IS NULL OR to_regclass(?) IS NULL")) {
+                int i = 1;
+                ps.setString(i++, TableNames.quote(names.schema));
+                for (String relation : names.relations()) {
+                    ps.setString(i++, relation);
+                }
+                try (ResultSet rs = SqlRunner.query(ps, 1)) {
+                    rs.next();
+                    schemaMissing = rs.getBoolean(1);
+                    somethingMissing = rs.getBoolean(2);
+                }
+            }
+            if (somethingMissing) {
+                try (Statement st = c.createStatement()) {
+                    // Concurrent CREATE ... IF NOT EXISTS can still collide in the catalog; serialize them.
+                    st.execute("SELECT pg_advisory_xact_lock(hashtext('" + names.states.replace("'", "''") + "'))");
                     st.execute(schemaMissing ? names.ddl() : names.tablesDdl());
                 } catch (SQLException e) {
                     throw new StoreException("cannot create the tables of " + names.states + ": "
                             + e.getMessage(), e);
                 }
-                LOG.info("created the redeye tables {} (and _claims, _events) where missing", names.states);
+                LOG.info("created the redeye tables and indexes of {} (and _claims, _events) where missing",
+                        names.states);
             }
             return null;
-        }));
+        });
     }
 }

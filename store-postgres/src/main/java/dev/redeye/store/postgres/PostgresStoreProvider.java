@@ -7,14 +7,12 @@ import dev.redeye.api.StoreUris;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import org.postgresql.Driver;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.slf4j.Logger;
@@ -40,14 +38,31 @@ import org.slf4j.LoggerFactory;
  * <li>{@code poolSize}: the most connections the store's pool opens, feed included (default 8, at least
  * 2);</li>
  * <li>{@code poolTimeoutMillis}: how long a call waits for a free or new connection before it fails with
- * {@link StoreException} (default 3000, at least 250).</li>
+ * {@link StoreException} (default 1000, at least 250);</li>
+ * <li>{@code lockTimeoutMillis} (default 1000), {@code statementTimeoutMillis} (1500) and
+ * {@code idleInTransactionTimeoutMillis} (2000): the server-side bounds of
+ * {@link PostgresStore.Builder#lockTimeout}, {@link PostgresStore.Builder#statementTimeout} and
+ * {@link PostgresStore.Builder#idleInTransactionTimeout}, 0 for none;</li>
+ * <li>{@code timeoutsPerTransaction}: {@code false} (default) sets those bounds once per connection, when
+ * the pool opens it; {@code true} sets them in every transaction instead (needed behind PgBouncer in
+ * transaction mode, where a session setting does not stay with the client);</li>
+ * <li>{@code purgeIntervalMillis}: how often the clean-up thread runs (default 60000; 0 for none, at least
+ * 100 otherwise).</li>
  * </ul>
- * Every other parameter goes to the driver unchanged (for example {@code sslmode}, {@code ApplicationName}
- * (default {@code redeye}), {@code connectTimeout}, {@code socketTimeout}).
+ * Every other parameter goes to the driver unchanged (for example {@code sslmode}, {@code sslrootcert},
+ * {@code ApplicationName} (default {@code redeye})). Unless the URI sets them, the driver gets
+ * {@code socketTimeout=2} (seconds: the longest wait for any reply, so a server that vanished without closing
+ * the connection fails a call in 2 s instead of hanging it until TCP gives up), {@code connectTimeout=2}
+ * (seconds, for the TCP connect), {@code loginTimeout=2} (seconds, for opening a connection as a whole) and
+ * {@code tcpKeepAlive=true}.
  *
  * <p>The store opened here owns a small HikariCP pool over the driver's {@link PGSimpleDataSource} (one
  * connection of it is the feed's while anyone subscribes) and closes it in {@code close()}, so no
- * connection or pool thread outlives the store. To share your application's pool, or to configure
+ * connection or pool thread outlives the store. The pool validates a connection idle for more than half a
+ * second before lending it (in at most one second); when a call finds its connection closed by the server (a
+ * restart, {@code pg_terminate_backend}) it evicts its idle connections, which are likely closed too, before
+ * the call's one retry; and while it holds no connection at all (after an outage) a call opens its own, so the
+ * first call after the server is back works (see {@code StorePool}). To share your application's pool, or to configure
  * TLS and credentials beyond a URI, build the store with
  * {@link PostgresStore#builder(javax.sql.DataSource)} instead. Passwords never appear in a message or log
  * line ({@link StoreUris#redact(String)}).
@@ -56,8 +71,16 @@ public final class PostgresStoreProvider implements StoreProvider {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresStoreProvider.class);
     private static final Set<String> SCHEMES = Set.of("postgresql", "postgres", "jdbc:postgresql");
     private static final Set<String> STORE_PARAMS = Set.of("schema", "table", "createtables", "poolsize",
-            "pooltimeoutmillis");
-    private static final AtomicInteger POOLS = new AtomicInteger();
+            "pooltimeoutmillis", "locktimeoutmillis", "statementtimeoutmillis", "idleintransactiontimeoutmillis",
+            "timeoutspertransaction", "purgeintervalmillis");
+    /** The driver's {@code socketTimeout} (seconds) unless the URI sets one. */
+    static final int DEFAULT_SOCKET_TIMEOUT_SECONDS = 2;
+    /** The driver's {@code connectTimeout} (seconds) unless the URI sets one. */
+    static final int DEFAULT_CONNECT_TIMEOUT_SECONDS = 2;
+    /** How long a call waits for a pooled connection unless the URI sets {@code poolTimeoutMillis}. */
+    static final long DEFAULT_POOL_TIMEOUT_MILLIS = 1_000;
+    /** HikariCP's bound on validating an idle connection before lending it (the driver rounds up to 1 s). */
+    static final long VALIDATION_TIMEOUT_MILLIS = 1_000;
     /** The {@code application_name} of the store's connections unless the URI sets {@code ApplicationName}. */
     static final String DEFAULT_APPLICATION_NAME = "redeye";
 
@@ -85,6 +108,33 @@ public final class PostgresStoreProvider implements StoreProvider {
     /** {@link #open(String)} with the concrete type; see {@link PostgresStore#open(String)}. */
     static PostgresStore openStore(String uri) {
         Parsed p = parse(uri);
+        PGSimpleDataSource ds = driverDataSource(p);
+        StorePool pool = new StorePool(ds, p.poolSize, p.poolTimeoutMillis, VALIDATION_TIMEOUT_MILLIS,
+                // The server-side bounds once per connection: no statement per call (the pool is the store's own).
+                p.timeouts.perTransaction ? null : p.timeouts.sessionSql());
+        try {
+            PostgresStore store = PostgresStore.builder(pool).schema(p.schema).table(p.table)
+                    .createTables(p.createTables)
+                    .lockTimeout(Duration.ofMillis(p.timeouts.lockMillis))
+                    .statementTimeout(Duration.ofMillis(p.timeouts.statementMillis))
+                    .idleInTransactionTimeout(Duration.ofMillis(p.timeouts.idleInTransactionMillis))
+                    .timeoutsPerTransaction(p.timeouts.perTransaction)
+                    .purgeInterval(Duration.ofMillis(p.purgeIntervalMillis))
+                    .onBrokenConnection(pool::evictAll)
+                    .closeWithStore(pool).build();
+            LOG.debug("opened {} from {}", store, safe(uri));
+            return store;
+        } catch (RuntimeException e) {
+            pool.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The driver's data source of a parsed URI: its URL and credentials, {@code ApplicationName} and the
+     * client-side bounds the URI does not set itself.
+     */
+    static PGSimpleDataSource driverDataSource(Parsed p) {
         PGSimpleDataSource ds = new PGSimpleDataSource();
         ds.setURL(p.jdbcUrl);
         if (p.user != null) {
@@ -96,25 +146,21 @@ public final class PostgresStoreProvider implements StoreProvider {
         if (!p.hasApplicationName) {
             ds.setApplicationName(DEFAULT_APPLICATION_NAME); // visible in pg_stat_activity
         }
-        HikariConfig config = new HikariConfig();
-        config.setDataSource(ds);
-        config.setPoolName("redeye-pg-" + POOLS.incrementAndGet());
-        config.setMaximumPoolSize(p.poolSize);
-        config.setMinimumIdle(0);
-        config.setConnectionTimeout(p.poolTimeoutMillis);
-        config.setIdleTimeout(60_000);
-        config.setInitializationFailTimeout(-1); // build() below reports an unreachable server itself
-        config.setAutoCommit(true);
-        HikariDataSource pool = new HikariDataSource(config);
-        try {
-            PostgresStore store = PostgresStore.builder(pool).schema(p.schema).table(p.table)
-                    .createTables(p.createTables).closeWithStore(pool).build();
-            LOG.debug("opened {} from {}", store, safe(uri));
-            return store;
-        } catch (RuntimeException e) {
-            pool.close();
-            throw e;
+        // Client-side bounds, unless the URI chose its own: a vanished server fails a call, never hangs it.
+        if (!p.driverParams.contains("socketTimeout")) {
+            ds.setSocketTimeout(DEFAULT_SOCKET_TIMEOUT_SECONDS);
         }
+        if (!p.driverParams.contains("connectTimeout")) {
+            ds.setConnectTimeout(DEFAULT_CONNECT_TIMEOUT_SECONDS);
+        }
+        if (!p.driverParams.contains("tcpKeepAlive")) {
+            ds.setTcpKeepAlive(true);
+        }
+        if (!p.driverParams.contains("loginTimeout")) {
+            // bounds a connection opened around the pool (see StorePool) as a whole, TLS and login included
+            ds.setLoginTimeout(DEFAULT_SOCKET_TIMEOUT_SECONDS);
+        }
+        return ds;
     }
 
     /** A URI taken apart: the JDBC URL without credentials or store parameters, and the rest. */
@@ -128,18 +174,43 @@ public final class PostgresStoreProvider implements StoreProvider {
         final int poolSize;
         final long poolTimeoutMillis;
         final boolean hasApplicationName;
+        final Timeouts timeouts;
+        final long purgeIntervalMillis;
+        /** The names of the parameters the URL passes to the driver (as the driver spells them). */
+        final Set<String> driverParams;
 
-        Parsed(String jdbcUrl, String user, String password, String schema, String table, boolean createTables,
-               int poolSize, long poolTimeoutMillis, boolean hasApplicationName) {
-            this.hasApplicationName = hasApplicationName;
+        private Parsed(String jdbcUrl, String user, String password, Map<String, String> storeParams,
+                       Properties driver, String uri) {
             this.jdbcUrl = jdbcUrl;
             this.user = user;
             this.password = password;
-            this.schema = schema;
-            this.table = table;
-            this.createTables = createTables;
-            this.poolSize = poolSize;
-            this.poolTimeoutMillis = poolTimeoutMillis;
+            this.schema = storeParams.getOrDefault("schema", "public");
+            this.table = storeParams.getOrDefault("table", "redeye_breakers");
+            TableNames.validate("schema", schema, TableNames.MAX_IDENTIFIER);
+            TableNames.validate("table", table, TableNames.MAX_TABLE);
+            this.createTables = parseBoolean("createTables", storeParams.getOrDefault("createtables", "true"), uri);
+            this.poolSize = (int) parseLong("poolSize", storeParams.getOrDefault("poolsize", "8"), 2, 1000, uri);
+            this.poolTimeoutMillis = parseLong("poolTimeoutMillis", storeParams.getOrDefault("pooltimeoutmillis",
+                    String.valueOf(DEFAULT_POOL_TIMEOUT_MILLIS)), 250, Integer.MAX_VALUE, uri);
+            this.timeouts = new Timeouts(
+                    parseLong("lockTimeoutMillis", storeParams.getOrDefault("locktimeoutmillis",
+                            String.valueOf(Timeouts.DEFAULT_LOCK_MILLIS)), 0, Timeouts.MAX_MILLIS, uri),
+                    parseLong("statementTimeoutMillis", storeParams.getOrDefault("statementtimeoutmillis",
+                            String.valueOf(Timeouts.DEFAULT_STATEMENT_MILLIS)), 0, Timeouts.MAX_MILLIS, uri),
+                    parseLong("idleInTransactionTimeoutMillis", storeParams.getOrDefault(
+                            "idleintransactiontimeoutmillis", String.valueOf(Timeouts.DEFAULT_IDLE_IN_TRANSACTION_MILLIS)),
+                            0, Timeouts.MAX_MILLIS, uri),
+                    parseBoolean("timeoutsPerTransaction", storeParams.getOrDefault("timeoutspertransaction", "false"),
+                            uri));
+            long purge = parseLong("purgeIntervalMillis", storeParams.getOrDefault("purgeintervalmillis",
+                    String.valueOf(PostgresStore.DEFAULT_PURGE_INTERVAL.toMillis())), 0, Long.MAX_VALUE / 4, uri);
+            if (purge > 0 && purge < 100) {
+                throw new IllegalArgumentException("purgeIntervalMillis must be 0 (off) or at least 100, was "
+                        + purge + " in " + safe(uri));
+            }
+            this.purgeIntervalMillis = purge;
+            this.hasApplicationName = driver.getProperty("ApplicationName") != null;
+            this.driverParams = driver.stringPropertyNames();
         }
     }
 
@@ -179,15 +250,6 @@ public final class PostgresStoreProvider implements StoreProvider {
                 driverQuery.append(driverQuery.length() == 0 ? "?" : "&").append(pair);
             }
         }
-        String schema = storeParams.getOrDefault("schema", "public");
-        String table = storeParams.getOrDefault("table", "redeye_breakers");
-        TableNames.validate("schema", schema, TableNames.MAX_IDENTIFIER);
-        TableNames.validate("table", table, TableNames.MAX_TABLE);
-        boolean createTables = parseBoolean(storeParams.getOrDefault("createtables", "true"), uri);
-        int poolSize = (int) parseLong("poolSize", storeParams.getOrDefault("poolsize", "8"), 2, 1000, uri);
-        long poolTimeout = parseLong("poolTimeoutMillis", storeParams.getOrDefault("pooltimeoutmillis", "3000"),
-                250, Integer.MAX_VALUE, uri);
-
         String user = null;
         String password = null;
         String jdbcUrl;
@@ -223,8 +285,7 @@ public final class PostgresStoreProvider implements StoreProvider {
         if (parsed == null) {
             throw new IllegalArgumentException("the PostgreSQL driver rejects this URI: " + safe(uri));
         }
-        return new Parsed(jdbcUrl, user, password, schema, table, createTables, poolSize, poolTimeout,
-                parsed.getProperty("ApplicationName") != null);
+        return new Parsed(jdbcUrl, user, password, storeParams, parsed, uri);
     }
 
     /**
@@ -268,14 +329,14 @@ public final class PostgresStoreProvider implements StoreProvider {
         return n;
     }
 
-    private static boolean parseBoolean(String v, String uri) {
+    private static boolean parseBoolean(String name, String v, String uri) {
         if (v.equalsIgnoreCase("true") || v.equals("1") || v.isEmpty()) {
             return true;
         }
         if (v.equalsIgnoreCase("false") || v.equals("0")) {
             return false;
         }
-        throw new IllegalArgumentException("createTables must be true or false, was '" + v + "' in "
+        throw new IllegalArgumentException(name + " must be true or false, was '" + v + "' in "
                 + safe(uri));
     }
 }

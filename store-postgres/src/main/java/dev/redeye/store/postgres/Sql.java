@@ -1,5 +1,6 @@
 package dev.redeye.store.postgres;
 
+import java.net.SocketTimeoutException;
 import java.sql.SQLException;
 
 /** Small helpers for reading JDBC failures. */
@@ -8,6 +9,16 @@ final class Sql {
     static final String SERIALIZATION_FAILURE = "40001";
     /** deadlock_detected */
     static final String DEADLOCK_DETECTED = "40P01";
+    /** lock_not_available: {@code lock_timeout} fired. */
+    static final String LOCK_NOT_AVAILABLE = "55P03";
+    /** query_canceled: {@code statement_timeout} fired (or someone cancelled the statement). */
+    static final String QUERY_CANCELED = "57014";
+    /** idle_in_transaction_session_timeout: the server ended a session idle in its transaction. */
+    static final String IDLE_IN_TRANSACTION_TIMEOUT = "25P03";
+    /** admin_shutdown: {@code pg_terminate_backend} or a server shutting down. */
+    static final String ADMIN_SHUTDOWN = "57P01";
+    /** crash_shutdown: the server is restarting after a crash. */
+    static final String CRASH_SHUTDOWN = "57P02";
 
     /**
      * The SQL condition "this state row has expired", judged by the database clock. A NULL
@@ -41,5 +52,56 @@ final class Sql {
     /** Whether a failure with this SQLSTATE is worth running the transaction again. */
     static boolean isRetryable(String sqlState) {
         return SERIALIZATION_FAILURE.equals(sqlState) || DEADLOCK_DETECTED.equals(sqlState);
+    }
+
+    /**
+     * Whether {@code t} says the connection is gone (connection exception class 08, or the server ending the
+     * session) rather than slow: a socket timeout anywhere in the chain is never "broken", so that a call on a
+     * silent server is not made to wait twice.
+     */
+    static boolean isBrokenConnection(Throwable t) {
+        if (hasTimeout(t)) {
+            return false;
+        }
+        SQLException sql = find(t);
+        String state = sql == null ? null : sql.getSQLState();
+        return state != null && (state.startsWith("08") || ADMIN_SHUTDOWN.equals(state)
+                || CRASH_SHUTDOWN.equals(state));
+    }
+
+    private static boolean hasTimeout(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof SocketTimeoutException) {
+                return true;
+            }
+            if (c.getCause() == c) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A short reason for a failure that is one of the store's bounds firing (with the bound's value), or the
+     * empty string. Starts with ": " when not empty.
+     */
+    static String explain(Throwable t, Timeouts timeouts) {
+        if (hasTimeout(t)) {
+            return ": no reply from the server within the driver's socketTimeout";
+        }
+        SQLException sql = find(t);
+        String state = sql == null ? null : sql.getSQLState();
+        if (LOCK_NOT_AVAILABLE.equals(state)) {
+            return ": the key's row lock was not granted within lock_timeout (" + timeouts.lockMillis
+                    + " ms; another session holds it)";
+        }
+        if (QUERY_CANCELED.equals(state)) {
+            return ": the statement was cancelled (statement_timeout is " + timeouts.statementMillis + " ms)";
+        }
+        if (IDLE_IN_TRANSACTION_TIMEOUT.equals(state)) {
+            return ": the server ended the session, idle in its transaction beyond "
+                    + "idle_in_transaction_session_timeout (" + timeouts.idleInTransactionMillis + " ms)";
+        }
+        return "";
     }
 }

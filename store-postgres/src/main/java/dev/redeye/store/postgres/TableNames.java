@@ -24,6 +24,13 @@ final class TableNames {
     static final String EVENTS_SUFFIX = "_events";
     /** The table name leaves room for the longest suffix. */
     static final int MAX_TABLE = MAX_IDENTIFIER - CLAIMS_SUFFIX.length();
+    /**
+     * The suffixes of the clean-up indexes (of the states, claims and events tables), no longer than
+     * {@link #CLAIMS_SUFFIX}, so every index name of a valid table fits in an identifier.
+     */
+    static final String STATES_EXPIRY_INDEX = "_exp_at";
+    static final String CLAIMS_EXPIRY_INDEX = "_cl_exp";
+    static final String EVENTS_AGE_INDEX = "_ev_age";
 
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final String DDL_RESOURCE = "schema.sql";
@@ -39,6 +46,10 @@ final class TableNames {
     final String events;
     /** The NOTIFY channel, at most 63 bytes, safe to double-quote. */
     final String channel;
+    /** The clean-up indexes, schema-qualified and quoted (see schema.sql). */
+    final String statesExpiryIndex;
+    final String claimsExpiryIndex;
+    final String eventsAgeIndex;
 
     TableNames(String schema, String table) {
         this.schema = validate("schema", schema, MAX_IDENTIFIER);
@@ -48,6 +59,14 @@ final class TableNames {
         this.claims = s + "." + quote(table + CLAIMS_SUFFIX);
         this.events = s + "." + quote(table + EVENTS_SUFFIX);
         this.channel = channelFor(schema, table);
+        this.statesExpiryIndex = s + "." + quote(table + STATES_EXPIRY_INDEX);
+        this.claimsExpiryIndex = s + "." + quote(table + CLAIMS_EXPIRY_INDEX);
+        this.eventsAgeIndex = s + "." + quote(table + EVENTS_AGE_INDEX);
+    }
+
+    /** Every relation schema.sql creates: three tables and their clean-up indexes. */
+    String[] relations() {
+        return new String[] {states, claims, events, statesExpiryIndex, claimsExpiryIndex, eventsAgeIndex};
     }
 
     /**

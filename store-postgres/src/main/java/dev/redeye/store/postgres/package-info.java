@@ -15,8 +15,10 @@
  * row's identity, so names of any length and content are one btree key</td></tr>
  * <tr><td>{@code key}</td><td>text</td><td>the operation name exactly as the user wrote it (bound as a
  * parameter, never spliced into SQL)</td></tr>
- * <tr><td>{@code layout}</td><td>smallint</td><td>1 for a state written by this version; 0 for a lock row
- * without state (created to hold trial claims, reads as absent); any other value is malformed</td></tr>
+ * <tr><td>{@code layout}</td><td>smallint</td><td>1 for a state written by this version; 0 for the store's
+ * placeholder, a row without state created to hold trial claims or a row lock, written with every state column
+ * at its default, and read as absent; a layout-0 row with any other value in a state column, and any other
+ * layout, is malformed: a {@code StoreException}, never read as absent, never written over</td></tr>
  * <tr><td>{@code failures}, {@code open_count}, {@code trial_successes}</td><td>integer</td>
  * <td>the {@code BreakerState} counters</td></tr>
  * <tr><td>{@code last_failure_at}, {@code opened_at}</td><td>bigint</td><td>epoch ms (virtual time passed
@@ -52,9 +54,15 @@
  * <caption>{@code <table>_events}: transition events too large for a NOTIFY payload</caption>
  * <tr><th>column</th><th>type</th><th>meaning</th></tr>
  * <tr><td>{@code id}</td><td>bigserial</td><td>referenced by the payload {@code ref:<id>}</td></tr>
- * <tr><td>{@code created_at}</td><td>timestamptz</td><td>rows older than ten minutes are pruned</td></tr>
+ * <tr><td>{@code created_at}</td><td>timestamptz</td><td>rows older than ten minutes are purged</td></tr>
  * <tr><td>{@code line}</td><td>text</td><td>the event as {@code StateCodec.eventToLine}</td></tr>
  * </table>
+ *
+ * <p>Clean-up indexes, so that the store's clean-up thread finds what to delete without scanning a table:
+ * {@code <table>_exp_at} on {@code <table> (expires_at) WHERE NOT forced}, {@code <table>_cl_exp} on
+ * {@code <table>_claims (expires_at)} and {@code <table>_ev_age} on {@code <table>_events (created_at)} (their
+ * suffixes are no longer than {@code _claims}, so every name fits in an identifier). A store creates missing
+ * ones on start, also on tables an older version created.
  *
  * <h2>Contract v2</h2>
  * <ul>
@@ -74,6 +82,21 @@
  * version order.</li>
  * </ul>
  *
+ * <h2>Plain JDBC on the hot path, Jdbi as a connection source</h2>
+ * Every statement the store runs is one of a dozen fixed texts ({@code StateSql}), executed as plain JDBC
+ * prepared statements. The hot path is where the time goes: an atomic call is a row-locked transaction whose
+ * lock every other instance queues on during an incident, and the breaker's healthy read is one primary-key
+ * {@code SELECT}. Through Jdbi each call also paid for opening a handle, a statement context, binding through
+ * argument factories and mapping through a row mapper (issue 13 measured the healthy read at 2.6x a plain
+ * {@code SELECT 1}, most of it per-call Jdbi work, and {@code recordFailure} at 1.5-1.7x a plain-JDBC
+ * {@code SELECT ... FOR UPDATE; UPDATE; COMMIT}); and its one-statement-per-call style could not send a
+ * transaction's {@code UPDATE}, {@code pg_notify} and {@code COMMIT} as one batch. With plain JDBC an atomic call
+ * is two round trips and holds the row lock for one of them (three and two before; {@code RoundTripsTest} counts
+ * them), and none of Jdbi's features was used by these fixed statements. Jdbi keeps its place where it earns
+ * it: {@link dev.redeye.store.postgres.PostgresStore#builder(org.jdbi.v3.core.Jdbi)} lets an application that
+ * configures its connections through Jdbi hand the store that, and the store then borrows each call's
+ * connection through {@code jdbi.open()} (a handle of its own, never the caller's transaction).
+ *
  * <h2>Why HikariCP</h2>
  * The module's dependencies are {@code redeye-api}, {@code jdbi3-core} and the PostgreSQL driver, as the
  * design's module table lists, plus HikariCP, used by {@link dev.redeye.store.postgres.PostgresStoreProvider}
@@ -83,7 +106,18 @@
  * every production call a connection set-up. A store built with
  * {@link dev.redeye.store.postgres.PostgresStore#builder(javax.sql.DataSource)} or
  * {@link dev.redeye.store.postgres.PostgresStore#builder(org.jdbi.v3.core.Jdbi)} uses the caller's own
- * {@code DataSource} and bypasses HikariCP entirely (an application may then exclude it).
+ * {@code DataSource} and bypasses HikariCP entirely (an application may then exclude it). The URI store's pool
+ * ({@code StorePool}) adds one thing HikariCP lacks: while it holds no connection at all (after an outage), a
+ * call opens one of its own instead of waiting for HikariCP's connection creator, which backs off for up to
+ * five seconds after failures however soon the server is back.
+ *
+ * <h2>Bounds</h2>
+ * Every call bounds its wait on the server: {@code lock_timeout} (default 1 s), {@code statement_timeout}
+ * (1.5 s) and {@code idle_in_transaction_session_timeout} (2 s), set per transaction with
+ * {@code set_config(..., true)} in the round trip of its first statement, or per session by the store's own pool
+ * (see {@link dev.redeye.store.postgres.PostgresStore.Builder#timeoutsPerTransaction(boolean)}); a store opened
+ * from a URI also bounds the client side (the driver's {@code socketTimeout} and {@code connectTimeout}, 2 s;
+ * the pool's wait, 1 s). The module README lists what each bounds and what a call can wait in all.
  *
  * <h2>Transition feed</h2>
  * Channel {@code redeye:<schema>.<table>} (or {@code redeye:} and a hash when that exceeds 63 bytes). The

@@ -12,7 +12,8 @@ CREATE SCHEMA IF NOT EXISTS "${schema}";
 
 -- One row per operation name: the BreakerState fields, one typed column each.
 -- key_hash = sha256(convert_to(key, 'UTF8')) identifies the row (a 10 KB name cannot be a btree key).
--- layout 0 is a lock row without state (it holds trial claims); 1 is the current layout; anything else
+-- layout 0 is the store's placeholder: a row without state (every state column at its default) that holds
+-- trial claims or a row lock; 1 is the current layout; anything else, or a layout-0 row carrying state,
 -- is a row this version cannot read, reported as malformed. A state whose expires_at has passed reads as
 -- absent, except a forced state: expires_at NULL never expires, and every write of a forced state (held
 -- open by an operator until reset) stores NULL; a row with forced = true never reads as expired.
@@ -50,3 +51,11 @@ CREATE TABLE IF NOT EXISTS "${schema}"."${table}_events" (
     created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
     line       text        NOT NULL
 );
+
+-- Clean-up indexes (the store's clean-up thread, PostgresStore.purgeExpired): expired states and placeholder
+-- rows, expired claims, old events, each found through an index instead of a scan of its table. Forced
+-- states never expire, so they are left out of the first one. The suffixes are at most 7 characters, like
+-- "_claims", so the names fit in an identifier for every table name the store accepts.
+CREATE INDEX IF NOT EXISTS "${table}_exp_at" ON "${schema}"."${table}" (expires_at) WHERE NOT forced;
+CREATE INDEX IF NOT EXISTS "${table}_cl_exp" ON "${schema}"."${table}_claims" (expires_at);
+CREATE INDEX IF NOT EXISTS "${table}_ev_age" ON "${schema}"."${table}_events" (created_at);

@@ -1,9 +1,15 @@
 package dev.redeye.store.postgres;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
@@ -17,6 +23,8 @@ import org.testcontainers.utility.DockerImageName;
  */
 final class PgTestSupport {
     static final String ENV = "REDEYE_POSTGRES_URL";
+    /** How long {@link #eventually} waits. */
+    static final Duration PATIENCE = Duration.ofSeconds(10);
     private static String url;
     private static GenericContainer<?> container;
 
@@ -68,6 +76,13 @@ final class PgTestSupport {
         return ds;
     }
 
+    /** Creates a schema with a fresh random name (dropped by the test class with {@link #dropSchema}). */
+    static String createSchema(String prefix) throws SQLException {
+        String schema = randomSchema(prefix);
+        exec("CREATE SCHEMA " + TableNames.quote(schema));
+        return schema;
+    }
+
     /** A fresh random schema name. */
     static String randomSchema(String prefix) {
         return prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
@@ -82,5 +97,49 @@ final class PgTestSupport {
 
     static void dropSchema(String schema) throws SQLException {
         exec("DROP SCHEMA IF EXISTS " + TableNames.quote(TableNames.validate("schema", schema, 63)) + " CASCADE");
+    }
+
+    /** The first column of the first row of a query run on its own connection (a count, a number). */
+    static long count(String sql, Object... args) throws SQLException {
+        try (Connection c = dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** Runs one statement with parameters on its own connection. */
+    static void update(String sql, Object... args) throws SQLException {
+        try (Connection c = dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            ps.execute();
+        }
+    }
+
+    /** Polls {@code condition} every 20 ms for up to {@link #PATIENCE}; whether it became true. */
+    static boolean eventually(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(20);
+        }
+        return true;
+    }
+
+    /** A pool whose transactions run REPEATABLE READ, where concurrent row locks raise SQLSTATE 40001. */
+    static HikariDataSource repeatableReadPool(int size) {
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(dataSource());
+        config.setMaximumPoolSize(size);
+        config.setTransactionIsolation("TRANSACTION_REPEATABLE_READ");
+        return new HikariDataSource(config);
     }
 }

@@ -79,7 +79,49 @@ class PostgresStoreProviderTest {
         assertEquals("redeye_breakers", p.table);
         assertTrue(p.createTables);
         assertEquals(8, p.poolSize);
-        assertEquals(3000, p.poolTimeoutMillis);
+        assertEquals(1000, p.poolTimeoutMillis);
+    }
+
+    @Test
+    void boundsDefaultToTheDocumentedValuesAndAreOverridable() throws Exception {
+        PostgresStoreProvider.Parsed d = PostgresStoreProvider.parse("postgresql://h/db");
+        assertEquals(1000, d.timeouts.lockMillis);
+        assertEquals(1500, d.timeouts.statementMillis);
+        assertEquals(2000, d.timeouts.idleInTransactionMillis);
+        assertFalse(d.timeouts.perTransaction, "a URI store's own pool sets them once per connection");
+        assertEquals(60_000, d.purgeIntervalMillis);
+        var ds = PostgresStoreProvider.driverDataSource(d);
+        assertEquals(2, ds.getSocketTimeout(), "socketTimeout");
+        assertEquals(2, ds.getConnectTimeout(), "connectTimeout");
+        assertEquals(2, ds.getLoginTimeout(), "loginTimeout");
+        assertTrue(ds.getTcpKeepAlive(), "tcpKeepAlive");
+
+        PostgresStoreProvider.Parsed o = PostgresStoreProvider.parse("postgresql://h/db?LockTimeoutMillis=250"
+                + "&statementTimeoutMillis=0&idleInTransactionTimeoutMillis=9000&timeoutsPerTransaction=true"
+                + "&purgeIntervalMillis=0&socketTimeout=7&connectTimeout=3&tcpKeepAlive=false&loginTimeout=4");
+        assertEquals(250, o.timeouts.lockMillis);
+        assertEquals(0, o.timeouts.statementMillis);
+        assertEquals(9000, o.timeouts.idleInTransactionMillis);
+        assertTrue(o.timeouts.perTransaction);
+        assertEquals(0, o.purgeIntervalMillis);
+        var ods = PostgresStoreProvider.driverDataSource(o);
+        assertEquals(7, ods.getSocketTimeout());
+        assertEquals(3, ods.getConnectTimeout());
+        assertEquals(4, ods.getLoginTimeout());
+        assertFalse(ods.getTcpKeepAlive());
+        assertEquals("jdbc:postgresql://h/db?socketTimeout=7&connectTimeout=3&tcpKeepAlive=false&loginTimeout=4",
+                o.jdbcUrl, "the store's own parameters never reach the driver");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"lockTimeoutMillis=-1", "statementTimeoutMillis=soon", "purgeIntervalMillis=50",
+        "idleInTransactionTimeoutMillis=99999999999", "timeoutsPerTransaction=perhaps"})
+    void badBoundsAreRefusedNamingTheParameter(String param) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> PostgresStoreProvider.parse("postgresql://u:" + SECRET + "@h/db?" + param));
+        String name = param.substring(0, param.indexOf('='));
+        assertTrue(e.getMessage().contains(name), e.getMessage());
+        assertFalse(e.getMessage().contains(SECRET), e.getMessage());
     }
 
     @Test

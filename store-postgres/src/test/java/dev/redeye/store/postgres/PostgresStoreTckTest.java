@@ -30,9 +30,16 @@ class PostgresStoreTckTest extends StoreTck {
         PgTestSupport.dropSchema(schema);
     }
 
+    /**
+     * Lock and statement bounds ten times the defaults: the TCK's races put 16 to 32 threads on one key, a
+     * queue no breaker row sees in production, and on a loaded CI machine (slow commits) a thread can wait
+     * longer than the default 1 s for its turn. The TCK proves atomicity; the default bounds are proven by
+     * PostgresFaultTest and PostgresTimeoutsTest.
+     */
     @Override
     protected Store newClient() {
-        return new PostgresStoreProvider().open(PgTestSupport.urlWith("schema=" + schema + "&table=breakers"));
+        return new PostgresStoreProvider().open(PgTestSupport.urlWith("schema=" + schema + "&table=breakers"
+                + "&lockTimeoutMillis=10000&statementTimeoutMillis=15000"));
     }
 
     @Override

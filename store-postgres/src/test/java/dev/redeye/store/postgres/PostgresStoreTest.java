@@ -1,5 +1,9 @@
 package dev.redeye.store.postgres;
 
+import static dev.redeye.store.postgres.Collector.subscribe;
+import static dev.redeye.store.postgres.PgTestSupport.count;
+import static dev.redeye.store.postgres.PgTestSupport.eventually;
+import static dev.redeye.store.postgres.PgTestSupport.update;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -16,7 +20,6 @@ import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
-import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionFeed;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -34,41 +37,36 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Jdbi;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** PostgreSQL-specific behaviour of {@link PostgresStore}, against a real server, in a random schema. */
 class PostgresStoreTest {
     private static final Duration TTL = Duration.ofHours(1);
-    private static final Duration PATIENCE = Duration.ofSeconds(10);
     private static final BreakerState RICH = new BreakerState(3, 1_234_567L, true, 2_345_678L, 2,
             0.1 + 0.2, 17L, 1, false, 9L);
 
+    @RegisterExtension
+    static final PgSchema SCHEMA = new PgSchema("redeye_pgtest");
     private static String schema;
     private final List<Store> stores = new ArrayList<>();
     private String table;
 
-    @BeforeAll
-    static void createSchema() throws SQLException {
-        schema = PgTestSupport.randomSchema("redeye_pgtest");
-        PgTestSupport.exec("CREATE SCHEMA " + TableNames.quote(schema));
-    }
-
-    @AfterAll
-    static void dropSchema() throws Exception {
-        PgTestSupport.dropSchema(schema);
+    @BeforeEach
+    void schemaName() {
+        schema = SCHEMA.name();
     }
 
     @AfterEach
     void closeStores() {
         stores.forEach(Store::close);
+        stores.clear();
     }
 
     /** A new store through the provider, on a table of its own per test unless {@code table} is reused. */
@@ -85,60 +83,8 @@ class PostgresStoreTest {
         return TableNames.quote(schema) + "." + TableNames.quote(table + suffix);
     }
 
-    private static long count(String sql, Object... args) throws SQLException {
-        try (Connection c = PgTestSupport.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                ps.setObject(i + 1, args[i]);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
-    }
-
-    private static void update(String sql, Object... args) throws SQLException {
-        try (Connection c = PgTestSupport.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                ps.setObject(i + 1, args[i]);
-            }
-            ps.execute();
-        }
-    }
-
-    private static boolean eventually(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.sleep(20);
-        }
-        return true;
-    }
-
     private static Policy threshold(int n) {
         return Policy.builder().failureThreshold(n).jitter(0.0).build();
-    }
-
-    /** Collects events and gaps of one subscription. */
-    private static final class Collector {
-        final List<TransitionEvent> events = new CopyOnWriteArrayList<>();
-        final AtomicInteger gaps = new AtomicInteger();
-
-        boolean has(String op, long version) {
-            return events.stream().anyMatch(e -> e.operation().equals(op) && e.version() == version);
-        }
-
-        List<TransitionEvent> of(String op) {
-            return events.stream().filter(e -> e.operation().equals(op)).collect(Collectors.toList());
-        }
-    }
-
-    private static Collector subscribe(PostgresStore s) {
-        Collector c = new Collector();
-        s.subscribe(c.events::add, c.gaps::incrementAndGet);
-        return c;
     }
 
     // ------------------------------------------------------------------ hostile names
@@ -335,43 +281,50 @@ class PostgresStoreTest {
         assertTrue(s.feedThreadAlive());
     }
 
+    /**
+     * The feed backs off while the server refuses reconnects, says so, and resumes; also when a subscriber sets
+     * the feed thread's interrupt flag on every callback (issue 12: an interrupt pending on the feed thread
+     * used to end its backoff wait, and the thread with it, silently).
+     */
     @Test
-    void listenerBacksOffWhileTheServerRefusesThenResumes() throws Exception {
-        String role = "redeye_gap_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
-        PgTestSupport.exec("CREATE ROLE " + role + " LOGIN");
-        try {
-            PgTestSupport.exec("GRANT USAGE, CREATE ON SCHEMA " + TableNames.quote(schema) + " TO " + role);
-            org.postgresql.ds.PGSimpleDataSource asRole = PgTestSupport.dataSource();
-            asRole.setUser(role);
-            PostgresStore s = PostgresStore.builder(asRole).schema(schema).table("gaps").build();
-            stores.add(s);
-            PostgresStore writer = PostgresStore.builder(PgTestSupport.dataSource()).schema(schema).table("gaps")
-                    .build();
-            stores.add(writer);
-            Collector c = subscribe(s);
-            long v1 = writer.force("before", BreakerStatus.OPEN, threshold(1), 1).state().version();
-            assertTrue(eventually(() -> c.has("before", v1)));
-            int pid = s.feedBackendPid();
+    void listenerBacksOffWhileTheServerRefusesThenResumesAlsoWhenASubscriberInterruptsIt() throws Exception {
+        try (LoginRole role = new LoginRole("redeye_gap", schema)) {
+            try {
+                PostgresStore s = PostgresStore.builder(role.dataSource()).schema(schema).table("gaps").build();
+                stores.add(s);
+                PostgresStore writer = PostgresStore.builder(PgTestSupport.dataSource()).schema(schema)
+                        .table("gaps").build();
+                stores.add(writer);
+                AtomicInteger interrupted = new AtomicInteger();
+                s.subscribe(e -> {
+                    interrupted.incrementAndGet();
+                    Thread.currentThread().interrupt(); // a subscriber that cancels "its" work by interrupting
+                }, () -> Thread.currentThread().interrupt());
+                Collector c = subscribe(s);
+                long v1 = writer.force("before", BreakerStatus.OPEN, threshold(1), 1).state().version();
+                assertTrue(eventually(() -> c.has("before", v1)));
+                int pid = s.feedBackendPid();
 
-            // A real refusal: the role may not connect while its connection limit is 0.
-            PgTestSupport.exec("ALTER ROLE " + role + " CONNECTION LIMIT 0");
-            assertEquals(1, count("SELECT count(*) FROM (SELECT pg_terminate_backend(?)) t", pid));
-            assertTrue(eventually(() -> c.gaps.get() >= 1), "onGap as soon as the connection is lost");
-            assertEquals(-1, s.feedBackendPid(), "no connection while the server refuses");
-            long v2 = writer.force("missed", BreakerStatus.OPEN, threshold(1), 2).state().version();
+                // A real refusal: the role may not connect while its connection limit is 0.
+                role.refuseConnections();
+                assertEquals(1, count("SELECT count(*) FROM (SELECT pg_terminate_backend(?)) t", pid));
+                assertTrue(eventually(() -> c.gaps.get() >= 1), "onGap as soon as the connection is lost");
+                assertEquals(-1, s.feedBackendPid(), "no connection while the server refuses");
+                long v2 = writer.force("missed", BreakerStatus.OPEN, threshold(1), 2).state().version();
+                Thread.sleep(400); // the thread is in its backoff, with the interrupt flag set by onGap
 
-            PgTestSupport.exec("ALTER ROLE " + role + " CONNECTION LIMIT -1");
-            assertTrue(eventually(() -> s.feedBackendPid() > 0), "reconnected after backing off");
-            assertTrue(eventually(() -> c.gaps.get() >= 2), "a second onGap once listening again");
-            assertFalse(c.has("missed", v2), "an event committed while disconnected is lost (hence onGap)");
-            long v3 = writer.force("after", BreakerStatus.OPEN, threshold(1), 3).state().version();
-            assertTrue(eventually(() -> c.has("after", v3)), "events resume");
-        } finally {
-            stores.forEach(Store::close);
-            stores.clear();
-            PgTestSupport.exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '" + role + "'");
-            PgTestSupport.exec("DROP OWNED BY " + role);
-            PgTestSupport.exec("DROP ROLE " + role);
+                role.allowConnections();
+                assertTrue(eventually(() -> s.feedBackendPid() > 0), "reconnected after backing off");
+                assertTrue(eventually(() -> c.gaps.get() >= 2), "a second onGap once listening again");
+                assertFalse(c.has("missed", v2), "an event committed while disconnected is lost (hence onGap)");
+                long v3 = writer.force("after", BreakerStatus.OPEN, threshold(1), 3).state().version();
+                assertTrue(eventually(() -> c.has("after", v3)), "events resume");
+                assertTrue(s.feedThreadAlive());
+                assertTrue(interrupted.get() >= 2, "the interrupting subscriber got the events too");
+            } finally {
+                stores.forEach(Store::close);
+                stores.clear();
+            }
         }
     }
 
@@ -742,15 +695,6 @@ class PostgresStoreTest {
 
     // ------------------------------------------------------------------ retries
 
-    /** A pool whose transactions run REPEATABLE READ, where concurrent row locks raise SQLSTATE 40001. */
-    private static HikariDataSource repeatableReadPool() {
-        HikariConfig config = new HikariConfig();
-        config.setDataSource(PgTestSupport.dataSource());
-        config.setMaximumPoolSize(4);
-        config.setTransactionIsolation("TRANSACTION_REPEATABLE_READ");
-        return new HikariDataSource(config);
-    }
-
     private static List<Throwable> hammer(PostgresStore s, String key, int threads, int each) throws Exception {
         List<Throwable> errors = new CopyOnWriteArrayList<>();
         CountDownLatch go = new CountDownLatch(1);
@@ -782,7 +726,7 @@ class PostgresStoreTest {
 
     @Test
     void serializationFailuresAreRetriedAndBounded() throws Exception {
-        try (HikariDataSource pool = repeatableReadPool()) {
+        try (HikariDataSource pool = PgTestSupport.repeatableReadPool(4)) {
             PostgresStore retrying = PostgresStore.builder(pool).schema(schema).table("rr").maxAttempts(10_000).build();
             stores.add(retrying);
             assertEquals(List.of(), hammer(retrying, "hot", 4, 60));

@@ -1,0 +1,243 @@
+package dev.redeye.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.redeye.Stores;
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.Policy;
+import dev.redeye.api.Store;
+import dev.redeye.api.StoreException;
+import dev.redeye.store.postgres.PostgresStore;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The PostgreSQL store's two hot paths next to the plain-JDBC work they cannot beat, paired in one loop (issue
+ * 13, targets 1 and 2), so both sides see the same machine and server state:
+ *
+ * <ul>
+ * <li><b>record path</b>: {@code store.recordFailure} below the threshold (one row-locked read-modify-write)
+ * vs plain JDBC on a pooled connection: {@code SELECT <the state columns> ... FOR UPDATE}, {@code UPDATE},
+ * {@code COMMIT} on another key of the same table (target: store p50 at most 1.3x);</li>
+ * <li><b>healthy read</b>: {@code store.get} vs the same {@code SELECT} by primary key through plain JDBC on a
+ * pooled connection (target: at most 1.3x).</li>
+ * </ul>
+ * Each iteration runs the four calls once, in an order that alternates between iterations. One thread. The
+ * store is measured in three set-ups: {@code PostgresStore.builder(HikariDataSource)} with the default bounds
+ * set per transaction (one {@code set_config} statement in the first round trip of every call), the same with
+ * the bounds set once per pooled session ({@code connectionInitSql}, {@code timeoutsPerTransaction(false)}),
+ * and {@code Stores.open(uri)} (the store's own pool, bounds per session). The JDBC side always borrows from a
+ * HikariCP pool of its own with the same settings.
+ *
+ * <p>Run it on a quiet machine (PostgreSQL from {@code REDEYE_POSTGRES_URL}, default
+ * {@code jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres}); it writes in a schema of its own and drops
+ * it at the end:
+ * <pre>
+ * mvn -B -q package -pl redeye-bench -am -DskipTests
+ * java -cp redeye-bench/target/benchmarks.jar dev.redeye.bench.PostgresPathBench [--samples 20000] [--warmup 5000]
+ * </pre>
+ */
+public final class PostgresPathBench {
+    private static final String COLUMNS = "layout, failures, last_failure_at, open, opened_at, open_count, "
+            + "error_rate, samples, trial_successes, forced, version, expires_at";
+    /** Per session, as the store sets them per transaction by default. */
+    private static final String SESSION_BOUNDS = "SET lock_timeout = 1000; SET statement_timeout = 1500; "
+            + "SET idle_in_transaction_session_timeout = 2000";
+
+    private PostgresPathBench() {
+    }
+
+    /**
+     * Runs the comparison and prints a Markdown table.
+     *
+     * @param args {@code [--samples N] [--warmup N]}
+     * @throws IllegalArgumentException on an unknown argument
+     */
+    public static void main(String[] args) throws Exception {
+        int samples = 20_000;
+        int warmup = 5_000;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--samples" -> samples = Integer.parseInt(args[++i]);
+                case "--warmup" -> warmup = Integer.parseInt(args[++i]);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]
+                        + "; expected [--samples N] [--warmup N]");
+            }
+        }
+        String url = System.getenv().getOrDefault("REDEYE_POSTGRES_URL",
+                "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres");
+        if (!url.startsWith("jdbc:")) {
+            throw new IllegalArgumentException("REDEYE_POSTGRES_URL must be a jdbc:postgresql:// URL here");
+        }
+        String schema = "redeye_pathbench_" + StoreFixture.RUN_ID;
+        Table t = new Table("store set-up", "path", "store p50 (µs)", "store p99 (µs)", "plain JDBC p50 (µs)",
+                "plain JDBC p99 (µs)", "p50 ratio", "target");
+        try (HikariDataSource jdbc = StoreFixture.pool(url, 2)) {
+            for (String setUp : List.of("builder(HikariDataSource), bounds per transaction",
+                    "builder(HikariDataSource), bounds per session", "Stores.open(uri)")) {
+                List<AutoCloseable> owned = new ArrayList<>();
+                Store store = open(setUp, url, schema, owned);
+                try {
+                    measure(setUp, store, jdbc, schema, samples, warmup, t);
+                } finally {
+                    store.close();
+                    for (AutoCloseable c : owned) {
+                        c.close();
+                    }
+                }
+            }
+        } finally {
+            try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
+                st.execute("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
+            }
+        }
+        System.out.println("# PostgreSQL store hot paths vs plain JDBC");
+        System.out.println();
+        System.out.println(DistributedBench.machine());
+        System.out.println("Command: `java -cp redeye-bench/target/benchmarks.jar dev.redeye.bench.PostgresPathBench"
+                + (args.length == 0 ? "" : " " + String.join(" ", args)) + "`");
+        System.out.println();
+        System.out.println("One thread; " + samples + " paired iterations after " + warmup + " warm-up ones; µs.");
+        System.out.println();
+        System.out.println(t);
+    }
+
+    private static Store open(String setUp, String url, String schema, List<AutoCloseable> owned) {
+        if (setUp.startsWith("Stores.open")) {
+            return Stores.open(url + (url.contains("?") ? "&" : "?") + "schema=" + schema + "&purgeIntervalMillis=0");
+        }
+        boolean perSession = setUp.endsWith("per session");
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setMaximumPoolSize(2);
+        config.setMinimumIdle(1);
+        config.setPoolName("redeye-bench-store");
+        if (perSession) {
+            config.setConnectionInitSql(SESSION_BOUNDS);
+        }
+        HikariDataSource pool = new HikariDataSource(config);
+        owned.add(pool);
+        return PostgresStore.builder(pool).schema(schema).timeoutsPerTransaction(!perSession)
+                .purgeInterval(Duration.ZERO).build();
+    }
+
+    private static void measure(String setUp, Store store, HikariDataSource jdbc, String schema, int n, int warmup,
+                                Table t) throws SQLException {
+        PostgresStore pg = (PostgresStore) store;
+        String table = "\"" + schema + "\".\"" + pg.table() + "\"";
+        Policy never = Policy.builder().failureThreshold(Integer.MAX_VALUE).build();
+        String storeKey = "path-store";
+        String jdbcKey = "path-jdbc";
+        store.delete(storeKey);
+        store.delete(jdbcKey);
+        pg.recordFailure(storeKey, never, 1);
+        pg.recordFailure(jdbcKey, never, 1); // the baseline's row, written by the store: the same layout
+        byte[] jdbcHash = sha256(jdbcKey);
+        String lock = "SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ? FOR UPDATE";
+        String update = "UPDATE " + table + " SET failures = ?, last_failure_at = ?, updated_at = clock_timestamp() "
+                + "WHERE key_hash = ?";
+        String read = "SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ?";
+        Latencies storeRecord = new Latencies(n);
+        Latencies jdbcRecord = new Latencies(n);
+        Latencies storeRead = new Latencies(n);
+        Latencies jdbcRead = new Latencies(n);
+        long now = 2;
+        for (int i = 0; i < warmup + n; i++) {
+            boolean measured = i >= warmup;
+            long[] d = new long[4];
+            for (int k = 0; k < 4; k++) {
+                int which = (k + i) % 4; // rotate the order
+                long t0 = System.nanoTime();
+                switch (which) {
+                    case 0 -> pg.recordFailure(storeKey, never, now++);
+                    case 1 -> jdbcRecord(jdbc, lock, update, jdbcHash, now++);
+                    case 2 -> pg.get(storeKey);
+                    default -> jdbcRead(jdbc, read, jdbcHash);
+                }
+                d[which] = System.nanoTime() - t0;
+            }
+            if (measured) {
+                storeRecord.add(d[0]);
+                jdbcRecord.add(d[1]);
+                storeRead.add(d[2]);
+                jdbcRead.add(d[3]);
+            }
+        }
+        row(t, setUp, "recordFailure vs SELECT FOR UPDATE; UPDATE; COMMIT", storeRecord, jdbcRecord);
+        row(t, setUp, "get vs SELECT by primary key", storeRead, jdbcRead);
+    }
+
+    private static void row(Table t, String setUp, String path, Latencies store, Latencies jdbc) {
+        long s50 = store.percentile(50);
+        long j50 = jdbc.percentile(50);
+        t.row(setUp, path, Table.micros(s50), Table.micros(store.percentile(99)), Table.micros(j50),
+                Table.micros(jdbc.percentile(99)), Table.fmt(s50 / (double) j50, 2), "<= 1.30");
+    }
+
+    /** The row-locked transaction a store call cannot beat: lock and read, update, commit. */
+    private static void jdbcRecord(HikariDataSource pool, String lock, String update, byte[] hash, long now) {
+        try (Connection c = pool.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                int failures;
+                try (PreparedStatement ps = c.prepareStatement(lock)) {
+                    ps.setBytes(1, hash);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (!rs.next()) {
+                            throw new StoreException("the baseline's row is missing");
+                        }
+                        failures = rs.getInt(2);
+                    }
+                }
+                try (PreparedStatement ps = c.prepareStatement(update)) {
+                    ps.setInt(1, failures + 1);
+                    ps.setLong(2, now);
+                    ps.setBytes(3, hash);
+                    ps.executeUpdate();
+                }
+                c.commit();
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw new StoreException("the plain-JDBC record failed: " + e.getMessage(), e);
+        }
+    }
+
+    private static void jdbcRead(HikariDataSource pool, String read, byte[] hash) {
+        try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(read)) {
+            ps.setBytes(1, hash);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new StoreException("the baseline's row is missing");
+                }
+                // decoded like the store decodes its row
+                new BreakerState(rs.getInt(2), rs.getLong(3), rs.getBoolean(4), rs.getLong(5), rs.getInt(6),
+                        rs.getDouble(7), rs.getLong(8), rs.getInt(9), rs.getBoolean(10), rs.getLong(11));
+            }
+        } catch (SQLException e) {
+            throw new StoreException("the plain-JDBC read failed: " + e.getMessage(), e);
+        }
+    }
+
+    private static byte[] sha256(String key) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,201 @@
+package dev.redeye.store.postgres;
+
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StateChange;
+import dev.redeye.api.StateCodec;
+import dev.redeye.api.StoreException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Function;
+
+/**
+ * The atomic operations of one store as plain JDBC on a connection already in a transaction (see
+ * {@link SqlRunner#transaction}). Each holds the key's row lock for one round trip plus the Java rule:
+ *
+ * <ol>
+ * <li>round trip 1: the timeouts prefix and {@code SELECT ... FOR UPDATE} of the key's row (the driver sends
+ * {@code BEGIN} with it);</li>
+ * <li>only for a key without a row: insert the store's placeholder (layout 0) and lock whichever row now
+ * exists, one more round trip;</li>
+ * <li>the shared rule in Java, then round trip 2: the {@code UPDATE} (when the state changed), the
+ * {@code pg_notify} (on a transition) and {@code COMMIT}, all in one batch; or a {@code ROLLBACK} when
+ * nothing changed.</li>
+ * </ol>
+ * Stateless apart from its SQL; thread-safe.
+ */
+final class RowTransactions {
+    private static final int MAX_LOCK_ATTEMPTS = 5;
+
+    private final StateSql sql;
+    private final String channel;
+    /** How many statements precede the lock's SELECT in round trip 1 (the timeouts prefix, or none). */
+    private final int prefixStatements;
+
+    RowTransactions(StateSql sql, String channel, Timeouts timeouts) {
+        this.sql = sql;
+        this.channel = channel;
+        this.prefixStatements = timeouts.perTransaction ? 1 : 0;
+    }
+
+    /**
+     * Applies {@code rule} to the key's state under its row lock and writes the result if it changed.
+     *
+     * @param dropClaims also delete the key's trial claims (a forced close)
+     * @return the rule's result; for a key without a row whose absent state the rule leaves unchanged, that
+     *         result, with nothing written (the call is linearized at the read that found no row)
+     * @throws StoreException if the row is malformed (nothing is written)
+     */
+    StateChange apply(Connection c, SqlRunner.Attempt attempt, String key, byte[] h, Policy policy, long now,
+                      boolean dropClaims, Function<BreakerState, StateChange> rule) throws SQLException {
+        Locked row = lock(c, key, h, false);
+        if (row == null) {
+            // No row, so no claims either (they reference it): a call that changes nothing stores nothing.
+            StateChange onAbsent = rule.apply(null);
+            if (!onAbsent.changed()) {
+                c.rollback();
+                return onAbsent;
+            }
+            row = lock(c, key, h, true);
+        }
+        BreakerState current = row.row.stateOrNull(key);
+        // An absent (or expired) state starts a new life above every version the key had (contract v2).
+        StateChange change = rule.apply(current != null ? current : BreakerState.initial(row.row.versionBase()));
+        if (!change.changed() && !dropClaims) {
+            c.rollback();
+            return change;
+        }
+        String line = change.isTransition() ? StateCodec.eventToLine(change.toEvent(key, policy, now)) : null;
+        StateSql.Notify notify = line == null ? StateSql.Notify.NONE
+                : line.length() > PostgresStore.MAX_INLINE_PAYLOAD ? StateSql.Notify.REF : StateSql.Notify.INLINE;
+        try (PreparedStatement ps = c.prepareStatement(sql.write(dropClaims, change.changed(), notify))) {
+            int i = 1;
+            if (dropClaims) {
+                ps.setBytes(i++, h);
+            }
+            if (change.changed()) {
+                i = bindState(ps, i, change.state());
+                Long ttl = PostgresStore.expiryMillis(change.state(), PostgresStore.cappedMillis(policy.stateTtlMillis()));
+                bindNullableLong(ps, i++, ttl);
+                ps.setBytes(i++, h);
+            }
+            if (notify == StateSql.Notify.INLINE) {
+                ps.setString(i++, channel);
+                ps.setString(i, line);
+            } else if (notify == StateSql.Notify.REF) {
+                ps.setString(i++, line);
+                ps.setString(i, channel);
+            }
+            attempt.committing();
+            ps.execute();
+        }
+        return change;
+    }
+
+    /**
+     * Claims a trial permit under the key's row lock: counts the live claims (by the database clock) and
+     * inserts one with a random token if fewer than {@code permits} are live.
+     *
+     * @throws StoreException if the row is malformed
+     */
+    Optional<String> claim(Connection c, SqlRunner.Attempt attempt, String key, byte[] h, int permits,
+                           long ttlMillis) throws SQLException {
+        Locked row = lock(c, key, h, false, true);
+        if (row == null) {
+            row = lock(c, key, h, true, true);
+        }
+        row.row.stateOrNull(key); // a malformed row is an error, never a place to claim
+        if (row.liveClaims >= permits) {
+            c.rollback();
+            return Optional.empty();
+        }
+        String token = UUID.randomUUID().toString();
+        try (PreparedStatement ps = c.prepareStatement(sql.claim)) {
+            ps.setBytes(1, h);
+            ps.setBytes(2, h);
+            ps.setString(3, token);
+            ps.setLong(4, ttlMillis);
+            attempt.committing();
+            ps.execute();
+        }
+        return Optional.of(token);
+    }
+
+    private Locked lock(Connection c, String key, byte[] h, boolean create) throws SQLException {
+        return lock(c, key, h, create, false);
+    }
+
+    /**
+     * Locks the key's row: with {@code create} false, one {@code SELECT ... FOR UPDATE} (null when there is no
+     * row); with {@code create} true, inserts the placeholder if there is still no row and locks whichever row
+     * exists, retrying in the rare case that a concurrent creator's row was deleted in between.
+     */
+    private Locked lock(Connection c, String key, byte[] h, boolean create, boolean forClaim) throws SQLException {
+        for (int attempt = 0; attempt < MAX_LOCK_ATTEMPTS; attempt++) {
+            String text = forClaim ? (create ? sql.createAndLockForClaim : sql.lockForClaim)
+                    : (create ? sql.createAndLock : sql.lock);
+            try (PreparedStatement ps = c.prepareStatement(text)) {
+                int i = 1;
+                ps.setBytes(i++, h);
+                if (create) {
+                    ps.setString(i++, key);
+                    ps.setBytes(i++, h);
+                }
+                if (forClaim) {
+                    ps.setBytes(i, h);
+                }
+                StoredRow row;
+                try (ResultSet rs = SqlRunner.query(ps, create ? 1 : prefixStatements)) {
+                    row = rs.next() ? StoredRow.read(rs) : null;
+                }
+                if (row != null) {
+                    long live = 0;
+                    if (forClaim) {
+                        ps.getMoreResults();
+                        try (ResultSet count = ps.getResultSet()) {
+                            count.next();
+                            live = count.getLong(1);
+                        }
+                    }
+                    return new Locked(row, live);
+                }
+            }
+            if (!create) {
+                return null;
+            }
+        }
+        throw new StoreException("the row of '" + PostgresStore.abbreviate(key) + "' was deleted "
+                + MAX_LOCK_ATTEMPTS + " times while being locked; giving up");
+    }
+
+    static int bindState(PreparedStatement ps, int i, BreakerState s) throws SQLException {
+        ps.setInt(i++, s.failures());
+        ps.setLong(i++, s.lastFailureAt());
+        ps.setBoolean(i++, s.open());
+        ps.setLong(i++, s.openedAt());
+        ps.setInt(i++, s.openCount());
+        ps.setDouble(i++, s.errorRate());
+        ps.setLong(i++, s.samples());
+        ps.setInt(i++, s.trialSuccesses());
+        ps.setBoolean(i++, s.forced());
+        ps.setLong(i++, s.version());
+        return i;
+    }
+
+    static void bindNullableLong(PreparedStatement ps, int i, Long v) throws SQLException {
+        if (v == null) {
+            ps.setNull(i, Types.BIGINT);
+        } else {
+            ps.setLong(i, v);
+        }
+    }
+
+    /** A locked row, and for a claim the number of live claims. */
+    private record Locked(StoredRow row, long liveClaims) {
+    }
+}

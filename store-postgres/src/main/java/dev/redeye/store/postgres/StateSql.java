@@ -1,0 +1,160 @@
+package dev.redeye.store.postgres;
+
+/**
+ * Every SQL text one store runs, built once from its validated table names (identifiers are never user
+ * input, values are always bound). Several texts hold more than one statement: the driver sends all of them
+ * with one Sync, so each text is one network round trip, and the statements run in order in one transaction.
+ * Immutable.
+ */
+final class StateSql {
+    /** The database clock in microseconds since the epoch. */
+    static final String NOW_MICROS = "CAST(floor(extract(epoch FROM clock_timestamp()) * 1000000) AS bigint)";
+
+    /**
+     * The columns {@link StoredRow#read} reads for a plain read, in order: the state and whether it has expired
+     * by the database clock.
+     */
+    static final String READ_COLUMNS = "layout, failures, last_failure_at, open, opened_at, open_count, "
+            + "error_rate, samples, trial_successes, forced, version, (" + Sql.EXPIRED + ") AS expired";
+
+    /**
+     * The columns an atomic operation reads under the row lock: {@link #READ_COLUMNS} and the database clock in
+     * microseconds (the version base of a new life, contract v2).
+     */
+    static final String STATE_COLUMNS = READ_COLUMNS + ", " + NOW_MICROS + " AS now_micros";
+
+    /**
+     * The SQL condition "this row is the store's placeholder" ({@link StoredRow#isPlaceholder()}), for the
+     * table alias {@code s}.
+     */
+    static final String PLACEHOLDER = "s.layout = " + StoredRow.LAYOUT_PLACEHOLDER + " AND s.failures = 0 "
+            + "AND s.last_failure_at = 0 AND NOT s.open AND s.opened_at = 0 AND s.open_count = 0 "
+            + "AND s.error_rate = 0 AND s.samples = 0 AND s.trial_successes = 0 AND NOT s.forced AND s.version = 0";
+
+    /** A state row's {@code expires_at}: a bound ttl in milliseconds from now, or NULL (never) when it is NULL. */
+    private static final String EXPIRES_AT = "clock_timestamp() + CAST(? AS bigint) * interval '1 millisecond'";
+
+    static final int PURGE_BATCH = 1000;
+
+    /** How an atomic write publishes its transition. */
+    enum Notify {
+        /** No transition: nothing is published. */
+        NONE,
+        /** The event line travels as the NOTIFY payload. */
+        INLINE,
+        /** The event line is too long for a payload: it goes to the events table, the payload is its id. */
+        REF
+    }
+
+    // Plain calls, autocommit: the timeouts prefix and one statement, one round trip.
+    final String get;
+    final String put;
+    final String delete;
+    final String release;
+    // Atomic operations: round trip 1 locks, the last one writes and commits.
+    final String lock;
+    final String createAndLock;
+    final String lockForClaim;
+    final String createAndLockForClaim;
+    final String claim;
+    /** Indexed by {@link #writeIndex}: every combination of dropping claims, updating, publishing. */
+    private final String[] writes = new String[2 * 2 * Notify.values().length];
+    // Reading a feed event, clean-up.
+    final String selectEvent;
+    final String lockExpired;
+    final String purgeLocked;
+    final String purgeClaims;
+    final String pruneEvents;
+
+    StateSql(TableNames names, Timeouts timeouts) {
+        String t = names.states;
+        String prefix = timeouts.prefix;
+        String select = "SELECT " + STATE_COLUMNS + " FROM " + t + " WHERE key_hash = ?";
+        // The count is a statement of its own, after the lock: its snapshot (READ COMMITTED) then holds every
+        // claim committed by the transactions this one queued behind. Counted inside the locking statement, it
+        // would use the snapshot taken before the wait and miss them.
+        String selectForClaim = select + " FOR UPDATE; SELECT count(*) FROM " + names.claims
+                + " WHERE key_hash = ? AND expires_at > clock_timestamp()";
+        // Lock rows of a key without one: the INSERT waits for a concurrent creator and then does nothing; the
+        // SELECT after it, a statement of its own, sees (and locks) whichever row now exists.
+        String createPlaceholder = "INSERT INTO " + t + " (key_hash, key, layout, expires_at) VALUES (?, ?, "
+                + StoredRow.LAYOUT_PLACEHOLDER + ", clock_timestamp()) ON CONFLICT (key_hash) DO NOTHING; ";
+        get = prefix + "SELECT " + READ_COLUMNS + " FROM " + t + " WHERE key_hash = ?";
+        put = prefix + "INSERT INTO " + t + " AS s (key_hash, key, layout, failures, last_failure_at, open, "
+                + "opened_at, open_count, error_rate, samples, trial_successes, forced, version, expires_at, "
+                + "updated_at) VALUES (?, ?, " + StoredRow.LAYOUT + ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, " + EXPIRES_AT
+                + ", clock_timestamp()) ON CONFLICT (key_hash) DO UPDATE SET layout = EXCLUDED.layout, "
+                + "failures = EXCLUDED.failures, last_failure_at = EXCLUDED.last_failure_at, open = EXCLUDED.open, "
+                + "opened_at = EXCLUDED.opened_at, open_count = EXCLUDED.open_count, "
+                + "error_rate = EXCLUDED.error_rate, samples = EXCLUDED.samples, "
+                + "trial_successes = EXCLUDED.trial_successes, forced = EXCLUDED.forced, "
+                + "version = EXCLUDED.version, expires_at = EXCLUDED.expires_at, updated_at = EXCLUDED.updated_at "
+                // never over a row of another layout: 0 rows updated, reported as malformed
+                + "WHERE s.layout = " + StoredRow.LAYOUT + " OR (" + PLACEHOLDER + ")";
+        delete = prefix + "DELETE FROM " + t + " WHERE key_hash = ?";
+        release = prefix + "DELETE FROM " + names.claims + " WHERE key_hash = ? AND token = ?";
+        lock = prefix + select + " FOR UPDATE";
+        createAndLock = createPlaceholder + select + " FOR UPDATE";
+        lockForClaim = prefix + selectForClaim;
+        createAndLockForClaim = createPlaceholder + selectForClaim;
+        // Touching the key's row makes a concurrent claimer under REPEATABLE READ or SERIALIZABLE (whose snapshot
+        // cannot see this claim) fail its lock with a serialization failure and retry, instead of over-granting.
+        claim = "UPDATE " + t + " SET updated_at = clock_timestamp() WHERE key_hash = ?; INSERT INTO " + names.claims
+                + " (key_hash, token, expires_at) VALUES (?, ?, " + EXPIRES_AT + "); COMMIT";
+        String dropClaims = "DELETE FROM " + names.claims + " WHERE key_hash = ?; ";
+        String update = "UPDATE " + t + " SET layout = " + StoredRow.LAYOUT + ", failures = ?, "
+                + "last_failure_at = ?, open = ?, opened_at = ?, open_count = ?, error_rate = ?, samples = ?, "
+                + "trial_successes = ?, forced = ?, version = ?, expires_at = " + EXPIRES_AT + ", "
+                + "updated_at = clock_timestamp() WHERE key_hash = ?; ";
+        for (int drop = 0; drop < 2; drop++) {
+            for (int upd = 0; upd < 2; upd++) {
+                for (Notify n : Notify.values()) {
+                    StringBuilder sb = new StringBuilder();
+                    if (drop == 1) {
+                        sb.append(dropClaims);
+                    }
+                    if (upd == 1) {
+                        sb.append(update);
+                    }
+                    if (n == Notify.INLINE) {
+                        sb.append("SELECT pg_notify(?, ?); ");
+                    } else if (n == Notify.REF) {
+                        sb.append("WITH e AS (INSERT INTO ").append(names.events)
+                                .append(" (line) VALUES (?) RETURNING id) SELECT pg_notify(?, '")
+                                .append(PostgresStore.REF_PREFIX).append("' || id) FROM e; ");
+                    }
+                    writes[writeIndex(drop == 1, upd == 1, n)] = sb.append("COMMIT").toString();
+                }
+            }
+        }
+        selectEvent = "SELECT line FROM " + names.events + " WHERE id = ?";
+        String ours = "(s.layout = " + StoredRow.LAYOUT + " OR (" + PLACEHOLDER + "))";
+        // The clean-up statements compare with statement_timestamp(), not the volatile clock_timestamp(): only a
+        // stable value can be an index condition. Rows expiring during the statement wait for the next run.
+        lockExpired = prefix + "SELECT encode(s.key_hash, 'hex') FROM " + t + " s WHERE s.expires_at <= "
+                + "statement_timestamp() AND NOT s.forced AND " + ours + " LIMIT " + PURGE_BATCH
+                + " FOR UPDATE SKIP LOCKED";
+        purgeLocked = "DELETE FROM " + t + " s WHERE s.key_hash IN (SELECT decode(x, 'hex') FROM unnest(?::text[]) x) "
+                + "AND " + Sql.expired("s") + " AND " + ours + " AND NOT EXISTS (SELECT 1 FROM " + names.claims
+                + " c WHERE c.key_hash = s.key_hash AND c.expires_at > clock_timestamp())";
+        purgeClaims = prefix + "DELETE FROM " + names.claims + " WHERE ctid = ANY(ARRAY(SELECT ctid FROM "
+                + names.claims + " WHERE expires_at <= statement_timestamp() LIMIT " + PURGE_BATCH
+                + " FOR UPDATE SKIP LOCKED))";
+        pruneEvents = prefix + "DELETE FROM " + names.events + " WHERE created_at < statement_timestamp() - interval '"
+                + PostgresStore.EVENT_RETENTION_MINUTES + " minutes'";
+    }
+
+    /**
+     * The last round trip of an atomic operation: optionally drop the key's claims, optionally update the
+     * locked row, optionally publish, then COMMIT. Parameters in order: the key hash (drop); the ten state
+     * fields, the ttl in ms (or NULL) and the key hash (update); channel and payload (INLINE) or event line and
+     * channel (REF).
+     */
+    String write(boolean dropClaims, boolean update, Notify notify) {
+        return writes[writeIndex(dropClaims, update, notify)];
+    }
+
+    private static int writeIndex(boolean dropClaims, boolean update, Notify notify) {
+        return ((dropClaims ? 1 : 0) * 2 + (update ? 1 : 0)) * Notify.values().length + notify.ordinal();
+    }
+}

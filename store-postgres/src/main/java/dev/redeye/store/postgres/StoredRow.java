@@ -1,0 +1,114 @@
+package dev.redeye.store.postgres;
+
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.StoreException;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * One row of the state table as read ({@link StateSql#STATE_COLUMNS} or {@link StateSql#READ_COLUMNS}), before
+ * validation, and the rules that
+ * turn it into a {@link BreakerState}, "no state", or a {@link StoreException}. Immutable.
+ */
+final class StoredRow {
+    /** The layout code of rows this version writes. */
+    static final int LAYOUT = 1;
+    /**
+     * The layout code of the store's placeholder: a row without state that exists to hold trial claims or a
+     * row lock, written with every state column at its default.
+     */
+    static final int LAYOUT_PLACEHOLDER = 0;
+
+    final int layout;
+    final int failures;
+    final long lastFailureAt;
+    final boolean open;
+    final long openedAt;
+    final int openCount;
+    final double errorRate;
+    final long samples;
+    final int trialSuccesses;
+    final boolean forced;
+    final long version;
+    final boolean expired;
+    final long nowMicros;
+
+    private StoredRow(ResultSet rs, boolean withClock) throws SQLException {
+        layout = rs.getInt(1);
+        failures = rs.getInt(2);
+        lastFailureAt = rs.getLong(3);
+        open = rs.getBoolean(4);
+        openedAt = rs.getLong(5);
+        openCount = rs.getInt(6);
+        errorRate = rs.getDouble(7);
+        samples = rs.getLong(8);
+        trialSuccesses = rs.getInt(9);
+        forced = rs.getBoolean(10);
+        version = rs.getLong(11);
+        expired = rs.getBoolean(12);
+        nowMicros = withClock ? rs.getLong(13) : 0;
+    }
+
+    /** Reads the {@link StateSql#STATE_COLUMNS} of the current row of {@code rs} (an atomic operation's). */
+    static StoredRow read(ResultSet rs) throws SQLException {
+        return new StoredRow(rs, true);
+    }
+
+    /** Reads the {@link StateSql#READ_COLUMNS} of the current row of {@code rs} (no clock: no version base). */
+    static StoredRow readWithoutClock(ResultSet rs) throws SQLException {
+        return new StoredRow(rs, false);
+    }
+
+    /**
+     * Whether this is the store's own placeholder: layout 0 with every state column at the default the store
+     * writes it with. A layout-0 row carrying anything else was not written by this store as a placeholder.
+     */
+    boolean isPlaceholder() {
+        return layout == LAYOUT_PLACEHOLDER && failures == 0 && lastFailureAt == 0 && !open && openedAt == 0
+                && openCount == 0 && errorRate == 0 && samples == 0
+                && trialSuccesses == 0 && !forced && version == 0;
+    }
+
+    /**
+     * The version a new life of the key starts at when this row holds no live state: the database clock in
+     * microseconds (every earlier life started at an earlier clock and moved by one per transition, each a
+     * committed transaction, far longer than a microsecond), and at least the version of an expired state
+     * still in the row.
+     */
+    long versionBase() {
+        return layout == LAYOUT && expired ? Math.max(nowMicros, version) : nowMicros;
+    }
+
+    /**
+     * The stored state; null for the store's placeholder or an expired state (never a forced one, see
+     * {@link Sql#EXPIRED}).
+     *
+     * @throws StoreException if the row is neither a valid state of layout 1 nor the store's placeholder: an
+     *                        unknown layout, a layout-0 row carrying state, or values no BreakerState can hold
+     *                        (also when expired: malformed data is never read as "no state" and overwritten)
+     */
+    BreakerState stateOrNull(String key) {
+        if (layout == LAYOUT_PLACEHOLDER) {
+            if (isPlaceholder()) {
+                return null;
+            }
+            throw new StoreException("malformed breaker state for '" + PostgresStore.abbreviate(key)
+                    + "': layout 0 marks the store's placeholder, but this row carries state (failures "
+                    + failures + ", open " + open + ", version " + version + "); it was not written by this "
+                    + "store; delete the row to reuse the key");
+        }
+        if (layout != LAYOUT) {
+            throw new StoreException("malformed breaker state for '" + PostgresStore.abbreviate(key)
+                    + "': unknown row layout " + layout + " (this version reads layout " + LAYOUT + ")");
+        }
+        BreakerState state;
+        try {
+            state = new BreakerState(failures, lastFailureAt, open, openedAt, openCount, errorRate, samples,
+                    trialSuccesses, forced, version);
+        } catch (IllegalArgumentException e) {
+            throw new StoreException("malformed breaker state for '" + PostgresStore.abbreviate(key) + "': "
+                    + e.getMessage(), e);
+        }
+        return expired ? null : state;
+    }
+}
