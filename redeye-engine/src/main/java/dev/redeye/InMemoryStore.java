@@ -1,9 +1,8 @@
 package dev.redeye;
 
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicOperation;
+import dev.redeye.api.AtomicRules;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.FeedSubscribers;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
@@ -64,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * its own {@code close()}); several views stand for several processes sharing one backend, which is how the
  * fleet simulation and the TCK use this store. {@code Stores.open("memory:")} returns a new, empty store.
  */
-public final class InMemoryStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed {
+public final class InMemoryStore implements Store, AtomicRules, TrialClaims, TransitionFeed {
     private static final Logger LOG = LoggerFactory.getLogger(InMemoryStore.class);
     /** How many undelivered feed events the store holds before it drops and signals a gap. */
     static final int DEFAULT_FEED_CAPACITY = 10_000;
@@ -172,36 +171,11 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
         }
     }
 
+    /** {@inheritDoc} Under the key's monitor; the rule never runs while a user's call runs. */
     @Override
-    public StateChange recordFailure(String key, Policy policy, long now) {
-        return apply(key, policy, s -> Transitions.recordFailure(s, policy, now), now, false);
-    }
-
-    @Override
-    public StateChange recordSuccess(String key, Policy policy, long now) {
-        return apply(key, policy, s -> Transitions.recordSuccess(s, policy, now), now, false);
-    }
-
-    @Override
-    public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-        return apply(key, policy, s -> Transitions.recordOutcome(s, success, policy, now), now, false);
-    }
-
-    @Override
-    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
-        return apply(key, policy, s -> Transitions.trialSucceeded(s, trialVersion, policy, now), now, false);
-    }
-
-    @Override
-    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
-        return apply(key, policy, s -> Transitions.trialFailed(s, trialVersion, policy, now), now, false);
-    }
-
-    @Override
-    public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
-        Objects.requireNonNull(status, "status");
-        return apply(key, policy, s -> Transitions.force(s, status, policy, now), now,
-                status == BreakerStatus.CLOSED);
+    public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+        Objects.requireNonNull(operation, "operation");
+        return apply(key, policy, st -> operation.apply(st, policy, now), now, operation.removesClaims());
     }
 
     @Override
@@ -490,8 +464,7 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
     }
 
     /** A client view: shared data, own subscriptions, own closed flag. */
-    private static final class Client implements Store, AtomicRecording, TrialClaims, AtomicTransitions,
-            TransitionFeed {
+    private static final class Client implements Store, AtomicRules, TrialClaims, TransitionFeed {
         private final InMemoryStore backend;
         private final List<Subscription> subs = new CopyOnWriteArrayList<>();
         private volatile boolean closed;
@@ -523,18 +496,8 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
         }
 
         @Override
-        public StateChange recordFailure(String key, Policy policy, long now) {
-            return b().recordFailure(key, policy, now);
-        }
-
-        @Override
-        public StateChange recordSuccess(String key, Policy policy, long now) {
-            return b().recordSuccess(key, policy, now);
-        }
-
-        @Override
-        public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-            return b().recordOutcome(key, success, policy, now);
+        public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+            return b().apply(key, operation, policy, now);
         }
 
         @Override
@@ -545,21 +508,6 @@ public final class InMemoryStore implements Store, AtomicRecording, TrialClaims,
         @Override
         public void releaseTrial(String key, String token) {
             b().releaseTrial(key, token);
-        }
-
-        @Override
-        public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
-            return b().trialSucceeded(key, trialVersion, policy, now);
-        }
-
-        @Override
-        public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
-            return b().trialFailed(key, trialVersion, policy, now);
-        }
-
-        @Override
-        public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
-            return b().force(key, status, policy, now);
         }
 
         @Override

@@ -1,9 +1,10 @@
 package dev.redeye.store.dynamodb;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicRules;
 import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
@@ -84,7 +85,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * <p>Thread-safe. Every failure (throttling, timeouts, an unreachable endpoint, a missing table, malformed
  * items) is a {@link StoreException}; after {@link #close()} every method throws it at once.
  */
-public final class DynamoDbStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed {
+public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, TransitionFeed {
     private static final Logger LOG = LoggerFactory.getLogger(DynamoDbStore.class);
     /** The table name used when none is given. */
     public static final String DEFAULT_TABLE = "redeye_breakers";
@@ -196,50 +197,19 @@ public final class DynamoDbStore implements Store, AtomicRecording, TrialClaims,
                         ":gc", Items.n(clock.millis() / 1000 + retentionSeconds))));
     }
 
-    // ---------------------------------------------------------------------------------------------- AtomicRecording
+    // ------------------------------------------------------------------------ AtomicRecording, AtomicTransitions
 
+    /**
+     * {@inheritDoc} A consistent read, the rule in Java, and one write conditioned on the item's write counter,
+     * retried with jitter when another writer won; a forced close clears the claims map in the same write.
+     * Every {@link AtomicRecording} and {@link AtomicTransitions} method is this one.
+     */
     @Override
-    public StateChange recordFailure(String key, Policy policy, long now) {
+    public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+        Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(policy, "policy");
-        return atomic("recordFailure", key, policy, now, false, s -> Transitions.recordFailure(s, policy, now));
-    }
-
-    @Override
-    public StateChange recordSuccess(String key, Policy policy, long now) {
-        Objects.requireNonNull(policy, "policy");
-        return atomic("recordSuccess", key, policy, now, false, s -> Transitions.recordSuccess(s, policy, now));
-    }
-
-    @Override
-    public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-        Objects.requireNonNull(policy, "policy");
-        return atomic("recordOutcome", key, policy, now, false,
-                s -> Transitions.recordOutcome(s, success, policy, now));
-    }
-
-    // ---------------------------------------------------------------------------------------------- AtomicTransitions
-
-    @Override
-    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
-        Objects.requireNonNull(policy, "policy");
-        return atomic("trialSucceeded", key, policy, now, false,
-                s -> Transitions.trialSucceeded(s, trialVersion, policy, now));
-    }
-
-    @Override
-    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
-        Objects.requireNonNull(policy, "policy");
-        return atomic("trialFailed", key, policy, now, false,
-                s -> Transitions.trialFailed(s, trialVersion, policy, now));
-    }
-
-    /** {@inheritDoc} Forcing CLOSED clears the claims map in the same conditional write. */
-    @Override
-    public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
-        Objects.requireNonNull(status, "status");
-        Objects.requireNonNull(policy, "policy");
-        return atomic("force", key, policy, now, status == BreakerStatus.CLOSED,
-                s -> Transitions.force(s, status, policy, now));
+        return atomic(operation.kind().method(), key, policy, now, operation.removesClaims(),
+                st -> operation.apply(st, policy, now));
     }
 
     // ---------------------------------------------------------------------------------------------- TrialClaims

@@ -1,6 +1,5 @@
 package dev.redeye.store.dynamodb;
 
-import dev.redeye.tck.Race;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -16,6 +15,7 @@ import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.Transitions;
 import dev.redeye.tck.MutableClock;
+import dev.redeye.tck.Race;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,6 +2,7 @@ package dev.redeye.store.hazelcast;
 
 import com.hazelcast.core.EntryView;
 import com.hazelcast.map.IMap;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
@@ -63,12 +64,12 @@ final class CasOperations implements Operations {
     }
 
     @Override
-    public StateChange change(String key, StateOp op, Policy policy, long now, long trialVersion) {
+    public StateChange change(String key, AtomicOperation op, Policy policy, long now) {
         String where = StateValues.where(key);
         for (int attempt = 1; attempt <= attempts; attempt++) {
             Object raw = states.get(key);
             StateValues.Decoded current = StateValues.decode(raw, where);
-            StateChange change = op.apply(current.current(clockMicros()), policy, now, trialVersion);
+            StateChange change = op.apply(current.current(clockMicros()), policy, now);
             if (!change.changed()) {
                 return change;
             }

@@ -2,10 +2,11 @@ package dev.redeye.store.hazelcast;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicRules;
 import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
@@ -64,7 +65,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Threads.</b> Thread-safe. Feed callbacks run on the store's feed thread.
  */
-public final class HazelcastStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed {
+public final class HazelcastStore implements Store, AtomicRules, TrialClaims, TransitionFeed {
     private static final Logger LOG = LoggerFactory.getLogger(HazelcastStore.class);
 
     /** How the store changes the maps; see the class Javadoc. */
@@ -242,53 +243,23 @@ public final class HazelcastStore implements Store, AtomicRecording, TrialClaims
         }
     }
 
-    // ---------------------------------------------------------------- AtomicRecording
-
-    /** {@inheritDoc} One entry processor (native) or a CAS loop. */
-    @Override
-    public StateChange recordFailure(String key, Policy policy, long now) {
-        return change("recordFailure", key, StateOp.FAILURE, policy, now, BreakerState.UNKNOWN_VERSION);
-    }
-
-    /** {@inheritDoc} One entry processor (native) or a CAS loop; nothing is written when nothing changes. */
-    @Override
-    public StateChange recordSuccess(String key, Policy policy, long now) {
-        return change("recordSuccess", key, StateOp.SUCCESS, policy, now, BreakerState.UNKNOWN_VERSION);
-    }
-
-    /** {@inheritDoc} */
-    @Override
-    public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-        return success ? recordSuccess(key, policy, now) : recordFailure(key, policy, now);
-    }
-
-    // ---------------------------------------------------------------- AtomicTransitions
-
-    /** {@inheritDoc} One entry processor (native) or a CAS loop. */
-    @Override
-    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
-        return change("trialSucceeded", key, StateOp.TRIAL_SUCCESS, policy, now, trialVersion);
-    }
-
-    /** {@inheritDoc} One entry processor (native) or a CAS loop. */
-    @Override
-    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
-        return change("trialFailed", key, StateOp.TRIAL_FAILURE, policy, now, trialVersion);
-    }
+    // ---------------------------------------------------------------- AtomicRecording, AtomicTransitions
 
     /**
-     * {@inheritDoc} A forced OPEN state is stored without expiry, and so is every later write while it stays
-     * forced. Forcing CLOSED then deletes the claims (a second operation: they live in the sibling map).
-     *
-     * @throws IllegalArgumentException if {@code status} cannot be forced
+     * {@inheritDoc} One entry processor (native) or a CAS loop; nothing is written when nothing changes. A
+     * forced OPEN state is stored without expiry, and so is every later write while it stays forced. Forcing
+     * CLOSED then deletes the claims (a second operation: they live in the sibling map; any trial claimed in
+     * between is fenced out by the closed state's new version, and the claims are gone when this returns).
      */
     @Override
-    public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
-        Objects.requireNonNull(status, "status");
-        StateOp op = StateOp.forcing(status);
-        StateChange c = change("force", key, op, policy, now, BreakerState.UNKNOWN_VERSION);
-        if (op == StateOp.FORCE_CLOSED) {
-            call("force", key, () -> {
+    public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+        Objects.requireNonNull(operation, "operation");
+        String what = operation.kind().method();
+        check(key);
+        Objects.requireNonNull(policy, "policy");
+        StateChange c = atomic(what, key, o -> o.change(key, operation, policy, now));
+        if (operation.removesClaims()) {
+            call(what, key, () -> {
                 claims.delete(key);
                 return null;
             });
@@ -356,11 +327,6 @@ public final class HazelcastStore implements Store, AtomicRecording, TrialClaims
 
     // ---------------------------------------------------------------- internals
 
-    private StateChange change(String what, String key, StateOp op, Policy policy, long now, long trialVersion) {
-        check(key);
-        Objects.requireNonNull(policy, "policy");
-        return atomic(what, key, o -> o.change(key, op, policy, now, trialVersion));
-    }
 
     /**
      * Runs an operation in the current mode. In native mode, a member that cannot load or read redeye's

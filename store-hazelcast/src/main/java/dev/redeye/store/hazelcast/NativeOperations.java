@@ -1,6 +1,7 @@
 package dev.redeye.store.hazelcast;
 
 import com.hazelcast.map.IMap;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
@@ -33,8 +34,8 @@ final class NativeOperations implements Operations {
     }
 
     @Override
-    public StateChange change(String key, StateOp op, Policy policy, long now, long trialVersion) {
-        String reply = states.executeOnKey(key, new StateProcessor(op, policy, now, trialVersion));
+    public StateChange change(String key, AtomicOperation op, Policy policy, long now) {
+        String reply = states.executeOnKey(key, new StateProcessor(op, policy, now));
         return StateValues.readResult(reply, StateValues.where(key));
     }
 

@@ -1,5 +1,6 @@
 package dev.redeye.store.hazelcast;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
@@ -19,8 +20,8 @@ interface Operations {
     /** The live state of a key; empty for an absent key or a tombstone. */
     Optional<BreakerState> get(String key);
 
-    /** One atomic {@link StateOp}. */
-    StateChange change(String key, StateOp op, Policy policy, long now, long trialVersion);
+    /** One atomic state change (the claims of a forced close are the store's second step). */
+    StateChange change(String key, AtomicOperation op, Policy policy, long now);
 
     /** Replaces a live state by its tombstone (see {@link DeleteProcessor}). */
     void delete(String key);

@@ -5,6 +5,7 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.DataSerializable;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
@@ -35,7 +36,7 @@ final class ProbeProcessor implements EntryProcessor<String, Object, String>, Re
      */
     @Override
     public String process(Map.Entry<String, Object> entry) {
-        StateChange c = StateOp.FAILURE.apply(BreakerState.INITIAL, Policy.defaults(), 1L, BreakerState.UNKNOWN_VERSION);
+        StateChange c = AtomicOperation.failure().apply(BreakerState.INITIAL, Policy.defaults(), 1L);
         StateValues.decode(StateValues.written(c, c.toEvent("probe", Policy.defaults(), 1L)), "probe");
         ClaimValues.parse(ClaimValues.PREFIX, "probe");
         return StateValues.readResult(StateValues.result(c), "probe").isTransition() ? "?" : ANSWER;

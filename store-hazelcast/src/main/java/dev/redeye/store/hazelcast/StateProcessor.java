@@ -2,6 +2,7 @@ package dev.redeye.store.hazelcast;
 
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
@@ -11,7 +12,7 @@ import java.io.IOException;
 import java.util.Map;
 
 /**
- * Native mode's atomic state change: decodes the stored value, applies one {@link StateOp} (a
+ * Native mode's atomic state change: decodes the stored value, applies one {@link AtomicOperation} (a
  * {@code Transitions} rule) and writes the result, all on the member owning the key, under Hazelcast's
  * per-key lock. Returns the change encoded by {@link StateValues#result} (or an error for malformed data,
  * which is left untouched).
@@ -23,20 +24,18 @@ import java.util.Map;
 final class StateProcessor extends MemberProcessor {
     private static final long serialVersionUID = 1L;
 
-    private StateOp op;
+    private AtomicOperation op;
     private long now;
-    private long trialVersion;
     private Policy policy;
 
     /** For Hazelcast's deserialization on the member. */
     public StateProcessor() {
     }
 
-    StateProcessor(StateOp op, Policy policy, long now, long trialVersion) {
+    StateProcessor(AtomicOperation op, Policy policy, long now) {
         this.op = op;
         this.policy = policy;
         this.now = now;
-        this.trialVersion = trialVersion;
     }
 
     @Override
@@ -49,7 +48,7 @@ final class StateProcessor extends MemberProcessor {
             return StateValues.error(e.getMessage());
         }
         BreakerState from = current.current(clusterMillis() * 1000L);
-        StateChange change = op.apply(from, policy, now, trialVersion);
+        StateChange change = op.apply(from, policy, now);
         if (change.changed()) {
             write(entry, StateValues.written(change, change.toEvent(entry.getKey(), policy, now)),
                     ttlOf(change.state(), policy));
@@ -64,18 +63,18 @@ final class StateProcessor extends MemberProcessor {
 
     @Override
     void writeFields(ObjectDataOutput out) throws IOException {
-        out.writeInt(op.code);
+        out.writeInt(op.kind().code()); // AtomicOperation.Kind's stable codes
         out.writeLong(now);
-        out.writeLong(trialVersion);
+        out.writeLong(op.trialVersion());
         writePolicy(out, policy);
     }
 
     @Override
     void readFields(ObjectDataInput in) throws IOException {
         try {
-            op = StateOp.fromCode(in.readInt());
+            AtomicOperation.Kind kind = AtomicOperation.Kind.fromCode(in.readInt());
             now = in.readLong();
-            trialVersion = in.readLong();
+            op = AtomicOperation.of(kind, in.readLong());
             policy = readPolicy(in);
         } catch (IllegalArgumentException e) {
             throw new IOException("redeye-store-hazelcast: malformed state processor: " + e.getMessage(), e);

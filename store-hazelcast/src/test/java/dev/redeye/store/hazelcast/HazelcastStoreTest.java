@@ -1,6 +1,5 @@
 package dev.redeye.store.hazelcast;
 
-import dev.redeye.tck.Race;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -14,6 +13,7 @@ import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
+import dev.redeye.tck.Race;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -1,6 +1,5 @@
 package dev.redeye.store.hazelcast;
 
-import dev.redeye.tck.Race;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,6 +8,7 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
+import dev.redeye.tck.Race;
 import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,5 @@
 package dev.redeye.store.hazelcast;
 
-import dev.redeye.tck.Race;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,6 +10,7 @@ import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionFeed;
+import dev.redeye.tck.Race;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,11 @@
 package dev.redeye.store.postgres;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicRules;
 import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
@@ -90,8 +92,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. Every backend failure is reported as {@link StoreException}; after {@link #close()} every
  * method throws {@link StoreException} at once.
  */
-public final class PostgresStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions,
-        TransitionFeed {
+public final class PostgresStore implements Store, AtomicRules, TrialClaims, TransitionFeed {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresStore.class);
 
     /** Event lines longer than this travel by reference through the events table (NOTIFY caps at 8000). */
@@ -303,49 +304,20 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
         });
     }
 
-    // ---------------------------------------------------------------- AtomicRecording
+    // ---------------------------------------------------------------- AtomicRecording, AtomicTransitions
 
+    /**
+     * {@inheritDoc} One transaction of two round trips: lock (or create) the key's row and read it, apply the
+     * rule in Java, then write it (with {@code pg_notify} for a transition, and the claims' removal for a forced
+     * close) and commit. Every {@link dev.redeye.api.AtomicRecording} and
+     * {@link dev.redeye.api.AtomicTransitions} method is this one.
+     */
     @Override
-    public StateChange recordFailure(String key, Policy policy, long now) {
+    public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+        Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(policy, "policy");
-        return transact("recordFailure", key, policy, now, false, s -> Transitions.recordFailure(s, policy, now));
-    }
-
-    @Override
-    public StateChange recordSuccess(String key, Policy policy, long now) {
-        Objects.requireNonNull(policy, "policy");
-        return transact("recordSuccess", key, policy, now, false, s -> Transitions.recordSuccess(s, policy, now));
-    }
-
-    @Override
-    public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-        Objects.requireNonNull(policy, "policy");
-        return transact("recordOutcome", key, policy, now, false,
-                s -> Transitions.recordOutcome(s, success, policy, now));
-    }
-
-    // ---------------------------------------------------------------- AtomicTransitions
-
-    @Override
-    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
-        Objects.requireNonNull(policy, "policy");
-        return transact("trialSucceeded", key, policy, now, false,
-                s -> Transitions.trialSucceeded(s, trialVersion, policy, now));
-    }
-
-    @Override
-    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
-        Objects.requireNonNull(policy, "policy");
-        return transact("trialFailed", key, policy, now, false,
-                s -> Transitions.trialFailed(s, trialVersion, policy, now));
-    }
-
-    @Override
-    public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
-        Objects.requireNonNull(status, "status");
-        Objects.requireNonNull(policy, "policy");
-        return transact("force", key, policy, now, status == BreakerStatus.CLOSED,
-                s -> Transitions.force(s, status, policy, now));
+        return transact(operation.kind().method(), key, policy, now, operation.removesClaims(),
+                st -> operation.apply(st, policy, now));
     }
 
     // ---------------------------------------------------------------- TrialClaims
@@ -546,23 +518,11 @@ public final class PostgresStore implements Store, AtomicRecording, TrialClaims,
      *                                  text cannot store
      */
     static byte[] keyHash(String key) {
-        Objects.requireNonNull(key, "key");
-        for (int i = 0; i < key.length(); i++) {
-            char c = key.charAt(i);
-            if (c == '\0') {
-                throw new IllegalArgumentException("operation name contains U+0000 at index " + i
-                        + ", which PostgreSQL text cannot store");
-            }
-            if (Character.isHighSurrogate(c)) {
-                if (i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
-                    i++;
-                    continue;
-                }
-                throw new IllegalArgumentException("operation name has an unpaired surrogate at index " + i);
-            }
-            if (Character.isLowSurrogate(c)) {
-                throw new IllegalArgumentException("operation name has an unpaired surrogate at index " + i);
-            }
+        OperationNames.requireWellFormed(key);
+        int nul = key.indexOf('\0');
+        if (nul >= 0) {
+            throw new IllegalArgumentException("operation name contains U+0000 at index " + nul
+                    + ", which PostgreSQL text cannot store");
         }
         return SHA256.get().digest(key.getBytes(StandardCharsets.UTF_8));
     }

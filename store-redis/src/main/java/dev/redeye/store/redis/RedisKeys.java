@@ -1,5 +1,6 @@
 package dev.redeye.store.redis;
 
+import dev.redeye.api.OperationNames;
 import java.util.Objects;
 
 /**
@@ -64,21 +65,7 @@ final class RedisKeys {
      * @throws IllegalArgumentException naming the index of the first unpaired surrogate
      */
     static void checkWellFormed(String operation) {
-        for (int i = 0; i < operation.length(); i++) {
-            char c = operation.charAt(i);
-            if (Character.isHighSurrogate(c)) {
-                if (i + 1 < operation.length() && Character.isLowSurrogate(operation.charAt(i + 1))) {
-                    i++;
-                    continue;
-                }
-                throw new IllegalArgumentException("operation name is not well-formed UTF-16: unpaired high"
-                        + " surrogate U+" + Integer.toHexString(c).toUpperCase() + " at index " + i);
-            }
-            if (Character.isLowSurrogate(c)) {
-                throw new IllegalArgumentException("operation name is not well-formed UTF-16: unpaired low"
-                        + " surrogate U+" + Integer.toHexString(c).toUpperCase() + " at index " + i);
-            }
-        }
+        OperationNames.requireWellFormed(operation);
     }
 
     /** The hash tag of an operation name (without the braces). */

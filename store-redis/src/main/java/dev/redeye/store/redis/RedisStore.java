@@ -16,10 +16,11 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicRules;
 import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.StateCodec;
@@ -105,7 +106,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * surrogate (which UTF-8 cannot encode; Jedis would turn it into {@code ?} and merge it with another name)
  * is refused with {@link IllegalArgumentException} by every method. U+0000 is accepted and round-trips.
  */
-public final class RedisStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed {
+public final class RedisStore implements Store, AtomicRules, TrialClaims, TransitionFeed {
     private static final Logger LOG = LoggerFactory.getLogger(RedisStore.class);
     private static final AtomicLong INSTANCES = new AtomicLong();
 
@@ -341,55 +342,20 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
         }
     }
 
-    // ---------------------------------------------------------------- AtomicRecording
-
-    /** {@inheritDoc} One EVALSHA of {@code state.lua}, plus one to publish when it opened the breaker. */
-    @Override
-    public StateChange recordFailure(String key, Policy policy, long now) {
-        return apply("failure", key, policy, now);
-    }
-
-    /** {@inheritDoc} One EVALSHA of {@code state.lua}, plus one to publish when it was a transition. */
-    @Override
-    public StateChange recordSuccess(String key, Policy policy, long now) {
-        return apply("success", key, policy, now);
-    }
-
-    /** {@inheritDoc} */
-    @Override
-    public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-        return success ? recordSuccess(key, policy, now) : recordFailure(key, policy, now);
-    }
-
-    // ---------------------------------------------------------------- AtomicTransitions
-
-    /** {@inheritDoc} One EVALSHA of {@code state.lua}, plus one to publish when it closed the breaker. */
-    @Override
-    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
-        return apply("trial_success", key, policy, now, trialVersion);
-    }
-
-    /** {@inheritDoc} One EVALSHA of {@code state.lua}, plus one to publish when it was a transition. */
-    @Override
-    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
-        return apply("trial_failure", key, policy, now, trialVersion);
-    }
+    // ---------------------------------------------------------------- AtomicRecording, AtomicTransitions
 
     /**
-     * {@inheritDoc} Forcing CLOSED deletes both claim keys in the same script. Forcing OPEN stores the state
-     * without expiry, and so does every later write while it stays forced; the state's clean-up TTL
-     * ({@link Policy#stateTtl()}) applies again from the first write that leaves it unforced (reset, force
-     * CLOSED or HALF_OPEN). Two EVALSHA round trips.
-     *
-     * @throws IllegalArgumentException if {@code status} cannot be forced
+     * {@inheritDoc} One EVALSHA of {@code state.lua}, which expresses the rule named by
+     * {@link AtomicOperation.Kind#wireName()} natively (parity with {@code Transitions} is proven by the TCK's
+     * model rules), plus one to publish when it was a transition. Forcing CLOSED deletes both claim keys in the
+     * same script. A forced OPEN state is stored without expiry, and so is every later write while it stays
+     * forced; the state's clean-up TTL ({@link Policy#stateTtl()}) applies again from the first write that
+     * leaves it unforced.
      */
     @Override
-    public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
-        Objects.requireNonNull(status, "status");
-        TransitionKind kind = TransitionKind.forcedTo(status);
-        String op = kind == TransitionKind.FORCED_OPEN ? "force_open"
-                : kind == TransitionKind.FORCED_HALF_OPEN ? "force_half_open" : "force_closed";
-        return apply(op, key, policy, now);
+    public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+        Objects.requireNonNull(operation, "operation");
+        return apply(operation.kind().wireName(), key, policy, now, operation.trialVersion());
     }
 
     // ---------------------------------------------------------------- TrialClaims
@@ -472,10 +438,6 @@ public final class RedisStore implements Store, AtomicRecording, TrialClaims, At
     }
 
     // ---------------------------------------------------------------- internals
-
-    private StateChange apply(String op, String key, Policy policy, long now) {
-        return apply(op, key, policy, now, BreakerState.UNKNOWN_VERSION);
-    }
 
     private StateChange apply(String op, String key, Policy policy, long now, long trialVersion) {
         String state = keys.state(key);
