@@ -234,48 +234,11 @@ abstract class TckBase {
 
     /**
      * Runs {@code threads} threads, thread {@code i} on {@code clients[i % clients.length]}, released together
-     * by a latch so that they really race. Fails with the first exception any thread threw, or if a thread is
-     * still running after 60 s.
+     * ({@link Race}). Fails with the first exception any thread threw, or if a thread is still running after
+     * 60 s.
      */
     static void race(int threads, Store[] clients, RaceBody body) throws InterruptedException {
-        CountDownLatch ready = new CountDownLatch(threads);
-        CountDownLatch go = new CountDownLatch(1);
-        List<Throwable> errors = new CopyOnWriteArrayList<>();
-        List<Thread> all = new ArrayList<>();
-        for (int i = 0; i < threads; i++) {
-            int n = i;
-            Store c = clients[i % clients.length];
-            Thread t = new Thread(() -> {
-                ready.countDown();
-                try {
-                    go.await();
-                    body.run(n, c);
-                } catch (Throwable e) {
-                    errors.add(e);
-                }
-            }, "tck-race-" + i);
-            t.setDaemon(true);
-            all.add(t);
-            t.start();
-        }
-        ready.await(30, TimeUnit.SECONDS);
-        go.countDown();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        for (Thread t : all) {
-            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            if (t.isAlive()) {
-                throw new AssertionError("a racing thread is still running after 60 s (store call hangs?)");
-            }
-        }
-        if (!errors.isEmpty()) {
-            Throwable first = errors.get(0);
-            if (first instanceof TestAbortedException) {
-                throw (TestAbortedException) first; // a capability assumption inside a racing thread
-            }
-            AssertionError e = new AssertionError("a racing thread failed: " + first, first);
-            errors.stream().skip(1).forEach(e::addSuppressed);
-            throw e;
-        }
+        Race.run(threads, Duration.ofSeconds(60), i -> body.run(i, clients[i % clients.length]));
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.redeye.store.dynamodb;
 
+import dev.redeye.tck.Race;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -21,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -96,7 +96,7 @@ class DynamoDbStoreTest {
         int threads = 16;
         int each = 60;
         ConcurrentLinkedQueue<Integer> seen = new ConcurrentLinkedQueue<>();
-        race(threads, t -> {
+        Race.run(threads, Duration.ofMinutes(2), t -> {
             for (int i = 0; i < each; i++) {
                 seen.add(both[t % 2].recordFailure(k, p, T0 + i).state().failures());
             }
@@ -118,7 +118,7 @@ class DynamoDbStoreTest {
         Policy p = Policy.builder().failureThreshold(1_000_000).jitter(0).build();
         int threads = 16;
         int each = 30;
-        race(threads, t -> {
+        Race.run(threads, Duration.ofMinutes(2), t -> {
             DynamoDbStore s = both[t % 2];
             for (int i = 0; i < each; i++) {
                 BreakerState cur = s.get(k).orElse(BreakerState.INITIAL);
@@ -138,7 +138,7 @@ class DynamoDbStoreTest {
         Policy p = Policy.builder().failureThreshold(1_000_000).jitter(0).build();
         AtomicInteger ok = new AtomicInteger();
         AtomicInteger refused = new AtomicInteger();
-        race(8, t -> {
+        Race.run(8, Duration.ofMinutes(2), t -> {
             for (int i = 0; i < 20; i++) {
                 try {
                     (t % 2 == 0 ? strict : other).recordFailure(k, p, T0);
@@ -438,37 +438,6 @@ class DynamoDbStoreTest {
     }
 
     // ------------------------------------------------------------------------------------------ support
-
-    private interface Body {
-        void run(int thread) throws Exception;
-    }
-
-    private static void race(int threads, Body body) throws Exception {
-        CountDownLatch go = new CountDownLatch(1);
-        List<Throwable> errors = new CopyOnWriteArrayList<>();
-        List<Thread> all = new ArrayList<>();
-        for (int i = 0; i < threads; i++) {
-            int n = i;
-            Thread t = new Thread(() -> {
-                try {
-                    go.await();
-                    body.run(n);
-                } catch (Throwable e) {
-                    errors.add(e);
-                }
-            }, "storm-" + i);
-            t.start();
-            all.add(t);
-        }
-        go.countDown();
-        for (Thread t : all) {
-            t.join(TimeUnit.MINUTES.toMillis(2));
-            assertFalse(t.isAlive(), "a racing thread still runs after 2 minutes");
-        }
-        if (!errors.isEmpty()) {
-            throw new AssertionError("a racing thread failed: " + errors.get(0), errors.get(0));
-        }
-    }
 
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

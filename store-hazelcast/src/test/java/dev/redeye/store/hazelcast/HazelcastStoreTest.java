@@ -1,5 +1,6 @@
 package dev.redeye.store.hazelcast;
 
+import dev.redeye.tck.Race;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -72,7 +73,7 @@ class HazelcastStoreTest {
                 assertEquals(runs, ((HazelcastStore) store).mode(), store::toString);
             }
             String k = "hot";
-            Race.run(THREADS, 120, i -> {
+            Race.run(THREADS, Duration.ofSeconds(120), i -> {
                 HazelcastStore store = (HazelcastStore) s[i % 2];
                 for (int n = 0; n < PER_THREAD; n++) {
                     store.recordFailure(k, NEVER_OPENS, 1_000 + n);
@@ -97,7 +98,7 @@ class HazelcastStoreTest {
         try {
             String k = "hot";
             s[0].put(k, BreakerState.INITIAL, Duration.ofMinutes(5));
-            Race.run(THREADS, 120, i -> {
+            Race.run(THREADS, Duration.ofSeconds(120), i -> {
                 Store store = s[i % 2];
                 for (int n = 0; n < PER_THREAD; n++) {
                     BreakerState cur = store.get(k).orElseThrow();
@@ -124,7 +125,7 @@ class HazelcastStoreTest {
         try {
             assertEquals(HazelcastStore.Mode.NATIVE, nat.mode());
             assertEquals(HazelcastStore.Mode.CAS, cas.mode());
-            Race.run(8, 120, i -> {
+            Race.run(8, Duration.ofSeconds(120), i -> {
                 HazelcastStore store = i % 2 == 0 ? nat : cas;
                 for (int n = 0; n < PER_THREAD; n++) {
                     store.recordFailure("shared", NEVER_OPENS, 1_000 + n);
@@ -151,7 +152,7 @@ class HazelcastStoreTest {
         String m = SharedClusters.OBJECT_MAPS.replace("*", "") + UUID.randomUUID().toString().substring(0, 8);
         Store[] s = twoClients("embedded", m, HazelcastStore.Mode.CAS);
         try {
-            Race.run(8, 120, i -> {
+            Race.run(8, Duration.ofSeconds(120), i -> {
                 for (int n = 0; n < PER_THREAD; n++) {
                     ((HazelcastStore) s[i % 2]).recordFailure("k", NEVER_OPENS, n);
                 }

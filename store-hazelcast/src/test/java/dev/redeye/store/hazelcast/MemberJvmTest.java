@@ -1,5 +1,6 @@
 package dev.redeye.store.hazelcast;
 
+import dev.redeye.tck.Race;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,7 +31,7 @@ class MemberJvmTest {
                 for (HazelcastStore store : s) {
                     assertEquals(HazelcastStore.Mode.NATIVE, store.mode(), store::toString);
                 }
-                Race.run(8, 120, i -> {
+                Race.run(8, Duration.ofSeconds(120), i -> {
                     for (int n = 0; n < 100; n++) {
                         s[i % 2].recordFailure("count", NEVER_OPENS, n);
                     }

@@ -1,5 +1,6 @@
 package dev.redeye.store.hazelcast;
 
+import dev.redeye.tck.Race;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -69,7 +70,7 @@ class MemberLossTest {
                 }
             });
             killer.start();
-            Race.run(8, 240, i -> {
+            Race.run(8, Duration.ofSeconds(240), i -> {
                 int k = i % KEYS;
                 boolean toggler = i >= KEYS;
                 for (int n = 0; n < OPS_PER_THREAD; n++) {

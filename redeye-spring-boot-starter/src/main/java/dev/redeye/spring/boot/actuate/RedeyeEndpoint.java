@@ -1,0 +1,154 @@
+package dev.redeye.spring.boot.actuate;
+
+import dev.redeye.CircuitBreaker;
+import dev.redeye.CircuitBreakerConfig;
+import dev.redeye.Metrics;
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.StoreException;
+import dev.redeye.spring.boot.RedeyeCircuitBreakers;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * The Actuator endpoint {@code redeye}: the application's breakers and the operations each holds, and the
+ * operator's fleet-wide levers. Like every Actuator endpoint but {@code health}, it is not exposed over HTTP
+ * until the application says so ({@code management.endpoints.web.exposure.include=health,redeye}); secure it
+ * as any Actuator write endpoint (Spring Security, a management port).
+ *
+ * <ul>
+ * <li>{@code GET /actuator/redeye}: every breaker with a summary of its configuration and, for each operation
+ * it holds, the status this instance knows ({@link CircuitBreaker#localStatus(String)}) and this instance's
+ * counters ({@link CircuitBreaker#metrics(String)}). <b>No store call</b>: a scrape never loads the store.
+ * In distributed mode an instance knows a closed state only from its own calls, the feed (with the Micrometer
+ * binding or the local cache on) and open states it met; the single-operation read below asks the store.</li>
+ * <li>{@code GET /actuator/redeye/{breaker}/{operation}}: the stored state of one operation: <b>one store
+ * read</b>. 404 for an unknown breaker.</li>
+ * <li>{@code POST /actuator/redeye/{breaker}/{operation}} with {@code {"action": "force-open"}},
+ * {@code "force-half-open"} or {@code "reset"}: the same atomic transition as
+ * {@link CircuitBreaker#forceOpen}, {@link CircuitBreaker#forceHalfOpen} and {@link CircuitBreaker#reset},
+ * for every instance sharing the store, then one read to answer with the new state. 400 for an unknown
+ * breaker or action.</li>
+ * </ul>
+ *
+ * Operation names that contain a {@code /} cannot be named in a URL path; use the breaker's API for them.
+ */
+@Endpoint(id = "redeye")
+public class RedeyeEndpoint {
+    private final RedeyeCircuitBreakers breakers;
+
+    /** An endpoint over the application's breakers. */
+    public RedeyeEndpoint(RedeyeCircuitBreakers breakers) {
+        this.breakers = breakers;
+    }
+
+    /** Every breaker and the operations it holds; no store call. */
+    @ReadOperation
+    public BreakersDescriptor breakers() {
+        Map<String, BreakerDescriptor> out = new LinkedHashMap<>();
+        for (Map.Entry<String, CircuitBreaker> e : breakers.asMap().entrySet()) {
+            CircuitBreaker b = e.getValue();
+            Map<String, OperationSummary> ops = new TreeMap<>();
+            for (Map.Entry<String, Metrics> m : b.allMetrics().entrySet()) {
+                ops.put(m.getKey(), OperationSummary.of(b.localStatus(m.getKey()), m.getValue()));
+            }
+            out.put(e.getKey(), new BreakerDescriptor(ConfigSummary.of(b.config(), b.isLocalCacheActive()), ops));
+        }
+        return new BreakersDescriptor(breakers.storeDescription(), out);
+    }
+
+    /** The stored state of one operation (one store read), or null (404) for an unknown breaker. */
+    @ReadOperation
+    public OperationDescriptor operation(@Selector String breaker, @Selector String operation) {
+        CircuitBreaker b = breakers.find(breaker).orElse(null);
+        return b == null ? null : read(breaker, b, operation);
+    }
+
+    /**
+     * Forces {@code operation} of {@code breaker} open, half-open, or closed (reset), for every instance sharing
+     * the store.
+     *
+     * @param action {@code force-open}, {@code force-half-open} or {@code reset}
+     * @throws InvalidEndpointRequestException (400) for an unknown breaker or action
+     * @throws StoreException                  (500) if the store fails
+     */
+    @WriteOperation
+    public OperationDescriptor change(@Selector String breaker, @Selector String operation, String action) {
+        CircuitBreaker b = breakers.find(breaker).orElseThrow(() -> new InvalidEndpointRequestException(
+                "no breaker named '" + breaker + "'; breakers: " + breakers.names(), "unknown breaker"));
+        String a = action == null ? "" : action.toLowerCase(Locale.ROOT).replace("_", "-");
+        switch (a) {
+            case "force-open" -> b.forceOpen(operation);
+            case "force-half-open" -> b.forceHalfOpen(operation);
+            case "reset" -> b.reset(operation);
+            default -> throw new InvalidEndpointRequestException("action must be force-open, force-half-open or "
+                    + "reset, was '" + action + "'", "unknown action");
+        }
+        return read(breaker, b, operation);
+    }
+
+    private static OperationDescriptor read(String breaker, CircuitBreaker b, String operation) {
+        try {
+            BreakerState s = b.state(operation);
+            // after the read this instance's view is that state: localStatus applies its own jitter to it
+            return OperationDescriptor.of(breaker, operation, b.localStatus(operation), s, null);
+        } catch (StoreException e) {
+            return OperationDescriptor.of(breaker, operation, b.localStatus(operation), null, e.getMessage());
+        }
+    }
+
+    /** Every breaker by name, and what they share. */
+    public record BreakersDescriptor(String store, Map<String, BreakerDescriptor> breakers)
+            implements OperationResponseBody {
+    }
+
+    /** One breaker: its configuration summary and its operations (by name). */
+    public record BreakerDescriptor(ConfigSummary config, Map<String, OperationSummary> operations) {
+    }
+
+    /** The options an operator asks about first. */
+    public record ConfigSummary(String strategy, int failureThreshold, double errorRateThreshold,
+            String resetTimeout, String maxResetTimeout, int halfOpenPermits, String storeErrorPolicy,
+            boolean localCacheActive) {
+        static ConfigSummary of(CircuitBreakerConfig c, boolean cache) {
+            return new ConfigSummary(c.strategy().wireName(), c.failureThreshold(), c.errorRateThreshold(),
+                    c.resetTimeout().toString(), c.maxResetTimeout().toString(), c.halfOpenPermits(),
+                    c.storeErrorPolicy().name(), cache);
+        }
+    }
+
+    /** An operation as this instance knows it, with this instance's counters. */
+    public record OperationSummary(BreakerStatus status, long calls, long successes, long failures, long ignored,
+            long rejections, long storeErrors, long trials) {
+        static OperationSummary of(BreakerStatus s, Metrics m) {
+            return new OperationSummary(s, m.calls(), m.successes(), m.failures(), m.ignored(), m.rejections(),
+                    m.storeErrors(), m.trials());
+        }
+    }
+
+    /**
+     * The stored state of one operation; {@code storeError} set (and the state fields empty) when the store
+     * could not be read.
+     */
+    public record OperationDescriptor(String breaker, String operation, BreakerStatus status, Integer failures,
+            String openedAt, Integer openCount, Boolean forced, Long version, String storeError)
+            implements OperationResponseBody {
+        static OperationDescriptor of(String breaker, String op, BreakerStatus status, BreakerState s, String error) {
+            if (s == null) {
+                return new OperationDescriptor(breaker, op, status, null, null, null, null, null, error);
+            }
+            return new OperationDescriptor(breaker, op, status, s.failures(),
+                    s.openedAt() == 0 ? null : Instant.ofEpochMilli(s.openedAt()).toString(), s.openCount(),
+                    s.forced(), s.version(), null);
+        }
+    }
+}

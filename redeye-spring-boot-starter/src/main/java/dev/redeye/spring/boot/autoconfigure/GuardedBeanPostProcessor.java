@@ -1,0 +1,63 @@
+package dev.redeye.spring.boot.autoconfigure;
+
+import dev.redeye.spring.boot.CircuitBreakerGuarded;
+import dev.redeye.spring.boot.RedeyeCircuitBreakers;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Proxies beans with {@link CircuitBreakerGuarded} methods, the way Spring's own {@code @Async} and
+ * {@code @Validated} post-processors do (Spring AOP only, no AspectJ): one advisor, outermost on a bean that
+ * is already proxied (so a breaker sees the failures of a {@code @Transactional} commit). Once every singleton
+ * exists it checks each annotated method it proxied (its breaker exists, its return type can be guarded), so
+ * a mistake fails the start rather than the first call.
+ */
+final class GuardedBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
+        implements SmartInitializingSingleton {
+    private final ObjectProvider<RedeyeCircuitBreakers> breakers;
+    private final List<Method> proxied = new ArrayList<>();
+
+    GuardedBeanPostProcessor(ObjectProvider<RedeyeCircuitBreakers> breakers) {
+        this.breakers = breakers;
+        this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, CircuitBreakerGuarded.class,
+                true), new GuardedMethodInterceptor(breakers));
+        setBeforeExistingAdvisors(true);
+    }
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        if (isEligible(bean, beanName)) {
+            synchronized (proxied) {
+                ReflectionUtils.doWithMethods(AopUtils.getTargetClass(bean), proxied::add,
+                        m -> AnnotatedElementUtils.hasAnnotation(m, CircuitBreakerGuarded.class));
+            }
+        }
+        return super.postProcessAfterInitialization(bean, beanName);
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        RedeyeCircuitBreakers registry = breakers.getObject();
+        synchronized (proxied) {
+            for (Method m : proxied) {
+                GuardedMethodInterceptor.Guard g = GuardedMethodInterceptor.guardOf(m);
+                try {
+                    registry.get(g.breaker());
+                } catch (NoSuchElementException e) {
+                    throw new IllegalStateException("@CircuitBreakerGuarded on " + m + ": " + e.getMessage(), e);
+                }
+            }
+            proxied.clear();
+        }
+    }
+}

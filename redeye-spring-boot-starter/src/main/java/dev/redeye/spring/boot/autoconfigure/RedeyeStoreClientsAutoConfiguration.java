@@ -1,0 +1,113 @@
+package dev.redeye.spring.boot.autoconfigure;
+
+import com.hazelcast.core.HazelcastInstance;
+import dev.redeye.api.Store;
+import dev.redeye.spring.boot.RedeyeProperties;
+import dev.redeye.store.dynamodb.DynamoDbStore;
+import dev.redeye.store.hazelcast.HazelcastStore;
+import dev.redeye.store.postgres.PostgresStore;
+import dev.redeye.store.redis.RedisStore;
+import java.util.Set;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import redis.clients.jedis.UnifiedJedis;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * Registers a {@link StoreClientSource} for each store module on the class path whose client the application
+ * already has as a bean (exactly one candidate): {@code UnifiedJedis} ({@code JedisPooled},
+ * {@code JedisCluster}) for {@code redeye-store-redis}, {@code DataSource} for {@code redeye-store-postgres},
+ * {@code HazelcastInstance} for {@code redeye-store-hazelcast}, {@code DynamoDbClient} for
+ * {@code redeye-store-dynamodb}. Nothing connects here; {@link RedeyeAutoConfiguration} chooses and opens.
+ * Runs after Spring Boot's own DataSource and Hazelcast auto-configuration, whose beans count as the
+ * application's. Off when the application defines its own {@link Store} bean.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+        "org.springframework.boot.autoconfigure.hazelcast.HazelcastAutoConfiguration",
+        "io.awspring.cloud.autoconfigure.dynamodb.DynamoDbAutoConfiguration"})
+@ConditionalOnProperty(prefix = "redeye", name = "enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnMissingBean(Store.class)
+@EnableConfigurationProperties(RedeyeProperties.class)
+public class RedeyeStoreClientsAutoConfiguration {
+
+    /** A Redis store over the application's {@code UnifiedJedis}; key prefix from {@code redeye.redis.prefix}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({RedisStore.class, UnifiedJedis.class})
+    @ConditionalOnSingleCandidate(UnifiedJedis.class)
+    static class Redis {
+        @Bean
+        StoreClientSource redeyeRedisClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
+            String name = StoreClientSource.candidate(beans, UnifiedJedis.class);
+            return new StoreClientSource(Set.of("redis", "rediss"), name, StoreClientSource.describe(beans, name),
+                    () -> {
+                        RedisStore.Builder b = RedisStore.builder(beans.getBean(name, UnifiedJedis.class));
+                        StoreClientSource.option("redeye.redis.prefix", properties.getRedis().getPrefix(), b::prefix);
+                        return b.build();
+                    });
+        }
+    }
+
+    /** A PostgreSQL store over the application's {@code DataSource}; {@code redeye.postgres.*} options. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({PostgresStore.class, DataSource.class})
+    @ConditionalOnSingleCandidate(DataSource.class)
+    static class Postgres {
+        @Bean
+        StoreClientSource redeyePostgresClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
+            String name = StoreClientSource.candidate(beans, DataSource.class);
+            return new StoreClientSource(Set.of("postgresql", "postgres", "jdbc:postgresql"), name,
+                    StoreClientSource.describe(beans, name), () -> {
+                        RedeyeProperties.Postgres p = properties.getPostgres();
+                        PostgresStore.Builder b = PostgresStore.builder(beans.getBean(name, DataSource.class));
+                        StoreClientSource.option("redeye.postgres.schema", p.getSchema(), b::schema);
+                        StoreClientSource.option("redeye.postgres.table", p.getTable(), b::table);
+                        StoreClientSource.option("redeye.postgres.create-tables", p.getCreateTables(),
+                                b::createTables);
+                        return b.build();
+                    });
+        }
+    }
+
+    /** A Hazelcast store over the application's {@code HazelcastInstance}; map from {@code redeye.hazelcast.map}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({HazelcastStore.class, HazelcastInstance.class})
+    @ConditionalOnSingleCandidate(HazelcastInstance.class)
+    static class Hazelcast {
+        @Bean
+        StoreClientSource redeyeHazelcastClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
+            String name = StoreClientSource.candidate(beans, HazelcastInstance.class);
+            return new StoreClientSource(Set.of("hazelcast"), name, StoreClientSource.describe(beans, name), () -> {
+                HazelcastStore.Builder b = HazelcastStore.builder(beans.getBean(name, HazelcastInstance.class));
+                StoreClientSource.option("redeye.hazelcast.map", properties.getHazelcast().getMap(), b::map);
+                return b.build();
+            });
+        }
+    }
+
+    /** A DynamoDB store over the application's {@code DynamoDbClient}; {@code redeye.dynamodb.*} options. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({DynamoDbStore.class, DynamoDbClient.class})
+    @ConditionalOnSingleCandidate(DynamoDbClient.class)
+    static class DynamoDb {
+        @Bean
+        StoreClientSource redeyeDynamoDbClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
+            String name = StoreClientSource.candidate(beans, DynamoDbClient.class);
+            return new StoreClientSource(Set.of("dynamodb"), name, StoreClientSource.describe(beans, name), () -> {
+                RedeyeProperties.DynamoDb p = properties.getDynamodb();
+                DynamoDbStore.Builder b = DynamoDbStore.builder(beans.getBean(name, DynamoDbClient.class));
+                StoreClientSource.option("redeye.dynamodb.table", p.getTable(), b::table);
+                StoreClientSource.option("redeye.dynamodb.create-table", p.getCreateTable(), b::createTable);
+                return b.build();
+            });
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package dev.redeye.spring.boot.autoconfigure;
+
+import dev.redeye.api.Store;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+
+/**
+ * A store that can be built over a client bean of the application (a {@code JedisPooled}, a
+ * {@code DataSource}, ...), registered by {@link RedeyeStoreClientsAutoConfiguration} when the store module
+ * and exactly one such bean are there. Cheap: nothing connects until {@link #open()}.
+ *
+ * @param schemes     the URI schemes of the same store, so that {@code redeye.store} can choose among sources
+ * @param bean        the client bean's name
+ * @param description for people and logs: the bean's name and type, never its connection details
+ * @param opener      builds the store over the bean; the store never closes the bean
+ */
+record StoreClientSource(Set<String> schemes, String bean, String description, Supplier<Store> opener) {
+
+    /** Whether {@code uri} (possibly a bare scheme such as {@code redis:}) names this store. */
+    boolean matches(String uri) {
+        String lower = uri.toLowerCase(Locale.ROOT);
+        for (String s : schemes) {
+            if (lower.startsWith(s + ":")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Builds the store over the bean. */
+    Store open() {
+        return opener.get();
+    }
+
+    /**
+     * The name of the one candidate bean of {@code type} (the only one, or the primary one): the condition
+     * {@code @ConditionalOnSingleCandidate} already made sure there is exactly one.
+     */
+    static String candidate(ListableBeanFactory beans, Class<?> type) {
+        String[] names = beans.getBeanNamesForType(type);
+        if (names.length == 1 || !(beans instanceof ConfigurableListableBeanFactory c)) {
+            return names[0];
+        }
+        for (String n : names) {
+            if (c.containsBeanDefinition(n) && c.getBeanDefinition(n).isPrimary()) {
+                return n;
+            }
+        }
+        return names[0];
+    }
+
+    /** "JedisPooled bean 'jedis'". */
+    static String describe(ListableBeanFactory beans, String name) {
+        Class<?> type = beans.getType(name);
+        return (type == null ? "client" : type.getSimpleName()) + " bean '" + name + "'";
+    }
+
+    /**
+     * Applies one store option set by a property, turning the store builder's {@link IllegalArgumentException}
+     * into one that names the property.
+     */
+    static <T> void option(String property, T value, Consumer<T> setter) {
+        if (value == null) {
+            return;
+        }
+        try {
+            setter.accept(value);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidConfigurationPropertyValueException(property, value, e.getMessage());
+        }
+    }
+}
