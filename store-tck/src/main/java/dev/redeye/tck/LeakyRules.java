@@ -14,11 +14,9 @@ import dev.redeye.api.Store;
 import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TransitionKind;
-import dev.redeye.api.Transitions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -214,58 +212,15 @@ abstract class LeakyRules extends ModelRules {
     }
 
     /**
-     * R9.6 The result of every call equals {@link Transitions} applied to the prior state, for a scripted
+     * R9.6 The result of every call equals {@code Transitions} applied to the prior state, for a scripted
      * sequence of 60 mixed calls under a leaky policy with maxGapBetweenFailures. If this fails, check parity
      * of the store's leaky rules with {@code Transitions} (a native script must express exactly the same rules).
      */
     @Test
     @DisplayName("R9.6 leaky: every call equals Transitions applied to the prior state (60 mixed calls)")
     void r9_6_leakyParityWithTransitions() {
-        Store[] clients = {client(), client()};
-        String k = key("leaky-parity");
-        Policy p = Policy.builder().strategy(Strategy.LEAKY).failureThreshold(4)
-                .maxGapBetweenFailures(Duration.ofMillis(300)).jitter(0).build();
-        Random rnd = new Random(2_027L);
-        BreakerState model = null;
-        long now = T0;
-        for (int step = 1; step <= 60; step++) {
-            Store c = clients[step % 2];
-            now += rnd.nextInt(3) == 0 ? 301 + rnd.nextInt(200) : rnd.nextInt(250);
-            int kind = rnd.nextInt(10);
-            String call;
-            StateChange actual;
-            if (model != null && model.open() && kind < 3) {
-                BreakerState closed = Transitions.closedFrom(model);
-                c.put(k, closed, STATE_TTL);
-                model = closed;
-                continue;
-            } else if (kind < 5) {
-                call = "recordFailure";
-                actual = recording(c).recordFailure(k, p, now);
-            } else if (kind < 8) {
-                call = "recordSuccess";
-                actual = recording(c).recordSuccess(k, p, now);
-            } else {
-                call = "recordOutcome(" + (kind == 8) + ")";
-                actual = recording(c).recordOutcome(k, kind == 8, p, now);
-            }
-            String where = "step " + step + " " + call + " at now = T0 + " + (now - T0) + " from "
-                    + (model == null ? "a key never written" : model);
-            BreakerState from = model != null ? model : RecordingRules.startOf(actual, where);
-            StateChange expected = kind < 5 ? Transitions.recordFailure(from, p, now)
-                    : kind < 8 ? Transitions.recordSuccess(from, p, now)
-                    : Transitions.recordOutcome(from, kind == 8, p, now);
-            assertSameState(expected.state(), actual.state(), where + ": state");
-            assertEquals(expected.transition(), actual.transition(), where + ": transition");
-            Optional<BreakerState> stored = clients[(step + 1) % 2].get(k);
-            if (model == null && !expected.changed()) {
-                assertEquals(Optional.empty(), stored, where + ": a no-op on a key never written must write nothing");
-                continue;
-            }
-            model = expected.state();
-            assertSameState(model, stored.orElseThrow(() -> new AssertionError(where + ": nothing stored")),
-                    where + ": stored state read by the other client");
-        }
+        assertParity(Policy.builder().strategy(Strategy.LEAKY).failureThreshold(4)
+                .maxGapBetweenFailures(Duration.ofMillis(300)).jitter(0).build(), 2_027L, 60);
     }
 
     /**

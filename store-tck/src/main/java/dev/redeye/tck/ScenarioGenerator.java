@@ -47,16 +47,21 @@ final class ScenarioGenerator {
     private static final long[] GAPS = {20, 100, 1_000};
 
     private final SplittableRandom random;
+    private final SplittableRandom strategies;
     private final Map<Kind, Integer> weights;
     private final Purpose purpose;
 
     /**
-     * @param random   the seeded source
-     * @param declared the operations the store offers (every capability it declares, plus put/get/delete)
-     * @param purpose  which rule the scenarios are for
+     * @param random     the seeded source
+     * @param strategies a second seeded source, for the choice between the consecutive and leaky strategies
+     *                   only: the leaky strategy came later (R9), and drawing it from {@code random} would have
+     *                   changed every scenario a seed draws
+     * @param declared   the operations the store offers (every capability it declares, plus put/get/delete)
+     * @param purpose    which rule the scenarios are for
      */
-    ScenarioGenerator(SplittableRandom random, Set<Call.Op> declared, Purpose purpose) {
+    ScenarioGenerator(SplittableRandom random, SplittableRandom strategies, Set<Call.Op> declared, Purpose purpose) {
         this.random = random;
+        this.strategies = strategies;
         this.purpose = purpose;
         Map<Kind, Integer> base = purpose == Purpose.MODEL ? MODEL_WEIGHTS
                 : purpose == Purpose.EXPIRY ? EXPIRY_WEIGHTS : CONCURRENT_WEIGHTS;
@@ -117,7 +122,7 @@ final class ScenarioGenerator {
                     .errorRateThreshold(THRESHOLDS[random.nextInt(THRESHOLDS.length)])
                     .errorRateDecay(DECAYS[random.nextInt(DECAYS.length)]);
         } else {
-            if (random.nextInt(3) == 0) {
+            if (strategies.nextInt(3) == 0) {
                 b.strategy(Strategy.LEAKY); // counts like consecutive, a success leaks one failure out
             }
             if (random.nextBoolean()) {
