@@ -64,8 +64,8 @@ import org.slf4j.LoggerFactory;
  * <li>Local mode, consecutive strategy, closed and healthy: one map lookup and one volatile read before the
  * call, two counter increments after it; no lock, no allocation, no clock read (unless a
  * {@code callTimeout} is set).</li>
- * <li>Distributed mode, closed: one store read per call; the consecutive strategy writes only when the read
- * showed failures to clear or the call failed; the error-rate strategy writes every outcome. With the opt-in
+ * <li>Distributed mode, closed: one store read per call; the consecutive and leaky strategies write only when
+ * the read showed failures to clear (or leak) or the call failed; the error-rate strategy writes every outcome. With the opt-in
  * {@linkplain Builder#localCache(Duration) local cache}, zero reads while the cached closed state is trusted
  * and younger than its stale tolerance.</li>
  * <li>Open: rejections come from a per-operation cache with zero store reads, re-verified with one read at
@@ -762,7 +762,10 @@ public final class CircuitBreaker implements AutoCloseable {
         /** How a closed breaker decides to open; default {@link Strategy#CONSECUTIVE}. */
         public Builder strategy(Strategy v) { strategy = v; return this; }
 
-        /** Consecutive failures that open the breaker (>= 1); default 5. */
+        /**
+         * Failures that open the breaker (>= 1): consecutive ones, or the leaky count (a success subtracts one,
+         * {@link Strategy#LEAKY}); default 5.
+         */
         public Builder failureThreshold(int v) { failureThreshold = v; return this; }
 
         /** Error rate in (0, 1] that opens the breaker (error-rate strategy); default 0.5. */
@@ -795,7 +798,10 @@ public final class CircuitBreaker implements AutoCloseable {
         /** Lifetime of a trial claim; default min(callTimeout or 10 s, resetTimeout). */
         public Builder trialTimeout(Duration v) { trialTimeout = v; trialTimeoutSet = true; return this; }
 
-        /** A failure later than this after the previous one restarts the consecutive count; default unset. */
+        /**
+         * A failure later than this after the previous one restarts the count at 1 (consecutive and leaky
+         * strategies); default unset.
+         */
         public Builder maxGapBetweenFailures(Duration v) { maxGapBetweenFailures = v; maxGapSet = true; return this; }
 
         /**

@@ -4,7 +4,6 @@ import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.StoreException;
-import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
@@ -67,7 +66,8 @@ final class OutcomeRecorder {
 
     private final Clock clock;
     private final Policy policy;
-    private final boolean consecutive;
+    /** Consecutive or leaky: a success with no failures counted changes nothing, so it is not written. */
+    private final boolean countsFailures;
     private final StoreAccess access;
     private final StateViews views;
     private final Trials trials;
@@ -82,7 +82,7 @@ final class OutcomeRecorder {
             Consumer<TransitionEvent> stateListener, Observers observers) {
         this.clock = clock;
         this.policy = policy;
-        this.consecutive = policy.strategy() == Strategy.CONSECUTIVE;
+        this.countsFailures = policy.strategy().countsFailures();
         this.access = access;
         this.views = views;
         this.trials = trials;
@@ -185,7 +185,7 @@ final class OutcomeRecorder {
         if (v == Verdict.NOT_RECORDED) {
             return;
         }
-        if (v.recordsSuccess() && consecutive
+        if (v.recordsSuccess() && countsFailures
                 && (permit == Gate.UNKNOWN || ((BreakerState) permit).failures() == 0)) {
             return; // nothing to clear: the healthy path writes nothing and reads no clock
         }

@@ -33,8 +33,8 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * rejection; {@link #orThrow()} turns it into the exception style.
  *
  * <h2>Completion: exactly one, exactly once</h2>
- * A permitted permit is completed by exactly one of {@link #onSuccess()}, {@link #onFailure(Throwable)} or
- * {@link #release()}; the first completion wins (atomically, whatever thread it runs on) and the others
+ * A permitted permit is completed by exactly one of {@link #onSuccess()}, {@link #onResult(Object)},
+ * {@link #onFailure(Throwable)} or {@link #release()}; the first completion wins (atomically, whatever thread it runs on) and the others
  * return false and do nothing, so a reactive pipeline that signals both an error and a cancellation records
  * one outcome. {@code onFailure} applies the breaker's {@code recordFailure} predicate and its interrupt and
  * cancellation rules, as {@code execute} does. {@code release()} records nothing: the call was not made, or
@@ -123,6 +123,23 @@ public final class Permit {
             return false;
         }
         calls.recorder().record(e, token, Verdict.SUCCESS);
+        return true;
+    }
+
+    /**
+     * The call returned {@code result} (a status-style outcome such as an HTTP response): a failure if the
+     * breaker's {@code recordResult} predicate says so (a predicate that throws counts it as a failure), else a
+     * success; a success when no {@code recordResult} is set. The same rule {@code execute} applies to a
+     * returned value.
+     *
+     * @param result what the call returned (may be null; the predicate decides what that means)
+     * @return whether this completed the permit (false if it was already completed, expired, or rejected)
+     */
+    public boolean onResult(Object result) {
+        if (!complete()) {
+            return false;
+        }
+        calls.recorder().afterReturn(e, token, result, false);
         return true;
     }
 

@@ -58,6 +58,37 @@ class PermitTest {
     }
 
     @Test
+    void onResultAppliesTheRecordResultPredicate() {
+        try (CircuitBreaker b = builder().recordResult(r -> r instanceof Integer && (Integer) r >= 500).build()) {
+            assertTrue(b.tryAcquire(OP).onResult(503));
+            assertEquals(1, b.state(OP).failures());
+            Permit ok = b.tryAcquire(OP);
+            assertTrue(ok.onResult(200));
+            assertFalse(ok.onResult(500), "a second completion does nothing");
+            assertEquals(0, b.state(OP).failures(), "a result the predicate accepts is a success");
+            assertTrue(b.tryAcquire(OP).onResult(500));
+            assertEquals(1, b.state(OP).failures());
+            assertTrue(b.tryAcquire(OP).onResult(null), "the predicate decides about null too");
+            assertEquals(0, b.state(OP).failures());
+            assertTrue(b.tryAcquire(OP).onResult(502));
+            assertTrue(b.tryAcquire(OP).onResult(504));
+            assertEquals(BreakerStatus.OPEN, b.status(OP));
+            assertEquals(new Metrics(6, 2, 4, 0, 0, 0, 0), b.metrics(OP));
+        }
+        try (CircuitBreaker b = builder().recordResult(r -> {
+            throw new IllegalStateException("broken predicate");
+        }).build()) {
+            assertTrue(b.tryAcquire(OP).onResult("x"));
+            assertEquals(1, b.state(OP).failures(), "a predicate that throws counts the call as a failure");
+        }
+        try (CircuitBreaker b = builder().build()) {
+            assertTrue(b.tryAcquire(OP).onFailure(new IOException("down")));
+            assertTrue(b.tryAcquire(OP).onResult(500));
+            assertEquals(0, b.state(OP).failures(), "without recordResult every result is a success");
+        }
+    }
+
+    @Test
     void aRefusedPermitCarriesItsRejection() {
         List<String> rejected = new ArrayList<>();
         try (CircuitBreaker b = builder().onCallRejected((op, ex) -> rejected.add(op + ":" + ex.getClass()

@@ -11,7 +11,16 @@ public enum Strategy {
      * Open once at least {@code minimumCalls} outcomes were seen and the exponentially weighted failure
      * rate reaches {@code errorRateThreshold}. Every closed-phase outcome is written.
      */
-    ERROR_RATE(1, "errorRate");
+    ERROR_RATE(1, "errorRate"),
+    /**
+     * A leaky count: a failure adds 1 to {@code failures}, a success subtracts 1 (never below 0), and the
+     * breaker opens when the count reaches {@code failureThreshold}. Successes between failures slow the
+     * count down instead of clearing it, so a dependency failing one call in two opens the breaker where the
+     * consecutive strategy never would. {@code maxGapBetweenFailures} restarts the count as it does for the
+     * consecutive strategy (a bucket idle that long is drained). A success that lowers the count is a write,
+     * not a transition; a success at 0 writes nothing.
+     */
+    LEAKY(2, "leaky");
 
     private final int code;
     private final String wireName;
@@ -32,6 +41,14 @@ public enum Strategy {
     }
 
     /**
+     * Whether this strategy decides on the {@code failures} counter (consecutive and leaky), so a success with
+     * {@code failures == 0} changes nothing and need not be written.
+     */
+    public boolean countsFailures() {
+        return this != ERROR_RATE;
+    }
+
+    /**
      * Looks a strategy up by its wire name (case-insensitive, {@code error-rate} and {@code error_rate}
      * accepted too).
      *
@@ -44,6 +61,6 @@ public enum Strategy {
                 return s;
             }
         }
-        throw new IllegalArgumentException("unknown strategy '" + name + "' (expected consecutive or errorRate)");
+        throw new IllegalArgumentException("unknown strategy '" + name + "' (expected consecutive, errorRate or leaky)");
     }
 }

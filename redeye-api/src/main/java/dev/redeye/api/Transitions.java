@@ -17,12 +17,19 @@ import java.util.Objects;
  * and the previous failure is older than the gap, the count restarts at 1, else it adds 1;
  * {@code lastFailureAt = now}; at {@code failures >= failureThreshold} the breaker opens
  * ({@code openedAt = now}, {@code trialSuccesses = 0}, version + 1, {@link TransitionKind#OPENED}).</li>
- * <li><b>Failure while open</b> (either strategy, not a trial): {@code failures + 1} and
+ * <li><b>Failure while open</b> (any strategy, not a trial): {@code failures + 1} and
  * {@code lastFailureAt = now}; {@code openedAt} and version do not move; not a transition.</li>
  * <li><b>Success while closed</b> (consecutive): if {@code failures > 0} they are cleared: a write, not a
  * transition (no version bump, no event; contract v2: v1 made every clearing a transition, so a flapping
  * dependency published one event per failure); otherwise nothing changes and nothing is written.</li>
- * <li><b>Success while open</b> (not a trial): nothing changes.</li>
+ * <li><b>Leaky failure</b> while closed ({@link Strategy#LEAKY}): exactly the consecutive failure rule (the
+ * count adds 1, or restarts at 1 after a gap longer than {@code maxGapBetweenFailures}: an idle bucket is
+ * drained; opens at {@code failures >= failureThreshold}). The strategies differ only in what a success
+ * does.</li>
+ * <li><b>Leaky success</b> while closed: if {@code failures > 0}, {@code failures - 1}: a write, not a
+ * transition (no version bump, no event; {@code lastFailureAt} kept, so the gap still counts from the last
+ * failure); at 0 nothing changes and nothing is written.</li>
+ * <li><b>Success while open</b> (not a trial, any strategy): nothing changes.</li>
  * <li><b>Error-rate outcome</b> while closed: {@code x = 1} for a failure, 0 for a success;
  * {@code errorRate = samples == 0 ? x : decay * errorRate + (1 - decay) * x} (evaluated in that order, in
  * IEEE double); {@code samples + 1}; a failure also sets {@code lastFailureAt = now}; opens when
@@ -106,6 +113,10 @@ public final class Transitions {
         }
         if (prev.failures() == 0) {
             return StateChange.unchanged(prev);
+        }
+        if (p.strategy() == Strategy.LEAKY) {
+            // One success leaks one failure out: a write, not a transition (same version, no event).
+            return new StateChange(prev, prev.toBuilder().failures(prev.failures() - 1).build(), null);
         }
         // Clearing is a write, not a transition (contract v2): same version, no event.
         return new StateChange(prev, prev.toBuilder().failures(0).build(), null);

@@ -111,6 +111,57 @@ class TransitionsTest {
     }
 
     @Test
+    void leakyAddsOnFailureSubtractsOnSuccessFlooredAtZeroAndOpensAtTheThreshold() {
+        Policy p = Policy.builder().strategy(Strategy.LEAKY).failureThreshold(3).build();
+        BreakerState s = BreakerState.initial(4);
+        String pattern = "SFFSFSSSFFSF"; // levels 0 1 2 1 2 1 0 0 1 2 1 2 -> never 3
+        int[] levels = {0, 1, 2, 1, 2, 1, 0, 0, 1, 2, 1, 2};
+        for (int i = 0; i < pattern.length(); i++) {
+            boolean success = pattern.charAt(i) == 'S';
+            StateChange c = Transitions.recordOutcome(s, success, p, 100 + i);
+            assertEquals(levels[i], c.state().failures(), "level after call " + (i + 1));
+            assertNull(c.transition(), "call " + (i + 1));
+            assertEquals(4, c.state().version(), "a leak is a write, not a transition");
+            if (success) {
+                assertEquals(s.lastFailureAt(), c.state().lastFailureAt(), "a success keeps lastFailureAt");
+                assertEquals(s.failures() > 0, c.changed(), "a success at 0 writes nothing");
+            }
+            s = c.state();
+        }
+        StateChange opening = Transitions.recordFailure(s, p, 500);
+        assertEquals(TransitionKind.OPENED, opening.transition());
+        assertEquals(500, opening.state().openedAt());
+        assertEquals(5, opening.state().version());
+        assertSame(opening.state(), Transitions.recordSuccess(opening.state(), p, 501).state(),
+                "a success while open changes nothing");
+        // the consecutive strategy would have cleared at every success and never opened
+        assertEquals(0, Transitions.recordSuccess(s, consecutive, 502).state().failures());
+    }
+
+    @Test
+    void leakyRestartsAfterTheGapLikeConsecutive() {
+        Policy p = Policy.builder().strategy(Strategy.LEAKY).failureThreshold(5)
+                .maxGapBetweenFailures(java.time.Duration.ofMillis(100)).build();
+        BreakerState s = Transitions.recordFailure(null, p, 0).state();
+        s = Transitions.recordFailure(s, p, 50).state();
+        s = Transitions.recordFailure(s, p, 90).state();
+        s = Transitions.recordSuccess(s, p, 95).state();
+        assertEquals(2, s.failures());
+        assertEquals(3, Transitions.recordFailure(s, p, 190).state().failures(), "within the gap of the last failure");
+        assertEquals(1, Transitions.recordFailure(s, p, 191).state().failures(), "past the gap: restarts at 1");
+    }
+
+    @Test
+    void strategiesHaveStableCodesAndNames() {
+        assertEquals(2, Strategy.LEAKY.code());
+        assertEquals("leaky", Strategy.LEAKY.wireName());
+        assertSame(Strategy.LEAKY, Strategy.fromName("LEAKY"));
+        assertSame(Strategy.ERROR_RATE, Strategy.fromName("error-rate"));
+        assertTrue(Strategy.LEAKY.countsFailures() && Strategy.CONSECUTIVE.countsFailures());
+        assertFalse(Strategy.ERROR_RATE.countsFailures());
+    }
+
+    @Test
     void errorRateFollowsTheEwmaAndOpensAfterMinimumCalls() {
         Policy p = Policy.builder().strategy(Strategy.ERROR_RATE).minimumCalls(10).errorRateDecay(0.9)
                 .errorRateThreshold(0.5).build();

@@ -84,7 +84,8 @@ abstract class ModelRules extends EngineRules {
         int n = tries();
         try (ConcurrencyRunner runner = new ConcurrencyRunner(clients, THREADS)) {
             for (int i = 0; i < n; i++) {
-                ScenarioGenerator gen = new ScenarioGenerator(random(Rule.R8_3, i), ops, Purpose.CONCURRENT);
+                ScenarioGenerator gen = new ScenarioGenerator(random(Rule.R8_3, i), strategies(Rule.R8_3, i), ops,
+                        Purpose.CONCURRENT);
                 Scenario prefix = gen.scenario(0, MAX_PREFIX_STEPS);
                 long end = prefix.steps().isEmpty() ? 0 : prefix.steps().get(prefix.steps().size() - 1).at();
                 List<List<Step>> threads = new ArrayList<>();
@@ -116,7 +117,8 @@ abstract class ModelRules extends EngineRules {
             int maxSteps, int n) {
         SequenceRunner runner = new SequenceRunner(clients);
         for (int i = 0; i < n; i++) {
-            Scenario sc = new ScenarioGenerator(random(rule, i), ops, purpose).scenario(minSteps, maxSteps);
+            Scenario sc = new ScenarioGenerator(random(rule, i), strategies(rule, i), ops, purpose)
+                    .scenario(minSteps, maxSteps);
             SequenceRunner.Run run = runner.run(sc, runPrefix());
             if (run.failed()) {
                 fail(shrunk(run, runner, i, n));
@@ -138,6 +140,11 @@ abstract class ModelRules extends EngineRules {
     /** The random source of scenario {@code i} of {@code rule}: a pure function of the seed, rule and index. */
     private SplittableRandom random(Rule rule, int i) {
         return new SplittableRandom(seed() * 0x9E3779B97F4A7C15L + rule.ordinal() * 1_000_003L + i);
+    }
+
+    /** The generator's second source (the strategy choice), from the same seed. */
+    private SplittableRandom strategies(Rule rule, int i) {
+        return new SplittableRandom(~(seed() * 0xBF58476D1CE4E5B9L + rule.ordinal() * 1_000_003L + i));
     }
 
     /** A key prefix no earlier run of this test used. */

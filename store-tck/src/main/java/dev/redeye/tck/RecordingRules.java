@@ -265,14 +265,22 @@ abstract class RecordingRules extends PlainStoreRules {
     @Test
     @DisplayName("R2.9 every call equals Transitions applied to the prior state (50 mixed calls)")
     void r2_9_parityWithTransitions() {
+        assertParity(Policy.builder().failureThreshold(4).maxGapBetweenFailures(Duration.ofMillis(300)).jitter(0)
+                .build(), 20_26L, 50);
+    }
+
+    /**
+     * Parity with {@link Transitions} over two clients: {@code steps} calls drawn from {@code seed}
+     * (recordFailure, recordSuccess, recordOutcome, and a put of the closed state while open), each checked
+     * against the rule applied to the prior state, and the stored state read by the other client (R2.9, R9.6).
+     */
+    final void assertParity(Policy p, long seed, int steps) {
         Store[] clients = {client(), client()};
         String k = key("parity");
-        Policy p = Policy.builder().failureThreshold(4).maxGapBetweenFailures(Duration.ofMillis(300)).jitter(0)
-                .build();
-        Random rnd = new Random(20_26L);
+        Random rnd = new Random(seed);
         BreakerState model = null; // until the first write: the key starts from the store's initial(v)
         long now = T0;
-        for (int step = 1; step <= 50; step++) {
+        for (int step = 1; step <= steps; step++) {
             Store c = clients[step % 2];
             now += rnd.nextInt(3) == 0 ? 301 + rnd.nextInt(200) : rnd.nextInt(250);
             String call;
@@ -295,7 +303,7 @@ abstract class RecordingRules extends PlainStoreRules {
                 actual = recording(c).recordOutcome(k, kind == 8, p, now);
             }
             String where = "step " + step + " " + call + " at now = T0 + " + (now - T0) + " from "
-                    + (model == null ? "a key never written" : model);
+                    + (model == null ? "a key never written" : model) + " (" + p.strategy().wireName() + ")";
             BreakerState from = model != null ? model : startOf(actual, where);
             if (call.startsWith("put")) {
                 expected = actual;

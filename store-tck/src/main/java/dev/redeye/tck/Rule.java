@@ -16,7 +16,8 @@ import java.util.Optional;
  * capability: R6 makes its transitions with whatever the store offers, puts included); R7 runs the engine
  * ({@code dev.redeye.CircuitBreaker}) over the store; R8 checks the store against a reference model on random
  * scenarios (R8.1 and R8.3 use whatever the store declares, so they run for every store; R8.2 needs
- * {@code TrialClaims}).
+ * {@code TrialClaims}); R9 holds {@code AtomicRecording} to the leaky strategy (R9.7 through the engine, for
+ * every store).
  */
 public enum Rule {
     R0_1("R0.1", "The store declares every capability the implementer expects (expectedCapabilities()); a "
@@ -241,7 +242,7 @@ public enum Rule {
                     + "claim given back without an outcome is not a failed trial"),
 
     R8_1("R8.1", "Random sequences of every call the store declares (recordFailure, recordSuccess and "
-            + "recordOutcome under consecutive, maxGapBetweenFailures and errorRate policies; trialSucceeded and "
+            + "recordOutcome under consecutive, leaky, maxGapBetweenFailures and errorRate policies; trialSucceeded and "
             + "trialFailed carrying current and stale versions; force; claimTrial; releaseTrial with right, wrong "
             + "and stale tokens; put; delete), over two clients with virtual now moving forward, return and store "
             + "exactly what the reference model (Transitions plus a claim table) does, step after step.",
@@ -259,7 +260,38 @@ public enum Rule {
             + "explains every result and the state read afterwards.",
             "the methods of the calls in the printed history: each must be one atomic step in the store "
                     + "(recordFailure/Success/Outcome, trialSucceeded/Failed, force, claimTrial, releaseTrial, put, "
-                    + "delete), and get must read the latest state");
+                    + "delete), and get must read the latest state"),
+
+    R9_1("R9.1", "Under the leaky strategy a failure adds 1 and a success subtracts 1, floored at 0: after every "
+            + "call of a scripted pattern over two clients the returned and the stored count are the bucket's level.",
+            "recordSuccess / recordOutcome with Strategy.LEAKY (code 2): failures - 1 when failures > 0, never a "
+                    + "clear to 0 (that is the consecutive rule), never below 0"),
+    R9_2("R9.2", "A leaky success that lowers the count is a write with the same version, no transition and no "
+            + "event; a success at 0 writes nothing (an unknown key stays unknown).",
+            "recordSuccess with Strategy.LEAKY and failures > 0: a plain write (no version bump, no feed event); "
+                    + "with failures = 0 nothing may be written or created"),
+    R9_3("R9.3", "The failure that brings the leaky count to failureThreshold opens the breaker (openedAt = now, "
+            + "version + 1, OPENED), also when successes came between the failures (F F S F F at threshold 3); "
+            + "while open a failure adds to the count without moving openedAt or version, and a success changes "
+            + "nothing.",
+            "recordFailure with Strategy.LEAKY: the threshold comparison (>=) on the leaky count, and the open "
+                    + "branch shared by every strategy"),
+    R9_4("R9.4", "With maxGapBetweenFailures under the leaky strategy, a failure later than the gap after the "
+            + "previous failure restarts the count at 1 (successes in between do not move lastFailureAt); within "
+            + "the gap it adds.",
+            "recordFailure with Strategy.LEAKY: the gap comparison (now - lastFailureAt > gap, with failures > 0) "
+                    + "runs as for the consecutive strategy, and a leaky success keeps lastFailureAt"),
+    R9_5("R9.5", "8 threads over 2 clients record two failures per success from a count of 5,000 under a "
+            + "threshold never reached: the stored count is exactly 5,000 plus the failures minus the successes.",
+            "recordSuccess and recordOutcome with Strategy.LEAKY: each must be one atomic read-modify-write in the "
+                    + "store (a get-then-put loses updates)"),
+    R9_6("R9.6", "The result of every call equals Transitions applied to the prior state, for a scripted sequence "
+            + "of 60 mixed calls under a leaky policy with maxGapBetweenFailures.",
+            "recordFailure, recordSuccess or recordOutcome with Strategy.LEAKY, whichever the failing step names: "
+                    + "parity with dev.redeye.api.Transitions (a native script must express exactly the same rules)"),
+    R9_7("R9.7", "Two breakers on two clients with the leaky strategy share one operation: the pattern F F S F S F "
+            + "F split between them (threshold 3) opens both on its last failure.",
+            "recordOutcome / recordSuccess with Strategy.LEAKY (R9.1 to R9.3), and get returning fresh state");
 
     private final String id;
     private final String statement;

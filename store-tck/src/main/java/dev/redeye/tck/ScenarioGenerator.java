@@ -47,16 +47,21 @@ final class ScenarioGenerator {
     private static final long[] GAPS = {20, 100, 1_000};
 
     private final SplittableRandom random;
+    private final SplittableRandom strategies;
     private final Map<Kind, Integer> weights;
     private final Purpose purpose;
 
     /**
-     * @param random   the seeded source
-     * @param declared the operations the store offers (every capability it declares, plus put/get/delete)
-     * @param purpose  which rule the scenarios are for
+     * @param random     the seeded source
+     * @param strategies a second seeded source, for the choice between the consecutive and leaky strategies
+     *                   only: the leaky strategy came later (R9), and drawing it from {@code random} would have
+     *                   changed every scenario a seed draws
+     * @param declared   the operations the store offers (every capability it declares, plus put/get/delete)
+     * @param purpose    which rule the scenarios are for
      */
-    ScenarioGenerator(SplittableRandom random, Set<Call.Op> declared, Purpose purpose) {
+    ScenarioGenerator(SplittableRandom random, SplittableRandom strategies, Set<Call.Op> declared, Purpose purpose) {
         this.random = random;
+        this.strategies = strategies;
         this.purpose = purpose;
         Map<Kind, Integer> base = purpose == Purpose.MODEL ? MODEL_WEIGHTS
                 : purpose == Purpose.EXPIRY ? EXPIRY_WEIGHTS : CONCURRENT_WEIGHTS;
@@ -105,7 +110,10 @@ final class ScenarioGenerator {
         return List.of(new KeySpec(first, policy()), new KeySpec(second, policy()));
     }
 
-    /** A policy: consecutive (with or without a gap) or errorRate, thresholds small enough to be reached. */
+    /**
+     * A policy: consecutive or leaky (each with or without a gap) or errorRate, thresholds small enough to be
+     * reached.
+     */
     Policy policy() {
         Policy.Builder b = Policy.builder().jitter(0).failureThreshold(1 + random.nextInt(4))
                 .successThreshold(random.nextInt(3) == 0 ? 2 + random.nextInt(2) : 1);
@@ -113,8 +121,13 @@ final class ScenarioGenerator {
             b.strategy(Strategy.ERROR_RATE).minimumCalls(1 + random.nextInt(6))
                     .errorRateThreshold(THRESHOLDS[random.nextInt(THRESHOLDS.length)])
                     .errorRateDecay(DECAYS[random.nextInt(DECAYS.length)]);
-        } else if (random.nextBoolean()) {
-            b.maxGapBetweenFailures(Duration.ofMillis(GAPS[random.nextInt(GAPS.length)]));
+        } else {
+            if (strategies.nextInt(3) == 0) {
+                b.strategy(Strategy.LEAKY); // counts like consecutive, a success leaks one failure out
+            }
+            if (random.nextBoolean()) {
+                b.maxGapBetweenFailures(Duration.ofMillis(GAPS[random.nextInt(GAPS.length)]));
+            }
         }
         long reset = new long[] {1_000, 10_000, 60_000}[random.nextInt(3)];
         return b.resetTimeout(Duration.ofMillis(reset))
@@ -186,6 +199,8 @@ final class ScenarioGenerator {
                     .append(".minimumCalls(").append(p.minimumCalls()).append(')')
                     .append(".errorRateThreshold(").append(States.javaDouble(p.errorRateThreshold())).append(')')
                     .append(".errorRateDecay(").append(States.javaDouble(p.errorRateDecay())).append(')');
+        } else if (p.strategy() == Strategy.LEAKY) {
+            sb.append(".strategy(Strategy.LEAKY)");
         }
         sb.append(".failureThreshold(").append(p.failureThreshold()).append(')');
         if (p.maxGapBetweenFailuresMillis() > 0) {

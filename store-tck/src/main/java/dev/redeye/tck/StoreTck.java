@@ -32,6 +32,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * {@link #interruptFeed(dev.redeye.api.Store)} (R6.8); without them those rules are skipped with the reason.
  * {@link #cleanup()} runs after each test; each test uses a fresh random key prefix, so it can stay empty.
  *
+ * <p>R9 holds the store to the leaky strategy ({@code Strategy.LEAKY}: a failure adds 1, a success subtracts 1,
+ * floored at 0) when it declares {@code AtomicRecording}; R9.7 runs it through the engine.
+ *
  * <p>R8 checks the store against a reference model ({@code Transitions} plus a claim table) on random
  * scenarios drawn from a fixed seed: R8.1 sequences of every call the store declares over two clients, R8.2
  * claims expiring in real time, R8.3 linearizability of small concurrent scenarios. It needs no hook: any
@@ -52,5 +55,5 @@ import org.junit.jupiter.api.TestMethodOrder;
  * a build, hooks included, with {@link TckRunner#run(Class)}.
  */
 @TestMethodOrder(MethodOrderer.MethodName.class)
-public abstract class StoreTck extends ModelRules {
+public abstract class StoreTck extends LeakyRules {
 }

@@ -36,6 +36,8 @@ class RulesDocumentTest {
         GROUPS.put("R7", "The engine over the store (every store; R7.2 needs TrialClaims, R7.5 TransitionFeed)");
         GROUPS.put("R8", "The store against a reference model (every store, with the calls it declares; R8.2 "
                 + "needs TrialClaims)");
+        GROUPS.put("R9", "AtomicRecording, leaky strategy (needs AtomicRecording; R9.7 runs the engine over every "
+                + "store)");
     }
 
     static String render() {

@@ -1,12 +1,12 @@
 -- redeye: one atomic read-modify-write of a breaker's state.
--- Mirrors dev.redeye.api.Transitions rule by rule; the TCK's parity rules (R2.9, R3.1, R5.x) prove it.
+-- Mirrors dev.redeye.api.Transitions rule by rule; the TCK's parity rules (R2.9, R3.1, R5.x, R9.x, R8.1) prove it.
 --
 -- KEYS[1]  state hash   (<prefix>{<tag>}:state)
 -- KEYS[2]  claims zset  (<prefix>{<tag>}:trial), same hash slot; only force_closed touches it
 -- KEYS[3]  one-permit claim string (<prefix>{<tag>}:trial1), same hash slot; only force_closed touches it
 -- ARGV[1]  op: failure | success | trial_success | trial_failure | force_open | force_half_open | force_closed
 -- ARGV[2]  now, epoch ms (the caller's clock; the rules never read the server clock, see VERSIONS below)
--- ARGV[3]  strategy code: 0 consecutive, 1 errorRate
+-- ARGV[3]  strategy code (Strategy.code()): 0 consecutive, 1 errorRate, 2 leaky
 -- ARGV[4]  failureThreshold
 -- ARGV[5]  maxGapBetweenFailures ms (0 = unset)
 -- ARGV[6]  errorRateThreshold
@@ -68,7 +68,7 @@ local ANY_LONG = 1e19
 
 local op = ARGV[1]
 local now = int_arg(2, -ANY_LONG, ANY_LONG)
-local strategy = int_arg(3, 0, 1)
+local strategy = int_arg(3, 0, 2)
 local failure_threshold = int_arg(4, 1, INT_MAX)
 local max_gap = int_arg(5, 0, ANY_LONG)
 local rate_threshold = num_arg(6, 0, 1)
@@ -212,6 +212,7 @@ local function record_failure(s)
     return n, ''
   end
   if strategy == 1 then return error_rate_outcome(s, false) end
+  -- consecutive (0) and leaky (2) count failures alike; they differ in what a success does
   local f
   if max_gap > 0 and s.failures > 0 and now - s.lastFailureAt > max_gap then
     f = 1
@@ -236,7 +237,11 @@ local function record_success(s)
   if strategy == 1 then return error_rate_outcome(s, true) end
   if s.failures == 0 then return s, '' end
   local n = copy(s)
-  n.failures = 0 -- clearing is a write, not a transition (contract v2): same version, no event
+  if strategy == 2 then
+    n.failures = s.failures - 1 -- leaky: one success leaks one failure out; a write, not a transition
+  else
+    n.failures = 0 -- clearing is a write, not a transition (contract v2): same version, no event
+  end
   return n, ''
 end
 

@@ -82,6 +82,19 @@ class PlantedLuaDivergenceTest {
     }
 
     @Test
+    void aLeakySuccessThatClearsIsFoundByTheModelAndByTheLeakyRules() {
+        String copy = planted("n.failures = s.failures - 1", "n.failures = 0");
+        TckReport report = TckRunner.run(clients("state.lua clearing on a leaky success", copy),
+                EnumSet.of(Rule.R8_1, Rule.R9_1, Rule.R9_6, Rule.R2_9), Map.of());
+        for (Rule leaky : EnumSet.of(Rule.R9_1, Rule.R9_6)) {
+            assertEquals(Status.FAILED, report.result(leaky).orElseThrow().status(), report.format());
+        }
+        assertEquals(Status.PASSED, report.result(Rule.R2_9).orElseThrow().status(), report.format());
+        String m = assertFoundAndShrunk(report, 4, "Strategy.LEAKY", "failures expected");
+        System.out.println(m);
+    }
+
+    @Test
     void anEwmaInAnotherFormIsFoundAlthoughTheScriptedErrorRateRulesPass() {
         String copy = planted("rate = decay * s.errorRate + (1 - decay) * x",
                 "rate = s.errorRate + (1 - decay) * (x - s.errorRate)");

@@ -86,7 +86,7 @@ class RedisScriptInputTest {
         List<List<String>> bad = List.of(
                 List.of("explode", ""),                                  // op
                 List.of("", "abc", "1.5"),                               // now
-                List.of("2", "-1", "x"),                                 // strategy
+                List.of("3", "-1", "x"),                                 // strategy (0, 1, 2: Strategy.code())
                 List.of("0", "x", ""),                                   // failureThreshold
                 List.of("-1", "x"),                                      // maxGapBetweenFailures
                 List.of("x", "1.5", ""),                                 // errorRateThreshold

@@ -101,6 +101,26 @@ class MutantStoresTest {
         };
     }
 
+    /** A forwarding store whose atomic recordings apply {@code f} to the policy they are given. */
+    private static Function<Store, Store> rewritingPolicy(java.util.function.UnaryOperator<Policy> f) {
+        return inner -> new ForwardingStore(inner) {
+            @Override
+            public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
+                return super.recordOutcome(key, success, f.apply(policy), now);
+            }
+
+            @Override
+            public StateChange recordFailure(String key, Policy policy, long now) {
+                return super.recordFailure(key, f.apply(policy), now);
+            }
+
+            @Override
+            public StateChange recordSuccess(String key, Policy policy, long now) {
+                return super.recordSuccess(key, f.apply(policy), now);
+            }
+        };
+    }
+
     /** A view that reads a key as absent once its deadline (System.nanoTime) in {@code deadlines} passed. */
     private static class ExpiringView extends ForwardingStore {
         final Map<String, Long> deadlines;
@@ -135,7 +155,7 @@ class MutantStoresTest {
         out.add(new Mutant("failure while open reopens", () -> altering((s, k, p, now, c) ->
                 c.previous().open() && !c.isTransition() && c.state().failures() > c.previous().failures()
                         ? Transitions.trialFailed(c.previous(), c.previous().version(), p, now) : c),
-                of(R2_4), of(R2_1, R2_2, R5_3)));
+                of(R2_4, R9_3), of(R2_1, R2_2, R5_3, R9_1)));
         out.add(new Mutant("a success with nothing to clear is reported as a transition", () -> inner ->
                 new ForwardingStore(inner) {
                     @Override
@@ -149,26 +169,9 @@ class MutantStoresTest {
                         return new StateChange(c.previous(), bumped, TransitionKind.CLOSED);
                     }
                 }, of(R2_6), of(R2_1, R2_3)));
-        out.add(new Mutant("error-rate policy counted as consecutive", () -> inner -> new ForwardingStore(inner) {
-            private Policy consecutive(Policy p) {
-                return p.toBuilder().strategy(Strategy.CONSECUTIVE).build();
-            }
-
-            @Override
-            public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-                return super.recordOutcome(key, success, consecutive(policy), now);
-            }
-
-            @Override
-            public StateChange recordFailure(String key, Policy policy, long now) {
-                return super.recordFailure(key, consecutive(policy), now);
-            }
-
-            @Override
-            public StateChange recordSuccess(String key, Policy policy, long now) {
-                return super.recordSuccess(key, consecutive(policy), now);
-            }
-        }, of(R3_1, R3_2, R3_3, R3_4, R7_6), of(R2_1, R2_7)));
+        out.add(new Mutant("error-rate policy counted as consecutive", () -> rewritingPolicy(
+                p -> p.toBuilder().strategy(Strategy.CONSECUTIVE).build()),
+                of(R3_1, R3_2, R3_3, R3_4, R7_6), of(R2_1, R2_7)));
         out.add(new Mutant("first policy cached per store instance", () -> inner -> new ForwardingStore(inner) {
             private volatile Policy first;
 
@@ -384,6 +387,7 @@ class MutantStoresTest {
         out.add(new Mutant("claims without a count check, through the engine",
                 () -> new FlawedClaims(FlawedClaims.Defect.LAST_WRITER_WINS)::client, of(R7_2), of(R7_1, R7_4)));
         out.addAll(contractV2Mutants());
+        out.addAll(leakyMutants());
         return out;
     }
 
@@ -488,12 +492,31 @@ class MutantStoresTest {
         return out;
     }
 
+    /** The defects the leaky strategy's rules (R9) name; R9.5 (atomicity) is BrokenStoresTest's non-atomic store. */
+    private List<Mutant> leakyMutants() {
+        List<Mutant> out = new ArrayList<>();
+        out.add(new Mutant("leaky counted as consecutive (a success clears every failure)", () -> rewritingPolicy(
+                p -> p.strategy() == Strategy.LEAKY ? p.toBuilder().strategy(Strategy.CONSECUTIVE).build() : p),
+                of(R9_1, R9_2, R9_3, R9_4, R9_6, R9_7), of(R2_1, R2_10, R2_5)));
+        out.add(new Mutant("a leaky success that lowers the count is a transition", () -> altering(
+                (s, k, p, now, c) -> p.strategy() == Strategy.LEAKY && !c.isTransition() && !c.state().open()
+                        && c.state().failures() < c.previous().failures() && c.state().failures() > 0
+                        ? new StateChange(c.previous(), c.state().withVersion(c.state().version() + 1),
+                                TransitionKind.CLOSED)
+                        : c),
+                of(R9_2, R9_6), of(R9_1, R9_3, R9_4)));
+        out.add(new Mutant("leaky ignores maxGapBetweenFailures", () -> rewritingPolicy(
+                p -> p.strategy() == Strategy.LEAKY ? p.toBuilder().maxGapBetweenFailures(null).build() : p),
+                of(R9_4, R9_6), of(R2_5, R9_1, R9_3)));
+        return out;
+    }
+
     @Test
     void everyRuleIsCaughtBySomeDefect() {
         EnumSet<Rule> caught = EnumSet.noneOf(Rule.class);
         mutants().forEach(m -> caught.addAll(m.mustFail()));
         // BrokenStoresTest and HookedStoresTest (hooks and expectations) cover these:
-        caught.addAll(EnumSet.of(R2_7, R2_8, R3_3, R5_6, R4_1, R4_3, R4_4, R4_5, R4_6, R4_8, R2_1, R2_2, R2_5, R5_3,
+        caught.addAll(EnumSet.of(R2_7, R2_8, R3_3, R5_6, R9_5, R4_1, R4_3, R4_4, R4_5, R4_6, R4_8, R2_1, R2_2, R2_5, R5_3,
                 R0_1, R1_7, R6_8));
         caught.addAll(EnumSet.of(Rule.R7_8, Rule.R7_9, Rule.R7_10)); // EngineRuleMutantsTest covers these
         caught.addAll(EnumSet.of(Rule.R8_1, Rule.R8_2, Rule.R8_3)); // ModelRuleMutantsTest covers these
