@@ -35,7 +35,7 @@ mkdir -p "$OUT"
 JAR=redeye-bench/target/benchmarks.jar
 
 echo "[bench] building $JAR" >&2
-mvn -B -q -o package -pl redeye-bench -am -DskipTests
+mvn -B -q package -pl redeye-bench -am -DskipTests
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
