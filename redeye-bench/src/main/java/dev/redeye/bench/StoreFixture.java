@@ -97,6 +97,14 @@ public abstract class StoreFixture implements AutoCloseable {
 
     abstract Store newClient();
 
+    /**
+     * Whether the backend's server runs inside this JVM (a Hazelcast member started by the bench): its own heap
+     * then moves every heap reading, so heap figures are not attributable to the breaker.
+     */
+    boolean serverInThisJvm() {
+        return false;
+    }
+
     /** The backend's own round trip, or {@code null} for an in-process store. The caller closes it. */
     public abstract RoundTrip roundTrip();
 
@@ -315,6 +323,11 @@ public abstract class StoreFixture implements AutoCloseable {
             @Override
             Store newClient() {
                 return Stores.open(uri);
+            }
+
+            @Override
+            boolean serverInThisJvm() {
+                return member != null;
             }
 
             @Override
