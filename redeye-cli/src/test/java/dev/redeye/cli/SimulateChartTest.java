@@ -17,6 +17,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
 import javax.xml.parsers.DocumentBuilderFactory;
+import dev.redeye.tck.Race;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Element;
@@ -142,5 +143,24 @@ class SimulateChartTest {
         assertEquals(100, TickCounts.tickMillisFor(60_000));
         assertEquals(200, TickCounts.tickMillisFor(61_000));
         assertEquals(3_000, TickCounts.tickMillisFor(30 * 60_000));
+    }
+
+    @Test
+    void tickCountsLoseNoEventUnderContention() throws Exception {
+        long start = System.nanoTime();
+        TickCounts counts = new TickCounts(start, 1_000_000_000L, 2);
+        int threads = 4;
+        int each = 200_000;
+        // Everyone in bucket 0: a plain long[] with ++ loses increments here.
+        Race.run(threads, Duration.ofSeconds(60), t -> {
+            for (int i = 0; i < each; i++) {
+                counts.add(start);
+            }
+        });
+        counts.add(start - 1);                  // before the start: left out
+        counts.add(start + 2_000_000_000L);     // past the last bucket: left out
+        counts.add(start + 1_500_000_000L);     // bucket 1
+        assertEquals((long) threads * each, counts.snapshot()[0]);
+        assertEquals(1, counts.snapshot()[1]);
     }
 }
