@@ -5,7 +5,7 @@
 #   2. JMH RejectionBenchmark    (local mode, open breaker, 1 and 2 threads, -prof gc)
 #   3. DistributedBench          (ops per call, latency vs round trip, atomic vs best-effort, growth, fleet)
 # Raw results go to redeye-bench/results/<UTC date-time>/ (JMH text and JSON, the JMH tables with the
-# targets checked (JmhTables), the distributed tables, the machine). About 7 minutes in all. Redis and PostgreSQL come from scripts/services.sh
+# targets checked (JmhTables), the distributed tables, the fleet chart fleet.png, the machine). About 7 minutes in all. Redis and PostgreSQL come from scripts/services.sh
 # (REDEYE_REDIS_URL / REDEYE_POSTGRES_URL when set).
 #
 # Usage: scripts/bench.sh            the full run BENCHMARK.md quotes
@@ -58,9 +58,10 @@ java -cp "$JAR" dev.redeye.bench.JmhTables "$OUT/jmh-HealthyPathBenchmark.json" 
   > "$OUT/jmh-tables.md"
 cat "$OUT/jmh-tables.md" >&2
 
-echo "[bench] java -cp $JAR dev.redeye.bench.DistributedBench $DIST_OPTS" >&2
+echo "[bench] java -cp $JAR dev.redeye.bench.DistributedBench $DIST_OPTS --chart-dir $OUT" >&2
 # shellcheck disable=SC2086
-java -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$JAR" dev.redeye.bench.DistributedBench $DIST_OPTS \
+java -Djava.awt.headless=true -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$JAR" \
+  dev.redeye.bench.DistributedBench $DIST_OPTS --chart-dir "$OUT" \
   > "$OUT/distributed.md" 2> "$OUT/distributed.log"
 cat "$OUT/distributed.md" >&2
 

@@ -1,5 +1,7 @@
 package dev.redeye.bench;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -7,7 +9,8 @@ import java.util.Set;
 /**
  * The settings of one {@link DistributedBench} run: which backends and sections, where the services are
  * ({@code REDEYE_REDIS_URL}, {@code REDEYE_POSTGRES_URL}, {@code REDEYE_DYNAMODB_URL}, {@code REDEYE_HAZELCAST_URL}), and whether this is a short smoke run
- * ({@code --quick}: a few hundred calls per figure, fit only to check the harness works).
+ * ({@code --quick}: a few hundred calls per figure, fit only to check the harness works), and where charts go
+ * ({@code --chart-dir}).
  */
 final class BenchEnv {
     static final List<String> ALL_STORES = List.of("memory", "redis", "postgres", "dynamodb", "hazelcast");
@@ -18,8 +21,19 @@ final class BenchEnv {
     private final boolean quick;
     private final String redisUrl;
     private final String postgresUrl;
+    private final Path chartDir;
 
     BenchEnv(List<String> stores, List<String> sections, boolean quick, String redisUrl, String postgresUrl) {
+        this(stores, sections, quick, redisUrl, postgresUrl, null);
+    }
+
+    /** @param chartDir where sections write their charts, or null for none; must be an existing directory */
+    BenchEnv(List<String> stores, List<String> sections, boolean quick, String redisUrl, String postgresUrl,
+            Path chartDir) {
+        if (chartDir != null && !Files.isDirectory(chartDir)) {
+            throw new IllegalArgumentException("--chart-dir " + chartDir + " is not a directory");
+        }
+        this.chartDir = chartDir;
         for (String s : stores) {
             if (!ALL_STORES.contains(s)) {
                 throw new IllegalArgumentException("unknown store '" + s + "'; known: " + ALL_STORES);
@@ -39,7 +53,7 @@ final class BenchEnv {
     }
 
     /**
-     * Parses {@code [--stores a,b] [--sections a,b] [--quick]}.
+     * Parses {@code [--stores a,b] [--sections a,b] [--quick] [--chart-dir DIR]}.
      *
      * @throws IllegalArgumentException on an unknown argument, store or section
      */
@@ -47,6 +61,7 @@ final class BenchEnv {
         List<String> stores = ALL_STORES;
         List<String> sections = ALL_SECTIONS;
         boolean quick = false;
+        Path chartDir = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--stores":
@@ -58,15 +73,18 @@ final class BenchEnv {
                 case "--quick":
                     quick = true;
                     break;
+                case "--chart-dir":
+                    chartDir = Path.of(list(args, ++i).get(0));
+                    break;
                 default:
                     throw new IllegalArgumentException("unknown argument '" + args[i]
                             + "'; usage: DistributedBench [--stores memory,redis,postgres,dynamodb,hazelcast]"
-                            + " [--sections ops,latency,atomic,growth,fleet] [--quick]");
+                            + " [--sections ops,latency,atomic,growth,fleet] [--quick] [--chart-dir DIR]");
             }
         }
         String redis = env("REDEYE_REDIS_URL", "redis://127.0.0.1:6379");
         String pg = env("REDEYE_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres");
-        return new BenchEnv(stores, sections, quick, redis, pg);
+        return new BenchEnv(stores, sections, quick, redis, pg, chartDir);
     }
 
     private static List<String> list(String[] args, int i) {
@@ -87,6 +105,11 @@ final class BenchEnv {
 
     boolean runs(String section) {
         return sections.contains(section);
+    }
+
+    /** The directory sections write their charts into ({@code --chart-dir}), or null: no charts. */
+    Path chartDir() {
+        return chartDir;
     }
 
     boolean quick() {

@@ -28,7 +28,9 @@ import java.time.temporal.ChronoUnit;
  * java -cp redeye-bench/target/benchmarks.jar dev.redeye.bench.DistributedBench
  * </pre>
  * or one part: {@code ... DistributedBench --sections fleet --stores memory,redis}. {@code --quick} shrinks
- * every loop for a smoke test of the harness; its figures mean nothing. The services are read from
+ * every loop for a smoke test of the harness; its figures mean nothing. {@code --chart-dir DIR} (an existing
+ * directory; {@code scripts/bench.sh} gives its results directory) makes the fleet section draw its chart
+ * there ({@code fleet.png}) and print the Markdown image line for it. The services are read from
  * {@code REDEYE_REDIS_URL} (default {@code redis://127.0.0.1:6379}) and {@code REDEYE_POSTGRES_URL} (default
  * {@code jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres}); the run writes under a key prefix and a
  * schema unique to it and deletes them at the end.
@@ -40,7 +42,8 @@ public final class DistributedBench {
     /**
      * Runs the selected sections and prints their tables to standard output.
      *
-     * @param args {@code [--stores memory,redis,postgres] [--sections ops,latency,atomic,growth,fleet] [--quick]}
+     * @param args {@code [--stores memory,redis,postgres] [--sections ops,latency,atomic,growth,fleet] [--quick]
+     *             [--chart-dir DIR]}
      * @throws IllegalArgumentException on an unknown argument
      */
     public static void main(String[] args) {

@@ -1,11 +1,16 @@
 package dev.redeye.bench;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.charts.TimelineChart;
 import dev.redeye.InMemoryStore;
 import dev.redeye.api.CircuitOpenException;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CountDownLatch;
@@ -28,6 +33,10 @@ import java.util.function.Supplier;
  * instance; Resilience4j 2.4.0 with its defaults (50 % failure rate over the last 100 calls, at least 100 calls,
  * 60 s open, 10 calls in half-open), one per instance.
  *
+ * <p>With {@code --chart-dir DIR} it also draws the run's own per-tick counts of redeye (shared store, the
+ * first store of the run), redeye per instance and Resilience4j into {@code DIR/fleet.png} ({@link #chart}) and
+ * prints the Markdown image line for it under the table.
+ *
  * <p>Run it (part of {@link DistributedBench}; Redis and PostgreSQL must be running):
  * <pre>
  * mvn -B -q install -pl redeye-bench -DskipTests
@@ -43,18 +52,28 @@ final class FleetBench {
     private static final long SETTLED_TICKS = 50;
     private static final String OP = "fleet-dependency";
     private static final long START = 1_700_000_000_000L;
+    /** The chart's file name in the {@code --chart-dir} directory. */
+    static final String CHART_FILE = "fleet.png";
 
     private FleetBench() {
     }
 
+    /** What reached the dependency in each tick of one scenario, for the chart. */
+    record Trace(String name, int[] calledPerTick) {
+    }
+
     static String run(BenchEnv env) {
+        List<Trace> charted = new ArrayList<>();
         Table t = new Table("fleet of " + INSTANCES, "calls reaching the dead dependency", "trials while dead",
                 "concurrent trials at recovery", "trials from recovery to closed", "full recovery after (s)",
                 "calls rejected after recovery", "real time (s)");
         for (String s : env.stores()) {
             try (StoreFixture fixture = env.fixture(s, true)) {
-                scenario(t, "redeye, shared store: " + s,
+                Trace trace = scenario(t, "redeye, shared store: " + s,
                         (clock, dep) -> redeye(CircuitBreaker.builder().store(fixture.open()).clock(clock).build(), dep));
+                if (charted.isEmpty()) {
+                    charted.add(trace); // the stores give the same counts: the chart shows the first
+                }
             }
         }
         if (env.has("memory")) {
@@ -68,15 +87,79 @@ final class FleetBench {
                 shared.close();
             }
         }
-        scenario(t, "redeye, per instance (local mode)",
-                (clock, dep) -> redeye(CircuitBreaker.builder().clock(clock).build(), dep));
-        scenario(t, "Resilience4j, per instance (defaults)", FleetBench::resilience4j);
-        return "Virtual time, ticks of " + TICK_MILLIS + " ms, one call per instance per tick, all calls of a tick"
+        charted.add(scenario(t, "redeye, per instance (local mode)",
+                (clock, dep) -> redeye(CircuitBreaker.builder().clock(clock).build(), dep)));
+        charted.add(scenario(t, "Resilience4j, per instance (defaults)", FleetBench::resilience4j));
+        String text = "Virtual time, ticks of " + TICK_MILLIS + " ms, one call per instance per tick, all calls of a tick"
                 + " concurrent; dependency healthy " + HEALTHY_SECONDS + " s, dead " + DEAD_SECONDS
                 + " s, then healthy.\n\n" + t
                 + "\n\"Concurrent trials at recovery\": trial calls in the first tick after the dependency recovered"
                 + " in which any trial ran. \"Trials from recovery to closed\": every trial call from the recovery"
                 + " until every instance's call succeeds.\n";
+        if (env.chartDir() != null) {
+            Path file = env.chartDir().resolve(CHART_FILE);
+            try {
+                chart(charted).write(file);
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not write the fleet chart to " + file, e);
+            }
+            text += "\n![Fleet: calls reaching the dependency over time, per second and cumulative while dead]("
+                    + file + ")\n";
+        }
+        return text;
+    }
+
+    /**
+     * The fleet chart of the run's own traces: calls reaching the dependency per second (healthy calls
+     * included, so the drop at the outage and the return after recovery show), and the calls that reached the
+     * dead dependency, cumulative on a log axis (the table's first column, over time).
+     */
+    static TimelineChart chart(List<Trace> traces) {
+        long ticksPerSecond = 1000 / TICK_MILLIS;
+        double deadFrom = HEALTHY_SECONDS;
+        double recovered = HEALTHY_SECONDS + DEAD_SECONDS;
+        TimelineChart.Builder b = TimelineChart.builder("Fleet of " + INSTANCES + ": a dependency dies for "
+                        + DEAD_SECONDS + " s, then recovers")
+                .subtitle("virtual time, one call per instance every " + TICK_MILLIS + " ms; breakers at their "
+                        + "defaults; figures of this run; a line ends " + SETTLED_TICKS * TICK_MILLIS / 1000
+                        + " s after its fleet fully recovered")
+                .xAxis("virtual time (s)")
+                .size(1000, 720)
+                .panel("calls reaching the dependency", "calls per second", false);
+        for (Trace tr : traces) {
+            int seconds = (int) (tr.calledPerTick().length / ticksPerSecond); // whole seconds only
+            double[] x = new double[seconds];
+            double[] y = new double[seconds];
+            for (int i = 0; i < seconds * ticksPerSecond; i++) {
+                y[(int) (i / ticksPerSecond)] += tr.calledPerTick()[i];
+            }
+            for (int sec = 0; sec < seconds; sec++) {
+                x[sec] = sec;
+            }
+            b.line(tr.name(), x, y);
+        }
+        b.span(deadFrom, recovered, "dependency dead");
+        b.panel("calls that reached the dead dependency, so far", "calls (log scale)", true);
+        int deadFromTick = (int) (HEALTHY_SECONDS * ticksPerSecond);
+        int recoveredTick = (int) ((HEALTHY_SECONDS + DEAD_SECONDS) * ticksPerSecond);
+        for (Trace tr : traces) {
+            int[] called = tr.calledPerTick();
+            int n = Math.max(0, called.length - deadFromTick) + 1;
+            double[] x = new double[n];
+            double[] y = new double[n];
+            long sum = 0;
+            for (int i = 0; i < n; i++) {
+                int tick = deadFromTick + i;
+                x[i] = tick * TICK_MILLIS / 1000.0;
+                if (i > 0 && tick - 1 < recoveredTick) {
+                    sum += called[tick - 1]; // the calls of the tick before this point, while dead
+                }
+                y[i] = sum;
+            }
+            b.line(tr.name(), x, y);
+        }
+        b.span(deadFrom, recovered, "dependency dead");
+        return b.build();
     }
 
     /** One instance of the fleet: its breaker with the dependency call bound in. */
@@ -212,7 +295,7 @@ final class FleetBench {
         }
     }
 
-    private static void scenario(Table t, String name, MemberFactory factory) {
+    private static Trace scenario(Table t, String name, MemberFactory factory) {
         ManualClock clock = new ManualClock(START);
         Dependency dep = new Dependency();
         CyclicBarrier start = new CyclicBarrier(INSTANCES + 1);
@@ -236,6 +319,9 @@ final class FleetBench {
         long rejectedAfter = 0;
         long recoveredAt = -1;
         long settled = 0;
+        int[] calledPerTick = new int[(int) ((HEALTHY_SECONDS + DEAD_SECONDS + MAX_AFTER_SECONDS) * 1000 / TICK_MILLIS
+                + SETTLED_TICKS + 1)];
+        int tick = 0;
         long realStart = System.nanoTime();
         try {
             while (true) {
@@ -257,6 +343,7 @@ final class FleetBench {
                     called += r.called ? 1 : 0;
                     trials += r.trial ? 1 : 0;
                 }
+                calledPerTick[tick++] = called;
                 if (dep.dead) {
                     reachedDead += called;
                     trialsDead += trials;
@@ -295,6 +382,7 @@ final class FleetBench {
         t.row(name, reachedDead, trialsDead, Math.max(0, firstTrialTick), trialsAfter,
                 recoveredAt < 0 ? "not within " + MAX_AFTER_SECONDS : Table.fmt((recoveredAt - recoverAt) / 1000.0, 1),
                 rejectedAfter, Table.fmt(realSeconds, 1));
+        return new Trace(name, Arrays.copyOf(calledPerTick, tick));
     }
 
     private static void await(CyclicBarrier b) {

@@ -10,10 +10,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.failsafe.CircuitBreakerOpenException;
 import dev.redeye.api.CircuitOpenException;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import java.awt.image.BufferedImage;
+import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import javax.imageio.ImageIO;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The pieces the benchmarks rely on: adapters that really reject, percentiles, the virtual clock, arguments. */
 class HarnessTest {
@@ -89,5 +95,41 @@ class HarnessTest {
         assertThrows(IllegalArgumentException.class, () -> BenchEnv.parse(new String[] {"--stores", "oracle"}));
         assertThrows(IllegalArgumentException.class, () -> BenchEnv.parse(new String[] {"--fast"}));
         assertThrows(IllegalArgumentException.class, () -> BenchEnv.parse(new String[] {"--sections"}));
+    }
+
+    @Test
+    void theChartDirectoryIsAnExistingDirectory(@TempDir Path dir) {
+        assertEquals(dir, BenchEnv.parse(new String[] {"--chart-dir", dir.toString()}).chartDir());
+        assertEquals(null, BenchEnv.parse(new String[] {"--quick"}).chartDir());
+        assertThrows(IllegalArgumentException.class,
+                () -> BenchEnv.parse(new String[] {"--chart-dir", dir.resolve("missing").toString()}));
+        assertThrows(IllegalArgumentException.class, () -> BenchEnv.parse(new String[] {"--chart-dir"}));
+    }
+
+    @Test
+    void theFleetChartDrawsEveryTraceItIsGiven(@TempDir Path dir) throws Exception {
+        // Shaped like a run (healthy, dead, recovered), not taken from one: the bench draws its own traces.
+        int ticks = (int) ((FleetBench.HEALTHY_SECONDS + FleetBench.DEAD_SECONDS + 20) * 1000 / FleetBench.TICK_MILLIS);
+        int deadFrom = (int) (FleetBench.HEALTHY_SECONDS * 1000 / FleetBench.TICK_MILLIS);
+        int deadTo = (int) ((FleetBench.HEALTHY_SECONDS + FleetBench.DEAD_SECONDS) * 1000 / FleetBench.TICK_MILLIS);
+        int[] few = new int[ticks];
+        int[] many = new int[ticks];
+        for (int i = 0; i < ticks; i++) {
+            boolean dead = i >= deadFrom && i < deadTo;
+            few[i] = dead ? (i == deadFrom ? FleetBench.INSTANCES : 0) : FleetBench.INSTANCES;
+            many[i] = dead ? (i < deadFrom + 50 || i % 600 == 0 ? FleetBench.INSTANCES : 0) : FleetBench.INSTANCES;
+        }
+        Path file = dir.resolve(FleetBench.CHART_FILE);
+        FleetBench.chart(List.of(new FleetBench.Trace("few", few), new FleetBench.Trace("many", many))).write(file);
+        BufferedImage img = ImageIO.read(file.toFile());
+        assertEquals(1000, img.getWidth());
+        assertEquals(720, img.getHeight());
+        Set<Integer> colours = new HashSet<>();
+        for (int y = 0; y < img.getHeight(); y++) {
+            for (int x = 0; x < img.getWidth(); x++) {
+                colours.add(img.getRGB(x, y) & 0xFFFFFF);
+            }
+        }
+        assertTrue(colours.contains(0xD55E00) && colours.contains(0x0072B2), "both traces are drawn");
     }
 }

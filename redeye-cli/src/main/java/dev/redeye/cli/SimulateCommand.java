@@ -1,8 +1,14 @@
 package dev.redeye.cli;
 
+import dev.redeye.charts.TimelineChart;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
@@ -27,13 +33,15 @@ import picocli.CommandLine.Spec;
  *
  * <p>Runs for {@code --duration} of real time ({@code --compare} runs both modes at once, so no longer).
  * Output: a timeline and a summary table on stdout, or with {@code --json} only the summary as JSON; a live
- * progress line on stderr when stderr is a terminal ({@code --progress} to choose).
+ * progress line on stderr when stderr is a terminal ({@code --progress} to choose); with {@code --chart FILE}
+ * also the run drawn as a PNG or SVG timeline ({@link SimulationChart}).
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Simulate a fleet of instances calling one dependency that goes down and recovers, with one "
             + "shared breaker (the default) or one breaker per instance, and print what reached the dead dependency.",
             ""},
         footer = {"", "Examples:", "  redeye simulate", "  redeye simulate --compare",
+            "  redeye simulate --compare --chart fleet.png",
             "  redeye simulate --store redis://127.0.0.1:6379 --instances 20 --json"})
 public final class SimulateCommand implements Callable<Integer> {
 
@@ -107,6 +115,13 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print only the summary, as JSON, on stdout.")
     boolean json;
 
+    @Option(names = "--chart", paramLabel = "FILE",
+            description = "Also draw the run as a timeline into FILE, a .png or .svg image (the extension "
+                    + "chooses): calls reaching the dependency, rejections and trials per 100 ms (wider past a "
+                    + "1-minute run), the outage shaded, the breakers' state changes marked; with --compare "
+                    + "one panel per mode.")
+    Path chart;
+
     @Option(names = "--seed", paramLabel = "N", defaultValue = "42",
             description = "Seed of the call latencies and start offsets (default: ${DEFAULT-VALUE}).")
     long seed;
@@ -146,6 +161,14 @@ public final class SimulateCommand implements Callable<Integer> {
                     new Simulation(config, Simulation.Mode.PER_INSTANCE)}
                 : new Simulation[] {new Simulation(config, mode)};
         Simulation.Result[] results = runAll(sims, err);
+        TimelineChart timelineChart = null;
+        if (chart != null) {
+            List<Simulation.PerTick> ticks = new ArrayList<>();
+            for (Simulation s : sims) {
+                ticks.add(s.perTick());
+            }
+            timelineChart = SimulationChart.of(List.of(results), ticks);
+        }
         for (Simulation.Result r : results) {
             warnIfTheStoreMisbehaved(r, err);
         }
@@ -164,6 +187,17 @@ public final class SimulateCommand implements Callable<Integer> {
             out.print(SimulationReport.single(results[0]));
         }
         out.flush();
+        if (timelineChart != null) {
+            try {
+                timelineChart.write(chart);
+            } catch (IOException e) {
+                err.println("redeye simulate: could not write the chart to " + chart + ": " + e);
+                err.flush();
+                return 1;
+            }
+            err.println("chart written to " + chart);
+            err.flush();
+        }
         return 0;
     }
 
@@ -208,6 +242,20 @@ public final class SimulateCommand implements Callable<Integer> {
                 "--think-time must be in [1ms, 10s] (it also paces rejected calls)");
         check(progress.matches("(?i)auto|always|never"), "--progress must be auto, always or never, was " + progress);
         check(store != null && !store.isBlank(), "--store must not be blank");
+        if (chart != null) {
+            // Before the run, not after it: a typo should not cost the run's duration.
+            TimelineChart.Format format = null;
+            try {
+                format = TimelineChart.Format.of(chart);
+            } catch (IllegalArgumentException e) {
+                check(false, "--chart: " + e.getMessage());
+            }
+            check(format != TimelineChart.Format.SVG || TimelineChart.svgAvailable(),
+                    "--chart: SVG needs JFreeSVG (org.jfree:org.jfree.svg) on the class path; write a .png instead");
+            Path dir = chart.toAbsolutePath().getParent();
+            check(dir != null && Files.isDirectory(dir), "--chart: the directory " + dir + " does not exist");
+            check(!Files.isDirectory(chart), "--chart: " + chart + " is a directory, not a file name");
+        }
         return new Simulation.Config(instances, threadsPerInstance, duration, downAt, upAt, failureThreshold,
                 resetTimeout, backoffMultiplier, jitter, callLatency, thinkTime, store.trim(), seed);
     }

@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.LongAdder;
  * real time is the point here) and fails if the dependency is down when it answers.
  *
  * <p>Counts precisely, with atomics: calls that reached it while down, trial calls (marked by the
- * {@link TrialMark} set by the counting store that saw the trial claim) and the most trial calls in flight at once. Thread-safe.
+ * {@link TrialMark} set by the counting store that saw the trial claim) and the most trial calls in flight at once;
+ * and, per time bucket for the chart, every call and every trial call at its arrival. Thread-safe.
  */
 final class SimulatedDependency {
 
@@ -31,11 +32,20 @@ final class SimulatedDependency {
     private final LongAdder trialCalls = new LongAdder();
     private final AtomicInteger trialsInFlight = new AtomicInteger();
     private final AtomicInteger maxTrialsInFlight = new AtomicInteger();
+    private final TickCounts callsPerTick;
+    private final TickCounts trialsPerTick;
 
-    SimulatedDependency(long startNanos, long downAtNanos, long upAtNanos) {
+    /**
+     * @param callsPerTick  counts every call reaching the dependency, at its arrival
+     * @param trialsPerTick counts the trial calls among them
+     */
+    SimulatedDependency(long startNanos, long downAtNanos, long upAtNanos, TickCounts callsPerTick,
+            TickCounts trialsPerTick) {
         this.startNanos = startNanos;
         this.downAtNanos = downAtNanos;
         this.upAtNanos = upAtNanos;
+        this.callsPerTick = callsPerTick;
+        this.trialsPerTick = trialsPerTick;
     }
 
     /** Whether the dependency is down at the given {@link System#nanoTime()}. */
@@ -52,7 +62,10 @@ final class SimulatedDependency {
     String call(int instance, long latencyNanos) throws DownException {
         boolean trial = TrialMark.currentThreadIsTrial();
         calls.increment();
+        long arrival = System.nanoTime();
+        callsPerTick.add(arrival);
         if (trial) {
+            trialsPerTick.add(arrival);
             trialCalls.increment();
             int now = trialsInFlight.incrementAndGet();
             maxTrialsInFlight.accumulateAndGet(now, Math::max);

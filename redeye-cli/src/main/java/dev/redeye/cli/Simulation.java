@@ -129,6 +129,10 @@ final class Simulation {
     private volatile java.util.concurrent.atomic.AtomicIntegerArray inCallByInstance;
     private volatile long startNanos;
     private volatile SimulatedDependency dependency;
+    private volatile TickCounts callsPerTick;
+    private volatile TickCounts rejectedPerTick;
+    private volatile TickCounts trialsPerTick;
+    private volatile boolean trialsVisible;
     private volatile boolean stop;
 
     Simulation(Config config, Mode mode) {
@@ -148,6 +152,28 @@ final class Simulation {
     /** Asks a running simulation to stop early (Ctrl-C); {@link #run()} then returns what it counted. */
     void stop() {
         stop = true;
+    }
+
+    /**
+     * What happened in each time bucket ({@code tickMillis} wide, from the start of the run): calls that reached
+     * the dependency (up or down, trials included), calls the breaker rejected, and trial calls ({@code null}
+     * when the store has no {@code TrialClaims} capability, as in {@link Result}).
+     */
+    record PerTick(long tickMillis, long[] calls, long[] rejected, long[] trials) {
+    }
+
+    /**
+     * The per-bucket counts of the run, for the chart; call it after {@link #run()} has returned.
+     *
+     * @throws IllegalStateException if the run has not started
+     */
+    PerTick perTick() {
+        TickCounts c = callsPerTick;
+        if (c == null) {
+            throw new IllegalStateException("the simulation has not run");
+        }
+        return new PerTick(TickCounts.tickMillisFor(config.duration().toMillis()), c.snapshot(),
+                rejectedPerTick.snapshot(), trialsVisible ? trialsPerTick.snapshot() : null);
     }
 
     /** A live view of a running simulation, for the progress line. */
@@ -231,7 +257,13 @@ final class Simulation {
             }
             startNanos = System.nanoTime();
             long end = startNanos + config.duration().toNanos();
-            dependency = new SimulatedDependency(startNanos, config.downAt().toNanos(), config.upAt().toNanos());
+            long tickNanos = TickCounts.tickMillisFor(config.duration().toMillis()) * 1_000_000L;
+            int ticks = (int) ((config.duration().toNanos() + tickNanos - 1) / tickNanos);
+            callsPerTick = new TickCounts(startNanos, tickNanos, ticks);
+            rejectedPerTick = new TickCounts(startNanos, tickNanos, ticks);
+            trialsPerTick = new TickCounts(startNanos, tickNanos, ticks);
+            dependency = new SimulatedDependency(startNanos, config.downAt().toNanos(), config.upAt().toNanos(),
+                    callsPerTick, trialsPerTick);
             timeline.add(new TimelineEntry(config.downAt().toMillis(), 0, "dependency_down", "", "", 0));
             if (config.upAt().compareTo(config.duration()) < 0) {
                 timeline.add(new TimelineEntry(config.upAt().toMillis(), 0, "dependency_up", "", "", 0));
@@ -271,7 +303,7 @@ final class Simulation {
                     LOG.warn("could not delete the simulation's state '{}': {}", operation, e.getMessage());
                 }
             }
-            boolean trialsVisible = counting.get(0).capability(TrialClaims.class).isPresent();
+            trialsVisible = counting.get(0).capability(TrialClaims.class).isPresent();
             return result(opsByKind, closedAtEnd, elapsedMs, trialsVisible);
         } finally {
             stop = true;
@@ -340,6 +372,7 @@ final class Simulation {
                 failed.increment();
             } catch (CircuitOpenException e) {
                 rejected.increment();
+                rejectedPerTick.add(System.nanoTime());
             } catch (StoreUnavailableException e) {
                 storeUnavailable.increment();
             } catch (RuntimeException e) {

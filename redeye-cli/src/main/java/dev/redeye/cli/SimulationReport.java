@@ -52,15 +52,18 @@ final class SimulationReport {
                 num(r.backoffMultiplier()), num(r.jitter()));
     }
 
-    static String timeline(Simulation.Result r) {
-        List<String[]> rows = new ArrayList<>();
-        List<Simulation.TimelineEntry> events = r.timeline();
+    /**
+     * The timeline's entries in groups: a dependency change alone, transitions of the same kind within
+     * {@value #GROUP_WINDOW_MS} ms of the group's first one together (per-instance mode has many). The text
+     * timeline and the chart's state-change marks both show these groups.
+     */
+    static List<List<Simulation.TimelineEntry>> groups(List<Simulation.TimelineEntry> events) {
+        List<List<Simulation.TimelineEntry>> groups = new ArrayList<>();
         int i = 0;
         while (i < events.size()) {
             Simulation.TimelineEntry first = events.get(i);
             if (first.instance() == 0) {
-                rows.add(new String[] {secs(first.atMs()), first.kind().equals("dependency_down")
-                        ? "---- dependency goes DOWN ----" : "---- dependency is back UP ----"});
+                groups.add(List.of(first));
                 i++;
                 continue;
             }
@@ -72,9 +75,23 @@ final class SimulationReport {
                 group.add(events.get(j));
                 j++;
             }
+            groups.add(group);
+            i = j;
+        }
+        return groups;
+    }
+
+    static String timeline(Simulation.Result r) {
+        List<String[]> rows = new ArrayList<>();
+        for (List<Simulation.TimelineEntry> group : groups(r.timeline())) {
+            Simulation.TimelineEntry first = group.get(0);
+            if (first.instance() == 0) {
+                rows.add(new String[] {secs(first.atMs()), first.kind().equals("dependency_down")
+                        ? "---- dependency goes DOWN ----" : "---- dependency is back UP ----"});
+                continue;
+            }
             rows.add(new String[] {secs(first.atMs()), instances(group), first.from() + " -> " + first.to(),
                 meaning(first.kind(), group.size())});
-            i = j;
         }
         int[] width = new int[4];
         for (String[] row : rows) {
@@ -208,7 +225,7 @@ final class SimulationReport {
                 r.instances(), r.failureThreshold(), r.reachedDeadDependencyByNormalCalls(), r.trialCalls());
     }
 
-    private static String secs(long ms) {
+    static String secs(long ms) {
         return String.format(Locale.ROOT, "%.3fs", ms / 1000.0).replaceAll("\\.?0+s$", "s");
     }
 
@@ -216,7 +233,7 @@ final class SimulationReport {
         return ms + "ms";
     }
 
-    private static String num(double d) {
+    static String num(double d) {
         return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
     }
 }
