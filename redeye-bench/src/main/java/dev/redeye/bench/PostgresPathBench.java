@@ -20,6 +20,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 
 /**
  * The PostgreSQL store's two hot paths next to the plain-JDBC work they cannot beat, paired in one loop (issue
@@ -33,8 +34,9 @@ import java.util.List;
  * <li><b>healthy read</b>: {@code store.get} vs the same {@code SELECT} by primary key through plain JDBC on a
  * pooled connection (target 2: at most 1.3x).</li>
  * </ul>
- * Each iteration runs the five calls once, in an order that rotates between iterations (the opening's key is
- * put back to a closed state before, untimed). One thread. The
+ * Each iteration runs the five calls once, in a random order (seeded; so that no call always follows the same
+ * other one, such as a read always following a commit), after putting the opening's key back to a closed state,
+ * untimed. One thread. The
  * store is measured in three set-ups: {@code PostgresStore.builder(HikariDataSource)} with the default bounds
  * set per transaction (one {@code set_config} statement in the first round trip of every call), the same with
  * the bounds set once per pooled session ({@code connectionInitSql}, {@code timeoutsPerTransaction(false)}),
@@ -202,14 +204,16 @@ public final class PostgresPathBench {
         Latencies jdbcRead = new Latencies(n);
         long now = 2;
         long version = 1;
+        int[] order = {0, 1, 2, 3, 4};
+        SplittableRandom random = new SplittableRandom(42);
         for (int i = 0; i < warmup + n; i++) {
             boolean measured = i >= warmup;
             // closed again, at a version above the opening's, so that the timed call below opens it
             store.put(openKey, BreakerState.initial(version), Duration.ofHours(1));
             version += 2;
             long[] d = new long[5];
-            for (int k = 0; k < 5; k++) {
-                int which = (k + i) % 5; // rotate the order
+            shuffle(order, random);
+            for (int which : order) {
                 long t0 = System.nanoTime();
                 switch (which) {
                     case 0 -> pg.recordFailure(storeKey, never, now++);
@@ -235,6 +239,15 @@ public final class PostgresPathBench {
         row(t, pairs, setUp, RECORD_SUB, storeRecord, jdbcRecord);
         row(t, pairs, setUp, RECORD_OPEN, storeOpen, jdbcRecord);
         row(t, pairs, setUp, READ, storeRead, jdbcRead);
+    }
+
+    private static void shuffle(int[] a, SplittableRandom random) {
+        for (int i = a.length - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            int x = a[i];
+            a[i] = a[j];
+            a[j] = x;
+        }
     }
 
     private static void row(Table t, List<Pair> pairs, String setUp, String path, Latencies store, Latencies jdbc) {
