@@ -4,8 +4,10 @@
 #   1. JMH HealthyPathBenchmark  (local mode, healthy path, 1 and 2 threads, -prof gc)
 #   2. JMH RejectionBenchmark    (local mode, open breaker, 1 and 2 threads, -prof gc)
 #   3. DistributedBench          (ops per call, latency vs round trip, atomic vs best-effort, growth, fleet)
+#   4. PostgresPathBench         (PostgreSQL store's record path and read vs plain JDBC, issue 13 targets 1 and 2)
 # Raw results go to redeye-bench/results/<UTC date-time>/ (JMH text and JSON, the JMH tables with the
-# targets checked (JmhTables), the distributed tables, the fleet chart fleet.png, the machine). About 7 minutes in all. Redis and PostgreSQL come from scripts/services.sh
+# targets checked (JmhTables), the distributed tables, the fleet chart fleet.png, the PostgreSQL path table, the machine).
+# About 15 minutes in all. Redis, PostgreSQL and dynalite come from scripts/services.sh
 # (REDEYE_REDIS_URL / REDEYE_POSTGRES_URL when set).
 #
 # Usage: scripts/bench.sh            the full run BENCHMARK.md quotes
@@ -26,10 +28,12 @@ if [ "$QUICK" = 1 ]; then
   OUT=$(mktemp -d /tmp/redeye-bench-smoke.XXXXXX)
   JMH_OPTS="-f 1 -wi 1 -w 1s -i 1 -r 1s"
   DIST_OPTS="--quick"
+  PG_OPTS="--samples 300 --warmup 100"
 else
   OUT=redeye-bench/results/$STAMP
   JMH_OPTS="-f 1 -wi 3 -w 2s -i 5 -r 2s"
   DIST_OPTS=""
+  PG_OPTS=""
 fi
 mkdir -p "$OUT"
 JAR=redeye-bench/target/benchmarks.jar
@@ -64,6 +68,12 @@ java -Djava.awt.headless=true -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp 
   dev.redeye.bench.DistributedBench $DIST_OPTS --chart-dir "$OUT" \
   > "$OUT/distributed.md" 2> "$OUT/distributed.log"
 cat "$OUT/distributed.md" >&2
+
+echo "[bench] java -cp $JAR dev.redeye.bench.PostgresPathBench $PG_OPTS" >&2
+# shellcheck disable=SC2086
+java -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$JAR" dev.redeye.bench.PostgresPathBench $PG_OPTS \
+  > "$OUT/postgres-path.md" 2> "$OUT/postgres-path.log"
+cat "$OUT/postgres-path.md" >&2
 
 echo "uptime after: $(uptime)" >> "$OUT/machine.txt"
 echo "[bench] results in $OUT" >&2

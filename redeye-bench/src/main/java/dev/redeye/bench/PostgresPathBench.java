@@ -20,6 +20,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 
 /**
  * The PostgreSQL store's two hot paths next to the plain-JDBC work they cannot beat, paired in one loop (issue
@@ -27,12 +28,15 @@ import java.util.List;
  *
  * <ul>
  * <li><b>record path</b>: {@code store.recordFailure} below the threshold (one row-locked read-modify-write)
- * vs plain JDBC on a pooled connection: {@code SELECT <the state columns> ... FOR UPDATE}, {@code UPDATE},
- * {@code COMMIT} on another key of the same table (target: store p50 at most 1.3x);</li>
+ * and at the opening (the same, a transition: it also publishes the event and its commit waits for the WAL
+ * flush) vs plain JDBC on a pooled connection: {@code SELECT <the state columns> ... FOR UPDATE},
+ * {@code UPDATE}, {@code COMMIT} on another key of the same table (target 1: store p50 at most 1.3x, both);</li>
  * <li><b>healthy read</b>: {@code store.get} vs the same {@code SELECT} by primary key through plain JDBC on a
- * pooled connection (target: at most 1.3x).</li>
+ * pooled connection (target 2: at most 1.3x).</li>
  * </ul>
- * Each iteration runs the four calls once, in an order that alternates between iterations. One thread. The
+ * Each iteration runs the five calls once, in a random order (seeded; so that no call always follows the same
+ * other one, such as a read always following a commit), after putting the opening's key back to a closed state,
+ * untimed. One thread. The
  * store is measured in three set-ups: {@code PostgresStore.builder(HikariDataSource)} with the default bounds
  * set per transaction (one {@code set_config} statement in the first round trip of every call), the same with
  * the bounds set once per pooled session ({@code connectionInitSql}, {@code timeoutsPerTransaction(false)}),
@@ -41,7 +45,8 @@ import java.util.List;
  *
  * <p>Run it on a quiet machine (PostgreSQL from {@code REDEYE_POSTGRES_URL}, default
  * {@code jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres}); it writes in a schema of its own and drops
- * it at the end:
+ * it at the end. After the table it prints one MET / MISSED line per target, from this run's own ratios (a
+ * target is met when every set-up meets it):
  * <pre>
  * mvn -B -q package -pl redeye-bench -am -DskipTests
  * java -cp redeye-bench/target/benchmarks.jar dev.redeye.bench.PostgresPathBench [--samples 20000] [--warmup 5000]
@@ -53,6 +58,11 @@ public final class PostgresPathBench {
     /** Per session, as the store sets them per transaction by default. */
     private static final String SESSION_BOUNDS = "SET lock_timeout = 1000; SET statement_timeout = 1500; "
             + "SET idle_in_transaction_session_timeout = 2000";
+    private static final String RECORD_SUB = "recordFailure below the threshold vs SELECT FOR UPDATE; UPDATE; COMMIT";
+    private static final String RECORD_OPEN = "recordFailure at the opening vs SELECT FOR UPDATE; UPDATE; COMMIT";
+    private static final String READ = "get vs SELECT by primary key";
+    /** Targets 1 and 2: store p50 at most this times the plain-JDBC p50. */
+    private static final double TARGET = 1.30;
 
     private PostgresPathBench() {
     }
@@ -82,13 +92,14 @@ public final class PostgresPathBench {
         String schema = "redeye_pathbench_" + StoreFixture.RUN_ID;
         Table t = new Table("store set-up", "path", "store p50 (µs)", "store p99 (µs)", "plain JDBC p50 (µs)",
                 "plain JDBC p99 (µs)", "p50 ratio", "target");
+        List<Pair> pairs = new ArrayList<>();
         try (HikariDataSource jdbc = StoreFixture.pool(url, 2)) {
             for (String setUp : List.of("builder(HikariDataSource), bounds per transaction",
                     "builder(HikariDataSource), bounds per session", "Stores.open(uri)")) {
                 List<AutoCloseable> owned = new ArrayList<>();
                 Store store = open(setUp, url, schema, owned);
                 try {
-                    measure(setUp, store, jdbc, schema, samples, warmup, t);
+                    measure(setUp, store, jdbc, schema, samples, warmup, t, pairs);
                 } finally {
                     store.close();
                     for (AutoCloseable c : owned) {
@@ -110,6 +121,42 @@ public final class PostgresPathBench {
         System.out.println("One thread; " + samples + " paired iterations after " + warmup + " warm-up ones; µs.");
         System.out.println();
         System.out.println(t);
+        System.out.println("### Targets (issue 13, PostgreSQL)");
+        System.out.println();
+        System.out.print(targets(pairs));
+    }
+
+    /** The paired figures of one set-up and path: store and plain-JDBC p50. */
+    private record Pair(String setUp, String path, long store50, long jdbc50) {
+        double ratio() {
+            return store50 / (double) jdbc50;
+        }
+    }
+
+    /** The MET / MISSED lines of targets 1 and 2, from the pairs this run measured. */
+    private static String targets(List<Pair> pairs) {
+        StringBuilder out = new StringBuilder();
+        target(out, "target 1, record path (recordFailure below the threshold and at the opening) p50 at most "
+                + "1.3x the plain-JDBC row-locked transaction", pairs, List.of(RECORD_SUB, RECORD_OPEN));
+        target(out, "target 2, healthy read (get) p50 at most 1.3x the same SELECT by primary key through plain "
+                + "JDBC", pairs, List.of(READ));
+        return out.toString();
+    }
+
+    private static void target(StringBuilder out, String target, List<Pair> pairs, List<String> paths) {
+        boolean met = true;
+        StringBuilder measured = new StringBuilder();
+        for (Pair p : pairs) {
+            if (!paths.contains(p.path())) {
+                continue;
+            }
+            met &= p.ratio() <= TARGET;
+            measured.append(measured.length() == 0 ? "" : "; ").append(p.setUp()).append(", ")
+                    .append(p.path().substring(0, p.path().indexOf(" vs "))).append(": ")
+                    .append(Table.fmt(p.ratio(), 2)).append('x');
+        }
+        out.append("- ").append(met ? "MET" : "MISSED").append(": ").append(target).append(" — measured ")
+                .append(measured).append('\n');
     }
 
     private static Store open(String setUp, String url, String schema, List<AutoCloseable> owned) {
@@ -132,13 +179,16 @@ public final class PostgresPathBench {
     }
 
     private static void measure(String setUp, Store store, HikariDataSource jdbc, String schema, int n, int warmup,
-                                Table t) throws SQLException {
+                                Table t, List<Pair> pairs) throws SQLException {
         PostgresStore pg = (PostgresStore) store;
         String table = "\"" + schema + "\".\"" + pg.table() + "\"";
         Policy never = Policy.builder().failureThreshold(Integer.MAX_VALUE).build();
+        Policy opens = Policy.builder().failureThreshold(1).build();
         String storeKey = "path-store";
+        String openKey = "path-open";
         String jdbcKey = "path-jdbc";
         store.delete(storeKey);
+        store.delete(openKey);
         store.delete(jdbcKey);
         pg.recordFailure(storeKey, never, 1);
         pg.recordFailure(jdbcKey, never, 1); // the baseline's row, written by the store: the same layout
@@ -148,21 +198,33 @@ public final class PostgresPathBench {
                 + "WHERE key_hash = ?";
         String read = "SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ?";
         Latencies storeRecord = new Latencies(n);
+        Latencies storeOpen = new Latencies(n);
         Latencies jdbcRecord = new Latencies(n);
         Latencies storeRead = new Latencies(n);
         Latencies jdbcRead = new Latencies(n);
         long now = 2;
+        long version = 1;
+        int[] order = {0, 1, 2, 3, 4};
+        SplittableRandom random = new SplittableRandom(42);
         for (int i = 0; i < warmup + n; i++) {
             boolean measured = i >= warmup;
-            long[] d = new long[4];
-            for (int k = 0; k < 4; k++) {
-                int which = (k + i) % 4; // rotate the order
+            // closed again, at a version above the opening's, so that the timed call below opens it
+            store.put(openKey, BreakerState.initial(version), Duration.ofHours(1));
+            version += 2;
+            long[] d = new long[5];
+            shuffle(order, random);
+            for (int which : order) {
                 long t0 = System.nanoTime();
                 switch (which) {
                     case 0 -> pg.recordFailure(storeKey, never, now++);
                     case 1 -> jdbcRecord(jdbc, lock, update, jdbcHash, now++);
                     case 2 -> pg.get(storeKey);
-                    default -> jdbcRead(jdbc, read, jdbcHash);
+                    case 3 -> jdbcRead(jdbc, read, jdbcHash);
+                    default -> {
+                        if (!pg.recordFailure(openKey, opens, now++).isTransition()) {
+                            throw new IllegalStateException("the opening's recordFailure did not open");
+                        }
+                    }
                 }
                 d[which] = System.nanoTime() - t0;
             }
@@ -171,17 +233,29 @@ public final class PostgresPathBench {
                 jdbcRecord.add(d[1]);
                 storeRead.add(d[2]);
                 jdbcRead.add(d[3]);
+                storeOpen.add(d[4]);
             }
         }
-        row(t, setUp, "recordFailure vs SELECT FOR UPDATE; UPDATE; COMMIT", storeRecord, jdbcRecord);
-        row(t, setUp, "get vs SELECT by primary key", storeRead, jdbcRead);
+        row(t, pairs, setUp, RECORD_SUB, storeRecord, jdbcRecord);
+        row(t, pairs, setUp, RECORD_OPEN, storeOpen, jdbcRecord);
+        row(t, pairs, setUp, READ, storeRead, jdbcRead);
     }
 
-    private static void row(Table t, String setUp, String path, Latencies store, Latencies jdbc) {
+    private static void shuffle(int[] a, SplittableRandom random) {
+        for (int i = a.length - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            int x = a[i];
+            a[i] = a[j];
+            a[j] = x;
+        }
+    }
+
+    private static void row(Table t, List<Pair> pairs, String setUp, String path, Latencies store, Latencies jdbc) {
         long s50 = store.percentile(50);
         long j50 = jdbc.percentile(50);
+        pairs.add(new Pair(setUp, path, s50, j50));
         t.row(setUp, path, Table.micros(s50), Table.micros(store.percentile(99)), Table.micros(j50),
-                Table.micros(jdbc.percentile(99)), Table.fmt(s50 / (double) j50, 2), "<= 1.30");
+                Table.micros(jdbc.percentile(99)), Table.fmt(s50 / (double) j50, 2), "<= " + Table.fmt(TARGET, 2));
     }
 
     /** The row-locked transaction a store call cannot beat: lock and read, update, commit. */

@@ -138,7 +138,7 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
         this.prefixStatements = timeouts.perTransaction ? 1 : 0;
         this.runner = new SqlRunner(b.source, names.states, timeouts, b.maxAttempts, b.onBrokenConnection,
                 this::ensureOpen);
-        this.rows = new RowTransactions(sql, names.channel, timeouts);
+        this.rows = new RowTransactions(sql, names.channel, timeouts, b.synchronousCounts);
         this.feed = new PgFeed(b.source, names, sql.selectEvent);
         this.janitor = b.purgeIntervalMillis > 0
                 ? new Janitor(names.states, b.purgeIntervalMillis, this::purgeExpired) : null;
@@ -566,6 +566,7 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
         private int maxAttempts = 5;
         private Timeouts timeouts = Timeouts.DEFAULTS;
         private long purgeIntervalMillis = DEFAULT_PURGE_INTERVAL.toMillis();
+        private boolean synchronousCounts;
         private AutoCloseable owned;
         private Runnable onBrokenConnection = () -> { };
 
@@ -705,6 +706,33 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
          */
         public Builder timeoutsPerTransaction(boolean perTransaction) {
             this.timeouts = timeouts.perTransaction(perTransaction);
+            return this;
+        }
+
+        /**
+         * Whether an atomic write that is not a transition waits for the WAL flush at commit (default
+         * {@code false}: it does not). Such a write is a failure counted below the threshold, a success that
+         * clears failures, an error-rate sample, or a trial success short of {@code successThreshold}; by default
+         * it commits with {@code synchronous_commit = off} for its own transaction only, so its {@code COMMIT}
+         * returns, and the key's row lock passes to the next caller queued on it, without waiting for the disk
+         * (or a synchronous standby). Transitions (they move the version and publish the event every instance
+         * relies on), forced changes that drop claims, trial claims, {@code put} and {@code delete} always commit
+         * with the session's own setting.
+         *
+         * <p>Why: the row lock is held until the commit returns. When a dependency dies, every instance's
+         * failures queue on the breaker's one row, and with a flush per count the failure that opens the breaker
+         * commits only after one flush per failure before it; meanwhile the fleet keeps calling the dead
+         * dependency. The trade: a database crash (or a failover to an asynchronous standby) can lose the counts
+         * written in its last moments (at most about three {@code wal_writer_delay}s, 600 ms by default): after
+         * the crash the breaker counts a few failures again. It never loses a transition, never moves a version
+         * backwards, and a transition's commit also makes every earlier count durable (the WAL is flushed in
+         * order). Turn it on if your counts must survive a crash of the database.
+         *
+         * @param synchronousCounts whether counts wait for the WAL flush like transitions do
+         * @return this builder
+         */
+        public Builder synchronousCounts(boolean synchronousCounts) {
+            this.synchronousCounts = synchronousCounts;
             return this;
         }
 

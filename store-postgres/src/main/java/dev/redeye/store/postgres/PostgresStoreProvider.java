@@ -47,7 +47,10 @@ import org.slf4j.LoggerFactory;
  * the pool opens it; {@code true} sets them in every transaction instead (needed behind PgBouncer in
  * transaction mode, where a session setting does not stay with the client);</li>
  * <li>{@code purgeIntervalMillis}: how often the clean-up thread runs (default 60000; 0 for none, at least
- * 100 otherwise).</li>
+ * 100 otherwise);</li>
+ * <li>{@code synchronousCounts}: {@code false} (default) commits writes that are not transitions (failure
+ * counts below the threshold, quiet clears) without waiting for the WAL flush; {@code true} makes them wait
+ * (see {@link PostgresStore.Builder#synchronousCounts}).</li>
  * </ul>
  * Every other parameter goes to the driver unchanged (for example {@code sslmode}, {@code sslrootcert},
  * {@code ApplicationName} (default {@code redeye})). Unless the URI sets them, the driver gets
@@ -72,7 +75,7 @@ public final class PostgresStoreProvider implements StoreProvider {
     private static final Set<String> SCHEMES = Set.of("postgresql", "postgres", "jdbc:postgresql");
     private static final Set<String> STORE_PARAMS = Set.of("schema", "table", "createtables", "poolsize",
             "pooltimeoutmillis", "locktimeoutmillis", "statementtimeoutmillis", "idleintransactiontimeoutmillis",
-            "timeoutspertransaction", "purgeintervalmillis");
+            "timeoutspertransaction", "purgeintervalmillis", "synchronouscounts");
     /** The driver's {@code socketTimeout} (seconds) unless the URI sets one. */
     static final int DEFAULT_SOCKET_TIMEOUT_SECONDS = 2;
     /** The driver's {@code connectTimeout} (seconds) unless the URI sets one. */
@@ -120,6 +123,7 @@ public final class PostgresStoreProvider implements StoreProvider {
                     .idleInTransactionTimeout(Duration.ofMillis(p.timeouts.idleInTransactionMillis))
                     .timeoutsPerTransaction(p.timeouts.perTransaction)
                     .purgeInterval(Duration.ofMillis(p.purgeIntervalMillis))
+                    .synchronousCounts(p.synchronousCounts)
                     .onBrokenConnection(pool::evictAll)
                     .closeWithStore(pool).build();
             LOG.debug("opened {} from {}", store, safe(uri));
@@ -176,6 +180,7 @@ public final class PostgresStoreProvider implements StoreProvider {
         final boolean hasApplicationName;
         final Timeouts timeouts;
         final long purgeIntervalMillis;
+        final boolean synchronousCounts;
         /** The names of the parameters the URL passes to the driver (as the driver spells them). */
         final Set<String> driverParams;
 
@@ -209,6 +214,8 @@ public final class PostgresStoreProvider implements StoreProvider {
                         + purge + " in " + safe(uri));
             }
             this.purgeIntervalMillis = purge;
+            this.synchronousCounts = parseBoolean("synchronousCounts",
+                    storeParams.getOrDefault("synchronouscounts", "false"), uri);
             this.hasApplicationName = driver.getProperty("ApplicationName") != null;
             this.driverParams = driver.stringPropertyNames();
         }

@@ -25,7 +25,8 @@ import java.util.function.Function;
  * exists, one more round trip;</li>
  * <li>the shared rule in Java, then round trip 2: the {@code UPDATE} (when the state changed), the
  * {@code pg_notify} (on a transition) and {@code COMMIT}, all in one batch; or a {@code ROLLBACK} when
- * nothing changed.</li>
+ * nothing changed. A write that is not a transition commits with {@code synchronous_commit = off} unless the
+ * store is built with {@code synchronousCounts(true)}.</li>
  * </ol>
  * Stateless apart from its SQL; thread-safe.
  */
@@ -36,11 +37,14 @@ final class RowTransactions {
     private final String channel;
     /** How many statements precede the lock's SELECT in round trip 1 (the timeouts prefix, or none). */
     private final int prefixStatements;
+    /** Whether a write that is not a transition waits for the WAL flush (see {@code synchronousCounts}). */
+    private final boolean synchronousCounts;
 
-    RowTransactions(StateSql sql, String channel, Timeouts timeouts) {
+    RowTransactions(StateSql sql, String channel, Timeouts timeouts, boolean synchronousCounts) {
         this.sql = sql;
         this.channel = channel;
         this.prefixStatements = timeouts.perTransaction ? 1 : 0;
+        this.synchronousCounts = synchronousCounts;
     }
 
     /**
@@ -73,7 +77,11 @@ final class RowTransactions {
         String line = change.isTransition() ? StateCodec.eventToLine(change.toEvent(key, policy, now)) : null;
         StateSql.Notify notify = line == null ? StateSql.Notify.NONE
                 : line.length() > PostgresStore.MAX_INLINE_PAYLOAD ? StateSql.Notify.REF : StateSql.Notify.INLINE;
-        try (PreparedStatement ps = c.prepareStatement(sql.write(dropClaims, change.changed(), notify))) {
+        // A write that is no transition (a count, a quiet clear) commits without waiting for the WAL flush, so the
+        // row lock goes at once to the next caller queued on it; a transition always waits (its version and event
+        // are what every instance relies on). PostgresStore.Builder#synchronousCounts explains the trade.
+        boolean async = !synchronousCounts && notify == StateSql.Notify.NONE && !dropClaims;
+        try (PreparedStatement ps = c.prepareStatement(sql.write(dropClaims, change.changed(), notify, async))) {
             int i = 1;
             if (dropClaims) {
                 ps.setBytes(i++, h);

@@ -57,8 +57,11 @@ final class StateSql {
     final String lockForClaim;
     final String createAndLockForClaim;
     final String claim;
-    /** Indexed by {@link #writeIndex}: every combination of dropping claims, updating, publishing. */
-    private final String[] writes = new String[2 * 2 * Notify.values().length];
+    /**
+     * Indexed by {@link #writeIndex}: every combination of dropping claims, updating, publishing, and committing
+     * without waiting for the WAL flush.
+     */
+    private final String[] writes = new String[2 * 2 * 2 * Notify.values().length];
     // Reading a feed event, clean-up.
     final String selectEvent;
     final String lockExpired;
@@ -109,21 +112,10 @@ final class StateSql {
         for (int drop = 0; drop < 2; drop++) {
             for (int upd = 0; upd < 2; upd++) {
                 for (Notify n : Notify.values()) {
-                    StringBuilder sb = new StringBuilder();
-                    if (drop == 1) {
-                        sb.append(dropClaims);
+                    for (int async = 0; async < 2; async++) {
+                        writes[writeIndex(drop == 1, upd == 1, n, async == 1)] = writeText(names,
+                                drop == 1 ? dropClaims : "", upd == 1 ? update : "", n, async == 1);
                     }
-                    if (upd == 1) {
-                        sb.append(update);
-                    }
-                    if (n == Notify.INLINE) {
-                        sb.append("SELECT pg_notify(?, ?); ");
-                    } else if (n == Notify.REF) {
-                        sb.append("WITH e AS (INSERT INTO ").append(names.events)
-                                .append(" (line) VALUES (?) RETURNING id) SELECT pg_notify(?, '")
-                                .append(PostgresStore.REF_PREFIX).append("' || id) FROM e; ");
-                    }
-                    writes[writeIndex(drop == 1, upd == 1, n)] = sb.append("COMMIT").toString();
                 }
             }
         }
@@ -144,17 +136,34 @@ final class StateSql {
                 + PostgresStore.EVENT_RETENTION_MINUTES + " minutes'";
     }
 
+    private static String writeText(TableNames names, String dropClaims, String update, Notify n, boolean async) {
+        StringBuilder sb = new StringBuilder(dropClaims).append(update);
+        if (n == Notify.INLINE) {
+            sb.append("SELECT pg_notify(?, ?); ");
+        } else if (n == Notify.REF) {
+            sb.append("WITH e AS (INSERT INTO ").append(names.events).append(" (line) VALUES (?) RETURNING id) ")
+                    .append("SELECT pg_notify(?, '").append(PostgresStore.REF_PREFIX).append("' || id) FROM e; ");
+        }
+        if (async) {
+            // this transaction only: its COMMIT returns, and releases the row lock, without waiting for the flush
+            sb.append("SET LOCAL synchronous_commit = off; ");
+        }
+        return sb.append("COMMIT").toString();
+    }
+
     /**
      * The last round trip of an atomic operation: optionally drop the key's claims, optionally update the
      * locked row, optionally publish, then COMMIT. Parameters in order: the key hash (drop); the ten state
      * fields, the ttl in ms (or NULL) and the key hash (update); channel and payload (INLINE) or event line and
-     * channel (REF).
+     * channel (REF). With {@code async}, the transaction commits with {@code synchronous_commit = off} (set
+     * locally, no parameter).
      */
-    String write(boolean dropClaims, boolean update, Notify notify) {
-        return writes[writeIndex(dropClaims, update, notify)];
+    String write(boolean dropClaims, boolean update, Notify notify, boolean async) {
+        return writes[writeIndex(dropClaims, update, notify, async)];
     }
 
-    private static int writeIndex(boolean dropClaims, boolean update, Notify notify) {
-        return ((dropClaims ? 1 : 0) * 2 + (update ? 1 : 0)) * Notify.values().length + notify.ordinal();
+    private static int writeIndex(boolean dropClaims, boolean update, Notify notify, boolean async) {
+        return (((dropClaims ? 1 : 0) * 2 + (update ? 1 : 0)) * Notify.values().length + notify.ordinal()) * 2
+                + (async ? 1 : 0);
     }
 }

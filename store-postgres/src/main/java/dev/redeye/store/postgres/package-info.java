@@ -97,6 +97,18 @@
  * configures its connections through Jdbi hand the store that, and the store then borrows each call's
  * connection through {@code jdbi.open()} (a handle of its own, never the caller's transaction).
  *
+ * <h2>Commit durability</h2>
+ * A call holds the key's row lock until its {@code COMMIT} returns. An atomic write that is not a transition
+ * (a count below the threshold, a quiet clear, an error-rate sample) commits with
+ * {@code SET LOCAL synchronous_commit = off}, so it does not hold the lock through a WAL flush: during an
+ * incident the fleet's failures queue on one row, and a flush per count made the opening commit late while
+ * calls kept reaching the dead dependency ({@code redeye simulate --compare} on PostgreSQL: 17 calls already in
+ * flight at the opening against 4 on the in-memory store, issue 13). Transitions, claims, {@code put} and
+ * {@code delete} keep the session's setting: a lost transition could hand a new open period the version of a lost
+ * one, which trial fencing relies on never happening. A database crash can lose the last counts (a few hundred
+ * milliseconds of them), never a transition; a transition's flush makes every earlier count durable.
+ * {@link dev.redeye.store.postgres.PostgresStore.Builder#synchronousCounts(boolean)} turns this off.
+ *
  * <h2>Why HikariCP</h2>
  * The module's dependencies are {@code redeye-api}, {@code jdbi3-core} and the PostgreSQL driver, as the
  * design's module table lists, plus HikariCP, used by {@link dev.redeye.store.postgres.PostgresStoreProvider}

@@ -6,18 +6,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.StoreErrorPolicy;
+import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
+import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUnavailableException;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -371,6 +376,73 @@ class PostgresFaultTest {
             fleet.breakers.forEach((p, b) -> b.execute("touch", () -> "ok")); // pooled connections, just used
             terminate(fleet);    // again with the pools idle: the next calls find only dead connections
         });
+    }
+
+    /**
+     * Counts commit without waiting for the WAL flush, transitions wait for it. With
+     * {@code synchronous_standby_names} naming a standby that never connects, every commit that waits for
+     * durability waits until the standby requirement goes (here the driver's socketTimeout, 2 s, fails the call
+     * first), and only a commit with {@code synchronous_commit = off} returns. A store that let counts wait
+     * fails the first count below; one that let a transition skip the wait opens the breaker without an error;
+     * {@code synchronousCounts=true} makes counts wait again.
+     */
+    @Test
+    void countsCommitWithoutWaitingForTheFlushTransitionsWaitForIt() throws Exception {
+        String params = "schema=faults&table=flush&purgeIntervalMillis=0";
+        try (PostgresStore counts = PostgresStore.open(server.uri(params));
+             PostgresStore durable = PostgresStore.open(server.uri(params + "&synchronousCounts=true"))) {
+            Policy five = Policy.builder().failureThreshold(5).build();
+            durable.recordFailure("warm", five, 1); // both pools hold a connection before commits start to wait
+            counts.recordFailure("warm", five, 1);
+            requireAbsentStandby(true);
+            try {
+                for (int i = 1; i <= 4; i++) {
+                    assertEquals(i, counts.recordFailure("counted", five, i).state().failures(), "count " + i);
+                }
+                StoreException opening = assertThrows(StoreException.class,
+                        () -> counts.recordFailure("counted", five, 5), "the opening must wait for the flush");
+                assertTrue(opening.getMessage().contains("socketTimeout"), opening.getMessage());
+                StoreException count = assertThrows(StoreException.class,
+                        () -> durable.recordFailure("durable", five, 1), "synchronousCounts=true: counts wait too");
+                assertTrue(count.getMessage().contains("socketTimeout"), count.getMessage());
+            } finally {
+                requireAbsentStandby(false);
+            }
+            // The opening was committed on the server and waited only for its durability: it is not lost.
+            assertTrue(waitFor(Duration.ofSeconds(10), () -> counts.get("counted").map(BreakerState::open)
+                    .orElse(false)), "the opening's commit completes once no standby is required");
+            assertEquals(5, counts.get("counted").orElseThrow().failures());
+        }
+    }
+
+    /**
+     * Makes every durable commit of the private server wait for a standby that never connects ({@code true}), or
+     * not ({@code false}); returns once a probe commit shows the setting in effect.
+     */
+    private static void requireAbsentStandby(boolean on) throws SQLException {
+        try (Connection c = server.connect(); Statement st = c.createStatement()) {
+            st.execute(on ? "ALTER SYSTEM SET synchronous_standby_names = 'redeye_absent_standby'"
+                    : "ALTER SYSTEM RESET synchronous_standby_names");
+            st.execute("SELECT pg_reload_conf()");
+        }
+        assertTrue(waitFor(Duration.ofSeconds(20), () -> durableCommitReturns() != on),
+                "synchronous_standby_names " + (on ? "set" : "reset") + " did not take effect");
+    }
+
+    /** Whether a commit that waits for durability (one that wrote WAL) returns within a second. */
+    private static boolean durableCommitReturns() {
+        Properties p = new Properties();
+        p.setProperty("user", "postgres");
+        p.setProperty("connectTimeout", "2");
+        p.setProperty("socketTimeout", "1");
+        try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/postgres",
+                p); Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE IF NOT EXISTS redeye_durability_probe (x int)");
+            st.execute("INSERT INTO redeye_durability_probe VALUES (1)"); // writes WAL, so its commit waits
+            return true;
+        } catch (SQLException e) {
+            return false;
+        }
     }
 
     /** Terminates every backend of the fleet's stores, and gives them 100 ms to exit. */

@@ -197,7 +197,10 @@ final class PrivatePostgres implements AutoCloseable {
         List<String> cmd = new ArrayList<>(List.of(bin.resolve("postgres").toString(), "-D", data.toString(),
                 "-p", String.valueOf(port), "-k", dir.toString(), "-c", "listen_addresses=127.0.0.1",
                 "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "shared_buffers=16MB",
-                "-c", "max_connections=60", "-c", "max_wal_senders=0", "-c", "wal_level=minimal"));
+                // a WAL sender slot (and the WAL level it needs), so that a test can make every durable commit wait
+                // for a synchronous standby that never connects (synchronous_standby_names); with no WAL sender,
+                // PostgreSQL ignores that setting
+                "-c", "max_connections=60", "-c", "max_wal_senders=1", "-c", "wal_level=replica"));
         ProcessBuilder pb = new ProcessBuilder(asRoot ? withRunuser(cmd) : cmd)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.log").toFile()));
