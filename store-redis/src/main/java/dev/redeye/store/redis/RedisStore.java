@@ -238,8 +238,12 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         return keys.feed();
     }
 
-    /** The Jedis client this store sends its commands through (for this package's tests and checks). */
-    UnifiedJedis client() {
+    /**
+     * The Jedis client this store sends its commands through: the one given to {@link #builder}, or the pool
+     * {@link #open(String)} built. For side commands on the same pool (benchmarks, checks); the store owns a
+     * client it opened, so do not close it.
+     */
+    public UnifiedJedis client() {
         return client;
     }
 
