@@ -99,6 +99,17 @@ final class RecordPathBench {
                 never.reset(op); // also creates the store's table, schema or map before the baseline uses it
             }
             StoreFixture.RoundTrip baseline = fixture.recordBaseline(store);
+            String none = "none (in-process)";
+            if (baseline != null) {
+                try {
+                    baseline.once(); // an external Hazelcast member may lack the bench's processor class
+                } catch (RuntimeException e) {
+                    String why = String.valueOf(e.getMessage()).replace('|', '/');
+                    none = "none (baseline failed: " + (why.length() > 80 ? why.substring(0, 80) + "..." : why) + ")";
+                    baseline.close();
+                    baseline = null;
+                }
+            }
             try {
                 Latencies[] lat = new Latencies[PATHS.length];
                 for (int p = 0; p < lat.length; p++) {
@@ -154,7 +165,8 @@ final class RecordPathBench {
                 }
                 check(never, two, List.of(sub, subExec, subExecDefaults), open, warmup + n);
                 for (int p = 1; p < PATHS.length; p++) {
-                    row(t, verdicts, name, p, lat[p], baseline == null ? null : baseline.describe(), lat[BASELINE]);
+                    row(t, verdicts, name, p, lat[p], baseline == null ? null : baseline.describe(), lat[BASELINE],
+                            none);
                 }
             } finally {
                 if (baseline != null) {
@@ -196,11 +208,11 @@ final class RecordPathBench {
     }
 
     private static void row(Table t, List<String> verdicts, String store, int path, Latencies l, String baseline,
-                            Latencies base) {
+                            Latencies base, String none) {
         long p50 = l.percentile(50);
         String p99 = Table.micros(l.percentile(99));
         if (baseline == null) {
-            t.row(store, PATHS[path], Table.micros(p50), p99, "none (in-process)", "-", "-", "-", "-");
+            t.row(store, PATHS[path], Table.micros(p50), p99, none, "-", "-", "-", "-");
             return;
         }
         long b50 = base.percentile(50);
