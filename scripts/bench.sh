@@ -3,7 +3,8 @@
 # quiet machine (run nothing else meanwhile: the figures are only as good as the machine is idle):
 #   1. JMH HealthyPathBenchmark  (local mode, healthy path, 1 and 2 threads, -prof gc)
 #   2. JMH RejectionBenchmark    (local mode, open breaker, 1 and 2 threads, -prof gc)
-#   3. DistributedBench          (ops per call, latency vs round trip, atomic vs best-effort, growth, fleet)
+#   3. DistributedBench          (ops per call, latency vs round trip, record path vs the store's smallest
+#                                write, atomic vs best-effort, growth, fleet)
 #   4. PostgresPathBench         (PostgreSQL store's record path and read vs plain JDBC, issue 13 targets 1 and 2)
 # Raw results go to redeye-bench/results/<UTC date-time>/ (JMH text and JSON, the JMH tables with the
 # targets checked (JmhTables), the distributed tables, the fleet chart fleet.png, the PostgreSQL path table, the machine).

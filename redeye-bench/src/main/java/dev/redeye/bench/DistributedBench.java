@@ -16,6 +16,9 @@ import java.time.temporal.ChronoUnit;
  * {@link dev.redeye.CountingStore}, cross-checked once against Redis {@code INFO commandstats} ({@link OpsPerCall});</li>
  * <li>{@code latency}: p50/p99 of a healthy {@code execute} next to the store's own round trip
  * ({@link LatencyBench});</li>
+ * <li>{@code record}: p50/p99 of {@code recordFailure} and a failing {@code execute}, below the threshold and
+ * at the opening, next to the store's smallest write of its own kind, with the issue's targets checked
+ * ({@link RecordPathBench});</li>
  * <li>{@code atomic}: atomic capabilities vs {@link BestEffortStore}, 8 threads over 2 clients: lost failures
  * and concurrent trials ({@link AtomicBench});</li>
  * <li>{@code growth}: per-call cost and heap with 1, 100 and 10,000 operations ({@link GrowthBench});</li>
@@ -42,8 +45,8 @@ public final class DistributedBench {
     /**
      * Runs the selected sections and prints their tables to standard output.
      *
-     * @param args {@code [--stores memory,redis,postgres] [--sections ops,latency,atomic,growth,fleet] [--quick]
-     *             [--chart-dir DIR]}
+     * @param args {@code [--stores memory,redis,postgres,dynamodb,hazelcast]
+     *             [--sections ops,latency,record,atomic,growth,fleet] [--quick] [--chart-dir DIR]}
      * @throws IllegalArgumentException on an unknown argument
      */
     public static void main(String[] args) {
@@ -57,6 +60,7 @@ public final class DistributedBench {
         System.out.println();
         section(env, "ops", "Store operations per call", () -> OpsPerCall.run(env));
         section(env, "latency", "Latency of a healthy execute vs the store's round trip", () -> LatencyBench.run(env));
+        section(env, "record", "Record path: a failure vs the store's smallest write", () -> RecordPathBench.run(env));
         section(env, "atomic", "Atomic vs best-effort", () -> AtomicBench.run(env));
         section(env, "growth", "Cost growth with distinct operations", () -> GrowthBench.run(env));
         section(env, "fleet", "Fleet: a dependency dies, then recovers", () -> FleetBench.run(env));

@@ -8,9 +8,6 @@ import dev.redeye.api.Policy;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.store.postgres.PostgresStore;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -53,8 +50,6 @@ import java.util.SplittableRandom;
  * </pre>
  */
 public final class PostgresPathBench {
-    private static final String COLUMNS = "layout, failures, last_failure_at, open, opened_at, open_count, "
-            + "error_rate, samples, trial_successes, forced, version, expires_at";
     /** Per session, as the store sets them per transaction by default. */
     private static final String SESSION_BOUNDS = "SET lock_timeout = 1000; SET statement_timeout = 1500; "
             + "SET idle_in_transaction_session_timeout = 2000";
@@ -99,7 +94,7 @@ public final class PostgresPathBench {
                 List<AutoCloseable> owned = new ArrayList<>();
                 Store store = open(setUp, url, schema, owned);
                 try {
-                    measure(setUp, store, jdbc, schema, samples, warmup, t, pairs);
+                    measure(setUp, store, jdbc, samples, warmup, t, pairs);
                 } finally {
                     store.close();
                     for (AutoCloseable c : owned) {
@@ -178,10 +173,9 @@ public final class PostgresPathBench {
                 .purgeInterval(Duration.ZERO).build();
     }
 
-    private static void measure(String setUp, Store store, HikariDataSource jdbc, String schema, int n, int warmup,
+    private static void measure(String setUp, Store store, HikariDataSource jdbc, int n, int warmup,
                                 Table t, List<Pair> pairs) throws SQLException {
         PostgresStore pg = (PostgresStore) store;
-        String table = "\"" + schema + "\".\"" + pg.table() + "\"";
         Policy never = Policy.builder().failureThreshold(Integer.MAX_VALUE).build();
         Policy opens = Policy.builder().failureThreshold(1).build();
         String storeKey = "path-store";
@@ -191,12 +185,11 @@ public final class PostgresPathBench {
         store.delete(openKey);
         store.delete(jdbcKey);
         pg.recordFailure(storeKey, never, 1);
-        pg.recordFailure(jdbcKey, never, 1); // the baseline's row, written by the store: the same layout
-        byte[] jdbcHash = sha256(jdbcKey);
-        String lock = "SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ? FOR UPDATE";
-        String update = "UPDATE " + table + " SET failures = ?, last_failure_at = ?, updated_at = clock_timestamp() "
-                + "WHERE key_hash = ?";
-        String read = "SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ?";
+        // the baseline's row, written by the store: the same layout
+        JdbcRecordBaseline baseline = new JdbcRecordBaseline(jdbc, pg, jdbcKey);
+        byte[] jdbcHash = JdbcRecordBaseline.sha256(jdbcKey);
+        String read = "SELECT " + JdbcRecordBaseline.COLUMNS + " FROM " + JdbcRecordBaseline.table(pg)
+                + " WHERE key_hash = ?";
         Latencies storeRecord = new Latencies(n);
         Latencies storeOpen = new Latencies(n);
         Latencies jdbcRecord = new Latencies(n);
@@ -217,7 +210,7 @@ public final class PostgresPathBench {
                 long t0 = System.nanoTime();
                 switch (which) {
                     case 0 -> pg.recordFailure(storeKey, never, now++);
-                    case 1 -> jdbcRecord(jdbc, lock, update, jdbcHash, now++);
+                    case 1 -> baseline.once();
                     case 2 -> pg.get(storeKey);
                     case 3 -> jdbcRead(jdbc, read, jdbcHash);
                     default -> {
@@ -258,39 +251,6 @@ public final class PostgresPathBench {
                 Table.micros(jdbc.percentile(99)), Table.fmt(s50 / (double) j50, 2), "<= " + Table.fmt(TARGET, 2));
     }
 
-    /** The row-locked transaction a store call cannot beat: lock and read, update, commit. */
-    private static void jdbcRecord(HikariDataSource pool, String lock, String update, byte[] hash, long now) {
-        try (Connection c = pool.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-                int failures;
-                try (PreparedStatement ps = c.prepareStatement(lock)) {
-                    ps.setBytes(1, hash);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        if (!rs.next()) {
-                            throw new StoreException("the baseline's row is missing");
-                        }
-                        failures = rs.getInt(2);
-                    }
-                }
-                try (PreparedStatement ps = c.prepareStatement(update)) {
-                    ps.setInt(1, failures + 1);
-                    ps.setLong(2, now);
-                    ps.setBytes(3, hash);
-                    ps.executeUpdate();
-                }
-                c.commit();
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            } finally {
-                c.setAutoCommit(true);
-            }
-        } catch (SQLException e) {
-            throw new StoreException("the plain-JDBC record failed: " + e.getMessage(), e);
-        }
-    }
-
     private static void jdbcRead(HikariDataSource pool, String read, byte[] hash) {
         try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(read)) {
             ps.setBytes(1, hash);
@@ -304,14 +264,6 @@ public final class PostgresPathBench {
             }
         } catch (SQLException e) {
             throw new StoreException("the plain-JDBC read failed: " + e.getMessage(), e);
-        }
-    }
-
-    private static byte[] sha256(String key) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
 }

@@ -3,7 +3,11 @@ package dev.redeye.bench;
 import com.hazelcast.config.Config;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import com.hazelcast.nio.serialization.DataSerializable;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.redeye.InMemoryStore;
@@ -13,6 +17,7 @@ import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUris;
 import dev.redeye.store.hazelcast.HazelcastStore;
 import dev.redeye.store.postgres.PostgresStore;
+import dev.redeye.store.redis.RedisStore;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -29,6 +34,7 @@ import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -108,6 +114,18 @@ public abstract class StoreFixture implements AutoCloseable {
     /** The backend's own round trip, or {@code null} for an in-process store. The caller closes it. */
     public abstract RoundTrip roundTrip();
 
+    /**
+     * The smallest write of the backend's own kind, on another key of the data {@code client} uses: the limit a
+     * store's record call cannot beat ({@link RecordPathBench}). Redis: one {@code EVALSHA} of a trivial script
+     * through the store's own client; PostgreSQL: {@link JdbcRecordBaseline} on a HikariCP pool; DynamoDB: one
+     * conditional {@code UpdateItem} in the store's table; Hazelcast: one {@code executeOnKey} of a trivial
+     * entry processor on the store's map. {@code null} for an in-process store. The caller closes it.
+     *
+     * @param client a client this fixture opened (its table, schema or map must exist: it has been used once)
+     * @throws StoreException if the backend cannot be reached
+     */
+    public abstract RoundTrip recordBaseline(Store client);
+
     /** Removes the data this fixture wrote; called by {@link #close()} after every client is closed. */
     abstract void cleanUp();
 
@@ -162,6 +180,11 @@ public abstract class StoreFixture implements AutoCloseable {
             }
 
             @Override
+            public RoundTrip recordBaseline(Store client) {
+                return null;
+            }
+
+            @Override
             void cleanUp() {
                 shared.close();
             }
@@ -210,6 +233,31 @@ public abstract class StoreFixture implements AutoCloseable {
             }
 
             @Override
+            public RoundTrip recordBaseline(Store client) {
+                UnifiedJedis jedis = ((RedisStore) client).client();
+                String key = prefix + "{record-baseline}:x";
+                String sha = jedis.scriptLoad(TRIVIAL_SCRIPT, key);
+                List<String> keys = List.of(key);
+                List<String> args = List.of();
+                return new RoundTrip() {
+                    @Override
+                    public String describe() {
+                        return "EVALSHA `" + TRIVIAL_SCRIPT + "` (the store's pool)";
+                    }
+
+                    @Override
+                    public void once() {
+                        jedis.evalsha(sha, keys, args);
+                    }
+
+                    @Override
+                    public void close() {
+                        // the store owns its client
+                    }
+                };
+            }
+
+            @Override
             void cleanUp() {
                 try (JedisPooled jedis = new JedisPooled(URI.create(baseUrl))) {
                     String cursor = ScanParams.SCAN_POINTER_START;
@@ -227,6 +275,9 @@ public abstract class StoreFixture implements AutoCloseable {
             }
         };
     }
+
+    /** The Redis record baseline's script: the cheapest EVALSHA there is. */
+    static final String TRIVIAL_SCRIPT = "return 1";
 
     /** A Jedis client for side measurements ({@code INFO commandstats}); the caller closes it. */
     static JedisPooled jedis(String baseUrl) {
@@ -279,6 +330,34 @@ public abstract class StoreFixture implements AutoCloseable {
                         } catch (SQLException e) {
                             throw new StoreException("SELECT 1 failed: " + e.getMessage(), e);
                         }
+                    }
+
+                    @Override
+                    public void close() {
+                        pool.close();
+                    }
+                };
+            }
+
+            @Override
+            public RoundTrip recordBaseline(Store client) {
+                HikariDataSource pool = pool(jdbcUrl, 2);
+                JdbcRecordBaseline baseline;
+                try {
+                    baseline = new JdbcRecordBaseline(pool, (PostgresStore) client, "record-baseline");
+                } catch (RuntimeException e) {
+                    pool.close();
+                    throw e;
+                }
+                return new RoundTrip() {
+                    @Override
+                    public String describe() {
+                        return "SELECT FOR UPDATE; UPDATE; COMMIT (HikariCP)";
+                    }
+
+                    @Override
+                    public void once() {
+                        baseline.once();
                     }
 
                     @Override
@@ -353,6 +432,29 @@ public abstract class StoreFixture implements AutoCloseable {
             }
 
             @Override
+            public RoundTrip recordBaseline(Store client) {
+                HazelcastStore s = (HazelcastStore) client;
+                IMap<String, Object> map = s.instance().getMap(s.mapName());
+                String key = "redeye-bench-record-baseline";
+                return new RoundTrip() {
+                    @Override
+                    public String describe() {
+                        return "executeOnKey, trivial processor (the store's client)";
+                    }
+
+                    @Override
+                    public void once() {
+                        map.executeOnKey(key, new TrivialProcessor());
+                    }
+
+                    @Override
+                    public void close() {
+                        // the store owns its client
+                    }
+                };
+            }
+
+            @Override
             void cleanUp() {
                 try (HazelcastStore s = (HazelcastStore) Stores.open(uri)) {
                     s.instance().getMap(s.claimsMapName()).destroy();
@@ -365,6 +467,36 @@ public abstract class StoreFixture implements AutoCloseable {
                 }
             }
         };
+    }
+
+    /**
+     * The Hazelcast record baseline's entry processor: runs on the member owning the key, reads the entry and
+     * answers, writing nothing. The member must have this class (the bench's own member has).
+     */
+    public static final class TrivialProcessor implements EntryProcessor<String, Object, String>, DataSerializable {
+        private static final long serialVersionUID = 1L;
+
+        /** For Hazelcast's deserialization on the member. */
+        public TrivialProcessor() {
+        }
+
+        @Override
+        public String process(Map.Entry<String, Object> entry) {
+            return entry.getValue() == null ? "absent" : "present";
+        }
+
+        @Override
+        public EntryProcessor<String, Object, String> getBackupProcessor() {
+            return null;
+        }
+
+        @Override
+        public void writeData(ObjectDataOutput out) {
+        }
+
+        @Override
+        public void readData(ObjectDataInput in) {
+        }
     }
 
     /** One member on a free port of 127.0.0.1, under a cluster name of its own. */
@@ -432,6 +564,50 @@ public abstract class StoreFixture implements AutoCloseable {
                         } catch (SdkException e) {
                             throw new StoreException("GetItem failed: " + e.getMessage(), e);
                         }
+                    }
+
+                    @Override
+                    public void close() {
+                        client.close();
+                    }
+                };
+            }
+
+            @Override
+            public RoundTrip recordBaseline(Store store) {
+                DynamoDbClient client = dynamoClient(endpoint);
+                Map<String, AttributeValue> key =
+                        Map.of("pk", AttributeValue.builder().s("bench#record-baseline").build());
+                Map<String, String> names = Map.of("#n", "n");
+                return new RoundTrip() {
+                    /** The counter this client last wrote; -1: none yet (the item does not exist). */
+                    private long seen = -1;
+
+                    @Override
+                    public String describe() {
+                        return "UpdateItem, conditional (DynamoDbClient)";
+                    }
+
+                    @Override
+                    public void once() {
+                        long next = seen + 1;
+                        Map<String, AttributeValue> values = new java.util.HashMap<>();
+                        values.put(":next", AttributeValue.builder().n(Long.toString(next)).build());
+                        String condition;
+                        if (seen < 0) {
+                            condition = "attribute_not_exists(#n)";
+                        } else {
+                            condition = "#n = :seen";
+                            values.put(":seen", AttributeValue.builder().n(Long.toString(seen)).build());
+                        }
+                        try {
+                            client.updateItem(u -> u.tableName(table).key(key).updateExpression("SET #n = :next")
+                                    .conditionExpression(condition).expressionAttributeNames(names)
+                                    .expressionAttributeValues(values));
+                        } catch (SdkException e) {
+                            throw new StoreException("UpdateItem failed: " + e.getMessage(), e);
+                        }
+                        seen = next;
                     }
 
                     @Override

@@ -22,6 +22,11 @@ class HazelcastFixtureTest {
                 rt.once();
                 assertTrue(rt.describe().startsWith("IMap.get"));
             }
+            try (StoreFixture.RoundTrip base = f.recordBaseline(a)) {
+                base.once(); // the trivial processor ran on the member and answered
+                assertTrue(base.describe().startsWith("executeOnKey"));
+            }
+            assertEquals(1, b.get("op").orElseThrow().failures(), "the baseline wrote nothing the store reads");
         }
     }
 }

@@ -55,7 +55,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * }</pre>
  *
  * <p><b>Cost.</b> {@link #get} is one HGETALL; every atomic operation is one EVALSHA round trip, plus one
- * more (a small EVALSHA that XADDs to the feed stream) when it was a transition; {@link #claimTrial} is
+ * more (a small EVALSHA that XADDs to the feed stream) when it was a transition, except for an automatic
+ * transition (opened, reopened, closed) with {@link Builder#publishInScript} on (a standalone server opened
+ * from a URI), which the state script appends itself; {@link #claimTrial} is
  * one EVALSHA and {@link #releaseTrial} one EVALSHA. The feed costs one thread and one connection per store
  * instance, started by the first {@link #subscribe}.
  *
@@ -120,6 +122,8 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         StateCodec.OPEN_COUNT, StateCodec.ERROR_RATE, StateCodec.SAMPLES, StateCodec.TRIAL_SUCCESSES,
         StateCodec.FORCED, StateCodec.VERSION,
     };
+    /** state.lua's reply: kind, changed, the previous and the next fields, published. */
+    private static final int REPLY_SIZE = 3 + 2 * FIELDS.length;
     private static final String MALFORMED = "REDEYE_MALFORMED";
     /**
      * The longest TTL the store writes, 100 years in ms: a longer one ("forever") is stored as this. Redis
@@ -140,6 +144,8 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
     private final UnifiedJedis client;
     private final boolean closeClient;
     private final LuaScript stateScript;
+    /** Automatic transitions are appended to the feed by the state script itself (standalone servers). */
+    private final boolean publishInScript;
     private final RedisKeys keys;
     private final FeedConnector feedConnector;
     private final long feedMaxLength;
@@ -158,6 +164,7 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         this.client = b.client;
         this.closeClient = b.closeClient;
         this.stateScript = b.stateScript != null ? b.stateScript : STATE;
+        this.publishInScript = b.publishInScript && !(b.client instanceof JedisCluster);
         this.keys = new RedisKeys(b.prefix);
         this.feedMaxLength = b.feedMaxLength;
         this.feedTtlMillis = ttlMillis(b.feedTtl);
@@ -238,8 +245,12 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         return keys.feed();
     }
 
-    /** The Jedis client this store sends its commands through (for this package's tests and checks). */
-    UnifiedJedis client() {
+    /**
+     * The Jedis client this store sends its commands through: the one given to {@link #builder}, or the pool
+     * {@link #open(String)} built. For side commands on the same pool (benchmarks, checks); the store owns a
+     * client it opened, so do not close it.
+     */
+    public UnifiedJedis client() {
         return client;
     }
 
@@ -458,17 +469,32 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
                 Long.toString(Math.min(policy.stateTtlMillis(), MAX_TTL_MILLIS)),
                 Long.toString(Transitions.halfOpenOpenedAt(policy, now)),
                 Long.toString(trialVersion));
-        Object raw = call(op, key, Repeat.AT_MOST_ONCE,
-                () -> stateScript.run(client, List.of(state, claims, claim1), args));
+        List<String> scriptKeys;
+        List<String> scriptArgs;
+        if (publishInScript) {
+            scriptKeys = List.of(state, claims, claim1, keys.feed());
+            List<String> all = new ArrayList<>(15);
+            all.addAll(args);
+            all.add(key);
+            all.add(Long.toString(feedMaxLength));
+            all.add(Long.toString(feedTtlMillis));
+            scriptArgs = all;
+        } else {
+            scriptKeys = List.of(state, claims, claim1);
+            scriptArgs = args;
+        }
+        Object raw = call(op, key, Repeat.AT_MOST_ONCE, () -> stateScript.run(client, scriptKeys, scriptArgs));
         StateChange change = decode(raw, key);
-        if (change.isTransition()) {
+        // "1": the script appended the event; "0": its append failed; "": it appends none (a forced change, or
+        // publishing in the script is off). Publishing here also signals a gap if the stream still refuses.
+        if (change.isTransition() && !"1".equals(String.valueOf(((List<?>) raw).get(REPLY_SIZE - 1)))) {
             publish(change.toEvent(key, policy, now));
         }
         return change;
     }
 
     private StateChange decode(Object raw, String key) {
-        if (!(raw instanceof List) || ((List<?>) raw).size() != 2 + 2 * FIELDS.length) {
+        if (!(raw instanceof List) || ((List<?>) raw).size() != REPLY_SIZE) {
             throw new StoreException("unexpected reply from state.lua at " + where(key) + ": " + raw);
         }
         List<?> r = (List<?>) raw;
@@ -642,6 +668,7 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         private Duration backoffMin = Duration.ofMillis(100);
         private Duration backoffMax = Duration.ofSeconds(10);
         private LuaScript stateScript;
+        private boolean publishInScript;
 
         private Builder(UnifiedJedis client) {
             this.client = Objects.requireNonNull(client, "client");
@@ -731,6 +758,18 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
             }
             this.backoffMin = min;
             this.backoffMax = max;
+            return this;
+        }
+
+        /**
+         * Whether the state script appends the event of an automatic transition (opened, reopened, closed) to
+         * the feed stream itself, saving the second round trip (default false; {@link RedisStore#open} turns it
+         * on for a standalone server). Only for a standalone or replicated server: the feed stream is in another
+         * hash slot than the operations' keys, which Redis Cluster refuses in one script, so a
+         * {@link JedisCluster} client ignores it. Forced changes are always published by a second call.
+         */
+        public Builder publishInScript(boolean publishInScript) {
+            this.publishInScript = publishInScript;
             return this;
         }
 

@@ -121,7 +121,7 @@ public final class RedisStoreProvider implements StoreProvider {
                 pooled.close();
                 throw new StoreException("cannot reach Redis at " + safe + ": " + e.getMessage(), e);
             }
-            b = RedisStore.builder(pooled).feedConnection(p.address, p.config);
+            b = RedisStore.builder(pooled).feedConnection(p.address, p.config).publishInScript(true);
         }
         b.prefix(p.prefix).closeClient(true);
         if (p.feedMaxLength > 0) {

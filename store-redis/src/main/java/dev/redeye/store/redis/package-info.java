@@ -110,13 +110,21 @@
  * the feed reader below.</li>
  * </ul>
  *
- * <h2>Why the feed is published from Java, after the script</h2>
- * A Cluster script may only touch keys of one slot, and the state keys of different operations are spread
+ * <h2>Where the feed is published: in the state script on a standalone server, else after it</h2>
+ * On a standalone (or replicated) server opened from a URI ({@code publishInScript}), {@code state.lua} gets
+ * the stream as a fourth key and appends the event of an automatic transition (opened, reopened, closed,
+ * whose from-status its kind fixes) itself, in the same script: one round trip for the opening instead of
+ * two, and no window between the state write and its event. The append runs under {@code redis.pcall}: if
+ * the stream refuses it (an ACL, a key of another type) the state change stays committed and the store
+ * publishes from Java as below, which signals the gap.
+ *
+ * <p>A Cluster script may only touch keys of one slot, and the state keys of different operations are spread
  * over all slots, while subscribers need one stream to read. Writing the stream from inside the state
  * script would force a cross-slot script; one stream per slot tag would make every subscriber read an
- * unbounded, unknown set of streams. So when {@code state.lua} reports a transition the store appends the
- * event to the single per-prefix stream with a second small script (XADD + PEXPIRE, one key). The cost is a
- * window between the state write and the XADD: if the process dies or Redis becomes unreachable in between,
+ * unbounded, unknown set of streams. So on a Cluster (and for forced changes, whose from-status depends on the
+ * policy and the clock, and with {@code publishInScript} off), when {@code state.lua} reports a transition
+ * the store appends the event to the single per-prefix stream with a second small script (XADD + PEXPIRE, one
+ * key). The cost is a window between the state write and the XADD: if the process dies or Redis becomes unreachable in between,
  * that one event is lost (the state itself is committed and every reader still sees it on its next read;
  * the engine's local cache also re-polls entries older than 5 s). A failed XADD never fails the caller's
  * call, and is not silent: the subscribers of the store instance that failed get {@code onGap} at once, and

@@ -18,6 +18,12 @@
 -- ARGV[11] openedAt of a forced half-open state (now - 2 * maxResetTimeout, computed by the caller)
 -- ARGV[12] trial version: for trial_success / trial_failure, the version of the open period the trial was
 --          admitted under (contract v2 fencing); an outcome of another period changes nothing
+-- Optional, all four or none (a standalone server only: the feed stream is in another hash slot):
+-- KEYS[4]  feed stream (<prefix>redeye:feed): an automatic transition (opened, reopened, closed) is appended
+--          to it here, in the same script, instead of by a second call (publish.lua) after it
+-- ARGV[13] the operation's name (the event's op field)
+-- ARGV[14] approximate maximum length of the stream (XADD MAXLEN ~), >= 1
+-- ARGV[15] ttl ms of the stream key (1 .. 100 years), refreshed on every entry
 --
 -- VERSIONS (contract v2): a key's version never goes backwards, also after DEL or expiry. A key that does
 -- not exist starts its new life at the server clock in microseconds (TIME): every earlier life of the key
@@ -29,9 +35,10 @@
 -- first write would leave a half-applied change (Redis does not roll a script back). The ttl must be within
 -- 1 .. MAX_TTL (100 years; the store caps longer ones), since PEXPIRE rejects an expiry that overflows.
 --
--- Returns {kind, changed, 10 previous fields, 10 next fields}: kind is a TransitionKind wire name or ''
--- when the change is not a transition; changed is '1' when the hash was written. Fields come in the
--- order of FIELDS below (StateCodec's names). Malformed stored data gives an error starting with
+-- Returns {kind, changed, 10 previous fields, 10 next fields, published}: kind is a TransitionKind wire name or ''
+-- when the change is not a transition; changed is '1' when the hash was written (only the fields whose value
+-- changed are written, every field for a key that did not exist). Fields come in the order of FIELDS below
+-- (StateCodec's names), as stored when every reader parses them alike (integers), else encoded. Malformed stored data gives an error starting with
 -- REDEYE_MALFORMED and writes nothing.
 
 if redis.replicate_commands then
@@ -79,9 +86,12 @@ local ttl_ms = int_arg(10, 1, MAX_TTL)
 local ttl = ARGV[10]
 local half_open_opened_at = int_arg(11, -ANY_LONG, ANY_LONG)
 local trial_version = int_arg(12, -1, ANY_LONG)
+local feed = #ARGV == 15 and KEYS[4] ~= nil
+local feed_length = feed and int_arg(14, 1, LONG_MAX)
+local feed_ttl = feed and int_arg(15, 1, MAX_TTL)
 
-if #ARGV ~= 12 or not OPS[op] or not now or not strategy or not failure_threshold or not max_gap
-    or not rate_threshold or not minimum_calls or not decay or not success_threshold or not ttl_ms
+if (#ARGV ~= 12 and not (feed and feed_length and feed_ttl)) or not OPS[op] or not now or not strategy
+    or not failure_threshold or not max_gap or not rate_threshold or not minimum_calls or not decay or not success_threshold or not ttl_ms
     or not half_open_opened_at or not trial_version then
   return redis.error_reply('REDEYE_BAD_ARGS state.lua got ' .. #ARGV .. ' arguments, op ' .. tostring(op)
       .. ', ttl ' .. tostring(ttl) .. ': every argument must be present and in range; nothing was changed')
@@ -121,7 +131,7 @@ local function load()
       return nil, 'hash has none of the breaker fields'
     end
     return {failures = 0, lastFailureAt = 0, open = false, openedAt = 0, openCount = 0,
-            errorRate = 0, samples = 0, trialSuccesses = 0, forced = false, version = version_base()}
+            errorRate = 0, samples = 0, trialSuccesses = 0, forced = false, version = version_base()}, nil
   end
   local s, err = {}, nil
   s.failures, err = parse_int(raw[1], 'failures', 0, INT_MAX); if err then return nil, err end
@@ -143,28 +153,39 @@ local function load()
     s.version = -1 -- a layout without a version: UNKNOWN
   end
   if s.forced and not s.open then return nil, 'forced state is not open' end
-  return s
+  return s, raw
 end
 
-local function encode(s)
-  return {
-    string.format('%d', s.failures),
-    string.format('%d', s.lastFailureAt),
-    s.open and '1' or '0',
-    string.format('%d', s.openedAt),
-    string.format('%d', s.openCount),
-    string.format('%.17g', s.errorRate), -- 17 significant digits: the double round-trips bit-exactly
-    string.format('%d', s.samples),
-    string.format('%d', s.trialSuccesses),
-    s.forced and '1' or '0',
-    string.format('%d', s.version),
-  }
+-- One field of a state as stored: integers in decimal, booleans as 1 / 0, the error rate with 17
+-- significant digits (the double round-trips bit-exactly).
+local function encode_field(s, i)
+  local v = s[FIELDS[i]]
+  if i == 3 or i == 9 then return v and '1' or '0' end
+  if i == 6 then return string.format('%.17g', v) end
+  return string.format('%d', v)
+end
+
+-- The stored strings of a state that was read from the hash (raw, as HMGET returned them): a field passes
+-- through as stored when every reader parses it to the same value (integers matched ^[+-]?%d+$ when read; a
+-- plain decimal error rate); booleans and any other error rate are encoded. Formatting is most of this
+-- script's time, so the common case formats nothing.
+local function stored_fields(s, raw)
+  local out = {}
+  for i = 1, #FIELDS do
+    local r = raw and raw[i]
+    if r and i ~= 3 and i ~= 9 and (i ~= 6 or string.match(r, '^%d+%.?%d*$')) then
+      out[i] = r
+    else
+      out[i] = encode_field(s, i)
+    end
+  end
+  return out
 end
 
 local function copy(s)
-  local c = {}
-  for k, v in pairs(s) do c[k] = v end
-  return c
+  return {failures = s.failures, lastFailureAt = s.lastFailureAt, open = s.open, openedAt = s.openedAt,
+          openCount = s.openCount, errorRate = s.errorRate, samples = s.samples,
+          trialSuccesses = s.trialSuccesses, forced = s.forced, version = s.version}
 end
 
 local function next_version(s)
@@ -294,9 +315,9 @@ local function force(s, target)
   return closed_from(s), 'forced_closed'
 end
 
-local prev, err = load()
+local prev, raw_or_err = load()
 if not prev then
-  return redis.error_reply('REDEYE_MALFORMED ' .. err)
+  return redis.error_reply('REDEYE_MALFORMED ' .. raw_or_err)
 end
 
 local nxt, kind
@@ -312,17 +333,32 @@ else -- force_open, force_half_open or force_closed (checked above)
   nxt, kind = force(prev, op)
 end
 
-local p = encode(prev)
-local q = encode(nxt)
+-- A field changed when its value did (the same test as comparing the encoded strings: integers are exact,
+-- the error rate round-trips bit-exactly). Only changed fields are written; a key that did not exist gets
+-- every field. raw is nil for a key that did not exist.
+local raw = raw_or_err
+local p = stored_fields(prev, raw)
+local q = {}
 local changed = '0'
+local args = {}
 for i = 1, #FIELDS do
-  if p[i] ~= q[i] then changed = '1' end
+  local f = FIELDS[i]
+  if prev[f] ~= nxt[f] then
+    changed = '1'
+    q[i] = encode_field(nxt, i)
+    args[#args + 1] = f
+    args[#args + 1] = q[i]
+  else
+    q[i] = p[i]
+  end
 end
 if changed == '1' then
-  local args = {}
-  for i = 1, #FIELDS do
-    args[#args + 1] = FIELDS[i]
-    args[#args + 1] = q[i]
+  if not raw then
+    args = {}
+    for i = 1, #FIELDS do
+      args[#args + 1] = FIELDS[i]
+      args[#args + 1] = q[i]
+    end
   end
   redis.call('HSET', KEYS[1], unpack(args))
 end
@@ -337,7 +373,30 @@ if op == 'force_closed' then
   redis.call('DEL', KEYS[2], KEYS[3])
 end
 
+-- The event of an automatic transition, when the caller gave the feed stream: appended with the state change,
+-- so there is no second round trip. Its from-status is fixed by its kind (TransitionKind.from(): the codes of
+-- BreakerStatus). A failed append (the stream key holds another type, say) does not undo the committed change:
+-- published '0' tells the caller to publish (and signal a gap) as when it appends by itself; '' means not
+-- appended here.
+local FROM = {opened = '0', reopened = '2', closed = '2'}
+local published = ''
+if feed and FROM[kind] then
+  local entry = {'op', ARGV[13], 'kind', kind, 'from', FROM[kind]}
+  for i = 1, #FIELDS do
+    entry[#entry + 1] = FIELDS[i]
+    entry[#entry + 1] = q[i]
+  end
+  local id = redis.pcall('XADD', KEYS[4], 'MAXLEN', '~', ARGV[14], '*', unpack(entry))
+  if type(id) == 'table' and id.err then
+    published = '0'
+  else
+    redis.pcall('PEXPIRE', KEYS[4], ARGV[15])
+    published = '1'
+  end
+end
+
 local out = {kind, changed}
 for i = 1, #FIELDS do out[#out + 1] = p[i] end
 for i = 1, #FIELDS do out[#out + 1] = q[i] end
+out[#out + 1] = published
 return out
