@@ -10,7 +10,8 @@ import java.time.Clock;
 /**
  * Admission: decides whether a call may run, and as what. {@link #admit} returns the permit the call runs
  * under: the {@link BreakerState} seen (a normal call), a {@link Trials.Trial} (a half-open trial) or
- * {@link #UNKNOWN} (the store failed under ALLOW and nothing is known); or throws the rejection.
+ * {@link #UNKNOWN} (the store failed under ALLOW and nothing is known); or the rejection, returned rather than
+ * thrown (see {@link Rejections}).
  *
  * <ul>
  * <li>Local mode reads the in-process store: one map lookup and a volatile read.</li>
@@ -19,7 +20,7 @@ import java.time.Clock;
  * the operation take every permit, or before the view's refresh instant and this instance's eligibility;
  * else one read, then {@link Trials} for a state read as open.</li>
  * <li>A store error at the read: the known open view keeps rejecting before eligibility (the cache can make a
- * rejection late, never an allow early); otherwise REJECT throws {@link StoreUnavailableException}; ALLOW
+ * rejection late, never an allow early); otherwise REJECT rejects with {@link StoreUnavailableException}; ALLOW
  * claims a trial of a known open state (never letting every caller through) and lets the call through when
  * nothing is known. LOCAL never sees read errors: its {@link DegradingStore} answers from memory.</li>
  * <li>Local mode's in-process store fails only when {@code close()} raced a call past the breaker's closed
@@ -55,55 +56,19 @@ final class Gate {
     }
 
     /**
-     * @throws CircuitOpenException      the breaker rejects the call
-     * @throws StoreUnavailableException the store failed under REJECT
+     * The token the call runs under, or its rejection, <b>returned, never thrown</b> (see {@link Rejections}):
+     * a {@link CircuitOpenException} or a {@link StoreUnavailableException} when {@code build} is true, and
+     * {@link Rejections#QUIET} instead of a {@code CircuitOpenException} when it is false (a store error under
+     * REJECT is always an exception: it carries its cause). Tell a rejection with
+     * {@link Rejections#isRejection}.
+     *
+     * <p>Kept small (a branch and a call) so that C2 inlines it into the caller; each mode's work is its own
+     * method, and the rejection branches are out of the hot methods.
+     *
+     * @param build whether a {@code CircuitOpenException} is wanted (false: nobody will look at it)
      */
-    Object admit(OperationState e) {
-        if (local != null) {
-            return admitLocal(e);
-        }
-        long now = clock.millis();
-        BreakerState cached = views.cachedClosed(e, now);
-        if (cached != null) {
-            return cached;
-        }
-        OperationState.OpenView v = e.openView.get();
-        if (v != null) {
-            if (now < v.heldUntil) {
-                // this instance lost the claim of this period: wait for the outcome without store traffic
-                throw rejections.of(e.name, BreakerStatus.HALF_OPEN, v.heldUntil - now);
-            }
-            if (now >= v.eligibleAt && trials.slotsTaken(e, now)) {
-                // this instance's own trials of the period run: their outcome will be its own write
-                throw trials.busy(e);
-            }
-            // Only one caller re-verifies an expired view; the others keep rejecting from it meanwhile.
-            if (now < v.eligibleAt && (now < v.refreshAt
-                    || !e.openView.compareAndSet(v, v.refreshingUntil(now + views.refreshMillis())))) {
-                throw rejectFrom(e, v, now);
-            }
-        }
-        int stamp = views.stampBeforeStoreCall(e);
-        BreakerState s;
-        try {
-            s = access.get(e.name);
-        } catch (StoreException ex) {
-            errors.report(e, ex);
-            if (v != null && now < v.eligibleAt) {
-                throw rejectFrom(e, v, now);
-            }
-            if (rejectOnStoreError) {
-                throw new StoreUnavailableException(e.name, ex);
-            }
-            return v != null ? trials.admit(e, v.state, now) : UNKNOWN;
-        }
-        views.noteRead(e, s, now, stamp);
-        return s.open() ? trials.admit(e, s, now) : s;
-    }
-
-    private CircuitOpenException rejectFrom(OperationState e, OperationState.OpenView v, long now) {
-        return rejections.of(e.name, v.status, v.eligibleAt == Long.MAX_VALUE ? views.refreshMillis()
-                : v.eligibleAt - now);
+    Object admit(OperationState e, boolean build) {
+        return local != null ? admitLocal(e, build) : admitShared(e, build);
     }
 
     /**
@@ -111,7 +76,7 @@ final class Gate {
      * closed check: the call was admitted before the close, so it runs (as with nothing known) and its
      * outcome write fails quietly.
      */
-    private Object admitLocal(OperationState e) {
+    private Object admitLocal(OperationState e, boolean build) {
         BreakerState s;
         try {
             s = local.peek(e.name);
@@ -121,6 +86,57 @@ final class Gate {
         if (s == null) {
             return BreakerState.INITIAL;
         }
-        return s.open() ? trials.admit(e, s, clock.millis()) : s;
+        return s.open() ? trials.admit(e, s, clock.millis(), build) : s;
+    }
+
+    /** Distributed mode: the local cache, then the open view, then one read. */
+    private Object admitShared(OperationState e, boolean build) {
+        long now = clock.millis();
+        BreakerState cached = views.cachedClosed(e, now);
+        if (cached != null) {
+            return cached;
+        }
+        OperationState.OpenView v = e.openView.get();
+        if (v != null) {
+            if (now < v.heldUntil) {
+                // this instance lost the claim of this period: wait for the outcome without store traffic
+                return rejections.of(e.name, BreakerStatus.HALF_OPEN, v.heldUntil - now, build);
+            }
+            if (now >= v.eligibleAt && trials.slotsTaken(e, now)) {
+                // this instance's own trials of the period run: their outcome will be its own write
+                return trials.busy(e, build);
+            }
+            // Only one caller re-verifies an expired view; the others keep rejecting from it meanwhile.
+            if (now < v.eligibleAt && (now < v.refreshAt
+                    || !e.openView.compareAndSet(v, v.refreshingUntil(now + views.refreshMillis())))) {
+                return rejectFrom(e, v, now, build);
+            }
+        }
+        return read(e, v, now, build);
+    }
+
+    /** One store read, then {@link Trials} for a state read as open. */
+    private Object read(OperationState e, OperationState.OpenView v, long now, boolean build) {
+        int stamp = views.stampBeforeStoreCall(e);
+        BreakerState s;
+        try {
+            s = access.get(e.name);
+        } catch (StoreException ex) {
+            errors.report(e, ex);
+            if (v != null && now < v.eligibleAt) {
+                return rejectFrom(e, v, now, build);
+            }
+            if (rejectOnStoreError) {
+                return new StoreUnavailableException(e.name, ex);
+            }
+            return v != null ? trials.admit(e, v.state, now, build) : UNKNOWN;
+        }
+        views.noteRead(e, s, now, stamp);
+        return s.open() ? trials.admit(e, s, now, build) : s;
+    }
+
+    private Object rejectFrom(OperationState e, OperationState.OpenView v, long now, boolean build) {
+        return rejections.of(e.name, v.status, v.eligibleAt == Long.MAX_VALUE ? views.refreshMillis()
+                : v.eligibleAt - now, build);
     }
 }

@@ -50,7 +50,8 @@ public final class JmhTables {
         }
         System.out.println(table(scores, "HealthyPathBenchmark", BreakerType.values()));
         System.out.println(table(scores, "RejectionBenchmark",
-                new BreakerType[] {BreakerType.REDEYE, BreakerType.RESILIENCE4J, BreakerType.FAILSAFE}));
+                new BreakerType[] {BreakerType.REDEYE, BreakerType.REDEYE_OR_ELSE, BreakerType.RESILIENCE4J,
+                    BreakerType.FAILSAFE}));
         System.out.println(targets(scores));
     }
 
@@ -125,6 +126,28 @@ public final class JmhTables {
         if (j2 != null && k2 != null) {
             line(out, "rejection, 2 threads, at or below Resilience4j (no stack traces)", j2.ns <= k2.ns,
                     Table.fmt(j2.ns, 1) + " ns vs " + Table.fmt(k2.ns, 1) + " ns");
+        }
+        if (j1 != null && k1 != null) {
+            line(out, "rejection (CircuitOpenException), 1 thread, at most half of Resilience4j's (no stack traces)",
+                    j1.ns <= k1.ns / 2, Table.fmt(j1.ns, 1) + " ns vs " + Table.fmt(k1.ns, 1) + " ns (ratio "
+                            + Table.fmt(j1.ns / k1.ns, 2) + ")");
+        }
+        if (j2 != null && k2 != null) {
+            line(out, "rejection (CircuitOpenException), 2 threads, at most half of Resilience4j's (no stack traces)",
+                    j2.ns <= k2.ns / 2, Table.fmt(j2.ns, 1) + " ns vs " + Table.fmt(k2.ns, 1) + " ns (ratio "
+                            + Table.fmt(j2.ns / k2.ns, 2) + ")");
+        }
+        Score o1 = s.get("RejectionBenchmark/1/REDEYE_OR_ELSE");
+        Score o2 = s.get("RejectionBenchmark/2/REDEYE_OR_ELSE");
+        if (o1 != null && h1 != null) {
+            line(out, "rejection with executeOrElse, 1 thread, at most 2x redeye's healthy 1-thread call",
+                    o1.ns <= 2 * h1.ns, Table.fmt(o1.ns, 1) + " ns vs " + Table.fmt(h1.ns, 1) + " ns ("
+                            + Table.fmt(o1.ns / h1.ns, 2) + "x)");
+        }
+        if (o1 != null) {
+            line(out, "rejection with executeOrElse, 0 bytes allocated per call",
+                    o1.bytes < 0.5 && (o2 == null || o2.bytes < 0.5),
+                    o1.alloc() + " B/op (1 thread)" + (o2 == null ? "" : ", " + o2.alloc() + " B/op (2 threads)"));
         }
         return out.toString();
     }
