@@ -76,22 +76,6 @@ final class Calls {
     // ------------------------------------------------------------------------------------------------ sync
 
     /**
-     * {@code execute}: a rejection is answered by {@code fallback}, else by the breaker-wide fallback, else
-     * thrown here (one throw, at the top of the engine, so it does not unwind through the gate's frames).
-     */
-    <T, X extends Exception> T run(OperationState e, CheckedSupplier<T, X> call,
-            Function<? super RuntimeException, ? extends T> fallback) throws X {
-        Object token = admit(e, false);
-        if (token instanceof RuntimeException) {
-            if (fallback == null && defaultFallback == null) {
-                throw (RuntimeException) token;
-            }
-            return fallback(e.name, (RuntimeException) token, fallback);
-        }
-        return proceed(e, token, call);
-    }
-
-    /**
      * {@code executeOrElse} / {@code executeOrElseGet}: a rejection returns {@code orElseGet.get()} when it is
      * given, else {@code orElse}, and builds no exception (unless an observer is registered).
      */
@@ -104,8 +88,11 @@ final class Calls {
         return proceed(e, token, call);
     }
 
-    /** Runs an admitted call under {@code token} and records its outcome. */
-    private <T, X extends Exception> T proceed(OperationState e, Object token, CheckedSupplier<T, X> call)
+    /**
+     * Runs a call {@link #admit} let through under {@code token}, and records its outcome: the sync half of
+     * {@code execute} (whose other half, in {@code CircuitBreaker}, throws or answers a rejection).
+     */
+    <T, X extends Exception> T proceed(OperationState e, Object token, CheckedSupplier<T, X> call)
             throws X {
         Observers.Set o = observers.current();
         boolean timed = o != null && o.timeThisCall(e);
@@ -203,8 +190,17 @@ final class Calls {
 
     // ------------------------------------------------------------------------------------------ fallback
 
+    /** Whether a breaker-wide fallback answers rejections that have no per-call fallback. */
+    boolean hasDefaultFallback() {
+        return defaultFallback != null;
+    }
+
+    /**
+     * The answer to a rejection: {@code perCall}'s if given, else the breaker-wide fallback's (a checked
+     * exception it throws wrapped in {@link UndeclaredThrowableException}), else the rejection is thrown.
+     */
     @SuppressWarnings("unchecked")
-    private <T> T fallback(String operation, RuntimeException rejection,
+    <T> T fallback(String operation, RuntimeException rejection,
             Function<? super RuntimeException, ? extends T> perCall) {
         if (perCall != null) {
             return perCall.apply(rejection);

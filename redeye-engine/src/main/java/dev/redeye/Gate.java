@@ -14,7 +14,11 @@ import java.time.Clock;
  * thrown (see {@link Rejections}).
  *
  * <ul>
- * <li>Local mode reads the in-process store: one map lookup and a volatile read.</li>
+ * <li>Local mode reads the in-process store: one map lookup and a volatile read. An open state is rejected
+ * from the operation's {@link LocalOpen} view: with the system clock, until the {@link EligibilityTimer}
+ * marks it due, a rejection reads no clock and computes nothing (a rejection answered by
+ * {@code executeOrElse} costs about what a healthy call does); then the clock decides, and {@link Trials}
+ * takes over at eligibility.</li>
  * <li>Distributed mode: a trusted fresh closed state from the local cache (zero reads); else a rejection
  * from the open view (zero reads) while it is held after a lost claim, while this instance's own trials of
  * the operation take every permit, or before the view's refresh instant and this instance's eligibility;
@@ -39,6 +43,8 @@ final class Gate {
     private final StoreErrors errors;
     private final Rejections rejections;
     private final boolean rejectOnStoreError;
+    /** The configured clock is the system clock, which the {@link EligibilityTimer} keeps pace with. */
+    private final boolean systemClock;
 
     /**
      * @param local the in-process store in local mode, null in distributed mode
@@ -53,6 +59,7 @@ final class Gate {
         this.errors = errors;
         this.rejections = rejections;
         this.rejectOnStoreError = rejectOnStoreError;
+        this.systemClock = clock.getClass() == Clock.systemUTC().getClass();
     }
 
     /**
@@ -86,7 +93,51 @@ final class Gate {
         if (s == null) {
             return BreakerState.INITIAL;
         }
-        return s.open() ? trials.admit(e, s, clock.millis(), build) : s;
+        return s.open() ? admitLocalOpen(e, s, build) : s;
+    }
+
+    /**
+     * An open in-process state, through the operation's {@link LocalOpen} view of it: before the view is due,
+     * a rejection that reads no clock (unless the exception, with its {@code retryAfter}, is wanted); once
+     * due, the clock decides, and past eligibility {@link Trials} takes over.
+     */
+    private Object admitLocalOpen(OperationState e, BreakerState s, boolean build) {
+        LocalOpen v = e.localOpen;
+        if (v == null || v.state != s) {
+            v = localOpen(e, s);
+        }
+        if (!v.due) {
+            return build ? rejectLocal(e, v, clock.millis(), true) : Rejections.QUIET;
+        }
+        long now = clock.millis();
+        if (now < v.eligibleAt) {
+            return rejectLocal(e, v, now, build);
+        }
+        return trials.admit(e, s, now, build);
+    }
+
+    /**
+     * A new view of the open state {@code s}, installed on {@code e}: with the system clock it is due when the
+     * {@link EligibilityTimer} fires at this instance's eligibility (never, when forced); with any other clock
+     * (a test's, a virtual one) it is due at once, so every call reads that clock.
+     */
+    private LocalOpen localOpen(OperationState e, BreakerState s) {
+        long now = clock.millis();
+        long eligibleAt = s.forced() ? Long.MAX_VALUE : views.eligibleAt(e.name, s);
+        LocalOpen v = new LocalOpen(s, eligibleAt);
+        if (!systemClock || now >= eligibleAt) {
+            v.due = true;
+        } else if (eligibleAt != Long.MAX_VALUE) {
+            EligibilityTimer.markDueAfter(v, eligibleAt - now);
+        }
+        e.localOpen = v;
+        return v;
+    }
+
+    private Object rejectLocal(OperationState e, LocalOpen v, long now, boolean build) {
+        return v.eligibleAt == Long.MAX_VALUE
+                ? rejections.of(e.name, BreakerStatus.FORCED_OPEN, views.refreshMillis(), build)
+                : rejections.of(e.name, BreakerStatus.OPEN, v.eligibleAt - now, build);
     }
 
     /** Distributed mode: the local cache, then the open view, then one read. */
@@ -138,5 +189,31 @@ final class Gate {
     private Object rejectFrom(OperationState e, OperationState.OpenView v, long now, boolean build) {
         return rejections.of(e.name, v.status, v.eligibleAt == Long.MAX_VALUE ? views.refreshMillis()
                 : v.eligibleAt - now, build);
+    }
+
+    /**
+     * Local mode's view of one open in-process state (the distributed twin is {@link OperationState.OpenView}):
+     * this instance's eligibility for it, computed once (the jitter and the backoff are not recomputed per
+     * rejection), and whether the eligibility instant may have come ({@link #due}). Immutable but for
+     * {@code due}, which goes from false to true once. Holds no reference to the breaker.
+     */
+    static final class LocalOpen implements Runnable {
+        /** The state this view is of: compared by identity with what the in-process store holds. */
+        final BreakerState state;
+        /** This instance's trial eligibility (its own jitter); {@link Long#MAX_VALUE} when forced open. */
+        final long eligibleAt;
+        /** False while the eligibility instant has certainly not come: rejections read no clock. */
+        volatile boolean due;
+
+        LocalOpen(BreakerState state, long eligibleAt) {
+            this.state = state;
+            this.eligibleAt = eligibleAt;
+        }
+
+        /** The {@link EligibilityTimer} fired: from now on the clock decides. */
+        @Override
+        public void run() {
+            due = true;
+        }
     }
 }
