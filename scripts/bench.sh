@@ -3,9 +3,11 @@
 # quiet machine (run nothing else meanwhile: the figures are only as good as the machine is idle):
 #   1. JMH HealthyPathBenchmark  (local mode, healthy path, 1 and 2 threads, -prof gc)
 #   2. JMH RejectionBenchmark    (local mode, open breaker, 1 and 2 threads, -prof gc)
-#   3. DistributedBench          (ops per call, latency vs round trip, record path vs the store's smallest
+#   3. JMH ScalingBenchmark      (diagnostic: 2 threads on one breaker vs a breaker per thread)
+#   4. JMH CachedHealthyPathBenchmark (distributed healthy path with the local cache vs local mode)
+#   5. DistributedBench          (ops per call, latency vs round trip, record path vs the store's smallest
 #                                write, atomic vs best-effort, growth, fleet)
-#   4. PostgresPathBench         (PostgreSQL store's record path and read vs plain JDBC, issue 13 targets 1 and 2)
+#   6. PostgresPathBench         (PostgreSQL store's record path and read vs plain JDBC, issue 13 targets 1 and 2)
 # Raw results go to redeye-bench/results/<UTC date-time>/ (JMH text and JSON, the JMH tables with the
 # targets checked (JmhTables), the distributed tables, the fleet chart fleet.png, the PostgreSQL path table, the machine).
 # About 15 minutes in all. Redis, PostgreSQL and dynalite come from scripts/services.sh
@@ -51,7 +53,7 @@ mvn -B -q package -pl redeye-bench -am -DskipTests
   echo "other java/mvn processes before: $(pgrep -c -x java || true)"
 } > "$OUT/machine.txt"
 
-for BENCH in HealthyPathBenchmark RejectionBenchmark; do
+for BENCH in HealthyPathBenchmark RejectionBenchmark ScalingBenchmark; do
   echo "[bench] java -jar $JAR $BENCH $JMH_OPTS -prof gc" >&2
   # shellcheck disable=SC2086
   java -jar "$JAR" "$BENCH" $JMH_OPTS -prof gc -rf json -rff "$OUT/jmh-$BENCH.json" \
@@ -60,6 +62,7 @@ for BENCH in HealthyPathBenchmark RejectionBenchmark; do
 done
 
 java -cp "$JAR" dev.redeye.bench.JmhTables "$OUT/jmh-HealthyPathBenchmark.json" "$OUT/jmh-RejectionBenchmark.json" \
+  "$OUT/jmh-ScalingBenchmark.json" \
   > "$OUT/jmh-tables.md"
 cat "$OUT/jmh-tables.md" >&2
 

@@ -1,8 +1,6 @@
 package dev.redeye;
 
 import dev.redeye.OutcomeRecorder.Verdict;
-import dev.redeye.api.CircuitOpenException;
-import dev.redeye.api.StoreUnavailableException;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Clock;
 import java.util.Objects;
@@ -50,33 +48,52 @@ final class Calls {
 
     /**
      * The one admission of every call: the token the call runs under (see {@link Gate#admit}), counted in
-     * {@code calls}; or the rejection, counted in {@code rejections}, reported to the observers and thrown.
+     * {@code calls}; or the rejection, counted in {@code rejections}, reported to the observers and
+     * <b>returned</b> (tell it with {@link Rejections#isRejection}): the caller throws it, or answers it.
+     *
+     * @param quiet the caller answers a rejection without looking at it ({@code executeOrElse}): no exception
+     *              is built unless an observer is registered to be told of it (an observer registered while
+     *              the call is admitted may miss that one rejection)
      */
-    Object admit(OperationState e) {
-        try {
-            Object token = gate.admit(e);
-            e.calls.increment();
-            return token;
-        } catch (CircuitOpenException | StoreUnavailableException rejection) {
-            e.rejections.increment();
-            Observers.Set o = observers.current();
-            if (o != null) {
-                o.callRejected(e, rejection);
-            }
-            throw rejection;
+    Object admit(OperationState e, boolean quiet) {
+        Object token = gate.admit(e, !quiet || observers.current() != null);
+        if (Rejections.isRejection(token)) {
+            return rejected(e, token);
         }
+        e.calls.increment();
+        return token;
+    }
+
+    private Object rejected(OperationState e, Object rejection) {
+        e.rejections.increment();
+        Observers.Set o = observers.current();
+        if (o != null && rejection instanceof RuntimeException) {
+            o.callRejected(e, (RuntimeException) rejection);
+        }
+        return rejection;
     }
 
     // ------------------------------------------------------------------------------------------------ sync
 
-    <T, X extends Exception> T run(OperationState e, CheckedSupplier<T, X> call,
-            Function<? super RuntimeException, ? extends T> fallback) throws X {
-        Object token;
-        try {
-            token = admit(e);
-        } catch (CircuitOpenException | StoreUnavailableException rejection) {
-            return fallback(e.name, rejection, fallback);
+    /**
+     * {@code executeOrElse} / {@code executeOrElseGet}: a rejection returns {@code orElseGet.get()} when it is
+     * given, else {@code orElse}, and builds no exception (unless an observer is registered).
+     */
+    <T, X extends Exception> T runOrElse(OperationState e, CheckedSupplier<T, X> call, T orElse,
+            Supplier<? extends T> orElseGet) throws X {
+        Object token = admit(e, true);
+        if (Rejections.isRejection(token)) {
+            return orElseGet != null ? orElseGet.get() : orElse;
         }
+        return proceed(e, token, call);
+    }
+
+    /**
+     * Runs a call {@link #admit} let through under {@code token}, and records its outcome: the sync half of
+     * {@code execute} (whose other half, in {@code CircuitBreaker}, throws or answers a rejection).
+     */
+    <T, X extends Exception> T proceed(OperationState e, Object token, CheckedSupplier<T, X> call)
+            throws X {
         Observers.Set o = observers.current();
         boolean timed = o != null && o.timeThisCall(e);
         long start = timed ? System.nanoTime() : 0L;
@@ -133,12 +150,10 @@ final class Calls {
     // ----------------------------------------------------------------------------------------------- async
 
     <T> CompletableFuture<T> runAsync(OperationState e, Supplier<? extends CompletionStage<T>> call) {
-        Object token;
-        try {
-            token = admit(e);
-        } catch (CircuitOpenException | StoreUnavailableException rejection) {
+        Object token = admit(e, false);
+        if (token instanceof RuntimeException) {
             try {
-                return CompletableFuture.completedFuture(fallback(e.name, rejection, null));
+                return CompletableFuture.completedFuture(fallback(e.name, (RuntimeException) token, null));
             } catch (RuntimeException ex) {
                 return CompletableFuture.failedFuture(ex);
             }
@@ -163,11 +178,9 @@ final class Calls {
 
     /** A permit for one call of {@code e}, or a rejected one; never throws a rejection. */
     Permit acquire(OperationState e) {
-        Object token;
-        try {
-            token = admit(e);
-        } catch (CircuitOpenException | StoreUnavailableException rejection) {
-            return new Permit(this, e, null, rejection);
+        Object token = admit(e, false);
+        if (token instanceof RuntimeException) {
+            return new Permit(this, e, null, (RuntimeException) token);
         }
         if (token instanceof Trials.Trial) {
             trials.lease(e, (Trials.Trial) token);
@@ -177,8 +190,17 @@ final class Calls {
 
     // ------------------------------------------------------------------------------------------ fallback
 
+    /** Whether a breaker-wide fallback answers rejections that have no per-call fallback. */
+    boolean hasDefaultFallback() {
+        return defaultFallback != null;
+    }
+
+    /**
+     * The answer to a rejection: {@code perCall}'s if given, else the breaker-wide fallback's (a checked
+     * exception it throws wrapped in {@link UndeclaredThrowableException}), else the rejection is thrown.
+     */
     @SuppressWarnings("unchecked")
-    private <T> T fallback(String operation, RuntimeException rejection,
+    <T> T fallback(String operation, RuntimeException rejection,
             Function<? super RuntimeException, ? extends T> perCall) {
         if (perCall != null) {
             return perCall.apply(rejection);

@@ -70,7 +70,10 @@ import org.slf4j.LoggerFactory;
  * and younger than its stale tolerance.</li>
  * <li>Open: rejections come from a per-operation cache with zero store reads, re-verified with one read at
  * most once per {@code openCacheRefresh} and always re-read at this instance's own trial-eligibility instant
- * (the cache can make a rejection late, never an allow early).</li>
+ * (the cache can make a rejection late, never an allow early). A rejection builds one exception (without a
+ * stack trace by default), thrown once; {@link #executeOrElse(String, CheckedSupplier, Object)} and
+ * {@link #executeOrElseGet(String, CheckedSupplier, Supplier)} build none, so that in local mode they
+ * allocate nothing.</li>
  * <li>Half-open: the winner of a trial claim runs the call as a trial (a read, a claim, a re-read, the
  * outcome, a release). A caller that loses the claim is rejected, and so is every caller of the operation on
  * this instance after it, with zero store operations, until the trial's outcome is known (this instance's own
@@ -251,7 +254,10 @@ public final class CircuitBreaker implements AutoCloseable {
     /**
      * Like {@link #execute(String, CheckedSupplier)}, but a rejected call ({@link CircuitOpenException} or
      * {@link StoreUnavailableException}) answers with {@code fallback}, which takes precedence over the
-     * breaker-wide fallback. The fallback is never used for a call that ran and failed.
+     * breaker-wide fallback. The fallback is never used for a call that ran and failed. The rejection it is
+     * given is built for it (an exception without a stack trace, by default); a fallback that does not look
+     * at it is cheaper as {@link #executeOrElse(String, CheckedSupplier, Object)} or
+     * {@link #executeOrElseGet(String, CheckedSupplier, Supplier)}, which build none.
      *
      * @throws NullPointerException if {@code fallback} is null
      */
@@ -261,10 +267,72 @@ public final class CircuitBreaker implements AutoCloseable {
         return run(operation, call, fallback);
     }
 
+    /**
+     * Like {@link #execute(String, CheckedSupplier)}, but a rejected call ({@link CircuitOpenException} or
+     * {@link StoreUnavailableException}) returns {@code orElse} instead, and <b>no exception is built</b> for
+     * it: the rejection costs a few field reads and two counter increments, and allocates nothing (unless an
+     * observer or the {@code onCallRejected} listener is registered: they are told of the rejection, so it is
+     * built for them; a {@link StoreUnavailableException}, which carries the store's error, is always built).
+     * Takes precedence over the breaker-wide fallback. A call that ran and failed still rethrows its own
+     * exception; {@link #metrics(String)} counts the rejection as with {@code execute}.
+     *
+     * <pre>{@code
+     * Quote q = breaker.executeOrElse("pricing", () -> pricing.quote(item), Quote.UNAVAILABLE);
+     * }</pre>
+     *
+     * @param orElse the result of a rejected call (may be null); for a computed one, use
+     *               {@link #executeOrElseGet(String, CheckedSupplier, Supplier)}
+     * @return the call's result, or {@code orElse} if the breaker rejected it
+     * @throws X                        the call's own exception, unchanged
+     * @throws NullPointerException     if {@code operation} or {@code call} is null
+     * @throws IllegalArgumentException if {@code operation} is empty
+     * @throws IllegalStateException    if the breaker is closed
+     */
+    public <T, X extends Exception> T executeOrElse(String operation, CheckedSupplier<T, X> call, T orElse)
+            throws X {
+        Objects.requireNonNull(call, "call");
+        return calls.runOrElse(entry(operation), call, orElse, null);
+    }
+
+    /**
+     * Like {@link #executeOrElse(String, CheckedSupplier, Object)}, with the result of a rejected call made by
+     * {@code orElse} (called on the caller's thread, only when the call is rejected). No exception is built for
+     * the rejection (with the same exceptions as {@code executeOrElse}); an exception {@code orElse} throws
+     * reaches the caller as is. For a fallback that needs to know why the call was rejected (its
+     * {@code retryAfter()}), use {@link #execute(String, CheckedSupplier, Function)}, which builds the exception.
+     *
+     * @param orElse makes the result of a rejected call (its result may be null)
+     * @return the call's result, or {@code orElse.get()} if the breaker rejected it
+     * @throws X                        the call's own exception, unchanged
+     * @throws NullPointerException     if {@code operation}, {@code call} or {@code orElse} is null
+     * @throws IllegalArgumentException if {@code operation} is empty
+     * @throws IllegalStateException    if the breaker is closed
+     */
+    public <T, X extends Exception> T executeOrElseGet(String operation, CheckedSupplier<T, X> call,
+            Supplier<? extends T> orElse) throws X {
+        Objects.requireNonNull(call, "call");
+        Objects.requireNonNull(orElse, "orElse");
+        return calls.runOrElse(entry(operation), call, null, orElse);
+    }
+
+    /**
+     * Every sync {@code execute}: one admission, then the call, or the rejection answered by a fallback or
+     * thrown <b>here</b>. The gate returns rejections instead of throwing them, and this method stays small
+     * (the admission and the call are calls), so that C2 inlines it into the caller and a caller catching
+     * {@code CircuitOpenException} gets a jump rather than an exception unwinding compiled frames.
+     */
     private <T, X extends Exception> T run(String operation, CheckedSupplier<T, X> call,
             Function<? super RuntimeException, ? extends T> fallback) throws X {
         Objects.requireNonNull(call, "call");
-        return calls.run(entry(operation), call, fallback);
+        OperationState e = entry(operation);
+        Object token = calls.admit(e, false);
+        if (token instanceof RuntimeException) {
+            if (fallback == null && !calls.hasDefaultFallback()) {
+                throw (RuntimeException) token;
+            }
+            return calls.fallback(e.name, (RuntimeException) token, fallback);
+        }
+        return calls.proceed(e, token, call);
     }
 
     /**
@@ -282,7 +350,7 @@ public final class CircuitBreaker implements AutoCloseable {
      */
     public void execute(String operation, Runnable call) {
         Objects.requireNonNull(call, "call");
-        calls.run(entry(operation), () -> {
+        run(operation, () -> {
             call.run();
             return null;
         }, null);

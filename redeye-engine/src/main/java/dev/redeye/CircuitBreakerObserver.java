@@ -139,7 +139,9 @@ public interface CircuitBreakerObserver {
 
     /**
      * A call was rejected without running: {@link dev.redeye.api.CircuitOpenException} or
-     * {@link dev.redeye.api.StoreUnavailableException}, before any fallback answered it.
+     * {@link dev.redeye.api.StoreUnavailableException}, before any fallback answered it. A rejection answered
+     * by {@code executeOrElse}, which otherwise builds no exception, is built for the observers while any is
+     * registered; an observer that only counts rejections can read {@link Metrics#rejections()} instead.
      */
     default void callRejected(ObservedOperation operation, RuntimeException rejection) {
     }

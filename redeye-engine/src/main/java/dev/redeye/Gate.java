@@ -10,16 +10,21 @@ import java.time.Clock;
 /**
  * Admission: decides whether a call may run, and as what. {@link #admit} returns the permit the call runs
  * under: the {@link BreakerState} seen (a normal call), a {@link Trials.Trial} (a half-open trial) or
- * {@link #UNKNOWN} (the store failed under ALLOW and nothing is known); or throws the rejection.
+ * {@link #UNKNOWN} (the store failed under ALLOW and nothing is known); or the rejection, returned rather than
+ * thrown (see {@link Rejections}).
  *
  * <ul>
- * <li>Local mode reads the in-process store: one map lookup and a volatile read.</li>
+ * <li>Local mode reads the in-process store: one map lookup and a volatile read. An open state is rejected
+ * from the operation's {@link LocalOpen} view: with the system clock, until the {@link EligibilityTimer}
+ * marks it due, a rejection reads no clock and computes nothing (a rejection answered by
+ * {@code executeOrElse} costs about what a healthy call does); then the clock decides, and {@link Trials}
+ * takes over at eligibility.</li>
  * <li>Distributed mode: a trusted fresh closed state from the local cache (zero reads); else a rejection
  * from the open view (zero reads) while it is held after a lost claim, while this instance's own trials of
  * the operation take every permit, or before the view's refresh instant and this instance's eligibility;
  * else one read, then {@link Trials} for a state read as open.</li>
  * <li>A store error at the read: the known open view keeps rejecting before eligibility (the cache can make a
- * rejection late, never an allow early); otherwise REJECT throws {@link StoreUnavailableException}; ALLOW
+ * rejection late, never an allow early); otherwise REJECT rejects with {@link StoreUnavailableException}; ALLOW
  * claims a trial of a known open state (never letting every caller through) and lets the call through when
  * nothing is known. LOCAL never sees read errors: its {@link DegradingStore} answers from memory.</li>
  * <li>Local mode's in-process store fails only when {@code close()} raced a call past the breaker's closed
@@ -38,6 +43,8 @@ final class Gate {
     private final StoreErrors errors;
     private final Rejections rejections;
     private final boolean rejectOnStoreError;
+    /** The configured clock is the system clock, which the {@link EligibilityTimer} keeps pace with. */
+    private final boolean systemClock;
 
     /**
      * @param local the in-process store in local mode, null in distributed mode
@@ -52,58 +59,23 @@ final class Gate {
         this.errors = errors;
         this.rejections = rejections;
         this.rejectOnStoreError = rejectOnStoreError;
+        this.systemClock = clock.getClass() == Clock.systemUTC().getClass();
     }
 
     /**
-     * @throws CircuitOpenException      the breaker rejects the call
-     * @throws StoreUnavailableException the store failed under REJECT
+     * The token the call runs under, or its rejection, <b>returned, never thrown</b> (see {@link Rejections}):
+     * a {@link CircuitOpenException} or a {@link StoreUnavailableException} when {@code build} is true, and
+     * {@link Rejections#QUIET} instead of a {@code CircuitOpenException} when it is false (a store error under
+     * REJECT is always an exception: it carries its cause). Tell a rejection with
+     * {@link Rejections#isRejection}.
+     *
+     * <p>Kept small (a branch and a call) so that C2 inlines it into the caller; each mode's work is its own
+     * method, and the rejection branches are out of the hot methods.
+     *
+     * @param build whether a {@code CircuitOpenException} is wanted (false: nobody will look at it)
      */
-    Object admit(OperationState e) {
-        if (local != null) {
-            return admitLocal(e);
-        }
-        long now = clock.millis();
-        BreakerState cached = views.cachedClosed(e, now);
-        if (cached != null) {
-            return cached;
-        }
-        OperationState.OpenView v = e.openView.get();
-        if (v != null) {
-            if (now < v.heldUntil) {
-                // this instance lost the claim of this period: wait for the outcome without store traffic
-                throw rejections.of(e.name, BreakerStatus.HALF_OPEN, v.heldUntil - now);
-            }
-            if (now >= v.eligibleAt && trials.slotsTaken(e, now)) {
-                // this instance's own trials of the period run: their outcome will be its own write
-                throw trials.busy(e);
-            }
-            // Only one caller re-verifies an expired view; the others keep rejecting from it meanwhile.
-            if (now < v.eligibleAt && (now < v.refreshAt
-                    || !e.openView.compareAndSet(v, v.refreshingUntil(now + views.refreshMillis())))) {
-                throw rejectFrom(e, v, now);
-            }
-        }
-        int stamp = views.stampBeforeStoreCall(e);
-        BreakerState s;
-        try {
-            s = access.get(e.name);
-        } catch (StoreException ex) {
-            errors.report(e, ex);
-            if (v != null && now < v.eligibleAt) {
-                throw rejectFrom(e, v, now);
-            }
-            if (rejectOnStoreError) {
-                throw new StoreUnavailableException(e.name, ex);
-            }
-            return v != null ? trials.admit(e, v.state, now) : UNKNOWN;
-        }
-        views.noteRead(e, s, now, stamp);
-        return s.open() ? trials.admit(e, s, now) : s;
-    }
-
-    private CircuitOpenException rejectFrom(OperationState e, OperationState.OpenView v, long now) {
-        return rejections.of(e.name, v.status, v.eligibleAt == Long.MAX_VALUE ? views.refreshMillis()
-                : v.eligibleAt - now);
+    Object admit(OperationState e, boolean build) {
+        return local != null ? admitLocal(e, build) : admitShared(e, build);
     }
 
     /**
@@ -111,7 +83,7 @@ final class Gate {
      * closed check: the call was admitted before the close, so it runs (as with nothing known) and its
      * outcome write fails quietly.
      */
-    private Object admitLocal(OperationState e) {
+    private Object admitLocal(OperationState e, boolean build) {
         BreakerState s;
         try {
             s = local.peek(e.name);
@@ -121,6 +93,127 @@ final class Gate {
         if (s == null) {
             return BreakerState.INITIAL;
         }
-        return s.open() ? trials.admit(e, s, clock.millis()) : s;
+        return s.open() ? admitLocalOpen(e, s, build) : s;
+    }
+
+    /**
+     * An open in-process state, through the operation's {@link LocalOpen} view of it: before the view is due,
+     * a rejection that reads no clock (unless the exception, with its {@code retryAfter}, is wanted); once
+     * due, the clock decides, and past eligibility {@link Trials} takes over.
+     */
+    private Object admitLocalOpen(OperationState e, BreakerState s, boolean build) {
+        LocalOpen v = e.localOpen;
+        if (v == null || v.state != s) {
+            v = localOpen(e, s);
+        }
+        if (!v.due) {
+            return build ? rejectLocal(e, v, clock.millis(), true) : Rejections.QUIET;
+        }
+        long now = clock.millis();
+        if (now < v.eligibleAt) {
+            return rejectLocal(e, v, now, build);
+        }
+        return trials.admit(e, s, now, build);
+    }
+
+    /**
+     * A new view of the open state {@code s}, installed on {@code e}: with the system clock it is due when the
+     * {@link EligibilityTimer} fires at this instance's eligibility (never, when forced); with any other clock
+     * (a test's, a virtual one) it is due at once, so every call reads that clock.
+     */
+    private LocalOpen localOpen(OperationState e, BreakerState s) {
+        long now = clock.millis();
+        long eligibleAt = s.forced() ? Long.MAX_VALUE : views.eligibleAt(e.name, s);
+        LocalOpen v = new LocalOpen(s, eligibleAt);
+        if (!systemClock || now >= eligibleAt) {
+            v.due = true;
+        } else if (eligibleAt != Long.MAX_VALUE) {
+            EligibilityTimer.markDueAfter(v, eligibleAt - now);
+        }
+        e.localOpen = v;
+        return v;
+    }
+
+    private Object rejectLocal(OperationState e, LocalOpen v, long now, boolean build) {
+        return v.eligibleAt == Long.MAX_VALUE
+                ? rejections.of(e.name, BreakerStatus.FORCED_OPEN, views.refreshMillis(), build)
+                : rejections.of(e.name, BreakerStatus.OPEN, v.eligibleAt - now, build);
+    }
+
+    /** Distributed mode: the local cache, then the open view, then one read. */
+    private Object admitShared(OperationState e, boolean build) {
+        long now = clock.millis();
+        BreakerState cached = views.cachedClosed(e, now);
+        if (cached != null) {
+            return cached;
+        }
+        OperationState.OpenView v = e.openView.get();
+        if (v != null) {
+            if (now < v.heldUntil) {
+                // this instance lost the claim of this period: wait for the outcome without store traffic
+                return rejections.of(e.name, BreakerStatus.HALF_OPEN, v.heldUntil - now, build);
+            }
+            if (now >= v.eligibleAt && trials.slotsTaken(e, now)) {
+                // this instance's own trials of the period run: their outcome will be its own write
+                return trials.busy(e, build);
+            }
+            // Only one caller re-verifies an expired view; the others keep rejecting from it meanwhile.
+            if (now < v.eligibleAt && (now < v.refreshAt
+                    || !e.openView.compareAndSet(v, v.refreshingUntil(now + views.refreshMillis())))) {
+                return rejectFrom(e, v, now, build);
+            }
+        }
+        return read(e, v, now, build);
+    }
+
+    /** One store read, then {@link Trials} for a state read as open. */
+    private Object read(OperationState e, OperationState.OpenView v, long now, boolean build) {
+        int stamp = views.stampBeforeStoreCall(e);
+        BreakerState s;
+        try {
+            s = access.get(e.name);
+        } catch (StoreException ex) {
+            errors.report(e, ex);
+            if (v != null && now < v.eligibleAt) {
+                return rejectFrom(e, v, now, build);
+            }
+            if (rejectOnStoreError) {
+                return new StoreUnavailableException(e.name, ex);
+            }
+            return v != null ? trials.admit(e, v.state, now, build) : UNKNOWN;
+        }
+        views.noteRead(e, s, now, stamp);
+        return s.open() ? trials.admit(e, s, now, build) : s;
+    }
+
+    private Object rejectFrom(OperationState e, OperationState.OpenView v, long now, boolean build) {
+        return rejections.of(e.name, v.status, v.eligibleAt == Long.MAX_VALUE ? views.refreshMillis()
+                : v.eligibleAt - now, build);
+    }
+
+    /**
+     * Local mode's view of one open in-process state (the distributed twin is {@link OperationState.OpenView}):
+     * this instance's eligibility for it, computed once (the jitter and the backoff are not recomputed per
+     * rejection), and whether the eligibility instant may have come ({@link #due}). Immutable but for
+     * {@code due}, which goes from false to true once. Holds no reference to the breaker.
+     */
+    static final class LocalOpen implements Runnable {
+        /** The state this view is of: compared by identity with what the in-process store holds. */
+        final BreakerState state;
+        /** This instance's trial eligibility (its own jitter); {@link Long#MAX_VALUE} when forced open. */
+        final long eligibleAt;
+        /** False while the eligibility instant has certainly not come: rejections read no clock. */
+        volatile boolean due;
+
+        LocalOpen(BreakerState state, long eligibleAt) {
+            this.state = state;
+            this.eligibleAt = eligibleAt;
+        }
+
+        /** The {@link EligibilityTimer} fired: from now on the clock decides. */
+        @Override
+        public void run() {
+            due = true;
+        }
     }
 }

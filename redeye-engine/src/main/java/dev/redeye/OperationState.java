@@ -32,6 +32,8 @@ final class OperationState implements ObservedOperation {
 
     /** The open state this instance last saw (distributed mode only); null when it last saw it closed. */
     final AtomicReference<OpenView> openView = new AtomicReference<>();
+    /** Local mode: the view of the open state last seen (see {@link Gate.LocalOpen}); null before any. */
+    volatile Gate.LocalOpen localOpen;
     /** The local-cache entry (distributed mode with the local cache only). */
     volatile CacheEntry cached;
     /** Feed events applied so far: a store read that raced one of them must not undo it. */

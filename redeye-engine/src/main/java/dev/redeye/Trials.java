@@ -58,21 +58,25 @@ final class Trials {
 
     /**
      * The gate for a state seen open: a {@link Trial}, or the state itself when it closed meanwhile (a normal
-     * call); otherwise throws the rejection.
-     *
-     * @throws CircuitOpenException      rejected (open, forced, or half-open with the permits taken)
-     * @throws StoreUnavailableException the claim failed under REJECT
+     * call); otherwise the rejection, returned rather than thrown (see {@link Gate#admit} for {@code build}):
+     * {@link CircuitOpenException} (open, forced, or half-open with the permits taken) or
+     * {@link StoreUnavailableException} (the claim failed under REJECT).
      */
-    Object admit(OperationState e, BreakerState s, long now) {
+    Object admit(OperationState e, BreakerState s, long now, boolean build) {
         if (s.forced()) {
-            throw rejections.of(e.name, BreakerStatus.FORCED_OPEN, views.refreshMillis());
+            return rejections.of(e.name, BreakerStatus.FORCED_OPEN, views.refreshMillis(), build);
         }
         long eligibleAt = views.eligibleAt(e.name, s);
         if (now < eligibleAt) {
-            throw rejections.of(e.name, BreakerStatus.OPEN, eligibleAt - now);
+            return rejections.of(e.name, BreakerStatus.OPEN, eligibleAt - now, build);
         }
+        return claim(e, s, now, build);
+    }
+
+    /** Past this instance's eligibility: a slot, then the claim (see the class comment). */
+    private Object claim(OperationState e, BreakerState s, long now, boolean build) {
         if (!e.tryStartTrial(permits) && !(reclaimExpiredLeases(e, now) && e.tryStartTrial(permits))) {
-            throw busy(e);
+            return busy(e, build);
         }
         boolean keepSlot = false;
         try {
@@ -83,17 +87,17 @@ final class Trials {
                 } catch (StoreException ex) {
                     errors.report(e, ex);
                     if (rejectOnStoreError) {
-                        throw new StoreUnavailableException(e.name, ex);
+                        return new StoreUnavailableException(e.name, ex);
                     }
                     keepSlot = true; // the slot is the per-instance claim
                     return start(e, null, s.version());
                 }
                 if (token == null) {
                     views.holdAfterLostClaim(e, s, now + trialTimeoutMillis);
-                    throw rejections.of(e.name, BreakerStatus.HALF_OPEN, trialTimeoutMillis);
+                    return rejections.of(e.name, BreakerStatus.HALF_OPEN, trialTimeoutMillis, build);
                 }
             }
-            Object permit = afterWinning(e, s, token);
+            Object permit = afterWinning(e, s, token, build);
             keepSlot = permit instanceof Trial;
             return permit;
         } finally {
@@ -133,9 +137,9 @@ final class Trials {
         return !expired.isEmpty();
     }
 
-    /** The rejection while this instance's own trials of the operation run. */
-    CircuitOpenException busy(OperationState e) {
-        return rejections.of(e.name, BreakerStatus.HALF_OPEN, trialTimeoutMillis);
+    /** The rejection while this instance's own trials of the operation run (see {@link #admit}). */
+    Object busy(OperationState e, boolean build) {
+        return rejections.of(e.name, BreakerStatus.HALF_OPEN, trialTimeoutMillis, build);
     }
 
     private static Trial start(OperationState e, String token, long version) {
@@ -148,7 +152,7 @@ final class Trials {
      * permit (a reopen, or a close). A trial run on that stale read would follow the finished one back to back
      * and add a backoff step for nothing.
      */
-    private Object afterWinning(OperationState e, BreakerState s, String token) {
+    private Object afterWinning(OperationState e, BreakerState s, String token, boolean build) {
         int stamp = views.stampBeforeStoreCall(e);
         BreakerState current = reread(e, s);
         if (current.version() == s.version()) {
@@ -163,9 +167,9 @@ final class Trials {
             return current; // closed meanwhile: a normal call
         }
         if (current.forced()) {
-            throw rejections.of(e.name, BreakerStatus.FORCED_OPEN, views.refreshMillis());
+            return rejections.of(e.name, BreakerStatus.FORCED_OPEN, views.refreshMillis(), build);
         }
-        throw rejections.of(e.name, BreakerStatus.OPEN, views.eligibleAt(e.name, current) - at);
+        return rejections.of(e.name, BreakerStatus.OPEN, views.eligibleAt(e.name, current) - at, build);
     }
 
     /** The state as it is now; the earlier read if the store cannot answer. */

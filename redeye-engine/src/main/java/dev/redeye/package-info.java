@@ -7,7 +7,9 @@
  * Without a store, state lives in process memory. The closed, healthy path of the consecutive strategy takes
  * no lock and allocates nothing: one map lookup of the operation's entry, one volatile read of its state, the
  * call, two counter increments ({@link java.util.concurrent.atomic.LongAdder}); on a success with nothing to
- * clear it writes nothing and reads no clock. {@code AllocationTest} proves the "no allocation" part with the
+ * clear it writes nothing and reads no clock. An open breaker's rejection answered by {@code executeOrElse}
+ * costs about as much: no exception, no allocation, and on the system clock no clock read before the
+ * operation is due for a trial. {@code AllocationTest} proves the "no allocation" parts with the
  * JVM's per-thread allocation counter; the comparison with Resilience4j and Failsafe is in
  * {@code redeye-bench}:
  * <pre>
@@ -28,7 +30,8 @@
  * builder's listeners ({@code onCallRejected}, {@code onIgnoredError}, {@code onFleetStateChange}).
  *
  * <p>Everything not public here is an implementation detail, split by job behind the
- * {@link dev.redeye.CircuitBreaker} façade: running calls ({@code Calls}), admission ({@code Gate}), the half-open protocol ({@code Trials}),
+ * {@link dev.redeye.CircuitBreaker} façade: running calls ({@code Calls}), admission ({@code Gate}, with local mode's open views and the
+ * {@code EligibilityTimer} that marks them due), rejections ({@code Rejections}), the half-open protocol ({@code Trials}),
  * outcome recording ({@code OutcomeRecorder}), the open-state view and local cache ({@code StateViews}), the
  * feed ({@code FeedHandler}), the bounded operation registry ({@code Operations}), capabilities and their
  * fallbacks ({@code StoreAccess}), the LOCAL store-error decorator ({@code DegradingStore}) and call timeouts

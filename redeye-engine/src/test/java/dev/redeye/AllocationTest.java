@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * The local-mode healthy path of the consecutive strategy allocates nothing: measured with the JVM's own
- * per-thread allocation counter over 200,000 calls after warm-up. The slack is a constant for the
- * measurement itself, not a per-call allowance (200,000 calls at even 8 bytes each would be 1.6 MB).
+ * The local-mode healthy path of the consecutive strategy allocates nothing, and neither does a rejection
+ * answered by {@code executeOrElse} / {@code executeOrElseGet}: measured with the JVM's own per-thread
+ * allocation counter over 200,000 calls after warm-up. The slack is a constant for the measurement itself, not
+ * a per-call allowance (200,000 calls at even 8 bytes each would be 1.6 MB).
  */
 class AllocationTest {
     private static final int CALLS = 200_000;
@@ -47,17 +49,76 @@ class AllocationTest {
     }
 
     private static long timedCalls;
+    private static volatile RuntimeException lastRejection;
+
+    /** An open breaker answering with {@code executeOrElse}'s value builds no exception: nothing is allocated. */
+    @Test
+    void rejectionsAnsweredByExecuteOrElseAllocateNothing() {
+        measureRejections((b, op) -> b.executeOrElse(op, () -> "live", "fallback"));
+    }
+
+    /** The same with a non-capturing {@code executeOrElseGet} supplier. */
+    @Test
+    void rejectionsAnsweredByExecuteOrElseGetAllocateNothing() {
+        measureRejections((b, op) -> b.executeOrElseGet(op, () -> "live", () -> "fallback"));
+    }
+
+    /**
+     * The check of the check: a rejection answered by a fallback that takes the exception (and keeps it, so
+     * that no JIT can elide it) allocates one {@code CircuitOpenException} per call, and the measurement sees it.
+     */
+    @Test
+    void rejectionsAnsweredByAnExceptionTakingFallbackDoAllocate() {
+        long allocated = allocatedByRejections((b, op) -> b.execute(op, () -> "live", rejection -> {
+            lastRejection = rejection;
+            return "fallback";
+        }));
+        assertTrue(allocated >= 16L * CALLS, allocated + " bytes over " + CALLS + " rejections built as exceptions");
+    }
+
+    private static void measureRejections(java.util.function.BiFunction<CircuitBreaker, String, String> call) {
+        long allocated = allocatedByRejections(call);
+        assertTrue(allocated < SLACK_BYTES, allocated + " bytes allocated over " + CALLS + " rejections");
+    }
+
+    private static long allocatedByRejections(java.util.function.BiFunction<CircuitBreaker, String, String> call) {
+        com.sun.management.ThreadMXBean threads = allocationCounter();
+        try (CircuitBreaker b = CircuitBreaker.builder().failureThreshold(1).resetTimeout(Duration.ofHours(1))
+                .build()) {
+            String op = "rejected";
+            b.recordFailure(op);
+            assertTrue(b.state(op).open());
+            long sink = 0;
+            for (int i = 0; i < CALLS; i++) { // warm-up, as for the healthy path
+                sink += call.apply(b, op).length();
+            }
+            long tid = Thread.currentThread().getId();
+            long before = threads.getThreadAllocatedBytes(tid);
+            for (int i = 0; i < CALLS; i++) {
+                sink += call.apply(b, op).length();
+            }
+            long allocated = threads.getThreadAllocatedBytes(tid) - before;
+            assertEquals(2L * CALLS * "fallback".length(), sink);
+            assertEquals(2L * CALLS, b.metrics(op).rejections());
+            return allocated;
+        }
+    }
+
+    private static com.sun.management.ThreadMXBean allocationCounter() {
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "needs com.sun.management.ThreadMXBean");
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) mx;
+        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
+                "thread allocation accounting is off");
+        return threads;
+    }
 
     private static void measure(boolean storedState) {
         measure(storedState, null);
     }
 
     private static void measure(boolean storedState, CircuitBreakerObserver observer) {
-        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "needs com.sun.management.ThreadMXBean");
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) mx;
-        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
-                "thread allocation accounting is off");
+        com.sun.management.ThreadMXBean threads = allocationCounter();
         try (CircuitBreaker b = CircuitBreaker.ofDefaults()) {
             if (observer != null) {
                 b.addObserver(observer);

@@ -8,14 +8,18 @@ import java.util.Objects;
  * taken, or forced open). The call was not run.
  *
  * <p>Rejection is the hot path of an open breaker, so this exception carries no stack trace unless the
- * breaker was built to keep them.
+ * breaker was built to keep them, and the engine builds it with {@link #CircuitOpenException(String,
+ * BreakerStatus, long, boolean) the millisecond constructor}: the {@link Duration} of {@link #retryAfter()} is
+ * made only when asked for.
  */
 public class CircuitOpenException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     private final String operation;
     private final BreakerStatus status;
-    private final Duration retryAfter;
+    private final long retryAfterMillis;
+    /** Made on first use by the millisecond constructor's exceptions (racy but benign: Duration is immutable). */
+    private Duration retryAfter;
 
     /**
      * @param operation          the rejected operation
@@ -30,6 +34,33 @@ public class CircuitOpenException extends RuntimeException {
         this.operation = Objects.requireNonNull(operation, "operation");
         this.status = Objects.requireNonNull(status, "status");
         this.retryAfter = retryAfter == null || retryAfter.isNegative() ? Duration.ZERO : retryAfter;
+        this.retryAfterMillis = saturatedMillis(this.retryAfter);
+    }
+
+    /**
+     * Like {@link #CircuitOpenException(String, BreakerStatus, Duration, boolean)} with the wait in
+     * milliseconds, without making a {@link Duration} (the one {@link #retryAfter()} returns is made when first
+     * asked for).
+     *
+     * @param operation          the rejected operation
+     * @param status             the status that caused the rejection
+     * @param retryAfterMillis   how long until a trial may be claimed, in ms (a negative value is read as 0)
+     * @param writableStackTrace whether to fill in a stack trace
+     */
+    public CircuitOpenException(String operation, BreakerStatus status, long retryAfterMillis,
+            boolean writableStackTrace) {
+        super(null, null, false, writableStackTrace);
+        this.operation = Objects.requireNonNull(operation, "operation");
+        this.status = Objects.requireNonNull(status, "status");
+        this.retryAfterMillis = Math.max(0L, retryAfterMillis);
+    }
+
+    private static long saturatedMillis(Duration d) {
+        try {
+            return d.toMillis();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
+        }
     }
 
     /** The rejected operation. */
@@ -47,12 +78,22 @@ public class CircuitOpenException extends RuntimeException {
      * next re-check, since only an operator can close it.
      */
     public Duration retryAfter() {
-        return retryAfter;
+        Duration d = retryAfter;
+        if (d == null) {
+            d = Duration.ofMillis(retryAfterMillis);
+            retryAfter = d;
+        }
+        return d;
+    }
+
+    /** {@link #retryAfter()} in milliseconds (rounded down; {@link Long#MAX_VALUE} if it does not fit). */
+    public long retryAfterMillis() {
+        return retryAfterMillis;
     }
 
     @Override
     public String getMessage() {
-        return "circuit '" + abbreviate(operation) + "' is " + status + "; retry after " + retryAfter.toMillis()
+        return "circuit '" + abbreviate(operation) + "' is " + status + "; retry after " + retryAfterMillis
                 + " ms";
     }
 

@@ -22,7 +22,8 @@ import java.util.function.Supplier;
  * measurement), and Resilience4j's rejection exception is built without a stack trace
  * ({@code writableStackTraceEnabled(false)}), which is what redeye does by default; Failsafe 3.3.2 has no such
  * option. Each competitor is called the way its documentation shows, with the decorated call built once:
- * {@code breaker.execute(op, call)} for redeye, a supplier decorated once with
+ * {@code breaker.execute(op, call)} for redeye ({@code executeOrElse(op, call, value)} for
+ * {@link #REDEYE_OR_ELSE}), a supplier decorated once with
  * {@code CircuitBreaker.decorateSupplier} for Resilience4j, and one {@code FailsafeExecutor} for Failsafe.
  */
 public enum BreakerType {
@@ -38,6 +39,16 @@ public enum BreakerType {
         @Override
         public BreakerAdapter create() {
             return new Redeye(false);
+        }
+    },
+    /**
+     * {@link #REDEYE} called with {@code executeOrElse(op, call, orElse)}: a rejected call returns a fallback
+     * value and builds no exception. The target: a rejection at most 2x {@link #REDEYE}'s healthy call, 0 B/op.
+     */
+    REDEYE_OR_ELSE {
+        @Override
+        public BreakerAdapter create() {
+            return new RedeyeOrElse();
         }
     },
     /**
@@ -102,10 +113,10 @@ public enum BreakerType {
         }
     }
 
-    private static final class Redeye implements BreakerAdapter {
+    private static class Redeye implements BreakerAdapter {
         private final Payload payload = new Payload();
-        private final CheckedSupplier<Object, RuntimeException> call = () -> payload.value;
-        private final CircuitBreaker breaker = CircuitBreaker.builder().resetTimeout(OPEN_FOR).build();
+        final CheckedSupplier<Object, RuntimeException> call = () -> payload.value;
+        final CircuitBreaker breaker = CircuitBreaker.builder().resetTimeout(OPEN_FOR).build();
         private final RedeyeMetrics metrics;
 
         Redeye(boolean withMetrics) {
@@ -138,6 +149,32 @@ public enum BreakerType {
                 metrics.close();
             }
             breaker.close();
+        }
+    }
+
+    /** {@link Redeye} through {@code executeOrElse}: a rejected call returns {@link #fallback}'s value. */
+    private static final class RedeyeOrElse extends Redeye {
+        /** What a rejected call returns: a field, so the JIT cannot fold it. */
+        private final Payload fallback = new Payload();
+
+        RedeyeOrElse() {
+            super(false);
+        }
+
+        @Override
+        public Object call() {
+            return breaker.executeOrElse(OPERATION, call, fallback.value);
+        }
+
+        @Override
+        public void trip() {
+            for (int i = 0; i < breaker.config().failureThreshold(); i++) {
+                breaker.recordFailure(OPERATION);
+            }
+            Object rejected = call();
+            if (rejected != fallback.value || breaker.metrics(OPERATION).rejections() != 1) {
+                throw new IllegalStateException("RedeyeOrElse did not reject after trip(): " + rejected);
+            }
         }
     }
 

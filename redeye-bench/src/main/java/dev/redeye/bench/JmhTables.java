@@ -10,11 +10,12 @@ import java.util.Map;
 /**
  * Turns the JSON results of {@link HealthyPathBenchmark} and {@link RejectionBenchmark} (JMH {@code -rf json},
  * run with {@code -prof gc}) into the Markdown tables of BENCHMARK.md, with the ratios the targets are stated
- * in and a plain MET / MISSED per target. It reads files only; it measures nothing.
+ * in and a plain MET / MISSED per target, and those of {@link ScalingBenchmark}, when given, into its
+ * diagnostic table. It reads files only; it measures nothing.
  *
  * <pre>
  * java -cp redeye-bench/target/benchmarks.jar dev.redeye.bench.JmhTables \
- *     results/jmh-HealthyPathBenchmark.json results/jmh-RejectionBenchmark.json
+ *     results/jmh-HealthyPathBenchmark.json results/jmh-RejectionBenchmark.json [results/jmh-ScalingBenchmark.json]
  * </pre>
  */
 public final class JmhTables {
@@ -41,17 +42,46 @@ public final class JmhTables {
                 String bench = run.get("benchmark").asText();
                 String cls = bench.substring(0, bench.lastIndexOf('.'));
                 cls = cls.substring(cls.lastIndexOf('.') + 1);
-                String key = cls + "/" + run.get("threads").asInt() + "/" + run.get("params").get("type").asText();
+                String type = run.get("params").get("type").asText();
+                String key = cls + "/" + run.get("threads").asInt() + "/" + type;
                 JsonNode p = run.get("primaryMetric");
                 JsonNode alloc = run.path("secondaryMetrics").path(ALLOC);
-                scores.put(key, new Score(p.get("score").asDouble(), p.get("scoreError").asDouble(),
-                        alloc.isMissingNode() ? Double.NaN : alloc.get("score").asDouble()));
+                Score score = new Score(p.get("score").asDouble(), p.get("scoreError").asDouble(),
+                        alloc.isMissingNode() ? Double.NaN : alloc.get("score").asDouble());
+                scores.put(key, score);
+                // by method too: ScalingBenchmark has two 2-thread methods
+                scores.put(cls + "." + bench.substring(bench.lastIndexOf('.') + 1) + "/" + type, score);
             }
         }
         System.out.println(table(scores, "HealthyPathBenchmark", BreakerType.values()));
         System.out.println(table(scores, "RejectionBenchmark",
-                new BreakerType[] {BreakerType.REDEYE, BreakerType.RESILIENCE4J, BreakerType.FAILSAFE}));
+                new BreakerType[] {BreakerType.REDEYE, BreakerType.REDEYE_OR_ELSE, BreakerType.RESILIENCE4J,
+                    BreakerType.FAILSAFE}));
         System.out.println(targets(scores));
+        String scaling = scaling(scores);
+        if (scaling != null) {
+            System.out.println(scaling);
+        }
+    }
+
+    /**
+     * The {@link ScalingBenchmark} diagnostic: what 2 threads cost on one shared breaker and on a breaker each
+     * (nothing mutable shared), against 1 thread. Null when its results were not given.
+     */
+    private static String scaling(Map<String, Score> s) {
+        Score one = s.get("ScalingBenchmark.oneThread/REDEYE");
+        Score shared = s.get("ScalingBenchmark.twoThreadsSharedBreaker/REDEYE");
+        Score own = s.get("ScalingBenchmark.twoThreadsOwnBreakers/REDEYE");
+        if (one == null || shared == null || own == null) {
+            return null;
+        }
+        Table t = new Table("redeye, healthy call", "ns/op per thread", "x 1 thread");
+        t.row("1 thread", one.time(), "1.00");
+        t.row("2 threads, one shared breaker", shared.time(), Table.fmt(shared.ns / one.ns, 2));
+        t.row("2 threads, a breaker each (nothing mutable shared)", own.time(), Table.fmt(own.ns / one.ns, 2));
+        return "### ScalingBenchmark (diagnostic for the 2-thread target)\n\n" + t
+                + "\nSharing the breaker costs " + Table.fmt(shared.ns / own.ns, 2)
+                + "x the same two threads on a breaker each; the rest of the 2-thread figure is the machine's.\n";
     }
 
     /** One JMH result: ns/op, its 99.9 % error, and bytes allocated per op. */
@@ -125,6 +155,28 @@ public final class JmhTables {
         if (j2 != null && k2 != null) {
             line(out, "rejection, 2 threads, at or below Resilience4j (no stack traces)", j2.ns <= k2.ns,
                     Table.fmt(j2.ns, 1) + " ns vs " + Table.fmt(k2.ns, 1) + " ns");
+        }
+        if (j1 != null && k1 != null) {
+            line(out, "rejection (CircuitOpenException), 1 thread, at most half of Resilience4j's (no stack traces)",
+                    j1.ns <= k1.ns / 2, Table.fmt(j1.ns, 1) + " ns vs " + Table.fmt(k1.ns, 1) + " ns (ratio "
+                            + Table.fmt(j1.ns / k1.ns, 2) + ")");
+        }
+        if (j2 != null && k2 != null) {
+            line(out, "rejection (CircuitOpenException), 2 threads, at most half of Resilience4j's (no stack traces)",
+                    j2.ns <= k2.ns / 2, Table.fmt(j2.ns, 1) + " ns vs " + Table.fmt(k2.ns, 1) + " ns (ratio "
+                            + Table.fmt(j2.ns / k2.ns, 2) + ")");
+        }
+        Score o1 = s.get("RejectionBenchmark/1/REDEYE_OR_ELSE");
+        Score o2 = s.get("RejectionBenchmark/2/REDEYE_OR_ELSE");
+        if (o1 != null && h1 != null) {
+            line(out, "rejection with executeOrElse, 1 thread, at most 2x redeye's healthy 1-thread call",
+                    o1.ns <= 2 * h1.ns, Table.fmt(o1.ns, 1) + " ns vs " + Table.fmt(h1.ns, 1) + " ns ("
+                            + Table.fmt(o1.ns / h1.ns, 2) + "x)");
+        }
+        if (o1 != null) {
+            line(out, "rejection with executeOrElse, 0 bytes allocated per call",
+                    o1.bytes < 0.5 && (o2 == null || o2.bytes < 0.5),
+                    o1.alloc() + " B/op (1 thread)" + (o2 == null ? "" : ", " + o2.alloc() + " B/op (2 threads)"));
         }
         return out.toString();
     }
