@@ -3,6 +3,8 @@
 # quiet machine (run nothing else meanwhile: the figures are only as good as the machine is idle):
 #   1. JMH HealthyPathBenchmark  (local mode, healthy path, 1 and 2 threads, -prof gc)
 #   2. JMH RejectionBenchmark    (local mode, open breaker, 1 and 2 threads, -prof gc)
+#   2b. JMH CachedHealthyPathBenchmark (distributed healthy path with localCache on Redis and PostgreSQL vs
+#       local mode, 1 and 2 threads, -prof gc)
 #   3. DistributedBench          (ops per call, latency vs round trip, atomic vs best-effort, growth, fleet)
 # Raw results go to redeye-bench/results/<UTC date-time>/ (JMH text and JSON, the JMH tables with the
 # targets checked (JmhTables), the distributed tables, the machine). About 7 minutes in all. Redis and PostgreSQL come from scripts/services.sh
@@ -46,7 +48,7 @@ mvn -B -q -o package -pl redeye-bench -am -DskipTests
   echo "other java/mvn processes before: $(pgrep -c -x java || true)"
 } > "$OUT/machine.txt"
 
-for BENCH in HealthyPathBenchmark RejectionBenchmark; do
+for BENCH in HealthyPathBenchmark RejectionBenchmark CachedHealthyPathBenchmark; do
   echo "[bench] java -jar $JAR $BENCH $JMH_OPTS -prof gc" >&2
   # shellcheck disable=SC2086
   java -jar "$JAR" "$BENCH" $JMH_OPTS -prof gc -rf json -rff "$OUT/jmh-$BENCH.json" \
@@ -55,7 +57,7 @@ for BENCH in HealthyPathBenchmark RejectionBenchmark; do
 done
 
 java -cp "$JAR" dev.redeye.bench.JmhTables "$OUT/jmh-HealthyPathBenchmark.json" "$OUT/jmh-RejectionBenchmark.json" \
-  > "$OUT/jmh-tables.md"
+  "$OUT/jmh-CachedHealthyPathBenchmark.json" > "$OUT/jmh-tables.md"
 cat "$OUT/jmh-tables.md" >&2
 
 echo "[bench] java -cp $JAR dev.redeye.bench.DistributedBench $DIST_OPTS" >&2

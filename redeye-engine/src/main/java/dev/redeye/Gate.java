@@ -17,7 +17,8 @@ import java.time.Clock;
  * <li>Distributed mode: a trusted fresh closed state from the local cache (zero reads); else a rejection
  * from the open view (zero reads) while it is held after a lost claim, while this instance's own trials of
  * the operation take every permit, or before the view's refresh instant and this instance's eligibility;
- * else one read, then {@link Trials} for a state read as open.</li>
+ * else one read, then {@link Trials} for a state read as open. Under the local cache, a closed path's read is
+ * single-flight: the callers that arrive while it is in flight wait for its result ({@link CacheRefresh}).</li>
  * <li>A store error at the read: the known open view keeps rejecting before eligibility (the cache can make a
  * rejection late, never an allow early); otherwise REJECT throws {@link StoreUnavailableException}; ALLOW
  * claims a trial of a known open state (never letting every caller through) and lets the call through when
@@ -38,6 +39,8 @@ final class Gate {
     private final StoreErrors errors;
     private final Rejections rejections;
     private final boolean rejectOnStoreError;
+    /** Single-flight refresh of the local cache; null in local mode. */
+    private final CacheRefresh refresh;
 
     /**
      * @param local the in-process store in local mode, null in distributed mode
@@ -52,6 +55,7 @@ final class Gate {
         this.errors = errors;
         this.rejections = rejections;
         this.rejectOnStoreError = rejectOnStoreError;
+        this.refresh = local == null ? new CacheRefresh(access, views, errors) : null;
     }
 
     /**
@@ -83,6 +87,9 @@ final class Gate {
                 throw rejectFrom(e, v, now);
             }
         }
+        if (v == null && refresh != null && refresh.coalesces()) {
+            return admitCoalesced(e, now);
+        }
         int stamp = views.stampBeforeStoreCall(e);
         BreakerState s;
         try {
@@ -98,6 +105,27 @@ final class Gate {
             return v != null ? trials.admit(e, v.state, now) : UNKNOWN;
         }
         views.noteRead(e, s, now, stamp);
+        return s.open() ? trials.admit(e, s, now) : s;
+    }
+
+    /**
+     * The closed path's read under the local cache: one read in flight per operation, its result shared with
+     * the callers that arrive meanwhile ({@link CacheRefresh}); a failed or overdue read is reported there
+     * once, and each caller is admitted per the policy with nothing known.
+     */
+    private Object admitCoalesced(OperationState e, long now) {
+        BreakerState s;
+        try {
+            s = refresh.read(e, now);
+        } catch (StoreException ex) {
+            if (rejectOnStoreError) {
+                throw new StoreUnavailableException(e.name, ex);
+            }
+            return UNKNOWN;
+        }
+        if (s == null) {
+            return admit(e); // the views changed while this caller looked: admit from them
+        }
         return s.open() ? trials.admit(e, s, now) : s;
     }
 

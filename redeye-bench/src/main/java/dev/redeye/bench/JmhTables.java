@@ -11,6 +11,7 @@ import java.util.Map;
  * Turns the JSON results of {@link HealthyPathBenchmark} and {@link RejectionBenchmark} (JMH {@code -rf json},
  * run with {@code -prof gc}) into the Markdown tables of BENCHMARK.md, with the ratios the targets are stated
  * in and a plain MET / MISSED per target. It reads files only; it measures nothing.
+ * When given the results of {@link CachedHealthyPathBenchmark} too, it adds that table and its targets.
  *
  * <pre>
  * java -cp redeye-bench/target/benchmarks.jar dev.redeye.bench.JmhTables \
@@ -52,6 +53,10 @@ public final class JmhTables {
         System.out.println(table(scores, "RejectionBenchmark",
                 new BreakerType[] {BreakerType.REDEYE, BreakerType.RESILIENCE4J, BreakerType.FAILSAFE}));
         System.out.println(targets(scores));
+        String cached = cachedHealthyPath(scores);
+        if (cached != null) {
+            System.out.println(cached);
+        }
     }
 
     /** One JMH result: ns/op, its 99.9 % error, and bytes allocated per op. */
@@ -127,6 +132,57 @@ public final class JmhTables {
                     Table.fmt(j2.ns, 1) + " ns vs " + Table.fmt(k2.ns, 1) + " ns");
         }
         return out.toString();
+    }
+
+    /**
+     * The table and targets of {@link CachedHealthyPathBenchmark}: distributed mode with the local cache on Redis
+     * and PostgreSQL against local mode, 1 and 2 threads; null if the results hold none of it.
+     */
+    static String cachedHealthyPath(Map<String, Score> s) {
+        String bench = "CachedHealthyPathBenchmark";
+        Table t = new Table("backend", "1 thread (ns/op)", "1 thread (B/op)", "2 threads (ns/op per thread)",
+                "2 threads (B/op)", "1 thread / local mode", "2 threads / local mode 2 threads");
+        StringBuilder targets = new StringBuilder();
+        boolean any = false;
+        for (CachedHealthyPathBenchmark.Backend b : CachedHealthyPathBenchmark.Backend.values()) {
+            Score one = s.get(bench + "/1/" + b);
+            Score two = s.get(bench + "/2/" + b);
+            if (one == null && two == null) {
+                continue;
+            }
+            any = true;
+            Score local1 = s.get(bench + "/1/" + CachedHealthyPathBenchmark.Backend.LOCAL);
+            Score local2 = s.get(bench + "/2/" + CachedHealthyPathBenchmark.Backend.LOCAL);
+            t.row(b, one == null ? "n/a" : one.time(), one == null ? "n/a" : one.alloc(),
+                    two == null ? "n/a" : two.time(), two == null ? "n/a" : two.alloc(),
+                    ratio(one, local1), ratio(two, local2));
+            if (b == CachedHealthyPathBenchmark.Backend.LOCAL) {
+                continue;
+            }
+            for (int threads = 1; threads <= 2; threads++) {
+                Score c = threads == 1 ? one : two;
+                Score l = threads == 1 ? local1 : local2;
+                String what = b + " with localCache(100 ms), " + threads + " thread" + (threads == 1 ? "" : "s")
+                        + ", at most 2x local mode and 0 B/op";
+                if (c == null || l == null) {
+                    targets.append("- MISSED: ").append(what).append(" — not measured (")
+                            .append(c == null ? b : "LOCAL").append(" result missing)\n");
+                    continue;
+                }
+                line(targets, what, c.ns <= 2 * l.ns && c.bytes < 0.5,
+                        Table.fmt(c.ns, 1) + " ns vs " + Table.fmt(l.ns, 1) + " ns (" + Table.fmt(c.ns / l.ns, 2)
+                                + "x), " + c.alloc() + " B/op");
+            }
+        }
+        if (!any) {
+            return null;
+        }
+        return "### " + bench + " (distributed mode, local cache)\n\n" + t + "\n### Targets (distributed healthy"
+                + " path with the local cache)\n\n" + targets;
+    }
+
+    private static String ratio(Score a, Score b) {
+        return a == null || b == null ? "n/a" : Table.fmt(a.ns / b.ns, 2);
     }
 
     private static void line(StringBuilder out, String target, boolean met, String measured) {
