@@ -156,8 +156,9 @@ public final class JmhTables {
             t.row(b, one == null ? "n/a" : one.time(), one == null ? "n/a" : one.alloc(),
                     two == null ? "n/a" : two.time(), two == null ? "n/a" : two.alloc(),
                     ratio(one, local1), ratio(two, local2));
-            if (b == CachedHealthyPathBenchmark.Backend.LOCAL) {
-                continue;
+            if (b == CachedHealthyPathBenchmark.Backend.LOCAL
+                    || b == CachedHealthyPathBenchmark.Backend.LOCAL_PLUS_CLOCK_READ) {
+                continue; // the baseline, and the decomposition row: no target of their own
             }
             for (int threads = 1; threads <= 2; threads++) {
                 Score c = threads == 1 ? one : two;
