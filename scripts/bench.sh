@@ -4,7 +4,8 @@
 #   1. JMH HealthyPathBenchmark  (local mode, healthy path, 1 and 2 threads, -prof gc)
 #   2. JMH RejectionBenchmark    (local mode, open breaker, 1 and 2 threads, -prof gc)
 #   3. JMH ScalingBenchmark      (diagnostic: 2 threads on one breaker vs a breaker per thread)
-#   4. JMH CachedHealthyPathBenchmark (distributed healthy path with the local cache vs local mode)
+#   4. JMH CachedHealthyPathBenchmark (distributed healthy path with localCache on Redis and PostgreSQL vs
+#      local mode, 1 and 2 threads, -prof gc)
 #   5. DistributedBench          (ops per call, latency vs round trip, record path vs the store's smallest
 #                                write, atomic vs best-effort, growth, fleet)
 #   6. PostgresPathBench         (PostgreSQL store's record path and read vs plain JDBC, issue 13 targets 1 and 2)
@@ -53,7 +54,7 @@ mvn -B -q package -pl redeye-bench -am -DskipTests
   echo "other java/mvn processes before: $(pgrep -c -x java || true)"
 } > "$OUT/machine.txt"
 
-for BENCH in HealthyPathBenchmark RejectionBenchmark ScalingBenchmark; do
+for BENCH in HealthyPathBenchmark RejectionBenchmark ScalingBenchmark CachedHealthyPathBenchmark; do
   echo "[bench] java -jar $JAR $BENCH $JMH_OPTS -prof gc" >&2
   # shellcheck disable=SC2086
   java -jar "$JAR" "$BENCH" $JMH_OPTS -prof gc -rf json -rff "$OUT/jmh-$BENCH.json" \
@@ -62,7 +63,7 @@ for BENCH in HealthyPathBenchmark RejectionBenchmark ScalingBenchmark; do
 done
 
 java -cp "$JAR" dev.redeye.bench.JmhTables "$OUT/jmh-HealthyPathBenchmark.json" "$OUT/jmh-RejectionBenchmark.json" \
-  "$OUT/jmh-ScalingBenchmark.json" \
+  "$OUT/jmh-ScalingBenchmark.json" "$OUT/jmh-CachedHealthyPathBenchmark.json" \
   > "$OUT/jmh-tables.md"
 cat "$OUT/jmh-tables.md" >&2
 

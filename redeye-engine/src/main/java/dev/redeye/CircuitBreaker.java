@@ -67,7 +67,8 @@ import org.slf4j.LoggerFactory;
  * <li>Distributed mode, closed: one store read per call; the consecutive and leaky strategies write only when
  * the read showed failures to clear (or leak) or the call failed; the error-rate strategy writes every outcome. With the opt-in
  * {@linkplain Builder#localCache(Duration) local cache}, zero reads while the cached closed state is trusted
- * and younger than its stale tolerance.</li>
+ * and younger than its stale tolerance, then one read per operation however many threads call (single-flight:
+ * the callers that arrive meanwhile wait for it).</li>
  * <li>Open: rejections come from a per-operation cache with zero store reads, re-verified with one read at
  * most once per {@code openCacheRefresh} and always re-read at this instance's own trial-eligibility instant
  * (the cache can make a rejection late, never an allow early). A rejection builds one exception (without a
@@ -903,7 +904,12 @@ public final class CircuitBreaker implements AutoCloseable {
         /**
          * Turns on the local cache (distributed mode, needs a store with a transition feed): a closed state
          * is served from memory for up to {@code staleTolerance} (and never longer than 5 s) with zero store
-         * reads, kept current by the feed. The worst-case fail-open window is {@code staleTolerance}.
+         * reads, kept current by the feed. The worst-case fail-open window is {@code staleTolerance}. An
+         * entry that went stale is re-read by one caller per operation; the callers that arrive while that
+         * read is in flight wait for its result (never served the stale entry), at most {@code staleTolerance}
+         * (and 5 s) after the read began. If that read fails or takes longer, they are admitted per the
+         * {@linkplain #storeErrorPolicy store error policy} as for a failed read, reported once, and the next
+         * caller reads again; an interrupted waiter reads on its own.
          */
         public Builder localCache(Duration staleTolerance) {
             localCacheStaleTolerance = staleTolerance;

@@ -22,7 +22,8 @@ import java.time.Clock;
  * <li>Distributed mode: a trusted fresh closed state from the local cache (zero reads); else a rejection
  * from the open view (zero reads) while it is held after a lost claim, while this instance's own trials of
  * the operation take every permit, or before the view's refresh instant and this instance's eligibility;
- * else one read, then {@link Trials} for a state read as open.</li>
+ * else one read, then {@link Trials} for a state read as open. Under the local cache, a closed path's read is
+ * single-flight: the callers that arrive while it is in flight wait for its result ({@link CacheRefresh}).</li>
  * <li>A store error at the read: the known open view keeps rejecting before eligibility (the cache can make a
  * rejection late, never an allow early); otherwise REJECT rejects with {@link StoreUnavailableException}; ALLOW
  * claims a trial of a known open state (never letting every caller through) and lets the call through when
@@ -45,6 +46,8 @@ final class Gate {
     private final boolean rejectOnStoreError;
     /** The configured clock is the system clock, which the {@link EligibilityTimer} keeps pace with. */
     private final boolean systemClock;
+    /** Single-flight refresh of the local cache; null in local mode. */
+    private final CacheRefresh refresh;
 
     /**
      * @param local the in-process store in local mode, null in distributed mode
@@ -60,6 +63,7 @@ final class Gate {
         this.rejections = rejections;
         this.rejectOnStoreError = rejectOnStoreError;
         this.systemClock = clock.getClass() == Clock.systemUTC().getClass();
+        this.refresh = local == null ? new CacheRefresh(access, views, errors) : null;
     }
 
     /**
@@ -76,6 +80,27 @@ final class Gate {
      */
     Object admit(OperationState e, boolean build) {
         return local != null ? admitLocal(e, build) : admitShared(e, build);
+    }
+
+    /**
+     * The closed path's read under the local cache: one read in flight per operation, its result shared with
+     * the callers that arrive meanwhile ({@link CacheRefresh}); a failed or overdue read is reported there
+     * once, and each caller is admitted per the policy with nothing known.
+     */
+    private Object admitCoalesced(OperationState e, long now, boolean build) {
+        BreakerState s;
+        try {
+            s = refresh.read(e, now);
+        } catch (StoreException ex) {
+            if (rejectOnStoreError) {
+                return new StoreUnavailableException(e.name, ex);
+            }
+            return UNKNOWN;
+        }
+        if (s == null) {
+            return admitShared(e, build); // the views changed while this caller looked: admit from them
+        }
+        return s.open() ? trials.admit(e, s, now, build) : s;
     }
 
     /**
@@ -162,6 +187,9 @@ final class Gate {
                     || !e.openView.compareAndSet(v, v.refreshingUntil(now + views.refreshMillis())))) {
                 return rejectFrom(e, v, now, build);
             }
+        }
+        if (v == null && refresh != null && refresh.coalesces()) {
+            return admitCoalesced(e, now, build);
         }
         return read(e, v, now, build);
     }

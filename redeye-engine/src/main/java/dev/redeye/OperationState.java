@@ -7,13 +7,14 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * What one breaker instance keeps per operation: its metrics, the open-state view, the local-cache entry, the
- * count of this instance's trials in flight, and an access stamp for {@link Operations}' eviction. Created on
- * first use; the healthy path finds it with one map lookup and allocates nothing. Observers see it as an
- * {@link ObservedOperation}.
+ * What one breaker instance keeps per operation: its metrics, the open-state view, the local-cache entry and
+ * its refresh read in flight, the count of this instance's trials in flight, and an access stamp for
+ * {@link Operations}' eviction. Created on first use; the healthy path finds it with one map lookup and
+ * allocates nothing. Observers see it as an {@link ObservedOperation}.
  *
  * <p>The views ({@link #openView}, {@link #cached}, {@link #feedStamp}, {@link #lastSeen}) are written only by
  * {@link StateViews} under this object's monitor (except {@code lastSeen} on the lock-free healthy path), and
@@ -38,6 +39,10 @@ final class OperationState implements ObservedOperation {
     volatile CacheEntry cached;
     /** Feed events applied so far: a store read that raced one of them must not undo it. */
     volatile int feedStamp;
+    /** The local cache's refresh read in flight, if any (see {@link CacheRefresh}); swapped by CAS only. */
+    volatile CacheRefresh.Flight refresh;
+    private static final AtomicReferenceFieldUpdater<OperationState, CacheRefresh.Flight> REFRESH =
+            AtomicReferenceFieldUpdater.newUpdater(OperationState.class, CacheRefresh.Flight.class, "refresh");
     /** {@link Operations}' insert tick when this entry was last used (approximate LRU, no allocation). */
     volatile long lastUsed;
     /**
@@ -105,6 +110,11 @@ final class OperationState implements ObservedOperation {
                 return true;
             }
         }
+    }
+
+    /** Replaces the refresh read in flight if it is still {@code expect}. */
+    boolean casRefresh(CacheRefresh.Flight expect, CacheRefresh.Flight update) {
+        return REFRESH.compareAndSet(this, expect, update);
     }
 
     /** Gives back a slot taken by {@link #tryStartTrial(int)}. */

@@ -67,6 +67,16 @@ final class StateViews {
         cacheActive = false;
     }
 
+    /** Whether the local cache serves calls now (requested, and the feed subscription is up). */
+    boolean caching() {
+        return cacheActive;
+    }
+
+    /** How long a trusted closed cache entry serves calls (the stale tolerance, at most 5 s); 0 without the cache. */
+    long cacheMaxAgeMillis() {
+        return cacheMaxAgeMillis;
+    }
+
     /** A feed gap: every cache entry fetched before now is distrusted until re-read (one counter, no pass). */
     void distrustAll() {
         gapEpoch.incrementAndGet();

@@ -5,14 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.management.ManagementFactory;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
  * The local-mode healthy path of the consecutive strategy allocates nothing, and neither does a rejection
- * answered by {@code executeOrElse} / {@code executeOrElseGet}: measured with the JVM's own per-thread
- * allocation counter over 200,000 calls after warm-up. The slack is a constant for the measurement itself, not
- * a per-call allowance (200,000 calls at even 8 bytes each would be 1.6 MB).
+ * answered by {@code executeOrElse} / {@code executeOrElseGet}, nor a distributed call served by the local
+ * cache: measured with the JVM's own per-thread allocation counter over 200,000 calls after warm-up. The slack
+ * is a constant for the measurement itself, not a per-call allowance (200,000 calls at even 8 bytes each would
+ * be 1.6 MB).
  */
 class AllocationTest {
     private static final int CALLS = 200_000;
@@ -46,6 +51,25 @@ class AllocationTest {
             }
         });
         assertEquals(2L * CALLS, timedCalls);
+    }
+
+    /**
+     * Distributed mode with the local cache: a call served from a trusted fresh cache entry allocates nothing
+     * either (the clock is fixed, so the entry never goes stale and no refresh read runs in the measurement;
+     * a refresh read may allocate).
+     */
+    @Test
+    void healthyCallsServedByTheLocalCacheAllocateNothing() {
+        try (InMemoryStore shared = new InMemoryStore()) {
+            SpyStore spy = SpyStore.over(shared);
+            measure(false, null, () -> {
+                CircuitBreaker b = CircuitBreaker.builder().store(spy).localCache(Duration.ofSeconds(5))
+                        .clock(Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC)).build();
+                assertTrue(b.isLocalCacheActive());
+                return b;
+            });
+            assertEquals(1, spy.reads.get(), "one read filled the cache; every other call was served from it");
+        }
     }
 
     private static long timedCalls;
@@ -118,8 +142,13 @@ class AllocationTest {
     }
 
     private static void measure(boolean storedState, CircuitBreakerObserver observer) {
+        measure(storedState, observer, CircuitBreaker::ofDefaults);
+    }
+
+    private static void measure(boolean storedState, CircuitBreakerObserver observer,
+            Supplier<CircuitBreaker> breakers) {
         com.sun.management.ThreadMXBean threads = allocationCounter();
-        try (CircuitBreaker b = CircuitBreaker.ofDefaults()) {
+        try (CircuitBreaker b = breakers.get()) {
             if (observer != null) {
                 b.addObserver(observer);
             }

@@ -11,12 +11,16 @@ import dev.redeye.api.TransitionEvent;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
  * A decorator over a real store (an {@link InMemoryStore} client standing for one process) that counts reads
- * and writes, can hide capabilities, and can be switched to throw {@link StoreException} on every method.
+ * and writes, can hide capabilities, can be switched to throw {@link StoreException} on every method, and can
+ * hold one read in flight until the test releases it ({@link #holdNextRead()}).
  */
 class SpyStore extends ForwardingStore {
     final Store delegate;
@@ -30,6 +34,9 @@ class SpyStore extends ForwardingStore {
     volatile boolean failing;
     volatile boolean failClaims;
     volatile boolean failWrites;
+    /** Reads that were held by {@link #holdNextRead()} (counted when the hold starts). */
+    final AtomicInteger heldReads = new AtomicInteger();
+    private final AtomicReference<CountDownLatch> holdNext = new AtomicReference<>();
 
     SpyStore(Store delegate, Class<?>... hidden) {
         super(delegate);
@@ -67,9 +74,40 @@ class SpyStore extends ForwardingStore {
         return hidden.contains(type) ? Optional.empty() : super.capability(type);
     }
 
+    /**
+     * The next {@code get} (only that one) blocks, ignoring interrupts, until the returned latch is counted
+     * down (at most 30 s); then it answers as usual, or throws if {@link #failing} was set meanwhile.
+     */
+    CountDownLatch holdNextRead() {
+        CountDownLatch release = new CountDownLatch(1);
+        holdNext.set(release);
+        return release;
+    }
+
+    private static void awaitIgnoringInterrupts(CountDownLatch latch) {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                latch.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Override
     public Optional<BreakerState> get(String key) {
         reads.incrementAndGet();
+        CountDownLatch hold = holdNext.getAndSet(null);
+        if (hold != null) {
+            heldReads.incrementAndGet();
+            awaitIgnoringInterrupts(hold);
+        }
         check();
         return super.get(key);
     }

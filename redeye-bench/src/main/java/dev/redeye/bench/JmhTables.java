@@ -10,8 +10,9 @@ import java.util.Map;
 /**
  * Turns the JSON results of {@link HealthyPathBenchmark} and {@link RejectionBenchmark} (JMH {@code -rf json},
  * run with {@code -prof gc}) into the Markdown tables of BENCHMARK.md, with the ratios the targets are stated
- * in and a plain MET / MISSED per target, and those of {@link ScalingBenchmark}, when given, into its
- * diagnostic table. It reads files only; it measures nothing.
+ * in and a plain MET / MISSED per target, those of {@link ScalingBenchmark}, when given, into its diagnostic
+ * table, and those of {@link CachedHealthyPathBenchmark}, when given, into its table and targets. It reads
+ * files only; it measures nothing.
  *
  * <pre>
  * java -cp redeye-bench/target/benchmarks.jar dev.redeye.bench.JmhTables \
@@ -61,6 +62,10 @@ public final class JmhTables {
         String scaling = scaling(scores);
         if (scaling != null) {
             System.out.println(scaling);
+        }
+        String cached = cachedHealthyPath(scores);
+        if (cached != null) {
+            System.out.println(cached);
         }
     }
 
@@ -179,6 +184,58 @@ public final class JmhTables {
                     o1.alloc() + " B/op (1 thread)" + (o2 == null ? "" : ", " + o2.alloc() + " B/op (2 threads)"));
         }
         return out.toString();
+    }
+
+    /**
+     * The table and targets of {@link CachedHealthyPathBenchmark}: distributed mode with the local cache on Redis
+     * and PostgreSQL against local mode, 1 and 2 threads; null if the results hold none of it.
+     */
+    static String cachedHealthyPath(Map<String, Score> s) {
+        String bench = "CachedHealthyPathBenchmark";
+        Table t = new Table("backend", "1 thread (ns/op)", "1 thread (B/op)", "2 threads (ns/op per thread)",
+                "2 threads (B/op)", "1 thread / local mode", "2 threads / local mode 2 threads");
+        StringBuilder targets = new StringBuilder();
+        boolean any = false;
+        for (CachedHealthyPathBenchmark.Backend b : CachedHealthyPathBenchmark.Backend.values()) {
+            Score one = s.get(bench + "/1/" + b);
+            Score two = s.get(bench + "/2/" + b);
+            if (one == null && two == null) {
+                continue;
+            }
+            any = true;
+            Score local1 = s.get(bench + "/1/" + CachedHealthyPathBenchmark.Backend.LOCAL);
+            Score local2 = s.get(bench + "/2/" + CachedHealthyPathBenchmark.Backend.LOCAL);
+            t.row(b, one == null ? "n/a" : one.time(), one == null ? "n/a" : one.alloc(),
+                    two == null ? "n/a" : two.time(), two == null ? "n/a" : two.alloc(),
+                    ratio(one, local1), ratio(two, local2));
+            if (b == CachedHealthyPathBenchmark.Backend.LOCAL
+                    || b == CachedHealthyPathBenchmark.Backend.LOCAL_PLUS_CLOCK_READ) {
+                continue; // the baseline, and the decomposition row: no target of their own
+            }
+            for (int threads = 1; threads <= 2; threads++) {
+                Score c = threads == 1 ? one : two;
+                Score l = threads == 1 ? local1 : local2;
+                String what = b + " with localCache(100 ms), " + threads + " thread" + (threads == 1 ? "" : "s")
+                        + ", at most 2x local mode and 0 B/op";
+                if (c == null || l == null) {
+                    targets.append("- MISSED: ").append(what).append(" — not measured (")
+                            .append(c == null ? b : "LOCAL").append(" result missing)\n");
+                    continue;
+                }
+                line(targets, what, c.ns <= 2 * l.ns && c.bytes < 0.5,
+                        Table.fmt(c.ns, 1) + " ns vs " + Table.fmt(l.ns, 1) + " ns (" + Table.fmt(c.ns / l.ns, 2)
+                                + "x), " + c.alloc() + " B/op");
+            }
+        }
+        if (!any) {
+            return null;
+        }
+        return "### " + bench + " (distributed mode, local cache)\n\n" + t + "\n### Targets (distributed healthy"
+                + " path with the local cache)\n\n" + targets;
+    }
+
+    private static String ratio(Score a, Score b) {
+        return a == null || b == null ? "n/a" : Table.fmt(a.ns / b.ns, 2);
     }
 
     private static void line(StringBuilder out, String target, boolean met, String measured) {
