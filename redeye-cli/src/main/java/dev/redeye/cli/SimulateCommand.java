@@ -116,8 +116,8 @@ public final class SimulateCommand implements Callable<Integer> {
     boolean json;
 
     @Option(names = "--chart", paramLabel = "FILE",
-            description = "Also draw the run as a timeline into FILE, a .png or .svg image (the extension "
-                    + "chooses): calls reaching the dependency, rejections and trials per 100 ms (wider past a "
+            description = "Also draw the run as a timeline into FILE, a .png image, or .svg with JFreeSVG on the "
+                    + "class path (the extension chooses): calls reaching the dependency, rejections and trials per 100 ms (wider past a "
                     + "1-minute run), the outage shaded, the breakers' state changes marked; with --compare "
                     + "one panel per mode.")
     Path chart;
