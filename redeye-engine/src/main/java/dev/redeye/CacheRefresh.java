@@ -103,8 +103,11 @@ final class CacheRefresh {
         }
     }
 
-    /** One read, recorded in the views; a failure is reported, then thrown. */
-    private BreakerState readAndNote(OperationState e, long now) {
+    /**
+     * One read by this caller, recorded in the views; a failure is reported, then thrown. The gate's
+     * uncoalesced reads (no local cache, or a known open state) come here too: one way to read and note.
+     */
+    BreakerState readAndNote(OperationState e, long now) {
         int stamp = views.stampBeforeStoreCall(e);
         BreakerState s;
         try {

@@ -38,15 +38,13 @@ final class Gate {
 
     private final Clock clock;
     private final InMemoryStore local;
-    private final StoreAccess access;
     private final StateViews views;
     private final Trials trials;
-    private final StoreErrors errors;
     private final Rejections rejections;
     private final boolean rejectOnStoreError;
     /** The configured clock is the system clock, which the {@link EligibilityTimer} keeps pace with. */
     private final boolean systemClock;
-    /** Single-flight refresh of the local cache; null in local mode. */
+    /** Every store read of the gate (single-flight under the local cache); null in local mode. */
     private final CacheRefresh refresh;
 
     /**
@@ -56,10 +54,8 @@ final class Gate {
             Rejections rejections, boolean rejectOnStoreError) {
         this.clock = clock;
         this.local = local;
-        this.access = access;
         this.views = views;
         this.trials = trials;
-        this.errors = errors;
         this.rejections = rejections;
         this.rejectOnStoreError = rejectOnStoreError;
         this.systemClock = clock.getClass() == Clock.systemUTC().getClass();
@@ -196,12 +192,10 @@ final class Gate {
 
     /** One store read, then {@link Trials} for a state read as open. */
     private Object read(OperationState e, OperationState.OpenView v, long now, boolean build) {
-        int stamp = views.stampBeforeStoreCall(e);
         BreakerState s;
         try {
-            s = access.get(e.name);
-        } catch (StoreException ex) {
-            errors.report(e, ex);
+            s = refresh.readAndNote(e, now); // this caller's own read: not coalesced
+        } catch (StoreException ex) { // already reported
             if (v != null && now < v.eligibleAt) {
                 return rejectFrom(e, v, now, build);
             }
@@ -210,7 +204,6 @@ final class Gate {
             }
             return v != null ? trials.admit(e, v.state, now, build) : UNKNOWN;
         }
-        views.noteRead(e, s, now, stamp);
         return s.open() ? trials.admit(e, s, now, build) : s;
     }
 
