@@ -13,7 +13,7 @@
 #                                PostgreSQL, 3 runs each, alternating; issue 13 target 7)
 # Raw results go to redeye-bench/results/<UTC date-time>/ (JMH text and JSON, the JMH tables with the
 # targets checked (JmhTables), the distributed tables, the fleet chart fleet.png, the PostgreSQL path table, the machine).
-# About 15 minutes in all. Redis, PostgreSQL and dynalite come from scripts/services.sh
+# About 20 minutes in all. Redis, PostgreSQL and dynalite come from scripts/services.sh
 # (REDEYE_REDIS_URL / REDEYE_POSTGRES_URL when set).
 #
 # Usage: scripts/bench.sh            the full run BENCHMARK.md quotes
