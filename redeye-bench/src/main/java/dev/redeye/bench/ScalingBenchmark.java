@@ -27,9 +27,12 @@ import org.openjdk.jmh.annotations.Threads;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class ScalingBenchmark {
 
-    /** One breaker for every thread of the benchmark. */
+    /**
+     * The breaker a state holds: built before the measurement, closed after it. JMH wants a {@code @State} on
+     * the class that declares the {@code @Param}; each subclass sets its own scope.
+     */
     @State(Scope.Benchmark)
-    public static class Shared {
+    public abstract static class Holder {
         /** The competitor. */
         @Param({"REDEYE"})
         public BreakerType type;
@@ -48,25 +51,14 @@ public class ScalingBenchmark {
         }
     }
 
+    /** One breaker for every thread of the benchmark. */
+    @State(Scope.Benchmark)
+    public static class Shared extends Holder {
+    }
+
     /** A breaker per thread. */
     @State(Scope.Thread)
-    public static class Own {
-        /** The competitor. */
-        @Param({"REDEYE"})
-        public BreakerType type;
-        BreakerAdapter breaker;
-
-        /** Builds the breaker. */
-        @Setup
-        public void setUp() {
-            breaker = type.create();
-        }
-
-        /** Closes it. */
-        @TearDown
-        public void tearDown() {
-            breaker.close();
-        }
+    public static class Own extends Holder {
     }
 
     /** One thread, one breaker: the reference. */

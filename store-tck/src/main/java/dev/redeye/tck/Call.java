@@ -141,7 +141,11 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
         }
     }
 
-    /** What {@link Transitions} says an atomic call does to {@code prev}. */
+    /**
+     * What {@link Transitions} says an atomic call does to {@code prev}. Dispatched here on purpose, not through
+     * {@link dev.redeye.api.AtomicOperation#apply}: the stores under test dispatch through that, and an oracle
+     * sharing it would agree with a wrong mapping instead of catching it.
+     */
     StateChange expected(BreakerState prev) {
         switch (op) {
             case RECORD_FAILURE:
