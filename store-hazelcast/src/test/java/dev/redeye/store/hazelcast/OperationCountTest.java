@@ -65,28 +65,23 @@ class OperationCountTest {
         System.out.println("Hazelcast map operations per store call:\n" + table);
 
         assertEquals(List.of("get"), nat.get("get"));
-        assertEquals(List.of("set"), nat.get("put"));
-        assertEquals(List.of("executeOnKey"), nat.get("recordFailure, new key"));
-        assertEquals(List.of("executeOnKey"), nat.get("recordFailure"));
-        assertEquals(List.of("executeOnKey"), nat.get("recordSuccess, nothing to clear"));
-        assertEquals(List.of("executeOnKey"), nat.get("trialSucceeded"));
-        assertEquals(List.of("executeOnKey"), nat.get("force OPEN"));
-        assertEquals(List.of("executeOnKey", "delete"), nat.get("force CLOSED"));
-        assertEquals(List.of("executeOnKey"), nat.get("claimTrial"));
-        assertEquals(List.of("executeOnKey"), nat.get("releaseTrial"));
-        assertEquals(List.of("executeOnKey", "delete"), nat.get("delete"));
+        for (String call : nat.keySet()) {
+            if (!call.equals("get")) {
+                assertEquals(List.of("executeOnKey"), nat.get(call), "native " + call + ": one entry processor");
+            }
+        }
 
-        assertEquals(List.of("getEntryView"), cas.get("get"));
-        assertEquals(List.of("set"), cas.get("put"));
+        assertEquals(List.of("get"), cas.get("get"));
+        assertEquals(List.of("get", "putIfAbsent"), cas.get("put"));
         assertEquals(List.of("get", "putIfAbsent"), cas.get("recordFailure, new key"));
-        assertEquals(List.of("get", "replace", "setTtl"), cas.get("recordFailure"));
+        assertEquals(List.of("get", "replace"), cas.get("recordFailure"));
         assertEquals(List.of("get"), cas.get("recordSuccess, nothing to clear"));
-        assertEquals(List.of("get", "replace", "setTtl"), cas.get("trialSucceeded"));
-        assertEquals(List.of("get", "replace", "setTtl"), cas.get("force OPEN"));
-        assertEquals(List.of("get", "replace", "setTtl", "delete"), cas.get("force CLOSED"));
-        assertEquals(List.of("get", "putIfAbsent"), cas.get("claimTrial"));
-        assertEquals(List.of("get", "remove"), cas.get("releaseTrial"));
-        assertEquals(List.of("get", "replace", "setTtl", "delete"), cas.get("delete"));
+        assertEquals(List.of("get", "replace"), cas.get("trialSucceeded"));
+        assertEquals(List.of("get", "replace"), cas.get("force OPEN"));
+        assertEquals(List.of("get", "replace"), cas.get("force CLOSED"));
+        assertEquals(List.of("get", "replace"), cas.get("claimTrial"));
+        assertEquals(List.of("get", "replace"), cas.get("releaseTrial"));
+        assertEquals(List.of("get", "replace"), cas.get("delete"));
     }
 
     private static Map<String, List<String>> measure(HazelcastInstance real, HazelcastStore.Mode mode) {
