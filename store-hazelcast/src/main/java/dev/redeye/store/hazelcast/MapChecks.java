@@ -25,6 +25,7 @@ import dev.redeye.api.StoreException;
  * a ttl (under a key no operation name can have: it contains U+0000, which the engine refuses in names), reads the
  * ttl and max-idle the map gave it, and removes it. An eviction policy is invisible from a client: the module
  * README says not to configure one.</li>
+ * <li>{@code read-backup-data} on a member: a read served by a backup replica may miss the latest write.</li>
  * </ul>
  */
 final class MapChecks {
@@ -56,6 +57,12 @@ final class MapChecks {
                         + " (eviction policy " + eviction + "): an evicted entry would drop a forced state or a live"
                         + " trial claim, silently closing a breaker an operator holds open or admitting a second"
                         + " trial; configure the map without eviction (redeye sets each entry's own clean-up ttl)");
+            }
+            if (c.isReadBackupData()) {
+                throw new IllegalArgumentException("the Hazelcast map '" + name + "' is configured with"
+                        + " read-backup-data=true: a read served by a backup replica may miss the latest write (a"
+                        + " breaker would not see another instance open it); configure the map with"
+                        + " read-backup-data=false, Hazelcast's default");
             }
             return;
         }

@@ -67,19 +67,22 @@ class MapChecksTest {
     }
 
     @Test
-    void aMemberWithANearCacheOrAMapThatExpiresOrEvictsIsRefused() {
+    void aMemberWithANearCacheOrAMapThatExpiresEvictsOrReadsBackupsIsRefused() {
         HazelcastInstance member = SharedClusters.embedded().cluster().members().get(0);
         String cached = name("member-cached");
         String ttl = name("member-ttl");
         String idle = name("member-idle");
         String evicts = name("member-evicts");
+        String backups = name("member-backups");
+        member.getConfig().addMapConfig(new MapConfig(backups).setReadBackupData(true));
         member.getConfig().addMapConfig(new MapConfig(cached).setNearCacheConfig(new NearCacheConfig(cached)));
         member.getConfig().addMapConfig(new MapConfig(ttl).setTimeToLiveSeconds(3_600));
         member.getConfig().addMapConfig(new MapConfig(idle).setMaxIdleSeconds(3_600));
         member.getConfig().addMapConfig(new MapConfig(evicts).setEvictionConfig(new EvictionConfig()
                 .setEvictionPolicy(EvictionPolicy.LRU).setMaxSizePolicy(MaxSizePolicy.PER_NODE).setSize(10_000)));
         for (List<String> c : List.of(List.of(cached, "near cache"), List.of(ttl, "time-to-live-seconds=3600"),
-                List.of(idle, "max-idle-seconds=3600"), List.of(evicts, "eviction policy LRU"))) {
+                List.of(idle, "max-idle-seconds=3600"), List.of(evicts, "eviction policy LRU"),
+                List.of(backups, "read-backup-data=true"))) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> HazelcastStore.builder(member).map(c.get(0)).build(), c.get(0));
             assertTrue(e.getMessage().contains(c.get(1)) && e.getMessage().contains("'" + c.get(0) + "'"),
