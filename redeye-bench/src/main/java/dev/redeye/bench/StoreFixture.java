@@ -16,6 +16,7 @@ import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUris;
 import dev.redeye.store.hazelcast.HazelcastStore;
+import dev.redeye.store.hazelcast.RedeyeSerializableFactory;
 import dev.redeye.store.postgres.PostgresStore;
 import dev.redeye.store.redis.RedisStore;
 import java.net.URI;
@@ -457,9 +458,8 @@ public abstract class StoreFixture implements AutoCloseable {
             @Override
             void cleanUp() {
                 try (HazelcastStore s = (HazelcastStore) Stores.open(uri)) {
-                    s.instance().getMap(s.claimsMapName()).destroy();
                     s.instance().getMap(s.mapName()).destroy();
-                    LOG.info("destroyed Hazelcast maps {} and {}", s.mapName(), s.claimsMapName());
+                    LOG.info("destroyed Hazelcast map {}", s.mapName());
                 } finally {
                     if (member != null) {
                         member.shutdown();
@@ -514,6 +514,7 @@ public abstract class StoreFixture implements AutoCloseable {
                 .addInterface("127.0.0.1");
         c.getNetworkConfig().getJoin().getMulticastConfig().setEnabled(false);
         c.getNetworkConfig().getJoin().getAutoDetectionConfig().setEnabled(false);
+        RedeyeSerializableFactory.register(c); // native mode: the member reads redeye's entry processors
         LOG.info("no REDEYE_HAZELCAST_URL: starting a Hazelcast member in this JVM on 127.0.0.1:{}", port);
         return Hazelcast.newHazelcastInstance(c);
     }

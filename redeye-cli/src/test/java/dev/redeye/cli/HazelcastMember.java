@@ -4,15 +4,16 @@ import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
+import dev.redeye.store.hazelcast.RedeyeSerializableFactory;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.UUID;
 
 /**
- * One real Hazelcast member in the test JVM (it carries redeye's classes, so stores run in native mode), on a
- * free port of 127.0.0.1 under a cluster name of its own: parallel runs never join it. Started on first use,
- * terminated by a shutdown hook when the test JVM ends.
+ * One real Hazelcast member in the test JVM (it carries redeye's classes and registers their serialization
+ * factory, so stores run in native mode), on a free port of 127.0.0.1 under a cluster name of its own: parallel
+ * runs never join it. Started on first use, terminated by a shutdown hook when the test JVM ends.
  */
 final class HazelcastMember {
     private static String uri;
@@ -36,6 +37,7 @@ final class HazelcastMember {
             join.getMulticastConfig().setEnabled(false);
             join.getAutoDetectionConfig().setEnabled(false);
             join.getTcpIpConfig().setEnabled(true).addMember("127.0.0.1:" + port);
+            RedeyeSerializableFactory.register(c); // native mode: the member reads redeye's entry processors
             HazelcastInstance member = Hazelcast.newHazelcastInstance(c);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> member.getLifecycleService().terminate()));
             uri = "hazelcast://" + cluster + "@127.0.0.1:" + port;

@@ -181,7 +181,7 @@ public class RedeyeProperties {
     /** Hazelcast store options for a HazelcastInstance bean. */
     public static class Hazelcast {
 
-        /** Name of the state map (claims live in "<map>.claims"). Default redeye. */
+        /** Name of the map holding each operation's state and trial claims. Default redeye. */
         private String map;
 
         public String getMap() {

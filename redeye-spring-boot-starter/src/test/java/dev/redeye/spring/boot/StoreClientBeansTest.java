@@ -11,6 +11,7 @@ import dev.redeye.CircuitBreaker;
 import dev.redeye.api.Store;
 import dev.redeye.store.dynamodb.DynamoDbStore;
 import dev.redeye.store.hazelcast.HazelcastStore;
+import dev.redeye.store.hazelcast.RedeyeSerializableFactory;
 import dev.redeye.store.postgres.PostgresStore;
 import dev.redeye.store.redis.RedisStore;
 import java.io.IOException;
@@ -267,6 +268,7 @@ class StoreClientBeansTest {
             c.getNetworkConfig().getInterfaces().setEnabled(true).addInterface("127.0.0.1");
             c.getNetworkConfig().getJoin().getMulticastConfig().setEnabled(false);
             c.getNetworkConfig().getJoin().getAutoDetectionConfig().setEnabled(false);
+            RedeyeSerializableFactory.register(c); // native mode, as an application's embedded member would run it
             member = Hazelcast.newHazelcastInstance(c);
         }
         return member;

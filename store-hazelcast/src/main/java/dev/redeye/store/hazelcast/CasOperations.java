@@ -1,45 +1,43 @@
 package dev.redeye.store.hazelcast;
 
-import com.hazelcast.core.EntryView;
 import com.hazelcast.map.IMap;
 import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.StoreException;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * CAS mode, for members that cannot run redeye's processors: read the value, apply the rule on the client,
- * then {@code replace(key, old, new)} (or {@code putIfAbsent} for an absent key), and retry on a lost race, up
- * to {@code attempts} times with a short jittered pause; past that, a {@link StoreException}. Values are
- * {@code String}s: in the default BINARY in-memory format a member compares their serialized bytes, in OBJECT
- * format {@code String.equals}; either way it needs no redeye class.
+ * CAS mode, for members that cannot run redeye's processors: read the entry, compute the new value on the client
+ * with {@link Updates} (the code the processors run), then write it in <b>one</b> conditional map operation —
+ * {@code replace(key, old, new)}, {@code putIfAbsent} for an absent key, {@code remove(key, old)} when nothing is
+ * left — and retry on a lost race, up to {@code attempts} times with a short jittered pause; past that, a
+ * {@link StoreException}. Values are {@code String}s: in the default BINARY in-memory format a member compares
+ * their serialized bytes, in OBJECT format {@code String.equals}; either way it needs no redeye class.
  *
- * <p><b>Expiry.</b> {@code replace} has no ttl argument and resets the entry's expiry to the map's default
- * ("never" unless the map is configured with a time-to-live), so each successful replace is followed by a
- * {@code setTtl}: the state's ttl, or none while forced. A write therefore costs three round trips (read,
- * replace, setTtl), a write to an absent key two (read, putIfAbsent with the ttl). If a slow client's setTtl
- * lands after another client forced the breaker, the forced state would get a ttl: {@link #get} reads the
- * entry's expiry with the value (same one round trip) and removes the ttl of a forced state that has one.
+ * <p><b>Why one operation.</b> The state, its expiry and the key's trial claims are all in the value, so the
+ * conditional write that changes one changes all of them. Hazelcast's {@code replace} has no ttl argument (and
+ * resets the entry's ttl to the map's default, "never"), and a {@code setTtl} after it would be a second step that
+ * can land on another client's newer value: on a forced state it would make the breaker close by itself. So this
+ * mode never calls {@code setTtl}: expiry is read from the value ({@link StoredValue}), and Hazelcast's entry ttl,
+ * garbage collection only, is set when the entry is created ({@code putIfAbsent} takes one) and is gone after its
+ * first {@code replace}. Entries rewritten in CAS mode stay in the map until a native client rewrites them or the
+ * operation is deleted; their values read as absent once expired.
  *
- * <p><b>Clocks.</b> A new life's version base and claim expiries use this client's clock: trial claim ttls
- * and the gap between a key's expiry and its next life must dwarf the clock skew between clients (they do:
- * seconds against milliseconds, hours against milliseconds). A deleted key's tombstone covers the rest.
+ * <p><b>Clocks.</b> Expiries, claim expiries and a new life's version base use this client's clock: trial claim
+ * ttls and state ttls must dwarf the clock skew between clients (they do: seconds and hours against
+ * milliseconds). A deleted key's tombstone covers the rest.
  */
 final class CasOperations implements Operations {
     private final IMap<String, Object> states;
-    private final IMap<String, Object> claims;
     private final long tombstoneTtlMillis;
     private final int attempts;
 
-    CasOperations(IMap<String, Object> states, IMap<String, Object> claims, long tombstoneTtlMillis, int attempts) {
+    CasOperations(IMap<String, Object> states, long tombstoneTtlMillis, int attempts) {
         this.states = states;
-        this.claims = claims;
         this.tombstoneTtlMillis = tombstoneTtlMillis;
         this.attempts = attempts;
     }
@@ -49,126 +47,79 @@ final class CasOperations implements Operations {
         return "cas";
     }
 
-    @Override
-    public Optional<BreakerState> get(String key) {
-        EntryView<String, Object> view = states.getEntryView(key);
-        if (view == null) {
-            return Optional.empty();
-        }
-        BreakerState s = StateValues.decode(view.getValue(), StateValues.where(key)).state;
-        if (s != null && s.forced() && view.getExpirationTime() != Long.MAX_VALUE) {
-            // A late setTtl of another client's earlier write hit this forced state: forced never expires.
-            states.setTtl(key, MemberProcessor.NO_EXPIRY, TimeUnit.MILLISECONDS);
-        }
-        return Optional.ofNullable(s);
+    /** One step of a call: what {@link Updates} makes of the value read, at this client's clock. */
+    @FunctionalInterface
+    private interface Step<T> {
+        Updates.Update<T> apply(StoredValue current, long clockMillis);
     }
 
     @Override
     public StateChange change(String key, AtomicOperation op, Policy policy, long now) {
-        String where = StateValues.where(key);
-        for (int attempt = 1; attempt <= attempts; attempt++) {
-            Object raw = states.get(key);
-            StateValues.Decoded current = StateValues.decode(raw, where);
-            StateChange change = op.apply(current.current(clockMicros()), policy, now);
-            if (!change.changed()) {
-                return change;
-            }
-            String value = StateValues.written(change, change.toEvent(key, policy, now));
-            if (write(states, key, raw, value, StateProcessor.ttlOf(change.state(), policy))) {
-                return change;
-            }
-            pause(attempt);
-        }
-        throw lost("a state change", where);
+        boolean removesClaims = op.removesClaims();
+        return loop(key, "a state change", false,
+                (cur, clock) -> Updates.change(key, cur, op, removesClaims, policy, now, clock));
+    }
+
+    @Override
+    public void put(String key, BreakerState state, long ttlMillis) {
+        loop(key, "a put", true, (cur, clock) -> Updates.put(cur, state, ttlMillis, clock));
     }
 
     @Override
     public void delete(String key) {
-        String where = StateValues.where(key);
-        for (int attempt = 1; attempt <= attempts; attempt++) {
-            Object raw = states.get(key);
-            if (raw == null) {
-                return;
-            }
-            String tombstone;
-            try {
-                tombstone = DeleteProcessor.tombstoneFor(StateValues.decode(raw, where));
-            } catch (StoreException malformed) {
-                if (states.remove(key, raw)) {
-                    return;
-                }
-                pause(attempt);
-                continue;
-            }
-            if (tombstone == null || write(states, key, raw, tombstone, tombstoneTtlMillis)) {
-                return;
-            }
-            pause(attempt);
-        }
-        throw lost("a delete", where);
+        loop(key, "a delete", true, (cur, clock) -> Updates.delete(cur, tombstoneTtlMillis, clock));
     }
 
     @Override
     public boolean claim(String key, String token, int permits, long ttlMillis) {
-        String where = StateValues.where(key);
-        for (int attempt = 1; attempt <= attempts; attempt++) {
-            Object raw = claims.get(key);
-            Map<String, Long> live = ClaimValues.parse(raw, where);
-            long now = System.currentTimeMillis();
-            if (!ClaimValues.tryAdd(live, permits, token, now, ttlMillis)) {
-                return false;
-            }
-            if (write(claims, key, raw, ClaimValues.encode(live), ClaimValues.latestExpiry(live) - now)) {
-                return true;
-            }
-            pause(attempt);
-        }
-        throw lost("a trial claim", where);
+        return loop(key, "a trial claim", false, (cur, clock) -> Updates.claim(cur, token, permits, ttlMillis, clock));
     }
 
     @Override
     public void release(String key, String token) {
-        String where = StateValues.where(key);
-        for (int attempt = 1; attempt <= attempts; attempt++) {
-            Object raw = claims.get(key);
-            Map<String, Long> live = ClaimValues.parse(raw, where);
-            if (live.remove(token) == null) {
-                return;
-            }
-            long now = System.currentTimeMillis();
-            ClaimValues.prune(live, now);
-            String value = ClaimValues.encode(live);
-            boolean done = value == null
-                    ? claims.remove(key, raw)
-                    // replace resets the expiry: give it back the latest expiry of the claims that remain
-                    : write(claims, key, raw, value, Math.max(1L, ClaimValues.latestExpiry(live) - now));
-            if (done) {
-                return;
-            }
-            pause(attempt);
-        }
-        throw lost("a trial release", where);
+        loop(key, "a trial release", false, (cur, clock) -> Updates.release(cur, token, clock));
     }
 
     /**
-     * Compare-and-set of one entry: {@code putIfAbsent} with the ttl when {@code expected} is null, else
-     * {@code replace} then {@code setTtl} ({@link MemberProcessor#NO_EXPIRY} for none).
+     * Read, compute, compare-and-set, until the write wins or there is nothing to write.
      *
-     * @return whether the write won
+     * @param overwritesMalformed whether malformed data under the key is replaced (put, delete) rather than
+     *                            reported (every other call: never a silent reset)
      */
-    private static boolean write(IMap<String, Object> map, String key, Object expected, String value, long ttlMillis) {
-        if (expected == null) {
-            return map.putIfAbsent(key, value, MemberProcessor.entryTtl(ttlMillis), TimeUnit.MILLISECONDS) == null;
+    private <T> T loop(String key, String what, boolean overwritesMalformed, Step<T> step) {
+        String where = StateValues.where(key);
+        for (int attempt = 1; attempt <= attempts; attempt++) {
+            Object raw = states.get(key);
+            StoredValue current;
+            boolean malformed = false;
+            try {
+                current = StateValues.decode(raw, where);
+            } catch (StoreException e) {
+                if (!overwritesMalformed) {
+                    throw e;
+                }
+                current = StoredValue.NOTHING;
+                malformed = true;
+            }
+            long clock = System.currentTimeMillis();
+            Updates.Update<T> u = step.apply(current, clock);
+            StoredValue next = u.next == null && malformed ? StoredValue.NOTHING : u.next;
+            if (next == null || write(key, raw, next, clock)) {
+                return u.answer;
+            }
+            pause(attempt);
         }
-        if (!map.replace(key, expected, value)) {
-            return false;
-        }
-        map.setTtl(key, MemberProcessor.entryTtl(ttlMillis), TimeUnit.MILLISECONDS);
-        return true;
+        throw lost(what, where);
     }
 
-    private static long clockMicros() {
-        return System.currentTimeMillis() * 1000L;
+    /** The one conditional write of a step; whether it won. */
+    private boolean write(String key, Object expected, StoredValue next, long clockMillis) {
+        String value = StateValues.encode(next);
+        if (expected == null) {
+            return value == null || states.putIfAbsent(key, value, MemberProcessor.entryTtl(next, clockMillis),
+                    TimeUnit.MILLISECONDS) == null;
+        }
+        return value == null ? states.remove(key, expected) : states.replace(key, expected, value);
     }
 
     /** Backs off after a lost race: a random pause of up to {@code min(attempt, 16) * 250} µs. */

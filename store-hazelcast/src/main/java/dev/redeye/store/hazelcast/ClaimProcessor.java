@@ -7,14 +7,11 @@ import java.io.IOException;
 import java.util.Map;
 
 /**
- * Native mode's trial claims, on the member owning the operation's claims entry: a claim adds its token when
- * fewer than {@code permits} claims are live by the cluster clock; a release removes exactly its own token
- * (compare-and-delete). Returns {@code "1"} when it claimed or released, {@code "0"} when not, or an error for a
- * malformed entry.
- *
- * <p>A claim sets the entry's ttl to the latest expiry of its claims (garbage collection; liveness is judged
- * by each claim's own expiry). A release that leaves claims keeps the entry's expiry as it is
- * ({@link #KEEP_EXPIRY}): the remaining claims may outlive the released one.
+ * Native mode's trial claims, held in the operation's own entry next to its state, on the member owning it: a
+ * claim adds its token when fewer than {@code permits} claims are live by the cluster clock; a release removes
+ * exactly its own token (compare-and-delete). Both leave the state as it is ({@link Updates#claim},
+ * {@link Updates#release}). Returns {@code "1"} when it claimed or released, {@code "0"} when not, or an error
+ * for a malformed entry.
  */
 final class ClaimProcessor extends MemberProcessor {
     private static final long serialVersionUID = 1L;
@@ -24,8 +21,8 @@ final class ClaimProcessor extends MemberProcessor {
     private int permits;
     private long ttlMillis;
 
-    /** For Hazelcast's deserialization on the member. */
-    public ClaimProcessor() {
+    /** For {@link RedeyeSerializableFactory}. */
+    ClaimProcessor() {
     }
 
     private ClaimProcessor(boolean claim, String token, int permits, long ttlMillis) {
@@ -45,26 +42,22 @@ final class ClaimProcessor extends MemberProcessor {
 
     @Override
     String run(Map.Entry<String, Object> entry) {
-        Map<String, Long> claims;
+        StoredValue current;
         try {
-            claims = ClaimValues.parse(entry.getValue(), StateValues.where(entry.getKey()));
+            current = StateValues.decode(entry.getValue(), StateValues.where(entry.getKey()));
         } catch (StoreException e) {
             return StateValues.error(e.getMessage());
         }
-        long now = clusterMillis();
-        if (claim) {
-            if (!ClaimValues.tryAdd(claims, permits, token, now, ttlMillis)) {
-                return "0";
-            }
-            write(entry, ClaimValues.encode(claims), ClaimValues.latestExpiry(claims) - now);
-            return "1";
-        }
-        if (claims.remove(token) == null) {
-            return "0";
-        }
-        ClaimValues.prune(claims, now);
-        write(entry, ClaimValues.encode(claims), KEEP_EXPIRY);
-        return "1";
+        long clock = clusterMillis();
+        Updates.Update<Boolean> u = claim ? Updates.claim(current, token, permits, ttlMillis, clock)
+                : Updates.release(current, token, clock);
+        write(entry, u, clock);
+        return u.answer ? "1" : "0";
+    }
+
+    @Override
+    public int getClassId() {
+        return RedeyeSerializableFactory.CLAIM;
     }
 
     @Override

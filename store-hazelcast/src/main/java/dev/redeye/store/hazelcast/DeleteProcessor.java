@@ -7,17 +7,17 @@ import java.io.IOException;
 import java.util.Map;
 
 /**
- * Native mode's delete of a state: replaces a live state by a tombstone holding its version (with its own
- * ttl), so that the key's next life starts above it even if clocks disagree; removes malformed data outright;
- * leaves an absent key or an existing tombstone alone.
+ * Native mode's delete: replaces the state by a tombstone holding its version (kept for the tombstone ttl), so
+ * that the key's next life starts above it even if clocks disagree, and removes the key's trial claims in the
+ * same write ({@link Updates#delete}); removes malformed data outright; leaves an absent key alone.
  */
 final class DeleteProcessor extends MemberProcessor {
     private static final long serialVersionUID = 1L;
 
     private long tombstoneTtlMillis;
 
-    /** For Hazelcast's deserialization on the member. */
-    public DeleteProcessor() {
+    /** For {@link RedeyeSerializableFactory}. */
+    DeleteProcessor() {
     }
 
     DeleteProcessor(long tombstoneTtlMillis) {
@@ -26,23 +26,22 @@ final class DeleteProcessor extends MemberProcessor {
 
     @Override
     String run(Map.Entry<String, Object> entry) {
-        String tombstone;
+        StoredValue current;
         try {
-            tombstone = tombstoneFor(StateValues.decode(entry.getValue(), StateValues.where(entry.getKey())));
+            current = StateValues.decode(entry.getValue(), StateValues.where(entry.getKey()));
         } catch (StoreException malformed) {
-            write(entry, null, NO_EXPIRY);
+            write(entry, (String) null, NO_EXPIRY);
             return "1";
         }
-        if (tombstone == null) {
-            return "0";
-        }
-        write(entry, tombstone, tombstoneTtlMillis);
-        return "1";
+        long clock = clusterMillis();
+        Updates.Update<Void> u = Updates.delete(current, tombstoneTtlMillis, clock);
+        write(entry, u, clock);
+        return u.next == null ? "0" : "1";
     }
 
-    /** The tombstone that replaces a decoded value, or null when there is nothing to replace. */
-    static String tombstoneFor(StateValues.Decoded d) {
-        return d.isLive() ? StateValues.tombstone(Math.max(d.state.version(), 0L)) : null;
+    @Override
+    public int getClassId() {
+        return RedeyeSerializableFactory.DELETE;
     }
 
     @Override

@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -38,23 +37,32 @@ import org.slf4j.LoggerFactory;
  * HazelcastStore store = HazelcastStore.builder(client).map("redeye").build();   // does not shut the client down
  * }</pre>
  *
- * <p><b>Two modes, one layout.</b> In <em>native</em> mode every atomic operation is an entry processor that
- * applies the shared {@code Transitions} rule on the member owning the key: one network hop. It needs this jar
- * and {@code redeye-api} on every member's class path (embedded members have them). In <em>CAS</em> mode, for
- * members that cannot run redeye's classes (a managed cluster, the official image), the rule runs on the
- * client between a {@code get} and a {@code replace(key, old, new)} / {@code putIfAbsent}, retried on a lost
- * race up to {@link Builder#casAttempts(int)} times. Both modes store the same {@code String} values, so
- * clients of either mode share a map. {@link Mode#AUTO} (the default) probes every data member at
- * {@link Builder#build()} with a read-only processor and picks native only if all of them run it; a call that
- * later meets a member without the classes (one that joined since) switches this store to CAS mode, logs one
- * warning and is retried: no call fails because members lack the classes. {@link #toString()} and one INFO
- * line at open say which mode runs and why. The CP subsystem, User Code Namespaces and User Code Deployment are
- * not used.
+ * <p><b>Two modes, one layout.</b> In <em>native</em> mode every call is an entry processor that applies the
+ * shared {@code Transitions} rule on the member owning the key: one network hop. It needs this jar and
+ * {@code redeye-api} on every member's class path and {@link RedeyeSerializableFactory} registered in every
+ * member's serialization configuration (an embedded member: {@link RedeyeSerializableFactory#register}). In
+ * <em>CAS</em> mode, for members that cannot run redeye's classes (a managed cluster, the official image), the
+ * rule runs on the client between a {@code get} and one conditional write ({@code replace(key, old, new)},
+ * {@code putIfAbsent} or {@code remove(key, old)}), retried on a lost race up to
+ * {@link Builder#casAttempts(int)} times. Both modes store the same {@code String} values, so clients of either
+ * mode share a map. Every call is one atomic step on one entry: an operation's state, its expiry and its trial
+ * claims share the entry, so that forcing CLOSED or deleting removes the claims in the same write, and no second
+ * step can give a forced state an expiry.
  *
- * <p><b>Cost</b> (store operations per call, measured by the module's tests): {@link #get} 1; native
- * {@code recordFailure}, trial outcomes, claim and release 1 each, force CLOSED 2 (its claims are in a sibling
- * map), {@link #delete} 2; CAS mode: a write 3 (get, replace, setTtl), 2 on an absent key (get, putIfAbsent), 1
- * when nothing changes, plus 2 per lost race; {@link #put} 1. The feed costs one entry listener and one thread
+ * <p>{@link Mode#AUTO} (the default) probes every data member at {@link Builder#build()} with a read-only
+ * processor and picks native only if all of them run it; a call that later meets a member that cannot (one that
+ * joined since) switches this store to CAS mode, logs one warning and is retried: no call fails because members
+ * lack the classes. {@link #toString()} and one INFO line at open say which mode runs and why. The CP subsystem,
+ * User Code Namespaces and User Code Deployment are not used.
+ *
+ * <p><b>What it refuses.</b> {@link Builder#build()} throws {@link IllegalArgumentException} when the instance
+ * has a near cache configured for the map (reads would be stale, and CAS mode would compare against a stale value
+ * until it gives up), and when the map is configured to expire or evict entries by itself (time-to-live, max-idle,
+ * an eviction policy: a forced state or a live claim would vanish); see {@link MapChecks}.
+ *
+ * <p><b>Cost</b> (store operations per call, measured by the module's tests): {@link #get} 1; native mode: every
+ * other call 1 (one entry processor); CAS mode: a write 2 (get, then replace, putIfAbsent or remove), 1 when
+ * nothing changes, plus 2 per lost race. The feed costs one entry listener and one thread
  * per store instance, started by the first {@link #subscribe}.
  *
  * <p><b>Errors.</b> Every Hazelcast failure (an unreachable cluster, a timeout, a shut-down instance),
@@ -81,7 +89,6 @@ public final class HazelcastStore implements Store, AtomicRules, TrialClaims, Tr
     private final HazelcastInstance hz;
     private final boolean closeInstance;
     private final IMap<String, Object> states;
-    private final IMap<String, Object> claims;
     private final CasOperations cas;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Object feedLock = new Object();
@@ -94,13 +101,13 @@ public final class HazelcastStore implements Store, AtomicRules, TrialClaims, Tr
         this.closeInstance = b.closeInstance;
         try {
             this.states = hz.getMap(b.map);
-            this.claims = hz.getMap(claimsMapName(b.map));
         } catch (RuntimeException e) {
             throw new StoreException("cannot open Hazelcast map '" + b.map + "': " + e.getMessage(), e);
         }
+        MapChecks.refuseUnsafe(hz, states);
         long tombstoneTtl = b.tombstoneTtl.toMillis();
-        this.cas = new CasOperations(states, claims, tombstoneTtl, b.casAttempts);
-        Operations natives = new NativeOperations(states, claims, tombstoneTtl);
+        this.cas = new CasOperations(states, tombstoneTtl, b.casAttempts);
+        Operations natives = new NativeOperations(states, tombstoneTtl);
         switch (b.mode) {
             case CAS:
                 ops = cas;
@@ -140,19 +147,9 @@ public final class HazelcastStore implements Store, AtomicRules, TrialClaims, Tr
         return HazelcastStoreProvider.openHazelcast(uri);
     }
 
-    /** The name of the map holding the states. */
+    /** The name of the map holding the states and their trial claims. */
     public String mapName() {
         return states.getName();
-    }
-
-    /** The name of the sibling map holding the trial claims: the state map's name plus {@code .claims}. */
-    public String claimsMapName() {
-        return claims.getName();
-    }
-
-    /** The name of the claims map that goes with a state map. */
-    static String claimsMapName(String map) {
-        return map + ".claims";
     }
 
     /** The mode in use now: {@link Mode#NATIVE} or {@link Mode#CAS} (never AUTO). */
@@ -174,16 +171,21 @@ public final class HazelcastStore implements Store, AtomicRules, TrialClaims, Tr
 
     // ---------------------------------------------------------------- Store
 
-    /** {@inheritDoc} One {@code get} ({@code getEntryView} in CAS mode, which also reads the expiry). */
+    /**
+     * {@inheritDoc} One {@code get}, in both modes; a state whose expiry (stored in the value, by this client's
+     * clock) has passed reads as absent.
+     */
     @Override
     public Optional<BreakerState> get(String key) {
         check(key);
-        return call("get", key, () -> ops.get(key));
+        return call("get", key, () -> Optional.ofNullable(
+                StateValues.decode(states.get(key), StateValues.where(key)).live(System.currentTimeMillis())));
     }
 
     /**
-     * {@inheritDoc} One {@code set} with the ttl; a forced state is stored without expiry, whatever {@code ttl}
-     * says. A put is not a transition and produces no feed event.
+     * {@inheritDoc} One entry processor (native) or a CAS loop, since the key's trial claims share its entry and
+     * stay; a forced state is stored without expiry, whatever {@code ttl} says. Malformed data under the key is
+     * overwritten. A put is not a transition and produces no feed event.
      *
      * @throws IllegalArgumentException if {@code ttl} is not positive
      */
@@ -192,27 +194,22 @@ public final class HazelcastStore implements Store, AtomicRules, TrialClaims, Tr
         check(key);
         Objects.requireNonNull(state, "state");
         long ttlMillis = positiveMillis(ttl, "ttl");
-        call("put", key, () -> {
-            states.set(key, StateValues.state(state),
-                    state.forced() ? MemberProcessor.NO_EXPIRY : MemberProcessor.entryTtl(ttlMillis), TimeUnit.MILLISECONDS);
+        atomic("put", key, o -> {
+            o.put(key, state, ttlMillis);
             return null;
         });
     }
 
     /**
      * {@inheritDoc} Replaces the state by a tombstone that remembers its version (for the tombstone ttl, see
-     * {@link Builder#tombstoneTtl(Duration)}), so the key's next life starts above it; then deletes the claims.
-     * Two operations in native mode.
+     * {@link Builder#tombstoneTtl(Duration)}), so the key's next life starts above it, and removes the key's
+     * claims, in one write.
      */
     @Override
     public void delete(String key) {
         check(key);
         atomic("delete", key, o -> {
             o.delete(key);
-            return null;
-        });
-        call("delete", key, () -> {
-            claims.delete(key);
             return null;
         });
     }
@@ -247,9 +244,9 @@ public final class HazelcastStore implements Store, AtomicRules, TrialClaims, Tr
 
     /**
      * {@inheritDoc} One entry processor (native) or a CAS loop; nothing is written when nothing changes. A
-     * forced OPEN state is stored without expiry, and so is every later write while it stays forced. Forcing
-     * CLOSED then deletes the claims (a second operation: they live in the sibling map; any trial claimed in
-     * between is fenced out by the closed state's new version, and the claims are gone when this returns).
+     * forced OPEN state is stored without expiry, and so is every later write while it stays forced. An
+     * operation that {@linkplain AtomicOperation#removesClaims() removes the claims} (forcing CLOSED) removes
+     * them in the same write as the state change.
      */
     @Override
     public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
@@ -257,21 +254,14 @@ public final class HazelcastStore implements Store, AtomicRules, TrialClaims, Tr
         String what = operation.kind().method();
         check(key);
         Objects.requireNonNull(policy, "policy");
-        StateChange c = atomic(what, key, o -> o.change(key, operation, policy, now));
-        if (operation.removesClaims()) {
-            call(what, key, () -> {
-                claims.delete(key);
-                return null;
-            });
-        }
-        return c;
+        return atomic(what, key, o -> o.change(key, operation, policy, now));
     }
 
     // ---------------------------------------------------------------- TrialClaims
 
     /**
-     * {@inheritDoc} One entry processor on the claims map (native; expiry judged by the cluster clock) or a CAS
-     * loop (expiry judged by this client's clock). The token is a random UUID.
+     * {@inheritDoc} One entry processor on the operation's entry (native; expiry judged by the cluster clock) or a
+     * CAS loop (expiry judged by this client's clock); the state is left as it is. The token is a random UUID.
      */
     @Override
     public Optional<String> claimTrial(String key, int permits, Duration ttl) {
@@ -419,9 +409,10 @@ public final class HazelcastStore implements Store, AtomicRules, TrialClaims, Tr
         }
 
         /**
-         * The state map's name (default {@code redeye}); the claims live in {@code <map>.claims}. Configure
-         * backups for both (the default of one synchronous backup keeps every acknowledged write through the
-         * loss of one member) and no time-to-live or eviction (the store sets each entry's own ttl).
+         * The map's name (default {@code redeye}): one entry per operation, its state and its trial claims.
+         * Configure backups (the default of one synchronous backup keeps every acknowledged write through the
+         * loss of one member), and no near cache, time-to-live, max-idle or eviction (refused, see
+         * {@link MapChecks}; the store sets each entry's own clean-up ttl).
          *
          * @throws IllegalArgumentException if blank
          */
@@ -478,9 +469,12 @@ public final class HazelcastStore implements Store, AtomicRules, TrialClaims, Tr
 
         /**
          * Builds the store; in {@link Mode#AUTO} it probes every data member once (one read-only processor
-         * each).
+         * each). It first checks the map's configuration as far as the instance can see it (see
+         * {@link MapChecks}).
          *
-         * @throws StoreException if the cluster cannot be reached
+         * @throws IllegalArgumentException if the instance has a near cache for the map, or the map expires or
+         *                                  evicts entries by itself (the message says what to change)
+         * @throws StoreException           if the cluster cannot be reached
          */
         public HazelcastStore build() {
             return new HazelcastStore(this);

@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ul>
  * <li>{@code cluster}: the cluster name (default {@code dev}, Hazelcast's default); {@code port} defaults to
  * 5701. Several members may be listed; the client discovers the rest.</li>
- * <li>{@code map}: the state map (default {@code redeye}; claims go to {@code <map>.claims});
+ * <li>{@code map}: the map (default {@code redeye}; one entry per operation, its state and trial claims);
  * {@code mode}: {@code auto} (default), {@code native} or {@code cas} (see {@link HazelcastStore.Mode});
  * {@code timeout}: ms, default 2000 (see below); {@code user} and {@code password}: credentials, only for
  * clusters with security enabled (Enterprise): a member without security refuses a client that sends any

@@ -85,8 +85,9 @@ final class MemberProbe {
     }
 
     /**
-     * Why a failed call shows that a member cannot run redeye's processors (it cannot load their classes, or
-     * refuses their wire version), or null when the failure is something else.
+     * Why a failed call shows that a member cannot run redeye's processors (it cannot load their classes, has no
+     * {@link RedeyeSerializableFactory}, or refuses their wire version), or null when the failure is something
+     * else.
      */
     static String cannotRunProcessors(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
@@ -99,6 +100,15 @@ final class MemberProbe {
             }
             if (m.contains("redeye-store-hazelcast: a client sent")) {
                 return "runs another redeye-store-hazelcast wire version (" + StateValues.abbreviate(m, 200) + ")";
+            }
+            if (m.contains("No DataSerializerFactory registered for namespace: " + RedeyeSerializableFactory.FACTORY_ID)) {
+                return "has no " + RedeyeSerializableFactory.class.getName() + " registered under factory id "
+                        + RedeyeSerializableFactory.FACTORY_ID + " in its serialization configuration (needed for"
+                        + " native mode)";
+            }
+            if (m.contains("on factory ID: " + RedeyeSerializableFactory.FACTORY_ID)) {
+                return "runs another redeye-store-hazelcast version, whose factory does not know a processor ("
+                        + StateValues.abbreviate(m, 200) + ")";
             }
         }
         return null;

@@ -6,46 +6,50 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.DataSerializable;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The base of redeye's entry processors (native mode): they run on the member that owns the key, one network
- * hop per operation, and need this module and {@code redeye-api} on the member's class path.
+ * hop per operation, and need this module and {@code redeye-api} on the member's class path and
+ * {@link RedeyeSerializableFactory} registered in its serialization config.
  *
- * <p><b>Wire format.</b> Each processor is a {@link DataSerializable} (no factory to register on members; the
- * class name travels with it) that writes {@link #WIRE} first and then its own fields explicitly; Java
- * serialization is never used. A member that reads another wire version refuses the processor with a message
- * that says so (the client turns it into a {@code StoreException}); {@link HazelcastStore} probes members for
- * their version at open and uses CAS mode when they differ.
+ * <p><b>Wire format.</b> Each processor is an {@link IdentifiedDataSerializable} of
+ * {@link RedeyeSerializableFactory}: the stream carries the factory id and a class id, never a class name, and the
+ * member creates the object through the factory, without reflection. It writes {@link #WIRE} first and then its
+ * own fields explicitly; Java serialization is never used. A member that reads another wire version refuses the
+ * processor with a message that says so (the client turns it into a {@code StoreException}); a member without the
+ * factory, or with one that does not know a class id, cannot read it at all: {@link HazelcastStore} probes
+ * members at open and uses CAS mode in either case.
+ *
+ * <p><b>One step per call.</b> A processor decodes the entry ({@link StateValues}), computes the new value with
+ * {@link Updates} (the code CAS mode runs on the client) and writes it with {@link #write}: the state, its
+ * expiry and the key's trial claims change together, in one write under Hazelcast's per-key lock.
  *
  * <p><b>Backups.</b> Hazelcast runs an entry processor's {@link #getBackupProcessor()} on every backup replica.
  * The default (the processor itself) would run the rule again on the backup, with the backup member's clock
  * for a new life's version base or a claim's expiry; instead the primary hands the backup the exact value and
- * expiry it wrote ({@link BackupWrite}), and nothing when it wrote nothing.
+ * entry ttl it wrote ({@link BackupWrite}), and nothing when it wrote nothing.
  *
- * <p><b>Expiry.</b> {@link #write} takes the ttl explicitly: {@code ttl > 0} sets it (a state's ttl is
- * refreshed on every atomic write, contract v2 R1.11), {@link #NO_EXPIRY} stores the value without expiry
- * (forced states, R1.9 / R5.7), {@link #KEEP_EXPIRY} keeps the entry's current expiry: plain
- * {@code entry.setValue(v)} would reset it to the map's default, which is "never" unless the map is configured
- * with a time-to-live.
+ * <p><b>Entry ttl.</b> What reads as expired is decided by the value ({@link StoredValue}); Hazelcast's entry ttl
+ * only collects garbage, and is set in the same write as the value ({@code ExtendedMapEntry.setValue(value, ttl,
+ * unit)}: plain {@code entry.setValue(v)} would reset it to the map's default).
  */
-abstract class MemberProcessor implements EntryProcessor<String, Object, String>, DataSerializable,
+abstract class MemberProcessor implements EntryProcessor<String, Object, String>, IdentifiedDataSerializable,
         HazelcastInstanceAware {
     private static final long serialVersionUID = 1L;
 
     /** The wire version of every processor's fields. */
-    static final int WIRE = 1;
-    /** A ttl that stores the value without expiry. */
+    static final int WIRE = 2;
+    /** A Hazelcast ttl that stores the value without expiry. */
     static final long NO_EXPIRY = 0L;
-    /** A ttl that keeps the entry's current expiry. */
-    static final long KEEP_EXPIRY = -2L;
     /**
      * Hazelcast keeps an entry's expiry time in whole seconds, truncated: an entry written with a ttl of T ms
      * expires between T - 1 s and T after the write (and at once for T below a second). Every ttl the store
-     * sets gets this margin, so that no entry expires before its ttl; it may outlive it by up to a second.
+     * sets gets this margin, so that no entry is collected before its value expired; it may outlive it by up to
+     * a second.
      */
     static final long EXPIRY_MARGIN_MILLIS = 1_000L;
 
@@ -70,18 +74,27 @@ abstract class MemberProcessor implements EntryProcessor<String, Object, String>
     /** The processor's work on the primary replica; write through {@link #write}. */
     abstract String run(Map.Entry<String, Object> entry);
 
+    @Override
+    public final int getFactoryId() {
+        return RedeyeSerializableFactory.FACTORY_ID;
+    }
+
     /**
-     * The cluster's clock in epoch ms (the master's clock, so every member agrees): used for a new life's
-     * version base and for claim expiry, never for a breaker rule ({@code now} comes from the caller).
+     * The cluster's clock in epoch ms (the master's clock, so every member agrees): used for expiries and a new
+     * life's version base, never for a breaker rule ({@code now} comes from the caller).
      */
     final long clusterMillis() {
         return member != null ? member.getCluster().getClusterTime() : System.currentTimeMillis();
     }
 
-    /**
-     * Writes {@code value} (null removes the entry) with the given ttl in ms: {@code > 0},
-     * {@link #NO_EXPIRY} or {@link #KEEP_EXPIRY}.
-     */
+    /** Writes what {@link Updates} computed, if anything; {@code clockMillis} is the clock it used. */
+    final void write(Map.Entry<String, Object> entry, Updates.Update<?> update, long clockMillis) {
+        if (update.next != null) {
+            write(entry, StateValues.encode(update.next), entryTtl(update.next, clockMillis));
+        }
+    }
+
+    /** Writes {@code value} (null removes the entry) with a Hazelcast ttl ({@link #NO_EXPIRY} for none). */
     final void write(Map.Entry<String, Object> entry, String value, long ttlMillis) {
         apply(entry, value, ttlMillis);
         wrote = true;
@@ -92,22 +105,23 @@ abstract class MemberProcessor implements EntryProcessor<String, Object, String>
     static void apply(Map.Entry<String, Object> entry, String value, long ttlMillis) {
         if (value == null) {
             entry.setValue(null);
-        } else if (ttlMillis == KEEP_EXPIRY) {
-            ((ExtendedMapEntry<String, Object>) entry).setValueWithoutChangingExpiryTime(value);
         } else {
-            ((ExtendedMapEntry<String, Object>) entry).setValue(value, entryTtl(ttlMillis), TimeUnit.MILLISECONDS);
+            ((ExtendedMapEntry<String, Object>) entry).setValue(value, ttlMillis, TimeUnit.MILLISECONDS);
         }
     }
 
     /**
-     * The ttl to hand Hazelcast for a wanted ttl: {@link #NO_EXPIRY} as it is, a positive ttl plus
+     * The Hazelcast ttl for an entry holding {@code v}, written at {@code clockMillis}: {@link #NO_EXPIRY} while
+     * anything in it must stay (a forced state), else until {@link StoredValue#cleanUpAt()} plus
      * {@link #EXPIRY_MARGIN_MILLIS}.
      */
-    static long entryTtl(long ttlMillis) {
-        if (ttlMillis <= 0) {
-            return ttlMillis;
+    static long entryTtl(StoredValue v, long clockMillis) {
+        long at = v.cleanUpAt();
+        if (at == StoredValue.NEVER) {
+            return NO_EXPIRY;
         }
-        return ttlMillis > Long.MAX_VALUE - EXPIRY_MARGIN_MILLIS ? Long.MAX_VALUE : ttlMillis + EXPIRY_MARGIN_MILLIS;
+        long ttl = Math.max(1L, at - clockMillis);
+        return ttl > Long.MAX_VALUE - EXPIRY_MARGIN_MILLIS ? NO_EXPIRY : ttl + EXPIRY_MARGIN_MILLIS;
     }
 
     /**
@@ -136,14 +150,16 @@ abstract class MemberProcessor implements EntryProcessor<String, Object, String>
 
     @Override
     public final void readData(ObjectDataInput in) throws IOException {
-        int wire = in.readInt();
-        if (wire != WIRE) {
-            throw new IOException("redeye-store-hazelcast: a client sent " + getClass().getSimpleName()
-                    + " in wire version " + wire + ", this member runs wire version " + WIRE
-                    + ": put the same redeye-store-hazelcast version on members and clients, or open the store in"
-                    + " CAS mode");
-        }
+        checkWire(in.readInt(), getClass().getSimpleName());
         readFields(in);
+    }
+
+    static void checkWire(int wire, String what) throws IOException {
+        if (wire != WIRE) {
+            throw new IOException("redeye-store-hazelcast: a client sent " + what + " in wire version " + wire
+                    + ", this member runs wire version " + WIRE + ": put the same redeye-store-hazelcast version on"
+                    + " members and clients, or open the store in CAS mode");
+        }
     }
 
     abstract void writeFields(ObjectDataOutput out) throws IOException;
@@ -151,13 +167,13 @@ abstract class MemberProcessor implements EntryProcessor<String, Object, String>
     abstract void readFields(ObjectDataInput in) throws IOException;
 
     /** The processor the backup replicas run: stores what the primary stored. */
-    static final class BackupWrite implements EntryProcessor<String, Object, String>, DataSerializable {
+    static final class BackupWrite implements EntryProcessor<String, Object, String>, IdentifiedDataSerializable {
         private static final long serialVersionUID = 1L;
         private String value;
         private long ttlMillis;
 
-        /** For Hazelcast's deserialization. */
-        public BackupWrite() {
+        /** For {@link RedeyeSerializableFactory}. */
+        BackupWrite() {
         }
 
         BackupWrite(String value, long ttlMillis) {
@@ -177,6 +193,16 @@ abstract class MemberProcessor implements EntryProcessor<String, Object, String>
         }
 
         @Override
+        public int getFactoryId() {
+            return RedeyeSerializableFactory.FACTORY_ID;
+        }
+
+        @Override
+        public int getClassId() {
+            return RedeyeSerializableFactory.BACKUP_WRITE;
+        }
+
+        @Override
         public void writeData(ObjectDataOutput out) throws IOException {
             out.writeInt(WIRE);
             out.writeString(value);
@@ -185,11 +211,7 @@ abstract class MemberProcessor implements EntryProcessor<String, Object, String>
 
         @Override
         public void readData(ObjectDataInput in) throws IOException {
-            int wire = in.readInt();
-            if (wire != WIRE) {
-                throw new IOException("redeye-store-hazelcast: backup write in wire version " + wire
-                        + ", this member runs wire version " + WIRE + ": run one version on every member");
-            }
+            checkWire(in.readInt(), "a backup write");
             value = in.readString();
             ttlMillis = in.readLong();
         }

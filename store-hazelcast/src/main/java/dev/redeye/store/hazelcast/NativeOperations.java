@@ -6,20 +6,17 @@ import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.StoreException;
-import java.util.Optional;
 
 /**
- * Native mode: every atomic operation is one {@code executeOnKey}, an entry processor that runs on the member
- * owning the key (one network hop; Hazelcast serializes processors of one key).
+ * Native mode: every call is one {@code executeOnKey}, an entry processor that runs on the member owning the key
+ * (one network hop; Hazelcast serializes processors of one key).
  */
 final class NativeOperations implements Operations {
     private final IMap<String, Object> states;
-    private final IMap<String, Object> claims;
     private final long tombstoneTtlMillis;
 
-    NativeOperations(IMap<String, Object> states, IMap<String, Object> claims, long tombstoneTtlMillis) {
+    NativeOperations(IMap<String, Object> states, long tombstoneTtlMillis) {
         this.states = states;
-        this.claims = claims;
         this.tombstoneTtlMillis = tombstoneTtlMillis;
     }
 
@@ -29,14 +26,14 @@ final class NativeOperations implements Operations {
     }
 
     @Override
-    public Optional<BreakerState> get(String key) {
-        return Optional.ofNullable(StateValues.decode(states.get(key), StateValues.where(key)).state);
-    }
-
-    @Override
     public StateChange change(String key, AtomicOperation op, Policy policy, long now) {
         String reply = states.executeOnKey(key, new StateProcessor(op, policy, now));
         return StateValues.readResult(reply, StateValues.where(key));
+    }
+
+    @Override
+    public void put(String key, BreakerState state, long ttlMillis) {
+        check(states.executeOnKey(key, new PutProcessor(state, ttlMillis)));
     }
 
     @Override
@@ -46,12 +43,12 @@ final class NativeOperations implements Operations {
 
     @Override
     public boolean claim(String key, String token, int permits, long ttlMillis) {
-        return "1".equals(check(claims.executeOnKey(key, ClaimProcessor.claim(token, permits, ttlMillis))));
+        return "1".equals(check(states.executeOnKey(key, ClaimProcessor.claim(token, permits, ttlMillis))));
     }
 
     @Override
     public void release(String key, String token) {
-        check(claims.executeOnKey(key, ClaimProcessor.release(token)));
+        check(states.executeOnKey(key, ClaimProcessor.release(token)));
     }
 
     /** Throws the error a processor reported (malformed data on the member). */

@@ -4,26 +4,26 @@ import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
-import java.util.Optional;
 
 /**
- * How a {@link HazelcastStore} reads and changes the maps: {@link NativeOperations} (entry processors on the
- * members) or {@link CasOperations} (compare-and-set from the client). Both read and write the same values
- * ({@link StateValues}, {@link ClaimValues}), so clients in either mode share one map. Implementations let
- * Hazelcast's exceptions through; the store wraps them.
+ * How a {@link HazelcastStore} changes the map: {@link NativeOperations} (entry processors on the members) or
+ * {@link CasOperations} (compare-and-set from the client). Each method is one atomic step on the operation's
+ * one entry, computed by {@link Updates} in both modes, so clients in either mode share one map. Reads are the
+ * store's own (one {@code get}, the same in both modes). Implementations let Hazelcast's exceptions through; the
+ * store wraps them.
  */
 interface Operations {
 
     /** "native" or "cas". */
     String mode();
 
-    /** The live state of a key; empty for an absent key or a tombstone. */
-    Optional<BreakerState> get(String key);
-
-    /** One atomic state change (the claims of a forced close are the store's second step). */
+    /** One atomic state change, with the removal of the key's claims when the operation asks for it. */
     StateChange change(String key, AtomicOperation op, Policy policy, long now);
 
-    /** Replaces a live state by its tombstone (see {@link DeleteProcessor}). */
+    /** Writes the state with the ttl (none if forced), keeping the key's claims. */
+    void put(String key, BreakerState state, long ttlMillis);
+
+    /** Replaces a live state by its tombstone and removes the key's claims (see {@link DeleteProcessor}). */
     void delete(String key);
 
     /** Adds a claim holding {@code token} if fewer than {@code permits} are live. */

@@ -4,29 +4,29 @@ import com.hazelcast.core.ReadOnly;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.DataSerializable;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.redeye.api.AtomicOperation;
-import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import java.util.Map;
 
 /**
  * Asks one member which redeye processors it can run: read-only (no write, no backup, no lock held longer
- * than a read). A member without this module on its class path fails to deserialize it, which is how
- * {@link HazelcastStore} detects a bare member. Returns {@code "redeye-probe wire=<n> format=<n>"}.
+ * than a read). A member without this module on its class path, or without {@link RedeyeSerializableFactory}
+ * registered, fails to deserialize it, which is how {@link HazelcastStore} detects a member that cannot run
+ * native mode. Returns {@code "redeye-probe wire=<n> format=<n>"}.
  *
- * <p>It deliberately carries no wire version of its own (it has no fields), so that a member of any redeye
- * version can answer with the versions it speaks.
+ * <p>It deliberately carries no wire version of its own (it has no fields, and its class id never changes), so
+ * that a member of any redeye version can answer with the versions it speaks.
  */
-final class ProbeProcessor implements EntryProcessor<String, Object, String>, ReadOnly, DataSerializable {
+final class ProbeProcessor implements EntryProcessor<String, Object, String>, ReadOnly, IdentifiedDataSerializable {
     private static final long serialVersionUID = 1L;
 
     /** What a member running this version of redeye answers. */
     static final String ANSWER = "redeye-probe wire=" + MemberProcessor.WIRE + " format=" + StateValues.FORMAT;
 
-    /** For Hazelcast's deserialization on the member. */
-    public ProbeProcessor() {
+    /** For {@link RedeyeSerializableFactory}. */
+    ProbeProcessor() {
     }
 
     /**
@@ -36,10 +36,24 @@ final class ProbeProcessor implements EntryProcessor<String, Object, String>, Re
      */
     @Override
     public String process(Map.Entry<String, Object> entry) {
-        StateChange c = AtomicOperation.failure().apply(BreakerState.INITIAL, Policy.defaults(), 1L);
-        StateValues.decode(StateValues.written(c, c.toEvent("probe", Policy.defaults(), 1L)), "probe");
-        ClaimValues.parse(ClaimValues.PREFIX, "probe");
-        return StateValues.readResult(StateValues.result(c), "probe").isTransition() ? "?" : ANSWER;
+        long clock = 1_000L;
+        Updates.Update<Boolean> claimed = Updates.claim(StoredValue.NOTHING, "probe", 1, 1_000L, clock);
+        Updates.Update<StateChange> u = Updates.change("probe", claimed.next, AtomicOperation.failure(),
+                AtomicOperation.failure().removesClaims(), Policy.defaults(), 1L, clock);
+        StoredValue read = StateValues.decode(StateValues.encode(u.next), "probe");
+        boolean sound = claimed.answer && read.claims.containsKey("probe")
+                && !StateValues.readResult(StateValues.result(u.answer), "probe").isTransition();
+        return sound ? ANSWER : "?";
+    }
+
+    @Override
+    public int getFactoryId() {
+        return RedeyeSerializableFactory.FACTORY_ID;
+    }
+
+    @Override
+    public int getClassId() {
+        return RedeyeSerializableFactory.PROBE;
     }
 
     @Override

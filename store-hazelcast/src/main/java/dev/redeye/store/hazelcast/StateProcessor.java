@@ -3,7 +3,6 @@ package dev.redeye.store.hazelcast;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import dev.redeye.api.AtomicOperation;
-import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.StoreException;
@@ -12,53 +11,53 @@ import java.io.IOException;
 import java.util.Map;
 
 /**
- * Native mode's atomic state change: decodes the stored value, applies one {@link AtomicOperation} (a
- * {@code Transitions} rule) and writes the result, all on the member owning the key, under Hazelcast's
- * per-key lock. Returns the change encoded by {@link StateValues#result} (or an error for malformed data,
- * which is left untouched).
+ * Native mode's atomic state change: decodes the entry, applies one {@link AtomicOperation} (a
+ * {@code Transitions} rule, through {@link Updates#change}) and writes the result, all on the member owning the
+ * key, under Hazelcast's per-key lock. Returns the change encoded by {@link StateValues#result} (or an error for
+ * malformed data, which is left untouched).
  *
- * <p>An absent or deleted key starts a new life at {@code max(cluster clock in µs, tombstone + 1)}, so versions
- * never go backwards. A changed state is written with {@link Policy#stateTtlMillis()} as its ttl (refreshed
- * on every write), a forced one without expiry; a change that changes nothing writes nothing.
+ * <p>An absent, deleted or expired state starts a new life at {@code max(cluster clock in µs, last version + 1)},
+ * so versions never go backwards. A changed state is written with {@link Policy#stateTtlMillis()} as its expiry
+ * (refreshed on every write), a forced one without; the key's claims stay, except for an operation that removes
+ * them ({@code removesClaims}, as the client's {@link AtomicOperation#removesClaims()} says), which removes them
+ * in the same write; a change that changes nothing writes nothing.
  */
 final class StateProcessor extends MemberProcessor {
     private static final long serialVersionUID = 1L;
 
     private AtomicOperation op;
+    private boolean removesClaims;
     private long now;
     private Policy policy;
 
-    /** For Hazelcast's deserialization on the member. */
-    public StateProcessor() {
+    /** For {@link RedeyeSerializableFactory}. */
+    StateProcessor() {
     }
 
     StateProcessor(AtomicOperation op, Policy policy, long now) {
         this.op = op;
+        this.removesClaims = op.removesClaims();
         this.policy = policy;
         this.now = now;
     }
 
     @Override
     String run(Map.Entry<String, Object> entry) {
-        String where = StateValues.where(entry.getKey());
-        StateValues.Decoded current;
+        StoredValue current;
         try {
-            current = StateValues.decode(entry.getValue(), where);
+            current = StateValues.decode(entry.getValue(), StateValues.where(entry.getKey()));
         } catch (StoreException e) {
             return StateValues.error(e.getMessage());
         }
-        BreakerState from = current.current(clusterMillis() * 1000L);
-        StateChange change = op.apply(from, policy, now);
-        if (change.changed()) {
-            write(entry, StateValues.written(change, change.toEvent(entry.getKey(), policy, now)),
-                    ttlOf(change.state(), policy));
-        }
-        return StateValues.result(change);
+        long clock = clusterMillis();
+        Updates.Update<StateChange> u = Updates.change(entry.getKey(), current, op, removesClaims, policy, now, clock);
+        write(entry, u, clock);
+        return StateValues.result(u.answer);
     }
 
-    /** A state's ttl: the policy's, none while forced. */
-    static long ttlOf(BreakerState s, Policy p) {
-        return s.forced() ? NO_EXPIRY : p.stateTtlMillis();
+    @Override
+    public int getClassId() {
+        return RedeyeSerializableFactory.STATE;
     }
 
     @Override
@@ -66,6 +65,7 @@ final class StateProcessor extends MemberProcessor {
         out.writeInt(op.kind().code()); // AtomicOperation.Kind's stable codes
         out.writeLong(now);
         out.writeLong(op.trialVersion());
+        out.writeBoolean(removesClaims);
         writePolicy(out, policy);
     }
 
@@ -75,6 +75,7 @@ final class StateProcessor extends MemberProcessor {
             AtomicOperation.Kind kind = AtomicOperation.Kind.fromCode(in.readInt());
             now = in.readLong();
             op = AtomicOperation.of(kind, in.readLong());
+            removesClaims = in.readBoolean();
             policy = readPolicy(in);
         } catch (IllegalArgumentException e) {
             throw new IOException("redeye-store-hazelcast: malformed state processor: " + e.getMessage(), e);

@@ -7,33 +7,40 @@ import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The stored values of the state map: one {@code String} per operation, so that bare members compare and
- * store them without any redeye class. Runs on clients and, inside the entry processors, on members: like
- * every class a processor reaches, it uses nothing but {@code redeye-api}, this module and Hazelcast (no
- * SLF4J, which a member need not have).
+ * The stored values of the map: one {@code String} per operation ({@link #encode} / {@link #decode} of a
+ * {@link StoredValue}), so that bare members compare and store them without any redeye class. Runs on clients
+ * and, inside the entry processors, on members: like every class a processor reaches, it uses nothing but
+ * {@code redeye-api}, this module and Hazelcast (no SLF4J, which a member need not have).
  *
  * <pre>
- * redeye-state/1 failures=0&amp;lastFailureAt=0&amp;open=0&amp;openedAt=0&amp;openCount=0&amp;errorRate=0.0&amp;samples=0&amp;trialSuccesses=0&amp;forced=0&amp;version=5
- * redeye-state/1 kind=opened&amp;from=0&amp;failures=5&amp;...            the write that was a transition
- * redeye-tombstone/1 version=17                                   a deleted key's last version
+ * redeye-state/2 failures=0&amp;lastFailureAt=0&amp;open=0&amp;openedAt=0&amp;openCount=0&amp;errorRate=0.0&amp;samples=0&amp;trialSuccesses=0&amp;forced=0&amp;version=5&amp;expiresAt=1764500000123
+ * redeye-state/2 kind=opened&amp;from=0&amp;failures=5&amp;...&amp;claim.3f1c...=1764500000456     the write that was a transition; a claim
+ * redeye-tombstone/2 version=17&amp;expiresAt=1764586400000               a deleted key's last version
+ * redeye-tombstone/2 claim.3f1c...=1764500000456                       claims of a key without a state
  * </pre>
  *
  * <p>Field names and encodings are {@link StateCodec}'s; {@code kind} is a {@link TransitionKind#wireName()}
- * and {@code from} a {@link BreakerStatus#code()}. Values hold only digits, letters, {@code . - _ = &}: no
- * escaping is needed. The number after the slash is the format version: a reader refuses any other with a
- * {@link StoreException} that says so, rather than guessing.
+ * and {@code from} a {@link BreakerStatus#code()}; {@code expiresAt} (epoch ms) is absent on a forced state;
+ * each {@code claim.<token>} holds the claim's expiry (epoch ms), the token being a random UUID. Values hold
+ * only digits, letters, {@code . - _ = &}: no escaping is needed. The number after the slash is the format
+ * version: a reader refuses any other with a {@link StoreException} that says so, rather than guessing.
  */
 final class StateValues {
     /** The format version this code writes and reads. */
-    static final int FORMAT = 1;
+    static final int FORMAT = 2;
     static final String STATE_PREFIX = "redeye-state/" + FORMAT + " ";
     static final String TOMBSTONE_PREFIX = "redeye-tombstone/" + FORMAT + " ";
     /** Every value written by a transition starts with this: the feed's listener filter matches it. */
     static final String TRANSITION_PREFIX = STATE_PREFIX + StateCodec.EVENT_KIND + "=";
+    /** The field of a state's (or tombstone's) expiry, epoch ms. */
+    static final String EXPIRES_AT = "expiresAt";
+    /** The prefix of a claim's field name; the rest is its token. */
+    static final String CLAIM = "claim.";
 
     private static final String STATE_FAMILY = "redeye-state/";
     private static final String TOMBSTONE_FAMILY = "redeye-tombstone/";
@@ -41,71 +48,40 @@ final class StateValues {
     private StateValues() {
     }
 
-    /** A decoded value: a live state (with the transition that wrote it, if any), a tombstone, or nothing. */
-    static final class Decoded {
-        static final Decoded ABSENT = new Decoded(null, null, null, BreakerState.UNKNOWN_VERSION);
-
-        final BreakerState state;
-        final TransitionKind kind;
-        final BreakerStatus from;
-        /** The last version of a deleted key; {@link BreakerState#UNKNOWN_VERSION} when none. */
-        final long tombstone;
-
-        private Decoded(BreakerState state, TransitionKind kind, BreakerStatus from, long tombstone) {
-            this.state = state;
-            this.kind = kind;
-            this.from = from;
-            this.tombstone = tombstone;
+    /** The value to store for {@code v}, or null when it holds nothing (the entry is then removed). */
+    static String encode(StoredValue v) {
+        if (v.isEmpty()) {
+            return null;
         }
-
-        boolean isLive() {
-            return state != null;
+        StringBuilder sb = new StringBuilder(220 + v.claims.size() * 60);
+        if (v.state != null) {
+            sb.append(STATE_PREFIX);
+            if (v.kind != null) {
+                sb.append(StateCodec.EVENT_KIND).append('=').append(v.kind.wireName())
+                        .append('&').append(StateCodec.EVENT_FROM).append('=').append(v.from.code()).append('&');
+            }
+            appendFields(sb, v.state);
+            if (v.expiresAt != StoredValue.NEVER) {
+                sb.append('&').append(EXPIRES_AT).append('=').append(v.expiresAt);
+            }
+        } else {
+            sb.append(TOMBSTONE_PREFIX);
+            if (v.tombstone != BreakerState.UNKNOWN_VERSION) {
+                sb.append(StateCodec.VERSION).append('=').append(v.tombstone);
+                if (v.expiresAt != StoredValue.NEVER) {
+                    sb.append('&').append(EXPIRES_AT).append('=').append(v.expiresAt);
+                }
+            }
         }
-
-        /**
-         * The version a new life of the key starts at: above the tombstone's version, and at least
-         * {@code clockMicros} (see the package Javadoc on versions).
-         */
-        long newLifeBase(long clockMicros) {
-            return Math.max(Math.max(clockMicros, 0L), tombstone == BreakerState.UNKNOWN_VERSION ? 0L : tombstone + 1);
+        boolean first = v.state == null && v.tombstone == BreakerState.UNKNOWN_VERSION;
+        for (Map.Entry<String, Long> c : v.claims.entrySet()) {
+            if (!first) {
+                sb.append('&');
+            }
+            first = false;
+            sb.append(CLAIM).append(c.getKey()).append('=').append(c.getValue());
         }
-
-        /** The state an atomic operation starts from: the live state, or a new life at {@link #newLifeBase}. */
-        BreakerState current(long clockMicros) {
-            return state != null ? state : BreakerState.initial(newLifeBase(clockMicros));
-        }
-
-        /** The event this value stands for, or null if it was not written by a transition. */
-        TransitionEvent event(String operation) {
-            return kind == null ? null : new TransitionEvent(operation, kind, from, state);
-        }
-    }
-
-    /** The value of a state written by a plain write (not a transition). */
-    static String state(BreakerState s) {
-        StringBuilder sb = new StringBuilder(200).append(STATE_PREFIX);
-        appendFields(sb, s);
         return sb.toString();
-    }
-
-    /**
-     * The value an atomic change writes: the new state, marked with the transition's kind and prior status
-     * when it was one (so the feed can filter and rebuild the event from the value alone).
-     */
-    static String written(StateChange change, TransitionEvent event) {
-        if (event == null) {
-            return state(change.state());
-        }
-        StringBuilder sb = new StringBuilder(220).append(STATE_PREFIX)
-                .append(StateCodec.EVENT_KIND).append('=').append(event.kind().wireName())
-                .append('&').append(StateCodec.EVENT_FROM).append('=').append(event.from().code()).append('&');
-        appendFields(sb, change.state());
-        return sb.toString();
-    }
-
-    /** The value of a deleted key that remembers its last version. */
-    static String tombstone(long version) {
-        return TOMBSTONE_PREFIX + StateCodec.VERSION + "=" + version;
     }
 
     /**
@@ -115,40 +91,60 @@ final class StateValues {
      * @param where names the data in messages (never a secret)
      * @throws StoreException if the value is not one redeye writes, or was written in another format version
      */
-    static Decoded decode(Object raw, String where) {
+    static StoredValue decode(Object raw, String where) {
         if (raw == null) {
-            return Decoded.ABSENT;
+            return StoredValue.NOTHING;
         }
         if (!(raw instanceof String)) {
             throw new StoreException("malformed breaker state at " + where + ": the map holds a "
                     + raw.getClass().getName() + ", not a redeye value (a String)");
         }
         String v = (String) raw;
-        if (v.startsWith(STATE_PREFIX)) {
-            Map<String, String> f = fields(v.substring(STATE_PREFIX.length()), where);
+        boolean isState = v.startsWith(STATE_PREFIX);
+        if (!isState && !v.startsWith(TOMBSTONE_PREFIX)) {
+            checkFamily(v, STATE_FAMILY, where);
+            checkFamily(v, TOMBSTONE_FAMILY, where);
+            throw new StoreException("malformed breaker state at " + where + ": not a redeye value ('"
+                    + abbreviate(v, 40) + "')");
+        }
+        Map<String, String> f = fields(v.substring(isState ? STATE_PREFIX.length() : TOMBSTONE_PREFIX.length()), where);
+        Map<String, Long> claims = new LinkedHashMap<>();
+        for (Iterator<Map.Entry<String, String>> it = f.entrySet().iterator(); it.hasNext();) {
+            Map.Entry<String, String> e = it.next();
+            if (e.getKey().startsWith(CLAIM) && e.getKey().length() > CLAIM.length()) {
+                claims.put(e.getKey().substring(CLAIM.length()), number(e.getValue(), "trial claim", where));
+                it.remove();
+            }
+        }
+        String expires = f.remove(EXPIRES_AT);
+        long expiresAt = expires == null ? StoredValue.NEVER : number(expires, EXPIRES_AT, where);
+        if (isState) {
             if (!f.containsKey(StateCodec.EVENT_KIND)) {
-                return new Decoded(StateCodec.fromFields(f, where), null, null, BreakerState.UNKNOWN_VERSION);
+                return new StoredValue(StateCodec.fromFields(f, where), null, null, expiresAt,
+                        BreakerState.UNKNOWN_VERSION, claims);
             }
             f.put(StateCodec.EVENT_OPERATION, ""); // the key names the operation; the codec wants the field
             TransitionEvent e = StateCodec.eventFromFields(f, where);
-            return new Decoded(e.state(), e.kind(), e.from(), BreakerState.UNKNOWN_VERSION);
+            return new StoredValue(e.state(), e.kind(), e.from(), expiresAt, BreakerState.UNKNOWN_VERSION, claims);
         }
-        if (v.startsWith(TOMBSTONE_PREFIX)) {
-            String version = fields(v.substring(TOMBSTONE_PREFIX.length()), where).get(StateCodec.VERSION);
-            try {
-                long n = Long.parseLong(String.valueOf(version));
-                if (n < 0) {
-                    throw new NumberFormatException("negative version " + n);
-                }
-                return new Decoded(null, null, null, n);
-            } catch (NumberFormatException e) {
-                throw new StoreException("malformed tombstone at " + where + ": version '" + version + "'", e);
+        String version = f.remove(StateCodec.VERSION);
+        if (!f.isEmpty()) {
+            throw new StoreException("malformed tombstone at " + where + ": unknown fields " + f.keySet());
+        }
+        long n = version == null ? BreakerState.UNKNOWN_VERSION : number(version, "tombstone version", where);
+        return new StoredValue(null, null, null, expiresAt, n, claims);
+    }
+
+    private static long number(String s, String what, String where) {
+        try {
+            long n = Long.parseLong(s);
+            if (n < 0) {
+                throw new NumberFormatException("negative");
             }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new StoreException("malformed " + what + " at " + where + ": '" + abbreviate(s, 40) + "'", e);
         }
-        checkFamily(v, STATE_FAMILY, where);
-        checkFamily(v, TOMBSTONE_FAMILY, where);
-        throw new StoreException("malformed breaker state at " + where + ": not a redeye value ('"
-                + abbreviate(v, 40) + "')");
     }
 
     /** Encodes the result of an atomic change for the trip back from a member: kind, previous, next. */

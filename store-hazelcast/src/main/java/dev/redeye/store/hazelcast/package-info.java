@@ -1,45 +1,58 @@
 /**
  * The Hazelcast store of redeye: {@link dev.redeye.store.hazelcast.HazelcastStore} over a member or a client,
- * and {@link dev.redeye.store.hazelcast.HazelcastStoreProvider} for {@code hazelcast://} URIs.
+ * {@link dev.redeye.store.hazelcast.HazelcastStoreProvider} for {@code hazelcast://} URIs, and
+ * {@link dev.redeye.store.hazelcast.RedeyeSerializableFactory}, which members register for native mode.
  *
- * <h2>Stored layout</h2>
- * Two maps, keyed by the operation name exactly as the user wrote it (any well-formed UTF-16 string: no
- * prefix, escaping or hashing is needed, each map belongs to redeye). Every value is a {@code String}, so that
- * a member needs no redeye class to store, compare or filter it.
+ * <h2>Stored layout (format 2)</h2>
+ * One map, one entry per operation, keyed by the operation name exactly as the user wrote it (any well-formed
+ * UTF-16 string: no prefix, escaping or hashing is needed, the map belongs to redeye). Every value is one
+ * {@code String} holding all the operation has (its state, the state's expiry, its trial claims), so that every
+ * store call changes it in one atomic write and a member needs no redeye class to store, compare or filter it.
  * <table>
- * <caption>Maps and values</caption>
- * <tr><th>map</th><th>value</th><th>expiry (entry ttl)</th></tr>
- * <tr><td>{@code <map>} (default {@code redeye})</td>
- * <td>{@code redeye-state/1 failures=0&lastFailureAt=0&open=0&openedAt=0&openCount=0&errorRate=0.0&samples=0&trialSuccesses=0&forced=0&version=5}:
- * {@link dev.redeye.api.StateCodec}'s field names and encodings (errorRate as {@code Double.toString}, bit-exact;
- * times in epoch ms). A value written by a transition starts with {@code kind=<wire name>&from=<status code>&}
- * (what the feed delivers); any other write has no {@code kind}.</td>
- * <td>{@code Policy.stateTtl} set again on every atomic write (contract v2, R1.11), the given ttl on {@code put};
- * none while {@code forced=1} (R1.9, R5.7)</td></tr>
- * <tr><td>{@code <map>} after {@code delete}</td><td>{@code redeye-tombstone/1 version=17}: the deleted state's
- * last version; read as absent</td><td>{@code tombstoneTtl} (default 1 day)</td></tr>
- * <tr><td>{@code <map>.claims}</td><td>{@code redeye-claims/1 <token>=<expiresAt>&...}: the live trial claims,
- * each a random UUID and its expiry in epoch ms (cluster clock in native mode, the client's clock in CAS
- * mode)</td><td>the latest expiry of its claims (garbage collection only; liveness is each claim's own
- * expiry); kept as it is by a release that leaves claims</td></tr>
+ * <caption>Values</caption>
+ * <tr><th>value</th><th>meaning</th></tr>
+ * <tr><td>{@code redeye-state/2 failures=0&lastFailureAt=0&open=0&openedAt=0&openCount=0&errorRate=0.0&samples=0&trialSuccesses=0&forced=0&version=5&expiresAt=1764500000123}</td>
+ * <td>a state: {@link dev.redeye.api.StateCodec}'s field names and encodings (errorRate as
+ * {@code Double.toString}, bit-exact; times in epoch ms). {@code expiresAt} (epoch ms): from then on the state
+ * reads as absent; {@code Policy.stateTtl} after every atomic write (contract v2, R1.11), the given ttl after
+ * {@code put}; absent while {@code forced=1} (R1.9, R5.7). A value written by a transition starts with
+ * {@code kind=<wire name>&from=<status code>&} (what the feed delivers); any other write has no
+ * {@code kind}.</td></tr>
+ * <tr><td>{@code ...&claim.<token>=<expiresAt>}</td><td>a live trial claim (a random UUID and its expiry in
+ * epoch ms: the cluster clock in native mode, the client's clock in CAS mode), after a state's or a tombstone's
+ * fields</td></tr>
+ * <tr><td>{@code redeye-tombstone/2 version=17&expiresAt=1764586400000}</td><td>after {@code delete}: the
+ * deleted state's last version, read as absent, kept for the tombstone ttl; {@code delete} removes the claims in
+ * the same write</td></tr>
+ * <tr><td>{@code redeye-tombstone/2 claim.<token>=<expiresAt>}</td><td>the claims of an operation without a
+ * state; the entry is removed when its last claim is released</td></tr>
  * </table>
  * The number after the slash is the format version: a value in another version is refused with a
- * {@link dev.redeye.api.StoreException} naming it, never guessed at. A value that is not one of these
- * ({@code get} of a key someone else wrote) is a {@code StoreException} too, and is never reset silently.
+ * {@link dev.redeye.api.StoreException} naming it, never guessed at (format 1 kept the claims in a second map,
+ * {@code <map>.claims}). A value that is not one of these ({@code get} of a key someone else wrote) is a
+ * {@code StoreException} too, and is never reset silently ({@code put} and {@code delete} overwrite it).
+ *
+ * <h2>Expiry</h2>
+ * What reads as expired is decided by the value, never by Hazelcast's entry ttl: in CAS mode no conditional
+ * write can set a ttl in the same step, and a ttl set in a second step could land on another client's newer,
+ * forced state. Hazelcast's entry ttl only collects garbage: set by every native write to cover the value (none
+ * while a forced state is stored), and in CAS mode only when an entry is created.
  *
  * <h2>Versions across a key's lives</h2>
- * When an atomic operation finds the key absent it starts from {@code BreakerState.initial(base)} with
- * {@code base = max(clock in microseconds, tombstone version + 1)}: the cluster clock on the member in native
- * mode, the client's clock in CAS mode. Why both: a key's state expires only after {@code stateTtl} without a
- * write (hours), so a clock in microseconds is far above every version of the life that expired (a life would
- * need more than one transition per microsecond to catch up), whatever the skew between clocks (milliseconds);
- * a {@code delete} can be followed at once by a new life, possibly on a client whose clock is behind or after
- * a {@code put} of a high version, which the tombstone covers.
+ * When an atomic operation finds the state absent or expired it starts from {@code BreakerState.initial(base)}
+ * with {@code base = max(clock in microseconds, last version + 1)}, the last version being the expired state's
+ * or the tombstone's, the clock the cluster clock on the member in native mode, the client's clock in CAS mode.
+ * Once an entry is collected (after its state expired, hours), a clock in microseconds is far above every version
+ * of the life that ended (a life would need more than one transition per microsecond to catch up), whatever the
+ * skew between clocks (milliseconds); a {@code delete} can be followed at once by a new life, possibly on a
+ * client whose clock is behind or after a {@code put} of a high version, which the tombstone covers.
  *
  * <h2>Entry processors (native mode)</h2>
- * {@code StateProcessor}, {@code ClaimProcessor}, {@code DeleteProcessor}, {@code ProbeProcessor} and the
- * backup write are {@code DataSerializable} with explicit fields after a wire version (no factory to configure
- * on members, no Java serialization). A member needs {@code redeye-store-hazelcast} and {@code redeye-api} on
- * its class path; one that lacks them is detected and the store runs in CAS mode instead.
+ * {@code StateProcessor}, {@code PutProcessor}, {@code ClaimProcessor}, {@code DeleteProcessor},
+ * {@code ProbeProcessor} and the backup write are {@code IdentifiedDataSerializable} of
+ * {@link dev.redeye.store.hazelcast.RedeyeSerializableFactory}, with explicit fields after a wire version (no
+ * class names on the wire, no reflection, no Java serialization). A member needs {@code redeye-store-hazelcast}
+ * and {@code redeye-api} on its class path and the factory registered; one that lacks any of them is detected and
+ * the store runs in CAS mode instead.
  */
 package dev.redeye.store.hazelcast;

@@ -11,7 +11,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
 /**
- * Real Hazelcast members in this JVM (so they carry redeye's classes: native mode), joined over TCP-IP on
+ * Real Hazelcast members in this JVM (so they carry redeye's classes, and register
+ * {@link RedeyeSerializableFactory} as the README says: native mode), joined over TCP-IP on
  * 127.0.0.1 (no multicast) under a unique cluster name and free ports, plus clients connected to them the way
  * {@link HazelcastStoreProvider} connects. Members start quietly (logging through SLF4J at WARN, no phone-home,
  * 31 partitions, no join delay) so that a cluster starts in a few seconds on a busy machine.
@@ -20,12 +21,22 @@ final class EmbeddedCluster implements AutoCloseable {
     final String name;
     private final List<Integer> ports;
     private final List<MapConfig> maps;
+    private final boolean redeyeFactory;
     private final List<HazelcastInstance> members = new CopyOnWriteArrayList<>();
     private final List<Integer> started = new CopyOnWriteArrayList<>();
     private final List<HazelcastInstance> clients = new CopyOnWriteArrayList<>();
 
     /** Starts {@code size} members (they find each other before this returns). */
     EmbeddedCluster(String what, int size, MapConfig... maps) {
+        this(what, size, true, maps);
+    }
+
+    /**
+     * Starts {@code size} members, with or without {@link RedeyeSerializableFactory} in their serialization
+     * configuration (without it, they have redeye's classes but cannot read its processors).
+     */
+    EmbeddedCluster(String what, int size, boolean redeyeFactory, MapConfig... maps) {
+        this.redeyeFactory = redeyeFactory;
         this.name = Ports.clusterName(what);
         this.ports = Ports.free(size + 1); // one spare: a member started later joins on it
         this.maps = List.of(maps);
@@ -58,7 +69,7 @@ final class EmbeddedCluster implements AutoCloseable {
         for (MapConfig m : maps) {
             c.addMapConfig(m);
         }
-        return c;
+        return redeyeFactory ? RedeyeSerializableFactory.register(c) : c;
     }
 
     /** Settings every test member shares (also the bare member's XML). */

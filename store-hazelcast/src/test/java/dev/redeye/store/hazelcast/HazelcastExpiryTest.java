@@ -19,10 +19,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Entry expiry as the contract wants it, read back from Hazelcast's own entry views: atomic writes set and
- * refresh the state's ttl (contract v2), forced states never expire, a release keeps the claims entry's expiry
- * (where plain {@code setValue} would reset it: shown by a processor doing just that), and CAS mode's
- * replace + setTtl gives the same result as the processors.
+ * Expiry as the contract wants it: atomic writes set and refresh the state's expiry (contract v2), which lives in
+ * the value in both modes; forced states never expire; Hazelcast's own entry ttl, read back from its entry views,
+ * only collects garbage (set with every native write, at creation only in CAS mode, never on a forced state).
+ * A processor that calls plain {@code setValue} resets the entry's ttl (shown), which is why the processors always
+ * pass it.
  */
 @ExtendWith(SharedClusters.class)
 class HazelcastExpiryTest {
@@ -36,107 +37,110 @@ class HazelcastExpiryTest {
                 .build();
     }
 
-    private static EntryView<String, Object> state(HazelcastStore s, String key) {
+    private static EntryView<String, Object> entry(HazelcastStore s, String key) {
         return s.instance().<String, Object>getMap(s.mapName()).getEntryView(key);
     }
 
-    private static EntryView<String, Object> claims(HazelcastStore s, String key) {
-        return s.instance().<String, Object>getMap(s.claimsMapName()).getEntryView(key);
+    private static StoredValue value(HazelcastStore s, String key) {
+        return StateValues.decode(s.instance().getMap(s.mapName()).get(key), key);
     }
 
     @Test
     void nativeWritesSetAndRefreshTheStateTtlAndForcedStatesNeverExpire() throws Exception {
-        checkStateTtl(store(SharedClusters.embedded().clientA(), HazelcastStore.Mode.AUTO));
+        checkStateTtl(store(SharedClusters.embedded().clientA(), HazelcastStore.Mode.AUTO), true);
     }
 
     @Test
     void casWritesSetAndRefreshTheStateTtlAndForcedStatesNeverExpire() throws Exception {
-        checkStateTtl(store(SharedClusters.bare().clientA(), HazelcastStore.Mode.AUTO));
+        checkStateTtl(store(SharedClusters.bare().clientA(), HazelcastStore.Mode.AUTO), false);
     }
 
-    private static void checkStateTtl(HazelcastStore s) throws InterruptedException {
+    private static void checkStateTtl(HazelcastStore s, boolean nativeMode) throws InterruptedException {
         try {
+            long before = System.currentTimeMillis();
             s.recordFailure("k", POLICY, 1);
-            EntryView<String, Object> first = state(s, "k");
-            assertEquals(STATE_TTL + MemberProcessor.EXPIRY_MARGIN_MILLIS, first.getTtl(), s + ": ttl of a new state");
-            assertNotEquals(NEVER, first.getExpirationTime());
-            Thread.sleep(1_100); // Hazelcast keeps expiry times in whole seconds
+            long after = System.currentTimeMillis();
+            StoredValue first = value(s, "k");
+            assertTrue(first.expiresAt >= before - 1_000 + STATE_TTL && first.expiresAt <= after + 1_000 + STATE_TTL,
+                    s + ": the value expires stateTtl after the write: " + first);
+            EntryView<String, Object> created = entry(s, "k");
+            assertEquals(STATE_TTL + MemberProcessor.EXPIRY_MARGIN_MILLIS, created.getTtl(),
+                    s + ": a new entry's clean-up ttl covers the value's expiry");
+            Thread.sleep(nativeMode ? 1_100 : 20); // Hazelcast keeps expiry times in whole seconds
             s.recordFailure("k", POLICY, 2); // a sub-threshold increment: a write, not a transition
-            EntryView<String, Object> second = state(s, "k");
-            assertTrue(second.getExpirationTime() >= first.getExpirationTime() + 1_000,
-                    s + ": a later write refreshes the expiry: " + first.getExpirationTime() + " -> "
-                            + second.getExpirationTime());
+            assertTrue(value(s, "k").expiresAt > first.expiresAt, s + ": a later write refreshes the expiry");
+            if (nativeMode) {
+                assertTrue(entry(s, "k").getExpirationTime() >= created.getExpirationTime() + 1_000,
+                        s + ": and the entry's clean-up ttl with it");
+            } else {
+                assertEquals(NEVER, entry(s, "k").getExpirationTime(),
+                        s + ": replace cannot carry a ttl, so a rewritten entry has none (and no second step sets one)");
+            }
 
             s.force("k", BreakerStatus.FORCED_OPEN, POLICY, 3);
-            assertEquals(NEVER, state(s, "k").getExpirationTime(), s + ": forced open never expires");
+            assertEquals(StoredValue.NEVER, value(s, "k").expiresAt, s + ": forced open never expires");
+            assertEquals(NEVER, entry(s, "k").getExpirationTime(), s + ": nor is its entry collected");
             s.recordFailure("k", POLICY, 4); // counted while forced: still forced, still no expiry
             assertTrue(s.get("k").orElseThrow().forced());
-            assertEquals(NEVER, state(s, "k").getExpirationTime(), s + ": a write while forced keeps no expiry");
+            assertEquals(StoredValue.NEVER, value(s, "k").expiresAt, s + ": a write while forced keeps no expiry");
+            assertEquals(NEVER, entry(s, "k").getExpirationTime());
             s.force("k", BreakerStatus.CLOSED, POLICY, 5);
-            assertNotEquals(NEVER, state(s, "k").getExpirationTime(), s + ": the ttl applies again after reset");
+            assertNotEquals(StoredValue.NEVER, value(s, "k").expiresAt, s + ": the ttl applies again after reset");
+            if (nativeMode) {
+                assertNotEquals(NEVER, entry(s, "k").getExpirationTime());
+            }
 
             s.put("p", dev.redeye.api.BreakerState.builder().open(true).forced(true).build(), Duration.ofSeconds(1));
-            assertEquals(NEVER, state(s, "p").getExpirationTime(), s + ": a forced put ignores its ttl");
+            assertEquals(StoredValue.NEVER, value(s, "p").expiresAt, s + ": a forced put ignores its ttl");
+            assertEquals(NEVER, entry(s, "p").getExpirationTime());
         } finally {
             s.close();
         }
     }
 
     /**
-     * A release that leaves claims keeps the entry's expiry ({@code setValueWithoutChangingExpiryTime}); a
-     * processor that calls plain {@code setValue} instead resets it to "never", the pitfall this avoids.
+     * Native mode: the entry's clean-up ttl covers its longest claim, and after a release the claims that remain
+     * (each claim's liveness is its own expiry); a processor that calls plain {@code setValue} instead resets the
+     * entry's ttl to "never", the pitfall the processors avoid by always passing it.
      */
     @Test
-    void aReleaseKeepsTheClaimsExpiryWherePlainSetValueWouldResetIt() {
+    void nativeEntryTtlCoversTheClaimsWherePlainSetValueWouldResetIt() {
         HazelcastStore s = store(SharedClusters.embedded().clientA(), HazelcastStore.Mode.AUTO);
         try {
             String longer = s.claimTrial("k", 2, Duration.ofSeconds(60)).orElseThrow();
             String shorter = s.claimTrial("k", 2, Duration.ofSeconds(20)).orElseThrow();
-            long expiry = claims(s, "k").getExpirationTime();
-            assertNotEquals(NEVER, expiry);
+            long expiry = entry(s, "k").getExpirationTime();
             assertTrue(expiry >= System.currentTimeMillis() + 55_000, "the entry lives as long as its longest claim");
             s.releaseTrial("k", longer);
-            assertEquals(expiry, claims(s, "k").getExpirationTime(), "a release keeps the entry's expiry");
+            long after = entry(s, "k").getExpirationTime();
+            assertTrue(after <= System.currentTimeMillis() + 22_000, "then as long as the claim that remains: " + after);
             assertEquals(Optional.empty(), s.claimTrial("k", 1, Duration.ofSeconds(1)), "the other claim is live");
 
-            IMap<String, Object> raw = s.instance().getMap(s.claimsMapName());
+            IMap<String, Object> raw = s.instance().getMap(s.mapName());
             raw.executeOnKey("k", new PlainSetValue());
-            assertEquals(NEVER, claims(s, "k").getExpirationTime(),
+            assertEquals(NEVER, entry(s, "k").getExpirationTime(),
                     "plain setValue in an entry processor resets the expiry (the pitfall)");
             s.releaseTrial("k", shorter);
-            assertEquals(null, claims(s, "k"), "the last release removes the entry");
+            assertEquals(null, entry(s, "k"), "the last release of a key without a state removes the entry");
         } finally {
             s.close();
         }
     }
 
-    /** CAS mode: replace resets the expiry, so the store sets it again from the remaining claims. */
+    /** CAS mode: each claim keeps its own expiry in the value, whatever the entry's ttl. */
     @Test
-    void casReleaseGivesTheEntryTheExpiryOfTheClaimsThatRemain() {
+    void casClaimsKeepTheirOwnExpiryInTheValue() {
         HazelcastStore s = store(SharedClusters.bare().clientA(), HazelcastStore.Mode.AUTO);
         try {
             String longer = s.claimTrial("k", 2, Duration.ofSeconds(60)).orElseThrow();
-            s.claimTrial("k", 2, Duration.ofSeconds(20)).orElseThrow();
-            assertTrue(claims(s, "k").getExpirationTime() >= System.currentTimeMillis() + 55_000);
+            String shorter = s.claimTrial("k", 2, Duration.ofSeconds(20)).orElseThrow();
             s.releaseTrial("k", longer);
-            long expiry = claims(s, "k").getExpirationTime();
-            assertNotEquals(NEVER, expiry, "replace reset the expiry and nothing set it again");
-            assertTrue(expiry <= System.currentTimeMillis() + 22_000, "the remaining claim's expiry: " + expiry);
-        } finally {
-            s.close();
-        }
-    }
-
-    /** A late setTtl of another client that hit a forced state is undone by the next read (CAS mode). */
-    @Test
-    void casReadHealsAForcedStateThatWasGivenATtl() {
-        HazelcastStore s = store(SharedClusters.bare().clientA(), HazelcastStore.Mode.AUTO);
-        try {
-            s.force("k", BreakerStatus.FORCED_OPEN, POLICY, 1);
-            s.instance().getMap(s.mapName()).setTtl("k", 60, TimeUnit.SECONDS);
-            assertNotEquals(NEVER, state(s, "k").getExpirationTime());
-            assertTrue(s.get("k").orElseThrow().forced());
-            assertEquals(NEVER, state(s, "k").getExpirationTime(), "get removes the ttl of a forced state");
+            StoredValue v = value(s, "k");
+            assertEquals(java.util.Set.of(shorter), v.claims.keySet());
+            assertTrue(v.claims.get(shorter) <= System.currentTimeMillis() + 20_000, "the claim's own expiry: " + v);
+            assertEquals(Optional.empty(), s.claimTrial("k", 1, Duration.ofSeconds(1)), "the other claim is live");
+            s.releaseTrial("k", shorter);
+            assertEquals(null, entry(s, "k"), "the last release of a key without a state removes the entry");
         } finally {
             s.close();
         }

@@ -69,7 +69,7 @@ class HazelcastFeedTest {
         BreakerState prev = BreakerState.INITIAL.withVersion(version - 1);
         BreakerState next = prev.toBuilder().open(true).failures(1).version(version).build();
         StateChange c = new StateChange(prev, next, TransitionKind.OPENED);
-        return StateValues.written(c, c.toEvent("k", ONE, 1));
+        return StateValues.encode(StoredValue.of(next, c.toEvent("k", ONE, 1), 0L, 0L, java.util.Map.of()));
     }
 
     /** On a member (whose listener registration is cluster-wide at once, so no settling gap) for exact gap counts. */
@@ -92,7 +92,7 @@ class HazelcastFeedTest {
             raw.set("k", transitionValue(13)); // 12 never arrived
             assertTrue(eventually(() -> c.versions("k").contains(13L)));
             assertEquals(1, c.gaps.get(), "a version jump of 2 is a gap");
-            raw.set("k", "redeye-state/1 failures=1&open=0"); // no kind: a plain write, filtered on the members
+            raw.set("k", "redeye-state/2 failures=1&open=0"); // no kind: a plain write, filtered on the members
             raw.set("other", "garbage");
             s.force("marker", BreakerStatus.FORCED_OPEN, ONE, 1);
             assertTrue(eventually(() -> !c.versions("marker").isEmpty()));

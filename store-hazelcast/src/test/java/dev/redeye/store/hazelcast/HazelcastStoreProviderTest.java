@@ -115,7 +115,6 @@ class HazelcastStoreProviderTest {
         try {
             assertEquals(HazelcastStore.Mode.NATIVE, h.mode());
             assertEquals("provider-test", h.mapName());
-            assertEquals("provider-test.claims", h.claimsMapName());
             h.recordFailure("op", Policy.defaults(), 1);
             assertEquals(1, s.get("op").orElseThrow().failures());
         } finally {

@@ -174,8 +174,8 @@ class HazelcastStoreTest {
             assertTrue(nat.toString().contains("mode=native (every data member runs redeye's entry processors)"),
                     nat::toString);
             assertEquals(HazelcastStore.Mode.CAS, cas.mode());
-            assertTrue(cas.toString().contains("mode=cas (") && cas.toString().contains("cannot load redeye's entry"
-                    + " processors"), cas::toString);
+            assertTrue(cas.toString().contains("mode=cas (") && cas.toString().contains("has no "
+                    + RedeyeSerializableFactory.class.getName() + " registered"), cas::toString);
         } finally {
             nat.close();
             cas.close();
@@ -195,7 +195,8 @@ class HazelcastStoreTest {
             StateChange c = s.recordFailure("k", NEVER_OPENS, 10);
             assertEquals(1, c.state().failures());
             assertEquals(HazelcastStore.Mode.CAS, s.mode());
-            assertTrue(s.toString().contains("mode=cas (a member cannot load"), s::toString);
+            assertTrue(s.toString().contains("mode=cas (a member has no " + RedeyeSerializableFactory.class.getName()),
+                    s::toString);
             assertEquals(1, s.get("k").orElseThrow().failures(), "applied exactly once");
             Optional<String> token = s.claimTrial("k", 1, Duration.ofSeconds(30));
             assertTrue(token.isPresent());
@@ -216,25 +217,26 @@ class HazelcastStoreTest {
         Store[] s = twoClients(cluster, map("malformed"), HazelcastStore.Mode.AUTO);
         HazelcastStore store = (HazelcastStore) s[0];
         IMap<String, Object> raw = store.instance().getMap(store.mapName());
-        IMap<String, Object> rawClaims = store.instance().getMap(store.claimsMapName());
         try {
             raw.set("number", 42);
             StoreException e = assertThrows(StoreException.class, () -> store.get("number"));
             assertTrue(e.getMessage().contains("java.lang.Integer"), e.getMessage());
             assertThrows(StoreException.class, () -> store.recordFailure("number", NEVER_OPENS, 1));
 
-            raw.set("future", "redeye-state/2 something=new");
+            raw.set("future", "redeye-state/3 something=new");
             e = assertThrows(StoreException.class, () -> store.get("future"));
-            assertTrue(e.getMessage().contains("redeye-state/2 format") && e.getMessage().contains("another redeye"
+            assertTrue(e.getMessage().contains("redeye-state/3 format") && e.getMessage().contains("another redeye"
                     + " version"), e.getMessage());
             e = assertThrows(StoreException.class, () -> store.recordFailure("future", NEVER_OPENS, 1));
             assertTrue(e.getMessage().contains("another redeye version"), e.getMessage());
-            assertEquals("redeye-state/2 something=new", raw.get("future"), "malformed data is never reset");
+            e = assertThrows(StoreException.class, () -> store.claimTrial("future", 1, Duration.ofSeconds(5)));
+            assertTrue(e.getMessage().contains("another redeye version"), e.getMessage());
+            assertEquals("redeye-state/3 something=new", raw.get("future"), "malformed data is never reset");
 
-            raw.set("fields", "redeye-state/1 failures=x&open=1");
+            raw.set("fields", "redeye-state/2 failures=x&open=1");
             assertThrows(StoreException.class, () -> store.get("fields"));
 
-            rawClaims.set("claims", "redeye-claims/1 token-without-expiry");
+            raw.set("claims", "redeye-tombstone/2 claim.token-without-expiry=soon");
             assertThrows(StoreException.class, () -> store.claimTrial("claims", 1, Duration.ofSeconds(5)));
             assertThrows(StoreException.class, () -> store.releaseTrial("claims", "token-without-expiry"));
 
@@ -243,6 +245,8 @@ class HazelcastStoreTest {
             assertEquals(Optional.empty(), store.get("number"), "delete removes malformed data");
             assertTrue(store.claimTrial("claims", 1, Duration.ofSeconds(5)).isPresent(),
                     "delete removes malformed claims");
+            store.put("future", BreakerState.INITIAL, Duration.ofMinutes(1));
+            assertEquals(Optional.of(BreakerState.INITIAL), store.get("future"), "put overwrites malformed data");
         } finally {
             for (Store x : s) {
                 x.close();

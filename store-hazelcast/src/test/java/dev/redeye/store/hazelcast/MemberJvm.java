@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
  * with the Hazelcast jar and nothing else on its class path ({@link #bare()}: it cannot load any redeye class,
  * so it proves CAS mode against a member that cannot run redeye's entry processors), or with the Hazelcast jar
  * plus exactly what the module README tells operators to add ({@link #withRedeye()}: {@code redeye-api} and
- * {@code redeye-store-hazelcast}, no SLF4J), which proves that recipe gives native mode. Maven hands the
+ * {@code redeye-store-hazelcast}, no SLF4J, and {@link RedeyeSerializableFactory} in the member's XML), which
+ * proves that recipe gives native mode. Maven hands the
  * Hazelcast jar's path over as the system property {@code redeye.hazelcast.jar} (maven-dependency-plugin's
  * {@code properties} goal). The member is stopped by its {@link Process} handle in {@link #close()}, and by a
  * shutdown hook if the test JVM ends first.
@@ -66,7 +67,7 @@ final class MemberJvm implements AutoCloseable {
         Path dir = Paths.get("target", "member-jvm");
         Files.createDirectories(dir);
         Path config = dir.resolve(name + ".xml");
-        Files.writeString(config, xml(name, port), StandardCharsets.UTF_8);
+        Files.writeString(config, xml(name, port, !extraClassPath.isEmpty()), StandardCharsets.UTF_8);
         log = dir.resolve(name + ".log");
         ProcessBuilder pb = new ProcessBuilder(
                 Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
@@ -93,9 +94,16 @@ final class MemberJvm implements AutoCloseable {
         }
     }
 
-    private static String xml(String cluster, int port) {
+    /** The member's configuration; with redeye's jar, its factory registered as the module README says. */
+    private static String xml(String cluster, int port, boolean redeye) {
         return "<hazelcast xmlns=\"http://www.hazelcast.com/schema/config\">\n"
                 + "  <cluster-name>" + cluster + "</cluster-name>\n"
+                + (redeye ? "  <serialization>\n"
+                        + "    <data-serializable-factories>\n"
+                        + "      <data-serializable-factory factory-id=\"" + RedeyeSerializableFactory.FACTORY_ID + "\">"
+                        + RedeyeSerializableFactory.class.getName() + "</data-serializable-factory>\n"
+                        + "    </data-serializable-factories>\n"
+                        + "  </serialization>\n" : "")
                 + "  <properties>\n"
                 + "    <property name=\"hazelcast.phone.home.enabled\">false</property>\n"
                 + "    <property name=\"hazelcast.partition.count\">31</property>\n"

@@ -15,6 +15,7 @@ import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
 import dev.redeye.api.Transitions;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -23,30 +24,57 @@ class ValuesTest {
     private static final BreakerState RICH = new BreakerState(7, 1_700_000_123_456L, true, 1_700_000_100_000L, 3,
             0.1 + 0.2, 12_345_678_901L, 2, false, 42L);
 
+    private static final Policy POLICY = Policy.builder().failureThreshold(3).jitter(0)
+            .stateTtl(Duration.ofMinutes(20)).build();
+
     @Test
-    void statesRoundTripBitExactWithTheirTransition() {
-        assertEquals(RICH, StateValues.decode(StateValues.state(RICH), "x").state);
+    void statesRoundTripBitExactWithTheirTransitionExpiryAndClaims() {
+        StoredValue plain = StoredValue.of(RICH, null, 1_000L, 500L, Map.of());
+        assertEquals(plain, StateValues.decode(StateValues.encode(plain), "x"));
+        assertEquals(1_500L, plain.expiresAt);
         assertEquals(Double.doubleToRawLongBits(0.1 + 0.2),
-                Double.doubleToRawLongBits(StateValues.decode(StateValues.state(RICH), "x").state.errorRate()));
+                Double.doubleToRawLongBits(StateValues.decode(StateValues.encode(plain), "x").state.errorRate()));
         StateChange c = Transitions.force(RICH, BreakerStatus.FORCED_OPEN, Policy.defaults(), 5);
-        String v = StateValues.written(c, c.toEvent("op", Policy.defaults(), 5));
+        StoredValue forced = StoredValue.of(c.state(), c.toEvent("op", Policy.defaults(), 5), 1_000L, 500L,
+                Map.of("t1", 2_000L, "t2", 3_000L));
+        String v = StateValues.encode(forced);
         assertTrue(v.startsWith(StateValues.TRANSITION_PREFIX), v);
-        TransitionEvent e = StateValues.decode(v, "x").event("op");
+        assertTrue(!v.contains(StateValues.EXPIRES_AT), "a forced state has no expiry: " + v);
+        StoredValue back = StateValues.decode(v, "x");
+        assertEquals(forced, back);
+        assertEquals(Map.of("t1", 2_000L, "t2", 3_000L), back.claims);
+        TransitionEvent e = back.event("op");
         assertEquals(TransitionKind.FORCED_OPEN, e.kind());
         assertEquals(c.state(), e.state());
-        assertNull(StateValues.decode(StateValues.state(RICH), "x").event("op"), "a plain write is no event");
-        StateChange back = StateValues.readResult(StateValues.result(c), "x");
-        assertEquals(c, back);
+        assertNull(plain.event("op"), "a plain write is no event");
+        assertNull(back.withClaims(Map.of()).event("op"), "a claim's write is no transition");
+        assertEquals(c, StateValues.readResult(StateValues.result(c), "x"));
+    }
+
+    @Test
+    void anExpiredStateReadsAsAbsentAndItsNextLifeStartsAboveIt() {
+        StoredValue v = StoredValue.of(RICH, null, 1_000L, 500L, Map.of());
+        assertEquals(RICH, v.live(1_499L));
+        assertNull(v.live(1_500L), "expired at expiresAt");
+        assertEquals(43, v.newLifeBase(0L), "the next life starts above version 42");
+        assertEquals(BreakerState.initial(2_000_000), v.current(2_000L), "or at the clock in µs, once expired");
+        StoredValue forced = StoredValue.of(RICH.toBuilder().forced(true).open(true).build(), null, 1_000L, 500L,
+                Map.of());
+        assertEquals(StoredValue.NEVER, forced.expiresAt);
+        assertTrue(forced.live(Long.MAX_VALUE - 1) != null, "a forced state never expires");
+        assertEquals(StoredValue.NEVER, forced.cleanUpAt());
     }
 
     @Test
     void tombstonesAreAbsentButRememberTheirVersion() {
-        StateValues.Decoded t = StateValues.decode(StateValues.tombstone(17), "x");
+        StoredValue t = StateValues.decode("redeye-tombstone/2 version=17&expiresAt=9000", "x");
         assertNull(t.state);
-        assertEquals(18, t.newLifeBase(5));
-        assertEquals(1_000, t.newLifeBase(1_000));
-        assertEquals(BreakerState.initial(18), t.current(5));
-        assertEquals(7, StateValues.Decoded.ABSENT.newLifeBase(7));
+        assertEquals(18, t.newLifeBase(0));
+        assertEquals(1_000_000, t.newLifeBase(1_000));
+        assertEquals(BreakerState.initial(18), t.current(0));
+        assertEquals(7_000, StoredValue.NOTHING.newLifeBase(7));
+        assertEquals("redeye-tombstone/2 version=17&expiresAt=9000", StateValues.encode(t));
+        assertNull(StateValues.encode(StoredValue.NOTHING), "nothing is stored for nothing");
     }
 
     @Test
@@ -54,27 +82,67 @@ class ValuesTest {
         StoreException e = assertThrows(StoreException.class, () -> StateValues.decode("redeye-tombstone/9 version=1", "x"));
         assertTrue(e.getMessage().contains("redeye-tombstone/9 format, written by another redeye version"),
                 e.getMessage());
+        e = assertThrows(StoreException.class, () -> StateValues.decode("redeye-state/1 failures=0", "x"));
+        assertTrue(e.getMessage().contains("redeye-state/1 format"), e.getMessage());
         e = assertThrows(StoreException.class, () -> StateValues.decode(3L, "x"));
         assertTrue(e.getMessage().contains("java.lang.Long"), e.getMessage());
-        assertThrows(StoreException.class, () -> StateValues.decode("redeye-state/1 failures", "x"));
-        assertThrows(StoreException.class, () -> StateValues.decode("redeye-state/1 kind=nope&from=0", "x"));
+        assertThrows(StoreException.class, () -> StateValues.decode("redeye-state/2 failures", "x"));
+        assertThrows(StoreException.class, () -> StateValues.decode("redeye-state/2 kind=nope&from=0", "x"));
+        assertThrows(StoreException.class, () -> StateValues.decode("redeye-tombstone/2 claim.a=soon", "x"));
+        assertThrows(StoreException.class, () -> StateValues.decode("redeye-tombstone/2 version=1&what=2", "x"));
         e = assertThrows(StoreException.class, () -> StateValues.readResult("Emalformed at op", "x"));
         assertEquals("malformed at op", e.getMessage());
-        e = assertThrows(StoreException.class, () -> ClaimValues.parse("redeye-claims/2 a=1", "x"));
-        assertTrue(e.getMessage().contains("another redeye version"), e.getMessage());
+    }
+
+    /** The steps both modes run: the state, its expiry and the claims change together. */
+    @Test
+    void everyCallIsOneChangeOfTheWholeEntry() {
+        Updates.Update<Boolean> claimed = Updates.claim(StoredValue.NOTHING, "a", 2, 500, 1_000);
+        assertTrue(claimed.answer);
+        assertEquals(Map.of("a", 1_500L), claimed.next.claims);
+        assertNull(claimed.next.state, "a claim on a key without a state stores only the claim");
+        Updates.Update<StateChange> failed = Updates.change("op", claimed.next, dev.redeye.api.AtomicOperation.failure(),
+                false, POLICY, 7, 1_100);
+        assertEquals(1, failed.next.state.failures());
+        assertEquals(1_100 + POLICY.stateTtlMillis(), failed.next.expiresAt, "the state's expiry is in the value");
+        assertEquals(Map.of("a", 1_500L), failed.next.claims, "a state change keeps the live claims");
+        Updates.Update<StateChange> closed = Updates.change("op", failed.next,
+                dev.redeye.api.AtomicOperation.force(BreakerStatus.CLOSED), true, POLICY, 8, 1_200);
+        assertEquals(Map.of(), closed.next.claims, "an operation that removes claims removes them in the same write");
+        assertNull(Updates.change("op", closed.next, dev.redeye.api.AtomicOperation.success(), true, POLICY, 9, 1_300)
+                .next, "nothing changes, no claim to remove: nothing is written");
+        Updates.Update<StateChange> clears = Updates.change("op", closed.next.withClaims(Map.of("x", 9_999L)),
+                dev.redeye.api.AtomicOperation.success(), true, POLICY, 9, 1_300);
+        assertEquals(closed.next.state, clears.next.state, "the rule changed nothing...");
+        assertEquals(Map.of(), clears.next.claims, "...but the claims are removed all the same");
+        Updates.Update<Boolean> second = Updates.claim(failed.next, "b", 2, 100, 1_200);
+        assertEquals(false, Updates.claim(second.next, "c", 2, 100, 1_250).answer, "two live claims");
+        assertTrue(Updates.claim(second.next, "c", 2, 100, 1_300).answer, "b expired at 1300");
+        Updates.Update<Boolean> released = Updates.release(second.next, "a", 1_250);
+        assertEquals(Map.of("b", 1_300L), released.next.claims);
+        assertEquals(false, Updates.release(second.next, "zzz", 1_250).answer, "another token frees nothing");
+        Updates.Update<Void> deleted = Updates.delete(second.next, 60_000, 2_000);
+        assertEquals(Map.of(), deleted.next.claims);
+        assertEquals(failed.next.state.version(), deleted.next.tombstone);
+        assertEquals(62_000, deleted.next.expiresAt);
+        assertNull(Updates.delete(deleted.next, 60_000, 3_000).next, "deleting a tombstone writes nothing");
+        assertTrue(Updates.release(claimed.next, "a", 1_100).next.isEmpty(), "the last claim of a key without state");
+        Updates.Update<Void> put = Updates.put(second.next, RICH, 1_000, 1_250);
+        assertEquals(RICH, put.next.state);
+        assertEquals(2_250, put.next.expiresAt);
+        assertEquals(Map.of("a", 1_500L, "b", 1_300L), put.next.claims, "a put keeps the claims");
     }
 
     @Test
-    void claimsKeepTheirOwnExpiry() {
-        Map<String, Long> m = ClaimValues.parse(null, "x");
-        assertTrue(ClaimValues.tryAdd(m, 2, "a", 1_000, 500));
-        assertTrue(ClaimValues.tryAdd(m, 2, "b", 1_100, 100));
-        assertEquals(false, ClaimValues.tryAdd(m, 2, "c", 1_150, 100));
-        assertTrue(ClaimValues.tryAdd(m, 2, "c", 1_200, 100), "b expired at 1200");
-        assertEquals(Map.of("a", 1_500L, "c", 1_300L), ClaimValues.parse(ClaimValues.encode(m), "x"));
-        assertEquals(1_500, ClaimValues.latestExpiry(m));
-        m.clear();
-        assertNull(ClaimValues.encode(m));
+    void entryTtlsCoverTheValueAndGetTheExpiryMargin() {
+        StoredValue v = StoredValue.of(RICH, null, 1_000L, 300L, Map.of("a", 5_000L));
+        assertEquals(4_000 + MemberProcessor.EXPIRY_MARGIN_MILLIS, MemberProcessor.entryTtl(v, 1_000L),
+                "the latest of the state's expiry and the claims'");
+        assertEquals(300 + MemberProcessor.EXPIRY_MARGIN_MILLIS,
+                MemberProcessor.entryTtl(v.withClaims(Map.of()), 1_000L));
+        StoredValue forced = StoredValue.of(RICH.toBuilder().forced(true).open(true).build(), null, 1_000L, 300L,
+                Map.of("a", 5_000L));
+        assertEquals(MemberProcessor.NO_EXPIRY, MemberProcessor.entryTtl(forced, 1_000L));
     }
 
     @Test
@@ -86,14 +154,12 @@ class ValuesTest {
         assertTrue(MemberProbe.cannotRunProcessors(new HazelcastSerializationException("x", new IOException(
                 "redeye-store-hazelcast: a client sent StateProcessor in wire version 2, this member runs 1")))
                 .contains("another redeye-store-hazelcast wire version"));
+        assertTrue(MemberProbe.cannotRunProcessors(new HazelcastSerializationException(
+                "No DataSerializerFactory registered for namespace: " + RedeyeSerializableFactory.FACTORY_ID))
+                .contains("has no dev.redeye.store.hazelcast.RedeyeSerializableFactory registered"));
+        assertNull(MemberProbe.cannotRunProcessors(new HazelcastSerializationException(
+                "No DataSerializerFactory registered for namespace: 7")), "another library's factory");
         assertNull(MemberProbe.cannotRunProcessors(new IllegalStateException("timeout")));
     }
 
-    @Test
-    void ttlsGetTheExpiryMargin() {
-        assertEquals(0, MemberProcessor.entryTtl(MemberProcessor.NO_EXPIRY));
-        assertEquals(MemberProcessor.KEEP_EXPIRY, MemberProcessor.entryTtl(MemberProcessor.KEEP_EXPIRY));
-        assertEquals(1_300, MemberProcessor.entryTtl(300));
-        assertEquals(Long.MAX_VALUE, MemberProcessor.entryTtl(Long.MAX_VALUE - 10));
-    }
 }

@@ -1,0 +1,73 @@
+package dev.redeye.store.hazelcast;
+
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.StoreException;
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * Native mode's {@code put}: writes the given state with the given ttl (none if forced) and keeps the key's
+ * trial claims, which share its entry ({@link Updates#put}). Malformed data under the key is overwritten (a
+ * put is last-writer-wins). Not a transition: the value carries no {@code kind}, so the feed never sees it.
+ */
+final class PutProcessor extends MemberProcessor {
+    private static final long serialVersionUID = 1L;
+
+    private BreakerState state;
+    private long ttlMillis;
+
+    /** For {@link RedeyeSerializableFactory}. */
+    PutProcessor() {
+    }
+
+    PutProcessor(BreakerState state, long ttlMillis) {
+        this.state = state;
+        this.ttlMillis = ttlMillis;
+    }
+
+    @Override
+    String run(Map.Entry<String, Object> entry) {
+        StoredValue current;
+        try {
+            current = StateValues.decode(entry.getValue(), StateValues.where(entry.getKey()));
+        } catch (StoreException malformed) {
+            current = StoredValue.NOTHING;
+        }
+        long clock = clusterMillis();
+        write(entry, Updates.put(current, state, ttlMillis, clock), clock);
+        return "1";
+    }
+
+    @Override
+    public int getClassId() {
+        return RedeyeSerializableFactory.PUT;
+    }
+
+    @Override
+    void writeFields(ObjectDataOutput out) throws IOException {
+        out.writeInt(state.failures());
+        out.writeLong(state.lastFailureAt());
+        out.writeBoolean(state.open());
+        out.writeLong(state.openedAt());
+        out.writeInt(state.openCount());
+        out.writeDouble(state.errorRate());
+        out.writeLong(state.samples());
+        out.writeInt(state.trialSuccesses());
+        out.writeBoolean(state.forced());
+        out.writeLong(state.version());
+        out.writeLong(ttlMillis);
+    }
+
+    @Override
+    void readFields(ObjectDataInput in) throws IOException {
+        try {
+            state = new BreakerState(in.readInt(), in.readLong(), in.readBoolean(), in.readLong(), in.readInt(),
+                    in.readDouble(), in.readLong(), in.readInt(), in.readBoolean(), in.readLong());
+        } catch (IllegalArgumentException e) {
+            throw new IOException("redeye-store-hazelcast: malformed put processor: " + e.getMessage(), e);
+        }
+        ttlMillis = in.readLong();
+    }
+}

@@ -1,0 +1,282 @@
+package dev.redeye.store.hazelcast;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.core.EntryView;
+import com.hazelcast.core.HazelcastException;
+import com.hazelcast.core.HazelcastInstance;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StoreException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every store call is one atomic step on the map, also when a client stops between two of its map operations
+ * (as a GC pause would) or loses its connection in the middle of a call: a forced state never receives another
+ * client's expiry, and forcing CLOSED or deleting removes the key's trial claims in the same step as the state
+ * change, never half of it.
+ */
+@ExtendWith(SharedClusters.class)
+class HazelcastAtomicityTest {
+    /** A short stateTtl, so that a forced state given an expiry by mistake is gone within seconds. */
+    private static final Policy SHORT = Policy.builder().failureThreshold(1_000).jitter(0)
+            .resetTimeout(Duration.ofMillis(100)).maxResetTimeout(Duration.ofMillis(200))
+            .stateTtl(Duration.ofMillis(1_000)).build();
+    private static final Policy P = Policy.builder().failureThreshold(3).jitter(0).build();
+    /** More map operations than any one store call makes: every point between two of them is tried. */
+    private static final int MAX_CALLS = 5;
+
+    private static String map(String what) {
+        return what + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    private static HazelcastInstance[] clients(String cluster) {
+        if (cluster.equals("embedded")) {
+            return new HazelcastInstance[] {SharedClusters.embedded().clientA(), SharedClusters.embedded().clientB()};
+        }
+        return new HazelcastInstance[] {SharedClusters.bare().clientA(), SharedClusters.bare().clientB()};
+    }
+
+    static Stream<String> casClusters() {
+        return Stream.of("bare", "embedded");
+    }
+
+    static Stream<Arguments> everyMode() {
+        return Stream.of(Arguments.of("embedded", HazelcastStore.Mode.NATIVE),
+                Arguments.of("bare", HazelcastStore.Mode.CAS), Arguments.of("embedded", HazelcastStore.Mode.CAS));
+    }
+
+    /**
+     * Client A records a failure on an existing key and stops after its n-th map operation, for every n; while
+     * it stands still, client B forces the breaker open; then A goes on. The forced state must have no expiry,
+     * and must still be there, forced, once its stateTtl and Hazelcast's rounding have passed without a read.
+     */
+    @ParameterizedTest(name = "CAS mode on {0} members")
+    @MethodSource("casClusters")
+    void aWriteStoppedBetweenItsMapOperationsNeverGivesAForcedStateAnExpiry(String cluster) throws Exception {
+        HazelcastInstance[] c = clients(cluster);
+        String m = map("pause");
+        PauseAfter pause = new PauseAfter();
+        HazelcastStore a = HazelcastStore.builder(HookedInstance.wrap(c[0], pause)).map(m)
+                .mode(HazelcastStore.Mode.CAS).build();
+        HazelcastStore b = HazelcastStore.builder(c[1]).map(m).mode(HazelcastStore.Mode.CAS).build();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        List<String> keys = new ArrayList<>();
+        try {
+            for (int n = 1; n <= MAX_CALLS; n++) {
+                String key = "after-call-" + n;
+                keys.add(key);
+                a.recordFailure(key, SHORT, 1); // the key exists: A's next write replaces a value
+                int stopAt = n;
+                Future<?> write = pool.submit(() -> {
+                    pause.arm(stopAt);
+                    try {
+                        a.recordFailure(key, SHORT, 2);
+                    } finally {
+                        pause.disarm();
+                    }
+                });
+                boolean stopped = pause.awaitStopped(write);
+                b.force(key, BreakerStatus.FORCED_OPEN, SHORT, 3);
+                pause.release();
+                write.get(30, TimeUnit.SECONDS);
+                EntryView<String, Object> v = c[1].<String, Object>getMap(m).getEntryView(key);
+                assertEquals(Long.MAX_VALUE, v.getExpirationTime(), "A " + (stopped ? "stopped after" : "finished"
+                        + " before") + " its map operation " + n + ": the forced state " + v.getValue()
+                        + " was given an expiry");
+            }
+            // What a breaker would see: nothing reads the forced states until their stateTtl (1 s, plus the
+            // second Hazelcast rounds expiry times to) is long past; every one of them is still forced.
+            Thread.sleep(SHORT.stateTtlMillis() + 2 * MemberProcessor.EXPIRY_MARGIN_MILLIS + 500);
+            for (String key : keys) {
+                assertTrue(b.get(key).map(s -> s.forced() && s.open()).orElse(false),
+                        key + ": the forced-open breaker closed by itself: " + b.get(key));
+            }
+        } finally {
+            pause.release();
+            pool.shutdownNow();
+            a.close();
+            b.close();
+        }
+    }
+
+    /**
+     * Force CLOSED with a trial claimed, the connection failing at each of the call's map operations in turn
+     * (before the request leaves, or after the member applied it): the state is closed exactly when its claims
+     * are gone.
+     */
+    @ParameterizedTest(name = "{1} mode on {0} members")
+    @MethodSource("everyMode")
+    void forceClosedRemovesTheClaimsInTheSameStep(String cluster, HazelcastStore.Mode mode) {
+        HazelcastInstance[] c = clients(cluster);
+        String m = map("closed");
+        FailAt fail = new FailAt();
+        HazelcastStore faulty = HazelcastStore.builder(HookedInstance.wrap(c[0], fail)).map(m).mode(mode).build();
+        HazelcastStore other = HazelcastStore.builder(c[1]).map(m).mode(mode).build();
+        try {
+            for (int n = 1; n <= MAX_CALLS; n++) {
+                for (boolean answerLost : new boolean[] {false, true}) {
+                    String key = "fault-" + n + (answerLost ? "-after" : "-before");
+                    other.force(key, BreakerStatus.FORCED_OPEN, P, 1);
+                    assertTrue(other.claimTrial(key, 1, Duration.ofMinutes(1)).isPresent());
+                    boolean failed = false;
+                    fail.arm(n, answerLost);
+                    try {
+                        faulty.force(key, BreakerStatus.CLOSED, P, 2);
+                    } catch (StoreException e) {
+                        failed = true;
+                    } finally {
+                        fail.disarm();
+                    }
+                    boolean closed = !other.get(key).orElseThrow().open();
+                    boolean claimsGone = other.claimTrial(key, 1, Duration.ofMinutes(1)).isPresent();
+                    String what = key + " (" + (failed ? "the call failed" : "the call succeeded") + ")";
+                    assertEquals(closed, claimsGone, what + ": closed=" + closed + " but claims removed=" + claimsGone);
+                    assertTrue(failed || closed, what + ": a call that returned must have closed the breaker");
+                }
+            }
+        } finally {
+            faulty.close();
+            other.close();
+        }
+    }
+
+    /** The same for delete: the state is gone exactly when its claims are. */
+    @ParameterizedTest(name = "{1} mode on {0} members")
+    @MethodSource("everyMode")
+    void deleteRemovesTheStateAndItsClaimsInOneStep(String cluster, HazelcastStore.Mode mode) {
+        HazelcastInstance[] c = clients(cluster);
+        String m = map("delete");
+        FailAt fail = new FailAt();
+        HazelcastStore faulty = HazelcastStore.builder(HookedInstance.wrap(c[0], fail)).map(m).mode(mode).build();
+        HazelcastStore other = HazelcastStore.builder(c[1]).map(m).mode(mode).build();
+        try {
+            for (int n = 1; n <= MAX_CALLS; n++) {
+                for (boolean answerLost : new boolean[] {false, true}) {
+                    String key = "fault-" + n + (answerLost ? "-after" : "-before");
+                    other.recordFailure(key, P, 1);
+                    assertTrue(other.claimTrial(key, 1, Duration.ofMinutes(1)).isPresent());
+                    boolean failed = false;
+                    fail.arm(n, answerLost);
+                    try {
+                        faulty.delete(key);
+                    } catch (StoreException e) {
+                        failed = true;
+                    } finally {
+                        fail.disarm();
+                    }
+                    boolean gone = other.get(key).isEmpty();
+                    boolean claimsGone = other.claimTrial(key, 1, Duration.ofMinutes(1)).isPresent();
+                    String what = key + " (" + (failed ? "the call failed" : "the call succeeded") + ")";
+                    assertEquals(gone, claimsGone, what + ": state deleted=" + gone + " but claims removed=" + claimsGone);
+                    assertTrue(failed || gone, what + ": a delete that returned must have deleted the state");
+                }
+            }
+        } finally {
+            faulty.close();
+            other.close();
+        }
+    }
+
+    /** Stops the thread it is armed on after that thread's n-th map operation, until released. */
+    static final class PauseAfter implements HookedInstance.Hook {
+        private volatile Thread armed;
+        private int stopAt;
+        private int seen;
+        private volatile CountDownLatch stopped = new CountDownLatch(1);
+        private volatile CountDownLatch resume = new CountDownLatch(1);
+
+        void arm(int n) {
+            stopped = new CountDownLatch(1);
+            resume = new CountDownLatch(1);
+            seen = 0;
+            stopAt = n;
+            armed = Thread.currentThread();
+        }
+
+        void disarm() {
+            armed = null;
+        }
+
+        /** Whether the armed thread stopped (false: its call ended before its n-th map operation). */
+        boolean awaitStopped(Future<?> call) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (System.nanoTime() < deadline) {
+                if (stopped.await(10, TimeUnit.MILLISECONDS)) {
+                    return true;
+                }
+                if (call.isDone()) {
+                    return false;
+                }
+            }
+            throw new AssertionError("the paused call neither stopped nor ended in 30 s");
+        }
+
+        void release() {
+            resume.countDown();
+        }
+
+        @Override
+        public void after(String map, String method) {
+            if (Thread.currentThread() != armed || ++seen != stopAt) {
+                return;
+            }
+            stopped.countDown();
+            try {
+                if (!resume.await(30, TimeUnit.SECONDS)) {
+                    throw new AssertionError("never released");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Fails the n-th map operation of the thread it is armed on: before it is sent, or after it was applied. */
+    static final class FailAt implements HookedInstance.Hook {
+        private volatile Thread armed;
+        private int failAt;
+        private boolean answerLost;
+        private int seen;
+
+        void arm(int n, boolean answerLost) {
+            this.failAt = n;
+            this.answerLost = answerLost;
+            this.seen = 0;
+            this.armed = Thread.currentThread();
+        }
+
+        void disarm() {
+            armed = null;
+        }
+
+        @Override
+        public void before(String map, String method) {
+            if (Thread.currentThread() == armed && ++seen == failAt && !answerLost) {
+                throw new HazelcastException("injected: the connection dropped before " + method + " was sent");
+            }
+        }
+
+        @Override
+        public void after(String map, String method) {
+            if (Thread.currentThread() == armed && seen == failAt && answerLost) {
+                throw new HazelcastException("injected: the connection dropped before the answer to " + method
+                        + " arrived");
+            }
+        }
+    }
+}
