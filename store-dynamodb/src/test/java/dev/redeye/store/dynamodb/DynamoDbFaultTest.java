@@ -9,6 +9,7 @@ import dev.redeye.StoreErrorPolicy;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUnavailableException;
+import dev.redeye.tck.Race;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -151,6 +152,48 @@ class DynamoDbFaultTest {
             store.releaseTrial("claimed", token);
             assertTrue(store.claimTrial("claimed", 1, Duration.ofSeconds(30)).isPresent(), "the one permit is free again");
         } finally {
+            DynamoTestSupport.deleteTable(table);
+        }
+    }
+
+    /**
+     * The same lost answer while 16 clients write the key: the relay holds the lost answer's connection until
+     * 12 other writes have landed, so that by the time the SDK's retry fails its condition and the call re-reads
+     * the item, more writers than any fixed memory of recent writers have written it. The count stays exact.
+     */
+    @Test
+    void aLostAnswerAmongSixteenWritersIsAppliedExactlyOnce() throws Exception {
+        int port = Integer.parseInt(DynamoTestSupport.url().replaceAll(".*:(\\d+).*", "$1"));
+        String table = DynamoTestSupport.newTable("redeye_lost_16");
+        int clients = 16;
+        int each = 25;
+        int heldFor = 12;
+        List<DynamoDbStore> stores = new CopyOnWriteArrayList<>();
+        try (LosingProxy proxy = new LosingProxy(port)) {
+            // Timeouts far above dynalite's latency: no call may fail (a failed call's write is ambiguous, and the
+            // count would not be exact for a reason this test is not about).
+            String params = "attemptTimeoutMillis=8000&callTimeoutMillis=20000";
+            stores.add(DynamoDbStore.open(uri(proxy.url(), table, params + "&createTable=true")));
+            for (int i = 1; i < clients; i++) {
+                stores.add(DynamoDbStore.open(uri(proxy.url(), table, params)));
+            }
+            Policy p = Policy.builder().failureThreshold(1_000_000).jitter(0).build();
+            stores.get(0).recordFailure("op", p, 1L);
+            proxy.loseNextAnswerOf("UpdateItem", heldFor);
+            Race.run(clients, Duration.ofMinutes(3), t -> {
+                for (int i = 0; i < each; i++) {
+                    stores.get(t).recordFailure("op", p, 2L + i);
+                }
+            });
+            assertEquals(1, proxy.lost.get(), "one answer was lost");
+            assertTrue(proxy.passedWhileHeld.get() >= heldFor, "writes that landed while the lost answer was held: "
+                    + proxy.passedWhileHeld.get());
+            assertEquals(1 + clients * each, stores.get(0).get("op").orElseThrow().failures(),
+                    "every failure counted once: the write whose answer was lost neither repeated nor dropped");
+        } finally {
+            for (DynamoDbStore s : stores) {
+                s.close();
+            }
             DynamoTestSupport.deleteTable(table);
         }
     }
