@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.StoreErrorPolicy;
+import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUnavailableException;
@@ -16,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * Failures of the endpoint, each on a server of the test's own (never the shared dynalite): throttling and an
@@ -71,6 +73,67 @@ class DynamoDbFaultTest {
             assertTrue(millis < 2_500, "a frozen server held the call for " + millis + " ms (call timeout 1 s)");
             server.signal("CONT");
             assertEquals(2, store.recordFailure("op", p, 3L).state().failures(), "recovered on the next call");
+        }
+    }
+
+    /**
+     * A client whose own timeouts are long (10 s per attempt) on a frozen dynalite: every store call still
+     * ends, as a {@link StoreException}, within the store's default call deadline (2 s), not the client's.
+     */
+    @Test
+    void onAFrozenDynaliteEveryCallEndsWithinTheDefaultCallDeadline() throws Exception {
+        try (PrivateDynalite server = PrivateDynalite.start(false);
+             DynamoDbStore store = DynamoDbStore.open(uri(server.url(), "frozen_deadline",
+                     "createTable=true&attemptTimeoutMillis=10000&callTimeoutMillis=20000"))) {
+            Policy p = Policy.builder().failureThreshold(100).jitter(0).build();
+            store.recordFailure("op", p, 1L);
+            String token = store.claimTrial("op", 2, Duration.ofSeconds(30)).orElseThrow();
+            server.signal("STOP");
+            List<Executable> calls = List.of(
+                    () -> store.get("op"),
+                    () -> store.recordFailure("op", p, 2L),
+                    () -> store.claimTrial("op", 2, Duration.ofSeconds(30)),
+                    () -> store.releaseTrial("op", token),
+                    () -> store.put("op", BreakerState.INITIAL, Duration.ofMinutes(1)),
+                    () -> store.delete("op"),
+                    () -> store.subscribe(e -> { }, () -> { }));
+            for (Executable call : calls) {
+                long start = System.nanoTime();
+                StoreException e = assertThrows(StoreException.class, call);
+                long millis = (System.nanoTime() - start) / 1_000_000;
+                assertTrue(millis < 3_000, "a call on a frozen server took " + millis + " ms (default deadline 2 s): "
+                        + e.getMessage());
+                assertTrue(e.getMessage().contains("deadline"), e.getMessage());
+            }
+            server.signal("CONT");
+            assertTrue(store.get("op").isPresent(), "recovered on the next call");
+        }
+    }
+
+    /**
+     * Every answer 1.2 s late (each under the client's 5 s timeouts): a transition, which takes four requests,
+     * would take about 5 s; with {@code callDeadlineMillis=1000} it ends within the deadline.
+     */
+    @Test
+    void onASlowEndpointATransitionEndsWithinTheCallDeadlineFromTheUri() throws Exception {
+        int port = Integer.parseInt(DynamoTestSupport.url().replaceAll(".*:(\\d+).*", "$1"));
+        String table = DynamoTestSupport.newTable("redeye_slow");
+        try (LosingProxy proxy = new LosingProxy(port);
+             DynamoDbStore store = DynamoDbStore.open(uri(proxy.url(), table,
+                     "createTable=true&attemptTimeoutMillis=5000&callTimeoutMillis=10000&callDeadlineMillis=1000"))) {
+            Policy p = Policy.builder().failureThreshold(1).jitter(0).build();
+            proxy.delayAnswers(1_200);
+            long start = System.nanoTime();
+            try {
+                store.recordFailure("op", p, 1L);
+            } catch (StoreException e) {
+                assertTrue(e.getMessage().contains("deadline"), e.getMessage());
+            }
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(millis < 2_000, "a transition on a slow endpoint took " + millis + " ms (deadline 1 s)");
+            proxy.delayAnswers(0);
+        } finally {
+            DynamoTestSupport.deleteTable(table);
         }
     }
 
