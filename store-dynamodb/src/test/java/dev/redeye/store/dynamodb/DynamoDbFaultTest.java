@@ -229,13 +229,13 @@ class DynamoDbFaultTest {
         int port = Integer.parseInt(DynamoTestSupport.url().replaceAll(".*:(\\d+).*", "$1"));
         String table = DynamoTestSupport.newTable("redeye_lost_16");
         int clients = 16;
-        int each = 25;
+        int each = 12;
         int heldFor = 12;
         List<DynamoDbStore> stores = new CopyOnWriteArrayList<>();
         try (LosingProxy proxy = new LosingProxy(port)) {
             // Timeouts far above dynalite's latency: no call may fail (a failed call's write is ambiguous, and the
             // count would not be exact for a reason this test is not about).
-            String params = "attemptTimeoutMillis=8000&callTimeoutMillis=20000";
+            String params = "attemptTimeoutMillis=8000&callTimeoutMillis=20000&callDeadlineMillis=60000";
             stores.add(DynamoDbStore.open(uri(proxy.url(), table, params + "&createTable=true")));
             for (int i = 1; i < clients; i++) {
                 stores.add(DynamoDbStore.open(uri(proxy.url(), table, params)));
