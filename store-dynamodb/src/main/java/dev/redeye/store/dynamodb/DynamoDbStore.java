@@ -47,6 +47,14 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * must still conflict with a concurrent one. A lost condition is retried after a random pause (full jitter,
  * doubling up to 32 ms) up to {@link Builder#maxAttempts maxAttempts} times; a conflict that persists beyond
  * that is a {@link StoreException}, never a lost update. A call that changes nothing writes nothing.</li>
+ * <li><b>Ambiguous writes</b>: a write whose answer was lost may have landed, and the SDK's retry of it then
+ * fails its condition. Each state write records the call's id in its store instance's entry of the item's
+ * {@code lw} map, which only that instance prunes (of calls that have returned), so the call's next read
+ * recognizes its own write however many writers wrote since, instead of applying the rule twice.</li>
+ * <li><b>One deadline per call</b> ({@link Builder#callDeadline callDeadline}, 2 s by default) bounds every
+ * call, all its requests, SDK retries, conditional attempts and feed-head writes included.</li>
+ * <li><b>Global Tables</b> with eventually consistent replicas are refused at {@link Builder#build()} unless
+ * {@link Builder#allowGlobalTable allowGlobalTable}: conditional writes are atomic only within a region there.</li>
  * <li><b>Versions never go backwards</b> (contract v2): {@link #delete} keeps the item as a tombstone that
  * keeps the last version, and an expired state stays in its item until garbage collection. An atomic
  * operation that finds no live state starts the key's new life from

@@ -97,6 +97,7 @@ class DynamoDbFaultTest {
                     () -> store.put("op", BreakerState.INITIAL, Duration.ofMinutes(1)),
                     () -> store.delete("op"),
                     () -> store.subscribe(e -> { }, () -> { }));
+            long worst = 0;
             for (Executable call : calls) {
                 long start = System.nanoTime();
                 StoreException e = assertThrows(StoreException.class, call);
@@ -104,7 +105,10 @@ class DynamoDbFaultTest {
                 assertTrue(millis < 3_000, "a call on a frozen server took " + millis + " ms (default deadline 2 s): "
                         + e.getMessage());
                 assertTrue(e.getMessage().contains("deadline"), e.getMessage());
+                worst = Math.max(worst, millis);
             }
+            System.out.println("frozen dynalite, client timeouts 10 s, default call deadline: slowest call " + worst
+                    + " ms");
             server.signal("CONT");
             assertTrue(store.get("op").isPresent(), "recovered on the next call");
         }
@@ -130,6 +134,7 @@ class DynamoDbFaultTest {
                 assertTrue(e.getMessage().contains("deadline"), e.getMessage());
             }
             long millis = (System.nanoTime() - start) / 1_000_000;
+            System.out.println("answers 1.2 s late, call deadline 1 s: the transition took " + millis + " ms");
             assertTrue(millis < 2_000, "a transition on a slow endpoint took " + millis + " ms (deadline 1 s)");
             proxy.delayAnswers(0);
         } finally {
