@@ -619,7 +619,8 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
         public Builder callDeadline(Duration deadline) {
             Objects.requireNonNull(deadline, "callDeadline");
             if (deadline.compareTo(MIN_CALL_DEADLINE) < 0 || deadline.compareTo(MAX_CALL_DEADLINE) > 0) {
-                throw new IllegalArgumentException("callDeadline must be between 10 ms and 10 minutes, was " + deadline);
+                throw new IllegalArgumentException("callDeadline must be between 10 ms and 10 minutes, was "
+                        + deadline);
             }
             this.callDeadline = deadline;
             return this;

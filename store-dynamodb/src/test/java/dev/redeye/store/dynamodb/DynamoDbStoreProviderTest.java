@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.redeye.Stores;
 import dev.redeye.api.Store;
 import java.net.URI;
+import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -88,8 +90,8 @@ class DynamoDbStoreProviderTest {
     void theBuilderRefusesACallDeadlineOutOfRangeNamingTheOption() {
         try (var c = DynamoTestSupport.rawClient()) {
             DynamoDbStore.Builder b = DynamoDbStore.builder(c);
-            for (java.time.Duration bad : new java.time.Duration[] {java.time.Duration.ZERO,
-                    java.time.Duration.ofMillis(9), java.time.Duration.ofMinutes(11), java.time.Duration.ofSeconds(-1)}) {
+            for (Duration bad : List.of(Duration.ZERO, Duration.ofMillis(9), Duration.ofMinutes(11),
+                    Duration.ofSeconds(-1))) {
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> b.callDeadline(bad));
                 assertTrue(e.getMessage().contains("callDeadline"), e.getMessage());
             }
@@ -103,7 +105,7 @@ class DynamoDbStoreProviderTest {
             assertInstanceOf(DynamoDbStore.class, s);
             assertEquals(TABLE, ((DynamoDbStore) s).table());
             s.put("op", dev.redeye.api.BreakerState.INITIAL.toBuilder().failures(2).build(),
-                    java.time.Duration.ofMinutes(1));
+                    Duration.ofMinutes(1));
             assertEquals(2, s.get("op").orElseThrow().failures());
             assertTrue(s.toString().contains(TABLE));
             assertFalse(s.toString().contains("test:test"));
