@@ -427,6 +427,9 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
             }
             Requests.backoff(attempt, BACKOFF_CAP_MILLIS, deadline);
         }
+        if (written != null && Items.writtenBy(requests.get(call, key, pk, deadline), instanceId, callId)) {
+            return published(written, key, policy, now, deadline); // the last attempt's lost answer, as above
+        }
         throw new StoreException("DynamoDB " + call + " of '" + Keys.abbreviate(key) + "' on table " + table
                 + " lost its conditional write " + maxAttempts + " times in a row (extreme contention); nothing was"
                 + " written by this call");

@@ -225,6 +225,28 @@ class DynamoDbFaultTest {
     }
 
     /**
+     * A lost answer on the call's last permitted attempt ({@code maxAttempts=1}): the SDK's retry fails its
+     * condition and no attempt is left, but the write landed; the call must return it, not report that nothing
+     * was written.
+     */
+    @Test
+    void aLostAnswerOnTheLastAttemptIsReturnedNotReportedAsNothingWritten() throws Exception {
+        int port = Integer.parseInt(DynamoTestSupport.url().replaceAll(".*:(\\d+).*", "$1"));
+        String table = DynamoTestSupport.newTable("redeye_lost_last");
+        try (LosingProxy proxy = new LosingProxy(port);
+             DynamoDbStore store = DynamoDbStore.open(uri(proxy.url(), table, "createTable=true&maxAttempts=1"))) {
+            Policy p = Policy.builder().failureThreshold(100).jitter(0).build();
+            store.recordFailure("op", p, 1L);
+            proxy.loseNextAnswerOf("UpdateItem");
+            assertEquals(2, store.recordFailure("op", p, 2L).state().failures(), "the write that landed is returned");
+            assertEquals(1, proxy.lost.get(), "the answer of the write was lost");
+            assertEquals(2, store.get("op").orElseThrow().failures(), "counted once");
+        } finally {
+            DynamoTestSupport.deleteTable(table);
+        }
+    }
+
+    /**
      * The same lost answer while 16 clients write the key: the relay holds the lost answer's connection until
      * 12 other writes have landed, so that by the time the SDK's retry fails its condition and the call re-reads
      * the item, more writers than any fixed memory of recent writers have written it. The count stays exact.
