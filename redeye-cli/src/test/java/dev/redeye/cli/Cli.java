@@ -49,9 +49,10 @@ final class Cli {
 
     /**
      * A {@code dynamodb://} URI of {@code table} on REDEYE_DYNAMODB_URL (dynalite, started by scripts/services.sh),
-     * with dummy credentials, table creation on, timeouts raised for a one-thread server on a busy machine
-     * (the store's defaults are sized for DynamoDB itself), and feed polls 100 ms apart (the TCK's subscription
-     * warm-up wants subscribers of two clients to see a transition within 200 ms; see DynamoDbStoreTckTest);
+     * with dummy credentials, table creation on, timeouts and the call deadline raised for a one-thread server on
+     * a busy machine (the store's defaults are sized for DynamoDB itself), and feed polls 100 ms apart (the TCK's
+     * subscription warm-up wants subscribers of two clients to see a transition within 200 ms; see
+     * DynamoDbStoreTckTest);
      * null when the variable is unset.
      */
     static String dynamodbUri(String table) {
@@ -60,7 +61,8 @@ final class Cli {
             return null;
         }
         return "dynamodb://cli:s3cretkey@" + table + "?region=us-east-1&createTable=true"
-                + "&attemptTimeoutMillis=2000&callTimeoutMillis=5000&feedPollMillis=100&endpoint=" + env.trim();
+                + "&attemptTimeoutMillis=2000&callTimeoutMillis=5000&callDeadlineMillis=60000&feedPollMillis=100"
+                + "&endpoint=" + env.trim();
     }
 
     /** Whether the store behind the URI answers a read (tests against it fail with how to provide it otherwise). */

@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -91,6 +93,35 @@ class PackagingTest {
         assertTrue(listed.containsAll(published), "missing from the BOM: " + minus(published, listed));
         assertTrue(published.containsAll(minus(listed, ANNOUNCED)), "in the BOM but not a published module: "
                 + minus(minus(listed, ANNOUNCED), published));
+    }
+
+    /**
+     * The BOM has no parent, so it pins the plugins its own build runs itself; they must be redeye-parent's
+     * versions (both builds run the enforcer's requirePluginVersions, which only checks that a version is set).
+     */
+    @Test
+    void theBomPinsItsPluginsAtTheParentsVersions() throws Exception {
+        Map<String, String> parent = pluginVersions(pom(ROOT.resolve("pom.xml")));
+        Map<String, String> bom = pluginVersions(pom(ROOT.resolve("redeye-bom/pom.xml")));
+        assertTrue(bom.keySet().containsAll(Set.of("maven-install-plugin", "maven-deploy-plugin", "maven-site-plugin")),
+                "the BOM pins what a pom module runs: " + bom);
+        for (Map.Entry<String, String> e : bom.entrySet()) {
+            assertEquals(parent.get(e.getKey()), e.getValue(),
+                    "version of " + e.getKey() + " in the BOM and in redeye-parent");
+        }
+    }
+
+    /** artifactId to version of a pom's pluginManagement. */
+    private static Map<String, String> pluginVersions(Document d) {
+        Map<String, String> out = new TreeMap<>();
+        NodeList managed = d.getElementsByTagName("pluginManagement");
+        assertEquals(1, managed.getLength(), "one pluginManagement");
+        NodeList plugins = ((Element) managed.item(0)).getElementsByTagName("plugin");
+        for (int i = 0; i < plugins.getLength(); i++) {
+            Element plugin = (Element) plugins.item(i);
+            out.put(child(plugin, "artifactId"), child(plugin, "version"));
+        }
+        return out;
     }
 
     private static Set<String> minus(Set<String> a, Set<String> b) {

@@ -43,7 +43,7 @@ final class Claims {
         this.retentionSeconds = retentionSeconds;
     }
 
-    Optional<String> claim(String name, String pk, int permits, long ttlMillis) {
+    Optional<String> claim(String name, String pk, int permits, long ttlMillis, long deadline) {
         String token = UUID.randomUUID().toString();
         for (int attempt = 1; attempt <= maxAttempts; attempt++) {
             long now = clock.millis();
@@ -54,12 +54,12 @@ final class Claims {
                         .conditionExpression("size(#cl) < :permits")
                         .expressionAttributeNames(Feed.names("#cl", Items.CLAIMS, "#t", token))
                         .expressionAttributeValues(Feed.values(":exp", Items.n(exp), ":permits", Items.n(permits)));
-                if (requests.update("claimTrial", name, fast)) {
+                if (requests.update("claimTrial", name, fast, deadline)) {
                     requests.attempts(attempt);
                     return Optional.of(token);
                 }
             }
-            Map<String, AttributeValue> item = requests.get("claimTrial", name, pk);
+            Map<String, AttributeValue> item = requests.get("claimTrial", name, pk, deadline);
             if (item != null) {
                 Items.decode(item, name, now, requests.table()); // the name check; malformed data is an error
             }
@@ -92,15 +92,16 @@ final class Claims {
                                 "#gc", Items.GC))
                         .expressionAttributeValues(Feed.values(":op", Items.s(name), ":lay", Items.n(Items.LAYOUT_1),
                                 ":cl", AttributeValue.builder().m(Map.of(token, Items.n(exp))).build(),
-                                ":gc", Items.n(exp / 1000 + retentionSeconds))));
+                                ":gc", Items.n(exp / 1000 + retentionSeconds))), deadline);
             } else {
-                written = requests.update("claimTrial", name, pruneAndClaim(pk, token, exp, now, permits, dead));
+                written = requests.update("claimTrial", name, pruneAndClaim(pk, token, exp, now, permits, dead),
+                        deadline);
             }
             if (written) {
                 requests.attempts(attempt);
                 return Optional.of(token);
             }
-            Requests.backoff(attempt, 20);
+            Requests.backoff(attempt, 20, deadline);
         }
         throw new StoreException("claimTrial of '" + Keys.abbreviate(name) + "' on table " + requests.table()
                 + " lost its condition " + maxAttempts + " times in a row (extreme contention); no claim was made");
@@ -127,14 +128,14 @@ final class Claims {
                 .expressionAttributeValues(values);
     }
 
-    void release(String name, String pk, String token) {
+    void release(String name, String pk, String token, long deadline) {
         if (!TOKEN.matcher(token).matches()) {
             return; // not a token this store ever issued: nothing to release
         }
         requests.update("releaseTrial", name, UpdateItemRequest.builder().key(Items.key(pk))
                 .updateExpression("REMOVE #cl.#t")
                 .conditionExpression("attribute_exists(#cl.#t)")
-                .expressionAttributeNames(Feed.names("#cl", Items.CLAIMS, "#t", token)));
+                .expressionAttributeNames(Feed.names("#cl", Items.CLAIMS, "#t", token)), deadline);
     }
 
     static long saturatedAdd(long a, long b) {

@@ -19,7 +19,10 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -44,6 +47,14 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * must still conflict with a concurrent one. A lost condition is retried after a random pause (full jitter,
  * doubling up to 32 ms) up to {@link Builder#maxAttempts maxAttempts} times; a conflict that persists beyond
  * that is a {@link StoreException}, never a lost update. A call that changes nothing writes nothing.</li>
+ * <li><b>Ambiguous writes</b>: a write whose answer was lost may have landed, and the SDK's retry of it then
+ * fails its condition. Each state write records the call's id in its store instance's entry of the item's
+ * {@code lw} map, which only that instance prunes (of calls that have returned), so the call's next read
+ * recognizes its own write however many writers wrote since, instead of applying the rule twice.</li>
+ * <li><b>One deadline per call</b> ({@link Builder#callDeadline callDeadline}, 2 s by default) bounds every
+ * call, all its requests, SDK retries, conditional attempts and feed-head writes included.</li>
+ * <li><b>Global Tables</b> with eventually consistent replicas are refused at {@link Builder#build()} unless
+ * {@link Builder#allowGlobalTable allowGlobalTable}: conditional writes are atomic only within a region there.</li>
  * <li><b>Versions never go backwards</b> (contract v2): {@link #delete} keeps the item as a tombstone that
  * keeps the last version, and an expired state stays in its item until garbage collection. An atomic
  * operation that finds no live state starts the key's new life from
@@ -89,6 +100,12 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
     private static final Logger LOG = LoggerFactory.getLogger(DynamoDbStore.class);
     /** The table name used when none is given. */
     public static final String DEFAULT_TABLE = "redeye_breakers";
+    /** The longest one store call may take when {@link Builder#callDeadline} is not set: 2 seconds. */
+    public static final Duration DEFAULT_CALL_DEADLINE = Duration.ofSeconds(2);
+    /** The shortest {@link Builder#callDeadline call deadline}. */
+    static final Duration MIN_CALL_DEADLINE = Duration.ofMillis(10);
+    /** The longest {@link Builder#callDeadline call deadline}. */
+    static final Duration MAX_CALL_DEADLINE = Duration.ofMinutes(10);
     /** Durations beyond ~100 years are capped, so that epoch arithmetic never overflows. */
     private static final long MAX_TTL_MILLIS = Duration.ofDays(36_500).toMillis();
     private static final long BACKOFF_CAP_MILLIS = 32;
@@ -98,6 +115,12 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
     private final Clock clock;
     private final int maxAttempts;
     private final long retentionSeconds;
+    /** This instance's key in the items' {@code lw} maps, and the ids of its atomic calls still running. */
+    private final String instanceId = Items.newInstanceId();
+    private final AtomicLong callIds = new AtomicLong();
+    private final Set<Long> runningCalls = ConcurrentHashMap.newKeySet();
+    /** How long this instance's {@code lw} entry must stay after a write: its call deadline plus skew. */
+    private final long writerEntryMillis;
     private final Claims claims;
     private final Feed feed;
     private final AutoCloseable owned;
@@ -109,7 +132,8 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
         this.maxAttempts = b.maxAttempts;
         this.retentionSeconds = b.retention.getSeconds();
         this.owned = b.owned;
-        this.requests = new Requests(b.client, b.table, closed);
+        this.requests = new Requests(b.client, b.table, closed, b.callDeadline);
+        this.writerEntryMillis = b.callDeadline.toMillis() + Items.WRITER_SKEW_MARGIN_MILLIS;
         this.claims = new Claims(requests, clock, b.maxAttempts, retentionSeconds);
         this.feed = new Feed(requests, b.feedRingSize, b.feedPollInterval);
     }
@@ -148,8 +172,9 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
     /** {@inheritDoc} One consistent {@code GetItem}. An expired state, a tombstone or a claims-only item read as empty. */
     @Override
     public Optional<BreakerState> get(String key) {
+        long deadline = requests.deadline();
         String pk = Keys.partitionKey(key);
-        Map<String, AttributeValue> item = requests.get("get", key, pk);
+        Map<String, AttributeValue> item = requests.get("get", key, pk, deadline);
         return Optional.ofNullable(Items.decode(item, key, clock.millis(), table).live());
     }
 
@@ -164,6 +189,7 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
      */
     @Override
     public void put(String key, BreakerState state, Duration ttl) {
+        long deadline = requests.deadline();
         String pk = Keys.partitionKey(key);
         Objects.requireNonNull(state, "state");
         long ttlMillis = ttlMillis(ttl);
@@ -174,7 +200,7 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
         w.values.put(":nocl", emptyMap());
         w.names.put("#cl", Items.CLAIMS);
         w.names.put("#wc", Items.WRITES);
-        requests.update("put", key, w.request(pk));
+        requests.update("put", key, w.request(pk), deadline);
     }
 
     /**
@@ -186,6 +212,7 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
      */
     @Override
     public void delete(String key) {
+        long deadline = requests.deadline();
         String pk = Keys.partitionKey(key);
         requests.ensureOpen();
         requests.update("delete", key, UpdateItemRequest.builder().key(Items.key(pk))
@@ -194,7 +221,7 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
                 .expressionAttributeNames(Feed.names("#st", Items.STATE, "#exp", Items.EXPIRES, "#cl", Items.CLAIMS,
                         "#gc", Items.GC, "#wc", Items.WRITES, "#pk", Items.PK))
                 .expressionAttributeValues(Feed.values(":nocl", emptyMap(), ":one", Items.n(1),
-                        ":gc", Items.n(clock.millis() / 1000 + retentionSeconds))));
+                        ":gc", Items.n(clock.millis() / 1000 + retentionSeconds))), deadline);
     }
 
     // ------------------------------------------------------------------------ AtomicRecording, AtomicTransitions
@@ -228,22 +255,24 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
      */
     @Override
     public Optional<String> claimTrial(String key, int permits, Duration ttl) {
+        long deadline = requests.deadline();
         String pk = Keys.partitionKey(key);
         if (permits < 1) {
             throw new IllegalArgumentException("permits must be >= 1, was " + permits);
         }
         long ttlMillis = ttlMillis(ttl);
         requests.ensureOpen();
-        return claims.claim(key, pk, permits, ttlMillis);
+        return claims.claim(key, pk, permits, ttlMillis, deadline);
     }
 
     /** {@inheritDoc} One {@code UpdateItem}: {@code REMOVE cl.#token} under {@code attribute_exists(cl.#token)}. */
     @Override
     public void releaseTrial(String key, String token) {
+        long deadline = requests.deadline();
         String pk = Keys.partitionKey(key);
         Objects.requireNonNull(token, "token");
         requests.ensureOpen();
-        claims.release(key, pk, token);
+        claims.release(key, pk, token, deadline);
     }
 
     // ---------------------------------------------------------------------------------------------- TransitionFeed
@@ -261,10 +290,11 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
      */
     @Override
     public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
+        long deadline = requests.deadline();
         Objects.requireNonNull(listener, "listener");
         Objects.requireNonNull(onGap, "onGap");
         requests.ensureOpen();
-        return feed.subscribe(listener, onGap);
+        return feed.subscribe(listener, onGap, deadline);
     }
 
     /** Makes the feed poller's next read fail, as a dropped connection would (tests: the TCK's R6.8 hook). */
@@ -335,16 +365,28 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
      */
     private StateChange atomic(String call, String key, Policy policy, long now, boolean dropClaims,
                                Function<BreakerState, StateChange> rule) {
+        long deadline = requests.deadline();
         String pk = Keys.partitionKey(key);
         requests.ensureOpen();
-        String writer = Items.newWriterId();
+        long callId = callIds.incrementAndGet();
+        runningCalls.add(callId);
+        try {
+            return atomic(call, key, pk, policy, now, dropClaims, rule, callId, deadline);
+        } finally {
+            runningCalls.remove(callId);
+        }
+    }
+
+    private StateChange atomic(String call, String key, String pk, Policy policy, long now, boolean dropClaims,
+                               Function<BreakerState, StateChange> rule, long callId, long deadline) {
         StateChange written = null;
         for (int attempt = 1; attempt <= maxAttempts; attempt++) {
-            Map<String, AttributeValue> item = requests.get(call, key, pk);
-            if (written != null && Items.lastWriters(item).contains(writer)) {
-                // The previous attempt's write landed although its answer said otherwise (the SDK retried a
-                // timed-out attempt whose first try had been applied): applying the rule again would count twice.
-                return published(written, key, policy, now);
+            Map<String, AttributeValue> item = requests.get(call, key, pk, deadline);
+            if (written != null && Items.writtenBy(item, instanceId, callId)) {
+                // An earlier attempt's write landed although its answer said otherwise (the SDK retried an attempt
+                // whose answer was lost, and the retry failed its condition): applying the rule again would count
+                // twice. Only this instance removes this call's id from 'lw', after this call has returned.
+                return published(written, key, policy, now, deadline);
             }
             long nowMs = clock.millis();
             Items.Stored stored = Items.decode(item, key, nowMs, table);
@@ -362,7 +404,8 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
             w.names.put("#wc", Items.WRITES);
             w.names.put("#lw", Items.LAST_WRITERS);
             w.values.put(":wc", Items.n(Math.max(stored.writes(), 0) + 1));
-            w.values.put(":lw", Items.withWriter(item, writer));
+            w.values.put(":lw", Items.writersAfter(item, instanceId, callId, runningCalls::contains, nowMs,
+                    Claims.saturatedAdd(nowMs, writerEntryMillis)));
             if (dropClaims || !stored.exists()) {
                 w.update.append(", #cl = :nocl");
                 w.names.put("#cl", Items.CLAIMS);
@@ -378,20 +421,23 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
                 w.values.put(":seen", Items.n(stored.writes()));
             }
             written = change;
-            if (requests.update(call, key, w.request(pk))) {
+            if (requests.update(call, key, w.request(pk), deadline)) {
                 requests.attempts(attempt);
-                return published(change, key, policy, now);
+                return published(change, key, policy, now, deadline);
             }
-            Requests.backoff(attempt, BACKOFF_CAP_MILLIS);
+            Requests.backoff(attempt, BACKOFF_CAP_MILLIS, deadline);
+        }
+        if (written != null && Items.writtenBy(requests.get(call, key, pk, deadline), instanceId, callId)) {
+            return published(written, key, policy, now, deadline); // the last attempt's lost answer, as above
         }
         throw new StoreException("DynamoDB " + call + " of '" + Keys.abbreviate(key) + "' on table " + table
                 + " lost its conditional write " + maxAttempts + " times in a row (extreme contention); nothing was"
                 + " written by this call");
     }
 
-    private StateChange published(StateChange change, String key, Policy policy, long now) {
+    private StateChange published(StateChange change, String key, Policy policy, long now, long deadline) {
         if (change.isTransition()) {
-            feed.publish(change.toEvent(key, policy, now));
+            feed.publish(change.toEvent(key, policy, now), deadline);
         }
         return change;
     }
@@ -466,6 +512,8 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
         private int maxAttempts = 100;
         private Duration retention = Duration.ofDays(7);
         private Clock clock = Clock.systemUTC();
+        private Duration callDeadline = DEFAULT_CALL_DEADLINE;
+        private boolean allowGlobalTable;
         private AutoCloseable owned;
 
         private Builder(DynamoDbClient client) {
@@ -560,6 +608,41 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
             return this;
         }
 
+        /**
+         * The longest one store call may take, every request, retry and pause included (default
+         * {@link DynamoDbStore#DEFAULT_CALL_DEADLINE 2 s}); past it the call is a {@link StoreException} naming the
+         * deadline. Each request is sent with the SDK's {@code apiCallTimeout} lowered to the time left when that is
+         * shorter than the client's own, so a call ends by its deadline whatever the client's timeouts, the number
+         * of conditional attempts ({@link #maxAttempts}) or the feed-head writes of a transition. A write cut by
+         * the deadline may still have been applied (the call cannot know); the engine's store error policy then
+         * decides what the caller sees.
+         *
+         * @throws IllegalArgumentException unless between 10 ms and 10 minutes
+         */
+        public Builder callDeadline(Duration deadline) {
+            Objects.requireNonNull(deadline, "callDeadline");
+            if (deadline.compareTo(MIN_CALL_DEADLINE) < 0 || deadline.compareTo(MAX_CALL_DEADLINE) > 0) {
+                throw new IllegalArgumentException("callDeadline must be between 10 ms and 10 minutes, was "
+                        + deadline);
+            }
+            this.callDeadline = deadline;
+            return this;
+        }
+
+        /**
+         * Whether {@link #build()} accepts a Global Table whose replicas are eventually consistent (default
+         * {@code false}: such a table is refused). A conditional write is atomic only within its region there:
+         * two instances writing the same breaker in two regions both win their condition, and DynamoDB's
+         * replication then keeps one of the two writes (last writer wins), losing counted failures, trial
+         * claims and forced states. Opt in only if every instance of the fleet writes to one region at a time
+         * (other regions standing by for a fail-over); see the module README. Tables with multi-Region strong
+         * consistency are accepted without it.
+         */
+        public Builder allowGlobalTable(boolean allow) {
+            this.allowGlobalTable = allow;
+            return this;
+        }
+
         /** A resource the store closes in {@link DynamoDbStore#close()} (the provider's own client). */
         Builder closeWithStore(AutoCloseable resource) {
             this.owned = Objects.requireNonNull(resource, "resource");
@@ -570,11 +653,12 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
          * Builds the store after checking the table (one {@code DescribeTable}), creating it if asked to.
          *
          * @return a new store; the caller closes it
-         * @throws StoreException if the table is missing and not to be created, has another key, or DynamoDB
-         *                        fails
+         * @throws StoreException if the table is missing and not to be created, has another key, is a Global
+         *                        Table with eventually consistent replicas and {@link #allowGlobalTable} is off,
+         *                        or DynamoDB fails
          */
         public DynamoDbStore build() {
-            Tables.ensure(client, table, createTable);
+            Tables.ensure(client, table, createTable, allowGlobalTable);
             return new DynamoDbStore(this);
         }
     }

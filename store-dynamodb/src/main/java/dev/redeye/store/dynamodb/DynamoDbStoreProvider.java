@@ -48,6 +48,10 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * 100): see {@link DynamoDbStore.Builder}.</li>
  * <li>{@code attemptTimeoutMillis} (default 250), {@code callTimeoutMillis} (default 1000), {@code sdkAttempts}
  * (default 3): the client's timeouts and attempts, below.</li>
+ * <li>{@code callDeadlineMillis} (default 2000): the longest one store call may take, all its requests
+ * included; see {@link DynamoDbStore.Builder#callDeadline}.</li>
+ * <li>{@code allowGlobalTable}: {@code true} accepts a Global Table with eventually consistent replicas; default
+ * {@code false}, see {@link DynamoDbStore.Builder#allowGlobalTable}.</li>
  * </ul>
  * Any other parameter is rejected, so that a typo does not pass silently.
  *
@@ -59,7 +63,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 public final class DynamoDbStoreProvider implements StoreProvider {
     private static final Logger LOG = LoggerFactory.getLogger(DynamoDbStoreProvider.class);
     private static final Set<String> PARAMS = Set.of("region", "endpoint", "createTable", "feedPollMillis",
-            "feedRingSize", "maxAttempts", "attemptTimeoutMillis", "callTimeoutMillis", "sdkAttempts");
+            "feedRingSize", "maxAttempts", "attemptTimeoutMillis", "callTimeoutMillis", "sdkAttempts",
+            "callDeadlineMillis", "allowGlobalTable");
 
     /** Used by {@link java.util.ServiceLoader}. */
     public DynamoDbStoreProvider() {
@@ -87,6 +92,7 @@ public final class DynamoDbStoreProvider implements StoreProvider {
         DynamoDbClient client = p.client();
         try {
             DynamoDbStore.Builder b = DynamoDbStore.builder(client).table(p.table).createTable(p.createTable)
+                    .allowGlobalTable(p.allowGlobalTable).callDeadline(Duration.ofMillis(p.callDeadlineMillis))
                     .closeWithStore(client);
             if (p.feedPollMillis > 0) {
                 b.feedPollInterval(Duration.ofMillis(p.feedPollMillis));
@@ -114,6 +120,8 @@ public final class DynamoDbStoreProvider implements StoreProvider {
         String region;
         URI endpoint;
         boolean createTable;
+        boolean allowGlobalTable;
+        long callDeadlineMillis = DynamoDbStore.DEFAULT_CALL_DEADLINE.toMillis();
         long feedPollMillis;
         int feedRingSize;
         int maxAttempts;
@@ -257,13 +265,14 @@ public final class DynamoDbStoreProvider implements StoreProvider {
                         + "https://host:port: " + p.safe);
             }
         }
-        if (q.containsKey("createTable")) {
-            String v = q.get("createTable").trim().toLowerCase(Locale.ROOT);
-            if (!v.equals("true") && !v.equals("false")) {
-                throw new IllegalArgumentException("DynamoDB URI parameter createTable must be true or false, was '"
-                        + q.get("createTable") + "': " + p.safe);
-            }
-            p.createTable = v.equals("true");
+        p.createTable = bool(q, "createTable", p.safe);
+        p.allowGlobalTable = bool(q, "allowGlobalTable", p.safe);
+        p.callDeadlineMillis = positive(q, "callDeadlineMillis", p.callDeadlineMillis, p.safe);
+        if (p.callDeadlineMillis < DynamoDbStore.MIN_CALL_DEADLINE.toMillis()
+                || p.callDeadlineMillis > DynamoDbStore.MAX_CALL_DEADLINE.toMillis()) {
+            throw new IllegalArgumentException("DynamoDB URI parameter callDeadlineMillis must be between "
+                    + DynamoDbStore.MIN_CALL_DEADLINE.toMillis() + " and " + DynamoDbStore.MAX_CALL_DEADLINE.toMillis()
+                    + ", was " + p.callDeadlineMillis + ": " + p.safe);
         }
         p.feedPollMillis = positive(q, "feedPollMillis", 0, p.safe);
         p.feedRingSize = (int) positive(q, "feedRingSize", 0, p.safe);
@@ -272,6 +281,19 @@ public final class DynamoDbStoreProvider implements StoreProvider {
         p.callTimeoutMillis = positive(q, "callTimeoutMillis", p.callTimeoutMillis, p.safe);
         p.sdkAttempts = (int) positive(q, "sdkAttempts", p.sdkAttempts, p.safe);
         return p;
+    }
+
+    private static boolean bool(Map<String, String> q, String name, String safe) {
+        String v = q.get(name);
+        if (v == null) {
+            return false;
+        }
+        String t = v.trim().toLowerCase(Locale.ROOT);
+        if (!t.equals("true") && !t.equals("false")) {
+            throw new IllegalArgumentException("DynamoDB URI parameter " + name + " must be true or false, was '" + v
+                    + "': " + safe);
+        }
+        return t.equals("true");
     }
 
     private static long positive(Map<String, String> q, String name, long absent, String safe) {

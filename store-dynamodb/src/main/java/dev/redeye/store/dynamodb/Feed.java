@@ -73,12 +73,17 @@ final class Feed implements AutoCloseable {
 
     // ------------------------------------------------------------------------------------------ writing
 
-    /** Appends an event to the head; never throws (the state write it follows has happened). */
-    void publish(TransitionEvent event) {
+    /**
+     * Appends an event to the head; never throws (the state write it follows has happened). The head's attempts
+     * stop a little before the call's deadline ({@link Requests#beforeLostCount}), so that the lost count can
+     * still be written by then.
+     */
+    void publish(TransitionEvent event, long deadline) {
         String line = StateCodec.eventToLine(event);
+        long headDeadline = requests.beforeLostCount(deadline);
         try {
             for (int attempt = 1; attempt <= PUBLISH_ATTEMPTS; attempt++) {
-                Map<String, AttributeValue> head = requests.get("feed head read", null, Keys.FEED_HEAD);
+                Map<String, AttributeValue> head = requests.get("feed head read", null, Keys.FEED_HEAD, headDeadline);
                 long seq = head == null ? 0 : number(head.get(SEQ));
                 List<AttributeValue> ring = new ArrayList<>(head == null || head.get(EVENTS) == null
                         ? List.of() : head.get(EVENTS).l());
@@ -96,10 +101,10 @@ final class Feed implements AutoCloseable {
                         .conditionExpression(first ? "attribute_not_exists(#seq)" : "#seq = :seen")
                         .expressionAttributeNames(names("#lay", Items.LAYOUT, "#seq", SEQ, "#ev", EVENTS))
                         .expressionAttributeValues(values);
-                if (requests.update("feed head write", null, u)) {
+                if (requests.update("feed head write", null, u, headDeadline)) {
                     return;
                 }
-                Requests.backoff(attempt, 20);
+                Requests.backoff(attempt, 20, headDeadline);
             }
             LOG.warn("the feed head of table {} stayed contended for {} attempts; event of '{}' (version {}) not "
                     + "written, subscribers are told of a gap", requests.table(), PUBLISH_ATTEMPTS,
@@ -109,15 +114,15 @@ final class Feed implements AutoCloseable {
                     + " are told of a gap: {}", requests.table(), Keys.abbreviate(event.operation()), event.version(),
                     e.getMessage());
         }
-        markLost();
+        markLost(deadline);
     }
 
-    private void markLost() {
+    private void markLost(long deadline) {
         try {
             requests.update("feed head lost count", null, UpdateItemRequest.builder().key(Items.key(Keys.FEED_HEAD))
                     .updateExpression("ADD #lost :one")
                     .expressionAttributeNames(names("#lost", LOST))
-                    .expressionAttributeValues(values(":one", Items.n(1))));
+                    .expressionAttributeValues(values(":one", Items.n(1))), deadline);
         } catch (StoreException e) {
             LOG.warn("could not even count the lost event on the feed head of table {}: {}", requests.table(),
                     e.getMessage());
@@ -137,12 +142,12 @@ final class Feed implements AutoCloseable {
 
     // ------------------------------------------------------------------------------------------ reading
 
-    TransitionFeed.Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
+    TransitionFeed.Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap, long deadline) {
         lock.lock();
         try {
             requests.ensureOpen();
             if (!baseline) {
-                readBaseline(); // throws StoreException: the feed cannot start
+                readBaseline(deadline); // throws StoreException: the feed cannot start
             }
             TransitionFeed.Subscription s = subscribers.add(listener, onGap);
             if (poller == null) {
@@ -166,8 +171,8 @@ final class Feed implements AutoCloseable {
         return t != null && t.isAlive();
     }
 
-    private void readBaseline() {
-        Map<String, AttributeValue> head = requests.get("feed head read", null, Keys.FEED_HEAD);
+    private void readBaseline(long deadline) {
+        Map<String, AttributeValue> head = requests.get("feed head read", null, Keys.FEED_HEAD, deadline);
         lastSeq = head == null ? 0 : number(head.get(SEQ));
         lastLost = head == null ? 0 : number(head.get(LOST));
         baseline = true;
@@ -219,7 +224,7 @@ final class Feed implements AutoCloseable {
             injectFault = false;
             throw new StoreException("feed poll failed (injected fault)");
         }
-        Map<String, AttributeValue> head = requests.get("feed poll", null, Keys.FEED_HEAD);
+        Map<String, AttributeValue> head = requests.get("feed poll", null, Keys.FEED_HEAD, Requests.NO_DEADLINE);
         long seq = head == null ? 0 : number(head.get(SEQ));
         long lost = head == null ? 0 : number(head.get(LOST));
         boolean gap = false;

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongPredicate;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
@@ -28,9 +29,14 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * never set on a forced state</td></tr>
  * <tr><td>{@code wc}</td><td>N</td><td>write counter, + 1 on every state write: the compare-and-set token of atomic
  * writes (the version moves only on transitions, so it cannot be that token)</td></tr>
- * <tr><td>{@code lw}</td><td>L of S</td><td>random ids of the last 8 atomic calls that wrote the state, so that a
- * call whose write landed although its answer was lost (a timed-out attempt the SDK retried) recognizes its own
- * write instead of applying the rule twice</td></tr>
+ * <tr><td>{@code lw}</td><td>M of M</td><td>the writers whose answer may not have reached them yet: per store
+ * instance (a random id), {@code x} (N) the epoch ms (its clock) until which the entry must stay and {@code c}
+ * (NS) the ids of that instance's atomic calls that wrote the state and were still running at its last write.
+ * A call whose write landed although its answer was lost (the SDK retried it, and the retry failed its
+ * condition) finds its own id there instead of applying the rule twice, however many writers wrote in between:
+ * only its own instance removes a call id, once that call has returned. Another instance's entry is removed
+ * by any writer once past {@code x} (the writer's call deadline plus {@value #WRITER_SKEW_MARGIN_MILLIS} ms
+ * for clock skew, longer than that writer can still be asking)</td></tr>
  * <tr><td>{@code cl}</td><td>M of N</td><td>trial claims: token to expiry, epoch ms (store clock)</td></tr>
  * <tr><td>{@code gc}</td><td>N</td><td>epoch seconds: the DynamoDB TTL attribute, garbage collection only (never
  * read for correctness; set {@link DynamoDbStore.Builder#retention retention} after the state's expiry; absent on
@@ -48,8 +54,10 @@ final class Items {
     static final String CLAIMS = "cl";
     static final String GC = "gc";
     static final String LAST_WRITERS = "lw";
-    /** How many writer ids {@code lw} keeps. */
-    static final int WRITER_MEMORY = 8;
+    static final String WRITER_UNTIL = "x";
+    static final String WRITER_CALLS = "c";
+    /** How much longer than a writer's call deadline its {@code lw} entry stays: the clock skew tolerated. */
+    static final long WRITER_SKEW_MARGIN_MILLIS = 10_000;
     static final int LAYOUT_1 = 1;
 
     private Items() {
@@ -126,35 +134,67 @@ final class Items {
         return new Stored(true, live, writes, lastVersion);
     }
 
-    /** A random id for one atomic call (64 random bits, base 36). */
-    static String newWriterId() {
+    /** A random id for one store instance, its key in {@code lw} (63 random bits, base 36). */
+    static String newInstanceId() {
         return Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
     }
 
-    /** The writer ids an item remembers ({@code lw}); empty when none. */
-    static List<String> lastWriters(Map<String, AttributeValue> item) {
-        AttributeValue lw = item == null ? null : item.get(LAST_WRITERS);
-        if (lw == null || !lw.hasL()) {
-            return List.of();
-        }
-        List<String> out = new ArrayList<>(lw.l().size());
-        for (AttributeValue a : lw.l()) {
-            if (a.s() != null) {
-                out.add(a.s());
-            }
-        }
-        return out;
+    /** Whether the item's {@code lw} records that call {@code call} of store instance {@code instance} wrote it. */
+    static boolean writtenBy(Map<String, AttributeValue> item, String instance, long call) {
+        AttributeValue entry = writers(item).get(instance);
+        return entry != null && calls(entry).contains(Long.toString(call));
     }
 
-    /** The {@code lw} list after a write by {@code writer}: the last {@link #WRITER_MEMORY} ids, newest last. */
-    static AttributeValue withWriter(Map<String, AttributeValue> item, String writer) {
-        List<String> ids = new ArrayList<>(lastWriters(item));
-        ids.add(writer);
-        List<AttributeValue> kept = new ArrayList<>();
-        for (String id : ids.subList(Math.max(0, ids.size() - WRITER_MEMORY), ids.size())) {
-            kept.add(s(id));
+    /**
+     * The {@code lw} map of a write by call {@code call} of {@code instance}: that instance's entry holds the
+     * call and those of its calls the item recorded that are still running ({@code running}), until
+     * {@code untilMs}; other instances' entries are kept unless past their {@code x} by {@code nowMs}.
+     * Entries that are not of this layout are dropped (they can only be garbage).
+     */
+    static AttributeValue writersAfter(Map<String, AttributeValue> item, String instance, long call,
+                                       LongPredicate running, long nowMs, long untilMs) {
+        Map<String, AttributeValue> out = new HashMap<>();
+        for (Map.Entry<String, AttributeValue> e : writers(item).entrySet()) {
+            if (e.getKey().equals(instance)) {
+                continue;
+            }
+            AttributeValue x = e.getValue().hasM() ? e.getValue().m().get(WRITER_UNTIL) : null;
+            if (x != null && x.n() != null && !calls(e.getValue()).isEmpty() && parse(x.n(), -1) >= nowMs) {
+                out.put(e.getKey(), e.getValue());
+            }
         }
-        return AttributeValue.builder().l(kept).build();
+        List<String> mine = new ArrayList<>();
+        mine.add(Long.toString(call));
+        AttributeValue own = writers(item).get(instance);
+        if (own != null) {
+            for (String c : calls(own)) {
+                long id = parse(c, -1);
+                if (id != call && id >= 0 && running.test(id)) {
+                    mine.add(c);
+                }
+            }
+        }
+        out.put(instance, AttributeValue.builder().m(Map.of(WRITER_UNTIL, n(untilMs),
+                WRITER_CALLS, AttributeValue.builder().ns(mine).build())).build());
+        return AttributeValue.builder().m(out).build();
+    }
+
+    private static Map<String, AttributeValue> writers(Map<String, AttributeValue> item) {
+        AttributeValue lw = item == null ? null : item.get(LAST_WRITERS);
+        return lw == null || !lw.hasM() ? Map.of() : lw.m();
+    }
+
+    private static List<String> calls(AttributeValue entry) {
+        AttributeValue c = entry.hasM() ? entry.m().get(WRITER_CALLS) : null;
+        return c == null || !c.hasNs() ? List.of() : c.ns();
+    }
+
+    private static long parse(String number, long otherwise) {
+        try {
+            return Long.parseLong(number);
+        } catch (NumberFormatException e) {
+            return otherwise;
+        }
     }
 
     /** The claims map of an item: token to expiry (epoch ms); empty when there is none. */

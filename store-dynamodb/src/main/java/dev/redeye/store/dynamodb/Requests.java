@@ -1,12 +1,16 @@
 package dev.redeye.store.dynamodb;
 
 import dev.redeye.api.StoreException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.DoubleAdder;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Supplier;
+import java.util.function.Function;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -19,23 +23,55 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
  * The two requests the store makes ({@code GetItem} and {@code UpdateItem}), with what every call needs: the
- * closed check, the mapping of SDK failures to {@link StoreException}, and the count of requests and consumed
- * capacity units ({@link DynamoDbStore#usage()}). Thread-safe.
+ * closed check, the call's deadline, the mapping of SDK failures to {@link StoreException}, and the count of
+ * requests and consumed capacity units ({@link DynamoDbStore#usage()}). Thread-safe.
+ *
+ * <p><b>Deadlines</b>: each store call takes a deadline ({@link #deadline()}, on {@link System#nanoTime()}) and
+ * passes it to every request it makes. A request is not sent once the deadline has passed, and is sent with the
+ * SDK's {@code apiCallTimeout} lowered to the time left when that is shorter than the client's own, so that the
+ * SDK abandons it (and its retries) at the deadline; a pause between conditional attempts ends there too. So a
+ * call ends by its deadline whatever its number of requests and whatever the client's timeouts.
  */
 final class Requests {
+    /** The deadline of requests no caller waits for (the feed poller's): only the client's timeouts bound them. */
+    static final long NO_DEADLINE = Long.MAX_VALUE;
+    /** The most of a call's time kept back from the feed-head write for counting its event as lost. */
+    private static final long LOST_COUNT_RESERVE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
     private final DynamoDbClient client;
     private final String table;
     private final AtomicBoolean closed;
+    private final long deadlineNanos;
+    /** The client's own {@code apiCallTimeout} in ns, or {@link Long#MAX_VALUE} when it has none. */
+    private final long clientCallTimeoutNanos;
     private final LongAdder requests = new LongAdder();
     private final LongAdder conditionFailures = new LongAdder();
     private final DoubleAdder readUnits = new DoubleAdder();
     private final DoubleAdder writeUnits = new DoubleAdder();
-    private final java.util.concurrent.atomic.AtomicInteger mostAttempts = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger mostAttempts = new AtomicInteger();
 
-    Requests(DynamoDbClient client, String table, AtomicBoolean closed) {
+    Requests(DynamoDbClient client, String table, AtomicBoolean closed, Duration callDeadline) {
         this.client = client;
         this.table = table;
         this.closed = closed;
+        this.deadlineNanos = callDeadline.toNanos();
+        this.clientCallTimeoutNanos = client.serviceClientConfiguration().overrideConfiguration().apiCallTimeout()
+                .map(Duration::toNanos).orElse(Long.MAX_VALUE);
+    }
+
+    /** The deadline of a store call that starts now. */
+    long deadline() {
+        return System.nanoTime() + deadlineNanos;
+    }
+
+    /**
+     * The deadline of a transition's feed-head write: the call's deadline less a reserve (a quarter of the call
+     * deadline, at most 250 ms), so that an event that could not be appended in time can still be counted as
+     * lost, which tells subscribers of the gap, before the call's own deadline.
+     */
+    long beforeLostCount(long deadline) {
+        return deadline == NO_DEADLINE ? NO_DEADLINE
+                : deadline - Math.min(LOST_COUNT_RESERVE_NANOS, deadlineNanos / 4);
     }
 
     String table() {
@@ -53,9 +89,14 @@ final class Requests {
      *
      * @return the item, or null when there is none
      */
-    Map<String, AttributeValue> get(String call, String name, String partitionKey) {
-        GetItemResponse r = run(call, name, () -> client.getItem(g -> g.tableName(table).key(Items.key(partitionKey))
-                .consistentRead(true).returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)));
+    Map<String, AttributeValue> get(String call, String name, String partitionKey, long deadline) {
+        GetItemResponse r = run(call, name, deadline, cut -> client.getItem(g -> {
+            g.tableName(table).key(Items.key(partitionKey)).consistentRead(true)
+                    .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL);
+            if (cut != null) {
+                g.overrideConfiguration(o -> o.apiCallTimeout(cut));
+            }
+        }));
         count(r.consumedCapacity(), true);
         return r.hasItem() && !r.item().isEmpty() ? r.item() : null;
     }
@@ -65,10 +106,11 @@ final class Requests {
      *
      * @return false when its condition failed ({@code ConditionalCheckFailedException}), true when it was written
      */
-    boolean update(String call, String name, UpdateItemRequest.Builder request) {
-        UpdateItemRequest req = request.tableName(table).returnConsumedCapacity(ReturnConsumedCapacity.TOTAL).build();
+    boolean update(String call, String name, UpdateItemRequest.Builder request, long deadline) {
+        request.tableName(table).returnConsumedCapacity(ReturnConsumedCapacity.TOTAL);
         try {
-            UpdateItemResponse r = run(call, name, () -> client.updateItem(req));
+            UpdateItemResponse r = run(call, name, deadline, cut -> client.updateItem(cut == null ? request.build()
+                    : request.overrideConfiguration(o -> o.apiCallTimeout(cut)).build()));
             count(r.consumedCapacity(), false);
             return true;
         } catch (StoreException e) {
@@ -81,20 +123,45 @@ final class Requests {
         }
     }
 
-    private <T> T run(String call, String name, Supplier<T> body) {
+    /**
+     * Sends one request unless the deadline has passed; {@code body} gets the SDK call timeout to set on it, or
+     * null to keep the client's.
+     */
+    private <T> T run(String call, String name, long deadline, Function<Duration, T> body) {
         ensureOpen();
+        Duration cut = null;
+        if (deadline != NO_DEADLINE) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new StoreException(what(call, name) + " was not sent: the store call's deadline of "
+                        + TimeUnit.NANOSECONDS.toMillis(deadlineNanos) + " ms (callDeadline) has passed");
+            }
+            if (left < clientCallTimeoutNanos) {
+                cut = Duration.ofNanos(left);
+            }
+        }
         requests.increment();
         try {
-            return body.get();
+            return body.apply(cut);
         } catch (ConditionalCheckFailedException e) {
             throw new StoreException("condition failed", e); // unwrapped by update()
+        } catch (ApiCallTimeoutException e) {
+            if (cut == null) {
+                throw Errors.wrap(call, name, table, e);
+            }
+            throw new StoreException(what(call, name) + " timed out at the store call's deadline of "
+                    + TimeUnit.NANOSECONDS.toMillis(deadlineNanos) + " ms (callDeadline); a write may still have"
+                    + " been applied", e);
         } catch (SdkException e) {
             throw Errors.wrap(call, name, table, e);
         } catch (RuntimeException e) {
             // The SDK wraps almost everything, but a closed client throws IllegalStateException.
-            throw new StoreException("DynamoDB " + call + (name == null ? "" : " of '" + Keys.abbreviate(name) + "'")
-                    + " on table " + table + " failed: " + e, e);
+            throw new StoreException(what(call, name) + " failed: " + e, e);
         }
+    }
+
+    private String what(String call, String name) {
+        return "DynamoDB " + call + (name == null ? "" : " of '" + Keys.abbreviate(name) + "'") + " on table " + table;
     }
 
     private void count(ConsumedCapacity c, boolean read) {
@@ -116,17 +183,21 @@ final class Requests {
 
     /**
      * Waits before attempt {@code attempt + 1} of a compare-and-set that lost its condition: full jitter, random
-     * in {@code [0, min(capMillis, 2^attempt)]} ms, so that racing writers spread out instead of colliding again.
+     * in {@code [0, min(capMillis, 2^attempt)]} ms, so that racing writers spread out instead of colliding again;
+     * never past the call's deadline (the next request then reports it).
      */
-    static void backoff(int attempt, long capMillis) {
+    static void backoff(int attempt, long capMillis, long deadline) {
         long bound = Math.min(capMillis, 1L << Math.min(attempt, 20));
-        long pause = ThreadLocalRandom.current().nextLong(bound + 1);
+        long pause = TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextLong(bound + 1));
+        if (deadline != NO_DEADLINE) {
+            pause = Math.max(0, Math.min(pause, deadline - System.nanoTime()));
+        }
         if (pause == 0) {
             Thread.onSpinWait();
             return;
         }
         try {
-            Thread.sleep(pause);
+            TimeUnit.NANOSECONDS.sleep(pause);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StoreException("interrupted while retrying a DynamoDB conditional write", e);

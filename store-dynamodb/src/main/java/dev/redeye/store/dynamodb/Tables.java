@@ -3,6 +3,7 @@ package dev.redeye.store.dynamodb;
 import dev.redeye.api.StoreException;
 import java.util.List;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -12,18 +13,35 @@ import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.MultiRegionConsistency;
+import software.amazon.awssdk.services.dynamodb.model.ReplicaDescription;
 import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.TableStatus;
 
-/** Checks the store's table at start, and creates it on demand (on-demand billing) when asked to. */
+/**
+ * Checks the store's table at start (its key schema, and whether it is a Global Table whose conditional writes
+ * are atomic only within a region), and creates it on demand (on-demand billing) when asked to.
+ */
 final class Tables {
     private static final Logger LOG = LoggerFactory.getLogger(Tables.class);
     private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z0-9_.-]{3,255}");
     /** How long a new table may stay CREATING before the store gives up (dynalite with --createTableMs 0: none). */
     private static final long CREATE_WAIT_MILLIS = 60_000;
+    /** The Global Tables version whose replicas DescribeTable lists; the legacy one's it does not. */
+    private static final String CURRENT_GLOBAL_TABLES = "2019.11.21";
+
+    /** How a table's items are replicated across regions, as far as its {@code DescribeTable} tells. */
+    enum Replication {
+        /** No replica: every conditional write is decided in one place. */
+        SINGLE_REGION,
+        /** Replicas with multi-Region strong consistency: a conditional write is decided across the regions. */
+        STRONG,
+        /** Replicas with multi-Region eventual consistency (the default), or of the legacy version. */
+        EVENTUAL
+    }
 
     private Tables() {
     }
@@ -47,7 +65,7 @@ final class Tables {
      * @throws StoreException if it is missing and {@code create} is off (the message has the create command),
      *                        has another key schema, or DynamoDB fails
      */
-    static void ensure(DynamoDbClient client, String table, boolean create) {
+    static void ensure(DynamoDbClient client, String table, boolean create, boolean allowGlobalTable) {
         TableDescription d = describe(client, table);
         if (d == null) {
             if (!create) {
@@ -56,6 +74,58 @@ final class Tables {
             d = create(client, table);
         }
         checkKeySchema(d, table);
+        checkReplication(d, table, allowGlobalTable);
+    }
+
+    /** How the described table is replicated. */
+    static Replication replication(TableDescription d) {
+        String version = d.globalTableVersion();
+        boolean replicated = d.hasReplicas() && !d.replicas().isEmpty()
+                // A legacy (2017.11.29) global table's replicas are listed by DescribeGlobalTable only.
+                || version != null && !version.equals(CURRENT_GLOBAL_TABLES);
+        if (!replicated) {
+            return Replication.SINGLE_REGION;
+        }
+        return d.multiRegionConsistency() == MultiRegionConsistency.STRONG ? Replication.STRONG : Replication.EVENTUAL;
+    }
+
+    /**
+     * Refuses a Global Table with eventually consistent replicas unless {@code allowGlobalTable}: there a
+     * conditional write is checked against its own region's copy only, so two instances writing one breaker in
+     * two regions both win, and replication keeps one of the two writes (last writer wins).
+     *
+     * @throws StoreException naming the replicas, the reason and the options, when refused
+     */
+    static void checkReplication(TableDescription d, String table, boolean allowGlobalTable) {
+        Replication r = replication(d);
+        if (r == Replication.SINGLE_REGION) {
+            return;
+        }
+        String where = regions(d);
+        if (r == Replication.STRONG) {
+            LOG.info("DynamoDB table {} is a Global Table with multi-Region strong consistency ({}): "
+                    + "conditional writes are decided across its regions", table, where);
+            return;
+        }
+        if (allowGlobalTable) {
+            LOG.warn("DynamoDB table {} is a Global Table with eventually consistent replicas ({}), accepted by "
+                    + "allowGlobalTable: keep every instance of the fleet writing to one region at a time, or two "
+                    + "regions' writes to one breaker will overwrite each other", table, where);
+            return;
+        }
+        throw new StoreException("DynamoDB table " + table + " is a Global Table with eventually consistent replicas ("
+                + where + "): a conditional write is atomic only within its region, so instances writing one breaker"
+                + " in two regions can both win their condition and replication keeps only one of the writes (lost"
+                + " failure counts, two trials for one permit, a forced state undone). Use a table of one region, or"
+                + " a Global Table with multi-Region strong consistency; if every instance writes to one region at a"
+                + " time (the others standing by), opt in with allowGlobalTable(true) or ?allowGlobalTable=true");
+    }
+
+    private static String regions(TableDescription d) {
+        String listed = d.hasReplicas() && !d.replicas().isEmpty()
+                ? d.replicas().stream().map(ReplicaDescription::regionName).collect(Collectors.joining(", "))
+                : "not listed by DescribeTable";
+        return "replicas: " + listed + (d.globalTableVersion() == null ? "" : "; version " + d.globalTableVersion());
     }
 
     private static TableDescription describe(DynamoDbClient client, String table) {

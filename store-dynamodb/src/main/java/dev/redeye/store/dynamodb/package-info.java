@@ -14,6 +14,9 @@
  * <li>{@code v} (N) the version of the state, kept after a delete (tombstone);</li>
  * <li>{@code exp} (N) epoch ms from which a non-forced state reads as absent (never on a forced state);</li>
  * <li>{@code wc} (N) the write counter, the compare-and-set token of every state write;</li>
+ * <li>{@code lw} (M of M) per store instance, {@code x} (N) the epoch ms until which its entry stays and
+ * {@code c} (NS) the ids of its atomic calls that wrote the state and were still running: a call whose answer
+ * was lost recognizes its own write;</li>
  * <li>{@code cl} (M of N) trial claims, token to expiry in epoch ms;</li>
  * <li>{@code gc} (N) epoch seconds for DynamoDB TTL: garbage collection only, a retention after the state's
  * expiry (absent on a forced state).</li>

@@ -6,15 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.StoreErrorPolicy;
+import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUnavailableException;
+import dev.redeye.tck.Race;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * Failures of the endpoint, each on a server of the test's own (never the shared dynalite): throttling and an
@@ -70,6 +73,72 @@ class DynamoDbFaultTest {
             assertTrue(millis < 2_500, "a frozen server held the call for " + millis + " ms (call timeout 1 s)");
             server.signal("CONT");
             assertEquals(2, store.recordFailure("op", p, 3L).state().failures(), "recovered on the next call");
+        }
+    }
+
+    /**
+     * A client whose own timeouts are long (10 s per attempt) on a frozen dynalite: every store call still
+     * ends, as a {@link StoreException}, within the store's default call deadline (2 s), not the client's.
+     */
+    @Test
+    void onAFrozenDynaliteEveryCallEndsWithinTheDefaultCallDeadline() throws Exception {
+        try (PrivateDynalite server = PrivateDynalite.start(false);
+             DynamoDbStore store = DynamoDbStore.open(uri(server.url(), "frozen_deadline",
+                     "createTable=true&attemptTimeoutMillis=10000&callTimeoutMillis=20000"))) {
+            Policy p = Policy.builder().failureThreshold(100).jitter(0).build();
+            store.recordFailure("op", p, 1L);
+            String token = store.claimTrial("op", 2, Duration.ofSeconds(30)).orElseThrow();
+            server.signal("STOP");
+            List<Executable> calls = List.of(
+                    () -> store.get("op"),
+                    () -> store.recordFailure("op", p, 2L),
+                    () -> store.claimTrial("op", 2, Duration.ofSeconds(30)),
+                    () -> store.releaseTrial("op", token),
+                    () -> store.put("op", BreakerState.INITIAL, Duration.ofMinutes(1)),
+                    () -> store.delete("op"),
+                    () -> store.subscribe(e -> { }, () -> { }));
+            long worst = 0;
+            for (Executable call : calls) {
+                long start = System.nanoTime();
+                StoreException e = assertThrows(StoreException.class, call);
+                long millis = (System.nanoTime() - start) / 1_000_000;
+                assertTrue(millis < 3_000, "a call on a frozen server took " + millis + " ms (default deadline 2 s): "
+                        + e.getMessage());
+                assertTrue(e.getMessage().contains("deadline"), e.getMessage());
+                worst = Math.max(worst, millis);
+            }
+            System.out.println("frozen dynalite, client timeouts 10 s, default call deadline: slowest call " + worst
+                    + " ms");
+            server.signal("CONT");
+            assertTrue(store.get("op").isPresent(), "recovered on the next call");
+        }
+    }
+
+    /**
+     * Every answer 1.2 s late (each under the client's 5 s timeouts): a transition, which takes four requests,
+     * would take about 5 s; with {@code callDeadlineMillis=1000} it ends within the deadline.
+     */
+    @Test
+    void onASlowEndpointATransitionEndsWithinTheCallDeadlineFromTheUri() throws Exception {
+        int port = Integer.parseInt(DynamoTestSupport.url().replaceAll(".*:(\\d+).*", "$1"));
+        String table = DynamoTestSupport.newTable("redeye_slow");
+        try (LosingProxy proxy = new LosingProxy(port);
+             DynamoDbStore store = DynamoDbStore.open(uri(proxy.url(), table,
+                     "createTable=true&attemptTimeoutMillis=5000&callTimeoutMillis=10000&callDeadlineMillis=1000"))) {
+            Policy p = Policy.builder().failureThreshold(1).jitter(0).build();
+            proxy.delayAnswers(1_200);
+            long start = System.nanoTime();
+            try {
+                store.recordFailure("op", p, 1L);
+            } catch (StoreException e) {
+                assertTrue(e.getMessage().contains("deadline"), e.getMessage());
+            }
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            System.out.println("answers 1.2 s late, call deadline 1 s: the transition took " + millis + " ms");
+            assertTrue(millis < 2_000, "a transition on a slow endpoint took " + millis + " ms (deadline 1 s)");
+            proxy.delayAnswers(0);
+        } finally {
+            DynamoTestSupport.deleteTable(table);
         }
     }
 
@@ -151,6 +220,70 @@ class DynamoDbFaultTest {
             store.releaseTrial("claimed", token);
             assertTrue(store.claimTrial("claimed", 1, Duration.ofSeconds(30)).isPresent(), "the one permit is free again");
         } finally {
+            DynamoTestSupport.deleteTable(table);
+        }
+    }
+
+    /**
+     * A lost answer on the call's last permitted attempt ({@code maxAttempts=1}): the SDK's retry fails its
+     * condition and no attempt is left, but the write landed; the call must return it, not report that nothing
+     * was written.
+     */
+    @Test
+    void aLostAnswerOnTheLastAttemptIsReturnedNotReportedAsNothingWritten() throws Exception {
+        int port = Integer.parseInt(DynamoTestSupport.url().replaceAll(".*:(\\d+).*", "$1"));
+        String table = DynamoTestSupport.newTable("redeye_lost_last");
+        try (LosingProxy proxy = new LosingProxy(port);
+             DynamoDbStore store = DynamoDbStore.open(uri(proxy.url(), table, "createTable=true&maxAttempts=1"))) {
+            Policy p = Policy.builder().failureThreshold(100).jitter(0).build();
+            store.recordFailure("op", p, 1L);
+            proxy.loseNextAnswerOf("UpdateItem");
+            assertEquals(2, store.recordFailure("op", p, 2L).state().failures(), "the write that landed is returned");
+            assertEquals(1, proxy.lost.get(), "the answer of the write was lost");
+            assertEquals(2, store.get("op").orElseThrow().failures(), "counted once");
+        } finally {
+            DynamoTestSupport.deleteTable(table);
+        }
+    }
+
+    /**
+     * The same lost answer while 16 clients write the key: the relay holds the lost answer's connection until
+     * 12 other writes have landed, so that by the time the SDK's retry fails its condition and the call re-reads
+     * the item, more writers than any fixed memory of recent writers have written it. The count stays exact.
+     */
+    @Test
+    void aLostAnswerAmongSixteenWritersIsAppliedExactlyOnce() throws Exception {
+        int port = Integer.parseInt(DynamoTestSupport.url().replaceAll(".*:(\\d+).*", "$1"));
+        String table = DynamoTestSupport.newTable("redeye_lost_16");
+        int clients = 16;
+        int each = 12;
+        int heldFor = 12;
+        List<DynamoDbStore> stores = new CopyOnWriteArrayList<>();
+        try (LosingProxy proxy = new LosingProxy(port)) {
+            // Timeouts far above dynalite's latency: no call may fail (a failed call's write is ambiguous, and the
+            // count would not be exact for a reason this test is not about).
+            String params = "attemptTimeoutMillis=8000&callTimeoutMillis=20000&callDeadlineMillis=60000";
+            stores.add(DynamoDbStore.open(uri(proxy.url(), table, params + "&createTable=true")));
+            for (int i = 1; i < clients; i++) {
+                stores.add(DynamoDbStore.open(uri(proxy.url(), table, params)));
+            }
+            Policy p = Policy.builder().failureThreshold(1_000_000).jitter(0).build();
+            stores.get(0).recordFailure("op", p, 1L);
+            proxy.loseNextAnswerOf("UpdateItem", heldFor);
+            Race.run(clients, Duration.ofMinutes(3), t -> {
+                for (int i = 0; i < each; i++) {
+                    stores.get(t).recordFailure("op", p, 2L + i);
+                }
+            });
+            assertEquals(1, proxy.lost.get(), "one answer was lost");
+            assertTrue(proxy.passedWhileHeld.get() >= heldFor, "writes that landed while the lost answer was held: "
+                    + proxy.passedWhileHeld.get());
+            assertEquals(1 + clients * each, stores.get(0).get("op").orElseThrow().failures(),
+                    "every failure counted once: the write whose answer was lost neither repeated nor dropped");
+        } finally {
+            for (DynamoDbStore s : stores) {
+                s.close();
+            }
             DynamoTestSupport.deleteTable(table);
         }
     }

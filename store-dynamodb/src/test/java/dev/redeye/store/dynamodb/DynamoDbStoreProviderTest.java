@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.redeye.Stores;
 import dev.redeye.api.Store;
 import java.net.URI;
+import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -26,7 +28,8 @@ class DynamoDbStoreProviderTest {
     void parsesTableCredentialsAndParameters() {
         DynamoDbStoreProvider.Parsed p = DynamoDbStoreProvider.parse("dynamodb://AKIDX:se%2Fcr%40et@my_table.v2?"
                 + "region=eu-west-1&endpoint=http://127.0.0.1:4567&createTable=true&feedPollMillis=200&feedRingSize=8"
-                + "&maxAttempts=20&attemptTimeoutMillis=300&callTimeoutMillis=900&sdkAttempts=2");
+                + "&maxAttempts=20&attemptTimeoutMillis=300&callTimeoutMillis=900&sdkAttempts=2&callDeadlineMillis=1500"
+                + "&allowGlobalTable=true");
         assertEquals("my_table.v2", p.table);
         assertEquals("AKIDX", p.accessKeyId);
         assertEquals("se/cr@et", p.secretAccessKey);
@@ -39,12 +42,17 @@ class DynamoDbStoreProviderTest {
         assertEquals(300, p.attemptTimeoutMillis);
         assertEquals(900, p.callTimeoutMillis);
         assertEquals(2, p.sdkAttempts);
+        assertEquals(1500, p.callDeadlineMillis);
+        assertTrue(p.allowGlobalTable);
         DynamoDbStoreProvider.Parsed plain = DynamoDbStoreProvider.parse("dynamodb://redeye_breakers");
         assertNull(plain.accessKeyId);
         assertFalse(plain.createTable);
         assertEquals(250, plain.attemptTimeoutMillis);
         assertEquals(1000, plain.callTimeoutMillis);
         assertEquals(3, plain.sdkAttempts);
+        assertEquals(DynamoDbStore.DEFAULT_CALL_DEADLINE.toMillis(), plain.callDeadlineMillis);
+        assertEquals(2000, plain.callDeadlineMillis, "the documented default");
+        assertFalse(plain.allowGlobalTable);
     }
 
     @Test
@@ -56,6 +64,10 @@ class DynamoDbStoreProviderTest {
             "dynamodb://AKID:topsecret@table?createTable=yes",
             "dynamodb://AKID:topsecret@table?endpoint=ftp://h:1",
             "dynamodb://AKID:topsecret@table?feedPollMillis=0",
+            "dynamodb://AKID:topsecret@table?callDeadlineMillis=5",            // below 10 ms
+            "dynamodb://AKID:topsecret@table?callDeadlineMillis=600001",       // above 10 minutes
+            "dynamodb://AKID:topsecret@table?callDeadlineMillis=soon",
+            "dynamodb://AKID:topsecret@table?allowGlobalTable=yes",
             "dynamodb://topsecret@table",                                   // no key id
             "redis://AKID:topsecret@table",
         };
@@ -66,6 +78,25 @@ class DynamoDbStoreProviderTest {
         }
         assertTrue(assertThrows(IllegalArgumentException.class,
                 () -> DynamoDbStoreProvider.parse("dynamodb://table?regoin=x")).getMessage().contains("'regoin'"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> DynamoDbStoreProvider.parse("dynamodb://table?callDeadlineMillis=5")).getMessage()
+                .contains("callDeadlineMillis"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> DynamoDbStoreProvider.parse("dynamodb://table?allowGlobalTable=1")).getMessage()
+                .contains("allowGlobalTable"));
+    }
+
+    @Test
+    void theBuilderRefusesACallDeadlineOutOfRangeNamingTheOption() {
+        try (var c = DynamoTestSupport.rawClient()) {
+            DynamoDbStore.Builder b = DynamoDbStore.builder(c);
+            for (Duration bad : List.of(Duration.ZERO, Duration.ofMillis(9), Duration.ofMinutes(11),
+                    Duration.ofSeconds(-1))) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> b.callDeadline(bad));
+                assertTrue(e.getMessage().contains("callDeadline"), e.getMessage());
+            }
+            assertThrows(NullPointerException.class, () -> b.callDeadline(null));
+        }
     }
 
     @Test
@@ -74,7 +105,7 @@ class DynamoDbStoreProviderTest {
             assertInstanceOf(DynamoDbStore.class, s);
             assertEquals(TABLE, ((DynamoDbStore) s).table());
             s.put("op", dev.redeye.api.BreakerState.INITIAL.toBuilder().failures(2).build(),
-                    java.time.Duration.ofMinutes(1));
+                    Duration.ofMinutes(1));
             assertEquals(2, s.get("op").orElseThrow().failures());
             assertTrue(s.toString().contains(TABLE));
             assertFalse(s.toString().contains("test:test"));

@@ -69,7 +69,8 @@ class DynamoDbStoreTest {
     private DynamoDbStore store(java.util.function.UnaryOperator<DynamoDbStore.Builder> config) {
         DynamoDbClient c = DynamoTestSupport.rawClient();
         clients.add(c);
-        DynamoDbStore s = config.apply(DynamoDbStore.builder(c).table(TABLE)).build();
+        DynamoDbStore s = config.apply(DynamoDbStore.builder(c).table(TABLE).callDeadline(DynamoTestSupport.TEST_DEADLINE))
+                .build();
         stores.add(s);
         return s;
     }
@@ -230,7 +231,13 @@ class DynamoDbStoreTest {
         assertEquals(Long.toString(1_700_000_060_000L), it.get(Items.EXPIRES).n());
         assertEquals(Long.toString(1_700_000_060L + Duration.ofDays(7).toSeconds()), it.get(Items.GC).n());
         assertEquals("1", it.get(Items.WRITES).n());
-        assertEquals(1, it.get(Items.LAST_WRITERS).l().size());
+        Map<String, AttributeValue> writers = it.get(Items.LAST_WRITERS).m();
+        assertEquals(1, writers.size(), "one entry: this store instance");
+        AttributeValue mine = writers.values().iterator().next();
+        assertEquals(List.of("1"), mine.m().get(Items.WRITER_CALLS).ns(), "the call's id");
+        assertEquals(Long.toString(1_700_000_000_000L + DynamoTestSupport.TEST_DEADLINE.toMillis()
+                + Items.WRITER_SKEW_MARGIN_MILLIS), mine.m().get(Items.WRITER_UNTIL).n(), "kept for the call deadline"
+                + " and the skew margin");
         assertTrue(it.get(Items.CLAIMS).m().isEmpty());
         Optional<String> token = s.claimTrial(k, 1, Duration.ofSeconds(30));
         assertEquals(Long.toString(1_700_000_030_000L), item(k).get(Items.CLAIMS).m().get(token.orElseThrow()).n());

@@ -67,16 +67,20 @@ final class DynamoTestSupport {
 
     /**
      * The provider URI of a table on the test endpoint (dummy credentials: dynalite accepts any), with the
-     * client's timeouts raised to {@value #TEST_TIMEOUTS}: dynalite is one Node.js thread, and on a 2-core
-     * machine shared with builds, 32 racing callers queue for far longer than the 250 ms per attempt sized for
-     * DynamoDB itself. The default timeouts are proven by {@code DynamoDbFaultTest}, on servers of its own.
+     * client's timeouts and the store's call deadline raised to {@value #TEST_TIMEOUTS}: dynalite is one Node.js
+     * thread, and on a 2-core machine shared with builds, 32 racing callers queue for far longer than the 250 ms
+     * per attempt and 2 s per call sized for DynamoDB itself. The defaults are proven by
+     * {@code DynamoDbFaultTest}, on servers of its own.
      */
     static String uri(String table, String params) {
         return "dynamodb://test:test@" + table + "?region=us-east-1&" + TEST_TIMEOUTS + "&endpoint=" + url()
                 + (params == null || params.isEmpty() ? "" : "&" + params);
     }
 
-    static final String TEST_TIMEOUTS = "attemptTimeoutMillis=2000&callTimeoutMillis=5000";
+    static final String TEST_TIMEOUTS = "attemptTimeoutMillis=2000&callTimeoutMillis=5000&callDeadlineMillis=60000";
+
+    /** The call deadline of {@link #TEST_TIMEOUTS}, for stores built over {@link #rawClient()}. */
+    static final Duration TEST_DEADLINE = Duration.ofSeconds(60);
 
     /** A plain client of the test endpoint with the provider's short timeouts; the caller closes it. */
     static DynamoDbClient rawClient() {

@@ -8,20 +8,34 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * An HTTP/1.1 relay between the SDK and dynalite that can lose the answer of the next request of one
- * DynamoDB action: it forwards the request, lets dynalite apply it, reads the answer, and closes the client's
- * connection instead of passing the answer on, exactly as a network that fails after the server acted. The
- * SDK then retries the same request. Loopback only; test code only.
+ * An HTTP/1.1 relay between the SDK and dynalite that can lose the answer of the next successful request of
+ * one DynamoDB action: it forwards the request, lets dynalite apply it, reads the answer, and closes the
+ * client's connection instead of passing the answer on, exactly as a network that fails after the server
+ * acted. The SDK then retries the same request. It can hold the lost answer's connection open (no answer)
+ * while other clients' requests of the same action succeed, so that the retry meets an item many writers
+ * have moved on since, and it can delay every answer, as a slow network or an overloaded endpoint would.
+ * Loopback only; test code only.
  */
 final class LosingProxy implements AutoCloseable {
+    /** The longest a lost answer's connection is held open, whatever happens to other clients. */
+    private static final long MAX_HOLD_NANOS = TimeUnit.SECONDS.toNanos(20);
     private final ServerSocket server;
     private final int upstreamPort;
     private volatile String loseNext;
+    private volatile int holdFor;
+    private volatile long answerDelayMillis;
+    /** Successful (HTTP 200) answers relayed per action; guarded by {@code this}. */
+    private final Map<String, Integer> relayed = new HashMap<>();
     final AtomicInteger lost = new AtomicInteger();
+    /** How many successful answers of the lost answer's action other connections relayed while it was held. */
+    final AtomicInteger passedWhileHeld = new AtomicInteger();
 
     LosingProxy(int upstreamPort) throws IOException {
         this.upstreamPort = upstreamPort;
@@ -35,9 +49,27 @@ final class LosingProxy implements AutoCloseable {
         return "http://127.0.0.1:" + server.getLocalPort();
     }
 
-    /** Loses the answer of the next request whose X-Amz-Target ends with {@code action} (e.g. "UpdateItem"). */
+    /**
+     * Loses the answer of the next successful (HTTP 200) request whose X-Amz-Target ends with {@code action}
+     * (e.g. "UpdateItem"), closing the connection at once.
+     */
     void loseNextAnswerOf(String action) {
+        loseNextAnswerOf(action, 0);
+    }
+
+    /**
+     * As {@link #loseNextAnswerOf(String)}, but keeps that connection open without an answer until
+     * {@code others} successful answers of the same action have been relayed to other connections (at most
+     * 20 s), then closes it.
+     */
+    void loseNextAnswerOf(String action, int others) {
+        holdFor = others;
         loseNext = action;
+    }
+
+    /** Delays every answer by {@code millis} before relaying it (0: none). */
+    void delayAnswers(long millis) {
+        answerDelayMillis = millis;
     }
 
     private void acceptLoop() {
@@ -70,11 +102,26 @@ final class LosingProxy implements AutoCloseable {
                 if (answer == null) {
                     return;
                 }
-                String action = loseNext;
-                if (action != null && request.header("x-amz-target").endsWith("." + action)) {
-                    loseNext = null;
-                    lost.incrementAndGet();
+                String target = request.header("x-amz-target");
+                String action = target.substring(target.lastIndexOf('.') + 1);
+                boolean ok = answer.head.startsWith("HTTP/1.1 200");
+                if (ok && action.equals(loseNext) && lose()) {
+                    hold(action, holdFor);
                     return; // closes the client's connection without an answer
+                }
+                if (ok) {
+                    synchronized (this) {
+                        relayed.merge(action, 1, Integer::sum);
+                        notifyAll();
+                    }
+                }
+                long delay = answerDelayMillis;
+                if (delay > 0) {
+                    try {
+                        Thread.sleep(delay);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
                 }
                 cout.write(answer.bytes);
                 cout.flush();
@@ -82,6 +129,34 @@ final class LosingProxy implements AutoCloseable {
         } catch (IOException e) {
             // a side closed
         }
+    }
+
+    /** Whether this connection is the one that loses its answer (only one does per arming). */
+    private synchronized boolean lose() {
+        if (loseNext == null) {
+            return false;
+        }
+        loseNext = null;
+        lost.incrementAndGet();
+        return true;
+    }
+
+    /** Waits until {@code others} more successful answers of {@code action} have been relayed, or 20 s. */
+    private synchronized void hold(String action, int others) {
+        int start = relayed.getOrDefault(action, 0);
+        long deadline = System.nanoTime() + MAX_HOLD_NANOS;
+        try {
+            while (relayed.getOrDefault(action, 0) - start < others) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        passedWhileHeld.set(relayed.getOrDefault(action, 0) - start);
     }
 
     @Override
