@@ -107,7 +107,10 @@ final class SqlRunner {
         return source;
     }
 
-    /** Runs {@code work} in autocommit mode (each round trip is its own transaction). */
+    /**
+     * Runs {@code work} in autocommit mode (each round trip is its own transaction), also on a connection whose
+     * default is {@code autoCommit=false}.
+     */
     <T> T call(String op, String key, Work<T> work) {
         return run(op, key, false, work);
     }
@@ -128,7 +131,7 @@ final class SqlRunner {
             boolean leased = false;
             try (Lease lease = source.open()) {
                 leased = true;
-                return transaction ? inTransaction(lease.connection, a, work) : work.run(lease.connection, a);
+                return transaction ? inTransaction(lease.connection, a, work) : autoCommitted(lease.connection, a, work);
             } catch (StoreException e) {
                 throw e;
             } catch (SQLException | RuntimeException e) {
@@ -157,8 +160,30 @@ final class SqlRunner {
         }
     }
 
+    /**
+     * Runs {@code work} with autocommit on, whatever the connection's default: a pool whose connections default
+     * to {@code autoCommit=false} (HikariCP's {@code autoCommit}, Spring's usual set-up) would otherwise leave
+     * each statement in an open transaction that the pool rolls back when the connection comes back. Switching
+     * autocommit on and off again costs no round trip while no transaction is open; the connection goes back
+     * with the default it came with.
+     */
+    private static <T> T autoCommitted(Connection c, Attempt a, Work<T> work) throws SQLException {
+        if (c.getAutoCommit()) {
+            return work.run(c, a);
+        }
+        c.setAutoCommit(true); // commits nothing: no transaction is open on a connection just borrowed
+        try {
+            return work.run(c, a);
+        } finally {
+            restoreAutoCommit(c, false);
+        }
+    }
+
     private static <T> T inTransaction(Connection c, Attempt a, Work<T> work) throws SQLException {
-        c.setAutoCommit(false); // no round trip: the driver sends BEGIN with the first statement
+        boolean autoCommit = c.getAutoCommit();
+        if (autoCommit) {
+            c.setAutoCommit(false); // no round trip: the driver sends BEGIN with the first statement
+        }
         try {
             T result = work.run(c, a);
             c.commit(); // a no-op when the work's last batch committed: the driver sees the transaction idle
@@ -171,11 +196,16 @@ final class SqlRunner {
             }
             throw e;
         } finally {
-            try {
-                c.setAutoCommit(true);
-            } catch (SQLException | RuntimeException ignored) {
-                // a dead connection: the pool discards it
-            }
+            restoreAutoCommit(c, autoCommit);
+        }
+    }
+
+    /** Gives the connection back its autocommit default; a dead connection is the pool's to discard. */
+    private static void restoreAutoCommit(Connection c, boolean autoCommit) {
+        try {
+            c.setAutoCommit(autoCommit);
+        } catch (SQLException | RuntimeException ignored) {
+            // a dead connection: the pool discards it
         }
     }
 
