@@ -134,6 +134,14 @@ final class PgTestSupport {
         return true;
     }
 
+    /** A plain HikariCP pool on the test server, as an application would hand the store. */
+    static HikariDataSource pool(int size) {
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(dataSource());
+        config.setMaximumPoolSize(size);
+        return new HikariDataSource(config);
+    }
+
     /**
      * A HikariCP pool whose connections default to {@code autoCommit=false}, as Spring applications often
      * configure theirs: HikariCP rolls back whatever a borrower left uncommitted when the connection comes back.
