@@ -59,10 +59,11 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Bounds</h2>
  * Every call sets, for its own transaction and in the round trip of its first statement,
- * {@code lock_timeout} (default 1 s: how long it waits for a row lock another session holds),
- * {@code statement_timeout} (1.5 s) and {@code idle_in_transaction_session_timeout} (2 s: a client stalled
- * while holding a row lock loses its session, and the lock, on the server); see
- * {@link Builder#timeoutsPerTransaction(boolean)} to set them on your sessions instead. A call that hits one
+ * {@code lock_timeout} (what is left of the breaker call's lock budget, {@link Builder#lockTimeout}, default 1 s:
+ * one budget for every wait on a row lock another session holds), {@code statement_timeout} (1.5 s) and
+ * {@code idle_in_transaction_session_timeout} (2 s: a client stalled while holding a row lock loses its session,
+ * and the lock, on the server); see {@link Builder#timeoutsPerTransaction(boolean)} to set the last two on your
+ * sessions instead. A call that hits one
  * fails with {@link StoreException} naming the bound. Client-side bounds (how long to wait for a connection,
  * for a reply from a server that vanished) belong to the {@link DataSource}: a store opened from a URI
  * configures its own pool ({@link PostgresStoreProvider}).
@@ -664,10 +665,13 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
         }
 
         /**
-         * How long a call waits for a row lock another session holds ({@code lock_timeout}; default 1 s) before
-         * it fails with {@link StoreException}. A breaker's row is locked for one round trip by each atomic call,
-         * so a longer wait means the holder is stuck; failing fast keeps an incident from queueing every
-         * instance on that row.
+         * How long a breaker call waits in all for row locks another session holds (default 1 s) before its store
+         * call fails with {@link StoreException}. A breaker's row is locked for one round trip by each atomic call,
+         * so a longer wait means the holder is stuck; failing fast keeps an incident from queueing every instance
+         * on that row. One budget, however many waits: every statement that may wait for a lock gets what is left
+         * of it since its store call began as its {@code lock_timeout} (and a {@code statement_timeout} a fiftieth
+         * above), and once a call's budget ran out on a row, later calls on that row wait only a tenth of it until
+         * one gets the lock, so a half-open trial (claim, then outcome) waits at most about 1.2 times this in all.
          *
          * @param timeout at least 1 ms, or zero to wait without bound
          * @return this builder
