@@ -229,6 +229,9 @@ class PostgresProductionTest {
             assertTrue(e.getMessage().contains("'" + k + "'") && e.getMessage().contains("claim"), e.getMessage());
             assertTrue(PgTestSupport.eventually(() -> claims(s, k)), expiry + ": the claim counted longer than its ttl");
             assertTrue((System.nanoTime() - t0) / 1_000_000 < 600 + 5_000);
+            s.purgeExpired();
+            assertEquals(0, count("SELECT count(*) FROM " + qualified(table + "_claims") + " WHERE expires_at = "
+                    + "'infinity' OR expires_at > clock_timestamp() + interval '1 year'"), "the clean-up deletes it");
         }
 
         // Through a breaker: the error reaches onStoreError, and under ALLOW the trial runs on the instance's slot.
@@ -266,11 +269,14 @@ class PostgresProductionTest {
      * lockTimeout), with a margin for the round trips and a loaded machine; a second full wait (2 x lockTimeout)
      * exceeds it.
      */
-    private static final long CALL_BOUND_MILLIS = new LockWaits(Timeouts.DEFAULTS).callBoundMillis() + 350;
+    private static final long CALL_BOUND_MILLIS = new LockWaits(Timeouts.DEFAULTS).callBoundMillis() + 500;
 
-    private PostgresStore store(String kind, String table) {
+    /** A store of either kind with the default bounds but {@code statementMillis} as its statementTimeout. */
+    private PostgresStore store(String kind, String table, long statementMillis) {
         return keep(kind.equals("URI") ? PostgresStore.open(PgTestSupport.urlWith("schema=" + schema + "&table="
-                + table)) : PostgresStore.builder(keep(PgTestSupport.pool(8))).schema(schema).table(table).build());
+                + table + "&statementTimeoutMillis=" + statementMillis))
+                : PostgresStore.builder(keep(PgTestSupport.pool(8))).schema(schema).table(table)
+                .statementTimeout(Duration.ofMillis(statementMillis)).build());
     }
 
     /** Holds the row lock of {@code key} in an open transaction of a connection of its own until closed. */
@@ -296,7 +302,7 @@ class PostgresProductionTest {
     @ValueSource(strings = {"URI", "user DataSource"})
     void aHalfOpenTrialOnAHeldRowWaitsOneBoundInAll(String kind) throws Exception {
         String table = newTable();
-        PostgresStore s = store(kind, table);
+        PostgresStore s = store(kind, table, Timeouts.DEFAULT_STATEMENT_MILLIS);
         String op = "trial";
         s.recordFailure(op, Policy.builder().failureThreshold(1).build(), System.currentTimeMillis() - 60_000);
         List<String> errors = new CopyOnWriteArrayList<>();
@@ -320,8 +326,9 @@ class PostgresProductionTest {
 
     /**
      * Several sessions queued on a held row: a waiter queued behind another waits twice inside one statement
-     * (for the tuple lock, then for the holder), each wait timed separately by lock_timeout. Every breaker call
-     * still ends within the one bound, and every store error names the lock bound.
+     * (for the tuple lock, then for the holder), each wait timed separately by lock_timeout, so only the
+     * statement timeout capped the sum. With a statementTimeout of 3 s (a slow disk allowed for), every breaker
+     * call still ends within the one lock bound, and every store error names the lock bound.
      */
     @Test
     void breakerCallsQueuedOnAHeldRowEachEndWithinTheBound() throws Exception {
@@ -329,7 +336,7 @@ class PostgresProductionTest {
         String op = "queued";
         List<PostgresStore> stores = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            stores.add(store(i % 2 == 0 ? "URI" : "user DataSource", table));
+            stores.add(store(i % 2 == 0 ? "URI" : "user DataSource", table, 3_000));
         }
         stores.get(0).recordFailure(op, Policy.builder().failureThreshold(1_000_000).build(), 1);
         List<String> errors = new CopyOnWriteArrayList<>();
@@ -374,7 +381,9 @@ class PostgresProductionTest {
         }
         long max = worst.stream().mapToLong(Long::longValue).max().orElseThrow();
         System.out.println("6 threads on 3 stores queued on a held row: worst breaker call " + max + " ms (bound "
-                + CALL_BOUND_MILLIS + " ms), " + errors.size() + " store errors");
+                + CALL_BOUND_MILLIS + " ms), " + errors.size() + " store errors, "
+                + errors.stream().filter(m -> m.contains("55P03")).count() + " of them 55P03 (lock_timeout), "
+                + errors.stream().filter(m -> m.contains("57014")).count() + " 57014 (statement_timeout)");
         assertEquals(6, worst.size());
         assertFalse(errors.isEmpty());
         errors.forEach(m -> assertTrue(m.contains("lock_timeout of"), m));
