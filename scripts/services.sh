@@ -3,6 +3,7 @@
 #   REDEYE_REDIS_URL     (default redis://127.0.0.1:6379)
 #   REDEYE_POSTGRES_URL  (default jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres)
 #   REDEYE_PG_BIN        (the PostgreSQL server binaries the fault tests start a private server with)
+#   REDEYE_PGBOUNCER     (the pgbouncer binary PgBouncerTest starts a private PgBouncer with)
 #   REDEYE_DYNAMODB_URL  (dynalite, the open-source DynamoDB server, on a free port: http://127.0.0.1:PORT)
 #   REDEYE_DYNALITE_HOME (where dynalite is installed, for tests that start private dynalite processes)
 # An address already set in the environment is used as it is. Otherwise the local default is probed,
@@ -61,8 +62,26 @@ redeye_pg_works() { # host port
 }
 
 # The server binaries (initdb, postgres) that store-postgres's fault tests run a private server with, even when
-# the shared server is elsewhere; exported as REDEYE_PG_BIN.
+# the shared server is elsewhere; exported as REDEYE_PG_BIN. Also PgBouncer, which store-postgres's PgBouncerTest
+# runs a private instance of (transaction pooling mode, in front of the test server); exported as REDEYE_PGBOUNCER.
+redeye_ensure_pgbouncer() {
+  if [ -n "${REDEYE_PGBOUNCER:-}" ]; then
+    return 0
+  fi
+  if ! command -v pgbouncer >/dev/null 2>&1 && [ ! -x /usr/sbin/pgbouncer ]; then
+    redeye_log "PgBouncer: not installed, installing pgbouncer (PgBouncerTest needs it)"
+    redeye_apt_install pgbouncer || return 1
+  fi
+  if [ -x /usr/sbin/pgbouncer ]; then
+    REDEYE_PGBOUNCER=/usr/sbin/pgbouncer
+  else
+    REDEYE_PGBOUNCER=$(command -v pgbouncer)
+  fi
+  export REDEYE_PGBOUNCER
+}
+
 redeye_ensure_postgres_bin() {
+  redeye_ensure_pgbouncer || redeye_log "PgBouncer: not available; PgBouncerTest will say how to provide it"
   if [ -n "${REDEYE_PG_BIN:-}" ]; then
     return 0
   fi

@@ -150,8 +150,11 @@ public class RedeyeProperties {
         /** Name of the state table (claims and events tables are named after it). Default redeye_breakers. */
         private String table;
 
-        /** Whether missing tables are created at start. Default true. */
-        private Boolean createTables;
+        /**
+         * Whether missing tables and indexes are created at start (default true); false only checks them and fails
+         * naming the DDL to run (for schemas a migration tool owns).
+         */
+        private Boolean createSchema;
 
         public String getSchema() {
             return schema;
@@ -169,12 +172,12 @@ public class RedeyeProperties {
             this.table = table;
         }
 
-        public Boolean getCreateTables() {
-            return createTables;
+        public Boolean getCreateSchema() {
+            return createSchema;
         }
 
-        public void setCreateTables(Boolean createTables) {
-            this.createTables = createTables;
+        public void setCreateSchema(Boolean createSchema) {
+            this.createSchema = createSchema;
         }
     }
 

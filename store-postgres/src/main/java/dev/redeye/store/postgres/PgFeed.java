@@ -10,6 +10,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.BitSet;
 import java.util.Objects;
 import java.util.function.Consumer;
 import org.postgresql.PGConnection;
@@ -28,7 +29,16 @@ import org.slf4j.LoggerFactory;
  * the thread retries with exponential backoff (100 ms doubling to 10 s), and calls {@code onGap} again once
  * it listens. Either way a subscriber that re-reads after its last {@code onGap} misses nothing.
  *
- * <p>A connection silent for {@value #VALIDATE_IDLE_MILLIS} ms is validated with a round trip bounded by
+ * <p>Polled ({@code feed=poll}, for PgBouncer in transaction mode, where LISTEN cannot work, or for fleets too
+ * large for a LISTEN session each): the same connection and thread, but no LISTEN: every
+ * {@code pollMillis} the thread reads the events table (where every transition writes its event) after the
+ * highest id it has read, and the ids it is still waiting for ({@link PollPosition}), in id order, at most
+ * {@value StateSql#POLL_BATCH} rows a round trip. It starts after the highest id at its first subscription and
+ * resumes after the last id it read when it reconnects (still saying {@code onGap}). Each poll is one indexed
+ * round trip in a transaction of its own, so behind PgBouncer the connection holds no server session between
+ * polls.
+ *
+ * <p>A LISTEN connection silent for {@value #VALIDATE_IDLE_MILLIS} ms is validated with a round trip bounded by
  * {@value #VALIDATE_TIMEOUT_SECONDS} s, so a server that froze or vanished without closing the connection
  * is noticed within about three seconds, not when TCP gives up. The thread belongs to the feed: a subscriber
  * that sets its interrupt flag has it cleared after the callback (an interrupt must not break the pool
@@ -44,10 +54,20 @@ final class PgFeed {
     private static final long MIN_BACKOFF_MILLIS = 100;
     private static final long MAX_BACKOFF_MILLIS = 10_000;
     private static final long JOIN_MILLIS = 5_000;
+    /** How long a polled feed waits for an id missing below the highest it read (see {@link PollPosition}). */
+    static final long HOLE_GRACE_MILLIS = 10_000;
+    /** The most ids a polled feed waits for at once. */
+    static final int MAX_HOLES = 1_000;
+    /** A polled feed's bound on one poll's reply (a frozen server fails the poll instead of hanging it). */
+    static final int POLL_NETWORK_TIMEOUT_MILLIS = 5_000;
 
     private final SqlRunner.Source source;
     private final TableNames names;
     private final String selectEvent;
+    /** Polled: the interval between polls in milliseconds; 0 for LISTEN. */
+    private final long pollMillis;
+    private final String pollEvents;
+    private final String lastEventId;
     private final FeedSubscribers subscribers;
     private final Object lock = new Object();
     private final StopSignal stop = new StopSignal();
@@ -57,11 +77,18 @@ final class PgFeed {
 
     // Owned by the feed thread once it runs.
     private Listening conn;
+    private PollPosition position;
 
-    PgFeed(SqlRunner.Source source, TableNames names, String selectEvent) {
+    /**
+     * @param pollMillis 0 for a LISTEN feed; else a polled feed's interval between polls
+     */
+    PgFeed(SqlRunner.Source source, TableNames names, StateSql sql, long pollMillis) {
         this.source = source;
         this.names = names;
-        this.selectEvent = selectEvent;
+        this.selectEvent = sql.selectEvent;
+        this.pollMillis = pollMillis;
+        this.pollEvents = sql.pollEvents;
+        this.lastEventId = sql.lastEventId;
         this.subscribers = new FeedSubscribers((what, t) -> LOG.warn("{} on channel {}", what, names.channel, t));
     }
 
@@ -164,6 +191,13 @@ final class PgFeed {
                 continue;
             }
             try {
+                if (pollMillis > 0) {
+                    if (!pause(pollMillis)) {
+                        return;
+                    }
+                    poll();
+                    continue;
+                }
                 PGNotification[] batch = conn.pg.getNotifications(POLL_MILLIS);
                 if (batch != null && batch.length > 0) {
                     lastActivity = System.nanoTime();
@@ -237,12 +271,21 @@ final class PgFeed {
             }
             PGConnection pg = c.unwrap(PGConnection.class);
             if (!c.getAutoCommit()) {
-                c.setAutoCommit(true); // LISTEN takes effect at commit; stay outside transactions
+                c.setAutoCommit(true); // LISTEN takes effect at commit; a poll is a transaction of its own
             }
-            try (Statement st = c.createStatement()) {
-                st.execute("LISTEN " + TableNames.quote(names.channel));
+            PreparedStatement select;
+            if (pollMillis > 0) {
+                c.setNetworkTimeout(Runnable::run, POLL_NETWORK_TIMEOUT_MILLIS);
+                select = c.prepareStatement(pollEvents);
+                if (position == null) {
+                    position = start(c, select);
+                }
+            } else {
+                try (Statement st = c.createStatement()) {
+                    st.execute("LISTEN " + TableNames.quote(names.channel));
+                }
+                select = c.prepareStatement(selectEvent);
             }
-            PreparedStatement select = c.prepareStatement(selectEvent);
             Listening l = new Listening(lease, c, pg, select);
             backendPid = pg.getBackendPID();
             return l;
@@ -254,6 +297,74 @@ final class PgFeed {
             }
             throw e;
         }
+    }
+
+    /**
+     * The position of a polled feed's first subscription: after the highest id committed, with the ids below it
+     * that are not visible yet (transactions in flight) waited for as quiet holes.
+     */
+    private PollPosition start(Connection c, PreparedStatement poll) throws SQLException {
+        long last;
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(lastEventId)) {
+            rs.next();
+            last = rs.getLong(1);
+        }
+        PollPosition p = new PollPosition(last, HOLE_GRACE_MILLIS * 1_000_000L, MAX_HOLES);
+        long from = Math.max(0, last - StateSql.POLL_BATCH);
+        BitSet seen = new BitSet();
+        poll.setLong(1, from);
+        poll.setArray(2, c.createArrayOf("bigint", new Long[0]));
+        try (ResultSet rs = poll.executeQuery()) {
+            while (rs.next()) {
+                long id = rs.getLong(1);
+                if (id <= last) {
+                    seen.set((int) (id - from));
+                }
+            }
+        }
+        long now = System.nanoTime();
+        for (long id = from + 1; id <= last; id++) {
+            if (!seen.get((int) (id - from))) {
+                p.missing(id, now);
+            }
+        }
+        return p;
+    }
+
+    /** One poll of a polled feed: every new event and every hole that appeared, delivered in id order. */
+    private void poll() throws SQLException {
+        int rows;
+        do {
+            rows = 0;
+            conn.select.setLong(1, position.last());
+            conn.select.setArray(2, conn.connection.createArrayOf("bigint", position.holeIds()));
+            try (ResultSet rs = conn.select.executeQuery()) {
+                while (rs.next()) {
+                    rows++;
+                    long id = rs.getLong(1);
+                    if (position.read(id, System.nanoTime()) == PollPosition.Verdict.DELIVER) {
+                        deliver(rs.getString(2), "event " + id + " of " + names.events);
+                    }
+                }
+            }
+        } while (rows == StateSql.POLL_BATCH && !stopped);
+        if (position.expire(System.nanoTime())) {
+            LOG.warn("polled feed of {} gave up waiting for events (rolled back, or older than the clean-up); "
+                    + "subscribers re-read", names.events);
+            gap();
+        }
+    }
+
+    private void deliver(String line, String where) {
+        TransitionEvent event;
+        try {
+            event = StateCodec.eventFromLine(line, where);
+        } catch (RuntimeException e) {
+            LOG.warn("ignoring a malformed event on {}: {}", names.events, e.getMessage());
+            return;
+        }
+        subscribers.publish(event);
+        clearInterrupt();
     }
 
     private void dispatch(PGNotification n) throws SQLException {
@@ -315,7 +426,7 @@ final class PgFeed {
             LOG.debug("closing the feed's statement failed", e);
         }
         try {
-            if (!l.connection.isClosed()) {
+            if (pollMillis == 0 && !l.connection.isClosed()) {
                 // A pooled connection must not keep listening (and buffering) once returned.
                 try (Statement st = l.connection.createStatement()) {
                     st.execute("UNLISTEN *");

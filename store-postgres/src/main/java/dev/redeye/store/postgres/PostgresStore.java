@@ -21,7 +21,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,10 +59,11 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Bounds</h2>
  * Every call sets, for its own transaction and in the round trip of its first statement,
- * {@code lock_timeout} (default 1 s: how long it waits for a row lock another session holds),
- * {@code statement_timeout} (1.5 s) and {@code idle_in_transaction_session_timeout} (2 s: a client stalled
- * while holding a row lock loses its session, and the lock, on the server); see
- * {@link Builder#timeoutsPerTransaction(boolean)} to set them on your sessions instead. A call that hits one
+ * {@code lock_timeout} (what is left of the breaker call's lock budget, {@link Builder#lockTimeout}, default 1 s:
+ * one budget for every wait on a row lock another session holds), {@code statement_timeout} (1.5 s) and
+ * {@code idle_in_transaction_session_timeout} (2 s: a client stalled while holding a row lock loses its session,
+ * and the lock, on the server); see {@link Builder#timeoutsPerTransaction(boolean)} to set the last two on your
+ * sessions instead. A call that hits one
  * fails with {@link StoreException} naming the bound. Client-side bounds (how long to wait for a connection,
  * for a reply from a server that vanished) belong to the {@link DataSource}: a store opened from a URI
  * configures its own pool ({@link PostgresStoreProvider}).
@@ -102,12 +102,9 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
     /** Events rows older than this many minutes are purged. */
     static final int EVENT_RETENTION_MINUTES = 10;
     /** Durations beyond ~100 years are capped, so {@code ttl.toMillis()} never overflows. */
-    private static final long MAX_TTL_MILLIS = Duration.ofDays(36_500).toMillis();
+    static final long MAX_TTL_MILLIS = Duration.ofDays(36_500).toMillis();
     /** The database clock in microseconds: the version base of a key's new life (contract v2). */
     static final String NOW_MICROS = StateSql.NOW_MICROS;
-    /** The bounds of the transaction that creates missing tables (it may queue behind other instances'). */
-    private static final String DDL_TIMEOUTS = "SELECT set_config('lock_timeout', '30000', true), "
-            + "set_config('statement_timeout', '30000', true); ";
     /** One digest per thread: {@code MessageDigest.getInstance} costs a provider lookup on every call. */
     private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
         try {
@@ -116,6 +113,10 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
             throw new IllegalStateException("SHA-256 is required of every JVM", e);
         }
     });
+    /** The bounds and default of {@link Builder#pollFeed(Duration)}'s interval (the URI's pollIntervalMillis). */
+    static final long MIN_POLL_MILLIS = 10;
+    static final long MAX_POLL_MILLIS = 60_000;
+    static final long DEFAULT_POLL_MILLIS = 250;
     /** The default {@link Builder#purgeInterval(Duration)}. */
     static final Duration DEFAULT_PURGE_INTERVAL = Duration.ofMinutes(1);
 
@@ -124,6 +125,7 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
     private final StateSql sql;
     private final SqlRunner runner;
     private final RowTransactions rows;
+    private final LockWaits lockWaits;
     private final PgFeed feed;
     private final Janitor janitor;
     private final AutoCloseable owned;
@@ -136,10 +138,11 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
         this.owned = b.owned;
         this.sql = new StateSql(names, timeouts);
         this.prefixStatements = timeouts.perTransaction ? 1 : 0;
-        this.runner = new SqlRunner(b.source, names.states, timeouts, b.maxAttempts, b.onBrokenConnection,
+        this.lockWaits = new LockWaits(timeouts);
+        this.runner = new SqlRunner(b.source, names.states, timeouts, lockWaits, b.maxAttempts, b.onBrokenConnection,
                 this::ensureOpen);
-        this.rows = new RowTransactions(sql, names.channel, timeouts, b.synchronousCounts);
-        this.feed = new PgFeed(b.source, names, sql.selectEvent);
+        this.rows = new RowTransactions(sql, names.channel, lockWaits, b.synchronousCounts);
+        this.feed = new PgFeed(b.source, names, sql, b.pollFeedMillis);
         this.janitor = b.purgeIntervalMillis > 0
                 ? new Janitor(names.states, b.purgeIntervalMillis, this::purgeExpired) : null;
     }
@@ -274,11 +277,14 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
         ensureOpen();
         int written = runner.call("put", key, (c, a) -> {
             try (PreparedStatement ps = c.prepareStatement(sql.put)) {
-                ps.setBytes(1, h);
-                ps.setString(2, key);
-                int i = RowTransactions.bindState(ps, 3, state);
+                int i = lockWaits.bind(ps, a, key);
+                ps.setBytes(i++, h);
+                ps.setString(i++, key);
+                i = RowTransactions.bindState(ps, i, state);
                 RowTransactions.bindNullableLong(ps, i, expiry);
-                return SqlRunner.update(ps, prefixStatements);
+                int n = SqlRunner.update(ps, 1);
+                lockWaits.granted(a, key);
+                return n;
             }
         });
         if (written == 0) {
@@ -298,8 +304,10 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
         ensureOpen();
         runner.call("delete", key, (c, a) -> {
             try (PreparedStatement ps = c.prepareStatement(sql.delete)) {
-                ps.setBytes(1, h);
-                return SqlRunner.update(ps, prefixStatements);
+                ps.setBytes(lockWaits.bind(ps, a, key), h);
+                int n = SqlRunner.update(ps, 1);
+                lockWaits.granted(a, key);
+                return n;
             }
         });
     }
@@ -383,6 +391,9 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
             }
         }
         while (runner.call("purgeExpired", "", (c, a) -> execute(c, sql.purgeClaims)) >= StateSql.PURGE_BATCH) {
+            ensureOpen();
+        }
+        while (runner.call("purgeExpired", "", (c, a) -> execute(c, sql.purgeOutlivedClaims)) >= StateSql.PURGE_BATCH) {
             ensureOpen();
         }
         runner.call("purgeExpired", "", (c, a) -> execute(c, sql.pruneEvents));
@@ -562,11 +573,12 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
         private final SqlRunner.Source source;
         private String schema = "public";
         private String table = "redeye_breakers";
-        private boolean createTables = true;
+        private boolean createSchema = true;
         private int maxAttempts = 5;
         private Timeouts timeouts = Timeouts.DEFAULTS;
         private long purgeIntervalMillis = DEFAULT_PURGE_INTERVAL.toMillis();
         private boolean synchronousCounts;
+        private long pollFeedMillis;
         private AutoCloseable owned;
         private Runnable onBrokenConnection = () -> { };
 
@@ -588,7 +600,7 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
 
         /**
          * The schema of the tables (default {@code public}); created if missing when
-         * {@link #createTables(boolean)} is on.
+         * {@link #createSchema(boolean)} is on.
          *
          * @param schema a plain SQL identifier
          * @return this builder
@@ -618,14 +630,21 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
         }
 
         /**
-         * Whether {@link #build()} creates the schema, the tables and their indexes when they are missing
-         * (default on). Turn it off when a migration tool owns the schema ({@link PostgresStore#schemaSql}).
+         * Whether {@link #build()} creates the schema, the tables and their indexes when they are missing (default
+         * on, for a first run). On: missing tables are created with their indexes in one transaction (serialized
+         * across instances by an advisory lock; needs {@code CREATE} on the schema, or on the database for a
+         * missing schema), and an index missing from a table that exists is built with
+         * {@code CREATE INDEX CONCURRENTLY} outside any transaction, so writes go on meanwhile. Off (a migration
+         * tool owns the schema): nothing is created; the build checks that every table, column and index exists
+         * and fails with {@link StoreException} naming what is missing and the DDL to run (the jar's
+         * {@code dev/redeye/store/postgres/schema.sql}, {@link PostgresStore#schemaSql}). Either way, a table that
+         * lacks a column this version reads fails the build with the columns named.
          *
-         * @param createTables whether to create missing tables
+         * @param createSchema whether to create what is missing
          * @return this builder
          */
-        public Builder createTables(boolean createTables) {
-            this.createTables = createTables;
+        public Builder createSchema(boolean createSchema) {
+            this.createSchema = createSchema;
             return this;
         }
 
@@ -646,10 +665,13 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
         }
 
         /**
-         * How long a call waits for a row lock another session holds ({@code lock_timeout}; default 1 s) before
-         * it fails with {@link StoreException}. A breaker's row is locked for one round trip by each atomic call,
-         * so a longer wait means the holder is stuck; failing fast keeps an incident from queueing every
-         * instance on that row.
+         * How long a breaker call waits in all for row locks another session holds (default 1 s) before its store
+         * call fails with {@link StoreException}. A breaker's row is locked for one round trip by each atomic call,
+         * so a longer wait means the holder is stuck; failing fast keeps an incident from queueing every instance
+         * on that row. One budget, however many waits: every statement that may wait for a lock gets what is left
+         * of it since its store call began as its {@code lock_timeout} (and a {@code statement_timeout} a fiftieth
+         * above), and once a call's budget ran out on a row, later calls on that row wait only a tenth of it until
+         * one gets the lock, so a half-open trial (claim, then outcome) waits at most about 1.2 times this in all.
          *
          * @param timeout at least 1 ms, or zero to wait without bound
          * @return this builder
@@ -737,6 +759,32 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
         }
 
         /**
+         * Reads the transition feed by polling instead of {@code LISTEN} (default: {@code LISTEN}): every
+         * {@code interval}, one indexed query of the events table (where every transition writes its event, in
+         * the transaction that makes it) for the events after the last one read. For PgBouncer in transaction
+         * mode, where {@code LISTEN} cannot work (a notification goes to whichever client holds the server
+         * session then), and for fleets that share a small pool. Costs one query per interval per store, and
+         * delivers within about one interval; the feed still holds one connection of the data source while
+         * anyone subscribes (behind PgBouncer a client connection, which holds a server session only during each
+         * poll). Stores of both kinds can share a table: every store writes both the row and the notification.
+         *
+         * @param interval between polls, 10 ms to 1 minute
+         * @return this builder
+         * @throws NullPointerException     if null
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder pollFeed(Duration interval) {
+            Objects.requireNonNull(interval, "pollFeed");
+            if (interval.compareTo(Duration.ofMillis(MIN_POLL_MILLIS)) < 0
+                    || interval.compareTo(Duration.ofMillis(MAX_POLL_MILLIS)) > 0) {
+                throw new IllegalArgumentException("pollFeed interval must be between " + MIN_POLL_MILLIS + " ms and "
+                        + MAX_POLL_MILLIS + " ms, was " + interval);
+            }
+            this.pollFeedMillis = interval.toMillis();
+            return this;
+        }
+
+        /**
          * How often, on average, the store's clean-up thread runs {@link PostgresStore#purgeExpired()}
          * (default 1 minute; each wait is drawn between half and one and a half of it). Zero turns the
          * thread off: then run {@code purgeExpired()} yourself now and then, or expired rows, claims and
@@ -758,63 +806,26 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
         }
 
         /**
-         * Builds the store; with {@link #createTables(boolean)} on, first creates the schema, tables and
-         * indexes that are missing (one short transaction, serialized across processes by an advisory lock),
-         * then starts the clean-up thread (unless {@link #purgeInterval(Duration)} is zero).
+         * Builds the store: creates what is missing of its tables, or with {@link #createSchema(boolean)} off
+         * checks that nothing is, then starts the clean-up thread (unless {@link #purgeInterval(Duration)} is
+         * zero).
          *
          * @return a new store; the caller closes it
-         * @throws StoreException if the database cannot be reached or the DDL fails
+         * @throws StoreException if the database cannot be reached, the DDL fails, or (createSchema off) the
+         *                        layout is incomplete; the message names what is missing and the DDL to run
          */
         public PostgresStore build() {
             PostgresStore store = new PostgresStore(this);
-            if (createTables) {
-                try {
-                    store.createTables();
-                } catch (RuntimeException e) {
-                    store.close();
-                    throw e;
-                }
+            try {
+                new SchemaSetup(store.names).prepare(store.runner, createSchema);
+            } catch (RuntimeException e) {
+                store.close();
+                throw e;
             }
             if (store.janitor != null) {
                 store.janitor.start();
             }
             return store;
         }
-    }
-
-    private void createTables() {
-        runner.transaction("create tables", "", (c, a) -> {
-            // Skip the DDL when everything exists, so a role without CREATE privilege can use existing tables.
-            boolean schemaMissing;
-            boolean somethingMissing;
-            // DDL may queue behind other instances creating the same tables: bounds of its own, not the calls'.
-            try (PreparedStatement ps = c.prepareStatement(DDL_TIMEOUTS + "SELECT to_regnamespace(?) IS NULL, "
-                    + "to_regclass(?) IS NULL OR to_regclass(?) IS NULL OR to_regclass(?) IS NULL "
-                    + "OR to_regclass(?) IS NULL OR to_regclass(?) IS NULL OR to_regclass(?) IS NULL")) {
-                int i = 1;
-                ps.setString(i++, TableNames.quote(names.schema));
-                for (String relation : names.relations()) {
-                    ps.setString(i++, relation);
-                }
-                try (ResultSet rs = SqlRunner.query(ps, 1)) {
-                    rs.next();
-                    schemaMissing = rs.getBoolean(1);
-                    somethingMissing = rs.getBoolean(2);
-                }
-            }
-            if (somethingMissing) {
-                try (Statement st = c.createStatement()) {
-                    // Concurrent CREATE ... IF NOT EXISTS can still collide in the catalog; serialize them.
-                    st.execute("SELECT pg_advisory_xact_lock(hashtext('" + names.states.replace("'", "''") + "'))");
-                    st.execute(schemaMissing ? names.ddl() : names.tablesDdl());
-                } catch (SQLException e) {
-                    throw new StoreException("cannot create the tables of " + names.states + ": "
-                            + e.getMessage(), e);
-                }
-                LOG.info("created the redeye tables and indexes of {} (and _claims, _events) where missing",
-                        names.states);
-            }
-            return null;
-        });
     }
 }

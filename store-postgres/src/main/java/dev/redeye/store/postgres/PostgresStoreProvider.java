@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  * <li>{@code schema} (default {@code public}) and {@code table} (default {@code redeye_breakers}), plain SQL
  * identifiers;</li>
- * <li>{@code createTables}: {@code true} (default) or {@code false};</li>
+ * <li>{@code createSchema}: {@code true} (default) creates missing tables and indexes on open; {@code false}
+ * only checks them and fails naming the DDL to run (see {@link PostgresStore.Builder#createSchema});</li>
  * <li>{@code poolSize}: the most connections the store's pool opens, feed included (default 8, at least
  * 2);</li>
  * <li>{@code poolTimeoutMillis}: how long a call waits for a free or new connection before it fails with
@@ -50,7 +51,10 @@ import org.slf4j.LoggerFactory;
  * 100 otherwise);</li>
  * <li>{@code synchronousCounts}: {@code false} (default) commits writes that are not transitions (failure
  * counts below the threshold, quiet clears) without waiting for the WAL flush; {@code true} makes them wait
- * (see {@link PostgresStore.Builder#synchronousCounts}).</li>
+ * (see {@link PostgresStore.Builder#synchronousCounts});</li>
+ * <li>{@code feed}: {@code listen} (default) reads the transition feed with {@code LISTEN}; {@code poll} polls
+ * the events table instead, every {@code pollIntervalMillis} (default 250, 10 to 60000), for PgBouncer in
+ * transaction mode (see {@link PostgresStore.Builder#pollFeed}).</li>
  * </ul>
  * Every other parameter goes to the driver unchanged (for example {@code sslmode}, {@code sslrootcert},
  * {@code ApplicationName} (default {@code redeye})). Unless the URI sets them, the driver gets
@@ -73,9 +77,9 @@ import org.slf4j.LoggerFactory;
 public final class PostgresStoreProvider implements StoreProvider {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresStoreProvider.class);
     private static final Set<String> SCHEMES = Set.of("postgresql", "postgres", "jdbc:postgresql");
-    private static final Set<String> STORE_PARAMS = Set.of("schema", "table", "createtables", "poolsize",
+    private static final Set<String> STORE_PARAMS = Set.of("schema", "table", "createschema", "poolsize",
             "pooltimeoutmillis", "locktimeoutmillis", "statementtimeoutmillis", "idleintransactiontimeoutmillis",
-            "timeoutspertransaction", "purgeintervalmillis", "synchronouscounts");
+            "timeoutspertransaction", "purgeintervalmillis", "synchronouscounts", "feed", "pollintervalmillis");
     /** The driver's {@code socketTimeout} (seconds) unless the URI sets one. */
     static final int DEFAULT_SOCKET_TIMEOUT_SECONDS = 2;
     /** The driver's {@code connectTimeout} (seconds) unless the URI sets one. */
@@ -116,8 +120,12 @@ public final class PostgresStoreProvider implements StoreProvider {
                 // The server-side bounds once per connection: no statement per call (the pool is the store's own).
                 p.timeouts.perTransaction ? null : p.timeouts.sessionSql());
         try {
-            PostgresStore store = PostgresStore.builder(pool).schema(p.schema).table(p.table)
-                    .createTables(p.createTables)
+            PostgresStore.Builder builder = PostgresStore.builder(pool);
+            if (p.pollFeedMillis > 0) {
+                builder.pollFeed(Duration.ofMillis(p.pollFeedMillis));
+            }
+            PostgresStore store = builder.schema(p.schema).table(p.table)
+                    .createSchema(p.createSchema)
                     .lockTimeout(Duration.ofMillis(p.timeouts.lockMillis))
                     .statementTimeout(Duration.ofMillis(p.timeouts.statementMillis))
                     .idleInTransactionTimeout(Duration.ofMillis(p.timeouts.idleInTransactionMillis))
@@ -174,13 +182,15 @@ public final class PostgresStoreProvider implements StoreProvider {
         final String password;
         final String schema;
         final String table;
-        final boolean createTables;
+        final boolean createSchema;
         final int poolSize;
         final long poolTimeoutMillis;
         final boolean hasApplicationName;
         final Timeouts timeouts;
         final long purgeIntervalMillis;
         final boolean synchronousCounts;
+        /** 0 for a LISTEN feed, else the polled feed's interval. */
+        final long pollFeedMillis;
         /** The names of the parameters the URL passes to the driver (as the driver spells them). */
         final Set<String> driverParams;
 
@@ -193,7 +203,7 @@ public final class PostgresStoreProvider implements StoreProvider {
             this.table = storeParams.getOrDefault("table", "redeye_breakers");
             TableNames.validate("schema", schema, TableNames.MAX_IDENTIFIER);
             TableNames.validate("table", table, TableNames.MAX_TABLE);
-            this.createTables = parseBoolean("createTables", storeParams.getOrDefault("createtables", "true"), uri);
+            this.createSchema = parseBoolean("createSchema", storeParams.getOrDefault("createschema", "true"), uri);
             this.poolSize = (int) parseLong("poolSize", storeParams.getOrDefault("poolsize", "8"), 2, 1000, uri);
             this.poolTimeoutMillis = parseLong("poolTimeoutMillis", storeParams.getOrDefault("pooltimeoutmillis",
                     String.valueOf(DEFAULT_POOL_TIMEOUT_MILLIS)), 250, Integer.MAX_VALUE, uri);
@@ -216,6 +226,18 @@ public final class PostgresStoreProvider implements StoreProvider {
             this.purgeIntervalMillis = purge;
             this.synchronousCounts = parseBoolean("synchronousCounts",
                     storeParams.getOrDefault("synchronouscounts", "false"), uri);
+            String feed = storeParams.getOrDefault("feed", "listen").toLowerCase(Locale.ROOT);
+            if (!feed.equals("listen") && !feed.equals("poll")) {
+                throw new IllegalArgumentException("feed must be listen or poll, was '" + feed + "' in " + safe(uri));
+            }
+            long poll = parseLong("pollIntervalMillis", storeParams.getOrDefault("pollintervalmillis",
+                    String.valueOf(PostgresStore.DEFAULT_POLL_MILLIS)), PostgresStore.MIN_POLL_MILLIS,
+                    PostgresStore.MAX_POLL_MILLIS, uri);
+            if (feed.equals("listen") && storeParams.containsKey("pollintervalmillis")) {
+                throw new IllegalArgumentException("pollIntervalMillis is the interval of a polled feed: it needs "
+                        + "feed=poll, in " + safe(uri));
+            }
+            this.pollFeedMillis = feed.equals("poll") ? poll : 0;
             this.hasApplicationName = driver.getProperty("ApplicationName") != null;
             this.driverParams = driver.stringPropertyNames();
         }

@@ -35,15 +35,14 @@ final class RowTransactions {
 
     private final StateSql sql;
     private final String channel;
-    /** How many statements precede the lock's SELECT in round trip 1 (the timeouts prefix, or none). */
-    private final int prefixStatements;
+    private final LockWaits lockWaits;
     /** Whether a write that is not a transition waits for the WAL flush (see {@code synchronousCounts}). */
     private final boolean synchronousCounts;
 
-    RowTransactions(StateSql sql, String channel, Timeouts timeouts, boolean synchronousCounts) {
+    RowTransactions(StateSql sql, String channel, LockWaits lockWaits, boolean synchronousCounts) {
         this.sql = sql;
         this.channel = channel;
-        this.prefixStatements = timeouts.perTransaction ? 1 : 0;
+        this.lockWaits = lockWaits;
         this.synchronousCounts = synchronousCounts;
     }
 
@@ -57,7 +56,7 @@ final class RowTransactions {
      */
     StateChange apply(Connection c, SqlRunner.Attempt attempt, String key, byte[] h, Policy policy, long now,
                       boolean dropClaims, Function<BreakerState, StateChange> rule) throws SQLException {
-        Locked row = lock(c, key, h, false);
+        Locked row = lock(c, attempt, key, h, false);
         if (row == null) {
             // No row, so no claims either (they reference it): a call that changes nothing stores nothing.
             StateChange onAbsent = rule.apply(null);
@@ -65,7 +64,7 @@ final class RowTransactions {
                 c.rollback();
                 return onAbsent;
             }
-            row = lock(c, key, h, true);
+            row = lock(c, attempt, key, h, true);
         }
         BreakerState current = row.row.stateOrNull(key);
         // An absent (or expired) state starts a new life above every version the key had (contract v2).
@@ -92,10 +91,7 @@ final class RowTransactions {
                 bindNullableLong(ps, i++, ttl);
                 ps.setBytes(i++, h);
             }
-            if (notify == StateSql.Notify.INLINE) {
-                ps.setString(i++, channel);
-                ps.setString(i, line);
-            } else if (notify == StateSql.Notify.REF) {
+            if (notify != StateSql.Notify.NONE) {
                 ps.setString(i++, line);
                 ps.setString(i, channel);
             }
@@ -113,11 +109,18 @@ final class RowTransactions {
      */
     Optional<String> claim(Connection c, SqlRunner.Attempt attempt, String key, byte[] h, int permits,
                            long ttlMillis) throws SQLException {
-        Locked row = lock(c, key, h, false, true);
+        Locked row = lock(c, attempt, key, h, false, true);
         if (row == null) {
-            row = lock(c, key, h, true, true);
+            row = lock(c, attempt, key, h, true, true);
         }
         row.row.stateOrNull(key); // a malformed row is an error, never a place to claim
+        if (row.malformedClaim != null) {
+            // It would block every trial of the key without ever expiring by its own expires_at.
+            throw new StoreException("malformed trial claim of '" + PostgresStore.abbreviate(key) + "' in "
+                    + sql.claimsTable + ": " + row.malformedClaim + " is no claim this store makes (expires_at must be"
+                    + " created_at + ttl_ms, a ttl of 1 ms to ~100 years); it counts until created_at + ttl_ms at"
+                    + " most; delete it, or reset the breaker, to free the key's trials now");
+        }
         if (row.liveClaims >= permits) {
             c.rollback();
             return Optional.empty();
@@ -134,8 +137,9 @@ final class RowTransactions {
         return Optional.of(token);
     }
 
-    private Locked lock(Connection c, String key, byte[] h, boolean create) throws SQLException {
-        return lock(c, key, h, create, false);
+    private Locked lock(Connection c, SqlRunner.Attempt attempt, String key, byte[] h, boolean create)
+            throws SQLException {
+        return lock(c, attempt, key, h, create, false);
     }
 
     /**
@@ -143,12 +147,13 @@ final class RowTransactions {
      * row); with {@code create} true, inserts the placeholder if there is still no row and locks whichever row
      * exists, retrying in the rare case that a concurrent creator's row was deleted in between.
      */
-    private Locked lock(Connection c, String key, byte[] h, boolean create, boolean forClaim) throws SQLException {
-        for (int attempt = 0; attempt < MAX_LOCK_ATTEMPTS; attempt++) {
+    private Locked lock(Connection c, SqlRunner.Attempt attempt, String key, byte[] h, boolean create,
+                        boolean forClaim) throws SQLException {
+        for (int tries = 0; tries < MAX_LOCK_ATTEMPTS; tries++) {
             String text = forClaim ? (create ? sql.createAndLockForClaim : sql.lockForClaim)
                     : (create ? sql.createAndLock : sql.lock);
             try (PreparedStatement ps = c.prepareStatement(text)) {
-                int i = 1;
+                int i = lockWaits.bind(ps, attempt, key);
                 ps.setBytes(i++, h);
                 if (create) {
                     ps.setString(i++, key);
@@ -158,19 +163,22 @@ final class RowTransactions {
                     ps.setBytes(i, h);
                 }
                 StoredRow row;
-                try (ResultSet rs = SqlRunner.query(ps, create ? 1 : prefixStatements)) {
+                try (ResultSet rs = SqlRunner.query(ps, create ? 2 : 1)) {
                     row = rs.next() ? StoredRow.read(rs) : null;
                 }
+                lockWaits.granted(attempt, key);
                 if (row != null) {
                     long live = 0;
+                    String malformed = null;
                     if (forClaim) {
                         ps.getMoreResults();
                         try (ResultSet count = ps.getResultSet()) {
                             count.next();
                             live = count.getLong(1);
+                            malformed = count.getLong(2) > 0 ? count.getString(3) : null;
                         }
                     }
-                    return new Locked(row, live);
+                    return new Locked(row, live, malformed);
                 }
             }
             if (!create) {
@@ -203,7 +211,10 @@ final class RowTransactions {
         }
     }
 
-    /** A locked row, and for a claim the number of live claims. */
-    private record Locked(StoredRow row, long liveClaims) {
+    /**
+     * A locked row, and for a claim the number of live claims and a description of one live claim no store made
+     * (null when there is none).
+     */
+    private record Locked(StoredRow row, long liveClaims, String malformedClaim) {
     }
 }

@@ -30,6 +30,38 @@ final class Sql {
     private Sql() {
     }
 
+    /** The longest ttl a claim can be made with, in milliseconds (~100 years, as every ttl the store takes). */
+    static final long MAX_CLAIM_TTL_MILLIS = PostgresStore.MAX_TTL_MILLIS;
+
+    /**
+     * The SQL expression "the end of this claim's life" for the claims table alias {@code c}: the earlier of its
+     * {@code expires_at} and its creation time plus the ttl it was made with, so that no claim outlives its ttl
+     * whatever its {@code expires_at} says. Without a valid ttl, only {@code expires_at} (and the claim is
+     * malformed, see {@link #malformedClaim}).
+     */
+    static String claimEnd(String c) {
+        return "least(" + c + ".expires_at, CASE WHEN " + c + ".ttl_ms BETWEEN 1 AND " + MAX_CLAIM_TTL_MILLIS
+                + " THEN " + c + ".created_at + " + c + ".ttl_ms * interval '1 millisecond' END)";
+    }
+
+    /** The SQL condition "this claim still counts", by the database clock (see {@link #claimEnd}). */
+    static String liveClaim(String c) {
+        return claimEnd(c) + " > clock_timestamp()";
+    }
+
+    /**
+     * The SQL condition "no store made this claim": the store writes {@code expires_at = created_at + ttl_ms}
+     * exactly, with a ttl between 1 ms and {@link #MAX_CLAIM_TTL_MILLIS} and the database clock as
+     * {@code created_at}; anything else (an expiry of {@code 'infinity'} or beyond its ttl, an infinite or future
+     * creation time, a ttl out of range) is malformed. A CASE, so that an out-of-range ttl is never multiplied.
+     */
+    static String malformedClaim(String c) {
+        return "CASE WHEN " + c + ".ttl_ms BETWEEN 1 AND " + MAX_CLAIM_TTL_MILLIS + " AND isfinite(" + c
+                + ".created_at) THEN " + c + ".expires_at IS DISTINCT FROM " + c + ".created_at + " + c
+                + ".ttl_ms * interval '1 millisecond' OR " + c + ".created_at > clock_timestamp() + interval '1 minute' "
+                + "ELSE true END";
+    }
+
     /** {@link #EXPIRED} for the table alias {@code alias} (none when null). */
     static String expired(String alias) {
         String a = alias == null ? "" : alias + ".";

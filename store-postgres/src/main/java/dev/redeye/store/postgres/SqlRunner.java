@@ -70,13 +70,40 @@ final class SqlRunner {
         T run(Connection c, Attempt attempt) throws SQLException;
     }
 
-    /** What one attempt has sent, so that a failure is retried only when nothing can have been applied. */
+    /**
+     * What one attempt has sent, so that a failure is retried only when nothing can have been applied, and which
+     * lock wait is in flight, so that a timeout is put down to the right bound.
+     */
     static final class Attempt {
+        /** When the store call (all its attempts) began, by the ticker: its lock budget runs from here. */
+        final long callStartNanos;
         private boolean committing;
+        private String waitingKey;
+        private long waitMillis;
+        private boolean probe;
+
+        Attempt(long callStartNanos) {
+            this.callStartNanos = callStartNanos;
+        }
 
         /** Called just before sending a round trip that commits a change that is not idempotent. */
         void committing() {
             committing = true;
+        }
+
+        /**
+         * Called just before sending a statement that may wait for {@code key}'s row lock up to {@code millis}
+         * ({@code probe}: only that long because the row was found held).
+         */
+        void waiting(String key, long millis, boolean probe) {
+            this.waitingKey = key;
+            this.waitMillis = millis;
+            this.probe = probe;
+        }
+
+        /** The statement announced by {@link #waiting} returned. */
+        void waited() {
+            this.waitingKey = null;
         }
     }
 
@@ -86,6 +113,7 @@ final class SqlRunner {
     private final int maxAttempts;
     private final Runnable onBrokenConnection;
     private final Runnable ensureOpen;
+    private final LockWaits lockWaits;
 
     /**
      * @param table              the state table, for messages
@@ -93,9 +121,10 @@ final class SqlRunner {
      *                           pool evicts its idle connections, which are likely dead too)
      * @param ensureOpen         throws {@link StoreException} once the store is closed (checked before a retry)
      */
-    SqlRunner(Source source, String table, Timeouts timeouts, int maxAttempts, Runnable onBrokenConnection,
-              Runnable ensureOpen) {
+    SqlRunner(Source source, String table, Timeouts timeouts, LockWaits lockWaits, int maxAttempts,
+              Runnable onBrokenConnection, Runnable ensureOpen) {
         this.source = source;
+        this.lockWaits = lockWaits;
         this.table = table;
         this.timeouts = timeouts;
         this.maxAttempts = maxAttempts;
@@ -107,7 +136,10 @@ final class SqlRunner {
         return source;
     }
 
-    /** Runs {@code work} in autocommit mode (each round trip is its own transaction). */
+    /**
+     * Runs {@code work} in autocommit mode (each round trip is its own transaction), also on a connection whose
+     * default is {@code autoCommit=false}.
+     */
     <T> T call(String op, String key, Work<T> work) {
         return run(op, key, false, work);
     }
@@ -123,17 +155,27 @@ final class SqlRunner {
 
     private <T> T run(String op, String key, boolean transaction, Work<T> work) {
         boolean retriedBroken = false;
+        long start = System.nanoTime();
         for (int attempt = 1; ; attempt++) {
-            Attempt a = new Attempt();
+            Attempt a = new Attempt(start);
             boolean leased = false;
             try (Lease lease = source.open()) {
                 leased = true;
-                return transaction ? inTransaction(lease.connection, a, work) : work.run(lease.connection, a);
+                return transaction ? inTransaction(lease.connection, a, work) : autoCommitted(lease.connection, a, work);
             } catch (StoreException e) {
                 throw e;
             } catch (SQLException | RuntimeException e) {
                 SQLException sql = Sql.find(e);
                 String state = sql == null ? null : sql.getSQLState();
+                String lockWait = null;
+                if (a.waitingKey != null && (Sql.LOCK_NOT_AVAILABLE.equals(state) || Sql.QUERY_CANCELED.equals(state))) {
+                    // The statement waited for the key's row lock until its budget ran out: the row is held.
+                    lockWaits.ranOut(a.waitingKey);
+                    lockWait = ": the key's row lock was not granted within the call's lock_timeout of " + a.waitMillis
+                            + " ms (" + (a.probe ? "another session was found holding the row: until it is free, calls "
+                            + "on it wait only that long" : "what was left of its lock budget; another session holds "
+                            + "the row") + "; lockTimeout " + timeouts.lockMillis + " ms per breaker call)";
+                }
                 boolean retryable = Sql.isRetryable(state);
                 if (retryable && attempt < maxAttempts) {
                     ensureOpen.run();
@@ -151,14 +193,37 @@ final class SqlRunner {
                 }
                 throw new StoreException("PostgreSQL " + op + " of '" + PostgresStore.abbreviate(key) + "' on "
                         + table + " failed" + (retryable ? " after " + attempt + " attempts" : "")
-                        + Sql.explain(e, timeouts) + (state == null ? "" : " [SQLSTATE " + state + "]") + ": "
+                        + (lockWait != null ? lockWait : Sql.explain(e, timeouts))
+                        + (state == null ? "" : " [SQLSTATE " + state + "]") + ": "
                         + (sql != null ? sql.getMessage() : e.toString()), e);
             }
         }
     }
 
+    /**
+     * Runs {@code work} with autocommit on, whatever the connection's default: a pool whose connections default
+     * to {@code autoCommit=false} (HikariCP's {@code autoCommit}, Spring's usual set-up) would otherwise leave
+     * each statement in an open transaction that the pool rolls back when the connection comes back. Switching
+     * autocommit on and off again costs no round trip while no transaction is open; the connection goes back
+     * with the default it came with.
+     */
+    private static <T> T autoCommitted(Connection c, Attempt a, Work<T> work) throws SQLException {
+        if (c.getAutoCommit()) {
+            return work.run(c, a);
+        }
+        c.setAutoCommit(true); // commits nothing: no transaction is open on a connection just borrowed
+        try {
+            return work.run(c, a);
+        } finally {
+            restoreAutoCommit(c, false);
+        }
+    }
+
     private static <T> T inTransaction(Connection c, Attempt a, Work<T> work) throws SQLException {
-        c.setAutoCommit(false); // no round trip: the driver sends BEGIN with the first statement
+        boolean autoCommit = c.getAutoCommit();
+        if (autoCommit) {
+            c.setAutoCommit(false); // no round trip: the driver sends BEGIN with the first statement
+        }
         try {
             T result = work.run(c, a);
             c.commit(); // a no-op when the work's last batch committed: the driver sees the transaction idle
@@ -171,11 +236,16 @@ final class SqlRunner {
             }
             throw e;
         } finally {
-            try {
-                c.setAutoCommit(true);
-            } catch (SQLException | RuntimeException ignored) {
-                // a dead connection: the pool discards it
-            }
+            restoreAutoCommit(c, autoCommit);
+        }
+    }
+
+    /** Gives the connection back its autocommit default; a dead connection is the pool's to discard. */
+    private static void restoreAutoCommit(Connection c, boolean autoCommit) {
+        try {
+            c.setAutoCommit(autoCommit);
+        } catch (SQLException | RuntimeException ignored) {
+            // a dead connection: the pool discards it
         }
     }
 

@@ -35,23 +35,28 @@ final class StateSql {
     private static final String EXPIRES_AT = "clock_timestamp() + CAST(? AS bigint) * interval '1 millisecond'";
 
     static final int PURGE_BATCH = 1000;
+    /** The most events one poll of a polled feed reads. */
+    static final int POLL_BATCH = 500;
 
     /** How an atomic write publishes its transition. */
     enum Notify {
         /** No transition: nothing is published. */
         NONE,
-        /** The event line travels as the NOTIFY payload. */
+        /** The event goes to the events table, and its line travels as the NOTIFY payload. */
         INLINE,
-        /** The event line is too long for a payload: it goes to the events table, the payload is its id. */
+        /** The event goes to the events table; its line is too long for a payload, which carries its id. */
         REF
     }
 
-    // Plain calls, autocommit: the timeouts prefix and one statement, one round trip.
+    /** The claims table, quoted, for messages. */
+    final String claimsTable;
+    // Plain calls, autocommit: the timeouts prefix (put and delete: the lock budget) and one statement, one round
+    // trip.
     final String get;
     final String put;
     final String delete;
     final String release;
-    // Atomic operations: round trip 1 locks, the last one writes and commits.
+    // Atomic operations: round trip 1 sets the lock budget and locks, the last one writes and commits.
     final String lock;
     final String createAndLock;
     final String lockForClaim;
@@ -64,26 +69,36 @@ final class StateSql {
     private final String[] writes = new String[2 * 2 * 2 * Notify.values().length];
     // Reading a feed event, clean-up.
     final String selectEvent;
+    // The polled feed: the events after an id and the holes below it, in id order; the highest id.
+    final String pollEvents;
+    final String lastEventId;
     final String lockExpired;
     final String purgeLocked;
     final String purgeClaims;
+    final String purgeOutlivedClaims;
     final String pruneEvents;
 
     StateSql(TableNames names, Timeouts timeouts) {
         String t = names.states;
         String prefix = timeouts.prefix;
+        // Statements that may wait for a row lock set the call's lock budget (two parameters, see LockWaits).
+        String lockPrefix = timeouts.lockPrefix;
+        claimsTable = names.claims;
         String select = "SELECT " + STATE_COLUMNS + " FROM " + t + " WHERE key_hash = ?";
         // The count is a statement of its own, after the lock: its snapshot (READ COMMITTED) then holds every
         // claim committed by the transactions this one queued behind. Counted inside the locking statement, it
         // would use the snapshot taken before the wait and miss them.
-        String selectForClaim = select + " FOR UPDATE; SELECT count(*) FROM " + names.claims
-                + " WHERE key_hash = ? AND expires_at > clock_timestamp()";
+        // It also finds a live claim no store made (see Sql.malformedClaim), which the claim reports.
+        String selectForClaim = select + " FOR UPDATE; SELECT count(*), count(*) FILTER (WHERE " + Sql.malformedClaim("c")
+                + "), (array_agg('token ' || c.token || ', created_at ' || c.created_at || ', ttl_ms ' || c.ttl_ms "
+                + "|| ', expires_at ' || c.expires_at) FILTER (WHERE " + Sql.malformedClaim("c") + "))[1] FROM "
+                + names.claims + " c WHERE c.key_hash = ? AND " + Sql.liveClaim("c");
         // Lock rows of a key without one: the INSERT waits for a concurrent creator and then does nothing; the
         // SELECT after it, a statement of its own, sees (and locks) whichever row now exists.
         String createPlaceholder = "INSERT INTO " + t + " (key_hash, key, layout, expires_at) VALUES (?, ?, "
                 + StoredRow.LAYOUT_PLACEHOLDER + ", clock_timestamp()) ON CONFLICT (key_hash) DO NOTHING; ";
         get = prefix + "SELECT " + READ_COLUMNS + " FROM " + t + " WHERE key_hash = ?";
-        put = prefix + "INSERT INTO " + t + " AS s (key_hash, key, layout, failures, last_failure_at, open, "
+        put = lockPrefix + "INSERT INTO " + t + " AS s (key_hash, key, layout, failures, last_failure_at, open, "
                 + "opened_at, open_count, error_rate, samples, trial_successes, forced, version, expires_at, "
                 + "updated_at) VALUES (?, ?, " + StoredRow.LAYOUT + ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, " + EXPIRES_AT
                 + ", clock_timestamp()) ON CONFLICT (key_hash) DO UPDATE SET layout = EXCLUDED.layout, "
@@ -94,16 +109,19 @@ final class StateSql {
                 + "version = EXCLUDED.version, expires_at = EXCLUDED.expires_at, updated_at = EXCLUDED.updated_at "
                 // never over a row of another layout: 0 rows updated, reported as malformed
                 + "WHERE s.layout = " + StoredRow.LAYOUT + " OR (" + PLACEHOLDER + ")";
-        delete = prefix + "DELETE FROM " + t + " WHERE key_hash = ?";
+        delete = lockPrefix + "DELETE FROM " + t + " WHERE key_hash = ?";
         release = prefix + "DELETE FROM " + names.claims + " WHERE key_hash = ? AND token = ?";
-        lock = prefix + select + " FOR UPDATE";
-        createAndLock = createPlaceholder + select + " FOR UPDATE";
-        lockForClaim = prefix + selectForClaim;
-        createAndLockForClaim = createPlaceholder + selectForClaim;
+        lock = lockPrefix + select + " FOR UPDATE";
+        createAndLock = lockPrefix + createPlaceholder + select + " FOR UPDATE";
+        lockForClaim = lockPrefix + selectForClaim;
+        createAndLockForClaim = lockPrefix + createPlaceholder + selectForClaim;
         // Touching the key's row makes a concurrent claimer under REPEATABLE READ or SERIALIZABLE (whose snapshot
         // cannot see this claim) fail its lock with a serialization failure and retry, instead of over-granting.
+        // created_at and expires_at from one reading of the clock: expires_at = created_at + ttl_ms exactly.
         claim = "UPDATE " + t + " SET updated_at = clock_timestamp() WHERE key_hash = ?; INSERT INTO " + names.claims
-                + " (key_hash, token, expires_at) VALUES (?, ?, " + EXPIRES_AT + "); COMMIT";
+                + " (key_hash, token, created_at, ttl_ms, expires_at) SELECT ?, ?, x.n, x.t, "
+                + "x.n + x.t * interval '1 millisecond' FROM (SELECT clock_timestamp() AS n, CAST(? AS bigint) AS t) x; "
+                + "COMMIT";
         String dropClaims = "DELETE FROM " + names.claims + " WHERE key_hash = ?; ";
         String update = "UPDATE " + t + " SET layout = " + StoredRow.LAYOUT + ", failures = ?, "
                 + "last_failure_at = ?, open = ?, opened_at = ?, open_count = ?, error_rate = ?, samples = ?, "
@@ -120,6 +138,9 @@ final class StateSql {
             }
         }
         selectEvent = "SELECT line FROM " + names.events + " WHERE id = ?";
+        pollEvents = "SELECT id, line FROM " + names.events + " WHERE id > ? OR id = ANY(?) ORDER BY id LIMIT "
+                + POLL_BATCH;
+        lastEventId = "SELECT coalesce(max(id), 0) FROM " + names.events;
         String ours = "(s.layout = " + StoredRow.LAYOUT + " OR (" + PLACEHOLDER + "))";
         // The clean-up statements compare with statement_timestamp(), not the volatile clock_timestamp(): only a
         // stable value can be an index condition. Rows expiring during the statement wait for the next run.
@@ -128,21 +149,29 @@ final class StateSql {
                 + " FOR UPDATE SKIP LOCKED";
         purgeLocked = "DELETE FROM " + t + " s WHERE s.key_hash IN (SELECT decode(x, 'hex') FROM unnest(?::text[]) x) "
                 + "AND " + Sql.expired("s") + " AND " + ours + " AND NOT EXISTS (SELECT 1 FROM " + names.claims
-                + " c WHERE c.key_hash = s.key_hash AND c.expires_at > clock_timestamp())";
+                + " c WHERE c.key_hash = s.key_hash AND " + Sql.liveClaim("c") + ")";
         purgeClaims = prefix + "DELETE FROM " + names.claims + " WHERE ctid = ANY(ARRAY(SELECT ctid FROM "
                 + names.claims + " WHERE expires_at <= statement_timestamp() LIMIT " + PURGE_BATCH
                 + " FOR UPDATE SKIP LOCKED))";
+        // Claims whose expires_at is still ahead but whose ttl has run out (malformed ones): among the claims
+        // not yet expired, which the index finds, few and short-lived.
+        purgeOutlivedClaims = prefix + "DELETE FROM " + names.claims + " WHERE ctid = ANY(ARRAY(SELECT c.ctid FROM "
+                + names.claims + " c WHERE c.expires_at > statement_timestamp() AND NOT " + Sql.liveClaim("c")
+                + " LIMIT " + PURGE_BATCH + " FOR UPDATE SKIP LOCKED))";
         pruneEvents = prefix + "DELETE FROM " + names.events + " WHERE created_at < statement_timestamp() - interval '"
                 + PostgresStore.EVENT_RETENTION_MINUTES + " minutes'";
     }
 
     private static String writeText(TableNames names, String dropClaims, String update, Notify n, boolean async) {
         StringBuilder sb = new StringBuilder(dropClaims).append(update);
+        // Every transition's event goes to the events table (polled feeds read it there, in id order) and to the
+        // NOTIFY channel (LISTEN feeds), so that stores of both feed kinds can share a table.
         if (n == Notify.INLINE) {
-            sb.append("SELECT pg_notify(?, ?); ");
+            sb.append("WITH e AS (INSERT INTO ").append(names.events).append(" (line) VALUES (?) RETURNING line) ")
+                    .append("SELECT pg_notify(?, e.line) FROM e; ");
         } else if (n == Notify.REF) {
             sb.append("WITH e AS (INSERT INTO ").append(names.events).append(" (line) VALUES (?) RETURNING id) ")
-                    .append("SELECT pg_notify(?, '").append(PostgresStore.REF_PREFIX).append("' || id) FROM e; ");
+                    .append("SELECT pg_notify(?, '").append(PostgresStore.REF_PREFIX).append("' || e.id) FROM e; ");
         }
         if (async) {
             // this transaction only: its COMMIT returns, and releases the row lock, without waiting for the flush
@@ -154,8 +183,7 @@ final class StateSql {
     /**
      * The last round trip of an atomic operation: optionally drop the key's claims, optionally update the
      * locked row, optionally publish, then COMMIT. Parameters in order: the key hash (drop); the ten state
-     * fields, the ttl in ms (or NULL) and the key hash (update); channel and payload (INLINE) or event line and
-     * channel (REF). With {@code async}, the transaction commits with {@code synchronous_commit = off} (set
+     * fields, the ttl in ms (or NULL) and the key hash (update); the event line and the channel (INLINE, REF). With {@code async}, the transaction commits with {@code synchronous_commit = off} (set
      * locally, no parameter).
      */
     String write(boolean dropClaims, boolean update, Notify notify, boolean async) {

@@ -64,11 +64,6 @@ final class TableNames {
         this.eventsAgeIndex = s + "." + quote(table + EVENTS_AGE_INDEX);
     }
 
-    /** Every relation schema.sql creates: three tables and their clean-up indexes. */
-    String[] relations() {
-        return new String[] {states, claims, events, statesExpiryIndex, claimsExpiryIndex, eventsAgeIndex};
-    }
-
     /**
      * Checks that {@code name} is a plain SQL identifier.
      *
@@ -93,22 +88,9 @@ final class TableNames {
         return '"' + identifier + '"';
     }
 
-    private static final String CREATE_SCHEMA = "CREATE SCHEMA IF NOT EXISTS \"${schema}\";";
-
     /** The DDL of {@code schema.sql} with the placeholders replaced by these names. */
     String ddl() {
         return DDL_TEMPLATE.replace("${schema}", schema).replace("${table}", table);
-    }
-
-    /**
-     * The DDL without its {@code CREATE SCHEMA} statement, for a schema that exists: PostgreSQL checks the
-     * database-level CREATE privilege even for {@code CREATE SCHEMA IF NOT EXISTS} on an existing schema.
-     */
-    String tablesDdl() {
-        if (!DDL_TEMPLATE.contains(CREATE_SCHEMA)) {
-            throw new IllegalStateException(DDL_RESOURCE + " lost its CREATE SCHEMA statement");
-        }
-        return DDL_TEMPLATE.replace(CREATE_SCHEMA, "").replace("${schema}", schema).replace("${table}", table);
     }
 
     private static String channelFor(String schema, String table) {

@@ -33,6 +33,13 @@ final class Timeouts {
      * never user text.
      */
     final String prefix;
+    /**
+     * The statement that sets, for the current transaction, the {@code lock_timeout} and {@code statement_timeout}
+     * of a statement that may wait for a row lock: two bound text parameters, the values of the call's lock budget
+     * ({@link LockWaits}); in per-transaction mode also the idle-in-transaction bound. Ends with "; ". Sent in
+     * both modes: the budget changes from call to call.
+     */
+    final String lockPrefix;
 
     Timeouts(long lockMillis, long statementMillis, long idleInTransactionMillis, boolean perTransaction) {
         this.lockMillis = lockMillis;
@@ -43,6 +50,9 @@ final class Timeouts {
                 + "set_config('statement_timeout', '" + statementMillis + "', true), "
                 + "set_config('idle_in_transaction_session_timeout', '" + idleInTransactionMillis + "', true); "
                 : "";
+        this.lockPrefix = "SELECT set_config('lock_timeout', ?, true), set_config('statement_timeout', ?, true)"
+                + (perTransaction ? ", set_config('idle_in_transaction_session_timeout', '" + idleInTransactionMillis
+                + "', true)" : "") + "; ";
     }
 
     Timeouts withLock(long millis) {

@@ -46,14 +46,19 @@
  * <tr><td>{@code key_hash}</td><td>bytea, references {@code <table>} on delete cascade</td><td>the key</td></tr>
  * <tr><td>{@code token}</td><td>text</td><td>a random UUID, unique per claim; primary key with
  * {@code key_hash}</td></tr>
- * <tr><td>{@code expires_at}</td><td>timestamptz</td><td>{@code clock_timestamp() + ttl} at claim time;
- * compared with the database clock</td></tr>
+ * <tr><td>{@code created_at}</td><td>timestamptz</td><td>{@code clock_timestamp()} at claim time</td></tr>
+ * <tr><td>{@code ttl_ms}</td><td>bigint</td><td>the ttl the claim was made with, in milliseconds</td></tr>
+ * <tr><td>{@code expires_at}</td><td>timestamptz</td><td>{@code created_at + ttl_ms}, exactly; a claim counts
+ * until the earlier of the two (database clock), so none outlives its ttl; a live claim whose columns no store
+ * writes ({@code 'infinity'}, an expiry beyond its ttl, a ttl out of range, a creation time in the future) makes
+ * {@code claimTrial} on its key a {@code StoreException}</td></tr>
  * </table>
  *
  * <table>
- * <caption>{@code <table>_events}: transition events too large for a NOTIFY payload</caption>
+ * <caption>{@code <table>_events}: every transition's event, written in its transaction</caption>
  * <tr><th>column</th><th>type</th><th>meaning</th></tr>
- * <tr><td>{@code id}</td><td>bigserial</td><td>referenced by the payload {@code ref:<id>}</td></tr>
+ * <tr><td>{@code id}</td><td>bigserial, primary key</td><td>the order polled feeds read in; referenced by a
+ * NOTIFY payload {@code ref:<id>} for lines too long to travel in it</td></tr>
  * <tr><td>{@code created_at}</td><td>timestamptz</td><td>rows older than ten minutes are purged</td></tr>
  * <tr><td>{@code line}</td><td>text</td><td>the event as {@code StateCodec.eventToLine}</td></tr>
  * </table>
@@ -124,7 +129,10 @@
  * five seconds after failures however soon the server is back.
  *
  * <h2>Bounds</h2>
- * Every call bounds its wait on the server: {@code lock_timeout} (default 1 s), {@code statement_timeout}
+ * A breaker call waits at most 1.2 x {@code lockTimeout} (default 1 s) in all for locks other sessions hold,
+ * however many waits it needs ({@code LockWaits}: each lock-waiting statement gets what is left of the call's
+ * budget, and a row found held is only probed until it is free). Every call bounds its wait on the server:
+ * {@code lock_timeout} (default 1 s), {@code statement_timeout}
  * (1.5 s) and {@code idle_in_transaction_session_timeout} (2 s), set per transaction with
  * {@code set_config(..., true)} in the round trip of its first statement, or per session by the store's own pool
  * (see {@link dev.redeye.store.postgres.PostgresStore.Builder#timeoutsPerTransaction(boolean)}); a store opened
@@ -132,6 +140,10 @@
  * the pool's wait, 1 s). The module README lists what each bounds and what a call can wait in all.
  *
  * <h2>Transition feed</h2>
+ * Every transition writes its event to the events table and sends it on the NOTIFY channel, so that the two kinds
+ * of feed can share a table: a {@code LISTEN} feed (the default) and a polled one
+ * ({@link dev.redeye.store.postgres.PostgresStore.Builder#pollFeed(java.time.Duration)}, URI {@code feed=poll}),
+ * which reads the table in id order and works behind PgBouncer in transaction mode.
  * Channel {@code redeye:<schema>.<table>} (or {@code redeye:} and a hash when that exceeds 63 bytes). The
  * payload is the event line of {@link dev.redeye.api.StateCodec#eventToLine} (percent-encoded, so any
  * operation name travels exactly) when it has at most 4,000 characters, and {@code ref:<id>} of an events

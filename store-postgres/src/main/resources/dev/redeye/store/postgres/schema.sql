@@ -1,10 +1,18 @@
 -- redeye PostgreSQL store: the tables one PostgresStore uses (layout 1).
 --
--- PostgresStore runs this script itself on start (unless createTables(false)), with ${schema} and
--- ${table} replaced by its validated schema and table names. Teams that run migrations can run it
--- through Flyway or Liquibase (both understand ${...} placeholders) or replace the placeholders by
--- hand, for example: sed -e 's/${schema}/public/g' -e 's/${table}/redeye_breakers/g' schema.sql | psql
--- PostgresStore.schemaSql(schema, table) returns the script with the names filled in.
+-- In the jar at dev/redeye/store/postgres/schema.sql. PostgresStore runs it itself on start unless built with
+-- createSchema(false) (URI: createSchema=false), with ${schema} and ${table} replaced by its validated schema
+-- and table names; with createSchema(false) it only checks that these tables, columns and indexes exist, and
+-- fails naming what is missing. Teams that run migrations run this file as one through Flyway or Liquibase
+-- (both understand ${...} placeholders: define schema and table) or with the placeholders replaced by hand:
+--   sed -e 's/${schema}/public/g' -e 's/${table}/redeye_breakers/g' schema.sql | psql
+-- PostgresStore.schemaSql(schema, table) returns it with the names filled in. Every statement is
+-- IF NOT EXISTS, and it can run in one transaction.
+--
+-- Creating the tables creates their indexes with them. An index missing from a table that already holds
+-- rows (added by a later version) is built by the store with CREATE INDEX CONCURRENTLY, outside any
+-- transaction, so that writes go on meanwhile; from a migration tool, run that statement the same way
+-- (Flyway: a migration of its own, which Flyway then runs outside a transaction).
 --
 -- Defaults: schema public, table redeye_breakers.
 
@@ -36,16 +44,22 @@ CREATE TABLE IF NOT EXISTS "${schema}"."${table}" (
 );
 
 -- Half-open trial claims: at most `permits` live rows per key, counted under the row lock of the key's
--- row above. Expiry is judged by the database clock.
+-- row above. A claim made at created_at (database clock) with a ttl of ttl_ms milliseconds has
+-- expires_at = created_at + ttl_ms exactly, and counts until the earlier of expires_at and
+-- created_at + ttl_ms: a claim no store makes (an expiry of 'infinity', or later than its ttl allows, a ttl
+-- out of range, a creation time in the future) is reported as malformed, and never outlives its ttl.
 CREATE TABLE IF NOT EXISTS "${schema}"."${table}_claims" (
     key_hash   bytea       NOT NULL REFERENCES "${schema}"."${table}" (key_hash) ON DELETE CASCADE,
     token      text        NOT NULL,
+    created_at timestamptz NOT NULL,
+    ttl_ms     bigint      NOT NULL,
     expires_at timestamptz NOT NULL,
     PRIMARY KEY (key_hash, token)
 );
 
--- Transition events too large for a NOTIFY payload (very long operation names): the payload then carries
--- "ref:<id>" and listeners read the event line from here. Rows older than ten minutes are pruned.
+-- Every transition's event, in the transaction that makes it: read by polled feeds (feed=poll, in id order,
+-- resuming after the last id they read) and by LISTEN feeds for events too large for a NOTIFY payload
+-- (very long operation names: the payload then carries "ref:<id>"). Rows older than ten minutes are pruned.
 CREATE TABLE IF NOT EXISTS "${schema}"."${table}_events" (
     id         bigserial   PRIMARY KEY,
     created_at timestamptz NOT NULL DEFAULT clock_timestamp(),

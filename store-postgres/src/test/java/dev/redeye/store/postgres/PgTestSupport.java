@@ -134,6 +134,26 @@ final class PgTestSupport {
         return true;
     }
 
+    /** A plain HikariCP pool on the test server, as an application would hand the store. */
+    static HikariDataSource pool(int size) {
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(dataSource());
+        config.setMaximumPoolSize(size);
+        return new HikariDataSource(config);
+    }
+
+    /**
+     * A HikariCP pool whose connections default to {@code autoCommit=false}, as Spring applications often
+     * configure theirs: HikariCP rolls back whatever a borrower left uncommitted when the connection comes back.
+     */
+    static HikariDataSource autoCommitOffPool(int size) {
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(dataSource());
+        config.setMaximumPoolSize(size);
+        config.setAutoCommit(false);
+        return new HikariDataSource(config);
+    }
+
     /** A pool whose transactions run REPEATABLE READ, where concurrent row locks raise SQLSTATE 40001. */
     static HikariDataSource repeatableReadPool(int size) {
         HikariConfig config = new HikariConfig();

@@ -199,7 +199,7 @@ class PostgresHardeningTest {
         PostgresStore victim = keep(PostgresStore.builder(stalling).schema(schema).table(table)
                 .idleInTransactionTimeout(Duration.ofMillis(300)).build());
         PostgresStore other = keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(schema).table(table)
-                .createTables(false).lockTimeout(Duration.ofSeconds(10)).statementTimeout(Duration.ofSeconds(10))
+                .createSchema(false).lockTimeout(Duration.ofSeconds(10)).statementTimeout(Duration.ofSeconds(10))
                 .build());
         victim.recordFailure("k", threshold(100), 1);
         armed.set(true);

@@ -11,8 +11,10 @@ import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreProvider;
+import dev.redeye.tck.TcpRelay;
 import java.time.Duration;
 import java.util.List;
+import java.util.Properties;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -20,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.postgresql.Driver;
 
 /** URI parsing, discovery and redaction of {@link PostgresStoreProvider}. */
 class PostgresStoreProviderTest {
@@ -37,13 +40,13 @@ class PostgresStoreProviderTest {
     void parsesAPostgresqlUri() {
         PostgresStoreProvider.Parsed p = PostgresStoreProvider.parse(
                 "postgresql://app%40corp:p%40ss%3Aw0rd@db.example:5433/my%20db?schema=ops&table=breakers"
-                        + "&sslmode=require&poolSize=3&poolTimeoutMillis=900&createTables=false");
+                        + "&sslmode=require&poolSize=3&poolTimeoutMillis=900&createSchema=false");
         assertEquals("jdbc:postgresql://db.example:5433/my%20db?sslmode=require", p.jdbcUrl);
         assertEquals("app@corp", p.user);
         assertEquals("p@ss:w0rd", p.password);
         assertEquals("ops", p.schema);
         assertEquals("breakers", p.table);
-        assertFalse(p.createTables);
+        assertFalse(p.createSchema);
         assertEquals(3, p.poolSize);
         assertEquals(900, p.poolTimeoutMillis);
         assertFalse(p.hasApplicationName);
@@ -77,7 +80,7 @@ class PostgresStoreProviderTest {
         assertNull(p.password);
         assertEquals("public", p.schema);
         assertEquals("redeye_breakers", p.table);
-        assertTrue(p.createTables);
+        assertTrue(p.createSchema);
         assertEquals(8, p.poolSize);
         assertEquals(1000, p.poolTimeoutMillis);
     }
@@ -140,7 +143,7 @@ class PostgresStoreProviderTest {
         "postgresql://u:" + SECRET + "@h/db?schema=1x",
         "postgresql://u:" + SECRET + "@h/db?poolSize=one",
         "postgresql://u:" + SECRET + "@h/db?poolSize=1",
-        "postgresql://u:" + SECRET + "@h/db?createTables=maybe",
+        "postgresql://u:" + SECRET + "@h/db?createSchema=maybe",
         "postgresql://u:" + SECRET + "@/db",
         "postgresql:u:" + SECRET + "@h/db",
         "jdbc:postgresql://h/db?password=" + SECRET + "&poolTimeoutMillis=5",
@@ -160,11 +163,19 @@ class PostgresStoreProviderTest {
         }
     }
 
-    /** Guards the SPI's promise: a backend failure in any method is a StoreException, never a driver type. */
+    /**
+     * Guards the SPI's promise: a backend failure in any method is a StoreException, never a driver type. The
+     * store is opened through a relay to the test server (opening checks its tables), which then goes away.
+     */
     @Test
-    void everyCallOnAnUnreachableServerIsAStoreExceptionWithoutThePassword() {
-        PostgresStore s = PostgresStore.open("postgresql://u:" + SECRET + "@127.0.0.1:1/db?connectTimeout=1"
-                + "&poolTimeoutMillis=250&createTables=false");
+    void everyCallOnAnUnreachableServerIsAStoreExceptionWithoutThePassword() throws Exception {
+        String schema = PgTestSupport.randomSchema("redeye_unreach");
+        Properties server = Driver.parseURL(PostgresStoreProvider.parse(PgTestSupport.url()).jdbcUrl, null);
+        TcpRelay relay = new TcpRelay(server.getProperty("PGHOST"), Integer.parseInt(server.getProperty("PGPORT")),
+                (connection, fromClient, bytes) -> { });
+        PostgresStore s = PostgresStore.open("postgresql://postgres:" + SECRET + "@127.0.0.1:" + relay.port()
+                + "/" + server.getProperty("PGDBNAME") + "?connectTimeout=1&poolTimeoutMillis=250&schema=" + schema);
+        relay.close();
         try {
             Policy p = Policy.builder().build();
             BreakerState st = BreakerState.builder().open(true).forced(true).build();
@@ -185,6 +196,7 @@ class PostgresStoreProviderTest {
             }
         } finally {
             s.close();
+            PgTestSupport.dropSchema(schema);
         }
     }
 }

@@ -30,6 +30,11 @@ class PostgresStoreTckTest extends StoreTck {
         PgTestSupport.dropSchema(schema);
     }
 
+    /** This class's random schema (each TCK subclass runs in a schema of its own). */
+    static String schema() {
+        return schema;
+    }
+
     /**
      * Lock and statement bounds ten times the defaults: the TCK's races put 16 to 32 threads on one key, a
      * queue no breaker row sees in production, and on a loaded CI machine (slow commits) a thread can wait

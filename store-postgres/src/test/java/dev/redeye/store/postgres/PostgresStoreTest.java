@@ -447,7 +447,7 @@ class PostgresStoreTest {
             st.execute(ddl); // idempotent
         }
         PostgresStore s = PostgresStore.builder(Jdbi.create(PgTestSupport.dataSource())).schema(schema).table(t)
-                .createTables(false).build();
+                .createSchema(false).build();
         stores.add(s);
         s.put("k", RICH, TTL);
         assertEquals(Optional.of(RICH), s.get("k"));

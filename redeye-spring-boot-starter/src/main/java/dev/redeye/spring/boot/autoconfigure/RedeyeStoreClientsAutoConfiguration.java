@@ -70,8 +70,8 @@ public class RedeyeStoreClientsAutoConfiguration {
                         PostgresStore.Builder b = PostgresStore.builder(beans.getBean(name, DataSource.class));
                         StoreClientSource.option("redeye.postgres.schema", p.getSchema(), b::schema);
                         StoreClientSource.option("redeye.postgres.table", p.getTable(), b::table);
-                        StoreClientSource.option("redeye.postgres.create-tables", p.getCreateTables(),
-                                b::createTables);
+                        StoreClientSource.option("redeye.postgres.create-schema", p.getCreateSchema(),
+                                b::createSchema);
                         return b.build();
                     });
         }
