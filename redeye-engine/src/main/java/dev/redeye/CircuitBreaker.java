@@ -90,10 +90,12 @@ import org.slf4j.LoggerFactory;
  * not count is recorded as a success. Interrupts and cancellation are not outcomes of the dependency and are
  * never recorded: a call that threw {@link InterruptedException}, {@link java.util.concurrent.CancellationException},
  * {@link java.nio.channels.ClosedByInterruptException} or an {@link java.io.InterruptedIOException} (other than
- * {@link java.net.SocketTimeoutException}), or that threw anything while its thread was interrupted, counts in
- * {@link Metrics#calls()} only; a trial ended that way gives its claim back and leaves the state as it is. The
+ * {@link java.net.SocketTimeoutException}), or an exception caused by one of them (the cause chain is searched:
+ * a client's {@code RuntimeException} around an {@code InterruptedException}, an {@code UncheckedIOException}
+ * around an {@code InterruptedIOException}, a {@code CompletionException} around a cancellation), or that threw
+ * anything while its thread was interrupted, counts in {@link Metrics#calls()} only; a trial ended that way gives its claim back and leaves the state as it is. The
  * thread's interrupt status is restored: still set when the call left it set, and set again when the call
- * threw one of the exceptions that report an interrupt. A returned result counts as a failure when
+ * threw one of the exceptions that report an interrupt (or one caused by it). A returned result counts as a failure when
  * {@link Builder#recordResult(Predicate)} says so; it is still returned.
  *
  * <h2>Store errors</h2>

@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * <li>A call the engine timed out ({@code callTimeout}) is a failure, whatever the predicates say.</li>
  * <li>An interruption or a cancellation is not recorded at all: {@link InterruptedException},
  * {@link CancellationException}, {@link ClosedByInterruptException}, an {@link InterruptedIOException} other
- * than {@link SocketTimeoutException} (a real timeout of the dependency), or any exception thrown by a sync
- * call while its thread is interrupted. A rolling deploy interrupting in-flight calls must not write failures
+ * than {@link SocketTimeoutException} (a real timeout of the dependency), any exception caused by one of
+ * these (searched through the cause chain, so a library's wrapper tells the same), or any exception thrown
+ * by a sync call while its thread is interrupted. A rolling deploy interrupting in-flight calls must not write failures
  * to a shared store and open the fleet's breaker. Such a call counts in {@link Metrics#calls()} only; a trial
  * ended this way gives its claim back and leaves the state as it is.</li>
  * <li>Any other exception is a failure if {@code recordFailure} says so (a predicate that throws counts it as
@@ -93,21 +94,40 @@ final class OutcomeRecorder {
         this.observers = observers;
     }
 
-    /** Whether {@code t} is an interruption or a cancellation rather than a dependency's failure. */
+    /** How deep a cause chain is searched: deeper than any wrapping seen in practice, and a cycle ends. */
+    private static final int MAX_CAUSES = 16;
+
+    /**
+     * Whether {@code t} is an interruption or a cancellation rather than a dependency's failure: it, or an
+     * exception in its cause chain (a client library wrapping the interrupt it saw, a {@code CompletionException}
+     * or {@code ExecutionException} around a cancellation), is one of the exceptions that report one.
+     */
     static boolean isInterruption(Throwable t) {
-        return t instanceof InterruptedException || t instanceof CancellationException
-                || t instanceof ClosedByInterruptException
-                || (t instanceof InterruptedIOException && !(t instanceof SocketTimeoutException));
+        return reported(t, true) != null;
     }
 
     /**
      * Whether the thread's interrupt status must be set again after a call ended with {@code t}: the
-     * exceptions that report an interrupt clear the status when they are thrown; the engine does not swallow
-     * the interrupt.
+     * exceptions that report an interrupt clear the status when they are thrown, also when a library wraps
+     * them afterwards; the engine does not swallow the interrupt. A cancellation alone does not.
      */
     static boolean restoresInterrupt(Throwable t) {
-        return t instanceof InterruptedException || t instanceof ClosedByInterruptException
-                || (t instanceof InterruptedIOException && !(t instanceof SocketTimeoutException));
+        return reported(t, false) != null;
+    }
+
+    /** The first exception of {@code t}'s cause chain that reports an interrupt (or, if asked, a cancellation). */
+    private static Throwable reported(Throwable t, boolean cancellation) {
+        Throwable c = t;
+        for (int i = 0; c != null && i < MAX_CAUSES; i++) {
+            if (c instanceof InterruptedException || c instanceof ClosedByInterruptException
+                    || (c instanceof InterruptedIOException && !(c instanceof SocketTimeoutException))
+                    || (cancellation && c instanceof CancellationException)) {
+                return c;
+            }
+            Throwable next = c.getCause();
+            c = next == c ? null : next;
+        }
+        return null;
     }
 
     /**
