@@ -99,9 +99,10 @@ import org.slf4j.LoggerFactory;
  * {@link Builder#recordResult(Predicate)} says so; it is still returned.
  *
  * <h2>Store errors</h2>
- * Any exception the store throws, not only {@link StoreException} (a driver's own exception, a closed pool, a
- * {@code NullPointerException}), is a store error handled under the {@link StoreErrorPolicy}; it never
- * reaches the caller as if the call had failed. A trial claim that throws is a store error too: REJECT
+ * Anything the store throws but a {@link VirtualMachineError}, not only {@link StoreException} (a driver's own
+ * exception, a checked exception thrown sneakily, a closed pool, a {@code NullPointerException}, a
+ * {@code NoClassDefFoundError} of a driver class), is a store error handled under the {@link StoreErrorPolicy};
+ * it never reaches the caller as if the call had failed, and never replaces the call's own exception. A trial claim that throws is a store error too: REJECT
  * rejects with {@link StoreUnavailableException} without running the call; ALLOW and LOCAL fall back to a
  * per-instance claim (at most {@code halfOpenPermits} trials per instance), never letting every caller
  * through. Writes after a call are best-effort: a store error there is logged (at most every 10 s), counted in
@@ -749,8 +750,8 @@ public final class CircuitBreaker implements AutoCloseable {
             if (f != null) {
                 f.close();
             }
-        } catch (RuntimeException ex) {
-            LOG.warn("closing the feed subscription failed", ex);
+        } catch (Throwable ex) { // the store's subscription: every store error, as everywhere
+            LOG.warn("closing the feed subscription failed", StoreErrors.storeError(ex));
         } finally {
             if (timer != null) {
                 timer.close();
@@ -761,8 +762,8 @@ public final class CircuitBreaker implements AutoCloseable {
                 } else if (degrading != null) {
                     degrading.closeLocalOnly(); // the user keeps the real store; ours goes
                 }
-            } catch (RuntimeException ex) {
-                LOG.warn("closing the store failed", ex);
+            } catch (Throwable ex) {
+                LOG.warn("closing the store failed", StoreErrors.storeError(ex));
             }
         }
     }

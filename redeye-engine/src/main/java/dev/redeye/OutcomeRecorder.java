@@ -216,8 +216,8 @@ final class OutcomeRecorder {
             afterWrite(e, access.record(e.name, v.recordsSuccess(), policy, now), now, stamp);
         } catch (StoreException ex) {
             errors.report(e, ex);
-        } catch (RuntimeException ex) {
-            LOG.warn("recording an outcome of '{}' failed", Operations.abbreviate(e.name), ex);
+        } catch (Throwable ex) { // never in place of the call's own outcome; a VirtualMachineError goes on
+            LOG.warn("recording an outcome of '{}' failed", Operations.abbreviate(e.name), StoreErrors.storeError(ex));
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -236,8 +236,8 @@ final class OutcomeRecorder {
             }
         } catch (StoreException ex) {
             errors.report(e, ex);
-        } catch (RuntimeException ex) {
-            LOG.warn("recording a trial outcome of '{}' failed", Operations.abbreviate(e.name), ex);
+        } catch (Throwable ex) { // never in place of the call's own outcome; a VirtualMachineError goes on
+            LOG.warn("recording a trial outcome of '{}' failed", Operations.abbreviate(e.name), StoreErrors.storeError(ex));
         } finally {
             try {
                 trials.end(e, trial, v == Verdict.NOT_RECORDED ? CircuitBreakerObserver.TrialOutcome.RELEASED

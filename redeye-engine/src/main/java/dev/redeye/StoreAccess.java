@@ -31,8 +31,10 @@ import org.slf4j.Logger;
  * <p>With observers registered (distributed mode), every store operation is timed and reported to them.
  *
  * <p>Every method reports any failure of the store as a {@link StoreException}: the store's own, or one
- * wrapping whatever else it threw (a driver's exception, a closed pool's {@link IllegalStateException}, a
- * {@link NullPointerException}, a {@code null} where a value was due). The engine handles store errors in one
+ * wrapping whatever else it threw (a driver's exception, a checked exception thrown sneakily, a closed pool's
+ * {@link IllegalStateException}, a {@link NullPointerException}, a {@link NoClassDefFoundError}, a
+ * {@code null} where a value was due): every {@code Throwable} but a {@link VirtualMachineError}
+ * ({@link StoreErrors#isStoreError}). The engine handles store errors in one
  * place, under its policy, and never lets them pass for the protected call's failure.
  */
 final class StoreAccess {
@@ -138,7 +140,7 @@ final class StoreAccess {
             BreakerState out = s.orElse(BreakerState.INITIAL); // a null Optional is a store error like any other
             failed = false;
             return out;
-        } catch (Exception e) { // also a checked exception a driver threw sneakily
+        } catch (Throwable e) { // also a checked exception a driver threw sneakily, or a LinkageError
             throw storeError("get", e);
         } finally {
             timed(StoreOperation.GET, failed, t0);
@@ -158,7 +160,7 @@ final class StoreAccess {
             }
             failed = false;
             return ch;
-        } catch (Exception e) {
+        } catch (Throwable e) {
             throw storeError("recordOutcome", e);
         } finally {
             timed(StoreOperation.RECORD_OUTCOME, failed, t0);
@@ -179,7 +181,7 @@ final class StoreAccess {
             }
             failed = false;
             return ch;
-        } catch (Exception e) {
+        } catch (Throwable e) {
             throw storeError(success ? "trialSucceeded" : "trialFailed", e);
         } finally {
             timed(success ? StoreOperation.TRIAL_SUCCEEDED : StoreOperation.TRIAL_FAILED, failed, t0);
@@ -205,7 +207,7 @@ final class StoreAccess {
             }
             failed = false;
             return ch;
-        } catch (Exception e) {
+        } catch (Throwable e) {
             throw storeError("force", e);
         } finally {
             timed(StoreOperation.FORCE, failed, t0);
@@ -220,7 +222,7 @@ final class StoreAccess {
             String token = claims.claimTrial(op, permits, ttl).orElse(null);
             failed = false;
             return token;
-        } catch (Exception e) {
+        } catch (Throwable e) {
             throw storeError("claimTrial", e);
         } finally {
             timed(StoreOperation.CLAIM_TRIAL, failed, t0);
@@ -233,7 +235,7 @@ final class StoreAccess {
         try {
             claims.releaseTrial(op, token);
             failed = false;
-        } catch (Exception e) {
+        } catch (Throwable e) {
             throw storeError("releaseTrial", e);
         } finally {
             timed(StoreOperation.RELEASE_TRIAL, failed, t0);
@@ -247,7 +249,7 @@ final class StoreAccess {
             TransitionFeed.Subscription sub = feed.subscribe(listener, onGap);
             failed = false;
             return sub;
-        } catch (Exception e) {
+        } catch (Throwable e) {
             throw storeError("subscribe", e);
         } finally {
             timed(StoreOperation.SUBSCRIBE, failed, t0);
@@ -285,9 +287,14 @@ final class StoreAccess {
         return ch;
     }
 
-    /** The store's own exception as it is; anything else wrapped, naming the method. */
-    static StoreException storeError(String method, Exception e) {
-        if (e instanceof StoreException) {
+    /**
+     * The store's own exception as it is; any other store error ({@link StoreErrors#isStoreError}: a driver's
+     * exception, a checked one thrown sneakily, a {@link LinkageError}) wrapped, naming the method.
+     *
+     * @throws VirtualMachineError if {@code e} is one: it is the JVM's failure, not the store's
+     */
+    static StoreException storeError(String method, Throwable e) {
+        if (StoreErrors.storeError(e) instanceof StoreException) {
             return (StoreException) e;
         }
         return new StoreException("store " + method + " failed: " + e, e);

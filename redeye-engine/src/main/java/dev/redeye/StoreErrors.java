@@ -18,6 +18,26 @@ final class StoreErrors {
     private final BiConsumer<String, Throwable> listener;
     private final AtomicLong lastLog = new AtomicLong(Long.MIN_VALUE);
 
+    /**
+     * Whether {@code t}, thrown by a store, is the store's failure, handled under the store error policy: every
+     * {@code Throwable} but a {@link VirtualMachineError} (the JVM's own, which no policy can handle). Drivers
+     * throw checked exceptions sneakily and fail class loading at run time; all of that is the store's.
+     */
+    static boolean isStoreError(Throwable t) {
+        return !(t instanceof VirtualMachineError);
+    }
+
+    /**
+     * {@code t} itself if it is a store error ({@link #isStoreError}); a {@link VirtualMachineError} is rethrown.
+     * For the {@code catch (Throwable t)} around a store call: {@code handle(StoreErrors.storeError(t))}.
+     */
+    static Throwable storeError(Throwable t) {
+        if (t instanceof VirtualMachineError) {
+            throw (VirtualMachineError) t;
+        }
+        return t;
+    }
+
     StoreErrors(Clock clock, BiConsumer<String, Throwable> listener) {
         this.clock = clock;
         this.listener = listener;
