@@ -11,9 +11,11 @@ import java.util.concurrent.TimeUnit;
  * all closed runs no thread for it. A view holds no reference to its breaker, so a pending one keeps nothing
  * else alive.
  *
- * <p>The timer runs on {@link System#nanoTime()} and fires at or after the delay, so a view is marked due late,
- * never early; and "due" only sends the next caller to read the clock, which decides. A wall clock that jumps
- * back keeps rejecting (with a clock read per call) until it is past the instant.
+ * <p>The timer runs on {@link System#nanoTime()} (so it is used only when the breaker's ticker is the system
+ * ticker) and fires at or after the delay, so a view is marked due late, never early; and "due" only sends the
+ * next caller to read the clock and the ticker, which decide. A wall clock that jumps back keeps rejecting
+ * (with a clock read per call) until the skew cap, one window after the breaker saw the opening by its
+ * ticker, passes.
  */
 final class EligibilityTimer {
     private static final ScheduledThreadPoolExecutor TIMER = create();

@@ -3,7 +3,6 @@ package dev.redeye;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionFeed;
-import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,7 +19,7 @@ final class FeedHandler implements AutoCloseable {
 
     private final Operations operations;
     private final StateViews views;
-    private final Clock clock;
+    private final Monotonic time;
     private final Observers observers;
     private final boolean cache;
     private final TransitionFeed.Subscription subscription;
@@ -30,11 +29,11 @@ final class FeedHandler implements AutoCloseable {
      *
      * @param cache whether the subscription serves the local cache (else only the views and the observers)
      */
-    FeedHandler(StoreAccess access, Operations operations, StateViews views, Clock clock, String storeName,
+    FeedHandler(StoreAccess access, Operations operations, StateViews views, Monotonic time, String storeName,
             Observers observers, boolean cache) {
         this.operations = operations;
         this.views = views;
-        this.clock = clock;
+        this.time = time;
         this.observers = observers;
         this.cache = cache;
         TransitionFeed.Subscription s = null;
@@ -61,7 +60,7 @@ final class FeedHandler implements AutoCloseable {
     private void onEvent(TransitionEvent ev) {
         OperationState e = operations.peek(ev.operation());
         if (e != null) {
-            views.noteFeed(e, ev.state(), clock.millis());
+            views.noteFeed(e, ev.state(), time.nanos());
         }
         Observers.Set o = observers.current();
         if (o != null) {

@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * <h2>Writes</h2>
  * Writes are best-effort: a store error is counted, logged (rate-limited) and reported, never thrown, and never
  * overrides the call's own result. Nothing is written for a success with nothing to clear (the healthy path:
- * no clock read, no allocation). A trial's outcome carries the version of its open period. Store work runs
+ * no clock read, no allocation). A trial's outcome carries the version of its open period. A trial failure that
+ * could not be written backs this instance off for the window its reopen would have started (see
+ * {@link StateViews#backOff}), so that the next trial does not follow it at once. Store work runs
  * with the thread's interrupt status cleared and restores it afterwards, so a store whose I/O reacts to
  * interrupts still gets its write through.
  */
@@ -66,6 +68,7 @@ final class OutcomeRecorder {
     }
 
     private final Clock clock;
+    private final Monotonic time;
     private final Policy policy;
     /** Consecutive or leaky: a success with no failures counted changes nothing, so it is not written. */
     private final boolean countsFailures;
@@ -78,10 +81,11 @@ final class OutcomeRecorder {
     private final Consumer<TransitionEvent> stateListener;
     private final Observers observers;
 
-    OutcomeRecorder(Clock clock, Policy policy, StoreAccess access, StateViews views, Trials trials,
+    OutcomeRecorder(Clock clock, Monotonic time, Policy policy, StoreAccess access, StateViews views, Trials trials,
             StoreErrors errors, Predicate<? super Throwable> failurePredicate, Predicate<Object> resultPredicate,
             Consumer<TransitionEvent> stateListener, Observers observers) {
         this.clock = clock;
+        this.time = time;
         this.policy = policy;
         this.countsFailures = policy.strategy().countsFailures();
         this.access = access;
@@ -212,8 +216,9 @@ final class OutcomeRecorder {
         boolean interrupted = Thread.interrupted();
         try {
             long now = clock.millis();
+            long tick = time.nanos();
             int stamp = views.stampBeforeStoreCall(e);
-            afterWrite(e, access.record(e.name, v.recordsSuccess(), policy, now), now, stamp);
+            afterWrite(e, access.record(e.name, v.recordsSuccess(), policy, now), now, tick, stamp);
         } catch (StoreException ex) {
             errors.report(e, ex);
         } catch (Throwable ex) { // never in place of the call's own outcome; a VirtualMachineError goes on
@@ -230,12 +235,20 @@ final class OutcomeRecorder {
         try {
             if (v != Verdict.NOT_RECORDED) {
                 long now = clock.millis();
+                long tick = time.nanos();
                 int stamp = views.stampBeforeStoreCall(e);
-                afterWrite(e, access.trialOutcome(e.name, trial.version, v.recordsSuccess(), policy, now), now,
-                        stamp);
+                StateChange ch;
+                try {
+                    ch = access.trialOutcome(e.name, trial.version, v.recordsSuccess(), policy, now);
+                } catch (StoreException ex) {
+                    errors.report(e, ex);
+                    if (v == Verdict.FAILURE) {
+                        views.backOff(e, trial.version, now, tick); // as if the reopen had been written
+                    }
+                    return;
+                }
+                afterWrite(e, ch, now, tick, stamp);
             }
-        } catch (StoreException ex) {
-            errors.report(e, ex);
         } catch (Throwable ex) { // never in place of the call's own outcome; a VirtualMachineError goes on
             LOG.warn("recording a trial outcome of '{}' failed", Operations.abbreviate(e.name), StoreErrors.storeError(ex));
         } finally {
@@ -251,9 +264,12 @@ final class OutcomeRecorder {
         }
     }
 
-    /** After this instance's own write: update the views and fire onStateChange for a transition. */
-    void afterWrite(OperationState e, StateChange ch, long now, int stampBefore) {
-        views.noteOwnWrite(e, ch.state(), now, stampBefore);
+    /**
+     * After this instance's own write at stored time {@code now} (local time {@code tick}, read before the
+     * write): update the views and fire onStateChange for a transition.
+     */
+    void afterWrite(OperationState e, StateChange ch, long now, long tick, int stampBefore) {
+        views.noteOwnWrite(e, ch.state(), tick, stampBefore);
         if (ch.isTransition()) {
             Consumer<TransitionEvent> listener = stateListener;
             if (listener != null) {

@@ -45,6 +45,7 @@ final class StoreAccess {
     final TransitionFeed feed;
     /** Null in local mode: the in-process store is not timed. */
     private final Observers observers;
+    private final Monotonic time;
 
     /** The stores whose missing capabilities were already reported, by identity, weakly held. */
     private static final List<Reported> REPORTED = new ArrayList<>();
@@ -64,11 +65,13 @@ final class StoreAccess {
      * @param userStore the store the user configured: missing capabilities are reported once per such object
      * @param storeName what warnings call it: the user's store class, never a URI
      * @param observers told of every store operation; null not to time them
+     * @param time      what store operations are timed with
      */
     StoreAccess(Store store, Object userStore, String storeName, Logger log, boolean localCacheRequested,
-            Observers observers) {
+            Observers observers, Monotonic time) {
         this.store = store;
         this.observers = observers;
+        this.time = time;
         this.recording = store.capability(AtomicRecording.class).orElse(null);
         this.claims = store.capability(TrialClaims.class).orElse(null);
         this.transitions = store.capability(AtomicTransitions.class).orElse(null);
@@ -261,14 +264,14 @@ final class StoreAccess {
     /** The start of a timed store operation, or {@link #NOT_TIMED} without observers (no clock read). */
     private long startTiming() {
         Observers obs = observers;
-        return obs != null && obs.current() != null ? System.nanoTime() : NOT_TIMED;
+        return obs != null && obs.current() != null ? time.nanos() : NOT_TIMED;
     }
 
     private void timed(StoreOperation op, boolean failed, long t0) {
         if (t0 != NOT_TIMED) {
             Observers.Set o = observers.current();
             if (o != null) {
-                o.storeOperation(op, failed, System.nanoTime() - t0);
+                o.storeOperation(op, failed, time.nanos() - t0);
             }
         }
     }

@@ -40,7 +40,7 @@ class InterruptionTest {
     }
 
     private CircuitBreaker.Builder builder() {
-        return CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(1)
+        return CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
                 .resetTimeout(Duration.ofSeconds(10));
     }
 

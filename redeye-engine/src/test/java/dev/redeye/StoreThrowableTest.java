@@ -147,7 +147,7 @@ class StoreThrowableTest {
     }
 
     private CircuitBreaker build(Store store, StoreErrorPolicy policy) {
-        return CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(2)
+        return CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(2)
                 .resetTimeout(Duration.ofSeconds(10)).store(store).storeErrorPolicy(policy)
                 .onStoreError((op, t) -> reported.add(t)).build();
     }
