@@ -730,7 +730,9 @@ public final class CircuitBreaker implements AutoCloseable {
 
     /**
      * Whether the opt-in local cache is serving calls: it was requested, this breaker is in distributed mode,
-     * the store offers a transition feed and the subscription succeeded, and the breaker is not closed.
+     * the store offers a transition feed and the subscription succeeded, and the breaker is not closed. A
+     * subscription that failed at build is retried with backoff (from 0.5 s, doubling up to every 30 s, on the
+     * engine's shared timer thread): this turns true when a retry succeeds.
      */
     public boolean isLocalCacheActive() {
         FeedHandler f = feed;
@@ -1001,7 +1003,8 @@ public final class CircuitBreaker implements AutoCloseable {
          * Called with every transition the store publishes on its {@link dev.redeye.api.TransitionFeed}: any
          * instance's (this one's included) and any operation's, so an instance hears that another one opened
          * the breaker without reaching into {@code store.capability(TransitionFeed.class)}. The breaker
-         * subscribes at build (in local mode, to its in-process store's feed); a store without a feed logs one
+         * subscribes at build (in local mode, to its in-process store's feed), and retries a subscription
+         * that fails with backoff until it succeeds or the breaker is closed; a store without a feed logs one
          * warning and the listener is never called. Delivery is the store's: events may repeat or arrive out
          * of order (compare {@link TransitionEvent#version()}), and on the store's feed thread. An exception it
          * throws is logged.

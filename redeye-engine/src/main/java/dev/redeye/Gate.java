@@ -16,7 +16,7 @@ import java.time.Clock;
  * <ul>
  * <li>Local mode reads the in-process store: one map lookup and a volatile read. An open state is rejected
  * from the operation's {@link LocalOpen} view: with the system clock and ticker, until the
- * {@link EligibilityTimer} marks it due, a rejection reads no clock and computes nothing (a rejection answered
+ * {@link EngineTimer} marks it due, a rejection reads no clock and computes nothing (a rejection answered
  * by {@code executeOrElse} costs about what a healthy call does); then the clock and the ticker decide
  * (eligibility by the stored {@code openedAt}, capped by the local time since this instance saw the opening),
  * and {@link Trials} takes over at eligibility.</li>
@@ -46,7 +46,7 @@ final class Gate {
     private final Rejections rejections;
     private final boolean rejectOnStoreError;
     /**
-     * The configured clock is the system clock and the ticker the system ticker: the {@link EligibilityTimer}
+     * The configured clock is the system clock and the ticker the system ticker: the {@link EngineTimer}
      * (real time) keeps pace with both.
      */
     private final boolean systemTime;
@@ -148,7 +148,7 @@ final class Gate {
 
     /**
      * A new view of the open state {@code s}, installed on {@code e}: with the system clock and ticker it is due
-     * when the {@link EligibilityTimer} fires at this instance's eligibility (never, when forced); with any
+     * when the {@link EngineTimer} fires at this instance's eligibility (never, when forced); with any
      * other clock or ticker (a test's, a virtual one) it is due at once, so every call reads them.
      */
     private LocalOpen localOpen(OperationState e, BreakerState s) {
@@ -160,7 +160,7 @@ final class Gate {
         if (!systemTime || now >= eligibleAt || tick >= eligibleTick) {
             v.due = true;
         } else if (eligibleAt != Long.MAX_VALUE) {
-            EligibilityTimer.markDueAfter(v, v.untilEligibleMillis(now, tick));
+            EngineTimer.markDueAfter(v, v.untilEligibleMillis(now, tick));
         }
         e.localOpen = v;
         return v;
@@ -259,7 +259,7 @@ final class Gate {
             return StateViews.untilEligibleMillis(eligibleAt, now, eligibleTick, tick);
         }
 
-        /** The {@link EligibilityTimer} fired: from now on the clock decides. */
+        /** The {@link EngineTimer} fired: from now on the clock decides. */
         @Override
         public void run() {
             due = true;

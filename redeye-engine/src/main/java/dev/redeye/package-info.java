@@ -38,7 +38,7 @@
  *
  * <p>Everything not public here is an implementation detail, split by job behind the
  * {@link dev.redeye.CircuitBreaker} façade: running calls ({@code Calls}), admission ({@code Gate}, with local mode's open views and the
- * {@code EligibilityTimer} that marks them due), rejections ({@code Rejections}), the half-open protocol ({@code Trials}),
+ * {@code EngineTimer} that marks them due), rejections ({@code Rejections}), the half-open protocol ({@code Trials}),
  * outcome recording ({@code OutcomeRecorder}), the open-state view and local cache ({@code StateViews}) with its
  * single-flight refresh ({@code CacheRefresh}), the
  * feed ({@code FeedHandler}), the bounded operation registry ({@code Operations}), capabilities and their
