@@ -1,6 +1,7 @@
 package dev.redeye;
 
 import dev.redeye.CircuitBreakerObserver.StoreOperation;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.AtomicRecording;
 import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.BreakerState;
@@ -201,8 +202,8 @@ final class StoreAccess {
             } else {
                 BreakerState prev = store.get(op).orElse(null);
                 ch = Transitions.force(prev, target, p, now);
-                if (target == BreakerStatus.CLOSED) {
-                    // delete removes the stored trial claims too, which a forced close must drop
+                if (AtomicOperation.force(target).removesClaims()) {
+                    // delete removes the stored trial claims too, which a forced close or half-open must drop
                     // (AtomicTransitions does it atomically; here it is best effort like the rest of the fallback)
                     store.delete(op);
                 }

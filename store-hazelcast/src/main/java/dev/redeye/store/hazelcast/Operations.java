@@ -20,7 +20,7 @@ interface Operations {
     /** The live state of a key; empty for an absent key or a tombstone. */
     Optional<BreakerState> get(String key);
 
-    /** One atomic state change (the claims of a forced close are the store's second step). */
+    /** One atomic state change (the claims of a forced close or half-open go in the store's second step). */
     StateChange change(String key, AtomicOperation op, Policy policy, long now);
 
     /** Replaces a live state by its tombstone (see {@link DeleteProcessor}). */
