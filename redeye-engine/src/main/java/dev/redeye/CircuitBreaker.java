@@ -63,11 +63,11 @@ import org.slf4j.LoggerFactory;
  * <li>Local mode, consecutive strategy, closed and healthy: one map lookup and one volatile read before the
  * call, two counter increments after it; no lock, no allocation, no clock or ticker read (unless a
  * {@code callTimeout} is set: two ticker reads).</li>
- * <li>Distributed mode, closed: one ticker read and one store read per call; the consecutive and leaky strategies write only when
- * the read showed failures to clear (or leak) or the call failed; the error-rate strategy writes every outcome. With the opt-in
- * {@linkplain Builder#localCache(Duration) local cache}, zero reads while the cached closed state is trusted
- * and younger than its stale tolerance, then one read per operation however many threads call (single-flight:
- * the callers that arrive meanwhile wait for it).</li>
+ * <li>Distributed mode, closed: one ticker read and one store read per call; the consecutive and leaky strategies
+ * write only when the read showed failures to clear (or leak) or the call failed; the error-rate strategy writes
+ * every outcome. With the opt-in {@linkplain Builder#localCache(Duration) local cache}, zero reads while the cached
+ * closed state is trusted and younger than its stale tolerance, then one read per operation however many threads
+ * call (single-flight: the callers that arrive meanwhile wait for it).</li>
  * <li>Open: rejections come from a per-operation cache with zero store reads, re-verified with one read at
  * most once per {@code openCacheRefresh} and always re-read at this instance's own trial-eligibility instant
  * (the cache can make a rejection late, never an allow early). A rejection builds one exception (without a
@@ -85,27 +85,28 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Outcomes</h2>
  * A call's own exception is always rethrown unchanged. Whether it counts as a failure is decided by
- * {@link Builder#recordFailure(Predicate)} (default: every exception and error counts); an exception that does
- * not count is recorded as a success. Interrupts and cancellation are not outcomes of the dependency and are
- * never recorded: a call that threw {@link InterruptedException}, {@link java.util.concurrent.CancellationException},
+ * {@link Builder#recordFailure(Predicate)} (default: every exception and error counts); an exception that does not
+ * count is recorded as a success. Interrupts and cancellation are not outcomes of the dependency and are never
+ * recorded: a call that threw {@link InterruptedException}, {@link java.util.concurrent.CancellationException},
  * {@link java.nio.channels.ClosedByInterruptException} or an {@link java.io.InterruptedIOException} (other than
- * {@link java.net.SocketTimeoutException}), or an exception caused by one of them (the cause chain is searched:
- * a client's {@code RuntimeException} around an {@code InterruptedException}, an {@code UncheckedIOException}
- * around an {@code InterruptedIOException}, a {@code CompletionException} around a cancellation), or that threw
- * anything while its thread was interrupted, counts in {@link Metrics#calls()} only; a trial ended that way gives its claim back and leaves the state as it is. The
- * thread's interrupt status is restored: still set when the call left it set, and set again when the call
- * threw one of the exceptions that report an interrupt (or one caused by it). A returned result counts as a failure when
- * {@link Builder#recordResult(Predicate)} says so; it is still returned.
+ * {@link java.net.SocketTimeoutException}), or an exception caused by one of them (the cause chain is searched: a
+ * client's {@code RuntimeException} around an {@code InterruptedException}, an {@code UncheckedIOException} around
+ * an {@code InterruptedIOException}, a {@code CompletionException} around a cancellation), or that threw anything
+ * while its thread was interrupted, counts in {@link Metrics#calls()} only; a trial ended that way gives its claim
+ * back and leaves the state as it is. The thread's interrupt status is restored: still set when the call left it
+ * set, and set again when the call threw one of the exceptions that report an interrupt (or one caused by it). A
+ * returned result counts as a failure when {@link Builder#recordResult(Predicate)} says so; it is still returned.
  *
  * <h2>Store errors</h2>
  * Anything the store throws but a {@link VirtualMachineError}, not only {@link StoreException} (a driver's own
  * exception, a checked exception thrown sneakily, a closed pool, a {@code NullPointerException}, a
  * {@code NoClassDefFoundError} of a driver class), is a store error handled under the {@link StoreErrorPolicy};
- * it never reaches the caller as if the call had failed, and never replaces the call's own exception. A trial claim that throws is a store error too: REJECT
- * rejects with {@link StoreUnavailableException} without running the call; ALLOW and LOCAL fall back to a
- * per-instance claim (at most {@code halfOpenPermits} trials per instance), never letting every caller
- * through. Writes after a call are best-effort: a store error there is logged (at most every 10 s), counted in
- * {@link Metrics#storeErrors()}, reported to {@code onStoreError} and never thrown.
+ * it never reaches the caller as if the call had failed, and never replaces the call's own exception. A trial
+ * claim that throws is a store error too: REJECT rejects with {@link StoreUnavailableException} without running
+ * the call; ALLOW and LOCAL fall back to a per-instance claim (at most {@code halfOpenPermits} trials per
+ * instance), never letting every caller through. Writes after a call are best-effort: a store error there is
+ * logged (at most every 10 s), counted in {@link Metrics#storeErrors()}, reported to {@code onStoreError} and
+ * never thrown.
  *
  * <h2>Time</h2>
  * Two kinds of time. What is <em>stored</em>, and so read by other instances ({@code openedAt},

@@ -208,7 +208,7 @@ final class OperationState implements ObservedOperation {
             this.heldAs = heldAs;
         }
 
-        /** Whether this instance may claim a trial of the period at stored time {@code now}, local time {@code tick}. */
+        /** Whether this instance may claim a trial at stored time {@code now}, local time {@code tick}. */
         boolean eligible(long now, long tick) {
             return now >= eligibleAt || tick >= eligibleTick;
         }

@@ -222,7 +222,8 @@ final class OutcomeRecorder {
         } catch (StoreException ex) {
             errors.report(e, ex);
         } catch (Throwable ex) { // never in place of the call's own outcome; a VirtualMachineError goes on
-            LOG.warn("recording an outcome of '{}' failed", Operations.abbreviate(e.name), StoreErrors.storeError(ex));
+            LOG.warn("recording an outcome of '{}' failed", Operations.abbreviate(e.name),
+                    StoreErrors.storeError(ex));
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -250,7 +251,8 @@ final class OutcomeRecorder {
                 afterWrite(e, ch, now, tick, stamp);
             }
         } catch (Throwable ex) { // never in place of the call's own outcome; a VirtualMachineError goes on
-            LOG.warn("recording a trial outcome of '{}' failed", Operations.abbreviate(e.name), StoreErrors.storeError(ex));
+            LOG.warn("recording a trial outcome of '{}' failed", Operations.abbreviate(e.name),
+                    StoreErrors.storeError(ex));
         } finally {
             try {
                 trials.end(e, trial, v == Verdict.NOT_RECORDED ? CircuitBreakerObserver.TrialOutcome.RELEASED

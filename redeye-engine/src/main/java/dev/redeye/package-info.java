@@ -9,8 +9,8 @@
  * call, two counter increments ({@link java.util.concurrent.atomic.LongAdder}); on a success with nothing to
  * clear it writes nothing and reads neither the clock nor the ticker. An open breaker's rejection answered by
  * {@code executeOrElse} costs about as much: no exception, no allocation, and on the system clock and ticker
- * no clock read before the operation is due for a trial. {@code AllocationTest} proves the "no allocation" parts with the
- * JVM's per-thread allocation counter; the comparison with Resilience4j and Failsafe is in
+ * no clock read before the operation is due for a trial. {@code AllocationTest} proves the "no allocation"
+ * parts with the JVM's per-thread allocation counter; the comparison with Resilience4j and Failsafe is in
  * {@code redeye-bench}:
  * <pre>
  * mvn -B -q install -pl redeye-bench -DskipTests

@@ -158,7 +158,8 @@ class LocalCacheTest {
     @Test
     void subscribesOnceAtBuildAndUnsubscribesAtClose() {
         SpyStore s = SpyStore.over(backend);
-        CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).store(s).closeStore(false).localCache().build();
+        CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock)
+                .store(s).closeStore(false).localCache().build();
         for (int i = 0; i < 10; i++) {
             ok(b, OP + i);
         }

@@ -79,7 +79,8 @@ class LocalPolicyTest {
     void aTransitionElsewhereDuringTheOutageReplacesWhatWasCountedInMemory() {
         SpyStore store = SpyStore.over(backend);
         CircuitBreaker b = build(store);
-        CircuitBreaker operator = CircuitBreaker.builder().clock(clock).ticker(clock).store(backend.newClient()).build();
+        CircuitBreaker operator = CircuitBreaker.builder().clock(clock).ticker(clock)
+                .store(backend.newClient()).build();
         breakers.add(operator);
         store.failWrites = true;
         failOnce(b, OP); // counted in memory

@@ -136,7 +136,8 @@ class StoreErrorPolicyTest {
         for (StoreErrorPolicy policy : StoreErrorPolicy.values()) {
             SpyStore writesFail = SpyStore.over(backend);
             writesFail.failWrites = true;
-            CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).store(writesFail).storeErrorPolicy(policy)
+            CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock)
+                    .store(writesFail).storeErrorPolicy(policy)
                     .strategy(dev.redeye.api.Strategy.ERROR_RATE).build();
             breakers.add(b);
             assertEquals("result", b.execute(OP, () -> "result"));

@@ -20,7 +20,8 @@ import java.util.Objects;
  * @param successThreshold           successful trials needed to close (>= 1)
  * @param resetTimeoutMillis         base reset window (> 0)
  * @param backoffMultiplier          window multiplier per failed trial (>= 1)
- * @param maxResetTimeoutMillis      cap on the reset window (>= resetTimeoutMillis, at most {@link #MAX_DURATION_MILLIS})
+ * @param maxResetTimeoutMillis      cap on the reset window (>= resetTimeoutMillis, at most
+ *                                   {@link #MAX_DURATION_MILLIS})
  * @param jitter                     relative jitter of the reset window in [0, 1)
  * @param stateTtlMillis             clean-up TTL for stored state, well above the longest reset window;
  *                                   the breaker's timing never depends on it
@@ -224,8 +225,8 @@ public record Policy(
          * @throws IllegalArgumentException naming the first bad option and its value
          */
         public Policy build() {
-            long max = maxResetSet ? maxResetTimeoutMillis
-                    : Math.min(saturatedMultiply(resetTimeoutMillis, 8), Math.max(resetTimeoutMillis, MAX_DURATION_MILLIS));
+            long max = maxResetSet ? maxResetTimeoutMillis : Math.min(saturatedMultiply(resetTimeoutMillis, 8),
+                    Math.max(resetTimeoutMillis, MAX_DURATION_MILLIS)); // a too long resetTimeout is refused as such
             long ttl = stateTtlSet ? stateTtlMillis : Math.max(86_400_000L, saturatedMultiply(max, 4));
             return new Policy(strategy, failureThreshold, maxGapBetweenFailuresMillis, errorRateThreshold,
                     minimumCalls, errorRateDecay, successThreshold, resetTimeoutMillis, backoffMultiplier, max,

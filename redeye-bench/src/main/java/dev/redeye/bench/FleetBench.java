@@ -70,7 +70,8 @@ final class FleetBench {
         for (String s : env.stores()) {
             try (StoreFixture fixture = env.fixture(s, true)) {
                 Trace trace = scenario(t, "redeye, shared store: " + s,
-                        (clock, dep) -> redeye(CircuitBreaker.builder().store(fixture.open()).clock(clock).ticker(clock).build(), dep));
+                        (clock, dep) -> redeye(CircuitBreaker.builder().store(fixture.open()).clock(clock)
+                                .ticker(clock).build(), dep));
                 if (charted.isEmpty()) {
                     charted.add(trace); // the stores give the same counts: the chart shows the first
                 }
@@ -81,8 +82,8 @@ final class FleetBench {
             InMemoryStore shared = new InMemoryStore();
             try {
                 scenario(t, "redeye, shared store: memory, backoffMultiplier 1",
-                        (clock, dep) -> redeye(CircuitBreaker.builder().store(shared.newClient()).clock(clock).ticker(clock)
-                                .backoffMultiplier(1).build(), dep));
+                        (clock, dep) -> redeye(CircuitBreaker.builder().store(shared.newClient()).clock(clock)
+                                .ticker(clock).backoffMultiplier(1).build(), dep));
             } finally {
                 shared.close();
             }

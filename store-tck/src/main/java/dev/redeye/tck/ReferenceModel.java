@@ -155,8 +155,9 @@ record ReferenceModel(List<KeyModel> keys) {
 
     /**
      * Judges one observed call; when {@code withClaims} is false, a {@code force(CLOSED)},
-     * {@code force(HALF_OPEN)} or {@code delete} leaves the key's claims for a separate {@link #clearClaims(int)} (the linearizability check lets that
-     * removal take effect later within the same call).
+     * {@code force(HALF_OPEN)} or {@code delete} leaves the key's claims for a separate
+     * {@link #clearClaims(int)} (the linearizability check lets that removal take effect later within the same
+     * call).
      */
     Verdict apply(Call call, Observed seen, boolean withClaims) {
         KeyModel k = key(call.key());

@@ -52,10 +52,10 @@ import org.slf4j.LoggerFactory;
  * not used.
  *
  * <p><b>Cost</b> (store operations per call, measured by the module's tests): {@link #get} 1; native
- * {@code recordFailure}, trial outcomes, claim and release 1 each, force CLOSED or HALF_OPEN 2 (their claims are in
- * a sibling map), {@link #delete} 2; CAS mode: a write 3 (get, replace, setTtl), 2 on an absent key (get, putIfAbsent), 1
- * when nothing changes, plus 2 per lost race; {@link #put} 1. The feed costs one entry listener and one thread
- * per store instance, started by the first {@link #subscribe}.
+ * {@code recordFailure}, trial outcomes, claim and release 1 each, force CLOSED or HALF_OPEN 2 (their claims are in a
+ * sibling map), {@link #delete} 2; CAS mode: a write 3 (get, replace, setTtl), 2 on an absent key (get,
+ * putIfAbsent), 1 when nothing changes, plus 2 per lost race; {@link #put} 1. The feed costs one entry listener
+ * and one thread per store instance, started by the first {@link #subscribe}.
  *
  * <p><b>Errors.</b> Every Hazelcast failure (an unreachable cluster, a timeout, a shut-down instance),
  * malformed data under a key, a value written by an incompatible redeye version and any use after
