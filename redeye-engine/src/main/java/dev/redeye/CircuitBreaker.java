@@ -661,7 +661,9 @@ public final class CircuitBreaker implements AutoCloseable {
     }
 
     /**
-     * Opens {@code operation} with its reset window already elapsed, so the next call claims a trial.
+     * Opens {@code operation} with its reset window already elapsed, so the next call claims a trial: a new open
+     * period, so the live trial claims of the old one go with the same write (a hung trial on another instance
+     * does not hold the forced period for {@code trialTimeout}).
      *
      * @throws dev.redeye.api.StoreException if the store fails
      */
