@@ -20,6 +20,7 @@ final class AsyncCall<T> {
     private final Object permit;
     private final CompletionStage<T> stage;
     private final OutcomeRecorder recorder;
+    private final Monotonic time;
     private final Observers.Set timing;
     private final long startNanos;
     private final CompletableFuture<T> out = new CompletableFuture<>();
@@ -28,21 +29,22 @@ final class AsyncCall<T> {
 
     /**
      * @param timing     the observers to tell the call's duration, null if this call is not timed
-     * @param startNanos when the call started ({@link System#nanoTime()}), if timed
+     * @param startNanos when the call started (the breaker's local time), if timed
      */
-    AsyncCall(OperationState e, Object permit, CompletionStage<T> stage, OutcomeRecorder recorder,
+    AsyncCall(OperationState e, Object permit, CompletionStage<T> stage, OutcomeRecorder recorder, Monotonic time,
             Observers.Set timing, long startNanos) {
         this.e = e;
         this.permit = permit;
         this.stage = stage;
         this.recorder = recorder;
+        this.time = time;
         this.timing = timing;
         this.startNanos = startNanos;
     }
 
     private void timed(OutcomeRecorder.Verdict v) {
         if (timing != null) {
-            timing.callTimed(e, v.outcome(), System.nanoTime() - startNanos);
+            timing.callTimed(e, v.outcome(), time.nanos() - startNanos);
         }
     }
 

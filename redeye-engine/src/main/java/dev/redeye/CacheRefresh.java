@@ -18,8 +18,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <li>The leader reads, records what it read in the {@link StateViews} (as any read does), then hands the
  * same state to its waiters. Each waiter is admitted on that state exactly as the leader is (a closed state
  * runs the call; an open one goes to {@link Trials}, which rejects before eligibility with no store call).</li>
- * <li>A waiter waits at most the stale tolerance (capped at 5 s, like the cache), counted in real time from the
- * start of the leader's read: a result it takes is never older than what the cache itself would serve.</li>
+ * <li>A waiter waits at most the stale tolerance (capped at 5 s, like the cache), counted from the start of
+ * the leader's read by the breaker's ticker (and blocking for at most that long in real time): a result it
+ * takes is never older than what the cache itself would serve.</li>
  * <li>The leader's read fails: every waiter gets the same error and is admitted per the store error policy
  * (REJECT: {@code StoreUnavailableException}; ALLOW and LOCAL: the call runs, nothing being known). The error
  * is one store error, reported once (metric, log, {@code onStoreError}), not once per waiter; the waiters
@@ -39,11 +40,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the operation keeps it only while the read is in flight.
  */
 final class CacheRefresh {
+    private final Monotonic time;
     private final StoreAccess access;
     private final StateViews views;
     private final StoreErrors errors;
 
-    CacheRefresh(StoreAccess access, StateViews views, StoreErrors errors) {
+    CacheRefresh(Monotonic time, StoreAccess access, StateViews views, StoreErrors errors) {
+        this.time = time;
         this.access = access;
         this.views = views;
         this.errors = errors;
@@ -61,35 +64,31 @@ final class CacheRefresh {
      *
      * @throws StoreException the read failed or did not answer in time (already reported)
      */
-    BreakerState read(OperationState e, long now) {
+    BreakerState read(OperationState e, long tick) {
         Flight f = e.refresh;
         if (f != null && !f.isDone()) {
-            long wait = f.startNanos + boundNanos() - System.nanoTime();
-            if (wait > 0) {
-                return follow(e, f, wait, now);
+            long wait = f.startNanos + views.cacheMaxAgeNanos() - tick;
+            if (wait > 0 && !f.overdue()) {
+                return follow(e, f, wait);
             }
-            // overdue: lead a new read in its place
+            // overdue (by local time, or a waiter already waited the bound out): lead a new read in its place
         } else {
             // No read in flight; one may have ended after this caller looked at the views, and its result
             // would be there. Look once more before reading.
-            if (views.cachedClosed(e, now) != null || e.openView.get() != null) {
+            if (views.cachedClosed(e, tick) != null || e.openView.get() != null) {
                 return null;
             }
         }
-        Flight mine = new Flight(System.nanoTime());
+        Flight mine = new Flight(tick);
         if (!e.casRefresh(f, mine)) {
             return null; // another caller leads meanwhile: admit again, then wait for it
         }
-        return lead(e, mine, now);
+        return lead(e, mine, tick);
     }
 
-    private long boundNanos() {
-        return TimeUnit.MILLISECONDS.toNanos(views.cacheMaxAgeMillis());
-    }
-
-    private BreakerState lead(OperationState e, Flight mine, long now) {
+    private BreakerState lead(OperationState e, Flight mine, long tick) {
         try {
-            BreakerState s = readAndNote(e, now);
+            BreakerState s = readAndNote(e, tick);
             mine.complete(s, null);
             return s;
         } catch (StoreException ex) {
@@ -107,7 +106,7 @@ final class CacheRefresh {
      * One read by this caller, recorded in the views; a failure is reported, then thrown. The gate's
      * uncoalesced reads (no local cache, or a known open state) come here too: one way to read and note.
      */
-    BreakerState readAndNote(OperationState e, long now) {
+    BreakerState readAndNote(OperationState e, long tick) {
         int stamp = views.stampBeforeStoreCall(e);
         BreakerState s;
         try {
@@ -116,17 +115,21 @@ final class CacheRefresh {
             errors.report(e, ex);
             throw ex;
         }
-        views.noteRead(e, s, now, stamp);
+        views.noteRead(e, s, tick, stamp);
         return s;
     }
 
-    private BreakerState follow(OperationState e, Flight f, long waitNanos, long now) {
+    /**
+     * Waits for the leader's read. What remains of the bound is decided by local time; the wait itself is a
+     * real one (a virtual ticker does not move while a thread blocks).
+     */
+    private BreakerState follow(OperationState e, Flight f, long waitNanos) {
         boolean done;
         try {
             done = f.done.await(waitNanos, TimeUnit.NANOSECONDS);
         } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
-            return readAndNote(e, now); // as without coalescing: this caller's own read
+            return readAndNote(e, time.nanos()); // as without coalescing: this caller's own read
         }
         if (!done) {
             StoreException slow = new StoreException("store read for the local cache of '"
@@ -145,6 +148,7 @@ final class CacheRefresh {
 
     /** One read in flight and, once done, its result: the state read or the read's error. */
     static final class Flight {
+        /** When the read began, local ns. */
         final long startNanos;
         final CountDownLatch done = new CountDownLatch(1);
         final AtomicBoolean slowReported = new AtomicBoolean();
@@ -158,6 +162,11 @@ final class CacheRefresh {
 
         boolean isDone() {
             return done.getCount() == 0;
+        }
+
+        /** A waiter waited the whole bound (in real time) for this read: it is overdue whatever the ticker says. */
+        boolean overdue() {
+            return slowReported.get();
         }
 
         void complete(BreakerState s, StoreException ex) {

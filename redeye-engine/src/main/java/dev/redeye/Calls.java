@@ -2,7 +2,6 @@ package dev.redeye;
 
 import dev.redeye.OutcomeRecorder.Verdict;
 import java.lang.reflect.UndeclaredThrowableException;
-import java.time.Clock;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -21,23 +20,25 @@ import java.util.function.Supplier;
  * unless the call is timed.
  */
 final class Calls {
-    private final Clock clock;
+    private final Monotonic time;
     private final Gate gate;
     private final OutcomeRecorder recorder;
     private final Trials trials;
     private final CallTimer timer;
     private final long callTimeoutMillis;
+    private final long callTimeoutNanos;
     private final Fallback defaultFallback;
     private final Observers observers;
 
-    Calls(Clock clock, Gate gate, OutcomeRecorder recorder, Trials trials, CallTimer timer, long callTimeoutMillis,
+    Calls(Monotonic time, Gate gate, OutcomeRecorder recorder, Trials trials, CallTimer timer, long callTimeoutMillis,
             Fallback defaultFallback, Observers observers) {
-        this.clock = clock;
+        this.time = time;
         this.gate = gate;
         this.recorder = recorder;
         this.trials = trials;
         this.timer = timer;
         this.callTimeoutMillis = callTimeoutMillis;
+        this.callTimeoutNanos = Monotonic.ofMillis(callTimeoutMillis);
         this.defaultFallback = defaultFallback;
         this.observers = observers;
     }
@@ -96,7 +97,7 @@ final class Calls {
             throws X {
         Observers.Set o = observers.current();
         boolean timed = o != null && o.timeThisCall(e);
-        long start = timed ? System.nanoTime() : 0L;
+        long start = timed ? time.nanos() : 0L;
         if (timer != null) {
             return runTimed(e, token, call, o, timed, start);
         }
@@ -106,20 +107,20 @@ final class Calls {
         } catch (Throwable t) {
             Verdict v = afterSyncThrow(e, token, t, false);
             if (timed) {
-                o.callTimed(e, v.outcome(), System.nanoTime() - start);
+                o.callTimed(e, v.outcome(), time.nanos() - start);
             }
             throw t;
         }
         Verdict v = recorder.afterReturn(e, token, result, false);
         if (timed) {
-            o.callTimed(e, v.outcome(), System.nanoTime() - start);
+            o.callTimed(e, v.outcome(), time.nanos() - start);
         }
         return result;
     }
 
     private <T, X extends Exception> T runTimed(OperationState e, Object token, CheckedSupplier<T, X> call,
             Observers.Set o, boolean timed, long startNanos) throws X {
-        long start = clock.millis();
+        long start = timed ? startNanos : time.nanos();
         CallTimer.Guard guard = timer.interruptAfter(callTimeoutMillis);
         T result;
         try {
@@ -127,14 +128,15 @@ final class Calls {
         } catch (Throwable t) {
             Verdict v = afterSyncThrow(e, token, t, guard != null && guard.finish());
             if (timed) {
-                o.callTimed(e, v.outcome(), System.nanoTime() - startNanos);
+                o.callTimed(e, v.outcome(), time.nanos() - startNanos);
             }
             throw t;
         }
         boolean timedOut = guard != null && guard.finish();
-        Verdict v = recorder.afterReturn(e, token, result, timedOut || clock.millis() - start > callTimeoutMillis);
+        long end = time.nanos();
+        Verdict v = recorder.afterReturn(e, token, result, timedOut || end - start > callTimeoutNanos);
         if (timed) {
-            o.callTimed(e, v.outcome(), System.nanoTime() - startNanos);
+            o.callTimed(e, v.outcome(), end - startNanos);
         }
         return result;
     }
@@ -160,18 +162,19 @@ final class Calls {
         }
         Observers.Set o = observers.current();
         boolean timed = o != null && o.timeThisCall(e);
-        long start = timed ? System.nanoTime() : 0L;
+        long start = timed ? time.nanos() : 0L;
         CompletionStage<T> stage;
         try {
             stage = Objects.requireNonNull(call.get(), "call returned a null CompletionStage");
         } catch (Throwable t) {
             Verdict v = afterSyncThrow(e, token, t, false); // the supplier ran on this thread
             if (timed) {
-                o.callTimed(e, v.outcome(), System.nanoTime() - start);
+                o.callTimed(e, v.outcome(), time.nanos() - start);
             }
             return CompletableFuture.failedFuture(t);
         }
-        return new AsyncCall<>(e, token, stage, recorder, timed ? o : null, start).start(timer, callTimeoutMillis);
+        return new AsyncCall<>(e, token, stage, recorder, time, timed ? o : null, start).start(timer,
+                callTimeoutMillis);
     }
 
     // ------------------------------------------------------------------------------------------- permits

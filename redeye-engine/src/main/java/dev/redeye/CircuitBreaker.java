@@ -9,7 +9,6 @@ import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUnavailableException;
 import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.Transitions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
@@ -62,13 +61,13 @@ import org.slf4j.LoggerFactory;
  * <h2>Cost</h2>
  * <ul>
  * <li>Local mode, consecutive strategy, closed and healthy: one map lookup and one volatile read before the
- * call, two counter increments after it; no lock, no allocation, no clock read (unless a
- * {@code callTimeout} is set).</li>
- * <li>Distributed mode, closed: one store read per call; the consecutive and leaky strategies write only when
- * the read showed failures to clear (or leak) or the call failed; the error-rate strategy writes every outcome. With the opt-in
- * {@linkplain Builder#localCache(Duration) local cache}, zero reads while the cached closed state is trusted
- * and younger than its stale tolerance, then one read per operation however many threads call (single-flight:
- * the callers that arrive meanwhile wait for it).</li>
+ * call, two counter increments after it; no lock, no allocation, no clock or ticker read (unless a
+ * {@code callTimeout} is set: two ticker reads).</li>
+ * <li>Distributed mode, closed: one ticker read and one store read per call; the consecutive and leaky strategies
+ * write only when the read showed failures to clear (or leak) or the call failed; the error-rate strategy writes
+ * every outcome. With the opt-in {@linkplain Builder#localCache(Duration) local cache}, zero reads while the cached
+ * closed state is trusted and younger than its stale tolerance, then one read per operation however many threads
+ * call (single-flight: the callers that arrive meanwhile wait for it).</li>
  * <li>Open: rejections come from a per-operation cache with zero store reads, re-verified with one read at
  * most once per {@code openCacheRefresh} and always re-read at this instance's own trial-eligibility instant
  * (the cache can make a rejection late, never an allow early). A rejection builds one exception (without a
@@ -86,28 +85,45 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Outcomes</h2>
  * A call's own exception is always rethrown unchanged. Whether it counts as a failure is decided by
- * {@link Builder#recordFailure(Predicate)} (default: every exception and error counts); an exception that does
- * not count is recorded as a success. Interrupts and cancellation are not outcomes of the dependency and are
- * never recorded: a call that threw {@link InterruptedException}, {@link java.util.concurrent.CancellationException},
+ * {@link Builder#recordFailure(Predicate)} (default: every exception and error counts); an exception that does not
+ * count is recorded as a success. Interrupts and cancellation are not outcomes of the dependency and are never
+ * recorded: a call that threw {@link InterruptedException}, {@link java.util.concurrent.CancellationException},
  * {@link java.nio.channels.ClosedByInterruptException} or an {@link java.io.InterruptedIOException} (other than
- * {@link java.net.SocketTimeoutException}), or that threw anything while its thread was interrupted, counts in
- * {@link Metrics#calls()} only; a trial ended that way gives its claim back and leaves the state as it is. The
- * thread's interrupt status is restored: still set when the call left it set, and set again when the call
- * threw one of the exceptions that report an interrupt. A returned result counts as a failure when
- * {@link Builder#recordResult(Predicate)} says so; it is still returned.
+ * {@link java.net.SocketTimeoutException}), or an exception caused by one of them (the cause chain is searched: a
+ * client's {@code RuntimeException} around an {@code InterruptedException}, an {@code UncheckedIOException} around
+ * an {@code InterruptedIOException}, a {@code CompletionException} around a cancellation), or that threw anything
+ * while its thread was interrupted, counts in {@link Metrics#calls()} only; a trial ended that way gives its claim
+ * back and leaves the state as it is. The thread's interrupt status is restored: still set when the call left it
+ * set, and set again when the call threw one of the exceptions that report an interrupt (or one caused by it). A
+ * returned result counts as a failure when {@link Builder#recordResult(Predicate)} says so; it is still returned.
  *
  * <h2>Store errors</h2>
- * Any exception the store throws, not only {@link StoreException} (a driver's own exception, a closed pool, a
- * {@code NullPointerException}), is a store error handled under the {@link StoreErrorPolicy}; it never
- * reaches the caller as if the call had failed. A trial claim that throws is a store error too: REJECT
- * rejects with {@link StoreUnavailableException} without running the call; ALLOW and LOCAL fall back to a
- * per-instance claim (at most {@code halfOpenPermits} trials per instance), never letting every caller
- * through. Writes after a call are best-effort: a store error there is logged (at most every 10 s), counted in
- * {@link Metrics#storeErrors()}, reported to {@code onStoreError} and never thrown.
+ * Anything the store throws but a {@link VirtualMachineError}, not only {@link StoreException} (a driver's own
+ * exception, a checked exception thrown sneakily, a closed pool, a {@code NullPointerException}, a
+ * {@code NoClassDefFoundError} of a driver class), is a store error handled under the {@link StoreErrorPolicy};
+ * it never reaches the caller as if the call had failed, and never replaces the call's own exception. A trial
+ * claim that throws is a store error too: REJECT rejects with {@link StoreUnavailableException} without running
+ * the call; ALLOW and LOCAL fall back to a per-instance claim (at most {@code halfOpenPermits} trials per
+ * instance), never letting every caller through. Writes after a call are best-effort: a store error there is
+ * logged (at most every 10 s), counted in {@link Metrics#storeErrors()}, reported to {@code onStoreError} and
+ * never thrown.
  *
  * <h2>Time</h2>
- * Every rule reads the configured {@link Clock} ({@code clock.millis()}) and nothing else; only trial-claim
- * expiry runs on the store's own (real) clock, and the call timeout's deadline on real time.
+ * Two kinds of time. What is <em>stored</em>, and so read by other instances ({@code openedAt},
+ * {@code lastFailureAt}, the {@code now} every store operation is given), is wall-clock time from the
+ * configured {@link Clock} ({@link Builder#clock}). What is <em>local</em> to this instance (how old a
+ * local-cache entry is, when an open view is re-verified, the hold after a lost claim, the backoff after a
+ * trial failure it could not write, permit leases, whether a call took longer than {@code callTimeout},
+ * observer timings) is a monotonic duration on the {@link Ticker} ({@link Builder#ticker}, {@link System#nanoTime()}
+ * by default): a wall clock that steps (NTP, a resumed virtual machine) never moves a local deadline. Skew
+ * between instances' clocks shifts what a stored time means, and is bounded where it would hurt: a trial's
+ * eligibility is the stored {@code openedAt} plus this instance's (jittered) reset window by its clock, but
+ * never later than that window after this instance first saw the open period, by its ticker. So a member
+ * whose clock runs ahead, writing an {@code openedAt} in everyone's future, delays the others by at most one
+ * window; a clock that runs behind can bring a trial forward, but the store's claim still admits at most
+ * {@code halfOpenPermits} trials fleet-wide, and their outcome is written with the trial instance's own time.
+ * Trial-claim expiry runs on the store's own clock; the {@code callTimeout} interrupt, an async call's
+ * timeout and a caller's wait for another caller's cache read are real waits (real time).
  *
  * <h2>Operations</h2>
  * Each operation name has its own state and metrics. With {@link Builder#maxOperations(int)}, the breaker
@@ -128,7 +144,7 @@ public final class CircuitBreaker implements AutoCloseable {
     private final CircuitBreakerConfig config;
     private final Policy policy;
     private final Clock clock;
-    private final long seed;
+    private final Monotonic time;
     private final InMemoryStore local;
     private final DegradingStore degrading;
     private final Store store;
@@ -150,10 +166,10 @@ public final class CircuitBreaker implements AutoCloseable {
         this.config = config;
         this.policy = config.policy();
         this.clock = config.clock();
-        this.seed = seed;
+        this.time = new Monotonic(config.ticker());
         long callTimeoutMillis = config.callTimeout().map(Duration::toMillis).orElse(0L);
-        this.errors = new StoreErrors(clock, config.onStoreError().orElse(null));
-        this.observers = new Observers(clock);
+        this.errors = new StoreErrors(time, config.onStoreError().orElse(null));
+        this.observers = new Observers(time);
         Store configured = config.store().orElse(null);
         this.cacheWanted = config.localCacheStaleTolerance().isPresent();
         if (configured == null) {
@@ -161,7 +177,7 @@ public final class CircuitBreaker implements AutoCloseable {
             this.degrading = null;
             this.store = local;
             this.closeStore = true;
-            this.access = new StoreAccess(local, local, InMemoryStore.class.getName(), LOG, false, null);
+            this.access = new StoreAccess(local, local, InMemoryStore.class.getName(), LOG, false, null, time);
         } else {
             this.local = null;
             this.degrading = config.storeErrorPolicy() == StoreErrorPolicy.LOCAL
@@ -170,7 +186,7 @@ public final class CircuitBreaker implements AutoCloseable {
             this.store = degrading != null ? degrading : configured;
             this.closeStore = config.closeStore();
             this.access = new StoreAccess(store, configured, configured.getClass().getName(), LOG, cacheWanted,
-                    observers);
+                    observers, time);
         }
         this.operations = new Operations(config.maxOperations().orElse(0), this::evicted, this::added);
         long cacheMaxAge = config.localCacheStaleTolerance()
@@ -180,13 +196,13 @@ public final class CircuitBreaker implements AutoCloseable {
         Rejections rejections = new Rejections(config.writableStackTraces());
         // the policy is about a shared store; in local mode the in-process store fails only once closed
         boolean reject = config.storeErrorPolicy() == StoreErrorPolicy.REJECT && local == null;
-        Trials trials = new Trials(clock, local, access, views, errors, rejections, config.halfOpenPermits(),
+        Trials trials = new Trials(clock, time, local, access, views, errors, rejections, config.halfOpenPermits(),
                 config.trialTimeout(), reject, observers);
-        Gate gate = new Gate(clock, local, access, views, trials, errors, rejections, reject);
-        this.recorder = new OutcomeRecorder(clock, policy, access, views, trials, errors, config.recordFailure(),
+        Gate gate = new Gate(clock, time, local, access, views, trials, errors, rejections, reject);
+        this.recorder = new OutcomeRecorder(clock, time, policy, access, views, trials, errors, config.recordFailure(),
                 config.recordResult().orElse(null), config.onStateChange().orElse(null), observers);
         this.timer = callTimeoutMillis > 0 ? new CallTimer() : null;
-        this.calls = new Calls(clock, gate, recorder, trials, timer, callTimeoutMillis,
+        this.calls = new Calls(time, gate, recorder, trials, timer, callTimeoutMillis,
                 config.fallback().orElse(null), observers);
         Listeners listeners = Listeners.of(config);
         if (listeners != null) {
@@ -207,7 +223,7 @@ public final class CircuitBreaker implements AutoCloseable {
         synchronized (feedLock) {
             if (feed == null && access.feed != null && !closed.get()) {
                 Store named = config.store().orElse(store);
-                feed = new FeedHandler(access, operations, views, clock, named.getClass().getName(), observers,
+                feed = new FeedHandler(access, operations, views, time, named.getClass().getName(), observers,
                         local == null && cacheWanted);
             }
         }
@@ -234,7 +250,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * {@link InterruptedException} or an I/O exception, which is rethrown; it counts as a timeout failure, and
      * the engine clears its own interrupt from the thread before returning. A call that ignores interrupts runs
      * to its end and still counts as a failure. A call that returns within the deadline but took longer than
-     * {@code callTimeout} by the configured clock also counts as a failure; its result is still returned.
+     * {@code callTimeout} by the breaker's ticker also counts as a failure; its result is still returned.
      *
      * @param operation the operation name (non-empty); each name has its own breaker state
      * @param call      the call to guard
@@ -535,12 +551,7 @@ public final class CircuitBreaker implements AutoCloseable {
      */
     public BreakerStatus localStatus(String operation) {
         BreakerState s = localState(operation).orElse(BreakerState.INITIAL);
-        return statusOf(operation, s, clock.millis());
-    }
-
-    private BreakerStatus statusOf(String operation, BreakerState s, long now) {
-        double jf = Transitions.jitterFactor(seed, operation, s.openedAt(), policy.jitter());
-        return Transitions.status(s, policy, now, jf);
+        return views.status(operation, operations.peek(operation), s, clock.millis(), time.nanos());
     }
 
     // ------------------------------------------------------------------------------------------ operations
@@ -606,9 +617,10 @@ public final class CircuitBreaker implements AutoCloseable {
             BreakerState s = local.peek(e.name);
             return s == null ? BreakerState.INITIAL : s;
         }
+        long tick = time.nanos();
         int stamp = views.stampBeforeStoreCall(e);
         BreakerState s = access.get(e.name);
-        views.noteRead(e, s, clock.millis(), stamp);
+        views.noteRead(e, s, tick, stamp);
         return s;
     }
 
@@ -618,7 +630,8 @@ public final class CircuitBreaker implements AutoCloseable {
      * @throws dev.redeye.api.StoreException if the store fails (except under {@link StoreErrorPolicy#LOCAL})
      */
     public BreakerStatus status(String operation) {
-        return statusOf(operation, state(operation), clock.millis());
+        BreakerState s = state(operation);
+        return views.status(operation, operations.peek(operation), s, clock.millis(), time.nanos());
     }
 
     /**
@@ -648,7 +661,9 @@ public final class CircuitBreaker implements AutoCloseable {
     }
 
     /**
-     * Opens {@code operation} with its reset window already elapsed, so the next call claims a trial.
+     * Opens {@code operation} with its reset window already elapsed, so the next call claims a trial: a new open
+     * period, so the live trial claims of the old one go with the same write (a hung trial on another instance
+     * does not hold the forced period for {@code trialTimeout}).
      *
      * @throws dev.redeye.api.StoreException if the store fails
      */
@@ -668,8 +683,9 @@ public final class CircuitBreaker implements AutoCloseable {
     private void force(String operation, BreakerStatus target) {
         OperationState e = entry(operation);
         long now = clock.millis();
+        long tick = time.nanos();
         int stamp = views.stampBeforeStoreCall(e);
-        recorder.afterWrite(e, access.force(e.name, target, policy, now), now, stamp);
+        recorder.afterWrite(e, access.force(e.name, target, policy, now), now, tick, stamp);
     }
 
     /**
@@ -695,8 +711,9 @@ public final class CircuitBreaker implements AutoCloseable {
     private void record(String operation, boolean success) {
         OperationState e = entry(operation);
         long now = clock.millis();
+        long tick = time.nanos();
         int stamp = views.stampBeforeStoreCall(e);
-        recorder.afterWrite(e, access.record(e.name, success, policy, now), now, stamp);
+        recorder.afterWrite(e, access.record(e.name, success, policy, now), now, tick, stamp);
     }
 
     /** This instance's counters for {@code operation} ({@link Metrics#EMPTY} if never used or evicted). */
@@ -716,7 +733,9 @@ public final class CircuitBreaker implements AutoCloseable {
 
     /**
      * Whether the opt-in local cache is serving calls: it was requested, this breaker is in distributed mode,
-     * the store offers a transition feed and the subscription succeeded, and the breaker is not closed.
+     * the store offers a transition feed and the subscription succeeded, and the breaker is not closed. A
+     * subscription that failed at build is retried with backoff (from 0.5 s, doubling up to every 30 s, on the
+     * engine's shared timer thread): this turns true when a retry succeeds.
      */
     public boolean isLocalCacheActive() {
         FeedHandler f = feed;
@@ -747,8 +766,8 @@ public final class CircuitBreaker implements AutoCloseable {
             if (f != null) {
                 f.close();
             }
-        } catch (RuntimeException ex) {
-            LOG.warn("closing the feed subscription failed", ex);
+        } catch (Throwable ex) { // the store's subscription: every store error, as everywhere
+            LOG.warn("closing the feed subscription failed", StoreErrors.storeError(ex));
         } finally {
             if (timer != null) {
                 timer.close();
@@ -759,8 +778,8 @@ public final class CircuitBreaker implements AutoCloseable {
                 } else if (degrading != null) {
                     degrading.closeLocalOnly(); // the user keeps the real store; ours goes
                 }
-            } catch (RuntimeException ex) {
-                LOG.warn("closing the store failed", ex);
+            } catch (Throwable ex) {
+                LOG.warn("closing the store failed", StoreErrors.storeError(ex));
             }
         }
     }
@@ -809,6 +828,7 @@ public final class CircuitBreaker implements AutoCloseable {
         int maxOperations;
         boolean maxOperationsSet;
         Clock clock = Clock.systemUTC();
+        Ticker ticker = Ticker.systemTicker();
         Store store;
         boolean storeSet;
         boolean closeStore = true;
@@ -876,7 +896,7 @@ public final class CircuitBreaker implements AutoCloseable {
         /**
          * Bounds each call: a sync call's thread is interrupted at the deadline (real time) and the call counts
          * as a timeout failure (a call that ignores interrupts runs on, and still counts as one; a call that
-         * returned but took longer by the configured clock counts too, its result still returned); an async
+         * returned but took longer by the ticker counts too, its result still returned); an async
          * call's future completes with {@link TimeoutException} and its stage is cancelled. Also caps the
          * default {@link #trialTimeout(Duration)}. Default unset: calls are not bounded.
          */
@@ -928,8 +948,22 @@ public final class CircuitBreaker implements AutoCloseable {
          */
         public Builder maxOperations(int v) { maxOperations = v; maxOperationsSet = true; return this; }
 
-        /** The clock every rule reads; default {@link Clock#systemUTC()}. */
+        /**
+         * The wall clock of what is stored and read by other instances: {@code openedAt},
+         * {@code lastFailureAt} and the {@code now} every store operation is given, from {@code clock.millis()};
+         * default {@link Clock#systemUTC()}. Local durations run on the {@link #ticker(Ticker) ticker} instead
+         * (see "Time" on {@link CircuitBreaker}); a test or simulation on a virtual clock usually sets both.
+         */
         public Builder clock(Clock v) { clock = v; return this; }
+
+        /**
+         * The monotonic source of this instance's local durations (cache age, open-view refresh, the hold after
+         * a lost claim or an unwritten trial failure, permit leases, the {@code callTimeout} check, observer
+         * timings, the cap on trial eligibility): see {@link Ticker} and "Time" on {@link CircuitBreaker}.
+         * Default {@link Ticker#systemTicker()} ({@link System#nanoTime()}); tests and simulations pass a
+         * virtual one. A wall clock that steps (NTP, a resumed virtual machine) never moves a local deadline.
+         */
+        public Builder ticker(Ticker v) { ticker = v; return this; }
 
         /** The shared store (distributed mode); default none (local mode). */
         public Builder store(Store v) { store = v; storeSet = true; return this; }
@@ -972,7 +1006,8 @@ public final class CircuitBreaker implements AutoCloseable {
          * Called with every transition the store publishes on its {@link dev.redeye.api.TransitionFeed}: any
          * instance's (this one's included) and any operation's, so an instance hears that another one opened
          * the breaker without reaching into {@code store.capability(TransitionFeed.class)}. The breaker
-         * subscribes at build (in local mode, to its in-process store's feed); a store without a feed logs one
+         * subscribes at build (in local mode, to its in-process store's feed), and retries a subscription
+         * that fails with backoff until it succeeds or the breaker is closed; a store without a feed logs one
          * warning and the listener is never called. Delivery is the store's: events may repeat or arrive out
          * of order (compare {@link TransitionEvent#version()}), and on the store's feed thread. An exception it
          * throws is logged.

@@ -18,7 +18,7 @@ import java.util.function.Predicate;
  * {@link CircuitBreaker#config()}. Every threshold a transition rule needs is also available as one
  * {@link Policy} through {@link #policy()}.
  *
- * <p>Thread-safe (immutable). The predicates, listeners, fallback, clock and store are the user's own
+ * <p>Thread-safe (immutable). The predicates, listeners, fallback, clock, ticker and store are the user's own
  * objects, held by reference.
  */
 public final class CircuitBreakerConfig {
@@ -47,6 +47,7 @@ public final class CircuitBreakerConfig {
     private final Duration localCacheStaleTolerance;
     private final int maxOperations;
     private final Clock clock;
+    private final Ticker ticker;
     private final Store store;
     private final boolean closeStore;
     private final Consumer<TransitionEvent> onStateChange;
@@ -111,6 +112,7 @@ public final class CircuitBreakerConfig {
         }
         maxOperations = b.maxOperationsSet ? b.maxOperations : 0;
         clock = nonNull("clock", b.clock);
+        ticker = nonNull("ticker", b.ticker);
         store = b.storeSet ? nonNull("store", b.store) : null;
         closeStore = b.closeStore;
         onStateChange = b.onStateChangeSet ? nonNull("onStateChange", b.onStateChange) : null;
@@ -273,9 +275,14 @@ public final class CircuitBreakerConfig {
         return maxOperations == 0 ? OptionalInt.empty() : OptionalInt.of(maxOperations);
     }
 
-    /** The clock every rule reads ({@code clock.millis()}); default {@link Clock#systemUTC()}. */
+    /** The wall clock of stored times and of the {@code now} given to stores; default {@link Clock#systemUTC()}. */
     public Clock clock() {
         return clock;
+    }
+
+    /** The monotonic source of local durations; default {@link Ticker#systemTicker()}. */
+    public Ticker ticker() {
+        return ticker;
     }
 
     /** The store the user configured; empty in local mode. */

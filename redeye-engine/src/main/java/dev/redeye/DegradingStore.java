@@ -15,7 +15,8 @@ import java.util.function.Supplier;
 
 /**
  * The store decorator behind {@link StoreErrorPolicy#LOCAL}: every operation goes to the real store first; when
- * the real store throws (any exception), the error is reported and the operation runs against an in-process
+ * the real store throws (any store error, {@link StoreErrors#isStoreError}: also a checked exception thrown
+ * sneakily or a {@link LinkageError}), the error is reported and the operation runs against an in-process
  * {@link InMemoryStore} instead. It declares exactly the real store's capabilities, and the feed is the real
  * store's own (the in-process store's events are not the fleet's).
  *
@@ -74,8 +75,8 @@ final class DegradingStore extends ForwardingStore {
         Optional<BreakerState> real;
         try {
             real = Objects.requireNonNull(super.get(key), "the store answered null");
-        } catch (RuntimeException e) {
-            onError.accept(key, e);
+        } catch (Throwable e) {
+            onError.accept(key, StoreErrors.storeError(e));
             return inMemory(key, false, () -> memory.get(key));
         }
         Outage o = outages.get(key);
@@ -182,8 +183,8 @@ final class DegradingStore extends ForwardingStore {
         memory.releaseTrial(key, token);
         try {
             super.releaseTrial(key, token);
-        } catch (RuntimeException e) {
-            onError.accept(key, e); // the real claim expires by itself; nothing to fall back to
+        } catch (Throwable e) {
+            onError.accept(key, StoreErrors.storeError(e)); // the real claim expires by itself; nothing to fall back to
         }
     }
 
@@ -197,8 +198,8 @@ final class DegradingStore extends ForwardingStore {
         T result;
         try {
             result = onReal.get();
-        } catch (RuntimeException e) {
-            onError.accept(key, e);
+        } catch (Throwable e) {
+            onError.accept(key, StoreErrors.storeError(e));
             return inMemory(key, true, onMemory);
         }
         Outage o = outages.get(key);

@@ -3,7 +3,8 @@ package dev.redeye;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionFeed;
-import java.time.Clock;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,46 +15,118 @@ import org.slf4j.LoggerFactory;
  * cache entry until it is re-read. Subscribed once per breaker: at build for the local cache or a fleet
  * listener, or when the first observer is registered. Every event goes to the observers; for the views an
  * event for an operation this instance does not hold is dropped (nothing cached to update).
+ *
+ * <h2>A subscription that fails</h2>
+ * A store that cannot subscribe when the breaker is built (its stream not reachable yet) is retried with
+ * backoff on the engine's JVM-wide {@link EngineTimer} (no thread per breaker): after {@value #FIRST_RETRY_MILLIS}
+ * ms, then doubling up to every {@value #MAX_RETRY_MILLIS} ms, each delay jittered by up to 20% so a fleet
+ * started together does not retry in step. Until it succeeds the local cache is off (every call reads the
+ * store) and no fleet transition is reported; once it succeeds both start, and {@link #cacheActive()} turns
+ * true. The first failure is logged as a warning, the retries at debug, the success at info. {@link #close()}
+ * cancels a pending retry, and a retry that succeeds while the breaker closes gives its subscription back at
+ * once. The delays are real time (the timer's), whatever the breaker's ticker.
  */
 final class FeedHandler implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CircuitBreaker.class);
+    /** The delay before the first retry of a failed subscription (real time). */
+    static final long FIRST_RETRY_MILLIS = 500;
+    /** The longest delay between two retries (real time). */
+    static final long MAX_RETRY_MILLIS = 30_000;
 
+    private final StoreAccess access;
     private final Operations operations;
     private final StateViews views;
-    private final Clock clock;
+    private final Monotonic time;
     private final Observers observers;
     private final boolean cache;
-    private final TransitionFeed.Subscription subscription;
+    private final String storeName;
+    /** Guards {@link #subscription}, {@link #retry}, {@link #closed} and {@link #failures}. */
+    private final Object lock = new Object();
+    private volatile TransitionFeed.Subscription subscription;
+    private ScheduledFuture<?> retry;
+    private boolean closed;
+    private int failures;
 
     /**
-     * Subscribes; if the store refuses, logs why and leaves the local cache off.
+     * Subscribes; if the store refuses, logs why and retries (see the class comment).
      *
      * @param cache whether the subscription serves the local cache (else only the views and the observers)
      */
-    FeedHandler(StoreAccess access, Operations operations, StateViews views, Clock clock, String storeName,
+    FeedHandler(StoreAccess access, Operations operations, StateViews views, Monotonic time, String storeName,
             Observers observers, boolean cache) {
+        this.access = access;
         this.operations = operations;
         this.views = views;
-        this.clock = clock;
+        this.time = time;
         this.observers = observers;
         this.cache = cache;
-        TransitionFeed.Subscription s = null;
+        this.storeName = storeName;
+        attempt();
+    }
+
+    /** One subscription attempt: on the builder's thread first, then on the timer's. Never throws. */
+    private void attempt() {
+        TransitionFeed.Subscription s;
         try {
             s = access.subscribe(this::onEvent, this::onGap);
             if (s == null) {
                 throw new StoreException("subscribe returned null");
             }
-            if (cache) {
-                views.activateCache();
-            }
-        } catch (StoreException e) {
-            LOG.warn("could not subscribe to the transition feed of store {}: {} ({})", storeName,
-                    cache ? "the local cache is unavailable" : "fleet transitions are not reported", e.getMessage());
+        } catch (StoreException e) { // whatever the store threw (StoreAccess wraps it), a VirtualMachineError aside
+            retryLater(e);
+            return;
         }
-        this.subscription = s;
+        int failed;
+        synchronized (lock) {
+            if (!closed) {
+                subscription = s;
+                if (cache) {
+                    views.activateCache();
+                }
+                retry = null;
+                failed = failures;
+                s = null;
+            } else {
+                failed = -1;
+            }
+        }
+        if (s != null) {
+            closeQuietly(s); // the breaker closed while this attempt ran
+        } else if (failed > 0) {
+            LOG.info("subscribed to the transition feed of store {} after {} failed attempt(s){}", storeName, failed,
+                    cache ? ": the local cache is on" : "");
+        }
     }
 
-    /** Whether the local cache is served by this subscription. */
+    private void retryLater(StoreException e) {
+        int n;
+        long delay;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            n = ++failures;
+            delay = delayBefore(n);
+            retry = EngineTimer.schedule(this::attempt, delay);
+        }
+        if (n == 1) {
+            LOG.warn("could not subscribe to the transition feed of store {}: {} ({} until it succeeds); retrying "
+                    + "with backoff", storeName, e.getMessage(),
+                    cache ? "the local cache is unavailable" : "fleet transitions are not reported");
+        } else {
+            LOG.debug("subscription attempt {} to the transition feed of store {} failed: {}; next in {} ms", n,
+                    storeName, e.getMessage(), delay);
+        }
+    }
+
+    /** The jittered delay before retry {@code n} (1 = the first): doubling from the first, capped. */
+    static long delayBefore(int n) {
+        long base = FIRST_RETRY_MILLIS << Math.min(n - 1, 16);
+        double jitter = 0.8 + 0.4 * ThreadLocalRandom.current().nextDouble();
+        return (long) (Math.min(base, MAX_RETRY_MILLIS) * jitter);
+    }
+
+    /** Whether the local cache is served by this subscription (it succeeded, and was for the cache). */
     boolean cacheActive() {
         return cache && subscription != null;
     }
@@ -61,7 +134,7 @@ final class FeedHandler implements AutoCloseable {
     private void onEvent(TransitionEvent ev) {
         OperationState e = operations.peek(ev.operation());
         if (e != null) {
-            views.noteFeed(e, ev.state(), clock.millis());
+            views.noteFeed(e, ev.state(), time.nanos());
         }
         Observers.Set o = observers.current();
         if (o != null) {
@@ -79,9 +152,26 @@ final class FeedHandler implements AutoCloseable {
 
     @Override
     public void close() {
-        views.deactivateCache();
-        if (subscription != null) {
-            subscription.close();
+        TransitionFeed.Subscription s;
+        synchronized (lock) {
+            closed = true;
+            if (retry != null) {
+                retry.cancel(false);
+                retry = null;
+            }
+            views.deactivateCache();
+            s = subscription;
+        }
+        if (s != null) {
+            s.close();
+        }
+    }
+
+    private void closeQuietly(TransitionFeed.Subscription s) {
+        try {
+            s.close();
+        } catch (Throwable e) {
+            LOG.warn("closing a feed subscription of store {} failed", storeName, StoreErrors.storeError(e));
         }
     }
 }

@@ -15,13 +15,15 @@ import java.time.Clock;
  *
  * <ul>
  * <li>Local mode reads the in-process store: one map lookup and a volatile read. An open state is rejected
- * from the operation's {@link LocalOpen} view: with the system clock, until the {@link EligibilityTimer}
- * marks it due, a rejection reads no clock and computes nothing (a rejection answered by
- * {@code executeOrElse} costs about what a healthy call does); then the clock decides, and {@link Trials}
- * takes over at eligibility.</li>
+ * from the operation's {@link LocalOpen} view: with the system clock and ticker, until the
+ * {@link EngineTimer} marks it due, a rejection reads no clock and computes nothing (a rejection answered
+ * by {@code executeOrElse} costs about what a healthy call does); then the clock and the ticker decide
+ * (eligibility by the stored {@code openedAt}, capped by the local time since this instance saw the opening),
+ * and {@link Trials} takes over at eligibility.</li>
  * <li>Distributed mode: a trusted fresh closed state from the local cache (zero reads); else a rejection
- * from the open view (zero reads) while it is held after a lost claim, while this instance's own trials of
- * the operation take every permit, or before the view's refresh instant and this instance's eligibility;
+ * from the open view (zero reads) while it is held after a lost claim or an unwritten trial failure, while
+ * this instance's own trials of the operation take every permit, or before the view's refresh instant and
+ * this instance's eligibility;
  * else one read, then {@link Trials} for a state read as open. Under the local cache, a closed path's read is
  * single-flight: the callers that arrive while it is in flight wait for its result ({@link CacheRefresh}).</li>
  * <li>A store error at the read: the known open view keeps rejecting before eligibility (the cache can make a
@@ -37,29 +39,34 @@ final class Gate {
     static final Object UNKNOWN = new Object();
 
     private final Clock clock;
+    private final Monotonic time;
     private final InMemoryStore local;
     private final StateViews views;
     private final Trials trials;
     private final Rejections rejections;
     private final boolean rejectOnStoreError;
-    /** The configured clock is the system clock, which the {@link EligibilityTimer} keeps pace with. */
-    private final boolean systemClock;
+    /**
+     * The configured clock is the system clock and the ticker the system ticker: the {@link EngineTimer}
+     * (real time) keeps pace with both.
+     */
+    private final boolean systemTime;
     /** Every store read of the gate (single-flight under the local cache); null in local mode. */
     private final CacheRefresh refresh;
 
     /**
      * @param local the in-process store in local mode, null in distributed mode
      */
-    Gate(Clock clock, InMemoryStore local, StoreAccess access, StateViews views, Trials trials, StoreErrors errors,
-            Rejections rejections, boolean rejectOnStoreError) {
+    Gate(Clock clock, Monotonic time, InMemoryStore local, StoreAccess access, StateViews views, Trials trials,
+            StoreErrors errors, Rejections rejections, boolean rejectOnStoreError) {
         this.clock = clock;
+        this.time = time;
         this.local = local;
         this.views = views;
         this.trials = trials;
         this.rejections = rejections;
         this.rejectOnStoreError = rejectOnStoreError;
-        this.systemClock = clock.getClass() == Clock.systemUTC().getClass();
-        this.refresh = local == null ? new CacheRefresh(access, views, errors) : null;
+        this.systemTime = clock.getClass() == Clock.systemUTC().getClass() && time.isSystem();
+        this.refresh = local == null ? new CacheRefresh(time, access, views, errors) : null;
     }
 
     /**
@@ -83,10 +90,10 @@ final class Gate {
      * the callers that arrive meanwhile ({@link CacheRefresh}); a failed or overdue read is reported there
      * once, and each caller is admitted per the policy with nothing known.
      */
-    private Object admitCoalesced(OperationState e, long now, boolean build) {
+    private Object admitCoalesced(OperationState e, long tick, boolean build) {
         BreakerState s;
         try {
-            s = refresh.read(e, now);
+            s = refresh.read(e, tick);
         } catch (StoreException ex) {
             if (rejectOnStoreError) {
                 return new StoreUnavailableException(e.name, ex);
@@ -96,7 +103,7 @@ final class Gate {
         if (s == null) {
             return admitShared(e, build); // the views changed while this caller looked: admit from them
         }
-        return s.open() ? trials.admit(e, s, now, build) : s;
+        return s.open() ? trials.admit(e, s, tick, build) : s;
     }
 
     /**
@@ -120,7 +127,8 @@ final class Gate {
     /**
      * An open in-process state, through the operation's {@link LocalOpen} view of it: before the view is due,
      * a rejection that reads no clock (unless the exception, with its {@code retryAfter}, is wanted); once
-     * due, the clock decides, and past eligibility {@link Trials} takes over.
+     * due, the clock decides, or the ticker once the skew cap passed, and past eligibility {@link Trials}
+     * takes over.
      */
     private Object admitLocalOpen(OperationState e, BreakerState s, boolean build) {
         LocalOpen v = e.localOpen;
@@ -128,88 +136,100 @@ final class Gate {
             v = localOpen(e, s);
         }
         if (!v.due) {
-            return build ? rejectLocal(e, v, clock.millis(), true) : Rejections.QUIET;
+            return build ? rejectLocal(e, v, clock.millis(), time.nanos(), true) : Rejections.QUIET;
         }
         long now = clock.millis();
-        if (now < v.eligibleAt) {
-            return rejectLocal(e, v, now, build);
+        long tick = time.nanos();
+        if (now < v.eligibleAt && tick < v.eligibleTick) {
+            return rejectLocal(e, v, now, tick, build);
         }
-        return trials.admit(e, s, now, build);
+        return trials.admit(e, s, tick, build);
     }
 
     /**
-     * A new view of the open state {@code s}, installed on {@code e}: with the system clock it is due when the
-     * {@link EligibilityTimer} fires at this instance's eligibility (never, when forced); with any other clock
-     * (a test's, a virtual one) it is due at once, so every call reads that clock.
+     * A new view of the open state {@code s}, installed on {@code e}: with the system clock and ticker it is due
+     * when the {@link EngineTimer} fires at this instance's eligibility (never, when forced); with any
+     * other clock or ticker (a test's, a virtual one) it is due at once, so every call reads them.
      */
     private LocalOpen localOpen(OperationState e, BreakerState s) {
         long now = clock.millis();
+        long tick = time.nanos();
         long eligibleAt = s.forced() ? Long.MAX_VALUE : views.eligibleAt(e.name, s);
-        LocalOpen v = new LocalOpen(s, eligibleAt);
-        if (!systemClock || now >= eligibleAt) {
+        long eligibleTick = views.eligibleTick(e, s, tick);
+        LocalOpen v = new LocalOpen(s, eligibleAt, eligibleTick);
+        if (!systemTime || now >= eligibleAt || tick >= eligibleTick) {
             v.due = true;
         } else if (eligibleAt != Long.MAX_VALUE) {
-            EligibilityTimer.markDueAfter(v, eligibleAt - now);
+            EngineTimer.markDueAfter(v, v.untilEligibleMillis(now, tick));
         }
         e.localOpen = v;
         return v;
     }
 
-    private Object rejectLocal(OperationState e, LocalOpen v, long now, boolean build) {
+    private Object rejectLocal(OperationState e, LocalOpen v, long now, long tick, boolean build) {
         return v.eligibleAt == Long.MAX_VALUE
                 ? rejections.of(e.name, BreakerStatus.FORCED_OPEN, views.refreshMillis(), build)
-                : rejections.of(e.name, BreakerStatus.OPEN, v.eligibleAt - now, build);
+                : rejections.of(e.name, BreakerStatus.OPEN, v.untilEligibleMillis(now, tick), build);
     }
 
-    /** Distributed mode: the local cache, then the open view, then one read. */
+    /**
+     * Distributed mode: the local cache, then the open view, then one read. The ticker is read once (cache
+     * age, holds, refresh); the clock only when an open view is consulted.
+     */
     private Object admitShared(OperationState e, boolean build) {
-        long now = clock.millis();
-        BreakerState cached = views.cachedClosed(e, now);
+        long tick = time.nanos();
+        BreakerState cached = views.cachedClosed(e, tick);
         if (cached != null) {
             return cached;
         }
         OperationState.OpenView v = e.openView.get();
         if (v != null) {
-            if (now < v.heldUntil) {
-                // this instance lost the claim of this period: wait for the outcome without store traffic
-                return rejections.of(e.name, BreakerStatus.HALF_OPEN, v.heldUntil - now, build);
+            if (tick < v.heldUntil) {
+                // this instance lost the claim of this period, or backs off after a trial failure it could
+                // not write: wait without store traffic
+                return rejections.of(e.name, v.heldAs, Monotonic.ceilMillis(v.heldUntil - tick), build);
             }
-            if (now >= v.eligibleAt && trials.slotsTaken(e, now)) {
+            long now = clock.millis();
+            boolean eligible = v.eligible(now, tick);
+            if (eligible && trials.slotsTaken(e, tick)) {
                 // this instance's own trials of the period run: their outcome will be its own write
                 return trials.busy(e, build);
             }
             // Only one caller re-verifies an expired view; the others keep rejecting from it meanwhile.
-            if (now < v.eligibleAt && (now < v.refreshAt
-                    || !e.openView.compareAndSet(v, v.refreshingUntil(now + views.refreshMillis())))) {
-                return rejectFrom(e, v, now, build);
+            if (!eligible && (tick < v.refreshAt
+                    || !e.openView.compareAndSet(v, v.refreshingUntil(Monotonic.after(tick, views.refreshNanos()))))) {
+                return rejectFrom(e, v, now, tick, build);
             }
         }
         if (v == null && refresh != null && refresh.coalesces()) {
-            return admitCoalesced(e, now, build);
+            return admitCoalesced(e, tick, build);
         }
-        return read(e, v, now, build);
+        return read(e, v, tick, build);
     }
 
     /** One store read, then {@link Trials} for a state read as open. */
-    private Object read(OperationState e, OperationState.OpenView v, long now, boolean build) {
+    private Object read(OperationState e, OperationState.OpenView v, long tick, boolean build) {
         BreakerState s;
         try {
-            s = refresh.readAndNote(e, now); // this caller's own read: not coalesced
+            s = refresh.readAndNote(e, tick); // this caller's own read: not coalesced
         } catch (StoreException ex) { // already reported
-            if (v != null && now < v.eligibleAt) {
-                return rejectFrom(e, v, now, build);
+            if (v != null) {
+                long now = clock.millis();
+                if (!v.eligible(now, tick)) {
+                    return rejectFrom(e, v, now, tick, build);
+                }
             }
             if (rejectOnStoreError) {
                 return new StoreUnavailableException(e.name, ex);
             }
-            return v != null ? trials.admit(e, v.state, now, build) : UNKNOWN;
+            return v != null ? trials.admit(e, v.state, tick, build) : UNKNOWN;
         }
-        return s.open() ? trials.admit(e, s, now, build) : s;
+        return s.open() ? trials.admit(e, s, tick, build) : s;
     }
 
-    private Object rejectFrom(OperationState e, OperationState.OpenView v, long now, boolean build) {
+    private Object rejectFrom(OperationState e, OperationState.OpenView v, long now, long tick, boolean build) {
         return rejections.of(e.name, v.status, v.eligibleAt == Long.MAX_VALUE ? views.refreshMillis()
-                : v.eligibleAt - now, build);
+                : v.untilEligibleMillis(now, tick), build);
     }
 
     /**
@@ -221,17 +241,25 @@ final class Gate {
     static final class LocalOpen implements Runnable {
         /** The state this view is of: compared by identity with what the in-process store holds. */
         final BreakerState state;
-        /** This instance's trial eligibility (its own jitter); {@link Long#MAX_VALUE} when forced open. */
+        /** This instance's trial eligibility (its own jitter), epoch ms; {@link Long#MAX_VALUE} when forced. */
         final long eligibleAt;
+        /** The skew cap on it, local ns (see {@link StateViews#eligibleTick}); {@link Long#MAX_VALUE} when forced. */
+        final long eligibleTick;
         /** False while the eligibility instant has certainly not come: rejections read no clock. */
         volatile boolean due;
 
-        LocalOpen(BreakerState state, long eligibleAt) {
+        LocalOpen(BreakerState state, long eligibleAt, long eligibleTick) {
             this.state = state;
             this.eligibleAt = eligibleAt;
+            this.eligibleTick = eligibleTick;
         }
 
-        /** The {@link EligibilityTimer} fired: from now on the clock decides. */
+        /** How long until eligibility by either time, in ms rounded up. */
+        long untilEligibleMillis(long now, long tick) {
+            return StateViews.untilEligibleMillis(eligibleAt, now, eligibleTick, tick);
+        }
+
+        /** The {@link EngineTimer} fired: from now on the clock decides. */
         @Override
         public void run() {
             due = true;

@@ -5,17 +5,15 @@ import dev.redeye.CircuitBreakerObserver.CallTiming;
 import dev.redeye.CircuitBreakerObserver.StoreOperation;
 import dev.redeye.CircuitBreakerObserver.TrialOutcome;
 import dev.redeye.api.TransitionEvent;
-import java.time.Clock;
 import java.util.Arrays;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The observers of one breaker, and the one place that calls them: each call is guarded, so an observer that
- * throws is logged (at most every 10 s by the breaker's clock) and never reaches the breaker's caller.
+ * throws is logged (at most every 10 s by the breaker's ticker) and never reaches the breaker's caller.
  *
  * <p>The registered observers live in an immutable {@link Set} swapped on add and remove; the hot path reads
  * {@link #current()} once (one volatile read) and does nothing more when it is null. Sampled call timing
@@ -24,14 +22,13 @@ import org.slf4j.LoggerFactory;
 final class Observers {
     private static final Logger LOG = LoggerFactory.getLogger(CircuitBreaker.class);
 
-    private final Clock clock;
-    private final AtomicLong lastLog = new AtomicLong(Long.MIN_VALUE);
+    private final LogLimiter logLimiter;
     private volatile Set current;
     /** The call timing each registered observer asked for, read once at registration (same order as the set). */
     private CallTiming[] timings = new CallTiming[0];
 
-    Observers(Clock clock) {
-        this.clock = clock;
+    Observers(Monotonic time) {
+        this.logLimiter = new LogLimiter(time, StoreErrors.LOG_INTERVAL_MILLIS);
     }
 
     /** The observers now, or null when there is none (the common case). */
@@ -103,10 +100,7 @@ final class Observers {
     }
 
     private void threw(CircuitBreakerObserver o, String method, RuntimeException ex) {
-        long now = clock.millis();
-        long last = lastLog.get();
-        if ((last == Long.MIN_VALUE || now - last >= StoreErrors.LOG_INTERVAL_MILLIS)
-                && lastLog.compareAndSet(last, now)) {
+        if (logLimiter.due()) {
             LOG.warn("observer or listener {} threw in {} (logged at most every {} s); the call is not affected",
                     o, method, StoreErrors.LOG_INTERVAL_MILLIS / 1000, ex);
         }

@@ -31,6 +31,11 @@ final class OperationState implements ObservedOperation {
     final LongAdder storeErrors = new LongAdder();
     final LongAdder trials = new LongAdder();
 
+    /**
+     * The open period this instance saw last, and when (its local time) it first saw it: what caps this
+     * instance's trial eligibility (see {@link StateViews#eligibleTick}). Null before any.
+     */
+    volatile SeenOpen seenOpen;
     /** The open state this instance last saw (distributed mode only); null when it last saw it closed. */
     final AtomicReference<OpenView> openView = new AtomicReference<>();
     /** Local mode: the view of the open state last seen (see {@link Gate.LocalOpen}); null before any. */
@@ -143,17 +148,17 @@ final class OperationState implements ObservedOperation {
     }
 
     /**
-     * The leased trials whose lease ran out by {@code now} and that this caller won the right to end (each is
-     * handed out once); empty, without allocating, when there is none.
+     * The leased trials whose lease ran out by {@code tick} (local time) and that this caller won the right to
+     * end (each is handed out once); empty, without allocating, when there is none.
      */
-    synchronized List<Trials.Trial> takeExpiredLeases(long now) {
+    synchronized List<Trials.Trial> takeExpiredLeases(long tick) {
         if (leased == null || leased.isEmpty()) {
             return List.of();
         }
         List<Trials.Trial> out = null;
         for (int i = leased.size() - 1; i >= 0; i--) {
             Trials.Trial t = leased.get(i);
-            if (now >= t.leaseUntil && t.tryEnd()) {
+            if (tick >= t.leaseUntil && t.tryEnd()) {
                 if (out == null) {
                     out = new ArrayList<>(2);
                 }
@@ -171,36 +176,76 @@ final class OperationState implements ObservedOperation {
 
     /**
      * A cached open (or forced-open) state: rejections are served from it without a store read until
-     * {@code refreshAt} (re-verification) or {@code eligibleAt} (this instance's trial eligibility), whichever
-     * comes first; and, after this instance lost a trial claim, until {@code heldUntil} (the winner's claim
-     * could have expired by then) unless the trial's outcome becomes known earlier.
+     * {@code refreshAt} (re-verification) or this instance's trial eligibility, whichever comes first; and,
+     * after this instance lost a trial claim or could not write a trial's failure, until {@code heldUntil}
+     * (the winner's claim could have expired by then; the unwritten reopen's window is over) unless a state of
+     * another version becomes known earlier. Eligibility comes at {@code eligibleAt} by the stored (wall-clock)
+     * time or at {@code eligibleTick} by this instance's local time, whichever comes first (the skew cap);
+     * {@code refreshAt} and {@code heldUntil} are local time. Immutable.
      */
     static final class OpenView {
         final BreakerState state;
         final BreakerStatus status;
+        /** Epoch ms (the configured clock); {@link Long#MAX_VALUE} when forced. */
         final long eligibleAt;
+        /** Local ns; {@link Long#MAX_VALUE} when forced. */
+        final long eligibleTick;
+        /** Local ns. */
         final long refreshAt;
+        /** Local ns; {@link Long#MIN_VALUE} when not held. */
         final long heldUntil;
+        /** What a caller rejected by the hold is told: HALF_OPEN after a lost claim, OPEN while backing off. */
+        final BreakerStatus heldAs;
 
-        OpenView(BreakerState state, BreakerStatus status, long eligibleAt, long refreshAt, long heldUntil) {
+        OpenView(BreakerState state, BreakerStatus status, long eligibleAt, long eligibleTick, long refreshAt,
+                long heldUntil, BreakerStatus heldAs) {
             this.state = state;
             this.status = status;
             this.eligibleAt = eligibleAt;
+            this.eligibleTick = eligibleTick;
             this.refreshAt = refreshAt;
             this.heldUntil = heldUntil;
+            this.heldAs = heldAs;
+        }
+
+        /** Whether this instance may claim a trial at stored time {@code now}, local time {@code tick}. */
+        boolean eligible(long now, long tick) {
+            return now >= eligibleAt || tick >= eligibleTick;
+        }
+
+        /** How long until {@link #eligible}, in ms rounded up; meaningless when forced. */
+        long untilEligibleMillis(long now, long tick) {
+            return StateViews.untilEligibleMillis(eligibleAt, now, eligibleTick, tick);
         }
 
         OpenView refreshingUntil(long until) {
-            return new OpenView(state, status, eligibleAt, until, heldUntil);
+            return new OpenView(state, status, eligibleAt, eligibleTick, until, heldUntil, heldAs);
         }
 
-        OpenView heldUntil(long until) {
-            return new OpenView(state, status, eligibleAt, refreshAt, until);
+        OpenView heldUntil(long until, BreakerStatus as) {
+            return new OpenView(state, status, eligibleAt, eligibleTick, refreshAt, until, as);
+        }
+    }
+
+    /** One open period ({@code version} and {@code openedAt} of its state) and the local time it was first seen. */
+    static final class SeenOpen {
+        final long version;
+        final long openedAt;
+        final long firstSeen;
+
+        SeenOpen(long version, long openedAt, long firstSeen) {
+            this.version = version;
+            this.openedAt = openedAt;
+            this.firstSeen = firstSeen;
+        }
+
+        boolean isOf(BreakerState s) {
+            return s.version() == version && s.openedAt() == openedAt;
         }
     }
 
     /**
-     * A local-cache entry: the state, when it was fetched (virtual ms) and the gap epoch it was fetched in;
+     * A local-cache entry: the state, when it was fetched (local ns) and the gap epoch it was fetched in;
      * an entry from an older epoch (a feed gap happened since) is not trusted.
      */
     static final class CacheEntry {

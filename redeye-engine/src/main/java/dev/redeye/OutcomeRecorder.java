@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * <li>A call the engine timed out ({@code callTimeout}) is a failure, whatever the predicates say.</li>
  * <li>An interruption or a cancellation is not recorded at all: {@link InterruptedException},
  * {@link CancellationException}, {@link ClosedByInterruptException}, an {@link InterruptedIOException} other
- * than {@link SocketTimeoutException} (a real timeout of the dependency), or any exception thrown by a sync
- * call while its thread is interrupted. A rolling deploy interrupting in-flight calls must not write failures
+ * than {@link SocketTimeoutException} (a real timeout of the dependency), any exception caused by one of
+ * these (searched through the cause chain, so a library's wrapper tells the same), or any exception thrown
+ * by a sync call while its thread is interrupted. A rolling deploy interrupting in-flight calls must not write failures
  * to a shared store and open the fleet's breaker. Such a call counts in {@link Metrics#calls()} only; a trial
  * ended this way gives its claim back and leaves the state as it is.</li>
  * <li>Any other exception is a failure if {@code recordFailure} says so (a predicate that throws counts it as
@@ -36,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * <h2>Writes</h2>
  * Writes are best-effort: a store error is counted, logged (rate-limited) and reported, never thrown, and never
  * overrides the call's own result. Nothing is written for a success with nothing to clear (the healthy path:
- * no clock read, no allocation). A trial's outcome carries the version of its open period. Store work runs
+ * no clock read, no allocation). A trial's outcome carries the version of its open period. A trial failure that
+ * could not be written backs this instance off for the window its reopen would have started (see
+ * {@link StateViews#backOff}), so that the next trial does not follow it at once. Store work runs
  * with the thread's interrupt status cleared and restores it afterwards, so a store whose I/O reacts to
  * interrupts still gets its write through.
  */
@@ -65,6 +68,7 @@ final class OutcomeRecorder {
     }
 
     private final Clock clock;
+    private final Monotonic time;
     private final Policy policy;
     /** Consecutive or leaky: a success with no failures counted changes nothing, so it is not written. */
     private final boolean countsFailures;
@@ -77,10 +81,11 @@ final class OutcomeRecorder {
     private final Consumer<TransitionEvent> stateListener;
     private final Observers observers;
 
-    OutcomeRecorder(Clock clock, Policy policy, StoreAccess access, StateViews views, Trials trials,
+    OutcomeRecorder(Clock clock, Monotonic time, Policy policy, StoreAccess access, StateViews views, Trials trials,
             StoreErrors errors, Predicate<? super Throwable> failurePredicate, Predicate<Object> resultPredicate,
             Consumer<TransitionEvent> stateListener, Observers observers) {
         this.clock = clock;
+        this.time = time;
         this.policy = policy;
         this.countsFailures = policy.strategy().countsFailures();
         this.access = access;
@@ -93,21 +98,40 @@ final class OutcomeRecorder {
         this.observers = observers;
     }
 
-    /** Whether {@code t} is an interruption or a cancellation rather than a dependency's failure. */
+    /** How deep a cause chain is searched: deeper than any wrapping seen in practice, and a cycle ends. */
+    private static final int MAX_CAUSES = 16;
+
+    /**
+     * Whether {@code t} is an interruption or a cancellation rather than a dependency's failure: it, or an
+     * exception in its cause chain (a client library wrapping the interrupt it saw, a {@code CompletionException}
+     * or {@code ExecutionException} around a cancellation), is one of the exceptions that report one.
+     */
     static boolean isInterruption(Throwable t) {
-        return t instanceof InterruptedException || t instanceof CancellationException
-                || t instanceof ClosedByInterruptException
-                || (t instanceof InterruptedIOException && !(t instanceof SocketTimeoutException));
+        return reported(t, true) != null;
     }
 
     /**
      * Whether the thread's interrupt status must be set again after a call ended with {@code t}: the
-     * exceptions that report an interrupt clear the status when they are thrown; the engine does not swallow
-     * the interrupt.
+     * exceptions that report an interrupt clear the status when they are thrown, also when a library wraps
+     * them afterwards; the engine does not swallow the interrupt. A cancellation alone does not.
      */
     static boolean restoresInterrupt(Throwable t) {
-        return t instanceof InterruptedException || t instanceof ClosedByInterruptException
-                || (t instanceof InterruptedIOException && !(t instanceof SocketTimeoutException));
+        return reported(t, false) != null;
+    }
+
+    /** The first exception of {@code t}'s cause chain that reports an interrupt (or, if asked, a cancellation). */
+    private static Throwable reported(Throwable t, boolean cancellation) {
+        Throwable c = t;
+        for (int i = 0; c != null && i < MAX_CAUSES; i++) {
+            if (c instanceof InterruptedException || c instanceof ClosedByInterruptException
+                    || (c instanceof InterruptedIOException && !(c instanceof SocketTimeoutException))
+                    || (cancellation && c instanceof CancellationException)) {
+                return c;
+            }
+            Throwable next = c.getCause();
+            c = next == c ? null : next;
+        }
+        return null;
     }
 
     /**
@@ -192,12 +216,14 @@ final class OutcomeRecorder {
         boolean interrupted = Thread.interrupted();
         try {
             long now = clock.millis();
+            long tick = time.nanos();
             int stamp = views.stampBeforeStoreCall(e);
-            afterWrite(e, access.record(e.name, v.recordsSuccess(), policy, now), now, stamp);
+            afterWrite(e, access.record(e.name, v.recordsSuccess(), policy, now), now, tick, stamp);
         } catch (StoreException ex) {
             errors.report(e, ex);
-        } catch (RuntimeException ex) {
-            LOG.warn("recording an outcome of '{}' failed", Operations.abbreviate(e.name), ex);
+        } catch (Throwable ex) { // never in place of the call's own outcome; a VirtualMachineError goes on
+            LOG.warn("recording an outcome of '{}' failed", Operations.abbreviate(e.name),
+                    StoreErrors.storeError(ex));
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -210,14 +236,23 @@ final class OutcomeRecorder {
         try {
             if (v != Verdict.NOT_RECORDED) {
                 long now = clock.millis();
+                long tick = time.nanos();
                 int stamp = views.stampBeforeStoreCall(e);
-                afterWrite(e, access.trialOutcome(e.name, trial.version, v.recordsSuccess(), policy, now), now,
-                        stamp);
+                StateChange ch;
+                try {
+                    ch = access.trialOutcome(e.name, trial.version, v.recordsSuccess(), policy, now);
+                } catch (StoreException ex) {
+                    errors.report(e, ex);
+                    if (v == Verdict.FAILURE) {
+                        views.backOff(e, trial.version, now, tick); // as if the reopen had been written
+                    }
+                    return;
+                }
+                afterWrite(e, ch, now, tick, stamp);
             }
-        } catch (StoreException ex) {
-            errors.report(e, ex);
-        } catch (RuntimeException ex) {
-            LOG.warn("recording a trial outcome of '{}' failed", Operations.abbreviate(e.name), ex);
+        } catch (Throwable ex) { // never in place of the call's own outcome; a VirtualMachineError goes on
+            LOG.warn("recording a trial outcome of '{}' failed", Operations.abbreviate(e.name),
+                    StoreErrors.storeError(ex));
         } finally {
             try {
                 trials.end(e, trial, v == Verdict.NOT_RECORDED ? CircuitBreakerObserver.TrialOutcome.RELEASED
@@ -231,9 +266,12 @@ final class OutcomeRecorder {
         }
     }
 
-    /** After this instance's own write: update the views and fire onStateChange for a transition. */
-    void afterWrite(OperationState e, StateChange ch, long now, int stampBefore) {
-        views.noteOwnWrite(e, ch.state(), now, stampBefore);
+    /**
+     * After this instance's own write at stored time {@code now} (local time {@code tick}, read before the
+     * write): update the views and fire onStateChange for a transition.
+     */
+    void afterWrite(OperationState e, StateChange ch, long now, long tick, int stampBefore) {
+        views.noteOwnWrite(e, ch.state(), tick, stampBefore);
         if (ch.isTransition()) {
             Consumer<TransitionEvent> listener = stateListener;
             if (listener != null) {

@@ -43,7 +43,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * <h2>A permit never completed</h2>
  * A normal permit that is never completed records nothing and holds nothing. A <em>trial</em> permit holds
  * a fleet-wide trial claim and one of this instance's {@code halfOpenPermits} trial slots: the claim expires in
- * the store after {@code trialTimeout}, and the slot is leased for as long (by the breaker's clock), after
+ * the store after {@code trialTimeout}, and the slot is leased for as long (by the breaker's ticker), after
  * which the next caller that needs a slot takes it back; a completion arriving after that is ignored (returns
  * false). So a lost permit delays recovery by at most {@code trialTimeout}, never forever.
  *

@@ -1,6 +1,7 @@
 package dev.redeye;
 
 import dev.redeye.CircuitBreakerObserver.StoreOperation;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.AtomicRecording;
 import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.BreakerState;
@@ -31,8 +32,10 @@ import org.slf4j.Logger;
  * <p>With observers registered (distributed mode), every store operation is timed and reported to them.
  *
  * <p>Every method reports any failure of the store as a {@link StoreException}: the store's own, or one
- * wrapping whatever else it threw (a driver's exception, a closed pool's {@link IllegalStateException}, a
- * {@link NullPointerException}, a {@code null} where a value was due). The engine handles store errors in one
+ * wrapping whatever else it threw (a driver's exception, a checked exception thrown sneakily, a closed pool's
+ * {@link IllegalStateException}, a {@link NullPointerException}, a {@link NoClassDefFoundError}, a
+ * {@code null} where a value was due): every {@code Throwable} but a {@link VirtualMachineError}
+ * ({@link StoreErrors#isStoreError}). The engine handles store errors in one
  * place, under its policy, and never lets them pass for the protected call's failure.
  */
 final class StoreAccess {
@@ -43,6 +46,7 @@ final class StoreAccess {
     final TransitionFeed feed;
     /** Null in local mode: the in-process store is not timed. */
     private final Observers observers;
+    private final Monotonic time;
 
     /** The stores whose missing capabilities were already reported, by identity, weakly held. */
     private static final List<Reported> REPORTED = new ArrayList<>();
@@ -62,11 +66,13 @@ final class StoreAccess {
      * @param userStore the store the user configured: missing capabilities are reported once per such object
      * @param storeName what warnings call it: the user's store class, never a URI
      * @param observers told of every store operation; null not to time them
+     * @param time      what store operations are timed with
      */
     StoreAccess(Store store, Object userStore, String storeName, Logger log, boolean localCacheRequested,
-            Observers observers) {
+            Observers observers, Monotonic time) {
         this.store = store;
         this.observers = observers;
+        this.time = time;
         this.recording = store.capability(AtomicRecording.class).orElse(null);
         this.claims = store.capability(TrialClaims.class).orElse(null);
         this.transitions = store.capability(AtomicTransitions.class).orElse(null);
@@ -138,7 +144,7 @@ final class StoreAccess {
             BreakerState out = s.orElse(BreakerState.INITIAL); // a null Optional is a store error like any other
             failed = false;
             return out;
-        } catch (Exception e) { // also a checked exception a driver threw sneakily
+        } catch (Throwable e) { // also a checked exception a driver threw sneakily, or a LinkageError
             throw storeError("get", e);
         } finally {
             timed(StoreOperation.GET, failed, t0);
@@ -158,7 +164,7 @@ final class StoreAccess {
             }
             failed = false;
             return ch;
-        } catch (Exception e) {
+        } catch (Throwable e) {
             throw storeError("recordOutcome", e);
         } finally {
             timed(StoreOperation.RECORD_OUTCOME, failed, t0);
@@ -179,7 +185,7 @@ final class StoreAccess {
             }
             failed = false;
             return ch;
-        } catch (Exception e) {
+        } catch (Throwable e) {
             throw storeError(success ? "trialSucceeded" : "trialFailed", e);
         } finally {
             timed(success ? StoreOperation.TRIAL_SUCCEEDED : StoreOperation.TRIAL_FAILED, failed, t0);
@@ -196,8 +202,8 @@ final class StoreAccess {
             } else {
                 BreakerState prev = store.get(op).orElse(null);
                 ch = Transitions.force(prev, target, p, now);
-                if (target == BreakerStatus.CLOSED) {
-                    // delete removes the stored trial claims too, which a forced close must drop
+                if (AtomicOperation.force(target).removesClaims()) {
+                    // delete removes the stored trial claims too, which a forced close or half-open must drop
                     // (AtomicTransitions does it atomically; here it is best effort like the rest of the fallback)
                     store.delete(op);
                 }
@@ -205,7 +211,7 @@ final class StoreAccess {
             }
             failed = false;
             return ch;
-        } catch (Exception e) {
+        } catch (Throwable e) {
             throw storeError("force", e);
         } finally {
             timed(StoreOperation.FORCE, failed, t0);
@@ -220,7 +226,7 @@ final class StoreAccess {
             String token = claims.claimTrial(op, permits, ttl).orElse(null);
             failed = false;
             return token;
-        } catch (Exception e) {
+        } catch (Throwable e) {
             throw storeError("claimTrial", e);
         } finally {
             timed(StoreOperation.CLAIM_TRIAL, failed, t0);
@@ -233,7 +239,7 @@ final class StoreAccess {
         try {
             claims.releaseTrial(op, token);
             failed = false;
-        } catch (Exception e) {
+        } catch (Throwable e) {
             throw storeError("releaseTrial", e);
         } finally {
             timed(StoreOperation.RELEASE_TRIAL, failed, t0);
@@ -247,7 +253,7 @@ final class StoreAccess {
             TransitionFeed.Subscription sub = feed.subscribe(listener, onGap);
             failed = false;
             return sub;
-        } catch (Exception e) {
+        } catch (Throwable e) {
             throw storeError("subscribe", e);
         } finally {
             timed(StoreOperation.SUBSCRIBE, failed, t0);
@@ -259,14 +265,14 @@ final class StoreAccess {
     /** The start of a timed store operation, or {@link #NOT_TIMED} without observers (no clock read). */
     private long startTiming() {
         Observers obs = observers;
-        return obs != null && obs.current() != null ? System.nanoTime() : NOT_TIMED;
+        return obs != null && obs.current() != null ? time.nanos() : NOT_TIMED;
     }
 
     private void timed(StoreOperation op, boolean failed, long t0) {
         if (t0 != NOT_TIMED) {
             Observers.Set o = observers.current();
             if (o != null) {
-                o.storeOperation(op, failed, System.nanoTime() - t0);
+                o.storeOperation(op, failed, time.nanos() - t0);
             }
         }
     }
@@ -285,9 +291,14 @@ final class StoreAccess {
         return ch;
     }
 
-    /** The store's own exception as it is; anything else wrapped, naming the method. */
-    static StoreException storeError(String method, Exception e) {
-        if (e instanceof StoreException) {
+    /**
+     * The store's own exception as it is; any other store error ({@link StoreErrors#isStoreError}: a driver's
+     * exception, a checked one thrown sneakily, a {@link LinkageError}) wrapped, naming the method.
+     *
+     * @throws VirtualMachineError if {@code e} is one: it is the JVM's failure, not the store's
+     */
+    static StoreException storeError(String method, Throwable e) {
+        if (StoreErrors.storeError(e) instanceof StoreException) {
             return (StoreException) e;
         }
         return new StoreException("store " + method + " failed: " + e, e);

@@ -1,25 +1,42 @@
 package dev.redeye;
 
-import java.time.Clock;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Where every store error of a breaker goes: the operation's {@code storeErrors} metric, one WARN line at most
- * every 10 s (by the breaker's clock), and the user's {@code onStoreError} listener. Never throws.
+ * every 10 s (by the breaker's ticker), and the user's {@code onStoreError} listener. Never throws.
  */
 final class StoreErrors {
     private static final Logger LOG = LoggerFactory.getLogger(CircuitBreaker.class);
     static final long LOG_INTERVAL_MILLIS = 10_000;
 
-    private final Clock clock;
+    private final LogLimiter logLimiter;
     private final BiConsumer<String, Throwable> listener;
-    private final AtomicLong lastLog = new AtomicLong(Long.MIN_VALUE);
 
-    StoreErrors(Clock clock, BiConsumer<String, Throwable> listener) {
-        this.clock = clock;
+    /**
+     * Whether {@code t}, thrown by a store, is the store's failure, handled under the store error policy: every
+     * {@code Throwable} but a {@link VirtualMachineError} (the JVM's own, which no policy can handle). Drivers
+     * throw checked exceptions sneakily and fail class loading at run time; all of that is the store's.
+     */
+    static boolean isStoreError(Throwable t) {
+        return !(t instanceof VirtualMachineError);
+    }
+
+    /**
+     * {@code t} itself if it is a store error ({@link #isStoreError}); a {@link VirtualMachineError} is rethrown.
+     * For the {@code catch (Throwable t)} around a store call: {@code handle(StoreErrors.storeError(t))}.
+     */
+    static Throwable storeError(Throwable t) {
+        if (t instanceof VirtualMachineError) {
+            throw (VirtualMachineError) t;
+        }
+        return t;
+    }
+
+    StoreErrors(Monotonic time, BiConsumer<String, Throwable> listener) {
+        this.logLimiter = new LogLimiter(time, LOG_INTERVAL_MILLIS);
         this.listener = listener;
     }
 
@@ -31,9 +48,7 @@ final class StoreErrors {
 
     /** A store error for an operation this breaker holds no entry for (evicted, or never used). */
     void reportUncounted(String operation, Throwable ex) {
-        long now = clock.millis();
-        long last = lastLog.get();
-        if ((last == Long.MIN_VALUE || now - last >= LOG_INTERVAL_MILLIS) && lastLog.compareAndSet(last, now)) {
+        if (logLimiter.due()) {
             LOG.warn("store error for operation '{}' (logged at most every {} s): {}",
                     Operations.abbreviate(operation), LOG_INTERVAL_MILLIS / 1000, ex.toString());
         }

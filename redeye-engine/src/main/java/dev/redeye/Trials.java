@@ -29,6 +29,7 @@ import java.time.Duration;
  */
 final class Trials {
     private final Clock clock;
+    private final Monotonic time;
     private final InMemoryStore local;
     private final StoreAccess access;
     private final StateViews views;
@@ -37,13 +38,15 @@ final class Trials {
     private final int permits;
     private final Duration trialTimeout;
     private final long trialTimeoutMillis;
+    private final long trialTimeoutNanos;
     private final boolean rejectOnStoreError;
     private final Observers observers;
 
-    Trials(Clock clock, InMemoryStore local, StoreAccess access, StateViews views, StoreErrors errors,
+    Trials(Clock clock, Monotonic time, InMemoryStore local, StoreAccess access, StateViews views, StoreErrors errors,
             Rejections rejections, int permits, Duration trialTimeout, boolean rejectOnStoreError,
             Observers observers) {
         this.clock = clock;
+        this.time = time;
         this.local = local;
         this.access = access;
         this.views = views;
@@ -52,6 +55,7 @@ final class Trials {
         this.permits = permits;
         this.trialTimeout = trialTimeout;
         this.trialTimeoutMillis = trialTimeout.toMillis();
+        this.trialTimeoutNanos = Monotonic.ofMillis(trialTimeoutMillis);
         this.rejectOnStoreError = rejectOnStoreError;
         this.observers = observers;
     }
@@ -62,20 +66,25 @@ final class Trials {
      * {@link CircuitOpenException} (open, forced, or half-open with the permits taken) or
      * {@link StoreUnavailableException} (the claim failed under REJECT).
      */
-    Object admit(OperationState e, BreakerState s, long now, boolean build) {
+    Object admit(OperationState e, BreakerState s, long tick, boolean build) {
         if (s.forced()) {
             return rejections.of(e.name, BreakerStatus.FORCED_OPEN, views.refreshMillis(), build);
         }
+        long now = clock.millis();
         long eligibleAt = views.eligibleAt(e.name, s);
         if (now < eligibleAt) {
-            return rejections.of(e.name, BreakerStatus.OPEN, eligibleAt - now, build);
+            long capped = views.eligibleTick(e, s, tick); // the skew cap: a window after this instance saw it
+            if (tick < capped) {
+                return rejections.of(e.name, BreakerStatus.OPEN,
+                        StateViews.untilEligibleMillis(eligibleAt, now, capped, tick), build);
+            }
         }
-        return claim(e, s, now, build);
+        return claim(e, s, tick, build);
     }
 
     /** Past this instance's eligibility: a slot, then the claim (see the class comment). */
-    private Object claim(OperationState e, BreakerState s, long now, boolean build) {
-        if (!e.tryStartTrial(permits) && !(reclaimExpiredLeases(e, now) && e.tryStartTrial(permits))) {
+    private Object claim(OperationState e, BreakerState s, long tick, boolean build) {
+        if (!e.tryStartTrial(permits) && !(reclaimExpiredLeases(e, tick) && e.tryStartTrial(permits))) {
             return busy(e, build);
         }
         boolean keepSlot = false;
@@ -93,7 +102,7 @@ final class Trials {
                     return start(e, null, s.version());
                 }
                 if (token == null) {
-                    views.holdAfterLostClaim(e, s, now + trialTimeoutMillis);
+                    views.holdAfterLostClaim(e, s, Monotonic.after(tick, trialTimeoutNanos));
                     return rejections.of(e.name, BreakerStatus.HALF_OPEN, trialTimeoutMillis, build);
                 }
             }
@@ -111,25 +120,25 @@ final class Trials {
      * Whether every trial slot of this instance for the operation is taken (its trials are running), after
      * giving back the slots of permits whose lease ran out.
      */
-    boolean slotsTaken(OperationState e, long now) {
-        return e.trialsInFlight() >= permits && !(reclaimExpiredLeases(e, now) && e.trialsInFlight() < permits);
+    boolean slotsTaken(OperationState e, long tick) {
+        return e.trialsInFlight() >= permits && !(reclaimExpiredLeases(e, tick) && e.trialsInFlight() < permits);
     }
 
     /**
      * Leases the slot of a trial admitted through the permission API: a permit nobody completes would
      * otherwise hold its slot forever (the breaker cannot see the call end), and this instance would never
      * run a trial of the operation again. The lease lasts as long as the store claim ({@code trialTimeout},
-     * by the breaker's clock); once it ran out, the next caller that finds the slots taken ends the trial
+     * by the breaker's ticker); once it ran out, the next caller that finds the slots taken ends the trial
      * (gives its claim back, records nothing) and the permit's completion is then ignored.
      */
     void lease(OperationState e, Trial trial) {
-        trial.leaseUntil = clock.millis() + trialTimeoutMillis;
+        trial.leaseUntil = Monotonic.after(time.nanos(), trialTimeoutNanos);
         e.lease(trial);
     }
 
     /** Ends the leased trials of {@code e} whose lease ran out; whether any was. */
-    private boolean reclaimExpiredLeases(OperationState e, long now) {
-        java.util.List<Trial> expired = e.takeExpiredLeases(now);
+    private boolean reclaimExpiredLeases(OperationState e, long tick) {
+        java.util.List<Trial> expired = e.takeExpiredLeases(tick);
         for (Trial t : expired) {
             e.ignored.increment(); // the permit's call ends as nothing recorded
             end(e, t, CircuitBreakerObserver.TrialOutcome.RELEASED);
@@ -153,6 +162,7 @@ final class Trials {
      * and add a backoff step for nothing.
      */
     private Object afterWinning(OperationState e, BreakerState s, String token, boolean build) {
+        long tick = time.nanos();
         int stamp = views.stampBeforeStoreCall(e);
         BreakerState current = reread(e, s);
         if (current.version() == s.version()) {
@@ -161,15 +171,16 @@ final class Trials {
         if (token != null) {
             releaseToken(e, token);
         }
-        long at = clock.millis();
-        views.noteRead(e, current, at, stamp);
+        views.noteRead(e, current, tick, stamp);
         if (!current.open()) {
             return current; // closed meanwhile: a normal call
         }
         if (current.forced()) {
             return rejections.of(e.name, BreakerStatus.FORCED_OPEN, views.refreshMillis(), build);
         }
-        return rejections.of(e.name, BreakerStatus.OPEN, views.eligibleAt(e.name, current) - at, build);
+        long now = clock.millis();
+        return rejections.of(e.name, BreakerStatus.OPEN, StateViews.untilEligibleMillis(
+                views.eligibleAt(e.name, current), now, views.eligibleTick(e, current, tick), tick), build);
     }
 
     /** The state as it is now; the earlier read if the store cannot answer. */
@@ -220,7 +231,7 @@ final class Trials {
     static final class Trial {
         final String token;
         final long version;
-        /** Until when a permit's trial holds its slot without completing (breaker clock); see {@link #lease}. */
+        /** Until when a permit's trial holds its slot without completing (local ns); see {@link #lease}. */
         volatile long leaseUntil = Long.MAX_VALUE;
         private final java.util.concurrent.atomic.AtomicBoolean ended =
                 new java.util.concurrent.atomic.AtomicBoolean();

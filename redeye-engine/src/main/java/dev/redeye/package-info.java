@@ -7,16 +7,23 @@
  * Without a store, state lives in process memory. The closed, healthy path of the consecutive strategy takes
  * no lock and allocates nothing: one map lookup of the operation's entry, one volatile read of its state, the
  * call, two counter increments ({@link java.util.concurrent.atomic.LongAdder}); on a success with nothing to
- * clear it writes nothing and reads no clock. An open breaker's rejection answered by {@code executeOrElse}
- * costs about as much: no exception, no allocation, and on the system clock no clock read before the
- * operation is due for a trial. {@code AllocationTest} proves the "no allocation" parts with the
- * JVM's per-thread allocation counter; the comparison with Resilience4j and Failsafe is in
+ * clear it writes nothing and reads neither the clock nor the ticker. An open breaker's rejection answered by
+ * {@code executeOrElse} costs about as much: no exception, no allocation, and on the system clock and ticker
+ * no clock read before the operation is due for a trial. {@code AllocationTest} proves the "no allocation"
+ * parts with the JVM's per-thread allocation counter; the comparison with Resilience4j and Failsafe is in
  * {@code redeye-bench}:
  * <pre>
  * mvn -B -q install -pl redeye-bench -DskipTests
  * java -jar redeye-bench/target/benchmarks.jar HealthyPathBenchmark -f 1 -wi 3 -w 2s -i 5 -r 2s -prof gc
  * </pre>
  * ({@code -prof gc} reports {@code gc.alloc.rate.norm}, which should read 0 B/op for redeye's local mode.)
+ *
+ * <h2>Time</h2>
+ * Stored times ({@code openedAt}, {@code lastFailureAt}, the {@code now} given to stores) come from the
+ * configured {@link java.time.Clock}; every local duration (cache age, refresh, holds, leases, the
+ * {@code callTimeout} check) from the {@link dev.redeye.Ticker}, so a wall-clock step never moves a local
+ * deadline; and a trial's eligibility is capped at one window after this instance saw the opening. The clock
+ * model in full is under "Time" on {@link dev.redeye.CircuitBreaker}.
  *
  * <h2>Distributed mode</h2>
  * With a {@link dev.redeye.api.Store}, one store read per call on the closed path (zero with the opt-in local
@@ -31,7 +38,7 @@
  *
  * <p>Everything not public here is an implementation detail, split by job behind the
  * {@link dev.redeye.CircuitBreaker} façade: running calls ({@code Calls}), admission ({@code Gate}, with local mode's open views and the
- * {@code EligibilityTimer} that marks them due), rejections ({@code Rejections}), the half-open protocol ({@code Trials}),
+ * {@code EngineTimer} that marks them due), rejections ({@code Rejections}), the half-open protocol ({@code Trials}),
  * outcome recording ({@code OutcomeRecorder}), the open-state view and local cache ({@code StateViews}) with its
  * single-flight refresh ({@code CacheRefresh}), the
  * feed ({@code FeedHandler}), the bounded operation registry ({@code Operations}), capabilities and their

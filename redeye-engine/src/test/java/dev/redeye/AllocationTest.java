@@ -55,7 +55,7 @@ class AllocationTest {
 
     /**
      * Distributed mode with the local cache: a call served from a trusted fresh cache entry allocates nothing
-     * either (the clock is fixed, so the entry never goes stale and no refresh read runs in the measurement;
+     * either (the ticker is fixed, so the entry never goes stale and no refresh read runs in the measurement;
      * a refresh read may allocate).
      */
     @Test
@@ -64,7 +64,8 @@ class AllocationTest {
             SpyStore spy = SpyStore.over(shared);
             measure(false, null, () -> {
                 CircuitBreaker b = CircuitBreaker.builder().store(spy).localCache(Duration.ofSeconds(5))
-                        .clock(Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC)).build();
+                        .clock(Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC))
+                        .ticker(() -> 0L).build();
                 assertTrue(b.isLocalCacheActive());
                 return b;
             });

@@ -50,6 +50,7 @@ class BuilderValidationTest {
                 bad("storeErrorPolicy", "null", b -> b.storeErrorPolicy(null)),
                 bad("store", "null", b -> b.store(null)),
                 bad("clock", "null", b -> b.clock(null)),
+                bad("ticker", "null", b -> b.ticker(null)),
                 bad("onStateChange", "null", b -> b.onStateChange(null)),
                 bad("onStoreError", "null", b -> b.onStoreError(null)),
                 bad("recordFailure", "null", b -> b.recordFailure(null)),

@@ -23,7 +23,7 @@ class CacheOrderTest {
     private final MutableClock clock = new MutableClock();
     private final InMemoryStore backend = new InMemoryStore();
     private final FeedControl store = new FeedControl(backend.newClient());
-    private final CircuitBreaker b = CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(3)
+    private final CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(3)
             .resetTimeout(Duration.ofSeconds(30)).localCache(Duration.ofSeconds(1)).store(store).build();
 
     @AfterEach

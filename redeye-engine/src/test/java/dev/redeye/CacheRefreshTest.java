@@ -45,7 +45,7 @@ class CacheRefreshTest {
     }
 
     private CircuitBreaker build(SpyStore s, Duration staleTolerance, StoreErrorPolicy policy) {
-        CircuitBreaker b = CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(2)
+        CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(2)
                 .resetTimeout(Duration.ofSeconds(30)).store(s).storeErrorPolicy(policy).localCache(staleTolerance)
                 .build();
         breakers.add(b);

@@ -27,7 +27,7 @@ class CallTimeoutTest {
     private final MutableClock clock = new MutableClock();
 
     private CircuitBreaker.Builder builder() {
-        return CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(1)
+        return CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
                 .resetTimeout(Duration.ofSeconds(10)).callTimeout(Duration.ofMillis(100));
     }
 
@@ -84,7 +84,7 @@ class CallTimeoutTest {
 
     @Test
     void cancellingTheReturnedFutureCancelsTheStageAndRecordsNothing() {
-        try (CircuitBreaker b = CircuitBreaker.builder().clock(clock).failureThreshold(1).build()) {
+        try (CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).failureThreshold(1).build()) {
             CompletableFuture<String> pending = new CompletableFuture<>();
             CompletableFuture<String> result = b.executeAsync(OP, () -> pending);
             assertTrue(result.cancel(true));
@@ -97,7 +97,7 @@ class CallTimeoutTest {
     @Test
     void aCancelledAsyncTrialGivesItsClaimBackAndLeavesTheStateAsItIs() throws Exception {
         InMemoryStore backend = new InMemoryStore();
-        try (CircuitBreaker b = CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(1)
+        try (CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
                 .resetTimeout(Duration.ofSeconds(10)).store(backend.newClient()).build()) {
             LocalModeTest.failOnce(b, OP);
             BreakerState before = backend.get(OP).orElseThrow();
@@ -130,7 +130,7 @@ class CallTimeoutTest {
     }
 
     @Test
-    void aSlowCallByTheConfiguredClockStillCountsAsAFailure() throws IOException {
+    void aSlowCallByTheTickerStillCountsAsAFailure() throws IOException {
         try (CircuitBreaker b = builder().callTimeout(Duration.ofSeconds(30)).build()) {
             assertEquals("slow", b.execute(OP, () -> {
                 clock.advance(Duration.ofSeconds(31));

@@ -67,7 +67,8 @@ class ClaimErrorTest {
         List<CircuitBreaker> breakers = new ArrayList<>();
         AtomicInteger storeErrors = new AtomicInteger();
         for (int i = 0; i < 2; i++) {
-            breakers.add(CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(1).halfOpenPermits(permits)
+            breakers.add(CircuitBreaker.builder().clock(clock).ticker(clock)
+                    .jitter(0).failureThreshold(1).halfOpenPermits(permits)
                     .successThreshold(100).resetTimeout(Duration.ofSeconds(10)).storeErrorPolicy(policy)
                     .onStoreError((op, t) -> storeErrors.incrementAndGet())
                     .store(brokenClaims(backend.newClient(), kind)).build());

@@ -37,7 +37,7 @@ class ConcurrentTrialsTest {
         InMemoryStore backend = new InMemoryStore();
         List<CircuitBreaker> breakers = new ArrayList<>();
         for (int i = 0; i < (distributed ? 2 : 1); i++) {
-            CircuitBreaker.Builder b = CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(1)
+            CircuitBreaker.Builder b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
                     .resetTimeout(Duration.ofSeconds(5)).halfOpenPermits(permits).successThreshold(permits);
             if (distributed) {
                 b.store(backend.newClient());
@@ -108,7 +108,7 @@ class ConcurrentTrialsTest {
         int threshold = 400;
         List<CircuitBreaker> breakers = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            breakers.add(CircuitBreaker.builder().clock(clock).failureThreshold(threshold)
+            breakers.add(CircuitBreaker.builder().clock(clock).ticker(clock).failureThreshold(threshold)
                     .store(backend.newClient()).onStateChange(events::add).build());
         }
         ExecutorService pool = Executors.newFixedThreadPool(8);

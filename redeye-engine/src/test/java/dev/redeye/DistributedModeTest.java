@@ -40,7 +40,8 @@ class DistributedModeTest {
     }
 
     private CircuitBreaker.Builder builder(SpyStore store) {
-        return CircuitBreaker.builder().clock(clock).jitter(0).resetTimeout(Duration.ofSeconds(10)).store(store);
+        return CircuitBreaker.builder().clock(clock).ticker(clock)
+                .jitter(0).resetTimeout(Duration.ofSeconds(10)).store(store);
     }
 
     private CircuitBreaker build(CircuitBreaker.Builder b) {

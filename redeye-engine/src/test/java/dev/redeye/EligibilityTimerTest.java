@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Local mode on the system clock: an open state is rejected from its {@link Gate.LocalOpen} view without a
- * clock read until the {@link EligibilityTimer} marks the view due, then the clock decides. Real time, short
+ * clock read until the {@link EngineTimer} marks the view due, then the clock decides. Real time, short
  * windows; the assertions are about order (never admitted before eligibility, admitted after it), not speed.
  */
 class EligibilityTimerTest {

@@ -22,7 +22,7 @@ class EvictionTest {
     @Test
     void pastMaxOperationsALocalBreakerForgetsClosedStatesButNeverAnOpenOne() {
         MutableClock clock = new MutableClock();
-        try (CircuitBreaker b = CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(2)
+        try (CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(2)
                 .resetTimeout(Duration.ofSeconds(10)).maxOperations(4).build()) {
             failOnce(b, "counted"); // closed, failures = 1
             failOnce(b, "open");
@@ -42,7 +42,7 @@ class EvictionTest {
         MutableClock clock = new MutableClock();
         InMemoryStore backend = new InMemoryStore();
         SpyStore store = SpyStore.over(backend);
-        try (CircuitBreaker b = CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(1)
+        try (CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
                 .resetTimeout(Duration.ofSeconds(10)).maxOperations(2).storeErrorPolicy(StoreErrorPolicy.LOCAL)
                 .store(store).build()) {
             failOnce(b, "open");
@@ -62,7 +62,7 @@ class EvictionTest {
     @Test
     void anEvictedOperationWithATrialInFlightKeepsItsSlot() {
         MutableClock clock = new MutableClock();
-        try (CircuitBreaker b = CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(1)
+        try (CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
                 .resetTimeout(Duration.ofSeconds(10)).maxOperations(1).build()) {
             failOnce(b, "slow");
             clock.advance(Duration.ofSeconds(10));

@@ -40,7 +40,7 @@ class InterruptionTest {
     }
 
     private CircuitBreaker.Builder builder() {
-        return CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(1)
+        return CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
                 .resetTimeout(Duration.ofSeconds(10));
     }
 
@@ -74,6 +74,78 @@ class InterruptionTest {
                 assertEquals(0, b.state(OP).failures());
                 assertEquals(new Metrics(1, 0, 0, 1, 0, 0, 0), b.metrics(OP), "a call, neither success nor failure");
             }
+        }
+    }
+
+    private static Exception wrappedInterruption(String kind) {
+        switch (kind) {
+            case "RuntimeException(InterruptedException)":
+                return new RuntimeException("worker stopped", new InterruptedException("shutting down"));
+            case "UncheckedIOException(InterruptedIOException)":
+                return new java.io.UncheckedIOException(new InterruptedIOException("interrupted read"));
+            case "IllegalStateException(RuntimeException(ClosedByInterruptException))":
+                return new IllegalStateException(new RuntimeException(new ClosedByInterruptException()));
+            default: // an ExecutionException of a cancelled inner task, rethrown unchecked
+                return new RuntimeException(new ExecutionException(new CancellationException("inner task")));
+        }
+    }
+
+    /**
+     * A client library that wraps the interrupt it saw (a RuntimeException caused by InterruptedException, an
+     * UncheckedIOException caused by InterruptedIOException, a cancelled inner task) reports an interruption
+     * just the same: the cause chain is what tells, on the sync path, on the async path and for a permit.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"RuntimeException(InterruptedException)", "UncheckedIOException(InterruptedIOException)",
+            "IllegalStateException(RuntimeException(ClosedByInterruptException))",
+            "RuntimeException(ExecutionException(CancellationException))"})
+    void anInterruptionWrappedInOtherExceptionsIsNotAFailure(String kind) throws Exception {
+        try (CircuitBreaker b = builder().recordFailure(t -> true).store(backend.newClient()).build()) {
+            Exception thrown = wrappedInterruption(kind);
+            assertSame(thrown, assertThrows(Exception.class, () -> b.execute(OP, () -> {
+                throw thrown;
+            })));
+            boolean interrupted = Thread.interrupted();
+            assertEquals(!kind.contains("Cancellation"), interrupted, "the interrupt status after " + kind);
+            assertEquals(new Metrics(1, 0, 0, 1, 0, 0, 0), b.metrics(OP), kind + ": a call, not a failure");
+
+            CompletableFuture<String> stage = new CompletableFuture<>();
+            CompletableFuture<String> result = b.executeAsync(OP, () -> stage);
+            stage.completeExceptionally(new java.util.concurrent.CompletionException(thrown));
+            ExecutionException ex = assertThrows(ExecutionException.class, () -> result.get(5, TimeUnit.SECONDS));
+            assertSame(thrown, ex.getCause(), "the stage's own exception, unwrapped as for any other");
+
+            Permit p = b.tryAcquire(OP);
+            assertTrue(p.onFailure(thrown));
+            assertEquals(new Metrics(3, 0, 0, 3, 0, 0, 0), b.metrics(OP), kind + ": three calls, no failure");
+            assertEquals(0, b.state(OP).failures());
+            assertFalse(Thread.interrupted());
+        }
+    }
+
+    /** A timeout of the dependency stays a failure also when it is wrapped. */
+    @Test
+    void aWrappedSocketTimeoutIsStillAFailure() {
+        try (CircuitBreaker b = builder().build()) {
+            assertThrows(java.io.UncheckedIOException.class, () -> b.execute(OP, () -> {
+                throw new java.io.UncheckedIOException(new SocketTimeoutException("read timed out"));
+            }));
+            assertFalse(Thread.currentThread().isInterrupted());
+            assertEquals(BreakerStatus.OPEN, b.status(OP));
+        }
+    }
+
+    /** A cause chain that loops (a hand-made exception) is walked once, not forever. */
+    @Test
+    void aCyclicCauseChainEnds() {
+        try (CircuitBreaker b = builder().failureThreshold(2).build()) {
+            RuntimeException a = new RuntimeException("a");
+            RuntimeException c = new RuntimeException("c", a);
+            a.initCause(c);
+            assertThrows(RuntimeException.class, () -> b.execute(OP, () -> {
+                throw a;
+            }));
+            assertEquals(1, b.metrics(OP).failures());
         }
     }
 

@@ -29,7 +29,7 @@ class ListenersTest {
     @Test
     void rejectedCallsAreHeardOnEveryPath() throws Exception {
         List<String> heard = new CopyOnWriteArrayList<>();
-        try (CircuitBreaker b = CircuitBreaker.builder().clock(clock).failureThreshold(1)
+        try (CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).failureThreshold(1)
                 .onCallRejected((op, ex) -> heard.add(op + " " + ((CircuitOpenException) ex).status())).build()) {
             assertThrows(IOException.class, () -> b.execute(OP, () -> {
                 throw new IOException("down");
@@ -48,7 +48,7 @@ class ListenersTest {
     @Test
     void ignoredErrorsAreHeard() {
         List<String> heard = new CopyOnWriteArrayList<>();
-        try (CircuitBreaker b = CircuitBreaker.builder().clock(clock)
+        try (CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock)
                 .recordFailure(t -> !(t instanceof IllegalArgumentException))
                 .onIgnoredError((op, t) -> heard.add(op + " " + t.getClass().getSimpleName())).build()) {
             assertThrows(IllegalArgumentException.class, () -> b.execute(OP, () -> {
@@ -69,7 +69,7 @@ class ListenersTest {
     @Test
     void aThrowingListenerIsLoggedAndNeverReachesTheCall() {
         try (LogCapture log = LogCapture.start();
-                CircuitBreaker b = CircuitBreaker.builder().clock(clock).failureThreshold(1)
+                CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).failureThreshold(1)
                         .recordFailure(t -> false)
                         .onCallRejected((op, ex) -> {
                             throw new IllegalStateException("listener bug");
@@ -96,9 +96,9 @@ class ListenersTest {
         InMemoryStore backend = new InMemoryStore();
         List<TransitionEvent> heardByB = new CopyOnWriteArrayList<>();
         CountDownLatch two = new CountDownLatch(2);
-        try (CircuitBreaker a = CircuitBreaker.builder().clock(clock).failureThreshold(1)
+        try (CircuitBreaker a = CircuitBreaker.builder().clock(clock).ticker(clock).failureThreshold(1)
                 .store(backend.newClient()).build();
-                CircuitBreaker b = CircuitBreaker.builder().clock(clock).store(backend.newClient())
+                CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).store(backend.newClient())
                         .onFleetStateChange(e -> {
                             heardByB.add(e);
                             two.countDown();
@@ -122,7 +122,7 @@ class ListenersTest {
     void inLocalModeTheBreakersOwnTransitionsAreTheFleets() throws Exception {
         List<TransitionKind> heard = new CopyOnWriteArrayList<>();
         CountDownLatch one = new CountDownLatch(1);
-        try (CircuitBreaker b = CircuitBreaker.builder().clock(clock).failureThreshold(1)
+        try (CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).failureThreshold(1)
                 .onFleetStateChange(e -> {
                     heard.add(e.kind());
                     one.countDown();

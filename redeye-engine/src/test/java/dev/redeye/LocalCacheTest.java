@@ -35,7 +35,7 @@ class LocalCacheTest {
     }
 
     private CircuitBreaker build(SpyStore s, Duration staleTolerance) {
-        CircuitBreaker b = CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(2)
+        CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(2)
                 .resetTimeout(Duration.ofSeconds(30)).store(s).localCache(staleTolerance).build();
         breakers.add(b);
         assertTrue(b.isLocalCacheActive());
@@ -158,7 +158,8 @@ class LocalCacheTest {
     @Test
     void subscribesOnceAtBuildAndUnsubscribesAtClose() {
         SpyStore s = SpyStore.over(backend);
-        CircuitBreaker b = CircuitBreaker.builder().clock(clock).store(s).closeStore(false).localCache().build();
+        CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock)
+                .store(s).closeStore(false).localCache().build();
         for (int i = 0; i < 10; i++) {
             ok(b, OP + i);
         }

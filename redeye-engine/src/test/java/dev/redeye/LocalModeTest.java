@@ -31,7 +31,7 @@ class LocalModeTest {
     private final List<CircuitBreaker> open = new ArrayList<>();
 
     private CircuitBreaker.Builder builder() {
-        return CircuitBreaker.builder().clock(clock).jitter(0).resetTimeout(Duration.ofSeconds(10));
+        return CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).resetTimeout(Duration.ofSeconds(10));
     }
 
     private CircuitBreaker build(CircuitBreaker.Builder b) {

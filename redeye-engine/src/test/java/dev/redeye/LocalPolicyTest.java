@@ -42,7 +42,7 @@ class LocalPolicyTest {
     }
 
     private CircuitBreaker build(SpyStore store) {
-        CircuitBreaker b = CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(3)
+        CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(3)
                 .resetTimeout(Duration.ofSeconds(10)).store(store).storeErrorPolicy(StoreErrorPolicy.LOCAL)
                 .onStoreError((op, t) -> errors.add(t.getMessage())).build();
         breakers.add(b);
@@ -79,7 +79,8 @@ class LocalPolicyTest {
     void aTransitionElsewhereDuringTheOutageReplacesWhatWasCountedInMemory() {
         SpyStore store = SpyStore.over(backend);
         CircuitBreaker b = build(store);
-        CircuitBreaker operator = CircuitBreaker.builder().clock(clock).store(backend.newClient()).build();
+        CircuitBreaker operator = CircuitBreaker.builder().clock(clock).ticker(clock)
+                .store(backend.newClient()).build();
         breakers.add(operator);
         store.failWrites = true;
         failOnce(b, OP); // counted in memory

@@ -90,7 +90,7 @@ class ObserverTest {
     @Test
     void localModeTellsOperationsCallsTrialsAndNoStoreOperations() throws Exception {
         Recorder r = new Recorder(CallTiming.EVERY_CALL);
-        try (CircuitBreaker b = CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(1)
+        try (CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
                 .recordFailure(t -> !(t instanceof IllegalArgumentException))
                 .resetTimeout(Duration.ofSeconds(1)).build()) {
             b.execute("before", () -> "x");
@@ -123,7 +123,7 @@ class ObserverTest {
         InMemoryStore backend = new InMemoryStore();
         Recorder r = new Recorder(CallTiming.NONE);
         try (FeedProbes feed = new FeedProbes(backend);
-                CircuitBreaker b = CircuitBreaker.builder().clock(clock).failureThreshold(1)
+                CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).failureThreshold(1)
                         .store(backend.newClient()).build()) {
             b.addObserver(r);
             var opened = feed.probe(1, 0);
@@ -144,9 +144,9 @@ class ObserverTest {
         InMemoryStore backend = new InMemoryStore();
         SpyStore spy = SpyStore.over(backend);
         try (FeedProbes feed = new FeedProbes(backend);
-                CircuitBreaker a = CircuitBreaker.builder().clock(clock).failureThreshold(1)
+                CircuitBreaker a = CircuitBreaker.builder().clock(clock).ticker(clock).failureThreshold(1)
                         .store(backend.newClient()).build();
-                CircuitBreaker b = CircuitBreaker.builder().clock(clock).store(spy).build()) {
+                CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).store(spy).build()) {
             b.addObserver(new Recorder(CallTiming.NONE));
             b.execute(OP, () -> "ok");
             assertEquals(BreakerStatus.CLOSED, b.localStatus(OP));

@@ -30,7 +30,7 @@ class OrElseTest {
     private final List<CircuitBreaker> open = new ArrayList<>();
 
     private CircuitBreaker build(CircuitBreaker.Builder b) {
-        CircuitBreaker cb = b.clock(clock).jitter(0).resetTimeout(Duration.ofSeconds(10)).build();
+        CircuitBreaker cb = b.clock(clock).ticker(clock).jitter(0).resetTimeout(Duration.ofSeconds(10)).build();
         open.add(cb);
         return cb;
     }

@@ -28,7 +28,7 @@ class PermitTest {
     private final MutableClock clock = new MutableClock();
 
     private CircuitBreaker.Builder builder() {
-        return CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(2)
+        return CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(2)
                 .resetTimeout(Duration.ofSeconds(10)).trialTimeout(Duration.ofSeconds(5));
     }
 

@@ -28,9 +28,9 @@ class QuietClearTest {
         List<TransitionEvent> feed = new CopyOnWriteArrayList<>();
         var probe = backend.subscribe(feed::add, () -> { });
         CountingStore counted = new CountingStore(backend.newClient());
-        try (CircuitBreaker a = CircuitBreaker.builder().clock(clock).failureThreshold(5).store(counted)
+        try (CircuitBreaker a = CircuitBreaker.builder().clock(clock).ticker(clock).failureThreshold(5).store(counted)
                 .localCache(Duration.ofMinutes(1)).onStateChange(mine::add).build();
-             CircuitBreaker b = CircuitBreaker.builder().clock(clock).failureThreshold(5)
+             CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).failureThreshold(5)
                      .store(backend.newClient()).localCache(Duration.ofMinutes(1)).build()) {
             ok(a, OP);
             long version = a.state(OP).version();

@@ -39,7 +39,7 @@ class StaleTrialTest {
     }
 
     private static CircuitBreaker.Builder builder(MutableClock clock) {
-        return CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(1)
+        return CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
                 .resetTimeout(Duration.ofSeconds(5));
     }
 

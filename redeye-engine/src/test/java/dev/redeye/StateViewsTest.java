@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 class StateViewsTest {
     private static final long NOW = 1_000_000L;
     private final Policy policy = Policy.builder().failureThreshold(1).jitter(0).build();
-    private final StateViews views = new StateViews(true, policy, 1L, 2_000, 1_000, new Observers(java.time.Clock.systemUTC()));
+    private final StateViews views = new StateViews(true, policy, 1L, 2_000, 1_000,
+            new Observers(new Monotonic(Ticker.systemTicker())));
 
     private static BreakerState open(long version) {
         return BreakerState.builder().open(true).openedAt(NOW).failures(1).version(version).build();

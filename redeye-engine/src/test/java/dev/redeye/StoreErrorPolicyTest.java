@@ -39,7 +39,7 @@ class StoreErrorPolicyTest {
     }
 
     private CircuitBreaker build(StoreErrorPolicy policy) {
-        CircuitBreaker b = CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(3)
+        CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(3)
                 .resetTimeout(Duration.ofSeconds(10)).store(store).storeErrorPolicy(policy)
                 .onStoreError((op, t) -> errors.add(op + ":" + t.getMessage())).build();
         breakers.add(b);
@@ -136,7 +136,8 @@ class StoreErrorPolicyTest {
         for (StoreErrorPolicy policy : StoreErrorPolicy.values()) {
             SpyStore writesFail = SpyStore.over(backend);
             writesFail.failWrites = true;
-            CircuitBreaker b = CircuitBreaker.builder().clock(clock).store(writesFail).storeErrorPolicy(policy)
+            CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock)
+                    .store(writesFail).storeErrorPolicy(policy)
                     .strategy(dev.redeye.api.Strategy.ERROR_RATE).build();
             breakers.add(b);
             assertEquals("result", b.execute(OP, () -> "result"));

@@ -86,7 +86,7 @@ class StoreFailureTest {
     }
 
     private CircuitBreaker build(DriverStore store, StoreErrorPolicy policy) {
-        return CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(2).store(store)
+        return CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(2).store(store)
                 .storeErrorPolicy(policy).onStoreError((op, t) -> reported.add(t)).build();
     }
 
@@ -137,7 +137,7 @@ class StoreFailureTest {
 
     @Test
     void inLocalModeACloseDuringACallNeverThrowsAtThatCall() throws Exception {
-        CircuitBreaker b = CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(1)
+        CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
                 .resetTimeout(Duration.ofSeconds(1)).build();
         assertThrows(IOException.class, () -> b.execute(OP, () -> {
             throw new IOException("opens");
@@ -147,7 +147,7 @@ class StoreFailureTest {
             b.close();
             return "trial ran";
         }), "a trial in flight when the breaker closes");
-        CircuitBreaker c = CircuitBreaker.builder().clock(clock).build();
+        CircuitBreaker c = CircuitBreaker.builder().clock(clock).ticker(clock).build();
         IOException boom = new IOException("failed after close");
         assertSame(boom, assertThrows(IOException.class, () -> c.execute(OP, () -> {
             c.close();

@@ -36,7 +36,7 @@ class TrialCascadeTest {
     }
 
     private CircuitBreaker build(dev.redeye.api.Store store) {
-        CircuitBreaker b = CircuitBreaker.builder().clock(clock).jitter(0).failureThreshold(1)
+        CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
                 .resetTimeout(Duration.ofSeconds(10)).trialTimeout(Duration.ofSeconds(5)).store(store).build();
         breakers.add(b);
         return b;

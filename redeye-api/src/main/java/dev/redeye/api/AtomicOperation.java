@@ -30,7 +30,10 @@ public final class AtomicOperation {
         TRIAL_FAILURE(4, "trial_failure", "trialFailed"),
         /** {@link Transitions#force} to {@link BreakerStatus#FORCED_OPEN}. */
         FORCE_OPEN(5, "force_open", "force"),
-        /** {@link Transitions#force} to {@link BreakerStatus#HALF_OPEN}. */
+        /**
+         * {@link Transitions#force} to {@link BreakerStatus#HALF_OPEN}; also removes every trial claim of the key
+         * (a forced half-open starts a new period: a hung trial of the old one must not hold it).
+         */
         FORCE_HALF_OPEN(6, "force_half_open", "force"),
         /** {@link Transitions#force} to {@link BreakerStatus#CLOSED}; also removes every trial claim of the key. */
         FORCE_CLOSED(7, "force_closed", "force");
@@ -166,9 +169,12 @@ public final class AtomicOperation {
         return trialVersion;
     }
 
-    /** Whether the operation also removes every trial claim of the key (a forced close), in the same step. */
+    /**
+     * Whether the operation also removes every trial claim of the key, in the same step: a forced close, and a
+     * forced half-open (a new period, whose trials must not wait for the claims of the old one to expire).
+     */
     public boolean removesClaims() {
-        return kind == Kind.FORCE_CLOSED;
+        return kind == Kind.FORCE_CLOSED || kind == Kind.FORCE_HALF_OPEN;
     }
 
     /**

@@ -27,7 +27,9 @@ public interface AtomicTransitions {
 
     /**
      * Atomically applies {@link Transitions#force(BreakerState, BreakerStatus, Policy, long)}: always a
-     * transition. Forcing {@link BreakerStatus#CLOSED} also removes every trial claim of the key.
+     * transition. Forcing {@link BreakerStatus#CLOSED} or {@link BreakerStatus#HALF_OPEN} also removes every
+     * trial claim of the key in the same step ({@link AtomicOperation#removesClaims()}): a forced half-open
+     * starts a new period, whose trial must not wait for a hung trial's claim of the old one to expire.
      *
      * @throws StoreException if the backend fails or the stored data is malformed
      */

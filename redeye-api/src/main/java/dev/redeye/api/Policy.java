@@ -20,7 +20,8 @@ import java.util.Objects;
  * @param successThreshold           successful trials needed to close (>= 1)
  * @param resetTimeoutMillis         base reset window (> 0)
  * @param backoffMultiplier          window multiplier per failed trial (>= 1)
- * @param maxResetTimeoutMillis      cap on the reset window (>= resetTimeoutMillis)
+ * @param maxResetTimeoutMillis      cap on the reset window (>= resetTimeoutMillis, at most
+ *                                   {@link #MAX_DURATION_MILLIS})
  * @param jitter                     relative jitter of the reset window in [0, 1)
  * @param stateTtlMillis             clean-up TTL for stored state, well above the longest reset window;
  *                                   the breaker's timing never depends on it
@@ -38,6 +39,14 @@ public record Policy(
         long maxResetTimeoutMillis,
         double jitter,
         long stateTtlMillis) {
+
+    /**
+     * The longest duration a policy holds, in ms: 2<sup>53</sup> (about 285,000 years), the largest span that an
+     * IEEE double (the reset window's arithmetic, and the numbers of the Redis store's Lua rules) holds exactly,
+     * and small enough that {@code now - 2 * maxResetTimeout} and {@code openedAt + window} never overflow for
+     * any epoch-ms {@code now}.
+     */
+    public static final long MAX_DURATION_MILLIS = 1L << 53;
 
     private static final Policy DEFAULTS = builder().build();
 
@@ -71,6 +80,9 @@ public record Policy(
         if (resetTimeoutMillis <= 0) {
             throw new IllegalArgumentException("resetTimeout must be > 0 ms, was " + resetTimeoutMillis);
         }
+        atMostMaxDuration("resetTimeout", resetTimeoutMillis);
+        atMostMaxDuration("maxResetTimeout", maxResetTimeoutMillis);
+        atMostMaxDuration("maxGapBetweenFailures", maxGapBetweenFailuresMillis);
         if (!(backoffMultiplier >= 1.0) || Double.isInfinite(backoffMultiplier)) {
             throw new IllegalArgumentException("backoffMultiplier must be a finite number >= 1, was "
                     + backoffMultiplier);
@@ -85,6 +97,13 @@ public record Policy(
         if (stateTtlMillis <= 2 * maxResetTimeoutMillis) {
             throw new IllegalArgumentException("stateTtl must be more than twice maxResetTimeout ("
                     + maxResetTimeoutMillis + " ms), was " + stateTtlMillis);
+        }
+    }
+
+    private static void atMostMaxDuration(String option, long millis) {
+        if (millis > MAX_DURATION_MILLIS) {
+            throw new IllegalArgumentException(option + " must be at most " + MAX_DURATION_MILLIS
+                    + " ms (2^53, about 285,000 years), was " + millis + " ms");
         }
     }
 
@@ -176,7 +195,7 @@ public record Policy(
             return this;
         }
 
-        /** Cap on the reset window; defaults to 8 x resetTimeout. */
+        /** Cap on the reset window (at most {@link Policy#MAX_DURATION_MILLIS}); defaults to 8 x resetTimeout. */
         public Builder maxResetTimeout(Duration v) {
             maxResetTimeoutMillis = millis("maxResetTimeout", v);
             maxResetSet = true;
@@ -206,7 +225,8 @@ public record Policy(
          * @throws IllegalArgumentException naming the first bad option and its value
          */
         public Policy build() {
-            long max = maxResetSet ? maxResetTimeoutMillis : saturatedMultiply(resetTimeoutMillis, 8);
+            long max = maxResetSet ? maxResetTimeoutMillis : Math.min(saturatedMultiply(resetTimeoutMillis, 8),
+                    Math.max(resetTimeoutMillis, MAX_DURATION_MILLIS)); // a too long resetTimeout is refused as such
             long ttl = stateTtlSet ? stateTtlMillis : Math.max(86_400_000L, saturatedMultiply(max, 4));
             return new Policy(strategy, failureThreshold, maxGapBetweenFailuresMillis, errorRateThreshold,
                     minimumCalls, errorRateDecay, successThreshold, resetTimeoutMillis, backoffMultiplier, max,

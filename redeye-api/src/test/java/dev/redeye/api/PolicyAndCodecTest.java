@@ -38,6 +38,32 @@ class PolicyAndCodecTest {
         assertMessage("successThreshold", () -> Policy.builder().successThreshold(0).build());
     }
 
+    /**
+     * A maxResetTimeout above Long.MAX_VALUE / 2 ms made {@code 2 * maxResetTimeout} overflow: the state TTL
+     * check passed for any TTL and a forced half-open state got an {@code openedAt} in the far future, so it
+     * was never eligible for a trial. Such a policy is refused, naming the option and the bound, whether built
+     * with the builder or the canonical constructor; the largest accepted one forces half-open correctly.
+     */
+    @Test
+    void hugeMaxResetTimeoutIsRefusedRatherThanOverflowing() {
+        long huge = Long.MAX_VALUE / 2 + 1;
+        IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, () -> Policy.builder()
+                .maxResetTimeout(Duration.ofMillis(huge)).stateTtl(Duration.ofMillis(Long.MAX_VALUE)).build());
+        assertTrue(ex.getMessage().contains("maxResetTimeout") && ex.getMessage().contains("at most"),
+                ex.getMessage());
+        Policy d = Policy.defaults();
+        IllegalArgumentException direct = assertThrows(IllegalArgumentException.class, () -> new Policy(
+                d.strategy(), d.failureThreshold(), 0, d.errorRateThreshold(), d.minimumCalls(), d.errorRateDecay(),
+                d.successThreshold(), d.resetTimeoutMillis(), d.backoffMultiplier(), huge, d.jitter(), 1_000));
+        assertTrue(direct.getMessage().contains("maxResetTimeout"), direct.getMessage());
+
+        Policy largest = Policy.builder().maxResetTimeout(Duration.ofMillis(Policy.MAX_DURATION_MILLIS)).build();
+        long now = 1_700_000_000_000L;
+        BreakerState forced = Transitions.force(null, BreakerStatus.HALF_OPEN, largest, now).state();
+        assertEquals(BreakerStatus.HALF_OPEN, Transitions.status(forced, largest, now, 1.0 + largest.jitter()));
+        assertTrue(largest.stateTtlMillis() > 2 * largest.maxResetTimeoutMillis());
+    }
+
     private static void assertMessage(String option, org.junit.jupiter.api.function.Executable e) {
         IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, e);
         assertTrue(ex.getMessage().contains(option), ex.getMessage());

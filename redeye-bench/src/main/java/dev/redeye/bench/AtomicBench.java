@@ -177,7 +177,7 @@ final class AtomicBench {
         CircuitBreaker.Builder b = CircuitBreaker.builder().store(store).failureThreshold(failureThreshold)
                 .resetTimeout(Duration.ofSeconds(10));
         if (clock != null) {
-            b.clock(clock);
+            b.clock(clock).ticker(clock);
         }
         return b.build();
     }

@@ -70,7 +70,8 @@ final class FleetBench {
         for (String s : env.stores()) {
             try (StoreFixture fixture = env.fixture(s, true)) {
                 Trace trace = scenario(t, "redeye, shared store: " + s,
-                        (clock, dep) -> redeye(CircuitBreaker.builder().store(fixture.open()).clock(clock).build(), dep));
+                        (clock, dep) -> redeye(CircuitBreaker.builder().store(fixture.open()).clock(clock)
+                                .ticker(clock).build(), dep));
                 if (charted.isEmpty()) {
                     charted.add(trace); // the stores give the same counts: the chart shows the first
                 }
@@ -82,13 +83,13 @@ final class FleetBench {
             try {
                 scenario(t, "redeye, shared store: memory, backoffMultiplier 1",
                         (clock, dep) -> redeye(CircuitBreaker.builder().store(shared.newClient()).clock(clock)
-                                .backoffMultiplier(1).build(), dep));
+                                .ticker(clock).backoffMultiplier(1).build(), dep));
             } finally {
                 shared.close();
             }
         }
         charted.add(scenario(t, "redeye, per instance (local mode)",
-                (clock, dep) -> redeye(CircuitBreaker.builder().clock(clock).build(), dep)));
+                (clock, dep) -> redeye(CircuitBreaker.builder().clock(clock).ticker(clock).build(), dep)));
         charted.add(scenario(t, "Resilience4j, per instance (defaults)", FleetBench::resilience4j));
         String text = "Virtual time, ticks of " + TICK_MILLIS + " ms, one call per instance per tick, all calls of a tick"
                 + " concurrent; dependency healthy " + HEALTHY_SECONDS + " s, dead " + DEAD_SECONDS

@@ -64,7 +64,7 @@ class RedisIntegrationTest {
     }
 
     private CircuitBreaker instance(CircuitBreaker.Builder b) {
-        CircuitBreaker cb = b.store(client(prefix)).clock(clock).jitter(0).failureThreshold(2)
+        CircuitBreaker cb = b.store(client(prefix)).clock(clock).ticker(clock).jitter(0).failureThreshold(2)
                 .resetTimeout(Duration.ofSeconds(10)).trialTimeout(Duration.ofSeconds(5)).build();
         breakers.add(cb);
         return cb;

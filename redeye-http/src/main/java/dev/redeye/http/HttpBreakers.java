@@ -2,6 +2,7 @@ package dev.redeye.http;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.Permit;
+import dev.redeye.Ticker;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
@@ -95,6 +96,7 @@ public final class HttpBreakers implements AutoCloseable {
                 }
                 RuleDefaults d = rules.defaults();
                 cb.clock(clock)
+                        .ticker(b.ticker)
                         .strategy(rule.strategy().orElse(d.strategy()))
                         .failureThreshold(rb.failureThreshold)
                         .resetTimeout(rule.cooldown().orElse(d.cooldown()))
@@ -335,6 +337,7 @@ public final class HttpBreakers implements AutoCloseable {
         private Store store;
         private boolean closeStore;
         private Clock clock = Clock.systemUTC();
+        private Ticker ticker = Ticker.systemTicker();
         private Consumer<HttpStateChange> onStateChange;
         private Consumer<CircuitBreaker.Builder> customizer;
 
@@ -348,8 +351,17 @@ public final class HttpBreakers implements AutoCloseable {
         /** Whether {@link HttpBreakers#close()} closes the store; default false (the caller owns it). */
         public Builder closeStore(boolean v) { closeStore = v; return this; }
 
-        /** The clock every rule reads; default {@link Clock#systemUTC()}. */
+        /**
+         * The wall clock of every rule's stored times and of the snapshots; default {@link Clock#systemUTC()}
+         * (see {@link CircuitBreaker.Builder#clock}).
+         */
         public Builder clock(Clock v) { clock = Objects.requireNonNull(v, "clock"); return this; }
+
+        /**
+         * The ticker of every rule's local durations; default {@link Ticker#systemTicker()} (see
+         * {@link CircuitBreaker.Builder#ticker}). A test on a virtual clock passes a virtual ticker too.
+         */
+        public Builder ticker(Ticker v) { ticker = Objects.requireNonNull(v, "ticker"); return this; }
 
         /** The registry-wide state-change callback, called after the rule's own; see the class comment. */
         public Builder onStateChange(Consumer<HttpStateChange> v) { onStateChange = v; return this; }
@@ -357,7 +369,7 @@ public final class HttpBreakers implements AutoCloseable {
         /**
          * Sets engine options every rule's breaker shares ({@code jitter}, {@code halfOpenPermits},
          * {@code localCache()}, {@code storeErrorPolicy}, {@code maxGapBetweenFailures}, observers' listeners,
-         * ...). Runs first for each breaker; the rule's own options, the clock, the store,
+         * ...). Runs first for each breaker; the rule's own options, the clock, the ticker, the store,
          * {@code recordResult} and {@code onStateChange} are set after it and win.
          */
         public Builder customize(Consumer<CircuitBreaker.Builder> v) { customizer = v; return this; }

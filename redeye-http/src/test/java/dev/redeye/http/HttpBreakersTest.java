@@ -52,7 +52,7 @@ class HttpBreakersTest {
     }
 
     private void use(HttpBreakers.Builder b) {
-        breakers = b.clock(clock).customize(cb -> cb.jitter(0)).build();
+        breakers = b.clock(clock).ticker(clock).customize(cb -> cb.jitter(0)).build();
         client = RedeyeHttpClient.wrap(jdk, breakers);
     }
 

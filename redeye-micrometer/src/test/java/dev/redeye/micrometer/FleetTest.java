@@ -32,7 +32,7 @@ class FleetTest {
         MeterRegistry rb = new SimpleMeterRegistry();
         CountingStore storeB = new CountingStore(Fixtures.redis(prefix));
         try (CircuitBreaker a = breaker(clock, prefix);
-                CircuitBreaker b = CircuitBreaker.builder().store(storeB).clock(clock).failureThreshold(3)
+                CircuitBreaker b = CircuitBreaker.builder().store(storeB).clock(clock).ticker(clock).failureThreshold(3)
                         .resetTimeout(Duration.ofMinutes(1)).jitter(0).build();
                 RedeyeMetrics ma = RedeyeMetrics.builder(a).tags("instance", "a").build();
                 RedeyeMetrics mb = RedeyeMetrics.builder(b).tags("instance", "b").build()) {
@@ -66,7 +66,7 @@ class FleetTest {
     }
 
     private static CircuitBreaker breaker(MutableClock clock, String prefix) {
-        return CircuitBreaker.builder().store(Fixtures.redis(prefix)).clock(clock).failureThreshold(3)
+        return CircuitBreaker.builder().store(Fixtures.redis(prefix)).clock(clock).ticker(clock).failureThreshold(3)
                 .resetTimeout(Duration.ofMinutes(1)).jitter(0).build();
     }
 

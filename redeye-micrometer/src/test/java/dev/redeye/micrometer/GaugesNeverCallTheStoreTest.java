@@ -27,7 +27,7 @@ class GaugesNeverCallTheStoreTest {
         MutableClock clock = Fixtures.clock();
         CountingStore store = new CountingStore(Fixtures.redis(Fixtures.newPrefix()));
         MeterRegistry registry = new SimpleMeterRegistry();
-        try (CircuitBreaker b = CircuitBreaker.builder().store(store).clock(clock).failureThreshold(2)
+        try (CircuitBreaker b = CircuitBreaker.builder().store(store).clock(clock).ticker(clock).failureThreshold(2)
                 .resetTimeout(Duration.ofSeconds(5)).jitter(0).build();
                 RedeyeMetrics metrics = RedeyeMetrics.of(b)) {
             metrics.bindTo(registry);

@@ -61,9 +61,13 @@ abstract class EngineRules extends FeedRules {
         breakers.clear();
     }
 
-    /** A breaker builder over {@code store} (not closed by the breaker) on {@code clock}, without jitter. */
+    /**
+     * A breaker builder over {@code store} (not closed by the breaker) on {@code clock}, without jitter; a
+     * {@link MutableClock} is its ticker too, so that its local durations run on the same virtual time.
+     */
     CircuitBreaker.Builder breaker(Store store, Clock clock) {
-        return CircuitBreaker.builder().store(store).closeStore(false).clock(clock).jitter(0.0);
+        CircuitBreaker.Builder b = CircuitBreaker.builder().store(store).closeStore(false).clock(clock).jitter(0.0);
+        return clock instanceof MutableClock ? b.ticker((MutableClock) clock) : b;
     }
 
     CircuitBreaker build(CircuitBreaker.Builder b) {

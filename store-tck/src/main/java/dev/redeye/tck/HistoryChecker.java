@@ -20,11 +20,13 @@ import java.util.Set;
  * few calls) take microseconds. When no order exists, the result names the longest order the model does
  * explain and why each call that could come next does not fit. Stateless and thread-safe.
  *
- * <p>One allowance: the claim removal of {@code force(CLOSED)} and {@code delete} may take effect as a second
- * point of the same call, after its state change (a store that keeps claims apart from the state, as the
- * Hazelcast store keeps them in a sibling map, cannot do both in one atomic step). A claim taken between the two
- * points is on a key just closed or deleted, whose trials are fenced out by version anyway. The claims must
- * still be gone when the call returns (R1.4, R5.5, R8.1).
+ * <p>One allowance: the claim removal of {@code force(CLOSED)}, {@code force(HALF_OPEN)} and {@code delete}
+ * may take effect as a second point of the same call, after its state change (a store that keeps claims apart
+ * from the state, as the Hazelcast store keeps them in a sibling map, cannot do both in one atomic step). A
+ * claim taken between the two points is on a key just closed or deleted, whose trials are fenced out by version
+ * anyway, or on the forced half-open period, whose claim is then dropped as if it had expired (one more trial of
+ * the period may start; their outcomes carry the same version). The claims must still be gone when the call
+ * returns (R1.4, R5.5, R5.11, R8.1).
  */
 final class HistoryChecker {
 
@@ -69,7 +71,7 @@ final class HistoryChecker {
         WHOLE,
         /** The state change of a call whose claim removal is a separate event. */
         STATE,
-        /** The claim removal of force CLOSED or delete. */
+        /** The claim removal of force CLOSED, force HALF_OPEN or delete. */
         CLAIMS
     }
 

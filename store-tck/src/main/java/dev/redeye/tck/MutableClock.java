@@ -1,5 +1,6 @@
 package dev.redeye.tck;
 
+import dev.redeye.Ticker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -12,8 +13,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * A virtual {@link Clock} for tests: it stands still until moved with {@link #advance(Duration)} or
  * {@link #setMillis(long)}. Thread-safe; one instance can be shared by several breakers so that they see the
  * same virtual time. Reading it costs one volatile read.
+ *
+ * <p>It is also a {@link Ticker} reading the same virtual time in nanoseconds, so that a breaker on it runs its
+ * local durations (refresh, holds, leases, cache age) on virtual time too:
+ * {@code builder.clock(clock).ticker(clock)}. A ticker must never go backwards: do not move a clock back with
+ * {@link #setMillis(long)} while a breaker uses it as its ticker.
  */
-public final class MutableClock extends Clock {
+public final class MutableClock extends Clock implements Ticker {
     private final AtomicLong millis;
     private final ZoneId zone;
 
@@ -55,6 +61,12 @@ public final class MutableClock extends Clock {
     @Override
     public long millis() {
         return millis.get();
+    }
+
+    /** The virtual time in nanoseconds ({@link #millis()} x 10^6), as a {@link Ticker}. */
+    @Override
+    public long read() {
+        return millis.get() * 1_000_000L;
     }
 
     @Override

@@ -154,9 +154,10 @@ record ReferenceModel(List<KeyModel> keys) {
     }
 
     /**
-     * Judges one observed call; when {@code withClaims} is false, a {@code force(CLOSED)} or {@code delete}
-     * leaves the key's claims for a separate {@link #clearClaims(int)} (the linearizability check lets that
-     * removal take effect later within the same call).
+     * Judges one observed call; when {@code withClaims} is false, a {@code force(CLOSED)},
+     * {@code force(HALF_OPEN)} or {@code delete} leaves the key's claims for a separate
+     * {@link #clearClaims(int)} (the linearizability check lets that removal take effect later within the same
+     * call).
      */
     Verdict apply(Call call, Observed seen, boolean withClaims) {
         KeyModel k = key(call.key());
@@ -182,7 +183,7 @@ record ReferenceModel(List<KeyModel> keys) {
         }
     }
 
-    /** The model without any claim of key {@code i} (the claim removal of force CLOSED or delete). */
+    /** The model without any claim of key {@code i} (the claim removal of force CLOSED, HALF_OPEN or delete). */
     ReferenceModel clearClaims(int i) {
         KeyModel k = key(i);
         return k.claims().isEmpty() ? this : with(i, k.withClaims(List.of()));
@@ -216,7 +217,7 @@ record ReferenceModel(List<KeyModel> keys) {
         }
         KeyModel next = expected.changed() ? k.with(expected.state()) : k;
         if (withClaims && removesClaims(call)) {
-            next = next.withClaims(List.of()); // forcing CLOSED removes every claim of the key
+            next = next.withClaims(List.of()); // forcing CLOSED or HALF_OPEN removes every claim of the key
         }
         return Verdict.ok(with(call.key(), next));
     }
@@ -301,9 +302,14 @@ record ReferenceModel(List<KeyModel> keys) {
         return m;
     }
 
-    /** Whether the call removes every claim of its key: force CLOSED and delete. */
+    /**
+     * Whether the call removes every claim of its key: delete, force CLOSED and force HALF_OPEN (a new period).
+     * Stated here on its own, not read from {@code AtomicOperation.removesClaims()}: the oracle must not share
+     * the mapping it checks.
+     */
     static boolean removesClaims(Call call) {
-        return call.op() == Call.Op.DELETE || (call.op() == Call.Op.FORCE && call.status() == BreakerStatus.CLOSED);
+        return call.op() == Call.Op.DELETE || (call.op() == Call.Op.FORCE
+                && (call.status() == BreakerStatus.CLOSED || call.status() == BreakerStatus.HALF_OPEN));
     }
 
     private static String tokensOf(List<Claim> cs) {

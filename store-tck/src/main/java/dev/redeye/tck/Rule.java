@@ -13,7 +13,8 @@ import java.util.Optional;
  * store, except R1.10 and R1.11, which make transitions and so run when the store declares
  * {@code AtomicRecording} or {@code AtomicTransitions}; R2 to R6 run when the store declares the capability
  * the group needs and are reported skipped with the reason otherwise (a group never needs a second
- * capability: R6 makes its transitions with whatever the store offers, puts included); R7 runs the engine
+ * capability, but for R5.11, which also needs {@code TrialClaims}: R6 makes its transitions with whatever the
+ * store offers, puts included); R7 runs the engine
  * ({@code dev.redeye.CircuitBreaker}) over the store; R8 checks the store against a reference model on random
  * scenarios (R8.1 and R8.3 use whatever the store declares, so they run for every store; R8.2 needs
  * {@code TrialClaims}); R9 holds {@code AtomicRecording} to the leaky strategy (R9.7 through the engine, for
@@ -177,6 +178,11 @@ public enum Rule {
             + "half-open, a new opening).",
             "trialFailed and force (and recordFailure when it opens): every transition into an open period sets "
                     + "trialSuccesses = 0"),
+    R5_11("R5.11", "Forcing HALF_OPEN removes every live claim of the key (one permit and several), and no claim "
+            + "of another key; the new period's claims then succeed at once. Needs TrialClaims too.",
+            "force HALF_OPEN: like force CLOSED it must delete the key's claims in the same step "
+                    + "(AtomicOperation.removesClaims()), or a hung trial of the old period holds the forced one "
+                    + "for its whole ttl"),
 
     R6_1("R6.1", "A transition produces one event carrying the operation name, the new state and its version.",
             "publication of every transition (inside or right after the atomic write) with the full state; a "

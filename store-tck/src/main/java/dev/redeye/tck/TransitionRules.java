@@ -392,4 +392,42 @@ abstract class TransitionRules extends ClaimRules {
             v = b.get(k).orElseThrow().version();
         }
     }
+
+    /**
+     * R5.11 Forcing HALF_OPEN removes every live claim of the key, with one permit and with several, and no
+     * claim of another key. If this fails, check that force HALF_OPEN deletes the key's claims in the same step
+     * as force CLOSED does ({@code AtomicOperation.removesClaims()}).
+     */
+    @Test
+    @DisplayName("R5.11 forcing HALF_OPEN removes every live claim of the key")
+    void r5_11_forceHalfOpenRemovesClaims() {
+        Store a = client();
+        Store b = client();
+        TrialClaims ca = claims(a);
+        TrialClaims cb = claims(b);
+        AtomicTransitions tb = transitions(b);
+        Policy p = consecutive(1);
+        String other = key("half-claims-other");
+        token(ca.claimTrial(other, 1, LONG_TTL), "a claim of another key");
+        for (int permits : new int[] {1, 2}) {
+            String k = key("half-claims-" + permits);
+            a.put(k, openState(T0, 5), STATE_TTL);
+            for (int i = 0; i < permits; i++) {
+                token((i % 2 == 0 ? ca : cb).claimTrial(k, permits, LONG_TTL), "live claim " + (i + 1) + " of "
+                        + permits);
+            }
+            assertEquals(Optional.empty(), ca.claimTrial(k, permits, LONG_TTL), "every permit is taken");
+            StateChange half = tb.force(k, BreakerStatus.HALF_OPEN, p, T0 + 1_000);
+            assertEquals(TransitionKind.FORCED_HALF_OPEN, half.transition(), "force HALF_OPEN is a transition");
+            for (int i = 0; i < permits; i++) {
+                token((i % 2 == 0 ? cb : ca).claimTrial(k, permits, LONG_TTL), "with " + permits + " permit(s), "
+                        + "claim " + (i + 1) + " right after force HALF_OPEN: forcing HALF_OPEN must remove every "
+                        + "live claim of the key");
+            }
+            assertEquals(Optional.empty(), cb.claimTrial(k, permits, LONG_TTL),
+                    "the new period's permits are counted again");
+        }
+        assertEquals(Optional.empty(), cb.claimTrial(other, 1, LONG_TTL),
+                "force HALF_OPEN of one key must leave the claims of another key");
+    }
 }

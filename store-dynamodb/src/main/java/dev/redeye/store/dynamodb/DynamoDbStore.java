@@ -228,7 +228,7 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
 
     /**
      * {@inheritDoc} A consistent read, the rule in Java, and one write conditioned on the item's write counter,
-     * retried with jitter when another writer won; a forced close clears the claims map in the same write.
+     * retried with jitter when another writer won; a forced close or half-open clears the claims map in the same write.
      * Every {@link AtomicRecording} and {@link AtomicTransitions} method is this one.
      */
     @Override

@@ -83,8 +83,8 @@
  * clock ({@code TIME} and {@code PX} inside the script): Redis 7 replicates a script's effects, so replicas
  * and a promoted primary hold the same absolute expiries and no client clock is involved. Release is
  * {@code release.lua}, a compare-and-delete: {@code DEL :trial1} only if it still holds the token, else
- * {@code ZREM :trial token}; a stale, expired or unknown token frees nothing. {@code delete} and force
- * CLOSED remove both claim keys. Data of another type under a claim key is a
+ * {@code ZREM :trial token}; a stale, expired or unknown token frees nothing. {@code delete}, force
+ * CLOSED and force HALF_OPEN remove both claim keys. Data of another type under a claim key is a
  * {@link dev.redeye.api.StoreException}.
  *
  * <h2>Contract v2</h2>

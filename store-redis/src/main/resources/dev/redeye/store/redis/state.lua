@@ -2,8 +2,8 @@
 -- Mirrors dev.redeye.api.Transitions rule by rule; the TCK's parity rules (R2.9, R3.1, R5.x, R9.x, R8.1) prove it.
 --
 -- KEYS[1]  state hash   (<prefix>{<tag>}:state)
--- KEYS[2]  claims zset  (<prefix>{<tag>}:trial), same hash slot; only force_closed touches it
--- KEYS[3]  one-permit claim string (<prefix>{<tag>}:trial1), same hash slot; only force_closed touches it
+-- KEYS[2]  claims zset  (<prefix>{<tag>}:trial), same hash slot; only force_closed and force_half_open touch it
+-- KEYS[3]  one-permit claim string (<prefix>{<tag>}:trial1), same hash slot; the same
 -- ARGV[1]  op: failure | success | trial_success | trial_failure | force_open | force_half_open | force_closed
 -- ARGV[2]  now, epoch ms (the caller's clock; the rules never read the server clock, see VERSIONS below)
 -- ARGV[3]  strategy code (Strategy.code()): 0 consecutive, 1 errorRate, 2 leaky
@@ -369,7 +369,9 @@ if nxt.forced then
 elseif changed == '1' then
   redis.call('PEXPIRE', KEYS[1], ttl)
 end
-if op == 'force_closed' then
+-- A forced close ends the half-open protocol and a forced half-open starts a new period: either way no trial
+-- claim of the key outlives the write (AtomicOperation.removesClaims()).
+if op == 'force_closed' or op == 'force_half_open' then
   redis.call('DEL', KEYS[2], KEYS[3])
 end
 

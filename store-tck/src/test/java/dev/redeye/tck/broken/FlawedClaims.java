@@ -1,5 +1,6 @@
 package dev.redeye.tck.broken;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
@@ -34,7 +35,9 @@ final class FlawedClaims {
          * With more than one permit, expired claims still count against the permits until a release of the key
          * prunes them (one permit is judged right, as a SET NX PX would be).
          */
-        EXPIRED_COUNTED_UNTIL_RELEASE
+        EXPIRED_COUNTED_UNTIL_RELEASE,
+        /** force HALF_OPEN starts the new period but leaves the old period's live claims (force CLOSED is right). */
+        FORCE_HALF_OPEN_KEEPS_CLAIMS
     }
 
     private final Defect defect;
@@ -115,8 +118,9 @@ final class FlawedClaims {
             @Override
             public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
                 StateChange c = super.force(key, status, policy, now);
-                if (status == BreakerStatus.CLOSED) {
-                    clear(key); // forcing CLOSED removes every claim of the key, as the SPI requires
+                boolean keep = defect == Defect.FORCE_HALF_OPEN_KEEPS_CLAIMS && status == BreakerStatus.HALF_OPEN;
+                if (AtomicOperation.force(status).removesClaims() && !keep) {
+                    clear(key); // forcing CLOSED or HALF_OPEN removes every claim of the key, as the SPI requires
                 }
                 return c;
             }

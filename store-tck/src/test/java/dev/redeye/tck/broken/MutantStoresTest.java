@@ -517,7 +517,7 @@ class MutantStoresTest {
         mutants().forEach(m -> caught.addAll(m.mustFail()));
         // BrokenStoresTest and HookedStoresTest (hooks and expectations) cover these:
         caught.addAll(EnumSet.of(R2_7, R2_8, R3_3, R5_6, R9_5, R4_1, R4_3, R4_4, R4_5, R4_6, R4_8, R2_1, R2_2, R2_5, R5_3,
-                R0_1, R1_7, R6_8));
+                R0_1, R1_7, R6_8, R5_11));
         caught.addAll(EnumSet.of(Rule.R7_8, Rule.R7_9, Rule.R7_10)); // EngineRuleMutantsTest covers these
         caught.addAll(EnumSet.of(Rule.R8_1, Rule.R8_2, Rule.R8_3)); // ModelRuleMutantsTest covers these
         assertEquals(EnumSet.noneOf(Rule.class), EnumSet.complementOf(caught), "rules no defect demonstrates failing");
