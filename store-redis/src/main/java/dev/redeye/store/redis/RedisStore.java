@@ -674,9 +674,19 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
             this.client = Objects.requireNonNull(client, "client");
         }
 
-        /** Prefix of every key (default empty), for example {@code "myapp:"}. */
+        /**
+         * Prefix of every key (default empty), for example {@code "myapp:"}. Braces are Redis Cluster hash
+         * tags: {@code "myapp{x}:"} puts every key of the store in one slot (one node), and a prefix whose first
+         * <code>{</code> is followed at once by <code>}</code> ({@code "myapp{}:"}) is refused, since Redis would
+         * then hash each whole key and spread one operation's keys over several slots (see the package
+         * Javadoc).
+         *
+         * @throws NullPointerException     if {@code prefix} is null
+         * @throws IllegalArgumentException if the prefix has an empty hash tag first or is not well-formed
+         *                                  UTF-16, saying why
+         */
         public Builder prefix(String prefix) {
-            this.prefix = Objects.requireNonNull(prefix, "prefix");
+            this.prefix = RedisKeys.checkPrefix(prefix);
             return this;
         }
 

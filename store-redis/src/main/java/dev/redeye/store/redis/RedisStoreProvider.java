@@ -288,6 +288,11 @@ public final class RedisStoreProvider implements StoreProvider {
         int idleCheck = q.containsKey("idleCheck") ? intParam(q.get("idleCheck"), "idleCheck", 0, "an integer >= 0", safe)
                 : DEFAULT_IDLE_CHECK_MILLIS;
         String prefix = q.getOrDefault("prefix", "");
+        try {
+            RedisKeys.checkPrefix(prefix);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("Redis URI parameter " + e.getMessage() + ": " + safe, e);
+        }
         return new Parsed(new HostAndPort(host, port), cfg.build(), prefix, maxLen, poolSize, idleCheck);
     }
 

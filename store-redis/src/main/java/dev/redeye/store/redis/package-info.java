@@ -48,8 +48,15 @@
  * <code>}</code> percent-encoded ({@code %25}, {@code %7B}, {@code %7D}), and {@code %} alone for the empty
  * name. So {@code a}, {@code a:trial}, <code>a}</code> and <code>{a</code> map to
  * <code>{a}</code>, <code>{a:trial}</code>, <code>{a%7D}</code> and <code>{%7Ba}</code>: distinct keys, and the
- * state key and both claim keys of one operation always share a Cluster slot, so each script touches one
- * slot only. Any other character (spaces, newlines, quotes, non-BMP, U+0000) is kept as is; keys and values
+ * state key and both claim keys of one operation share a Cluster slot, so each script touches one slot only.
+ * Braces in the <b>prefix</b> are hash tags too, and Redis uses the first one: a prefix with a closed,
+ * non-empty tag ({@code myapp{x}:}) puts every key of the store, the feed stream included, in the slot of
+ * {@code x} (one node holds them all); a prefix whose first <code>{</code> is not closed inside it
+ * ({@code myapp{:}) makes Redis hash the rest of the prefix with the tagged name, still one slot per
+ * operation; a prefix whose first <code>{</code> is followed at once by <code>}</code> ({@code myapp{}:}) is
+ * <b>refused</b> ({@link java.lang.IllegalArgumentException} from the builder and the URI): Redis ignores an
+ * empty tag and hashes each whole key, so one operation's keys would land in three slots and every script
+ * would fail with CROSSSLOT. Any other character (spaces, newlines, quotes, non-BMP, U+0000) is kept as is; keys and values
  * are UTF-8. A name that is not well-formed UTF-16 (an unpaired surrogate, which UTF-8 cannot encode and
  * Jedis would turn into {@code ?}, merging {@code "a"} plus an unpaired U+D800 with {@code "a?"}) is refused with
  * {@link java.lang.IllegalArgumentException} naming its index.
