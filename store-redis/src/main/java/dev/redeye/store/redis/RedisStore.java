@@ -76,10 +76,12 @@ import redis.clients.jedis.exceptions.JedisException;
  * <p><b>Retries: writes are at most once.</b> A command is sent a second time only when that cannot count
  * twice: when the server proved it did not run it (Cluster MOVED / ASK, a refused connection), or after a
  * broken connection (end of stream, reset: a pooled connection left stale by a restart) for the commands
- * that are harmless twice ({@link #get}, {@link #put}, {@link #delete}, {@link #releaseTrial},
+ * that are harmless twice ({@link #get}, {@link #releaseTrial} (compare-and-delete by token),
  * {@link #claimTrial} with the same token, and the feed XADD). The state script behind every counting and
- * transition method is never re-sent after its reply was lost, and nothing is re-sent after a timeout (the
- * command may still run; a retry would also double the wait). A broken connection of a {@link JedisPooled}
+ * transition method, {@link #put} and {@link #delete} are never re-sent after their reply was lost: the first
+ * attempt may have run, and a second one would undo what another instance wrote in between (a re-sent delete
+ * erases the life another instance began, a re-sent put the failure it counted). Nothing is re-sent after a
+ * timeout (the command may still run; a retry would also double the wait). A broken connection of a {@link JedisPooled}
  * also drops the pool's idle connections, which are as old and most likely as dead. A {@link JedisCluster}
  * re-sends on its own ({@code maxAttempts}, 5 by default, timeouts included): build yours with
  * {@code maxAttempts} 1 for at-most-once writes, as {@link #open(String)} does.
@@ -135,9 +137,13 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
 
     /** Whether a command may be sent again after a broken connection (see {@link RedisFailures}). */
     private enum Repeat {
-        /** Harmless to run twice: reads, replacing writes, compare-and-delete, a claim with the same token. */
+        /** Harmless to run twice: reads, compare-and-delete by token, a claim with the same token, an event. */
         IDEMPOTENT,
-        /** Counts or moves state ({@code state.lua}): sent again only when the server proved it did not run. */
+        /**
+         * Sent again only when the server proved it did not run: writes that count or move state
+         * ({@code state.lua}), and {@code put} and {@code delete}, whose second run would replace or erase what
+         * another instance wrote after the first one (a new life of the key, a failure counted on the put state).
+         */
         AT_MOST_ONCE
     }
 
@@ -284,7 +290,9 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
     }
 
     /**
-     * {@inheritDoc} One EVALSHA that replaces the hash (whatever was there) and sets its TTL. A forced state
+     * {@inheritDoc} One EVALSHA that replaces the hash (whatever was there) and sets its TTL; never re-sent
+     * after its reply was lost (see the class Javadoc), so such a failure is a {@link StoreException} whose
+     * write may have run. A forced state
      * ({@link BreakerState#forced()}) is stored without expiry and {@code ttl} is ignored: while forced,
      * every call is rejected at the gate, so nothing would refresh the TTL before it ran out.
      *
@@ -302,17 +310,20 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
             args.add(f.getKey());
             args.add(f.getValue());
         }
-        call("put", key, Repeat.IDEMPOTENT, () -> PUT.run(client, List.of(k), args));
+        call("put", key, Repeat.AT_MOST_ONCE, () -> PUT.run(client, List.of(k), args));
     }
 
-    /** {@inheritDoc} One DEL of the state hash and both claim keys (same slot). */
+    /**
+     * {@inheritDoc} One DEL of the state hash and both claim keys (same slot); never re-sent after its reply
+     * was lost (see the class Javadoc), so such a failure is a {@link StoreException} whose delete may have run.
+     */
     @Override
     public void delete(String key) {
         String state = keys.state(key);
         String claims = keys.claims(key);
         String claim1 = keys.claim1(key);
         checkOpen();
-        call("delete", key, Repeat.IDEMPOTENT, () -> client.del(state, claims, claim1));
+        call("delete", key, Repeat.AT_MOST_ONCE, () -> client.del(state, claims, claim1));
     }
 
     /**
