@@ -5,6 +5,7 @@ import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -44,12 +45,15 @@ import redis.clients.jedis.exceptions.JedisException;
  * pool (default 16; the feed uses one more, outside the pool); {@code feedMaxLength}: approximate length cap
  * of the feed stream (default 10000); {@code idleCheck}: a pooled connection idle at least this many ms is
  * checked with a PING before use (default 1000; 0 checks every use); {@code trustStore} ({@code rediss}
- * only): a PEM file of the CA certificates to trust instead of the JVM default trust store. Any other
- * parameter is rejected, so a typo does not pass silently.</li>
+ * only): a PEM file of the CA certificates to trust instead of the JVM default trust store;
+ * {@code tlsServerName} ({@code rediss} only): the name every server's certificate must carry, instead of the
+ * URI's host. Any other parameter is rejected, so a typo does not pass silently.</li>
  * </ul>
  *
  * <p>{@code rediss://} verifies the server's certificate chain <em>and</em> that the certificate names the
- * URI's host (a DNS or IP subject alternative name); a mismatch fails the handshake.
+ * URI's host, or {@code tlsServerName} (a DNS or IP subject alternative name); a mismatch fails the handshake.
+ * On a Cluster every node is checked against that same name, not against the IP address the cluster reports
+ * it by (see {@link Tls}): one certificate for the cluster's name serves every node.
  *
  * <p>{@link #open(String)} pings the server once, so an unreachable server fails at once with
  * {@link StoreException}, and logs one warning when the server can evict breaker keys ({@code maxmemory} set
@@ -67,7 +71,7 @@ import redis.clients.jedis.exceptions.JedisException;
  */
 public final class RedisStoreProvider implements StoreProvider {
     private static final Set<String> PARAMS = Set.of("prefix", "timeout", "poolSize", "feedMaxLength", "idleCheck",
-            "trustStore");
+            "trustStore", "tlsServerName");
     static final int DEFAULT_TIMEOUT_MILLIS = 2_000;
     static final int DEFAULT_IDLE_CHECK_MILLIS = 1_000;
     /** The longest a PING checking an idle pooled connection may take. */
@@ -268,16 +272,23 @@ public final class RedisStoreProvider implements StoreProvider {
         for (String k : q.keySet()) {
             if (!PARAMS.contains(k)) {
                 throw new IllegalArgumentException("unknown Redis URI parameter '" + k + "' (known: prefix, timeout,"
-                        + " poolSize, feedMaxLength, idleCheck, trustStore): " + safe);
+                        + " poolSize, feedMaxLength, idleCheck, trustStore, tlsServerName): " + safe);
             }
         }
         boolean tls = scheme.equals("rediss");
-        if (q.containsKey("trustStore") && !tls) {
-            throw new IllegalArgumentException("Redis URI parameter trustStore needs a rediss:// URI: " + safe);
+        for (String tlsOnly : List.of("trustStore", "tlsServerName")) {
+            if (q.containsKey(tlsOnly) && !tls) {
+                throw new IllegalArgumentException("Redis URI parameter " + tlsOnly + " needs a rediss:// URI: " + safe);
+            }
         }
         if (tls) {
             String ts = q.get("trustStore");
-            Tls.configure(cfg, ts == null || ts.isBlank() ? null : ts);
+            String serverName = q.getOrDefault("tlsServerName", host);
+            if (serverName.isBlank() || !serverName.strip().equals(serverName)) {
+                throw new IllegalArgumentException("Redis URI parameter tlsServerName must be a host name, was '"
+                        + serverName + "': " + safe);
+            }
+            Tls.configure(cfg, ts == null || ts.isBlank() ? null : ts, serverName);
         }
         if (q.containsKey("timeout")) {
             int t = positiveInt(q.get("timeout"), "timeout", safe);
