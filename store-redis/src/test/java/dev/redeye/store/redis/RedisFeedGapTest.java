@@ -69,7 +69,7 @@ class RedisFeedGapTest {
 
     @Test
     void anEventThatCouldNotBePublishedIsAGapHereAndAMarkerForEveryOtherReader() throws Exception {
-        // the writer may run every script command but XADD: state.lua works, publish.lua is refused
+        // the writer may run every command but XADD: the state function works, publish is refused
         acl("reset", "on", ">pw", "~*", "&*", "+@all", "-xadd");
         String prefix = RedisTestSupport.newPrefix();
         RedisStore a = open("writer:pw@", prefix);
