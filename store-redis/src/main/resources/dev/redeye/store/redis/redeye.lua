@@ -207,10 +207,11 @@ local function encode(s, i)
 end
 
 -- The stored state (raw: HMGET's reply, all ten present) when it is in the canonical form, checked by one
--- find, and its text (the fields joined by ','), or nil.
-local function parse(raw)
-  local text = table.concat(raw, ',')
-  if not string.find(text, CANONICAL) then return nil end
+-- find, and its text (the fields joined by ','), or nil. checked: that text, when the record path found it
+-- canonical already.
+local function parse(raw, checked)
+  local text = checked or table.concat(raw, ',')
+  if not checked and not string.find(text, CANONICAL) then return nil end
   local s = {tonumber(raw[1]), tonumber(raw[2]), raw[3] == '1', tonumber(raw[4]), tonumber(raw[5]),
              tonumber(raw[6]), tonumber(raw[7]), tonumber(raw[8]), raw[9] == '1', tonumber(raw[10])}
   if s[1] <= INT_MAX and s[2] >= -LONG_MAX and s[2] <= LONG_MAX and s[4] >= -LONG_MAX and s[4] <= LONG_MAX
@@ -377,7 +378,7 @@ local OWN_ARG = {trial_success = {-1, ANY_LONG}, trial_failure = {-1, ANY_LONG},
 -- and passed through, only the four fields closed_outcome reads are converted to numbers, and only the
 -- fields it changes are formatted and written. The rule is closed_outcome, the same as on the general path.
 -- It returns nil, having written nothing, for anything else: a state not in the canonical form or not closed,
--- and an outcome that opens the breaker, which the general path then applies.
+-- and an outcome that opens the breaker, which the general path then applies (given the checked text).
 local function record_closed(keys, a, raw, P, now, success)
   local text = table.concat(raw, ',')
   if not string.find(text, CANONICAL) then return nil end
@@ -390,7 +391,7 @@ local function record_closed(keys, a, raw, P, now, success)
   local failures, last, rate, samples = tonumber(f1), tonumber(f2), tonumber(raw[6]), tonumber(f7)
   if rate > 1 then return nil end
   local f, l, r, n, opens = closed_outcome(failures, last, rate, samples, success, P, now)
-  if opens then return nil end
+  if opens then return nil, text end
   -- the changed fields as HSET arguments (raw becomes the next state's strings)
   local hset = {keys[1]}
   if f ~= failures then
@@ -437,14 +438,16 @@ local function state(keys, a)
   end
 
   local raw = redis.call('HMGET', keys[1], unpack(FIELDS))
+  local canonical
   if raw[3] == '0' and removes_claims == '0' and (op == 'failure' or op == 'success') and raw[1] and raw[2]
       and raw[4] and raw[5] and raw[6] and raw[7] and raw[8] and raw[9] and raw[10] then
-    local done = record_closed(keys, a, raw, P, now, op == 'success')
+    local done, checked = record_closed(keys, a, raw, P, now, op == 'success')
     if done then return done end
+    canonical = checked
   end
   local prev, p, text
   if raw[1] and raw[2] and raw[3] and raw[4] and raw[5] and raw[6] and raw[7] and raw[8] and raw[9] and raw[10] then
-    prev, text = parse(raw)
+    prev, text = parse(raw, canonical)
   end
   if prev then
     p = raw
