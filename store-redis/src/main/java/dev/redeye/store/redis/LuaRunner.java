@@ -62,15 +62,23 @@ final class LuaRunner {
      * @param keys at least one key; every key must share one hash slot
      */
     Object run(Fn fn, List<String> keys, List<String> args) {
+        return run(client, fn, keys, args);
+    }
+
+    /**
+     * Runs {@code fn} through {@code via} instead of the store's client: a client over one connection, for a
+     * caller that sends another command on the same connection afterwards (WAIT).
+     */
+    Object run(UnifiedJedis via, Fn fn, List<String> keys, List<String> args) {
         if (functions) {
             String name = library.functionName(fn);
             try {
-                return client.fcall(name, keys, args);
+                return via.fcall(name, keys, args);
             } catch (JedisDataException e) {
                 String m = String.valueOf(e.getMessage());
                 if (m.startsWith("ERR Function not found")) {
-                    if (loadLibrary(keys.get(0))) {
-                        return client.fcall(name, keys, args);
+                    if (loadLibrary(via, keys.get(0))) {
+                        return via.fcall(name, keys, args);
                     }
                 } else if (refused(m, "fcall")) {
                     fallBack("FCALL", m);
@@ -79,16 +87,16 @@ final class LuaRunner {
                 }
             }
         }
-        return script(fn, keys, args);
+        return script(via, fn, keys, args);
     }
 
-    private Object script(Fn fn, List<String> keys, List<String> args) {
+    private Object script(UnifiedJedis via, Fn fn, List<String> keys, List<String> args) {
         String sha = library.scriptSha(fn);
         try {
-            return client.evalsha(sha, keys, args);
+            return via.evalsha(sha, keys, args);
         } catch (JedisNoScriptException e) {
-            client.scriptLoad(library.scriptSource(fn), keys.get(0));
-            return client.evalsha(sha, keys, args);
+            via.scriptLoad(library.scriptSource(fn), keys.get(0));
+            return via.evalsha(sha, keys, args);
         }
     }
 
@@ -97,9 +105,9 @@ final class LuaRunner {
      * call or a concurrent one), false when the server refuses {@code FUNCTION LOAD} (the runner then uses
      * scripts).
      */
-    private boolean loadLibrary(String sampleKey) {
+    private boolean loadLibrary(UnifiedJedis via, String sampleKey) {
         try {
-            client.sendCommand(sampleKey.getBytes(StandardCharsets.UTF_8), Protocol.Command.FUNCTION,
+            via.sendCommand(sampleKey.getBytes(StandardCharsets.UTF_8), Protocol.Command.FUNCTION,
                     "LOAD".getBytes(StandardCharsets.UTF_8), library.librarySource().getBytes(StandardCharsets.UTF_8));
             LOG.debug("redeye loaded the Redis Function library {}", library.libraryName());
             return true;

@@ -31,12 +31,18 @@ import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TransitionKind;
 import dev.redeye.api.Transitions;
 import dev.redeye.api.TrialClaims;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisAskDataException;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
+import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * A redeye {@link Store} on Redis (standalone, replicated or Cluster) through a user-supplied Jedis
@@ -146,6 +152,9 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
     private final UnifiedJedis client;
     private final boolean closeClient;
     private final LuaRunner lua;
+    /** WAIT after a transition for this many replicas (0: no WAIT), at most waitTimeoutMillis. */
+    private final int waitReplicas;
+    private final long waitTimeoutMillis;
     /** The last policy this store sent, and its text (the state function's args[3]): most calls repeat it. */
     private volatile PolicyText lastPolicy;
     /** Automatic transitions are appended to the feed by the state script itself (standalone servers). */
@@ -168,6 +177,13 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         this.client = b.client;
         this.closeClient = b.closeClient;
         this.lua = new LuaRunner(b.client, b.library != null ? b.library : LuaLibrary.standard(), b.scripting);
+        this.waitReplicas = b.waitReplicas;
+        this.waitTimeoutMillis = b.waitTimeout.toMillis();
+        if (waitReplicas > 0 && !(b.client instanceof JedisPooled) && !(b.client instanceof JedisCluster)) {
+            throw new IllegalArgumentException("waitReplicas needs a JedisPooled or a JedisCluster client: WAIT must"
+                    + " run on the connection that made the write, which only those let the store choose; was "
+                    + b.client.getClass().getName());
+        }
         this.publishInScript = b.publishInScript && !(b.client instanceof JedisCluster);
         this.keys = new RedisKeys(b.prefix);
         this.feedMaxLength = b.feedMaxLength;
@@ -486,14 +502,66 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
             scriptKeys = List.of(state, claims, claim1);
             scriptArgs = List.of(op, Long.toString(now), policyText(policy), own, operation.removesClaims() ? "1" : "0");
         }
-        Object raw = call(op, key, Repeat.AT_MOST_ONCE, () -> lua.run(LuaLibrary.Fn.STATE, scriptKeys, scriptArgs));
+        long[] acked = {-1};
+        Object raw = call(op, key, Repeat.AT_MOST_ONCE, () -> waitReplicas == 0
+                ? lua.run(LuaLibrary.Fn.STATE, scriptKeys, scriptArgs)
+                : runAndWait(state, scriptKeys, scriptArgs, acked));
         StateChange change = decode(raw, key);
         // "1": the function appended the event; "0": its append failed; "": it appends none (a forced change, or
         // publishing in the function is off). Publishing here also signals a gap if the stream still refuses.
         if (change.isTransition() && !"1".equals(text(((List<?>) raw).get(REPLY_SIZE - 1)))) {
             publish(change.toEvent(key, policy, now));
         }
+        if (acked[0] >= 0 && acked[0] < waitReplicas) {
+            throw new StoreException("the " + change.transition().wireName() + " transition of " + where(key)
+                    + " is applied on the primary, but only " + acked[0] + " of " + waitReplicas + " replicas"
+                    + " acknowledged it within " + waitTimeoutMillis + " ms (waitReplicas): a fail-over now"
+                    + " could lose it");
+        }
         return change;
+    }
+
+    /**
+     * The state function and, when it made a transition, {@code WAIT waitReplicas waitTimeout} on the same
+     * connection (WAIT counts the replicas that acknowledged this connection's writes): the pool's connection
+     * of a {@link JedisPooled}, the connection to the node owning the key's slot of a {@link JedisCluster}
+     * (following one MOVED / ASK redirection to the node it names). Sets {@code acked[0]} to WAIT's answer.
+     */
+    private Object runAndWait(String stateKey, List<String> scriptKeys, List<String> scriptArgs, long[] acked) {
+        Connection c = client instanceof JedisPooled ? ((JedisPooled) client).getPool().getResource()
+                : ((JedisCluster) client).getConnectionFromSlot(JedisClusterCRC16.getSlot(stateKey));
+        try (UnifiedJedis one = new UnifiedJedis(c)) {
+            Object raw;
+            try {
+                raw = lua.run(one, LuaLibrary.Fn.STATE, scriptKeys, scriptArgs);
+            } catch (JedisRedirectionException moved) {
+                if (!(client instanceof JedisCluster)) {
+                    throw moved;
+                }
+                ConnectionPool target = ((JedisCluster) client).getClusterNodes().get(moved.getTargetNode().toString());
+                if (target == null) {
+                    throw moved;
+                }
+                try (UnifiedJedis there = new UnifiedJedis(target.getResource())) {
+                    if (moved instanceof JedisAskDataException) {
+                        there.sendCommand(Protocol.Command.ASKING);
+                    }
+                    raw = lua.run(there, LuaLibrary.Fn.STATE, scriptKeys, scriptArgs);
+                    if (isTransition(raw)) {
+                        acked[0] = there.waitReplicas(stateKey, waitReplicas, waitTimeoutMillis);
+                    }
+                    return raw;
+                }
+            }
+            if (isTransition(raw)) {
+                acked[0] = one.waitReplicas(stateKey, waitReplicas, waitTimeoutMillis);
+            }
+            return raw;
+        }
+    }
+
+    private static boolean isTransition(Object raw) {
+        return raw instanceof List && !((List<?>) raw).isEmpty() && !text(((List<?>) raw).get(0)).isEmpty();
     }
 
     /** A policy and the text the state function takes for it (args[3]). */
@@ -717,6 +785,8 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         private Duration backoffMin = Duration.ofMillis(100);
         private Duration backoffMax = Duration.ofSeconds(10);
         private LuaLibrary library;
+        private int waitReplicas;
+        private Duration waitTimeout = Duration.ofSeconds(1);
         private LuaRunner.Mode scripting = LuaRunner.Mode.AUTO;
         private boolean publishInScript;
 
@@ -830,6 +900,33 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
          */
         public Builder publishInScript(boolean publishInScript) {
             this.publishInScript = publishInScript;
+            return this;
+        }
+
+        /**
+         * After every transition (opened, reopened, closed, forced), wait until {@code replicas} replicas
+         * acknowledged it ({@code WAIT replicas timeout} on the connection that wrote it), at most
+         * {@code timeout}; fewer acknowledgements by then make the call fail with {@link StoreException} (the
+         * transition is applied on the primary, and published, but a fail-over before the replicas have it
+         * would lose it). Off by default (0): Redis replicates asynchronously, so a fail-over can lose the
+         * last transitions a primary acknowledged (see the README's "Running it in production"). Recorded
+         * outcomes below a transition never wait. Costs one round trip plus the replicas' delay per transition.
+         * Needs a {@link JedisPooled} or a {@link JedisCluster} client; keep {@code timeout} below the client's
+         * socket timeout, which bounds the WAIT's reply too.
+         *
+         * @throws IllegalArgumentException if {@code replicas} is negative or {@code timeout} is not within
+         *                                  1 ms .. 1 hour
+         */
+        public Builder waitReplicas(int replicas, Duration timeout) {
+            Objects.requireNonNull(timeout, "waitTimeout");
+            if (replicas < 0) {
+                throw new IllegalArgumentException("waitReplicas must be >= 0, was " + replicas);
+            }
+            if (timeout.toMillis() < 1 || timeout.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("waitTimeout must be within 1 ms .. 1 h, was " + timeout);
+            }
+            this.waitReplicas = replicas;
+            this.waitTimeout = timeout;
             return this;
         }
 
