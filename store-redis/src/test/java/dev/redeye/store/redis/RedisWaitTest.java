@@ -109,6 +109,26 @@ class RedisWaitTest {
         }
     }
 
+    /**
+     * On a Cluster the WAIT runs on the connection to the node owning the key's slot; the private cluster has no
+     * replicas, so every transition falls short, on whichever node its key lives.
+     */
+    @Test
+    void onAClusterTheWaitRunsOnTheNodeThatWroteTheTransition() {
+        Policy p = Policy.builder().failureThreshold(1).build();
+        try (RedisStore store = RedisStore.open(RedisTestCluster.url() + "?prefix=" + RedisTestSupport.newPrefix()
+                + "&waitReplicas=1&waitTimeout=100")) {
+            Policy many = Policy.builder().failureThreshold(100).build();
+            for (int i = 0; i < 6; i++) {
+                String op = "op-" + i;
+                assertEquals(1, store.recordFailure(op + "-sub", many, 1).state().failures(), "no WAIT below it");
+                StoreException e = assertThrows(StoreException.class, () -> store.recordFailure(op, p, 1));
+                assertTrue(e.getMessage().contains("0 of 1 replicas"), e.getMessage());
+                assertTrue(store.get(op).orElseThrow().open(), op);
+            }
+        }
+    }
+
     @Test
     void theWaitOptionsAreChecked() {
         IllegalArgumentException below = assertThrows(IllegalArgumentException.class,
