@@ -25,6 +25,8 @@ import redis.clients.jedis.resps.Slowlog;
  *
  * <ul>
  * <li>the reference: one {@code EVALSHA} of {@code return 1} (no keys), the cheapest script there is;</li>
+ * <li>where the server has Functions, the floor of the stored layout: a function running only the three
+ * commands of a sub-threshold record (HMGET of ten fields, HSET of two, PEXPIRE);</li>
  * <li>a sub-threshold failure, consecutive strategy ({@code failureThreshold} {@link Integer#MAX_VALUE});</li>
  * <li>a failure under the error-rate strategy that does not open (a threshold no rate reaches);</li>
  * <li>the failure that opens the breaker ({@code failureThreshold} 2: one untimed failure before, an untimed
@@ -73,6 +75,7 @@ final class RedisServerTimeBench {
                 String sha = admin.scriptLoad("return 1");
                 row(t, verdicts, "EVALSHA `return 1` (the reference)", measure(admin, samples, warmup,
                         i -> admin.evalsha(sha), log -> log.getArgs().size() >= 2 && log.getArgs().get(1).equals(sha)));
+                floor(admin, store, t, verdicts, samples, warmup);
                 try (CircuitBreaker never = CircuitBreaker.builder().store(store).failureThreshold(Integer.MAX_VALUE)
                         .build();
                         CircuitBreaker rate = CircuitBreaker.builder().store(store).strategy(Strategy.ERROR_RATE)
@@ -108,6 +111,43 @@ final class RedisServerTimeBench {
             out.append(v).append('\n');
         }
         return out.toString();
+    }
+
+    /** The floor's library: the three commands of a sub-threshold record and nothing else. */
+    private static final String FLOOR = "#!lua name=redeye_bench_floor\n"
+            + "local F = {'failures', 'lastFailureAt', 'open', 'openedAt', 'openCount', 'errorRate', 'samples',"
+            + " 'trialSuccesses', 'forced', 'version'}\n"
+            + "redis.register_function('redeye_bench_floor', function(keys, args)\n"
+            + "  local r = redis.call('HMGET', keys[1], unpack(F))\n"
+            + "  redis.call('HSET', keys[1], 'failures', args[1], 'lastFailureAt', args[2])\n"
+            + "  redis.call('PEXPIRE', keys[1], args[3])\n"
+            + "  return 1\n"
+            + "end)\n";
+
+    /**
+     * Where the server has Functions: the same three commands a sub-threshold record runs (HMGET of the ten
+     * fields, HSET of two, PEXPIRE) in a function that does nothing else, on a state hash of the store's
+     * layout: what the layout costs before any rule runs. Loaded for the run and deleted after.
+     */
+    private static void floor(Jedis admin, RedisStore store, Table t, List<String> verdicts, int samples, int warmup) {
+        try {
+            admin.functionLoadReplace(FLOOR);
+        } catch (RuntimeException e) {
+            return; // no Functions here
+        }
+        try {
+            String key = store.stateKey("servertime-floor");
+            admin.hset(key, Map.of("failures", "0", "lastFailureAt", "0", "open", "0", "openedAt", "0", "openCount",
+                    "0", "errorRate", "0", "samples", "0", "trialSuccesses", "0", "forced", "0", "version",
+                    "1764500000000000"));
+            row(t, verdicts, "FCALL of HMGET + HSET + PEXPIRE alone (what the layout costs)",
+                    measure(admin, samples, warmup, i -> admin.fcall("redeye_bench_floor", List.of(key),
+                            List.of(Integer.toString(i), Long.toString(System.currentTimeMillis()), "86400000")),
+                            log -> log.getArgs().size() > 3 && log.getArgs().get(3).equals(key)));
+            admin.del(key);
+        } finally {
+            admin.functionDelete("redeye_bench_floor");
+        }
     }
 
     /** Matches the slow-log entry of a call of the store's library on {@code op}'s state key. */

@@ -148,6 +148,26 @@ local function whole(v, min, max)
   return n
 end
 
+-- Small integers as text and back, remembered (as a library; a script starts empty each call): formatting and
+-- parsing go through the C library and cost more than a table lookup, and counts are mostly small.
+local TEXT, NUMBER = {}, {}
+
+local function text_of(n)
+  local t = TEXT[n]
+  if t then return t end
+  t = string.format('%d', n)
+  if n >= 0 and n < 10000 then TEXT[n] = t end
+  return t
+end
+
+local function number_of(t)
+  local n = NUMBER[t]
+  if n then return n end
+  n = tonumber(t)
+  if #t <= 4 then NUMBER[t] = n end
+  return n
+end
+
 local function parse_bool(v)
   if v == '1' or v == '0' then return v == '1' end
   local l = v and string.lower(v)
@@ -388,14 +408,14 @@ local function record_closed(keys, a, raw, P, now, success)
       or (string.byte(f10) == 45 and f10 ~= '-1') then
     return nil
   end
-  local failures, last, rate, samples = tonumber(f1), tonumber(f2), tonumber(raw[6]), tonumber(f7)
+  local failures, last, rate, samples = number_of(f1), tonumber(f2), number_of(raw[6]), number_of(f7)
   if rate > 1 then return nil end
   local f, l, r, n, opens = closed_outcome(failures, last, rate, samples, success, P, now)
   if opens then return nil, text end
   -- the changed fields as HSET arguments (raw becomes the next state's strings)
   local hset = {keys[1]}
   if f ~= failures then
-    raw[FAILURES] = string.format('%d', f)
+    raw[FAILURES] = text_of(f)
     hset[2] = 'failures'
     hset[3] = raw[FAILURES]
   end
@@ -411,7 +431,7 @@ local function record_closed(keys, a, raw, P, now, success)
     hset[#hset + 1] = raw[ERROR_RATE]
   end
   if n ~= samples then
-    raw[SAMPLES] = string.format('%d', n)
+    raw[SAMPLES] = text_of(n)
     hset[#hset + 1] = 'samples'
     hset[#hset + 1] = raw[SAMPLES]
   end
@@ -432,7 +452,7 @@ local function state(keys, a)
   local removes_claims = a[5]
   local feed = nargs == 8 and keys[4] ~= nil
   if not rule or not now or not P or (own and not own_arg) or (removes_claims ~= '0' and removes_claims ~= '1')
-      or (nargs ~= 5 and not (feed and uint(a[7], 1, LONG_MAX) and uint(a[8], 1, MAX_TTL))) then
+      or (nargs ~= 5 and not feed) then
     return redis.error_reply('REDEYE_BAD_ARGS state got ' .. nargs .. ' arguments, op ' .. tostring(op)
         .. ', policy ' .. tostring(a[3]) .. ': every argument must be present and in range; nothing was changed')
   end
@@ -481,6 +501,12 @@ local function state(keys, a)
   end
 
   local nxt, kind = rule(prev, P, now, own_arg)
+  -- the stream's arguments, read only to append an event: checked before the first write all the same
+  local publishes = feed and FROM[kind]
+  if publishes and not (uint(a[7], 1, LONG_MAX) and uint(a[8], 1, MAX_TTL)) then
+    return redis.error_reply('REDEYE_BAD_ARGS state got a stream length ' .. tostring(a[7]) .. ' and ttl '
+        .. tostring(a[8]) .. ': both must be in range; nothing was changed')
+  end
 
   -- A field changed when its value did (the same test as comparing the encoded strings: integers are exact,
   -- the error rate round-trips bit-exactly). Only changed fields are written; a new key gets every field.
@@ -523,7 +549,7 @@ local function state(keys, a)
   -- does not undo the committed change: published '0' tells the caller to publish (and signal a gap) as when
   -- it appends by itself.
   local published = ''
-  if feed and FROM[kind] then
+  if publishes then
     local entry = {keys[4], 'MAXLEN', '~', a[7], '*', 'op', a[6], 'kind', kind, 'from', FROM[kind]}
     for i = 1, NFIELDS do
       entry[#entry + 1] = FIELDS[i]

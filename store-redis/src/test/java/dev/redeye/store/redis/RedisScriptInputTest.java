@@ -127,6 +127,14 @@ class RedisScriptInputTest {
         }
         assertRejected(lua, LuaLibrary.Fn.STATE, keys, List.of("trial_success", "2", policy, "-2", "0"), k, before);
         assertRejected(lua, LuaLibrary.Fn.STATE, keys, good.subList(0, 4), k, before); // too few arguments
+        // the stream's length and ttl, read only by a transition that appends its event: checked before it writes
+        List<String> withFeed = List.of(k, store.claimsKey("s"), store.claim1Key("s"), store.feedKey());
+        String opens = "0,1,0,0.5,10,0.5,1,60000";
+        for (List<String> stream : List.of(List.of("0", "60000"), List.of("x", "60000"), List.of("100", ""),
+                List.of("100", Long.toString(Long.MAX_VALUE)))) {
+            assertRejected(lua, LuaLibrary.Fn.STATE, withFeed,
+                    List.of("failure", "2", opens, "", "0", "s", stream.get(0), stream.get(1)), k, before);
+        }
         // and the good arguments do write
         lua.run(LuaLibrary.Fn.STATE, keys, good);
         assertEquals("2", raw.hget(k, StateCodec.FAILURES));
