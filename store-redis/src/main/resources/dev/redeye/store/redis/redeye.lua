@@ -148,26 +148,6 @@ local function whole(v, min, max)
   return n
 end
 
--- Small integers as text and back, remembered (as a library; a script starts empty each call): formatting and
--- parsing go through the C library and cost more than a table lookup, and counts are mostly small.
-local TEXT, NUMBER = {}, {}
-
-local function text_of(n)
-  local t = TEXT[n]
-  if t then return t end
-  t = string.format('%d', n)
-  if n >= 0 and n < 10000 then TEXT[n] = t end
-  return t
-end
-
-local function number_of(t)
-  local n = NUMBER[t]
-  if n then return n end
-  n = tonumber(t)
-  if #t <= 4 then NUMBER[t] = n end
-  return n
-end
-
 local function parse_bool(v)
   if v == '1' or v == '0' then return v == '1' end
   local l = v and string.lower(v)
@@ -408,14 +388,14 @@ local function record_closed(keys, a, raw, P, now, success)
       or (string.byte(f10) == 45 and f10 ~= '-1') then
     return nil
   end
-  local failures, last, rate, samples = number_of(f1), tonumber(f2), number_of(raw[6]), number_of(f7)
+  local failures, last, rate, samples = tonumber(f1), tonumber(f2), tonumber(raw[6]), tonumber(f7)
   if rate > 1 then return nil end
   local f, l, r, n, opens = closed_outcome(failures, last, rate, samples, success, P, now)
   if opens then return nil, text end
   -- the changed fields as HSET arguments (raw becomes the next state's strings)
   local hset = {keys[1]}
   if f ~= failures then
-    raw[FAILURES] = text_of(f)
+    raw[FAILURES] = string.format('%d', f)
     hset[2] = 'failures'
     hset[3] = raw[FAILURES]
   end
@@ -431,7 +411,7 @@ local function record_closed(keys, a, raw, P, now, success)
     hset[#hset + 1] = raw[ERROR_RATE]
   end
   if n ~= samples then
-    raw[SAMPLES] = text_of(n)
+    raw[SAMPLES] = string.format('%d', n)
     hset[#hset + 1] = 'samples'
     hset[#hset + 1] = raw[SAMPLES]
   end
