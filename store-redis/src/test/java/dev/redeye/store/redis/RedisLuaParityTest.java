@@ -48,7 +48,7 @@ class RedisLuaParityTest {
     @Test
     void runAsEvalScriptsTheLibraryMatchesTransitionsToo() {
         String prefix = RedisTestSupport.newPrefix();
-        assertParity(() -> scriptsClient(prefix), prefix, SEQUENCES / 5);
+        assertParity(() -> scriptsClient(prefix), prefix, SEQUENCES / 10);
     }
 
     private static void assertParity(java.util.function.Supplier<Store> clients, String prefix, int sequences) {
