@@ -14,7 +14,8 @@ import java.util.Set;
  */
 final class BenchEnv {
     static final List<String> ALL_STORES = List.of("memory", "redis", "postgres", "dynamodb", "hazelcast");
-    static final List<String> ALL_SECTIONS = List.of("ops", "latency", "record", "atomic", "growth", "fleet");
+    static final List<String> ALL_SECTIONS = List.of("ops", "latency", "record", "servertime", "wait", "atomic",
+            "growth", "fleet");
 
     private final List<String> stores;
     private final List<String> sections;
@@ -79,7 +80,7 @@ final class BenchEnv {
                 default:
                     throw new IllegalArgumentException("unknown argument '" + args[i]
                             + "'; usage: DistributedBench [--stores memory,redis,postgres,dynamodb,hazelcast]"
-                            + " [--sections ops,latency,record,atomic,growth,fleet] [--quick] [--chart-dir DIR]");
+                            + " [--sections ops,latency,record,servertime,wait,atomic,growth,fleet] [--quick] [--chart-dir DIR]");
             }
         }
         String redis = env("REDEYE_REDIS_URL", "redis://127.0.0.1:6379");

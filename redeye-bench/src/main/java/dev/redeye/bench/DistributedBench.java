@@ -19,6 +19,10 @@ import java.time.temporal.ChronoUnit;
  * <li>{@code record}: p50/p99 of {@code recordFailure} and a failing {@code execute}, below the threshold and
  * at the opening, next to the store's smallest write of its own kind, with the issue's targets checked
  * ({@link RecordPathBench});</li>
+ * <li>{@code servertime}: Redis's own time (SLOWLOG) per call of the record path, with the issue's targets
+ * ({@link RedisServerTimeBench});</li>
+ * <li>{@code wait}: what {@code waitReplicas} costs per transition, on a private primary and replica
+ * ({@link RedisWaitBench});</li>
  * <li>{@code atomic}: atomic capabilities vs {@link BestEffortStore}, 8 threads over 2 clients: lost failures
  * and concurrent trials ({@link AtomicBench});</li>
  * <li>{@code growth}: per-call cost and heap with 1, 100 and 10,000 operations ({@link GrowthBench});</li>
@@ -46,7 +50,7 @@ public final class DistributedBench {
      * Runs the selected sections and prints their tables to standard output.
      *
      * @param args {@code [--stores memory,redis,postgres,dynamodb,hazelcast]
-     *             [--sections ops,latency,record,atomic,growth,fleet] [--quick] [--chart-dir DIR]}
+     *             [--sections ops,latency,record,servertime,wait,atomic,growth,fleet] [--quick] [--chart-dir DIR]}
      * @throws IllegalArgumentException on an unknown argument
      */
     public static void main(String[] args) {
@@ -61,6 +65,8 @@ public final class DistributedBench {
         section(env, "ops", "Store operations per call", () -> OpsPerCall.run(env));
         section(env, "latency", "Latency of a healthy execute vs the store's round trip", () -> LatencyBench.run(env));
         section(env, "record", "Record path: a failure vs the store's smallest write", () -> RecordPathBench.run(env));
+        section(env, "servertime", "Redis server time per call of the record path", () -> RedisServerTimeBench.run(env));
+        section(env, "wait", "Redis: what waitReplicas costs", () -> RedisWaitBench.run(env));
         section(env, "atomic", "Atomic vs best-effort", () -> AtomicBench.run(env));
         section(env, "growth", "Cost growth with distinct operations", () -> GrowthBench.run(env));
         section(env, "fleet", "Fleet: a dependency dies, then recovers", () -> FleetBench.run(env));

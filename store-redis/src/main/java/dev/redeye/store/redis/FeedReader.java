@@ -45,6 +45,11 @@ import redis.clients.jedis.resps.StreamEntry;
  * the reader compares the stream's first entry with the last one it read before; if the first is newer,
  * entries may have been trimmed unseen and every subscriber's {@code onGap} runs (a false positive is
  * harmless: subscribers re-read).
+ *
+ * <p><b>A stream that went backwards.</b> After a fail-over the new primary may hold a shorter stream, or
+ * none, or stamp new entries with a clock that is behind: its end is then below the reader's position and
+ * new entries would be skipped. The reader checks the stream's end after every reconnect and every read that
+ * found nothing; when it is below the position, it signals a gap and reads on from that end.
  */
 final class FeedReader {
     private static final Logger LOG = LoggerFactory.getLogger(FeedReader.class);
@@ -186,6 +191,7 @@ final class FeedReader {
                         }
                         LOG.info("redeye feed reader {} reconnected to {} after {} failed attempt(s)", clientName,
                                 connector.describe(), failedAttempts);
+                        rebaseIfRewound(new Jedis(c)); // a fail-over's new primary may hold a shorter stream
                     }
                     Jedis jedis = new Jedis(c);
                     while (!closed) {
@@ -194,7 +200,8 @@ final class FeedReader {
                         backoff = backoffMinMillis;
                         failedAttempts = 0;
                         if (batch == null) {
-                            continue; // XREAD BLOCK timed out: nothing new
+                            rebaseIfRewound(jedis); // XREAD BLOCK timed out: nothing new, or nothing above lastId
+                            continue;
                         }
                         int n = 0;
                         for (Map.Entry<String, List<StreamEntry>> stream : batch) {
@@ -252,6 +259,29 @@ final class FeedReader {
                 .add(Protocol.Keyword.BLOCK).add(blockMillis)
                 .add(Protocol.Keyword.STREAMS).key(streamKey).add(after.toString());
         return new CommandObject<>(args, BuilderFactory.STREAM_READ_RESPONSE);
+    }
+
+    /**
+     * Detects a stream whose end moved below the reader's position: after a fail-over to a primary that lost
+     * the stream or whose clock is behind, new entries get ids below {@link #lastId}, and XREAD after it would
+     * skip them all, silently, until that clock catches up. When the stream's last entry (none for a missing or
+     * empty stream) is below {@code lastId}, every subscriber's {@code onGap} runs and the reader moves its
+     * position back to that entry, so everything appended from now on is delivered. Checked after every XREAD
+     * that found nothing (at most one XREVRANGE per {@code feedBlock} while the stream is idle; an XREAD that
+     * returns entries proves the end is above the position) and after every reconnect.
+     */
+    private void rebaseIfRewound(Jedis jedis) {
+        List<StreamEntry> last = jedis.xrevrange(streamKey, "+", "-", 1);
+        StreamEntryID end = last.isEmpty() ? new StreamEntryID(0, 0) : last.get(0).getID();
+        if (end.compareTo(lastId) >= 0) {
+            return;
+        }
+        LOG.warn("redeye feed reader {}: the end of {} ({}) is below the last entry read ({}): the stream was lost"
+                + " or rewritten (a fail-over, a server clock behind); signalling a gap and reading on from {}",
+                clientName, abbreviate(streamKey), last.isEmpty() ? "no entry" : end, lastId, end);
+        lastId = end;
+        subscribers.signalGap();
+        clearInterrupt();
     }
 
     /** Whether the stream's first entry is newer than {@code lastRead}: entries may have been trimmed unseen. */

@@ -10,8 +10,18 @@ import java.util.Objects;
  * <p>The tag is the operation name with {@code %}, <code>{</code> and <code>}</code> percent-encoded
  * ({@code %25}, {@code %7B}, {@code %7D}); the empty name is tagged {@code %}, which no encoded name can
  * equal. The encoding is injective, keeps ordinary names readable in {@code redis-cli}, and the tag never
- * contains a brace, so the server always hashes exactly the encoded name (or, when the prefix itself
- * contains a <code>{</code>, the same prefix-plus-name substring for every key of the operation).
+ * contains a brace. Which part of a key Redis Cluster hashes then depends on the prefix only:
+ * <ul>
+ * <li>no <code>{</code> in the prefix: the encoded name (one slot per operation);</li>
+ * <li>the prefix's first <code>{</code> closed by a <code>}</code> inside the prefix with something between
+ * (<code>app{x}:</code>): that part of the prefix, so every key of the store, the feed stream included, is
+ * in one slot (one node holds them all);</li>
+ * <li>the prefix's first <code>{</code> not closed inside the prefix (<code>app{:</code>): the rest of the
+ * prefix, our <code>{</code> and the encoded name, the same for every key of the operation;</li>
+ * <li>the prefix's first <code>{</code> followed at once by <code>}</code> (<code>app{}:</code>): nothing,
+ * since Redis ignores an empty tag and hashes each whole key, so the state and claim keys of one operation
+ * land in different slots and every script fails with CROSSSLOT. {@link #checkPrefix} refuses it.</li>
+ * </ul>
  */
 final class RedisKeys {
     static final String STATE_SUFFIX = ":state";
@@ -21,8 +31,42 @@ final class RedisKeys {
 
     private final String prefix;
 
+    /**
+     * @throws NullPointerException     if {@code prefix} is null
+     * @throws IllegalArgumentException if {@link #checkPrefix} refuses it
+     */
     RedisKeys(String prefix) {
-        this.prefix = Objects.requireNonNull(prefix, "prefix");
+        this.prefix = checkPrefix(prefix);
+    }
+
+    /**
+     * Refuses a prefix under which the keys of one operation would not share a Redis Cluster hash slot (a
+     * prefix whose first <code>{</code> is followed at once by <code>}</code>: Redis hashes each whole key, see
+     * the class Javadoc), or one that is not well-formed UTF-16 (Jedis would send an unpaired surrogate as
+     * {@code ?}, so two prefixes would share keys). Checked on every server, not only on a Cluster: data
+     * written under such a prefix could not move to one.
+     *
+     * @return {@code prefix}, for chaining
+     * @throws NullPointerException     if {@code prefix} is null
+     * @throws IllegalArgumentException naming the prefix and the reason
+     */
+    static String checkPrefix(String prefix) {
+        Objects.requireNonNull(prefix, "prefix");
+        int open = prefix.indexOf('{');
+        if (open >= 0 && open + 1 < prefix.length() && prefix.charAt(open + 1) == '}') {
+            throw new IllegalArgumentException("prefix '" + FeedReader.abbreviate(prefix) + "' is refused: its first"
+                    + " '{' is followed at once by '}', an empty hash tag, so Redis Cluster would hash each whole key"
+                    + " and put the state and claim keys of one operation in different slots (every script would"
+                    + " fail with CROSSSLOT). Drop the braces, or put a non-empty tag between them (app{x}: keeps"
+                    + " every key of the store in one slot)");
+        }
+        try {
+            OperationNames.requireWellFormed(prefix);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("prefix is refused: " + e.getMessage().replace("operation name", "it"),
+                    e);
+        }
+        return prefix;
     }
 
     String prefix() {

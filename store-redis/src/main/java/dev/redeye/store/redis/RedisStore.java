@@ -31,12 +31,18 @@ import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TransitionKind;
 import dev.redeye.api.Transitions;
 import dev.redeye.api.TrialClaims;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisAskDataException;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
+import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * A redeye {@link Store} on Redis (standalone, replicated or Cluster) through a user-supplied Jedis
@@ -54,11 +60,12 @@ import redis.clients.jedis.exceptions.JedisException;
  *         .build();
  * }</pre>
  *
- * <p><b>Cost.</b> {@link #get} is one HGETALL; every atomic operation is one EVALSHA round trip, plus one
- * more (a small EVALSHA that XADDs to the feed stream) when it was a transition, except for an automatic
- * transition (opened, reopened, closed) with {@link Builder#publishInScript} on (a standalone server opened
- * from a URI), which the state script appends itself; {@link #claimTrial} is
- * one EVALSHA and {@link #releaseTrial} one EVALSHA. The feed costs one thread and one connection per store
+ * <p><b>Cost.</b> {@link #get} is one HGETALL; every atomic operation is one call of the store's Lua library
+ * (FCALL where the server offers Redis Functions, else EVALSHA: see {@code redeye.lua} and the package
+ * Javadoc), plus one more (a small call that XADDs to the feed stream) when it was a transition, except for an
+ * automatic transition (opened, reopened, closed) with {@link Builder#publishInScript} on (a standalone server
+ * opened from a URI), which the state function appends itself; {@link #claimTrial} is one call and
+ * {@link #releaseTrial} one call. The feed costs one thread and one connection per store
  * instance, started by the first {@link #subscribe}.
  *
  * <p><b>The feed connection.</b> The reader blocks in XREAD, so it needs a connection of its own. It uses,
@@ -76,10 +83,12 @@ import redis.clients.jedis.exceptions.JedisException;
  * <p><b>Retries: writes are at most once.</b> A command is sent a second time only when that cannot count
  * twice: when the server proved it did not run it (Cluster MOVED / ASK, a refused connection), or after a
  * broken connection (end of stream, reset: a pooled connection left stale by a restart) for the commands
- * that are harmless twice ({@link #get}, {@link #put}, {@link #delete}, {@link #releaseTrial},
+ * that are harmless twice ({@link #get}, {@link #releaseTrial} (compare-and-delete by token),
  * {@link #claimTrial} with the same token, and the feed XADD). The state script behind every counting and
- * transition method is never re-sent after its reply was lost, and nothing is re-sent after a timeout (the
- * command may still run; a retry would also double the wait). A broken connection of a {@link JedisPooled}
+ * transition method, {@link #put} and {@link #delete} are never re-sent after their reply was lost: the first
+ * attempt may have run, and a second one would undo what another instance wrote in between (a re-sent delete
+ * erases the life another instance began, a re-sent put the failure it counted). Nothing is re-sent after a
+ * timeout (the command may still run; a retry would also double the wait). A broken connection of a {@link JedisPooled}
  * also drops the pool's idle connections, which are as old and most likely as dead. A {@link JedisCluster}
  * re-sends on its own ({@code maxAttempts}, 5 by default, timeouts included): build yours with
  * {@code maxAttempts} 1 for at-most-once writes, as {@link #open(String)} does.
@@ -112,18 +121,13 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
     private static final Logger LOG = LoggerFactory.getLogger(RedisStore.class);
     private static final AtomicLong INSTANCES = new AtomicLong();
 
-    private static final LuaScript STATE = LuaScript.load("state.lua");
-    private static final LuaScript CLAIM = LuaScript.load("claim.lua");
-    private static final LuaScript RELEASE = LuaScript.load("release.lua");
-    private static final LuaScript PUT = LuaScript.load("put.lua");
-    private static final LuaScript PUBLISH = LuaScript.load("publish.lua");
     private static final String[] FIELDS = {
         StateCodec.FAILURES, StateCodec.LAST_FAILURE_AT, StateCodec.OPEN, StateCodec.OPENED_AT,
         StateCodec.OPEN_COUNT, StateCodec.ERROR_RATE, StateCodec.SAMPLES, StateCodec.TRIAL_SUCCESSES,
         StateCodec.FORCED, StateCodec.VERSION,
     };
-    /** state.lua's reply: kind, changed, the previous and the next fields, published. */
-    private static final int REPLY_SIZE = 3 + 2 * FIELDS.length;
+    /** The state function's reply: kind, changed, the previous and the next fields (joined by ','), published. */
+    private static final int REPLY_SIZE = 5;
     private static final String MALFORMED = "REDEYE_MALFORMED";
     /**
      * The longest TTL the store writes, 100 years in ms: a longer one ("forever") is stored as this. Redis
@@ -135,15 +139,24 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
 
     /** Whether a command may be sent again after a broken connection (see {@link RedisFailures}). */
     private enum Repeat {
-        /** Harmless to run twice: reads, replacing writes, compare-and-delete, a claim with the same token. */
+        /** Harmless to run twice: reads, compare-and-delete by token, a claim with the same token, an event. */
         IDEMPOTENT,
-        /** Counts or moves state ({@code state.lua}): sent again only when the server proved it did not run. */
+        /**
+         * Sent again only when the server proved it did not run: writes that count or move state
+         * (the state function), and {@code put} and {@code delete}, whose second run would replace or erase what
+         * another instance wrote after the first one (a new life of the key, a failure counted on the put state).
+         */
         AT_MOST_ONCE
     }
 
     private final UnifiedJedis client;
     private final boolean closeClient;
-    private final LuaScript stateScript;
+    private final LuaRunner lua;
+    /** WAIT after a transition for this many replicas (0: no WAIT), at most waitTimeoutMillis. */
+    private final int waitReplicas;
+    private final long waitTimeoutMillis;
+    /** The last policy this store sent, and its text (the state function's args[3]): most calls repeat it. */
+    private volatile PolicyText lastPolicy;
     /** Automatic transitions are appended to the feed by the state script itself (standalone servers). */
     private final boolean publishInScript;
     private final RedisKeys keys;
@@ -163,7 +176,14 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
     private RedisStore(Builder b) {
         this.client = b.client;
         this.closeClient = b.closeClient;
-        this.stateScript = b.stateScript != null ? b.stateScript : STATE;
+        this.lua = new LuaRunner(b.client, b.library != null ? b.library : LuaLibrary.standard(), b.scripting);
+        this.waitReplicas = b.waitReplicas;
+        this.waitTimeoutMillis = b.waitTimeout.toMillis();
+        if (waitReplicas > 0 && !(b.client instanceof JedisPooled) && !(b.client instanceof JedisCluster)) {
+            throw new IllegalArgumentException("waitReplicas needs a JedisPooled or a JedisCluster client: WAIT must"
+                    + " run on the connection that made the write, which only those let the store choose; was "
+                    + b.client.getClass().getName());
+        }
         this.publishInScript = b.publishInScript && !(b.client instanceof JedisCluster);
         this.keys = new RedisKeys(b.prefix);
         this.feedMaxLength = b.feedMaxLength;
@@ -284,7 +304,9 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
     }
 
     /**
-     * {@inheritDoc} One EVALSHA that replaces the hash (whatever was there) and sets its TTL. A forced state
+     * {@inheritDoc} One call of the library's put function, which replaces the hash (whatever was there) and sets its TTL; never re-sent
+     * after its reply was lost (see the class Javadoc), so such a failure is a {@link StoreException} whose
+     * write may have run. A forced state
      * ({@link BreakerState#forced()}) is stored without expiry and {@code ttl} is ignored: while forced,
      * every call is rejected at the gate, so nothing would refresh the TTL before it ran out.
      *
@@ -302,17 +324,20 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
             args.add(f.getKey());
             args.add(f.getValue());
         }
-        call("put", key, Repeat.IDEMPOTENT, () -> PUT.run(client, List.of(k), args));
+        call("put", key, Repeat.AT_MOST_ONCE, () -> lua.run(LuaLibrary.Fn.PUT, List.of(k), args));
     }
 
-    /** {@inheritDoc} One DEL of the state hash and both claim keys (same slot). */
+    /**
+     * {@inheritDoc} One DEL of the state hash and both claim keys (same slot); never re-sent after its reply
+     * was lost (see the class Javadoc), so such a failure is a {@link StoreException} whose delete may have run.
+     */
     @Override
     public void delete(String key) {
         String state = keys.state(key);
         String claims = keys.claims(key);
         String claim1 = keys.claim1(key);
         checkOpen();
-        call("delete", key, Repeat.IDEMPOTENT, () -> client.del(state, claims, claim1));
+        call("delete", key, Repeat.AT_MOST_ONCE, () -> client.del(state, claims, claim1));
     }
 
     /**
@@ -356,7 +381,7 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
     // ---------------------------------------------------------------- AtomicRecording, AtomicTransitions
 
     /**
-     * {@inheritDoc} One EVALSHA of {@code state.lua}, which expresses the rule named by
+     * {@inheritDoc} One call of the library's state function, which expresses the rule named by
      * {@link AtomicOperation.Kind#wireName()} natively (parity with {@code Transitions} is proven by the TCK's
      * model rules), plus one to publish when it was a transition. Forcing CLOSED deletes both claim keys in the
      * same script. A forced OPEN state is stored without expiry, and so is every later write while it stays
@@ -366,13 +391,13 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
     @Override
     public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
         Objects.requireNonNull(operation, "operation");
-        return apply(operation.kind().wireName(), key, policy, now, operation.trialVersion());
+        return apply(operation, key, policy, now);
     }
 
     // ---------------------------------------------------------------- TrialClaims
 
     /**
-     * {@inheritDoc} One EVALSHA of {@code claim.lua}: {@code SET NX PX} of the one-permit claim key when
+     * {@inheritDoc} One call of the library's claim function: {@code SET NX PX} of the one-permit claim key when
      * {@code permits == 1} (refused while the sorted set holds a live claim of a breaker with more permits),
      * else a sorted set whose members expire by score, counting the one-permit claim too. Expiry is judged by
      * the Redis server's clock. The token is a random UUID.
@@ -387,14 +412,15 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         long ttlMillis = ttlMillis(ttl);
         checkOpen();
         String token = UUID.randomUUID().toString();
-        // the same token on a second attempt: claim.lua answers 1 again if the first one did claim
+        // the same token on a second attempt: the claim function answers 1 again if the first one did claim
         Object r = call("claimTrial", key, Repeat.IDEMPOTENT,
-                () -> CLAIM.run(client, List.of(k, k1), List.of(Integer.toString(permits), Long.toString(ttlMillis), token)));
+                () -> lua.run(LuaLibrary.Fn.CLAIM, List.of(k, k1),
+                        List.of(Integer.toString(permits), Long.toString(ttlMillis), token)));
         return r instanceof Long && (Long) r == 1L ? Optional.of(token) : Optional.empty();
     }
 
     /**
-     * {@inheritDoc} One EVALSHA of {@code release.lua}: deletes the one-permit claim if it holds this token
+     * {@inheritDoc} One call of the library's release function: deletes the one-permit claim if it holds this token
      * (compare-and-delete), else removes the token from the sorted set; a stale or unknown token can never
      * free another caller's claim.
      */
@@ -404,7 +430,7 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         String k1 = keys.claim1(key);
         Objects.requireNonNull(token, "token");
         checkOpen();
-        call("releaseTrial", key, Repeat.IDEMPOTENT, () -> RELEASE.run(client, List.of(k, k1), List.of(token)));
+        call("releaseTrial", key, Repeat.IDEMPOTENT, () -> lua.run(LuaLibrary.Fn.RELEASE, List.of(k, k1), List.of(token)));
     }
 
     // ---------------------------------------------------------------- TransitionFeed
@@ -450,65 +476,156 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
 
     // ---------------------------------------------------------------- internals
 
-    private StateChange apply(String op, String key, Policy policy, long now, long trialVersion) {
+    private StateChange apply(AtomicOperation operation, String key, Policy policy, long now) {
         String state = keys.state(key);
         String claims = keys.claims(key);
         String claim1 = keys.claim1(key);
         Objects.requireNonNull(policy, "policy");
         checkOpen();
-        List<String> args = List.of(
-                op,
-                Long.toString(now),
-                Integer.toString(policy.strategy().code()),
-                Integer.toString(policy.failureThreshold()),
-                Long.toString(policy.maxGapBetweenFailuresMillis()),
-                Double.toString(policy.errorRateThreshold()),
-                Integer.toString(policy.minimumCalls()),
-                Double.toString(policy.errorRateDecay()),
-                Integer.toString(policy.successThreshold()),
-                Long.toString(Math.min(policy.stateTtlMillis(), MAX_TTL_MILLIS)),
-                Long.toString(Transitions.halfOpenOpenedAt(policy, now)),
-                Long.toString(trialVersion));
+        AtomicOperation.Kind kind = operation.kind();
+        String op = kind.wireName();
+        String own;
+        if (kind == AtomicOperation.Kind.TRIAL_SUCCESS || kind == AtomicOperation.Kind.TRIAL_FAILURE) {
+            own = Long.toString(operation.trialVersion());
+        } else if (kind == AtomicOperation.Kind.FORCE_HALF_OPEN) {
+            own = Long.toString(Transitions.halfOpenOpenedAt(policy, now));
+        } else {
+            own = "";
+        }
         List<String> scriptKeys;
         List<String> scriptArgs;
         if (publishInScript) {
             scriptKeys = List.of(state, claims, claim1, keys.feed());
-            List<String> all = new ArrayList<>(15);
-            all.addAll(args);
-            all.add(key);
-            all.add(Long.toString(feedMaxLength));
-            all.add(Long.toString(feedTtlMillis));
-            scriptArgs = all;
+            scriptArgs = List.of(op, Long.toString(now), policyText(policy), own, operation.removesClaims() ? "1" : "0",
+                    key, Long.toString(feedMaxLength), Long.toString(feedTtlMillis));
         } else {
             scriptKeys = List.of(state, claims, claim1);
-            scriptArgs = args;
+            scriptArgs = List.of(op, Long.toString(now), policyText(policy), own, operation.removesClaims() ? "1" : "0");
         }
-        Object raw = call(op, key, Repeat.AT_MOST_ONCE, () -> stateScript.run(client, scriptKeys, scriptArgs));
+        long[] acked = {-1};
+        Object raw = call(op, key, Repeat.AT_MOST_ONCE, () -> waitReplicas == 0
+                ? lua.run(LuaLibrary.Fn.STATE, scriptKeys, scriptArgs)
+                : runAndWait(state, scriptKeys, scriptArgs, acked));
         StateChange change = decode(raw, key);
-        // "1": the script appended the event; "0": its append failed; "": it appends none (a forced change, or
-        // publishing in the script is off). Publishing here also signals a gap if the stream still refuses.
-        if (change.isTransition() && !"1".equals(String.valueOf(((List<?>) raw).get(REPLY_SIZE - 1)))) {
+        // "1": the function appended the event; "0": its append failed; "": it appends none (a forced change, or
+        // publishing in the function is off). Publishing here also signals a gap if the stream still refuses.
+        if (change.isTransition() && !"1".equals(text(((List<?>) raw).get(REPLY_SIZE - 1)))) {
             publish(change.toEvent(key, policy, now));
+        }
+        if (acked[0] >= 0 && acked[0] < waitReplicas) {
+            throw new StoreException("the " + change.transition().wireName() + " transition of " + where(key)
+                    + " is applied on the primary, but only " + acked[0] + " of " + waitReplicas + " replicas"
+                    + " acknowledged it within " + waitTimeoutMillis + " ms (waitReplicas): a fail-over now"
+                    + " could lose it");
         }
         return change;
     }
 
+    /**
+     * The state function and, when it made a transition, {@code WAIT waitReplicas waitTimeout} on the same
+     * connection (WAIT counts the replicas that acknowledged this connection's writes): the pool's connection
+     * of a {@link JedisPooled}, the connection to the node owning the key's slot of a {@link JedisCluster}
+     * (following one MOVED / ASK redirection to the node it names). Sets {@code acked[0]} to WAIT's answer.
+     */
+    private Object runAndWait(String stateKey, List<String> scriptKeys, List<String> scriptArgs, long[] acked) {
+        Connection c = client instanceof JedisPooled ? ((JedisPooled) client).getPool().getResource()
+                : ((JedisCluster) client).getConnectionFromSlot(JedisClusterCRC16.getSlot(stateKey));
+        try (UnifiedJedis one = new UnifiedJedis(c)) {
+            Object raw;
+            try {
+                raw = lua.run(one, LuaLibrary.Fn.STATE, scriptKeys, scriptArgs);
+            } catch (JedisRedirectionException moved) {
+                if (!(client instanceof JedisCluster)) {
+                    throw moved;
+                }
+                ConnectionPool target = ((JedisCluster) client).getClusterNodes().get(moved.getTargetNode().toString());
+                if (target == null) {
+                    throw moved;
+                }
+                try (UnifiedJedis there = new UnifiedJedis(target.getResource())) {
+                    if (moved instanceof JedisAskDataException) {
+                        there.sendCommand(Protocol.Command.ASKING);
+                    }
+                    raw = lua.run(there, LuaLibrary.Fn.STATE, scriptKeys, scriptArgs);
+                    if (isTransition(raw)) {
+                        acked[0] = there.waitReplicas(stateKey, waitReplicas, waitTimeoutMillis);
+                    }
+                    return raw;
+                }
+            }
+            if (isTransition(raw)) {
+                acked[0] = one.waitReplicas(stateKey, waitReplicas, waitTimeoutMillis);
+            }
+            return raw;
+        }
+    }
+
+    private static boolean isTransition(Object raw) {
+        return raw instanceof List && !((List<?>) raw).isEmpty() && !text(((List<?>) raw).get(0)).isEmpty();
+    }
+
+    /** A policy and the text the state function takes for it (args[3]). */
+    private static final class PolicyText {
+        final Policy policy;
+        final String text;
+
+        PolicyText(Policy policy, String text) {
+            this.policy = policy;
+            this.text = text;
+        }
+    }
+
+    /**
+     * The state function's policy argument: strategy code, failureThreshold, maxGapBetweenFailures,
+     * errorRateThreshold, minimumCalls, errorRateDecay, successThreshold, stateTtl (capped), joined by ','.
+     * Remembered for the last policy seen, since a breaker sends its own on every call.
+     */
+    private String policyText(Policy policy) {
+        PolicyText last = lastPolicy;
+        if (last != null && last.policy == policy) {
+            return last.text;
+        }
+        String text = policy.strategy().code() + "," + policy.failureThreshold() + ","
+                + policy.maxGapBetweenFailuresMillis() + "," + Double.toString(policy.errorRateThreshold()) + ","
+                + policy.minimumCalls() + "," + Double.toString(policy.errorRateDecay()) + ","
+                + policy.successThreshold() + "," + Math.min(policy.stateTtlMillis(), MAX_TTL_MILLIS);
+        lastPolicy = new PolicyText(policy, text);
+        return text;
+    }
+
     private StateChange decode(Object raw, String key) {
         if (!(raw instanceof List) || ((List<?>) raw).size() != REPLY_SIZE) {
-            throw new StoreException("unexpected reply from state.lua at " + where(key) + ": " + raw);
+            throw new StoreException("unexpected reply from the state function at " + where(key) + ": " + raw);
         }
         List<?> r = (List<?>) raw;
-        String kind = String.valueOf(r.get(0));
-        Map<String, String> prev = new LinkedHashMap<>();
-        Map<String, String> next = new LinkedHashMap<>();
-        for (int i = 0; i < FIELDS.length; i++) {
-            prev.put(FIELDS[i], String.valueOf(r.get(2 + i)));
-            next.put(FIELDS[i], String.valueOf(r.get(2 + FIELDS.length + i)));
-        }
-        BreakerState p = StateCodec.fromFields(prev, where(key));
-        BreakerState n = StateCodec.fromFields(next, where(key));
+        String kind = text(r.get(0));
+        BreakerState p = StateCodec.fromFields(fields(text(r.get(2)), key), where(key));
+        BreakerState n = StateCodec.fromFields(fields(text(r.get(3)), key), where(key));
         TransitionKind k = kind.isEmpty() ? null : TransitionKind.fromWireName(kind);
         return new StateChange(p, n, k);
+    }
+
+    /** The ten stored fields of a state from the state function's text (values joined by ',' in FIELDS order). */
+    private Map<String, String> fields(String joined, String key) {
+        Map<String, String> m = new LinkedHashMap<>(16);
+        int start = 0;
+        for (int i = 0; i < FIELDS.length; i++) {
+            int end = joined.indexOf(',', start);
+            boolean last = i == FIELDS.length - 1;
+            if (last ? end >= 0 : end < 0) {
+                throw new StoreException("unexpected state from the state function at " + where(key) + ": " + joined);
+            }
+            if (last) {
+                end = joined.length();
+            }
+            m.put(FIELDS[i], joined.substring(start, end));
+            start = end + 1;
+        }
+        return m;
+    }
+
+    private static String text(Object o) {
+        return o instanceof byte[] ? new String((byte[]) o, java.nio.charset.StandardCharsets.UTF_8) : String.valueOf(o);
     }
 
     /**
@@ -527,7 +644,7 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         }
         try {
             // a duplicate entry is harmless: readers drop an event whose version they already delivered
-            attempt(Repeat.IDEMPOTENT, () -> PUBLISH.run(client, List.of(keys.feed()), args));
+            attempt(Repeat.IDEMPOTENT, () -> lua.run(LuaLibrary.Fn.PUBLISH, List.of(keys.feed()), args));
         } catch (JedisException e) {
             gapMarkerPending.set(true);
             LOG.warn("redeye could not publish the {} transition of '{}' (version {}) on {}: {}; signalling a gap"
@@ -551,7 +668,7 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
             return;
         }
         try {
-            PUBLISH.run(client, List.of(keys.feed()), List.of(Long.toString(feedMaxLength),
+            lua.run(LuaLibrary.Fn.PUBLISH, List.of(keys.feed()), List.of(Long.toString(feedMaxLength),
                     Long.toString(feedTtlMillis), FeedReader.GAP_FIELD, feedClientName));
             LOG.info("redeye appended a gap marker to {} after a failed publish", FeedReader.abbreviate(keys.feed()));
         } catch (JedisException e) {
@@ -593,7 +710,7 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
      * broke and most likely stale too (a server restart). Then the command is re-sent when the server proved
      * it did not run it (MOVED / ASK, connection refused), or, after a broken connection, when it is
      * {@link Repeat#IDEMPOTENT}. A timeout is never retried: the command may still run, and a retry would
-     * double the caller's wait. So writes that count ({@code state.lua}) are at most once.
+     * double the caller's wait. So writes that count (the state function) are at most once.
      */
     private <T> T attempt(Repeat repeat, Supplier<T> body) {
         try {
@@ -667,16 +784,29 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         private Duration feedBlock = Duration.ofSeconds(2);
         private Duration backoffMin = Duration.ofMillis(100);
         private Duration backoffMax = Duration.ofSeconds(10);
-        private LuaScript stateScript;
+        private LuaLibrary library;
+        private int waitReplicas;
+        private Duration waitTimeout = Duration.ofSeconds(1);
+        private LuaRunner.Mode scripting = LuaRunner.Mode.AUTO;
         private boolean publishInScript;
 
         private Builder(UnifiedJedis client) {
             this.client = Objects.requireNonNull(client, "client");
         }
 
-        /** Prefix of every key (default empty), for example {@code "myapp:"}. */
+        /**
+         * Prefix of every key (default empty), for example {@code "myapp:"}. Braces are Redis Cluster hash
+         * tags: {@code "myapp{x}:"} puts every key of the store in one slot (one node), and a prefix whose first
+         * <code>{</code> is followed at once by <code>}</code> ({@code "myapp{}:"}) is refused, since Redis would
+         * then hash each whole key and spread one operation's keys over several slots (see the package
+         * Javadoc).
+         *
+         * @throws NullPointerException     if {@code prefix} is null
+         * @throws IllegalArgumentException if the prefix has an empty hash tag first or is not well-formed
+         *                                  UTF-16, saying why
+         */
         public Builder prefix(String prefix) {
-            this.prefix = Objects.requireNonNull(prefix, "prefix");
+            this.prefix = RedisKeys.checkPrefix(prefix);
             return this;
         }
 
@@ -774,11 +904,48 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         }
 
         /**
-         * Runs another copy of {@code state.lua}: package-private, for the test that plants a divergence from
+         * After every transition (opened, reopened, closed, forced), wait until {@code replicas} replicas
+         * acknowledged it ({@code WAIT replicas timeout} on the connection that wrote it), at most
+         * {@code timeout}; fewer acknowledgements by then make the call fail with {@link StoreException} (the
+         * transition is applied on the primary, and published, but a fail-over before the replicas have it
+         * would lose it). Off by default (0): Redis replicates asynchronously, so a fail-over can lose the
+         * last transitions a primary acknowledged (see the README's "Running it in production"). Recorded
+         * outcomes below a transition never wait. Costs one round trip plus the replicas' delay per transition.
+         * Needs a {@link JedisPooled} or a {@link JedisCluster} client; keep {@code timeout} below the client's
+         * socket timeout, which bounds the WAIT's reply too.
+         *
+         * @throws IllegalArgumentException if {@code replicas} is negative or {@code timeout} is not within
+         *                                  1 ms .. 1 hour
+         */
+        public Builder waitReplicas(int replicas, Duration timeout) {
+            Objects.requireNonNull(timeout, "waitTimeout");
+            if (replicas < 0) {
+                throw new IllegalArgumentException("waitReplicas must be >= 0, was " + replicas);
+            }
+            if (timeout.toMillis() < 1 || timeout.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("waitTimeout must be within 1 ms .. 1 h, was " + timeout);
+            }
+            this.waitReplicas = replicas;
+            this.waitTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Runs another copy of the Lua library: package-private, for the test that plants a divergence from
          * {@code Transitions} in a copy and shows the TCK's model rules find and shrink it. Never in production.
          */
-        Builder stateScript(LuaScript script) {
-            this.stateScript = Objects.requireNonNull(script, "script");
+        Builder library(LuaLibrary library) {
+            this.library = Objects.requireNonNull(library, "library");
+            return this;
+        }
+
+        /**
+         * How the Lua runs (package-private, for tests): {@link LuaRunner.Mode#AUTO} (the default) uses Redis
+         * Functions where the server offers them; {@link LuaRunner.Mode#SCRIPTS} runs EVALSHA only, as on a
+         * server without them.
+         */
+        Builder scripting(LuaRunner.Mode mode) {
+            this.scripting = Objects.requireNonNull(mode, "mode");
             return this;
         }
 

@@ -5,6 +5,7 @@ import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -44,12 +45,18 @@ import redis.clients.jedis.exceptions.JedisException;
  * pool (default 16; the feed uses one more, outside the pool); {@code feedMaxLength}: approximate length cap
  * of the feed stream (default 10000); {@code idleCheck}: a pooled connection idle at least this many ms is
  * checked with a PING before use (default 1000; 0 checks every use); {@code trustStore} ({@code rediss}
- * only): a PEM file of the CA certificates to trust instead of the JVM default trust store. Any other
+ * only): a PEM file of the CA certificates to trust instead of the JVM default trust store;
+ * {@code tlsServerName} ({@code rediss} only): the name every server's certificate must carry, instead of the
+ * URI's host; {@code waitReplicas} (default 0, off): after every transition, wait until that many replicas
+ * acknowledged it ({@code WAIT}), at most {@code waitTimeout} ms (default half of {@code timeout}, and below it),
+ * else the call fails with {@link StoreException} (see {@link RedisStore.Builder#waitReplicas}). Any other
  * parameter is rejected, so a typo does not pass silently.</li>
  * </ul>
  *
  * <p>{@code rediss://} verifies the server's certificate chain <em>and</em> that the certificate names the
- * URI's host (a DNS or IP subject alternative name); a mismatch fails the handshake.
+ * URI's host, or {@code tlsServerName} (a DNS or IP subject alternative name); a mismatch fails the handshake.
+ * On a Cluster every node is checked against that same name, not against the IP address the cluster reports
+ * it by (see {@link Tls}): one certificate for the cluster's name serves every node.
  *
  * <p>{@link #open(String)} pings the server once, so an unreachable server fails at once with
  * {@link StoreException}, and logs one warning when the server can evict breaker keys ({@code maxmemory} set
@@ -67,7 +74,7 @@ import redis.clients.jedis.exceptions.JedisException;
  */
 public final class RedisStoreProvider implements StoreProvider {
     private static final Set<String> PARAMS = Set.of("prefix", "timeout", "poolSize", "feedMaxLength", "idleCheck",
-            "trustStore");
+            "trustStore", "tlsServerName", "waitReplicas", "waitTimeout");
     static final int DEFAULT_TIMEOUT_MILLIS = 2_000;
     static final int DEFAULT_IDLE_CHECK_MILLIS = 1_000;
     /** The longest a PING checking an idle pooled connection may take. */
@@ -126,6 +133,9 @@ public final class RedisStoreProvider implements StoreProvider {
         b.prefix(p.prefix).closeClient(true);
         if (p.feedMaxLength > 0) {
             b.feedMaxLength(p.feedMaxLength);
+        }
+        if (p.waitReplicas > 0) {
+            b.waitReplicas(p.waitReplicas, Duration.ofMillis(p.waitTimeoutMillis));
         }
         RedisStore store = b.build();
         ServerChecks.warnIfEvicting(store.client(), safe);
@@ -194,15 +204,20 @@ public final class RedisStoreProvider implements StoreProvider {
         final long feedMaxLength;
         final int poolSize;
         final int idleCheckMillis;
+        /** WAIT after a transition for this many replicas (0: off), at most waitTimeoutMillis. */
+        final int waitReplicas;
+        final int waitTimeoutMillis;
 
         Parsed(HostAndPort address, JedisClientConfig config, String prefix, long feedMaxLength, int poolSize,
-                int idleCheckMillis) {
+                int idleCheckMillis, int waitReplicas, int waitTimeoutMillis) {
             this.address = address;
             this.config = config;
             this.prefix = prefix;
             this.feedMaxLength = feedMaxLength;
             this.poolSize = poolSize;
             this.idleCheckMillis = idleCheckMillis;
+            this.waitReplicas = waitReplicas;
+            this.waitTimeoutMillis = waitTimeoutMillis;
         }
     }
 
@@ -268,16 +283,24 @@ public final class RedisStoreProvider implements StoreProvider {
         for (String k : q.keySet()) {
             if (!PARAMS.contains(k)) {
                 throw new IllegalArgumentException("unknown Redis URI parameter '" + k + "' (known: prefix, timeout,"
-                        + " poolSize, feedMaxLength, idleCheck, trustStore): " + safe);
+                        + " poolSize, feedMaxLength, idleCheck, trustStore, tlsServerName, waitReplicas, waitTimeout): "
+                        + safe);
             }
         }
         boolean tls = scheme.equals("rediss");
-        if (q.containsKey("trustStore") && !tls) {
-            throw new IllegalArgumentException("Redis URI parameter trustStore needs a rediss:// URI: " + safe);
+        for (String tlsOnly : List.of("trustStore", "tlsServerName")) {
+            if (q.containsKey(tlsOnly) && !tls) {
+                throw new IllegalArgumentException("Redis URI parameter " + tlsOnly + " needs a rediss:// URI: " + safe);
+            }
         }
         if (tls) {
             String ts = q.get("trustStore");
-            Tls.configure(cfg, ts == null || ts.isBlank() ? null : ts);
+            String serverName = q.getOrDefault("tlsServerName", host);
+            if (serverName.isBlank() || !serverName.strip().equals(serverName)) {
+                throw new IllegalArgumentException("Redis URI parameter tlsServerName must be a host name, was '"
+                        + serverName + "': " + safe);
+            }
+            Tls.configure(cfg, ts == null || ts.isBlank() ? null : ts, serverName);
         }
         if (q.containsKey("timeout")) {
             int t = positiveInt(q.get("timeout"), "timeout", safe);
@@ -288,7 +311,26 @@ public final class RedisStoreProvider implements StoreProvider {
         int idleCheck = q.containsKey("idleCheck") ? intParam(q.get("idleCheck"), "idleCheck", 0, "an integer >= 0", safe)
                 : DEFAULT_IDLE_CHECK_MILLIS;
         String prefix = q.getOrDefault("prefix", "");
-        return new Parsed(new HostAndPort(host, port), cfg.build(), prefix, maxLen, poolSize, idleCheck);
+        try {
+            RedisKeys.checkPrefix(prefix);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("Redis URI parameter " + e.getMessage() + ": " + safe, e);
+        }
+        JedisClientConfig config = cfg.build();
+        int waitReplicas = q.containsKey("waitReplicas")
+                ? intParam(q.get("waitReplicas"), "waitReplicas", 0, "an integer >= 0", safe) : 0;
+        int socketTimeout = config.getSocketTimeoutMillis();
+        int waitTimeout = q.containsKey("waitTimeout") ? positiveInt(q.get("waitTimeout"), "waitTimeout", safe)
+                : Math.max(1, socketTimeout / 2);
+        if (q.containsKey("waitTimeout") && waitReplicas == 0) {
+            throw new IllegalArgumentException("Redis URI parameter waitTimeout needs waitReplicas >= 1: " + safe);
+        }
+        if (waitTimeout >= socketTimeout) {
+            throw new IllegalArgumentException("Redis URI parameter waitTimeout (" + waitTimeout + " ms) must be below"
+                    + " timeout (" + socketTimeout + " ms), which bounds the reply to WAIT too: " + safe);
+        }
+        return new Parsed(new HostAndPort(host, port), config, prefix, maxLen, poolSize, idleCheck, waitReplicas,
+                waitTimeout);
     }
 
     private static int positiveInt(String v, String name, String safe) {

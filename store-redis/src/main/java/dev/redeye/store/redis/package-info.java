@@ -48,8 +48,15 @@
  * <code>}</code> percent-encoded ({@code %25}, {@code %7B}, {@code %7D}), and {@code %} alone for the empty
  * name. So {@code a}, {@code a:trial}, <code>a}</code> and <code>{a</code> map to
  * <code>{a}</code>, <code>{a:trial}</code>, <code>{a%7D}</code> and <code>{%7Ba}</code>: distinct keys, and the
- * state key and both claim keys of one operation always share a Cluster slot, so each script touches one
- * slot only. Any other character (spaces, newlines, quotes, non-BMP, U+0000) is kept as is; keys and values
+ * state key and both claim keys of one operation share a Cluster slot, so each script touches one slot only.
+ * Braces in the <b>prefix</b> are hash tags too, and Redis uses the first one: a prefix with a closed,
+ * non-empty tag ({@code myapp{x}:}) puts every key of the store, the feed stream included, in the slot of
+ * {@code x} (one node holds them all); a prefix whose first <code>{</code> is not closed inside it
+ * ({@code myapp{:}) makes Redis hash the rest of the prefix with the tagged name, still one slot per
+ * operation; a prefix whose first <code>{</code> is followed at once by <code>}</code> ({@code myapp{}:}) is
+ * <b>refused</b> ({@link java.lang.IllegalArgumentException} from the builder and the URI): Redis ignores an
+ * empty tag and hashes each whole key, so one operation's keys would land in three slots and every script
+ * would fail with CROSSSLOT. Any other character (spaces, newlines, quotes, non-BMP, U+0000) is kept as is; keys and values
  * are UTF-8. A name that is not well-formed UTF-16 (an unpaired surrogate, which UTF-8 cannot encode and
  * Jedis would turn into {@code ?}, merging {@code "a"} plus an unpaired U+D800 with {@code "a?"}) is refused with
  * {@link java.lang.IllegalArgumentException} naming its index.
@@ -59,21 +66,29 @@
  * eviction warnings and cluster detection are described on {@link dev.redeye.store.redis.RedisStore},
  * {@link dev.redeye.store.redis.RedisStoreProvider} and in the module README ("Faults and bounds").
  *
- * <h2>Scripts</h2>
- * {@code state.lua} (every atomic state change: both recording strategies, trial outcomes, forced changes),
- * {@code claim.lua}, {@code release.lua}, {@code put.lua} and {@code publish.lua} live next to this package as resources, are read
- * once, run with EVALSHA, and are loaded again (SCRIPT LOAD, then EVALSHA once more) when the server answers
- * NOSCRIPT, for example after SCRIPT FLUSH or a fail-over. {@code state.lua} is the Lua twin of
- * {@link dev.redeye.api.Transitions}: same rules, same IEEE double operations in the same order for the
+ * <h2>The Lua library</h2>
+ * Every server-side step is one function of one Lua library, {@code redeye.lua}, a resource next to this
+ * package read once: {@code state} (every atomic state change: both recording strategies, trial outcomes,
+ * forced changes), {@code claim}, {@code release}, {@code put} and {@code publish}. Where the server offers
+ * <b>Redis Functions</b> (Redis 7+) the library is loaded once per server ({@code FUNCTION LOAD}, as
+ * {@code redeye_<hash of the library>}, never replacing another version's) and each call is one
+ * {@code FCALL}; a server that answers {@code Function not found} (a fresh or restarted server, {@code FUNCTION
+ * FLUSH}) gets the library loaded again and the call sent again (it had not run). Where FCALL is unknown
+ * (Redis before 7) or refused by an ACL, or {@code FUNCTION LOAD} is, each function runs as an EVAL script
+ * (EVALSHA, loaded again on NOSCRIPT); the choice follows the server's answers and costs no round trip. The
+ * library is registered without flags: each function may write, so Redis refuses it before it runs (rather
+ * than at its first write) on a read-only replica or over {@code maxmemory}. The state function is the Lua
+ * twin of {@link dev.redeye.api.Transitions}: same rules, same IEEE double operations in the same order for the
  * error-rate EWMA ({@code decay * rate + (1 - decay) * x}), version moved only on a transition to
  * {@code max(version, 0) + 1}; its rules never read the server clock ({@code now} is an argument; the one
- * {@code TIME} it calls is for the version base of a new key). It validates the
- * stored hash before changing anything: another type, a hash without the fields, or a field that is not a
- * number in range is an error that the store reports as {@link dev.redeye.api.StoreException}, leaving the
- * data as it found it.
+ * {@code TIME} it calls is for the version base of a new key). Its record path (an outcome that leaves a closed
+ * state closed, most of what it runs) reads, writes and formats only what that outcome needs; the rule it
+ * applies is the one the general path applies. It validates the stored hash before changing anything: another
+ * type, a hash without the fields, or a field that is not a number in range is an error that the store reports
+ * as {@link dev.redeye.api.StoreException}, leaving the data as it found it.
  *
  * <h2>Trial claims</h2>
- * Two keys per operation, in one slot, and one script each way. With <b>one permit</b> {@code claim.lua} fails
+ * Two keys per operation, in one slot, and one function each way. With <b>one permit</b> {@code claim} fails
  * if the sorted set holds any live member (a breaker with more permits sharing the operation), and otherwise
  * runs {@code SET <prefix>{tag}:trial1 token NX PX ttl}. With <b>several permits</b> it drops the sorted set's
  * members whose expiry score has passed, counts the live members plus one if the {@code :trial1} claim
@@ -82,7 +97,7 @@
  * larger limit, and never more than one when a one-permit breaker won. Expiry is judged by the server's
  * clock ({@code TIME} and {@code PX} inside the script): Redis 7 replicates a script's effects, so replicas
  * and a promoted primary hold the same absolute expiries and no client clock is involved. Release is
- * {@code release.lua}, a compare-and-delete: {@code DEL :trial1} only if it still holds the token, else
+ * {@code release}, a compare-and-delete: {@code DEL :trial1} only if it still holds the token, else
  * {@code ZREM :trial token}; a stale, expired or unknown token frees nothing. {@code delete}, force
  * CLOSED and force HALF_OPEN remove both claim keys. Data of another type under a claim key is a
  * {@link dev.redeye.api.StoreException}.
@@ -90,13 +105,13 @@
  * <h2>Contract v2</h2>
  * <ul>
  * <li><b>Trial fencing.</b> {@code trialSucceeded} / {@code trialFailed} carry the version of the open
- * period their trial was admitted under; {@code state.lua} applies an outcome only when the state is open,
+ * period their trial was admitted under; the state function applies an outcome only when the state is open,
  * not forced and still at that version, else returns the current state unchanged. A late success never
  * closes a breaker that reopened since, and K failing trials of one period reopen it once.</li>
  * <li><b>Quiet clears.</b> A success clearing sub-threshold failures writes {@code failures = 0} with the same
  * version and publishes nothing; only transitions move the version and reach the stream.</li>
  * <li><b>Version bases.</b> Versions of a key never go backwards, also after {@code DEL} or expiry: when the
- * state hash does not exist, {@code state.lua} starts the new life at {@code TIME} in microseconds
+ * state hash does not exist, the state function starts the new life at {@code TIME} in microseconds
  * ({@code redis.replicate_commands()} first, which Redis before 5 needs before {@code TIME}; a no-op on Redis
  * 7). Each earlier life started at an earlier {@code TIME} and moved by one per transition, and no two
  * transitions of a key are a microsecond apart. Lua numbers are doubles, exact below 2^53; microsecond
@@ -111,7 +126,7 @@
  * </ul>
  *
  * <h2>Where the feed is published: in the state script on a standalone server, else after it</h2>
- * On a standalone (or replicated) server opened from a URI ({@code publishInScript}), {@code state.lua} gets
+ * On a standalone (or replicated) server opened from a URI ({@code publishInScript}), the state function gets
  * the stream as a fourth key and appends the event of an automatic transition (opened, reopened, closed,
  * whose from-status its kind fixes) itself, in the same script: one round trip for the opening instead of
  * two, and no window between the state write and its event. The append runs under {@code redis.pcall}: if
@@ -122,7 +137,7 @@
  * over all slots, while subscribers need one stream to read. Writing the stream from inside the state
  * script would force a cross-slot script; one stream per slot tag would make every subscriber read an
  * unbounded, unknown set of streams. So on a Cluster (and for forced changes, whose from-status depends on the
- * policy and the clock, and with {@code publishInScript} off), when {@code state.lua} reports a transition
+ * policy and the clock, and with {@code publishInScript} off), when the state function reports a transition
  * the store appends the event to the single per-prefix stream with a second small script (XADD + PEXPIRE, one
  * key). The cost is a window between the state write and the XADD: if the process dies or Redis becomes unreachable in between,
  * that one event is lost (the state itself is committed and every reader still sees it on its next read;

@@ -39,6 +39,15 @@ final class FreezableProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes every relayed connection without forwarding what a freeze held back (a network path that died
+     * with data in flight), then stops.
+     */
+    void drop() {
+        relay.close();
+        unfreeze();
+    }
+
     @Override
     public void close() {
         unfreeze();

@@ -1,9 +1,12 @@
 package dev.redeye.store.redis;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.junit.jupiter.api.AfterAll;
 
@@ -27,6 +30,8 @@ import redis.clients.jedis.Protocol;
  */
 class RedisClusterTckTest extends StoreTck {
     private static final String PREFIX = RedisTestSupport.newPrefix();
+    /** The prefixes the clients of this class and its subclasses used, deleted after each class. */
+    private static final Set<String> PREFIXES = ConcurrentHashMap.newKeySet();
     private static JedisCluster raw;
 
     private static synchronized JedisCluster raw() {
@@ -46,11 +51,14 @@ class RedisClusterTckTest extends StoreTck {
         if (raw != null) {
             for (ConnectionPool pool : raw.getClusterNodes().values()) {
                 try (Jedis j = new Jedis(pool.getResource())) {
-                    for (String k : j.keys(PREFIX + "*")) {
-                        raw.del(k);
+                    for (String prefix : PREFIXES) {
+                        for (String k : j.keys(prefix + "*")) {
+                            raw.del(k);
+                        }
                     }
                 }
             }
+            PREFIXES.clear();
             raw.close();
             raw = null;
         }
@@ -60,7 +68,14 @@ class RedisClusterTckTest extends StoreTck {
     @Override
     protected Store newClient() {
         String url = RedisTestCluster.url();
-        return RedisStore.open(url + (url.contains("?") ? "&" : "?") + "prefix=" + PREFIX);
+        PREFIXES.add(prefix());
+        return RedisStore.open(url + (url.contains("?") ? "&" : "?") + "prefix="
+                + URLEncoder.encode(prefix(), StandardCharsets.UTF_8));
+    }
+
+    /** The key prefix of every client of this class. */
+    protected String prefix() {
+        return PREFIX;
     }
 
     @Override

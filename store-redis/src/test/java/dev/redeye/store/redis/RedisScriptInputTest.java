@@ -14,6 +14,8 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
@@ -73,19 +75,33 @@ class RedisScriptInputTest {
         assertTrue(zttl > 0 && zttl <= RedisStore.MAX_TTL_MILLIS, "claims key: " + zttl);
     }
 
-    @Test
-    void malformedArgumentsOfStateLuaChangeNothing() {
+    @ParameterizedTest
+    @EnumSource(LuaRunner.Mode.class)
+    void malformedArgumentsOfTheStateFunctionChangeNothing(LuaRunner.Mode mode) {
+        LuaRunner lua = new LuaRunner(store.client(), LuaLibrary.standard(), mode);
         Policy p = Policy.builder().failureThreshold(5).build();
         store.recordFailure("s", p, 1);
         String k = store.stateKey("s");
         Snapshot before = Snapshot.of(raw, k);
         List<String> keys = List.of(k, store.claimsKey("s"), store.claim1Key("s"));
-        LuaScript state = LuaScript.load("state.lua");
-        List<String> good = List.of("failure", "2", "0", "5", "0", "0.5", "10", "0.5", "1", "60000", "0", "-1");
-        // per argument, values that are malformed or out of range (see the ARGV list of state.lua)
+        String policy = "0,5,0,0.5,10,0.5,1,60000";
+        List<String> good = List.of("failure", "2", policy, "", "0");
+        // per argument, values that are malformed or out of range (see the args list of the state function)
         List<List<String>> bad = List.of(
                 List.of("explode", ""),                                  // op
-                List.of("", "abc", "1.5"),                               // now
+                List.of("", "abc", "1.5", "1e400"),                      // now
+                List.of("", "x", policy + ",1", "0,5,0,0.5,10,0.5,1"),   // policy: eight fields
+                List.of(),                                               // a failure has no argument of its own
+                List.of("2", "x", ""));                                  // removes claims: 0 or 1
+        for (int i = 0; i < good.size(); i++) {
+            for (String b : bad.get(i)) {
+                List<String> args = new ArrayList<>(good);
+                args.set(i, b);
+                assertRejected(lua, LuaLibrary.Fn.STATE, keys, args, k, before);
+            }
+        }
+        // each policy field (see the policy text of the state function)
+        List<List<String>> badPolicy = List.of(
                 List.of("3", "-1", "x"),                                 // strategy (0, 1, 2: Strategy.code())
                 List.of("0", "x", ""),                                   // failureThreshold
                 List.of("-1", "x"),                                      // maxGapBetweenFailures
@@ -93,28 +109,44 @@ class RedisScriptInputTest {
                 List.of("x", "-1"),                                      // minimumCalls
                 List.of("x", "2"),                                       // errorRateDecay
                 List.of("0", "x"),                                       // successThreshold
-                List.of("0", "-1", "x", "", Long.toString(Long.MAX_VALUE)), // ttl: the "forever" PEXPIRE refused
-                List.of("x", ""),                                        // openedAt of a forced half-open
-                List.of("-2", "x"));                                     // trial version
-        for (int i = 0; i < good.size(); i++) {
-            for (String b : bad.get(i)) {
-                List<String> args = new ArrayList<>(good);
-                args.set(i, b);
-                assertRejected(state, keys, args, k, before);
+                List.of("0", "-1", "x", "", "1e3", Long.toString(Long.MAX_VALUE))); // ttl: "forever" refused
+        String[] fields = policy.split(",");
+        for (int i = 0; i < fields.length; i++) {
+            for (String b : badPolicy.get(i)) {
+                String[] f = fields.clone();
+                f[i] = b;
+                assertRejected(lua, LuaLibrary.Fn.STATE, keys, List.of("failure", "2", String.join(",", f), "", "0"),
+                        k, before);
             }
         }
-        assertRejected(state, keys, good.subList(0, 9), k, before); // too few arguments
+        // the argument of its own of a trial outcome (the trial version) and of a forced half-open (openedAt)
+        for (String op : List.of("trial_success", "trial_failure", "force_half_open")) {
+            for (String b : List.of("", "x", "1.5")) {
+                assertRejected(lua, LuaLibrary.Fn.STATE, keys, List.of(op, "2", policy, b, "0"), k, before);
+            }
+        }
+        assertRejected(lua, LuaLibrary.Fn.STATE, keys, List.of("trial_success", "2", policy, "-2", "0"), k, before);
+        assertRejected(lua, LuaLibrary.Fn.STATE, keys, good.subList(0, 4), k, before); // too few arguments
+        // the stream's length and ttl, read only by a transition that appends its event: checked before it writes
+        List<String> withFeed = List.of(k, store.claimsKey("s"), store.claim1Key("s"), store.feedKey());
+        String opens = "0,1,0,0.5,10,0.5,1,60000";
+        for (List<String> stream : List.of(List.of("0", "60000"), List.of("x", "60000"), List.of("100", ""),
+                List.of("100", Long.toString(Long.MAX_VALUE)))) {
+            assertRejected(lua, LuaLibrary.Fn.STATE, withFeed,
+                    List.of("failure", "2", opens, "", "0", "s", stream.get(0), stream.get(1)), k, before);
+        }
         // and the good arguments do write
-        state.run(store.client(), keys, good);
+        lua.run(LuaLibrary.Fn.STATE, keys, good);
         assertEquals("2", raw.hget(k, StateCodec.FAILURES));
     }
 
-    @Test
-    void malformedArgumentsOfPutLuaLeaveTheOldStateInPlace() {
+    @ParameterizedTest
+    @EnumSource(LuaRunner.Mode.class)
+    void malformedArgumentsOfPutLeaveTheOldStateInPlace(LuaRunner.Mode mode) {
+        LuaRunner lua = new LuaRunner(store.client(), LuaLibrary.standard(), mode);
         store.put("p", BreakerState.INITIAL.toBuilder().failures(4).build(), Duration.ofMinutes(5));
         String k = store.stateKey("p");
         Snapshot before = Snapshot.of(raw, k);
-        LuaScript put = LuaScript.load("put.lua");
         List<String> pairs = new ArrayList<>();
         StateCodec.toFields(BreakerState.INITIAL).forEach((f, v) -> {
             pairs.add(f);
@@ -123,54 +155,56 @@ class RedisScriptInputTest {
         List<String> odd = new ArrayList<>(List.of("60000"));
         odd.addAll(pairs);
         odd.add("dangling-field");
-        assertRejected(put, List.of(k), odd, k, before);
+        assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), odd, k, before);
         for (String ttl : List.of("-5", "abc", "", Long.toString(Long.MAX_VALUE))) {
             List<String> args = new ArrayList<>(List.of(ttl));
             args.addAll(pairs);
-            assertRejected(put, List.of(k), args, k, before);
+            assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), args, k, before);
         }
-        assertRejected(put, List.of(k), List.of("60000"), k, before);
+        assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), List.of("60000"), k, before);
     }
 
-    @Test
-    void malformedArgumentsOfClaimLuaDoNotEvenPruneExpiredClaims() {
+    @ParameterizedTest
+    @EnumSource(LuaRunner.Mode.class)
+    void malformedArgumentsOfClaimDoNotEvenPruneExpiredClaims(LuaRunner.Mode mode) {
+        LuaRunner lua = new LuaRunner(store.client(), LuaLibrary.standard(), mode);
         String k = store.claimsKey("c");
         raw.zadd(k, 1, "long-expired-claim"); // expired: a valid claim call would prune it
         Snapshot before = Snapshot.of(raw, k);
-        LuaScript claim = LuaScript.load("claim.lua");
         List<String> keys = List.of(k, store.claim1Key("c"));
         for (List<String> args : List.of(List.of("2", "x", "token"), List.of("2", "", "token"),
                 List.of("2", Long.toString(Long.MAX_VALUE), "token"), List.of("0", "1000", "token"),
                 List.of("two", "1000", "token"), List.of("2", "1000", ""), List.of("2", "1000"))) {
-            assertRejected(claim, keys, args, k, before);
+            assertRejected(lua, LuaLibrary.Fn.CLAIM, keys, args, k, before);
         }
         assertFalse(raw.exists(store.claim1Key("c")));
     }
 
-    @Test
-    void malformedArgumentsOfPublishLuaAppendNothing() {
+    @ParameterizedTest
+    @EnumSource(LuaRunner.Mode.class)
+    void malformedArgumentsOfPublishAppendNothing(LuaRunner.Mode mode) {
+        LuaRunner lua = new LuaRunner(store.client(), LuaLibrary.standard(), mode);
         String k = store.feedKey();
         raw.xadd(k, redis.clients.jedis.StreamEntryID.NEW_ENTRY, Map.of("seed", "1"));
         raw.pexpire(k, 600_000);
         Snapshot before = Snapshot.of(raw, k);
-        LuaScript publish = LuaScript.load("publish.lua");
         for (List<String> args : List.of(List.of("100", "forever", "op", "x"), List.of("100", "", "op", "x"),
                 List.of("100", Long.toString(Long.MAX_VALUE), "op", "x"), List.of("0", "1000", "op", "x"),
                 List.of("100", "1000", "op"), List.of("100", "1000"))) {
-            assertRejected(publish, List.of(k), args, k, before);
+            assertRejected(lua, LuaLibrary.Fn.PUBLISH, List.of(k), args, k, before);
         }
     }
 
-    private void assertRejected(LuaScript script, List<String> keys, List<String> args, String key, Snapshot before) {
-        JedisDataException e = assertThrows(JedisDataException.class, () -> script.run(store.client(), keys, args),
-                script.name() + " accepted " + args);
-        // first what matters: nothing was written; then that the script said why
-        assertTrue(raw.exists(key), script.name() + " " + args + " deleted " + key + " (" + e.getMessage() + ")");
+    private void assertRejected(LuaRunner lua, LuaLibrary.Fn fn, List<String> keys, List<String> args, String key,
+            Snapshot before) {
+        JedisDataException e = assertThrows(JedisDataException.class, () -> lua.run(fn, keys, args),
+                fn + " accepted " + args);
+        // first what matters: nothing was written; then that the function said why
+        assertTrue(raw.exists(key), fn + " " + args + " deleted " + key + " (" + e.getMessage() + ")");
         Snapshot after = Snapshot.of(raw, key);
-        assertArrayEquals(before.dump, after.dump, script.name() + " " + args + " changed " + key + " ("
-                + e.getMessage() + ")");
-        assertEquals(before.persistent, after.persistent, script.name() + " " + args + " changed the TTL of " + key);
-        assertTrue(e.getMessage().startsWith("REDEYE_BAD_ARGS"), script.name() + " " + args + ": " + e.getMessage());
+        assertArrayEquals(before.dump, after.dump, fn + " " + args + " changed " + key + " (" + e.getMessage() + ")");
+        assertEquals(before.persistent, after.persistent, fn + " " + args + " changed the TTL of " + key);
+        assertTrue(e.getMessage().startsWith("REDEYE_BAD_ARGS"), fn + " " + args + ": " + e.getMessage());
     }
 
     /** The serialized value (DUMP) of a key and whether it has no TTL. */

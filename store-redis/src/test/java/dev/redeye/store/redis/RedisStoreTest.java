@@ -86,26 +86,6 @@ class RedisStoreTest {
         }
     }
 
-    // ------------------------------------------------------------ scripts
-
-    @Test
-    void noScriptAfterScriptFlushRecovers() {
-        RedisStore store = newStore();
-        Policy p = Policy.builder().failureThreshold(100).build();
-        assertEquals(1, store.recordFailure("op", p, 1_000).state().failures());
-        assertTrue(store.claimTrial("op", 1, Duration.ofSeconds(5)).isPresent());
-        raw.scriptFlush();
-        assertEquals(2, store.recordFailure("op", p, 1_001).state().failures());
-        raw.scriptFlush();
-        assertEquals(2, store.trialFailed("op", 0, p, 1_002).state().failures(),
-                "a trial failure on a closed breaker is fenced out (contract v2)");
-        raw.scriptFlush();
-        assertTrue(store.claimTrial("other", 1, Duration.ofSeconds(5)).isPresent());
-        raw.scriptFlush();
-        store.put("op", BreakerState.INITIAL, Duration.ofMinutes(1));
-        assertEquals(BreakerState.INITIAL, store.get("op").orElseThrow());
-    }
-
     // ------------------------------------------------------------ keys and layout
 
     @Test
@@ -472,7 +452,7 @@ class RedisStoreTest {
                 got.add(e.version());
             }
         }, () -> { });
-        // Two clients' transitions of one operation whose XADDs (a second call after state.lua) land swapped,
+        // Two clients' transitions of one operation whose XADDs (a second call after the state function) land swapped,
         // plus a duplicate: the reader delivers each version once, in order, and drops the late, older one.
         for (long v : new long[] {5, 4, 6, 6, 7}) {
             TransitionEvent e = new TransitionEvent("swapped", TransitionKind.FORCED_HALF_OPEN, BreakerStatus.OPEN,
@@ -570,7 +550,7 @@ class RedisStoreTest {
         return null;
     }
 
-    /** The server clock in microseconds, as state.lua reads it for a version base. */
+    /** The server clock in microseconds, as the state function reads it for a version base. */
     private long serverMicros() {
         return (Long) raw.eval("local t = redis.call('TIME') return tonumber(t[1]) * 1000000 + tonumber(t[2])");
     }

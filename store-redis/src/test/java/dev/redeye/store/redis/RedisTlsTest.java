@@ -4,10 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
@@ -42,34 +40,14 @@ class RedisTlsTest {
 
     @BeforeAll
     static void startTlsServer() throws Exception {
-        openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=redeye test CA");
-        openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", "other.key", "-out", "other-ca.pem", "-days", "2", "-subj", "/CN=redeye untrusted CA");
-        openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost");
-        Files.writeString(certs.resolve("san.ext"), "subjectAltName=DNS:localhost\n");
-        openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-                "-out", "server.pem", "-days", "2", "-extfile", "san.ext");
-        server = RedisProcess.startTls("--tls-cert-file", certs.resolve("server.pem").toString(),
-                "--tls-key-file", certs.resolve("server.key").toString(),
-                "--tls-ca-cert-file", certs.resolve("ca.pem").toString(), "--tls-auth-clients", "no");
+        TestCertificates.make(certs);
+        server = RedisProcess.startTls(TestCertificates.serverArgs(certs).toArray(new String[0]));
     }
 
     @AfterAll
     static void stop() {
         if (server != null) {
             server.close();
-        }
-    }
-
-    private static void openssl(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new java.util.ArrayList<>(List.of("openssl"));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).directory(certs.toFile()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException("openssl " + String.join(" ", args) + " failed: " + out);
         }
     }
 
@@ -104,6 +82,19 @@ class RedisTlsTest {
         StoreException e = assertThrows(StoreException.class, () -> RedisStore.open(uri("127.0.0.1", trust("ca.pem"))));
         assertTrue(causes(e).contains("SSLHandshakeException") && causes(e).contains("127.0.0.1"),
                 "refused by host name verification: " + causes(e));
+    }
+
+    @Test
+    void reachedByAnAddressTheCertificateDoesNotNameTheServerIsVerifiedAgainstTlsServerName() {
+        try (RedisStore store = RedisStore.open(uri("127.0.0.1", trust("ca.pem") + "&tlsServerName=localhost"))) {
+            assertTrue(store.get("by-ip").isEmpty(), "connected to 127.0.0.1, verified as localhost");
+        }
+        StoreException e = assertThrows(StoreException.class,
+                () -> RedisStore.open(uri("localhost", trust("ca.pem") + "&tlsServerName=redis.example")));
+        assertTrue(causes(e).contains("SSLHandshakeException"), "a name the certificate lacks: " + causes(e));
+        IllegalArgumentException plain = assertThrows(IllegalArgumentException.class,
+                () -> RedisStoreProvider.parse("redis://localhost:6379?tlsServerName=localhost"));
+        assertTrue(plain.getMessage().contains("tlsServerName"), plain.getMessage());
     }
 
     @Test
@@ -171,7 +162,7 @@ class RedisTlsTest {
     }
 
     /** The class names and messages of the whole cause chain. */
-    private static String causes(Throwable t) {
+    static String causes(Throwable t) {
         StringBuilder sb = new StringBuilder();
         for (Throwable c = t; c != null; c = c.getCause()) {
             sb.append(c.getClass().getSimpleName()).append(": ").append(c.getMessage()).append(" | ");
