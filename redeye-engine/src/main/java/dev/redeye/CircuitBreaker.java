@@ -3,6 +3,7 @@ package dev.redeye;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
@@ -460,9 +461,7 @@ public final class CircuitBreaker implements AutoCloseable {
     }
 
     private static void requireOperation(String operation) {
-        if (Objects.requireNonNull(operation, "operation").isEmpty()) {
-            throw new IllegalArgumentException("operation must not be empty");
-        }
+        OperationNames.requireValid(operation);
     }
 
     // ----------------------------------------------------------------------------------------- observers

@@ -1,6 +1,7 @@
 package dev.redeye;
 
 import dev.redeye.api.BreakerState;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.StoreException;
@@ -151,7 +152,7 @@ final class OutcomeRecorder {
                 v = p.test(result) ? Verdict.FAILURE : Verdict.SUCCESS;
             } catch (RuntimeException ex) {
                 LOG.warn("recordResult predicate threw for operation '{}'; counting the call as a failure",
-                        Operations.abbreviate(e.name), ex);
+                        OperationNames.abbreviate(e.name), ex);
                 v = Verdict.FAILURE;
             }
         }
@@ -164,7 +165,7 @@ final class OutcomeRecorder {
             return failurePredicate.test(t) ? Verdict.FAILURE : Verdict.IGNORED;
         } catch (RuntimeException ex) {
             LOG.warn("recordFailure predicate threw for operation '{}'; counting the call as a failure",
-                    Operations.abbreviate(e.name), ex);
+                    OperationNames.abbreviate(e.name), ex);
             return Verdict.FAILURE;
         }
     }
@@ -197,7 +198,7 @@ final class OutcomeRecorder {
         } catch (StoreException ex) {
             errors.report(e, ex);
         } catch (RuntimeException ex) {
-            LOG.warn("recording an outcome of '{}' failed", Operations.abbreviate(e.name), ex);
+            LOG.warn("recording an outcome of '{}' failed", OperationNames.abbreviate(e.name), ex);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -217,7 +218,7 @@ final class OutcomeRecorder {
         } catch (StoreException ex) {
             errors.report(e, ex);
         } catch (RuntimeException ex) {
-            LOG.warn("recording a trial outcome of '{}' failed", Operations.abbreviate(e.name), ex);
+            LOG.warn("recording a trial outcome of '{}' failed", OperationNames.abbreviate(e.name), ex);
         } finally {
             try {
                 trials.end(e, trial, v == Verdict.NOT_RECORDED ? CircuitBreakerObserver.TrialOutcome.RELEASED
@@ -240,7 +241,7 @@ final class OutcomeRecorder {
                 try {
                     listener.accept(ch.toEvent(e.name, policy, now));
                 } catch (RuntimeException ex) {
-                    LOG.warn("onStateChange listener threw for operation '{}'", Operations.abbreviate(e.name), ex);
+                    LOG.warn("onStateChange listener threw for operation '{}'", OperationNames.abbreviate(e.name), ex);
                 }
             }
         }

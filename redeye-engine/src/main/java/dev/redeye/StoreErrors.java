@@ -1,5 +1,6 @@
 package dev.redeye;
 
+import dev.redeye.api.OperationNames;
 import java.time.Clock;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
@@ -35,7 +36,7 @@ final class StoreErrors {
         long last = lastLog.get();
         if ((last == Long.MIN_VALUE || now - last >= LOG_INTERVAL_MILLIS) && lastLog.compareAndSet(last, now)) {
             LOG.warn("store error for operation '{}' (logged at most every {} s): {}",
-                    Operations.abbreviate(operation), LOG_INTERVAL_MILLIS / 1000, ex.toString());
+                    OperationNames.abbreviate(operation), LOG_INTERVAL_MILLIS / 1000, ex.toString());
         }
         BiConsumer<String, Throwable> l = listener;
         if (l != null) {

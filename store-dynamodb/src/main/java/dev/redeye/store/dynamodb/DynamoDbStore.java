@@ -5,6 +5,7 @@ import dev.redeye.api.AtomicRecording;
 import dev.redeye.api.AtomicRules;
 import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.BreakerState;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
@@ -384,7 +385,7 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
             }
             Requests.backoff(attempt, BACKOFF_CAP_MILLIS);
         }
-        throw new StoreException("DynamoDB " + call + " of '" + Keys.abbreviate(key) + "' on table " + table
+        throw new StoreException("DynamoDB " + call + " of '" + OperationNames.abbreviate(key) + "' on table " + table
                 + " lost its conditional write " + maxAttempts + " times in a row (extreme contention); nothing was"
                 + " written by this call");
     }

@@ -1,5 +1,6 @@
 package dev.redeye.store.dynamodb;
 
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreException;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -92,7 +93,7 @@ final class Requests {
             throw Errors.wrap(call, name, table, e);
         } catch (RuntimeException e) {
             // The SDK wraps almost everything, but a closed client throws IllegalStateException.
-            throw new StoreException("DynamoDB " + call + (name == null ? "" : " of '" + Keys.abbreviate(name) + "'")
+            throw new StoreException("DynamoDB " + call + (name == null ? "" : " of '" + OperationNames.abbreviate(name) + "'")
                     + " on table " + table + " failed: " + e, e);
         }
     }

@@ -1,5 +1,6 @@
 package dev.redeye.store.hazelcast;
 
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -33,7 +34,7 @@ final class ClaimValues {
             return m;
         }
         if (!(raw instanceof String) || !((String) raw).startsWith(PREFIX)) {
-            String what = raw instanceof String ? "'" + StateValues.abbreviate((String) raw, 40) + "'"
+            String what = raw instanceof String ? "'" + OperationNames.abbreviate((String) raw, 40) + "'"
                     : "a " + raw.getClass().getName();
             if (raw instanceof String && ((String) raw).startsWith(FAMILY)) {
                 throw new StoreException("the trial claims at " + where + " are in another format (" + what
@@ -55,7 +56,7 @@ final class ClaimValues {
                 m.put(pair.substring(0, eq), Long.parseLong(pair.substring(eq + 1)));
             } catch (NumberFormatException e) {
                 throw new StoreException("malformed trial claims at " + where + ": '"
-                        + StateValues.abbreviate(pair, 60) + "' (" + e.getMessage() + ")", e);
+                        + OperationNames.abbreviate(pair, 60) + "' (" + e.getMessage() + ")", e);
             }
         }
         return m;

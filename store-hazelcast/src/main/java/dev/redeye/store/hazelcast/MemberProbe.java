@@ -4,6 +4,7 @@ import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.partition.Partition;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -95,10 +96,10 @@ final class MemberProbe {
             }
             String m = String.valueOf(t.getMessage());
             if (m.contains("ClassNotFoundException") || m.contains("NoClassDefFoundError")) {
-                return "cannot load redeye's entry processors (" + StateValues.abbreviate(m, 200) + ")";
+                return "cannot load redeye's entry processors (" + OperationNames.abbreviate(m, 200) + ")";
             }
             if (m.contains("redeye-store-hazelcast: a client sent")) {
-                return "runs another redeye-store-hazelcast wire version (" + StateValues.abbreviate(m, 200) + ")";
+                return "runs another redeye-store-hazelcast wire version (" + OperationNames.abbreviate(m, 200) + ")";
             }
         }
         return null;

@@ -1,6 +1,7 @@
 package dev.redeye.store.postgres;
 
 import dev.redeye.api.BreakerState;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.StateCodec;
@@ -177,7 +178,7 @@ final class RowTransactions {
                 return null;
             }
         }
-        throw new StoreException("the row of '" + PostgresStore.abbreviate(key) + "' was deleted "
+        throw new StoreException("the row of '" + OperationNames.abbreviate(key) + "' was deleted "
                 + MAX_LOCK_ATTEMPTS + " times while being locked; giving up");
     }
 

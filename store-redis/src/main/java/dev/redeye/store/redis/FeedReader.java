@@ -10,6 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.redeye.api.FeedSubscribers;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
@@ -203,7 +204,7 @@ final class FeedReader {
                         if (n >= Math.min(READ_COUNT, maxLength) && trimmedPast(jedis, before)) {
                             LOG.warn("redeye feed reader {} fell behind the trimming of {} (feedMaxLength {}):"
                                     + " entries after {} may be lost; signalling a gap", clientName,
-                                    abbreviate(streamKey), maxLength, before);
+                                    OperationNames.abbreviate(streamKey), maxLength, before);
                             subscribers.signalGap();
                             clearInterrupt();
                         }
@@ -289,7 +290,7 @@ final class FeedReader {
         if (gapBy != null) {
             if (!gapBy.equals(clientName)) { // this instance's own subscribers had theirs when the publish failed
                 LOG.info("redeye feed reader {}: {} failed to publish an event earlier; signalling a gap", clientName,
-                        abbreviate(gapBy));
+                        OperationNames.abbreviate(gapBy));
                 subscribers.signalGap();
             }
             return;
@@ -302,9 +303,5 @@ final class FeedReader {
             return;
         }
         subscribers.publish(event);
-    }
-
-    static String abbreviate(String s) {
-        return s.length() <= 200 ? s : s.substring(0, 200) + "...(" + s.length() + " chars)";
     }
 }
