@@ -1,9 +1,13 @@
 package dev.redeye.store.dynamodb;
 
+import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreProvider;
 import dev.redeye.api.StoreUris;
+import dev.redeye.api.TransitionFeed;
+import dev.redeye.api.TrialClaims;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
@@ -11,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,6 +85,19 @@ public final class DynamoDbStoreProvider implements StoreProvider {
     @Override
     public Store open(String uri) {
         return openStore(uri);
+    }
+
+    /**
+     * Every capability, after checking the URI as {@link #open(String)} does (without building a client):
+     * {@code Stores.open(uri)} then returns a store that checks (or creates) its table on first use.
+     *
+     * @throws IllegalArgumentException if the URI is malformed
+     */
+    @Override
+    public Optional<Set<Class<?>>> capabilities(String uri) {
+        parse(uri);
+        return Optional.of(Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class,
+                TransitionFeed.class));
     }
 
     static DynamoDbStore openStore(String uri) {
