@@ -11,6 +11,7 @@ import com.hazelcast.nio.serialization.DataSerializable;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.redeye.InMemoryStore;
+import dev.redeye.OpenMode;
 import dev.redeye.Stores;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
@@ -208,7 +209,8 @@ public abstract class StoreFixture implements AutoCloseable {
         return new StoreFixture("redis") {
             @Override
             Store newClient() {
-                return Stores.open(baseUrl + "?prefix=" + URLEncoder.encode(prefix, StandardCharsets.UTF_8));
+                return Stores.open(baseUrl + "?prefix=" + URLEncoder.encode(prefix, StandardCharsets.UTF_8),
+                        OpenMode.STRICT);
             }
 
             @Override
@@ -303,7 +305,7 @@ public abstract class StoreFixture implements AutoCloseable {
             Store newClient() {
                 if (!pooled) {
                     String sep = jdbcUrl.indexOf('?') >= 0 ? "&" : "?";
-                    return Stores.open(jdbcUrl + sep + "schema=" + schema);
+                    return Stores.open(jdbcUrl + sep + "schema=" + schema, OpenMode.STRICT);
                 }
                 HikariDataSource pool = pool(jdbcUrl, 4);
                 pools.add(pool);
@@ -401,7 +403,7 @@ public abstract class StoreFixture implements AutoCloseable {
         return new StoreFixture("hazelcast") {
             @Override
             Store newClient() {
-                return Stores.open(uri);
+                return Stores.open(uri, OpenMode.STRICT);
             }
 
             @Override
@@ -411,7 +413,7 @@ public abstract class StoreFixture implements AutoCloseable {
 
             @Override
             public RoundTrip roundTrip() {
-                HazelcastStore s = (HazelcastStore) Stores.open(uri);
+                HazelcastStore s = (HazelcastStore) Stores.open(uri, OpenMode.STRICT);
                 IMap<String, Object> map = s.instance().getMap(s.mapName());
                 return new RoundTrip() {
                     @Override
@@ -456,7 +458,7 @@ public abstract class StoreFixture implements AutoCloseable {
 
             @Override
             void cleanUp() {
-                try (HazelcastStore s = (HazelcastStore) Stores.open(uri)) {
+                try (HazelcastStore s = (HazelcastStore) Stores.open(uri, OpenMode.STRICT)) {
                     s.instance().getMap(s.claimsMapName()).destroy();
                     s.instance().getMap(s.mapName()).destroy();
                     LOG.info("destroyed Hazelcast maps {} and {}", s.mapName(), s.claimsMapName());
@@ -542,7 +544,7 @@ public abstract class StoreFixture implements AutoCloseable {
         return new StoreFixture("dynamodb") {
             @Override
             Store newClient() {
-                return Stores.open(uri);
+                return Stores.open(uri, OpenMode.STRICT);
             }
 
             @Override

@@ -3,6 +3,7 @@ package dev.redeye.cli;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.CountingStore;
 import dev.redeye.InMemoryStore;
+import dev.redeye.OpenMode;
 import dev.redeye.Stores;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
@@ -39,7 +40,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>In {@link Mode#SHARED} mode every breaker keeps its state in one shared store (for {@code memory:}, one
  * {@link InMemoryStore} with a {@linkplain InMemoryStore#newClient() client} per instance; for any other URI,
- * one {@link Stores#open(String)} per instance on a fresh operation name that is deleted afterwards). In
+ * one {@link Stores#open(String, OpenMode) Stores.open(uri, STRICT)} per instance, so that an unreachable
+ * store fails the run at once, on a fresh operation name that is deleted afterwards). In
  * {@link Mode#PER_INSTANCE} mode each breaker has its own private in-memory store, as with a local-only
  * library.
  *
@@ -210,7 +212,7 @@ final class Simulation {
         boolean[] open = new boolean[n];
         try {
             if (mode == Mode.SHARED) {
-                Store first = Stores.open(config.storeUri());
+                Store first = Stores.open(config.storeUri(), OpenMode.STRICT);
                 if (first instanceof InMemoryStore) {
                     // One in-memory backend stands for the shared store; each instance gets its own client.
                     sharedBackend = first;
@@ -220,7 +222,7 @@ final class Simulation {
                 } else {
                     clients.add(first);
                     for (int i = 1; i < n; i++) {
-                        clients.add(Stores.open(config.storeUri()));
+                        clients.add(Stores.open(config.storeUri(), OpenMode.STRICT));
                     }
                 }
             } else {
