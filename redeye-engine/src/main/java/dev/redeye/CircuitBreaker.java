@@ -177,7 +177,7 @@ public final class CircuitBreaker implements AutoCloseable {
                     : null;
             this.store = degrading != null ? degrading : configured;
             this.closeStore = config.closeStore();
-            this.access = new StoreAccess(store, configured, configured.getClass().getName(), LOG, cacheWanted,
+            this.access = new StoreAccess(store, configured, Stores.typeOf(configured).getName(), LOG, cacheWanted,
                     observers);
         }
         this.operations = new Operations(config.maxOperations().orElse(0), this::evicted, this::added);
@@ -203,7 +203,7 @@ public final class CircuitBreaker implements AutoCloseable {
         boolean fleetListener = config.onFleetStateChange().isPresent();
         if (fleetListener && access.feed == null) {
             LOG.warn("onFleetStateChange is set but store {} lacks TransitionFeed: fleet transitions are not reported",
-                    configured == null ? "?" : configured.getClass().getName());
+                    configured == null ? "?" : Stores.typeOf(configured).getName());
         }
         if ((configured != null && cacheWanted) || fleetListener) {
             subscribeFeed();
@@ -215,7 +215,7 @@ public final class CircuitBreaker implements AutoCloseable {
         synchronized (feedLock) {
             if (feed == null && access.feed != null && !closed.get()) {
                 Store named = config.store().orElse(store);
-                feed = new FeedHandler(access, operations, views, clock, named.getClass().getName(), observers,
+                feed = new FeedHandler(access, operations, views, clock, Stores.typeOf(named).getName(), observers,
                         local == null && cacheWanted);
             }
         }
@@ -776,7 +776,7 @@ public final class CircuitBreaker implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "CircuitBreaker[" + (local != null ? "local" : config.store().map(s -> s.getClass().getSimpleName())
+        return "CircuitBreaker[" + (local != null ? "local" : config.store().map(s -> Stores.typeOf(s).getSimpleName())
                 .orElse("?")) + ", " + operations.size() + " operations]";
     }
 

@@ -8,6 +8,7 @@ import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
+import dev.redeye.api.StoreProvider;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TrialClaims;
@@ -57,6 +58,7 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
     private static final AtomicLong THREADS = new AtomicLong();
 
     private final String description;
+    private final Class<? extends Store> type;
     private final Supplier<? extends Store> opener;
     private final Set<Class<?>> declared;
     private final Object lock = new Object();
@@ -77,21 +79,29 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
     }
 
     /**
-     * @param description  how messages and logs name the store (a redacted URI; never a password)
-     * @param capabilities the capability interfaces to declare, a subset of the four of the SPI
-     * @param opener       opens the real store, connected, or throws; called on the connector thread
+     * @param description how messages and logs name the store (a redacted URI; never a password)
+     * @param declared    the class of the real store and the capability interfaces to declare, a subset of the
+     *                    four of the SPI
+     * @param opener      opens the real store, connected, or throws; called on the connector thread
      * @throws IllegalArgumentException if a capability is not one of the SPI's four
      */
-    ConnectingStore(String description, Set<Class<?>> capabilities, Supplier<? extends Store> opener) {
+    ConnectingStore(String description, StoreProvider.Description declared, Supplier<? extends Store> opener) {
         this.description = Objects.requireNonNull(description, "description");
+        this.type = declared.type();
         this.opener = Objects.requireNonNull(opener, "opener");
-        for (Class<?> c : Objects.requireNonNull(capabilities, "capabilities")) {
+        Set<Class<?>> capabilities = declared.capabilities();
+        for (Class<?> c : capabilities) {
             if (!CAPABILITIES.contains(c)) {
                 throw new IllegalArgumentException("not a store capability: " + c.getName() + " (expected some of "
                         + "AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed)");
             }
         }
-        this.declared = Set.copyOf(capabilities);
+        this.declared = capabilities;
+    }
+
+    /** The class of the store this one connects to, known before it does. */
+    Class<? extends Store> type() {
+        return type;
     }
 
     // ------------------------------------------------------------------------------------ connecting
@@ -206,6 +216,11 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
         Store s = opener.get();
         if (s == null) {
             throw new StoreException("the provider of " + description + " opened null");
+        }
+        if (!type.isInstance(s)) {
+            closeQuietly(s);
+            throw new StoreException("store " + description + " was declared as a " + type.getName() + " but its "
+                    + "provider opened a " + s.getClass().getName());
         }
         try {
             Connected c = new Connected(s, s.capability(AtomicRecording.class).orElse(null),
@@ -477,6 +492,7 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
     @Override
     public String toString() {
         Connected c = connected;
-        return "ConnectingStore[" + description + ", " + (c != null ? "connected: " + c.store : "not connected") + "]";
+        return "ConnectingStore[" + type.getSimpleName() + " " + description + ", "
+                + (c != null ? "connected: " + c.store : "not connected") + "]";
     }
 }

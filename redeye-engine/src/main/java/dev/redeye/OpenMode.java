@@ -8,7 +8,7 @@ public enum OpenMode {
      * The default: a store that connects on first use and keeps trying until it does, so that a store that
      * cannot be reached when the application starts never fails the start. Applies to the network stores
      * (their providers declare their capabilities without connecting, see
-     * {@link dev.redeye.api.StoreProvider#capabilities(String)}); any other store is opened at once.
+     * {@link dev.redeye.api.StoreProvider#describe(String)}); any other store is opened at once.
      *
      * <p>{@code Stores.open} then checks the URI and returns at once, without connecting. The first use of the
      * store (any call; a feed subscription; not a capability lookup) starts connecting and waits for that
@@ -19,7 +19,8 @@ public enum OpenMode {
      * doubling to 5 s, with jitter); a feed subscription made meanwhile starts when the store connects, and
      * its subscriber is told of a gap then. Once connected, the store's own client reconnects after an
      * outage, as with {@link #STRICT}. The store returned is not the provider's own type (use {@link #STRICT}
-     * or the store class's own {@code open} for that).
+     * or the store class's own {@code open} for that; {@link Stores#typeOf} names it, and
+     * {@code capability(TheType.class)} reaches it once connected).
      */
     LAZY,
 

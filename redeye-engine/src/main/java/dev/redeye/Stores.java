@@ -58,8 +58,8 @@ public final class Stores {
      *                                  handles its scheme (the message lists the schemes found), or the
      *                                  provider rejects the URI
      * @throws dev.redeye.api.StoreException only for a store whose provider cannot open it lazily (see
-     *                                       {@link StoreProvider#capabilities(String)}), if it cannot reach
-     *                                       its backend
+     *                                       {@link StoreProvider#describe(String)}), if it cannot reach its
+     *                                       backend
      */
     public static Store open(String uri) {
         return open(uri, OpenMode.LAZY);
@@ -101,10 +101,10 @@ public final class Stores {
                     + " (add a store module such as redeye-store-redis to the classpath)");
         }
         if (mode == OpenMode.LAZY) {
-            Optional<Set<Class<?>>> capabilities = best.capabilities(uri);
-            if (capabilities.isPresent()) {
+            Optional<StoreProvider.Description> declared = best.describe(uri);
+            if (declared.isPresent()) {
                 StoreProvider provider = best;
-                return new ConnectingStore(StoreUris.redact(uri), capabilities.get(), () -> provider.open(uri));
+                return new ConnectingStore(StoreUris.redact(uri), declared.get(), () -> provider.open(uri));
             }
         }
         return best.open(uri);
@@ -118,20 +118,34 @@ public final class Stores {
      *
      * <pre>{@code
      * Store store = Stores.connecting("PostgreSQL over the app's pool",
-     *         Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class, TransitionFeed.class),
+     *         StoreProvider.Description.allCapabilities(PostgresStore.class),
      *         () -> PostgresStore.builder(dataSource).build());
      * }</pre>
      *
-     * @param description  how messages and logs name the store; must not hold a password
-     * @param capabilities the capability interfaces the opened store offers, declared now because a breaker
-     *                     looks them up when it is built; a store that lacks one fails to connect
-     * @param opener       opens the store, connected, or throws; the returned store owns what it opened
+     * @param description how messages and logs name the store; must not hold a password
+     * @param declared    the class of the store {@code opener} returns and the capabilities it offers, declared
+     *                    now because a breaker looks them up when it is built; a store of another class, or
+     *                    lacking one of them, fails to connect
+     * @param opener      opens the store, connected, or throws; the returned store owns what it opened
      * @throws NullPointerException     if an argument is null
      * @throws IllegalArgumentException if a capability is not one of {@code AtomicRecording},
      *                                  {@code TrialClaims}, {@code AtomicTransitions}, {@code TransitionFeed}
      */
-    public static Store connecting(String description, Set<Class<?>> capabilities, Supplier<? extends Store> opener) {
-        return new ConnectingStore(description, capabilities, opener);
+    public static Store connecting(String description, StoreProvider.Description declared,
+            Supplier<? extends Store> opener) {
+        return new ConnectingStore(description, Objects.requireNonNull(declared, "declared"), opener);
+    }
+
+    /**
+     * The class a store is known by, for metrics and log lines: its own, or for a store that connects on first
+     * use ({@link OpenMode#LAZY}, {@link #connecting}) the class of the store it connects to, known before it
+     * does.
+     *
+     * @throws NullPointerException if {@code store} is null
+     */
+    public static Class<? extends Store> typeOf(Store store) {
+        Objects.requireNonNull(store, "store");
+        return store instanceof ConnectingStore c ? c.type() : store.getClass();
     }
 
     /** The schemes of every provider on the classpath, sorted. */

@@ -67,9 +67,9 @@ public final class SwitchableStoreProvider implements StoreProvider {
     }
 
     @Override
-    public Optional<Set<Class<?>>> capabilities(String uri) {
+    public Optional<Description> describe(String uri) {
         name(uri);
-        return Optional.of(ALL);
+        return Optional.of(new Description(Store.class, ALL));
     }
 
     private static String name(String uri) {

@@ -93,7 +93,7 @@ public class CircuitOpenException extends RuntimeException {
 
     @Override
     public String getMessage() {
-        return "circuit '" + OperationNames.abbreviate(operation) + "' is " + status + "; retry after " + retryAfterMillis
-                + " ms";
+        return "circuit '" + OperationNames.abbreviate(operation) + "' is " + status + "; retry after "
+                + retryAfterMillis + " ms";
     }
 }

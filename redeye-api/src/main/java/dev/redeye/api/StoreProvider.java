@@ -1,5 +1,6 @@
 package dev.redeye.api;
 
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -10,7 +11,7 @@ import java.util.Set;
  * {@code jdbc}).
  *
  * <p><b>Opening without the backend.</b> A provider of a network store also implements
- * {@link #capabilities(String)}: then {@code Stores.open(uri)} hands out a store that calls {@link #open} on
+ * {@link #describe(String)}: then {@code Stores.open(uri)} hands out a store that calls {@link #open} on
  * first use and again, with backoff, until it succeeds, so that a backend that is down when the application
  * starts does not fail the start (calls meanwhile get a {@link StoreException}, which the breaker handles under
  * its store error policy). A provider without it is always opened at once.
@@ -34,20 +35,42 @@ public interface StoreProvider {
     Store open(String uri);
 
     /**
-     * The capability interfaces ({@link AtomicRecording}, {@link TrialClaims}, {@link AtomicTransitions},
-     * {@link TransitionFeed}) that every store {@link #open} returns for {@code uri} offers, known without
-     * reaching the backend; checks the URI as {@code open} does, without connecting. A circuit breaker looks a
-     * store's capabilities up once, when it is built, which may be before the backend answers: a store opened
-     * later must then offer at least these (a store that offers fewer fails to connect with a
-     * {@link StoreException} that says so).
+     * What every store {@link #open} returns for {@code uri} is, known without reaching the backend: its class
+     * and the capability interfaces it offers ({@link AtomicRecording}, {@link TrialClaims},
+     * {@link AtomicTransitions}, {@link TransitionFeed}). Checks the URI as {@code open} does, without
+     * connecting. A circuit breaker looks a store's capabilities up once, when it is built, which may be before
+     * the backend answers: a store opened later must then offer at least these (a store that offers fewer
+     * fails to connect with a {@link StoreException} that says so).
      *
      * <p>The default returns empty: the provider cannot tell without connecting, and its stores are opened at
      * once.
      *
-     * @return the capabilities, or empty if they are only known once connected
+     * @return the description, or empty if it is only known once connected
      * @throws IllegalArgumentException if the URI is malformed for this provider, as {@link #open} would
      */
-    default Optional<Set<Class<?>>> capabilities(String uri) {
+    default Optional<Description> describe(String uri) {
         return Optional.empty();
+    }
+
+    /**
+     * What a provider's stores are, known before they connect ({@link #describe(String)}).
+     *
+     * @param type         the class of the stores {@link #open} returns: what metrics and log lines name them by
+     * @param capabilities the capability interfaces those stores offer
+     */
+    record Description(Class<? extends Store> type, Set<Class<?>> capabilities) {
+        /**
+         * @throws NullPointerException if an argument is null
+         */
+        public Description {
+            Objects.requireNonNull(type, "type");
+            capabilities = Set.copyOf(Objects.requireNonNull(capabilities, "capabilities"));
+        }
+
+        /** A store of {@code type} offering all four capabilities. */
+        public static Description allCapabilities(Class<? extends Store> type) {
+            return new Description(type, Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class,
+                    TransitionFeed.class));
+        }
     }
 }

@@ -16,7 +16,8 @@ public class StoreUnavailableException extends RuntimeException {
      * @param cause     the store failure
      */
     public StoreUnavailableException(String operation, Throwable cause) {
-        super("store unavailable for operation '" + OperationNames.abbreviate(Objects.requireNonNull(operation, "operation"))
+        super("store unavailable for operation '"
+                + OperationNames.abbreviate(Objects.requireNonNull(operation, "operation"))
                 + "': " + (cause == null ? "unknown" : cause.getMessage()), cause);
         this.operation = operation;
     }

@@ -158,15 +158,18 @@ final class SimulationReport {
         rows.add(row(results, "succeeded", r -> Long.toString(r.succeeded())));
         rows.add(row(results, "rejected by the breaker (never ran)", r -> Long.toString(r.rejected())));
         rows.add(row(results, "calls that reached the dead dependency", r -> Long.toString(r.reachedDeadDependency())));
-        rows.add(row(results, "  normal calls (not trials)", r -> Long.toString(r.reachedDeadDependencyByNormalCalls())));
-        rows.add(row(results, "    failures recorded before the opening", r -> Long.toString(r.failuresBeforeOpening())));
+        // the normal calls, sorted as OpeningProbe sorts them: the rows below them add up to them
+        rows.add(row(results, "  normal calls (not trials)",
+                r -> Long.toString(r.reachedDeadDependencyByNormalCalls())));
+        rows.add(row(results, "    failures recorded before the opening",
+                r -> Long.toString(r.failuresBeforeOpening())));
         rows.add(row(results, "    already in flight at the opening", r -> Long.toString(r.inFlightAtOpening())));
-        if (results.stream().anyMatch(r -> r.failuresNotRecorded() > 0)) {
-            rows.add(row(results, "    not recorded (the store failed)", r -> Long.toString(r.failuresNotRecorded())));
-        }
         if (results.stream().anyMatch(r -> r.admittedAfterOpening() > 0)) {
             rows.add(row(results, "      of which admitted after it (stale read)",
                     r -> Long.toString(r.admittedAfterOpening())));
+        }
+        if (results.stream().anyMatch(r -> r.failuresNotRecorded() > 0)) {
+            rows.add(row(results, "    not recorded (the store failed)", r -> Long.toString(r.failuresNotRecorded())));
         }
         rows.add(row(results, "  failed trials", r -> orNa(r.failedTrials())));
         rows.add(row(results, "trial calls (half-open)", r -> orNa(r.trialCalls())));

@@ -26,7 +26,8 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
  * after the opening was stored, and the text says what the JSON says.
  */
 class SimulateInFlightTest {
-    private static final String TABLE = "redeye_inflight_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+    private static final String TABLE = "redeye_inflight_"
+            + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
     private static final int RUNS = 3;
 
     @AfterAll

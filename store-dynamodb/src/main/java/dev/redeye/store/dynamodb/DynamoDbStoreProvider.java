@@ -1,13 +1,9 @@
 package dev.redeye.store.dynamodb;
 
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreProvider;
 import dev.redeye.api.StoreUris;
-import dev.redeye.api.TransitionFeed;
-import dev.redeye.api.TrialClaims;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
@@ -88,16 +84,16 @@ public final class DynamoDbStoreProvider implements StoreProvider {
     }
 
     /**
-     * Every capability, after checking the URI as {@link #open(String)} does (without building a client):
-     * {@code Stores.open(uri)} then returns a store that checks (or creates) its table on first use.
+     * A {@link DynamoDbStore} with every capability, after checking the URI as {@link #open(String)} does (without
+     * building a client): {@code Stores.open(uri)} then returns a store that checks (or creates) its table on first
+     * use.
      *
      * @throws IllegalArgumentException if the URI is malformed
      */
     @Override
-    public Optional<Set<Class<?>>> capabilities(String uri) {
+    public Optional<Description> describe(String uri) {
         parse(uri);
-        return Optional.of(Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class,
-                TransitionFeed.class));
+        return Optional.of(Description.allCapabilities(DynamoDbStore.class));
     }
 
     static DynamoDbStore openStore(String uri) {

@@ -8,14 +8,10 @@ import com.hazelcast.config.ListenerConfig;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.LifecycleEvent;
 import com.hazelcast.core.LifecycleListener;
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreProvider;
 import dev.redeye.api.StoreUris;
-import dev.redeye.api.TransitionFeed;
-import dev.redeye.api.TrialClaims;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -56,7 +52,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * heartbeats, and connects sockets within {@code timeout}. {@link #open(String)} waits up to {@code timeout}
  * for the first connection and fails with a {@link StoreException} if it does not come (shutting that client
  * down). {@code Stores.open(uri)} does that on first use and again, with backoff, until a member answers
- * ({@link #capabilities(String)}); {@code Stores.open(uri, OpenMode.STRICT)} and {@link HazelcastStore#open}
+ * ({@link #describe(String)}); {@code Stores.open(uri, OpenMode.STRICT)} and {@link HazelcastStore#open}
  * do it at once. Hazelcast logs through SLF4J.
  */
 public final class HazelcastStoreProvider implements StoreProvider {
@@ -86,17 +82,16 @@ public final class HazelcastStoreProvider implements StoreProvider {
     }
 
     /**
-     * Every capability, in either mode (the mode is only known once connected: native or CAS offer the same
-     * ones), after checking the URI as {@link #open(String)} does: {@code Stores.open(uri)} then returns a
-     * store that starts its client, and detects its mode, on first use.
+     * A {@link HazelcastStore} with every capability, in either mode (the mode is only known once connected: native or
+     * CAS offer the same ones), after checking the URI as {@link #open(String)} does: {@code Stores.open(uri)} then
+     * returns a store that starts its client, and detects its mode, on first use.
      *
      * @throws IllegalArgumentException if the URI is malformed
      */
     @Override
-    public Optional<Set<Class<?>>> capabilities(String uri) {
+    public Optional<Description> describe(String uri) {
         parse(uri);
-        return Optional.of(Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class,
-                TransitionFeed.class));
+        return Optional.of(Description.allCapabilities(HazelcastStore.class));
     }
 
     /** {@link #open(String)} with the concrete type; see {@link HazelcastStore#open(String)}. */

@@ -1,13 +1,9 @@
 package dev.redeye.store.postgres;
 
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreProvider;
 import dev.redeye.api.StoreUris;
-import dev.redeye.api.TransitionFeed;
-import dev.redeye.api.TrialClaims;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -114,16 +110,16 @@ public final class PostgresStoreProvider implements StoreProvider {
     }
 
     /**
-     * Every capability, after checking the URI as {@link #open(String)} does: {@code Stores.open(uri)} then
-     * returns a store that connects (and creates its tables, when asked to) on first use.
+     * A {@link PostgresStore} with every capability, after checking the URI as {@link #open(String)} does:
+     * {@code Stores.open(uri)} then returns a store that connects (and creates its tables, when asked to) on
+     * first use.
      *
      * @throws IllegalArgumentException if the URI is not one this provider understands
      */
     @Override
-    public Optional<Set<Class<?>>> capabilities(String uri) {
+    public Optional<Description> describe(String uri) {
         parse(uri);
-        return Optional.of(Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class,
-                TransitionFeed.class));
+        return Optional.of(Description.allCapabilities(PostgresStore.class));
     }
 
     /** {@link #open(String)} with the concrete type; see {@link PostgresStore#open(String)}. */

@@ -12,14 +12,10 @@ import java.util.Set;
 
 import org.slf4j.LoggerFactory;
 
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreProvider;
 import dev.redeye.api.StoreUris;
-import dev.redeye.api.TransitionFeed;
-import dev.redeye.api.TrialClaims;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -58,7 +54,7 @@ import redis.clients.jedis.exceptions.JedisException;
  *
  * <p>{@link #open(String)} pings the server once, so an unreachable server fails at once with
  * {@link StoreException} ({@code Stores.open(uri)} calls it on first use and retries until the server
- * answers, see {@link #capabilities(String)}; {@code Stores.open(uri, OpenMode.STRICT)} and
+ * answers, see {@link #describe(String)}; {@code Stores.open(uri, OpenMode.STRICT)} and
  * {@link RedisStore#open(String)} call it at once), and logs one warning when the server can evict breaker keys ({@code maxmemory} set
  * and a {@code maxmemory-policy} other than {@code noeviction}). If the node is part of a <b>Redis Cluster</b> ({@code INFO cluster} says
  * {@code cluster_enabled:1}) the store gets a {@link JedisCluster} seeded with that node (database must be 0)
@@ -102,17 +98,16 @@ public final class RedisStoreProvider implements StoreProvider {
     }
 
     /**
-     * Every capability, standalone or cluster alike (the kind of server is only known once connected; both
-     * have a feed connection), after checking the URI as {@link #open(String)} does: {@code Stores.open(uri)}
-     * then returns a store that connects on first use.
+     * A {@link RedisStore} with every capability, standalone or cluster alike (the kind of server is only known
+     * once connected; both have a feed connection), after checking the URI as {@link #open(String)} does:
+     * {@code Stores.open(uri)} then returns a store that connects on first use.
      *
      * @throws IllegalArgumentException if the URI is malformed
      */
     @Override
-    public Optional<Set<Class<?>>> capabilities(String uri) {
+    public Optional<Description> describe(String uri) {
         parse(uri);
-        return Optional.of(Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class,
-                TransitionFeed.class));
+        return Optional.of(Description.allCapabilities(RedisStore.class));
     }
 
     /** {@link #open(String)} with the concrete type; see {@link RedisStore#open(String)}. */

@@ -1,6 +1,7 @@
 package dev.redeye.spring.boot.autoconfigure;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.Stores;
 import dev.redeye.api.Store;
 import dev.redeye.spring.boot.RedeyeBreakerCustomizer;
 import dev.redeye.spring.boot.RedeyeCircuitBreakers;
@@ -90,7 +91,7 @@ public class RedeyeAutoConfiguration {
             }
             StoreSelection ours = selection.getIfAvailable();
             description = ours != null ? ours.description()
-                    : "Store bean '" + storeBean + "' (" + store.getClass().getSimpleName() + ")";
+                    : "Store bean '" + storeBean + "' (" + Stores.typeOf(store).getSimpleName() + ")";
             if (ours == null && StringUtils.hasText(properties.getStore())) {
                 LOG.info("redeye.store is not used: the application's {} is", description);
             }

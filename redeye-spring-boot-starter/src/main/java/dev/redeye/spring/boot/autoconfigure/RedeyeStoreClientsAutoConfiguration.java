@@ -2,6 +2,7 @@ package dev.redeye.spring.boot.autoconfigure;
 
 import com.hazelcast.core.HazelcastInstance;
 import dev.redeye.api.Store;
+import dev.redeye.api.StoreProvider.Description;
 import dev.redeye.spring.boot.RedeyeProperties;
 import dev.redeye.store.dynamodb.DynamoDbStore;
 import dev.redeye.store.hazelcast.HazelcastStore;
@@ -68,7 +69,7 @@ public class RedeyeStoreClientsAutoConfiguration {
         StoreClientSource redeyePostgresClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
             String name = StoreClientSource.candidate(beans, DataSource.class);
             return new StoreClientSource(Set.of("postgresql", "postgres", "jdbc:postgresql"), name,
-                    StoreClientSource.describe(beans, name), StoreClientSource.ALL_CAPABILITIES, () -> {
+                    StoreClientSource.describe(beans, name), Description.allCapabilities(PostgresStore.class), () -> {
                         RedeyeProperties.Postgres p = properties.getPostgres();
                         PostgresStore.Builder b = PostgresStore.builder(beans.getBean(name, DataSource.class));
                         StoreClientSource.option("redeye.postgres.schema", p.getSchema(), b::schema);
@@ -89,7 +90,7 @@ public class RedeyeStoreClientsAutoConfiguration {
         StoreClientSource redeyeHazelcastClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
             String name = StoreClientSource.candidate(beans, HazelcastInstance.class);
             return new StoreClientSource(Set.of("hazelcast"), name, StoreClientSource.describe(beans, name),
-                    StoreClientSource.ALL_CAPABILITIES, () -> {
+                    Description.allCapabilities(HazelcastStore.class), () -> {
                         HazelcastStore.Builder b = HazelcastStore.builder(beans.getBean(name, HazelcastInstance.class));
                         StoreClientSource.option("redeye.hazelcast.map", properties.getHazelcast().getMap(), b::map);
                         return b::build;
@@ -106,7 +107,7 @@ public class RedeyeStoreClientsAutoConfiguration {
         StoreClientSource redeyeDynamoDbClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
             String name = StoreClientSource.candidate(beans, DynamoDbClient.class);
             return new StoreClientSource(Set.of("dynamodb"), name, StoreClientSource.describe(beans, name),
-                    StoreClientSource.ALL_CAPABILITIES, () -> {
+                    Description.allCapabilities(DynamoDbStore.class), () -> {
                         RedeyeProperties.DynamoDb p = properties.getDynamodb();
                         DynamoDbStore.Builder b = DynamoDbStore.builder(beans.getBean(name, DynamoDbClient.class));
                         StoreClientSource.option("redeye.dynamodb.table", p.getTable(), b::table);

@@ -2,11 +2,8 @@ package dev.redeye.spring.boot.autoconfigure;
 
 import dev.redeye.OpenMode;
 import dev.redeye.Stores;
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.Store;
-import dev.redeye.api.TransitionFeed;
-import dev.redeye.api.TrialClaims;
+import dev.redeye.api.StoreProvider;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -23,13 +20,13 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
  * @param schemes      the URI schemes of the same store, so that {@code redeye.store} can choose among sources
  * @param bean         the client bean's name
  * @param description  for people and logs: the bean's name and type, never its connection details
- * @param capabilities what the store built over the bean offers, known before it is built, for a store whose
- *                     build reaches the backend (it is then built on first use in LAZY mode); null for one
- *                     whose build does not (it is built at once)
+ * @param declared     what the store built over the bean is (its class and capabilities), known before it is
+ *                     built, for a store whose build reaches the backend (it is then built on first use in
+ *                     LAZY mode); null for one whose build does not (it is built at once)
  * @param prepare      applies the store's options to its builder (an invalid one fails here, at start) and
  *                     returns the build; the store never closes the bean
  */
-record StoreClientSource(Set<String> schemes, String bean, String description, Set<Class<?>> capabilities,
+record StoreClientSource(Set<String> schemes, String bean, String description, StoreProvider.Description declared,
         Supplier<Supplier<Store>> prepare) {
 
     /** Whether {@code uri} (possibly a bare scheme such as {@code redis:}) names this store. */
@@ -52,15 +49,11 @@ record StoreClientSource(Set<String> schemes, String bean, String description, S
      */
     Store open(OpenMode mode) {
         Supplier<Store> build = prepare.get();
-        if (mode == OpenMode.LAZY && capabilities != null) {
-            return Stores.connecting(description, capabilities, build);
+        if (mode == OpenMode.LAZY && declared != null) {
+            return Stores.connecting(description, declared, build);
         }
         return build.get();
     }
-
-    /** The four capabilities, which every store module's store built over a client bean offers. */
-    static final Set<Class<?>> ALL_CAPABILITIES = Set.of(AtomicRecording.class, TrialClaims.class,
-            AtomicTransitions.class, TransitionFeed.class);
 
     /**
      * The name of the one candidate bean of {@code type} (the only one, or the primary one): the condition
