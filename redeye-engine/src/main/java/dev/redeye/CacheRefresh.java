@@ -1,6 +1,7 @@
 package dev.redeye;
 
 import dev.redeye.api.BreakerState;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -133,7 +134,7 @@ final class CacheRefresh {
         }
         if (!done) {
             StoreException slow = new StoreException("store read for the local cache of '"
-                    + Operations.abbreviate(e.name) + "' took longer than the stale tolerance ("
+                    + OperationNames.abbreviate(e.name) + "' took longer than the stale tolerance ("
                     + views.cacheMaxAgeMillis() + " ms)");
             if (f.slowReported.compareAndSet(false, true)) {
                 errors.report(e, slow);

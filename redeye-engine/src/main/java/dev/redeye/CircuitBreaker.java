@@ -3,6 +3,7 @@ package dev.redeye;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
@@ -126,7 +127,14 @@ import org.slf4j.LoggerFactory;
  * timeout and a caller's wait for another caller's cache read are real waits (real time).
  *
  * <h2>Operations</h2>
- * Each operation name has its own state and metrics. With {@link Builder#maxOperations(int)}, the breaker
+ * Each operation name has its own state and metrics. A name is checked the first time this breaker sees it,
+ * before any store call, by every method that takes one ({@code execute*}, {@code tryAcquire},
+ * {@code decorate*}, {@code state}, {@code status}, {@code check}, {@code force*}, {@code reset},
+ * {@code record*}): an empty name, one longer than {@value OperationNames#MAX_LENGTH} UTF-16 code units, one
+ * with an unpaired surrogate or with U+0000 is an {@link IllegalArgumentException} to the caller, never a
+ * store error ({@link OperationNames#requireValid}); a name already known costs nothing more.
+ * {@code localState}, {@code localStatus} and {@code metrics} never create an operation and answer "none" for
+ * any name they do not hold. With {@link Builder#maxOperations(int)}, the breaker
  * keeps at most that many: past it, the least recently used operations are evicted (approximately; never one
  * with a trial running), losing this instance's metrics and cached views of them; in local mode an evicted
  * operation's stored state goes too, unless it is open (an open breaker is never closed by an eviction).
@@ -185,7 +193,7 @@ public final class CircuitBreaker implements AutoCloseable {
                     : null;
             this.store = degrading != null ? degrading : configured;
             this.closeStore = config.closeStore();
-            this.access = new StoreAccess(store, configured, configured.getClass().getName(), LOG, cacheWanted,
+            this.access = new StoreAccess(store, configured, Stores.typeOf(configured).getName(), LOG, cacheWanted,
                     observers, time);
         }
         this.operations = new Operations(config.maxOperations().orElse(0), this::evicted, this::added);
@@ -211,7 +219,7 @@ public final class CircuitBreaker implements AutoCloseable {
         boolean fleetListener = config.onFleetStateChange().isPresent();
         if (fleetListener && access.feed == null) {
             LOG.warn("onFleetStateChange is set but store {} lacks TransitionFeed: fleet transitions are not reported",
-                    configured == null ? "?" : configured.getClass().getName());
+                    configured == null ? "?" : Stores.typeOf(configured).getName());
         }
         if ((configured != null && cacheWanted) || fleetListener) {
             subscribeFeed();
@@ -223,7 +231,7 @@ public final class CircuitBreaker implements AutoCloseable {
         synchronized (feedLock) {
             if (feed == null && access.feed != null && !closed.get()) {
                 Store named = config.store().orElse(store);
-                feed = new FeedHandler(access, operations, views, time, named.getClass().getName(), observers,
+                feed = new FeedHandler(access, operations, views, time, Stores.typeOf(named).getName(), observers,
                         local == null && cacheWanted);
             }
         }
@@ -252,7 +260,8 @@ public final class CircuitBreaker implements AutoCloseable {
      * to its end and still counts as a failure. A call that returns within the deadline but took longer than
      * {@code callTimeout} by the breaker's ticker also counts as a failure; its result is still returned.
      *
-     * @param operation the operation name (non-empty); each name has its own breaker state
+     * @param operation the operation name (see {@link OperationNames#requireValid}); each name has its own breaker
+     *                  state
      * @param call      the call to guard
      * @return the call's result, or the configured fallback's result for a rejected call
      * @throws X                          the call's own exception, unchanged
@@ -261,7 +270,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * @throws StoreUnavailableException  under {@link StoreErrorPolicy#REJECT} when the store could not be
      *                                    read or a trial could not be claimed, and no fallback is configured
      * @throws NullPointerException       if {@code operation} or {@code call} is null
-     * @throws IllegalArgumentException   if {@code operation} is empty
+     * @throws IllegalArgumentException   if {@code operation} is not a valid name ({@link OperationNames#requireValid})
      * @throws IllegalStateException      if the breaker is closed
      */
     public <T, X extends Exception> T execute(String operation, CheckedSupplier<T, X> call) throws X {
@@ -302,7 +311,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * @return the call's result, or {@code orElse} if the breaker rejected it
      * @throws X                        the call's own exception, unchanged
      * @throws NullPointerException     if {@code operation} or {@code call} is null
-     * @throws IllegalArgumentException if {@code operation} is empty
+     * @throws IllegalArgumentException if {@code operation} is not a valid name ({@link OperationNames#requireValid})
      * @throws IllegalStateException    if the breaker is closed
      */
     public <T, X extends Exception> T executeOrElse(String operation, CheckedSupplier<T, X> call, T orElse)
@@ -322,7 +331,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * @return the call's result, or {@code orElse.get()} if the breaker rejected it
      * @throws X                        the call's own exception, unchanged
      * @throws NullPointerException     if {@code operation}, {@code call} or {@code orElse} is null
-     * @throws IllegalArgumentException if {@code operation} is empty
+     * @throws IllegalArgumentException if {@code operation} is not a valid name ({@link OperationNames#requireValid})
      * @throws IllegalStateException    if the breaker is closed
      */
     public <T, X extends Exception> T executeOrElseGet(String operation, CheckedSupplier<T, X> call,
@@ -362,7 +371,7 @@ public final class CircuitBreaker implements AutoCloseable {
      *                                   (the fallback's result is ignored)
      * @throws StoreUnavailableException under REJECT when the store failed, and no fallback is set
      * @throws NullPointerException      if an argument is null
-     * @throws IllegalArgumentException  if {@code operation} is empty
+     * @throws IllegalArgumentException  if {@code operation} is not a valid name ({@link OperationNames#requireValid})
      * @throws IllegalStateException     if the breaker is closed
      */
     public void execute(String operation, Runnable call) {
@@ -391,7 +400,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * set a {@code callTimeout} for async calls.
      *
      * @throws NullPointerException     if {@code operation} or {@code call} is null
-     * @throws IllegalArgumentException if {@code operation} is empty
+     * @throws IllegalArgumentException if {@code operation} is not a valid name ({@link OperationNames#requireValid})
      * @throws IllegalStateException    if the breaker is closed
      */
     public <T> CompletableFuture<T> executeAsync(String operation, Supplier<? extends CompletionStage<T>> call) {
@@ -412,7 +421,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * {@link Permit} for what a permit that is never completed holds, and for how long.
      *
      * @throws NullPointerException     if {@code operation} is null
-     * @throws IllegalArgumentException if {@code operation} is empty
+     * @throws IllegalArgumentException if {@code operation} is not a valid name ({@link OperationNames#requireValid})
      * @throws IllegalStateException    if the breaker is closed
      */
     public Permit tryAcquire(String operation) {
@@ -427,7 +436,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * {@link StoreUnavailableException}) unless a breaker-wide fallback answers it.
      *
      * @throws NullPointerException     if an argument is null
-     * @throws IllegalArgumentException if {@code operation} is empty
+     * @throws IllegalArgumentException if {@code operation} is not a valid name ({@link OperationNames#requireValid})
      */
     public <T> Supplier<T> decorateSupplier(String operation, Supplier<? extends T> supplier) {
         requireOperation(operation);
@@ -440,7 +449,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * {@link #execute(String, CheckedSupplier)} and throws the callable's own exception unchanged.
      *
      * @throws NullPointerException     if an argument is null
-     * @throws IllegalArgumentException if {@code operation} is empty
+     * @throws IllegalArgumentException if {@code operation} is not a valid name ({@link OperationNames#requireValid})
      */
     public <T> Callable<T> decorateCallable(String operation, Callable<? extends T> callable) {
         requireOperation(operation);
@@ -453,7 +462,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * {@link #execute(String, Runnable)}.
      *
      * @throws NullPointerException     if an argument is null
-     * @throws IllegalArgumentException if {@code operation} is empty
+     * @throws IllegalArgumentException if {@code operation} is not a valid name ({@link OperationNames#requireValid})
      */
     public Runnable decorateRunnable(String operation, Runnable runnable) {
         requireOperation(operation);
@@ -466,7 +475,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * {@link #executeAsync(String, Supplier)}; a rejection completes the returned stage exceptionally.
      *
      * @throws NullPointerException     if an argument is null
-     * @throws IllegalArgumentException if {@code operation} is empty
+     * @throws IllegalArgumentException if {@code operation} is not a valid name ({@link OperationNames#requireValid})
      */
     public <T> Supplier<CompletionStage<T>> decorateCompletionStage(String operation,
             Supplier<? extends CompletionStage<T>> stage) {
@@ -476,9 +485,7 @@ public final class CircuitBreaker implements AutoCloseable {
     }
 
     private static void requireOperation(String operation) {
-        if (Objects.requireNonNull(operation, "operation").isEmpty()) {
-            throw new IllegalArgumentException("operation must not be empty");
-        }
+        OperationNames.requireValid(operation);
     }
 
     // ----------------------------------------------------------------------------------------- observers
@@ -610,6 +617,8 @@ public final class CircuitBreaker implements AutoCloseable {
      * @return the state, or {@link BreakerState#INITIAL} if none is stored
      * @throws dev.redeye.api.StoreException if the store fails, whatever it threw (except under
      *                                       {@link StoreErrorPolicy#LOCAL})
+     * @throws IllegalArgumentException     if {@code operation} is not a valid name (as for every method that
+     *                                       takes one; see the class comment)
      */
     public BreakerState state(String operation) {
         OperationState e = entry(operation);
@@ -786,7 +795,7 @@ public final class CircuitBreaker implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "CircuitBreaker[" + (local != null ? "local" : config.store().map(s -> s.getClass().getSimpleName())
+        return "CircuitBreaker[" + (local != null ? "local" : config.store().map(s -> Stores.typeOf(s).getSimpleName())
                 .orElse("?")) + ", " + operations.size() + " operations]";
     }
 

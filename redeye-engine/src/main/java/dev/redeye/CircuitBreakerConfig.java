@@ -341,6 +341,6 @@ public final class CircuitBreakerConfig {
                 + maxGapBetweenFailures + ", callTimeout=" + callTimeout + ", storeErrorPolicy=" + storeErrorPolicy
                 + ", openCacheRefresh=" + openCacheRefresh + ", localCache=" + localCacheStaleTolerance
                 + ", maxOperations=" + (maxOperations == 0 ? "unset" : maxOperations) + ", store="
-                + (store == null ? "local" : store.getClass().getSimpleName()) + "]";
+                + (store == null ? "local" : Stores.typeOf(store).getSimpleName()) + "]";
     }
 }

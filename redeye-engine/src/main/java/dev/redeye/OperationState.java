@@ -2,6 +2,7 @@ package dev.redeye;
 
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.OperationNames;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -97,7 +98,7 @@ final class OperationState implements ObservedOperation {
 
     @Override
     public String toString() {
-        return "ObservedOperation[" + Operations.abbreviate(name) + "]";
+        return "ObservedOperation[" + OperationNames.abbreviate(name) + "]";
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.redeye;
 
+import dev.redeye.api.OperationNames;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -53,7 +54,12 @@ final class Operations {
         this.onAdd = onAdd;
     }
 
-    /** The entry of {@code operation}, created if needed, stamped as used. */
+    /**
+     * The entry of {@code operation}, created if needed, stamped as used.
+     *
+     * @throws NullPointerException     if {@code operation} is null
+     * @throws IllegalArgumentException if a new name breaks {@link OperationNames#requireValid the rule}
+     */
     OperationState use(String operation) {
         OperationState e = map.get(Objects.requireNonNull(operation, "operation"));
         if (e == null) {
@@ -80,10 +86,13 @@ final class Operations {
         return map.size();
     }
 
+    /**
+     * Creates the entry of a name seen for the first time: the one place a name is checked
+     * ({@link OperationNames#requireValid}), so that an invalid name never reaches a store and a valid one is
+     * checked once, not per call.
+     */
     private OperationState register(String operation) {
-        if (operation.isEmpty()) {
-            throw new IllegalArgumentException("operation must not be empty");
-        }
+        OperationNames.requireValid(operation);
         boolean[] created = new boolean[1];
         OperationState e = map.computeIfAbsent(operation, name -> {
             created[0] = true;
@@ -97,7 +106,7 @@ final class Operations {
         onAdd.accept(e);
         if (operation.length() > LONG_NAME && longNameWarned.compareAndSet(false, true)) {
             LOG.warn("operation name of {} characters (over {}): names are stored and logged, keep them short; "
-                    + "'{}'", operation.length(), LONG_NAME, abbreviate(operation));
+                    + "'{}'", operation.length(), LONG_NAME, OperationNames.abbreviate(operation));
         }
         if (max > 0 && map.size() > max) {
             if (overMaxWarned.compareAndSet(false, true)) {
@@ -138,9 +147,5 @@ final class Operations {
         for (OperationState v : victims) {
             onEvict.accept(v);
         }
-    }
-
-    static String abbreviate(String s) {
-        return s.length() <= LONG_NAME ? s : s.substring(0, LONG_NAME - 3) + "...";
     }
 }

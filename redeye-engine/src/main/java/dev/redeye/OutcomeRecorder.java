@@ -1,6 +1,7 @@
 package dev.redeye;
 
 import dev.redeye.api.BreakerState;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.StoreException;
@@ -175,7 +176,7 @@ final class OutcomeRecorder {
                 v = p.test(result) ? Verdict.FAILURE : Verdict.SUCCESS;
             } catch (RuntimeException ex) {
                 LOG.warn("recordResult predicate threw for operation '{}'; counting the call as a failure",
-                        Operations.abbreviate(e.name), ex);
+                        OperationNames.abbreviate(e.name), ex);
                 v = Verdict.FAILURE;
             }
         }
@@ -188,7 +189,7 @@ final class OutcomeRecorder {
             return failurePredicate.test(t) ? Verdict.FAILURE : Verdict.IGNORED;
         } catch (RuntimeException ex) {
             LOG.warn("recordFailure predicate threw for operation '{}'; counting the call as a failure",
-                    Operations.abbreviate(e.name), ex);
+                    OperationNames.abbreviate(e.name), ex);
             return Verdict.FAILURE;
         }
     }
@@ -222,7 +223,7 @@ final class OutcomeRecorder {
         } catch (StoreException ex) {
             errors.report(e, ex);
         } catch (Throwable ex) { // never in place of the call's own outcome; a VirtualMachineError goes on
-            LOG.warn("recording an outcome of '{}' failed", Operations.abbreviate(e.name),
+            LOG.warn("recording an outcome of '{}' failed", OperationNames.abbreviate(e.name),
                     StoreErrors.storeError(ex));
         } finally {
             if (interrupted) {
@@ -251,7 +252,7 @@ final class OutcomeRecorder {
                 afterWrite(e, ch, now, tick, stamp);
             }
         } catch (Throwable ex) { // never in place of the call's own outcome; a VirtualMachineError goes on
-            LOG.warn("recording a trial outcome of '{}' failed", Operations.abbreviate(e.name),
+            LOG.warn("recording a trial outcome of '{}' failed", OperationNames.abbreviate(e.name),
                     StoreErrors.storeError(ex));
         } finally {
             try {
@@ -278,7 +279,7 @@ final class OutcomeRecorder {
                 try {
                     listener.accept(ch.toEvent(e.name, policy, now));
                 } catch (RuntimeException ex) {
-                    LOG.warn("onStateChange listener threw for operation '{}'", Operations.abbreviate(e.name), ex);
+                    LOG.warn("onStateChange listener threw for operation '{}'", OperationNames.abbreviate(e.name), ex);
                 }
             }
         }

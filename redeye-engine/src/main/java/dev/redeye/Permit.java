@@ -2,6 +2,7 @@ package dev.redeye;
 
 import dev.redeye.OutcomeRecorder.Verdict;
 import dev.redeye.api.CircuitOpenException;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreUnavailableException;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -190,7 +191,7 @@ public final class Permit {
 
     @Override
     public String toString() {
-        return "Permit[" + Operations.abbreviate(e.name) + ", " + (rejection != null ? "rejected: " + rejection
+        return "Permit[" + OperationNames.abbreviate(e.name) + ", " + (rejection != null ? "rejected: " + rejection
                 : (isTrial() ? "trial" : "call") + (done != 0 ? ", completed" : "")) + "]";
     }
 }

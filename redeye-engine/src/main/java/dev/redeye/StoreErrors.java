@@ -1,5 +1,6 @@
 package dev.redeye;
 
+import dev.redeye.api.OperationNames;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +51,7 @@ final class StoreErrors {
     void reportUncounted(String operation, Throwable ex) {
         if (logLimiter.due()) {
             LOG.warn("store error for operation '{}' (logged at most every {} s): {}",
-                    Operations.abbreviate(operation), LOG_INTERVAL_MILLIS / 1000, ex.toString());
+                    OperationNames.abbreviate(operation), LOG_INTERVAL_MILLIS / 1000, ex.toString());
         }
         BiConsumer<String, Throwable> l = listener;
         if (l != null) {

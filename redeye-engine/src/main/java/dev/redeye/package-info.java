@@ -42,7 +42,8 @@
  * outcome recording ({@code OutcomeRecorder}), the open-state view and local cache ({@code StateViews}) with its
  * single-flight refresh ({@code CacheRefresh}), the
  * feed ({@code FeedHandler}), the bounded operation registry ({@code Operations}), capabilities and their
- * fallbacks ({@code StoreAccess}), the LOCAL store-error decorator ({@code DegradingStore}) and call timeouts
- * ({@code CallTimer}, {@code AsyncCall}).
+ * fallbacks ({@code StoreAccess}), the LOCAL store-error decorator ({@code DegradingStore}), call timeouts
+ * ({@code CallTimer}, {@code AsyncCall}) and the store that connects on first use behind
+ * {@link dev.redeye.Stores#open(String)} ({@code ConnectingStore}).
  */
 package dev.redeye;

@@ -93,11 +93,7 @@ public class CircuitOpenException extends RuntimeException {
 
     @Override
     public String getMessage() {
-        return "circuit '" + abbreviate(operation) + "' is " + status + "; retry after " + retryAfterMillis
-                + " ms";
-    }
-
-    private static String abbreviate(String s) {
-        return s.length() <= 100 ? s : s.substring(0, 97) + "...";
+        return "circuit '" + OperationNames.abbreviate(operation) + "' is " + status + "; retry after "
+                + retryAfterMillis + " ms";
     }
 }

@@ -167,7 +167,7 @@ public final class FeedSubscribers {
             try {
                 listener.accept(e);
             } catch (RuntimeException | LinkageError | AssertionError t) {
-                report("transition listener (event of '" + abbreviate(e.operation()) + "')", t);
+                report("transition listener (event of '" + OperationNames.abbreviate(e.operation()) + "')", t);
             }
         }
 
@@ -195,9 +195,5 @@ public final class FeedSubscribers {
             active = false;
             subscribers.remove(this);
         }
-    }
-
-    private static String abbreviate(String s) {
-        return s.length() <= 100 ? s : s.substring(0, 97) + "...";
     }
 }

@@ -9,7 +9,10 @@ import java.util.Optional;
  * {@link TransitionFeed}) make it exact and are looked up with {@link #capability(Class)}.
  *
  * <p>The {@code key} every method takes is the operation name exactly as the user wrote it. A store applies
- * its own prefix, escaping and hashing and must round-trip any string, however hostile.
+ * its own prefix, escaping and hashing and must round-trip any string, however hostile. The circuit breaker
+ * only passes names that {@link OperationNames#requireValid} accepts (non-empty, at most
+ * {@value OperationNames#MAX_LENGTH} UTF-16 code units, well-formed, no U+0000), and a store must accept every
+ * one of them: a valid name the store refuses would turn every call of that operation into a store error.
  *
  * <p>Implementations are thread-safe. Every backend failure is reported as {@link StoreException}, never as
  * the backend's own exception type. After {@link #close()} every method fails fast with

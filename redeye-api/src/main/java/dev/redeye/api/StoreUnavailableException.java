@@ -16,7 +16,8 @@ public class StoreUnavailableException extends RuntimeException {
      * @param cause     the store failure
      */
     public StoreUnavailableException(String operation, Throwable cause) {
-        super("store unavailable for operation '" + abbreviate(Objects.requireNonNull(operation, "operation"))
+        super("store unavailable for operation '"
+                + OperationNames.abbreviate(Objects.requireNonNull(operation, "operation"))
                 + "': " + (cause == null ? "unknown" : cause.getMessage()), cause);
         this.operation = operation;
     }
@@ -24,9 +25,5 @@ public class StoreUnavailableException extends RuntimeException {
     /** The operation whose call was not run. */
     public String operation() {
         return operation;
-    }
-
-    private static String abbreviate(String s) {
-        return s.length() <= 100 ? s : s.substring(0, 97) + "...";
     }
 }

@@ -2,6 +2,7 @@ package dev.redeye.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.redeye.OpenMode;
 import dev.redeye.Stores;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
@@ -156,7 +157,8 @@ public final class PostgresPathBench {
 
     private static Store open(String setUp, String url, String schema, List<AutoCloseable> owned) {
         if (setUp.startsWith("Stores.open")) {
-            return Stores.open(url + (url.contains("?") ? "&" : "?") + "schema=" + schema + "&purgeIntervalMillis=0");
+            return Stores.open(url + (url.contains("?") ? "&" : "?") + "schema=" + schema + "&purgeIntervalMillis=0",
+                    OpenMode.STRICT);
         }
         boolean perSession = setUp.endsWith("per session");
         HikariConfig config = new HikariConfig();

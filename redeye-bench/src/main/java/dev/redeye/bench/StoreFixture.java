@@ -11,6 +11,7 @@ import com.hazelcast.nio.serialization.DataSerializable;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.redeye.InMemoryStore;
+import dev.redeye.OpenMode;
 import dev.redeye.Stores;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
@@ -209,7 +210,8 @@ public abstract class StoreFixture implements AutoCloseable {
         return new StoreFixture("redis") {
             @Override
             Store newClient() {
-                return Stores.open(baseUrl + "?prefix=" + URLEncoder.encode(prefix, StandardCharsets.UTF_8));
+                return Stores.open(baseUrl + "?prefix=" + URLEncoder.encode(prefix, StandardCharsets.UTF_8),
+                        OpenMode.STRICT);
             }
 
             @Override
@@ -304,7 +306,7 @@ public abstract class StoreFixture implements AutoCloseable {
             Store newClient() {
                 if (!pooled) {
                     String sep = jdbcUrl.indexOf('?') >= 0 ? "&" : "?";
-                    return Stores.open(jdbcUrl + sep + "schema=" + schema);
+                    return Stores.open(jdbcUrl + sep + "schema=" + schema, OpenMode.STRICT);
                 }
                 HikariDataSource pool = pool(jdbcUrl, 4);
                 pools.add(pool);
@@ -402,7 +404,7 @@ public abstract class StoreFixture implements AutoCloseable {
         return new StoreFixture("hazelcast") {
             @Override
             Store newClient() {
-                return Stores.open(uri);
+                return Stores.open(uri, OpenMode.STRICT);
             }
 
             @Override
@@ -412,7 +414,7 @@ public abstract class StoreFixture implements AutoCloseable {
 
             @Override
             public RoundTrip roundTrip() {
-                HazelcastStore s = (HazelcastStore) Stores.open(uri);
+                HazelcastStore s = (HazelcastStore) Stores.open(uri, OpenMode.STRICT);
                 IMap<String, Object> map = s.instance().getMap(s.mapName());
                 return new RoundTrip() {
                     @Override
@@ -457,7 +459,7 @@ public abstract class StoreFixture implements AutoCloseable {
 
             @Override
             void cleanUp() {
-                try (HazelcastStore s = (HazelcastStore) Stores.open(uri)) {
+                try (HazelcastStore s = (HazelcastStore) Stores.open(uri, OpenMode.STRICT)) {
                     s.instance().getMap(s.mapName()).destroy();
                     LOG.info("destroyed Hazelcast map {}", s.mapName());
                 } finally {
@@ -543,7 +545,7 @@ public abstract class StoreFixture implements AutoCloseable {
         return new StoreFixture("dynamodb") {
             @Override
             Store newClient() {
-                return Stores.open(uri);
+                return Stores.open(uri, OpenMode.STRICT);
             }
 
             @Override

@@ -214,7 +214,16 @@ public final class SimulateCommand implements Callable<Integer> {
             err.println("warning: " + r.maxConcurrentTrials() + " trials ran at once with halfOpenPermits 1: the "
                     + "store's trial claims are not exclusive (check it with 'redeye tck --store ...')");
         }
-        if (r.openings() > 1) {
+        if (r.admittedAfterOpening() > 0) {
+            err.println("warning: " + r.admittedAfterOpening() + " call(s) were admitted by a read that started after "
+                    + "the opening had been stored: the store served a stale state (check it with 'redeye tck --store "
+                    + "...')");
+        }
+        if (r.openings() > 1 && r.inFlightRecordedAfterClose() >= r.failureThreshold()) {
+            err.println("note: the shared breaker opened " + r.openings() + " times: " + r.inFlightRecordedAfterClose()
+                    + " failure(s) of calls in flight at the first opening were recorded only after a trial had "
+                    + "closed it again (the store answered slowly), and counted in the new closed period");
+        } else if (r.openings() > 1) {
             err.println("warning: the shared breaker opened " + r.openings() + " times during one outage: the "
                     + "store may lose updates (check it with 'redeye tck --store ...')");
         }

@@ -3,6 +3,7 @@ package dev.redeye.cli;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.CountingStore;
 import dev.redeye.InMemoryStore;
+import dev.redeye.OpenMode;
 import dev.redeye.Stores;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
@@ -39,7 +40,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>In {@link Mode#SHARED} mode every breaker keeps its state in one shared store (for {@code memory:}, one
  * {@link InMemoryStore} with a {@linkplain InMemoryStore#newClient() client} per instance; for any other URI,
- * one {@link Stores#open(String)} per instance on a fresh operation name that is deleted afterwards). In
+ * one {@link Stores#open(String, OpenMode) Stores.open(uri, STRICT)} per instance, so that an unreachable
+ * store fails the run at once, on a fresh operation name that is deleted afterwards). In
  * {@link Mode#PER_INSTANCE} mode each breaker has its own private in-memory store, as with a local-only
  * library.
  *
@@ -99,6 +101,17 @@ final class Simulation {
      * {@code maxConcurrentTrials}) are {@code null} when the store has no {@code TrialClaims} capability: a
      * trial is recognised by the claim the engine makes through the store, and without one the engine claims
      * trials inside each instance, out of sight (the dead-dependency counts then include any trials).
+     *
+     * <p>The normal calls that reached the dead dependency ({@code reachedDeadDependencyByNormalCalls}) are
+     * sorted by where the failure each recorded landed in the stored history ({@link OpeningProbe}):
+     * {@code failuresBeforeOpening} before the breaker's first opening (the last of them opened it; more than
+     * {@code failureThreshold} when a success recorded meanwhile reset the count); {@code inFlightAtOpening}
+     * after it: the call was admitted before the opening was stored and was still running when it was (its
+     * read may have raced the opening); {@code failuresNotRecorded}, whose write failed (a store error). The
+     * three add up to the normal calls. {@code admittedAfterOpening}, among those in flight, were admitted by a
+     * read that started after the opening had been stored, which a correct store never allows: 0.
+     * {@code inFlightRecordedAfterClose}, among those in flight, landed after a trial had closed the breaker
+     * again (a slow store): failureThreshold of them open it a second time.
      */
     record Result(String mode, int instances, int threadsPerInstance, String store, String operation,
             int failureThreshold, long resetTimeoutMs, double backoffMultiplier, double jitter, long durationMs,
@@ -106,7 +119,9 @@ final class Simulation {
             long calls, long succeeded, long failed, long rejected, long storeUnavailable, long otherErrors,
             long storeErrors,
             long reachedDeadDependency, long reachedDeadDependencyByNormalCalls, Long failedTrials,
-            long inFlightAtOpening, Long trialCalls, Integer maxConcurrentTrials, long openings, long transitions,
+            long failuresBeforeOpening, long inFlightAtOpening, long admittedAfterOpening,
+            long inFlightRecordedAfterClose, long failuresNotRecorded, Long trialCalls,
+            Integer maxConcurrentTrials, long openings, long transitions,
             long storeOps, double storeOpsPerCall, Map<String, Long> storeOpsByKind,
             Long recoveredAfterUpMs, int closedAtEnd, List<TimelineEntry> timeline) {
     }
@@ -121,12 +136,9 @@ final class Simulation {
     private final LongAdder storeUnavailable = new LongAdder();
     private final LongAdder otherErrors = new LongAdder();
     private final LongAdder storeErrors = new LongAdder();
-    private final LongAdder inFlightAtOpening = new LongAdder();
+    private final List<OpeningProbe.Opening> probed = new ArrayList<>();
     private final ConcurrentLinkedQueue<TimelineEntry> timeline = new ConcurrentLinkedQueue<>();
     private final AtomicInteger openBreakers = new AtomicInteger();
-    /** Calls let through whose outcome is not recorded yet: from the start of the call to execute's return. */
-    private final AtomicInteger inCall = new AtomicInteger();
-    private volatile java.util.concurrent.atomic.AtomicIntegerArray inCallByInstance;
     private volatile long startNanos;
     private volatile SimulatedDependency dependency;
     private volatile TickCounts callsPerTick;
@@ -210,7 +222,7 @@ final class Simulation {
         boolean[] open = new boolean[n];
         try {
             if (mode == Mode.SHARED) {
-                Store first = Stores.open(config.storeUri());
+                Store first = Stores.open(config.storeUri(), OpenMode.STRICT);
                 if (first instanceof InMemoryStore) {
                     // One in-memory backend stands for the shared store; each instance gets its own client.
                     sharedBackend = first;
@@ -220,7 +232,7 @@ final class Simulation {
                 } else {
                     clients.add(first);
                     for (int i = 1; i < n; i++) {
-                        clients.add(Stores.open(config.storeUri()));
+                        clients.add(Stores.open(config.storeUri(), OpenMode.STRICT));
                     }
                 }
             } else {
@@ -229,9 +241,14 @@ final class Simulation {
                 }
             }
             warmUp(clients.get(0));
-            inCallByInstance = new java.util.concurrent.atomic.AtomicIntegerArray(n);
+            probed.clear();
+            probed.add(new OpeningProbe.Opening());
             for (int i = 0; i < n; i++) {
-                CountingStore c = new CountingStore(clients.get(i), TrialMark.LISTENER);
+                if (mode == Mode.PER_INSTANCE && i > 0) {
+                    probed.add(new OpeningProbe.Opening());
+                }
+                OpeningProbe.Opening opening = probed.get(probed.size() - 1);
+                CountingStore c = new CountingStore(new OpeningProbe(clients.get(i), opening), TrialMark.LISTENER);
                 counting.add(c);
                 int instance = i;
                 breakers.add(CircuitBreaker.builder()
@@ -359,14 +376,8 @@ final class Simulation {
         while (!stop && System.nanoTime() < end && !Thread.currentThread().isInterrupted()) {
             long thisLatency = (long) (latency * (0.5 + rnd.nextDouble()));
             calls.increment();
-            boolean[] ran = new boolean[1];
             try {
-                breaker.execute(operation, () -> {
-                    ran[0] = true;
-                    inCall.incrementAndGet();
-                    inCallByInstance.incrementAndGet(instance);
-                    return dependency.call(instance, thisLatency);
-                });
+                breaker.execute(operation, () -> dependency.call(instance, thisLatency));
                 succeeded.increment();
             } catch (SimulatedDependency.DownException e) {
                 failed.increment();
@@ -380,10 +391,6 @@ final class Simulation {
                 LOG.debug("unexpected error in the simulation", e);
             } finally {
                 TrialMark.clear();
-                if (ran[0]) {
-                    inCallByInstance.decrementAndGet(instance);
-                    inCall.decrementAndGet();
-                }
             }
             if (!pause(think)) {
                 return;
@@ -405,12 +412,6 @@ final class Simulation {
         long at = (System.nanoTime() - startNanos) / 1_000_000;
         timeline.add(new TimelineEntry(at, instance + 1, e.kind().wireName(), e.from().name(), e.to().name(),
                 e.version()));
-        if (e.kind() == TransitionKind.OPENED) {
-            // Calls let through before the opening whose outcome is not recorded yet, less the one calling
-            // this listener (the call whose failure opened the breaker).
-            int pending = mode == Mode.SHARED ? inCall.get() : inCallByInstance.get(instance);
-            inFlightAtOpening.add(Math.max(0, pending - 1));
-        }
         int slot = mode == Mode.SHARED ? 0 : instance;
         synchronized (open) {
             boolean wasOpen = open[slot];
@@ -443,6 +444,13 @@ final class Simulation {
         long openings = events.stream().filter(e -> e.kind().equals(TransitionKind.OPENED.wireName())).count();
         long transitions = events.stream().filter(e -> e.instance() > 0).count();
 
+        long[] atOpening = new long[5];
+        for (OpeningProbe.Opening o : probed) {
+            long[] f = o.figures();
+            for (int i = 0; i < f.length; i++) {
+                atOpening[i] += f[i];
+            }
+        }
         long ops = byKind.values().stream().mapToLong(Long::longValue).sum();
         long callCount = calls.sum();
         SimulatedDependency dep = dependency;
@@ -454,7 +462,8 @@ final class Simulation {
                 callCount, succeeded.sum(), failed.sum(), rejected.sum(), storeUnavailable.sum(), otherErrors.sum(),
                 storeErrors.sum(),
                 dep.reachedWhileDown(), dep.reachedWhileDown() - dep.trialsWhileDown(),
-                trialsVisible ? dep.trialsWhileDown() : null, inFlightAtOpening.sum(),
+                trialsVisible ? dep.trialsWhileDown() : null, atOpening[0], atOpening[1], atOpening[2], atOpening[3],
+                atOpening[4],
                 trialsVisible ? dep.trialCalls() : null, trialsVisible ? dep.maxConcurrentTrials() : null,
                 openings, transitions,
                 ops, callCount == 0 ? 0.0 : Math.round(ops * 1000.0 / callCount) / 1000.0, byKind,

@@ -158,8 +158,19 @@ final class SimulationReport {
         rows.add(row(results, "succeeded", r -> Long.toString(r.succeeded())));
         rows.add(row(results, "rejected by the breaker (never ran)", r -> Long.toString(r.rejected())));
         rows.add(row(results, "calls that reached the dead dependency", r -> Long.toString(r.reachedDeadDependency())));
-        rows.add(row(results, "  before the breaker(s) opened", r -> Long.toString(r.reachedDeadDependencyByNormalCalls())));
-        rows.add(row(results, "    of which already in flight at opening", r -> Long.toString(r.inFlightAtOpening())));
+        // the normal calls, sorted as OpeningProbe sorts them: the rows below them add up to them
+        rows.add(row(results, "  normal calls (not trials)",
+                r -> Long.toString(r.reachedDeadDependencyByNormalCalls())));
+        rows.add(row(results, "    failures recorded before the opening",
+                r -> Long.toString(r.failuresBeforeOpening())));
+        rows.add(row(results, "    already in flight at the opening", r -> Long.toString(r.inFlightAtOpening())));
+        if (results.stream().anyMatch(r -> r.admittedAfterOpening() > 0)) {
+            rows.add(row(results, "      of which admitted after it (stale read)",
+                    r -> Long.toString(r.admittedAfterOpening())));
+        }
+        if (results.stream().anyMatch(r -> r.failuresNotRecorded() > 0)) {
+            rows.add(row(results, "    not recorded (the store failed)", r -> Long.toString(r.failuresNotRecorded())));
+        }
         rows.add(row(results, "  failed trials", r -> orNa(r.failedTrials())));
         rows.add(row(results, "trial calls (half-open)", r -> orNa(r.trialCalls())));
         rows.add(row(results, "max concurrent trial calls", r -> orNa(r.maxConcurrentTrials())));
@@ -213,11 +224,11 @@ final class SimulationReport {
         }
         if (r.mode().equals(Simulation.Mode.SHARED.label())) {
             return String.format(Locale.ROOT,
-                    "shared: %d normal call(s) reached the dead dependency (failureThreshold %d + %d already in "
-                            + "flight), then only trials, at most %d at a time, across all %d instances.",
-                    r.reachedDeadDependencyByNormalCalls(), r.failureThreshold(),
-                    Math.max(0, r.reachedDeadDependencyByNormalCalls() - r.failureThreshold()),
-                    r.maxConcurrentTrials(), r.instances());
+                    "shared: %d normal call(s) reached the dead dependency: %d recorded before the breaker opened "
+                            + "(failureThreshold %d) and %d already in flight at the opening; then only trials, at "
+                            + "most %d at a time, across all %d instances.",
+                    r.reachedDeadDependencyByNormalCalls(), r.failuresBeforeOpening(), r.failureThreshold(),
+                    r.inFlightAtOpening(), r.maxConcurrentTrials(), r.instances());
         }
         return String.format(Locale.ROOT,
                 "per-instance: each of the %d instances had to see failureThreshold (%d) failures on its own: "

@@ -1,5 +1,6 @@
 package dev.redeye.cli;
 
+import dev.redeye.OpenMode;
 import dev.redeye.Stores;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreUris;
@@ -11,8 +12,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code --store URI} option of the operator commands, defaulting to the {@code REDEYE_STORE}
- * environment variable. Opens the store through {@link Stores#open(String)} (ServiceLoader over every store
- * module in the jar).
+ * environment variable. Opens the store through {@link Stores#open(String, OpenMode)} (ServiceLoader over
+ * every store module in the jar) in {@link OpenMode#STRICT} mode: a command reaches its store at once or
+ * fails, rather than retrying in the background as an application's store does.
  *
  * <p>An unknown scheme or a malformed URI is a usage error (exit 2); an unreachable backend surfaces as the
  * store's {@link dev.redeye.api.StoreException} (exit 1). Neither message carries a password.
@@ -61,7 +63,7 @@ public final class StoreOption {
         String u = uri();
         Store store;
         try {
-            store = Stores.open(u);
+            store = Stores.open(u, OpenMode.STRICT);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(mixee.commandLine(), e.getMessage(), e);
         }

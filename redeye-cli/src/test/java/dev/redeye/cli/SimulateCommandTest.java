@@ -109,7 +109,7 @@ class SimulateCommandTest {
         assertTrue(out.contains(INSTANCES + " instances (#1 #2"), () -> "per-instance openings are grouped: " + out);
         assertTrue(out.matches("(?s).*Summary:\\s+shared\\s+per-instance\\s.*"), out);
         assertTrue(out.contains("max concurrent trial calls"), out);
-        assertTrue(out.contains("failureThreshold " + THRESHOLD + " +"), out);
+        assertTrue(out.contains("recorded before the breaker opened (failureThreshold " + THRESHOLD + ") and "), out);
         assertTrue(out.contains("as many calls reach the dead dependency as one shared breaker"), out);
         assertFalse(out.contains("\r"), out);
         assertFalse(run.err().contains("\r"), run.err());

@@ -7,6 +7,7 @@ import dev.redeye.CircuitBreakerObserver.CallTiming;
 import dev.redeye.CircuitBreakerObserver.StoreOperation;
 import dev.redeye.CircuitBreakerObserver.TrialOutcome;
 import dev.redeye.ObservedOperation;
+import dev.redeye.Stores;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Strategy;
@@ -131,7 +132,7 @@ public final class RedeyeMetrics implements MeterBinder, AutoCloseable {
         this.breaker = b.breaker;
         this.commonTags = b.tags;
         this.callTiming = b.callTiming;
-        this.store = breaker.config().store().map(s -> s.getClass().getSimpleName()).orElse(null);
+        this.store = breaker.config().store().map(s -> Stores.typeOf(s).getSimpleName()).orElse(null);
     }
 
     /**

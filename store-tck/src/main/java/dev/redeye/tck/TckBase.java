@@ -2,6 +2,7 @@ package dev.redeye.tck;
 
 import dev.redeye.api.AtomicRecording;
 import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
 import dev.redeye.api.Store;
 import dev.redeye.api.TransitionFeed;
@@ -243,13 +244,16 @@ abstract class TckBase {
 
     /**
      * Keys that break naive schemes: braces (Redis hash tags), quotes and SQL, whitespace, a newline, 10 KB,
-     * non-BMP characters, and pairs a naive prefix confuses.
+     * non-BMP characters, pairs a naive prefix confuses, and the largest names the engine accepts
+     * ({@link OperationNames#MAX_LENGTH} code units of 3-byte UTF-8, and of surrogate pairs), which every store
+     * must take, since the engine lets them through.
      */
     static List<String> hostileNames() {
         return List.of(
                 "{a}", "a}", "{a", "a", "a:trial", "a:claims", "'; DROP TABLE x; --", "\"quoted\" 'single'",
                 "with space", "new\nline", "tab\tand\\backslash", "%s %d ${x} $1 ? :name", "emoji \uD83D\uDE00 "
-                        + "\uD834\uDD1E", "\u00e9\u00e8 \u4e2d\u6587", "x".repeat(10 * 1024), "a*", "[a]");
+                        + "\uD834\uDD1E", "\u00e9\u00e8 \u4e2d\u6587", "x".repeat(10 * 1024), "a*", "[a]",
+                "\u4e2d".repeat(OperationNames.MAX_LENGTH), "\uD83D\uDE00".repeat(OperationNames.MAX_LENGTH / 2));
     }
 
     /** A key or name as it appears in a failure message: quoted, escaped, long ones shortened. */

@@ -1,6 +1,7 @@
 package dev.redeye.spring.boot;
 
 import dev.redeye.CircuitBreakerObserver.CallTiming;
+import dev.redeye.OpenMode;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -33,6 +34,14 @@ public class RedeyeProperties {
      * DynamoDbClient) it may name just the scheme (redis:) to choose among several.
      */
     private String store;
+
+    /**
+     * How redeye.store is opened. lazy (the default): a store that cannot be reached does not fail the start;
+     * it connects on first use and retries in the background, and meanwhile every breaker follows its
+     * store-error-policy (the health is DOWN). strict: the store is reached before the breakers are built, and
+     * the start fails if it cannot be.
+     */
+    private OpenMode storeOpenMode = OpenMode.LAZY;
 
     /** Options every breaker starts from. */
     @NestedConfigurationProperty
@@ -77,6 +86,14 @@ public class RedeyeProperties {
 
     public void setStore(String store) {
         this.store = store;
+    }
+
+    public OpenMode getStoreOpenMode() {
+        return storeOpenMode;
+    }
+
+    public void setStoreOpenMode(OpenMode storeOpenMode) {
+        this.storeOpenMode = storeOpenMode;
     }
 
     public BreakerProperties getDefaults() {

@@ -11,6 +11,7 @@ import dev.redeye.Stores;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.Store;
+import dev.redeye.api.StoreException;
 import dev.redeye.api.Strategy;
 import dev.redeye.spring.boot.autoconfigure.RedeyeActuatorAutoConfiguration;
 import dev.redeye.spring.boot.autoconfigure.RedeyeAnnotationAutoConfiguration;
@@ -350,11 +351,18 @@ class RedeyeAutoConfigurationTest {
             assertThat(e.getReason()).contains("no store provider");
             assertThat(allMessages(context)).doesNotContain("hunter22");
         });
-        // a reachable scheme but no server: the start fails naming redeye.store, without the password
+        // a known scheme but no server, strict: the start fails naming redeye.store, without the password
+        runner.withPropertyValues("redeye.store=redis://app:hunter22@127.0.0.1:1", "redeye.store-open-mode=strict")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(allMessages(context)).contains("redeye.store=redis://app:***@127.0.0.1:1")
+                            .doesNotContain("hunter22");
+                });
+        // lazy (the default): the start goes on; the store's errors name it without the password either
         runner.withPropertyValues("redeye.store=redis://app:hunter22@127.0.0.1:1").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(allMessages(context)).contains("redeye.store=redis://app:***@127.0.0.1:1")
-                    .doesNotContain("hunter22");
+            assertThat(context).hasNotFailed();
+            assertThatThrownBy(() -> context.getBean(Store.class).get("op")).isInstanceOf(StoreException.class)
+                    .hasMessageContaining("redis://app:***@127.0.0.1:1").hasMessageNotContaining("hunter22");
         });
     }
 

@@ -3,6 +3,9 @@ package dev.redeye.spring.boot;
 import static dev.redeye.spring.boot.TestServices.failCall;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.client.config.ClientConnectionStrategyConfig;
 import com.hazelcast.config.Config;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
@@ -187,10 +190,11 @@ class StoreClientBeansTest {
                         "redeye.breakers.payments.failure-threshold=1")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(Store.class)).isInstanceOf(PostgresStore.class);
                     assertThat(context.getBean(RedeyeCircuitBreakers.class).storeDescription())
                             .isEqualTo("HikariDataSource bean 'appDataSource'");
                     failCall(context.getBean("payments", CircuitBreaker.class), "charge");
+                    // built over the bean on first use (a database down at start does not fail the start)
+                    assertThat(context.getBean(Store.class).capability(PostgresStore.class)).isPresent();
                 });
         assertThat(dataSource.isClosed()).isFalse();
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
@@ -219,8 +223,8 @@ class StoreClientBeansTest {
                 .withPropertyValues("redeye.hazelcast.map=" + map, "redeye.defaults.failure-threshold=1")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(Store.class)).isInstanceOf(HazelcastStore.class);
                     failCall(context.getBean(CircuitBreaker.class), "charge");
+                    assertThat(context.getBean(Store.class).capability(HazelcastStore.class)).isPresent();
                     assertThat(member().getMap(map).containsKey("charge")).isTrue();
                 });
         assertThat(member().getLifecycleService().isRunning()).isTrue();
@@ -240,10 +244,10 @@ class StoreClientBeansTest {
                         .run(context -> {
                             assertThat(context).hasNotFailed();
                             Store store = context.getBean(Store.class);
-                            assertThat(store).isInstanceOf(DynamoDbStore.class);
                             assertThat(context.getBean(RedeyeCircuitBreakers.class).storeDescription())
                                     .endsWith(" bean 'dynamo'");
                             failCall(context.getBean(CircuitBreaker.class), "charge");
+                            assertThat(store.capability(DynamoDbStore.class)).isPresent();
                             assertThat(store.get("charge")).get().satisfies(s -> assertThat(s.open()).isTrue());
                         });
                 // the table was created through the application's client, which is still open
@@ -252,6 +256,84 @@ class StoreClientBeansTest {
                 client.deleteTable(r -> r.tableName(table));
             }
         }
+    }
+
+    /**
+     * A HazelcastInstance client bean whose cluster has no member yet: the context starts (the store over it is
+     * built on first use), its breakers follow their store error policy, and once a member runs on the
+     * client's address the store is built and used. {@code redeye.store-open-mode=strict} builds it at start,
+     * which then fails.
+     */
+    @Test
+    void aClientBeanWhoseBackendIsDownAtStartIsUsedOnceItComesUp() throws Exception {
+        int port = freePort();
+        String cluster = TestServices.newName("redeye-spring-late");
+        String map = TestServices.newName("redeye");
+        HazelcastInstance client = lateClient(cluster, port);
+        HazelcastInstance late = null;
+        try {
+            RUNNER.withBean("hazelcast", HazelcastInstance.class, () -> client, bd -> bd.setDestroyMethodName(""))
+                    .withPropertyValues("redeye.hazelcast.map=" + map, "redeye.defaults.store-error-policy=allow",
+                            "redeye.defaults.failure-threshold=1", "redeye.store-open-mode=strict")
+                    .run(context -> assertThat(context).hasFailed());
+            HazelcastInstance[] member = new HazelcastInstance[1];
+            RUNNER.withBean("hazelcast", HazelcastInstance.class, () -> client, bd -> bd.setDestroyMethodName(""))
+                    .withPropertyValues("redeye.hazelcast.map=" + map, "redeye.defaults.store-error-policy=allow",
+                            "redeye.defaults.failure-threshold=1")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        CircuitBreaker b = context.getBean(CircuitBreaker.class);
+                        assertThat(b.execute("charge", () -> "ran")).isEqualTo("ran");
+                        assertThat(b.metrics("charge").storeErrors()).isPositive();
+                        member[0] = standaloneMember(cluster, port);
+                        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+                        while (context.getBean(Store.class).capability(HazelcastStore.class).isEmpty()) {
+                            assertThat(System.nanoTime()).as("the store is built once the member runs")
+                                    .isLessThan(deadline);
+                            try {
+                                b.state("charge");
+                            } catch (dev.redeye.api.StoreException notYet) {
+                                Thread.sleep(100);
+                            }
+                        }
+                        failCall(b, "charge");
+                        assertThat(member[0].getMap(map).containsKey("charge")).isTrue();
+                    });
+            late = member[0];
+        } finally {
+            client.shutdown();
+            if (late != null) {
+                late.shutdown();
+            }
+        }
+    }
+
+    /** A client of a cluster at 127.0.0.1:port that starts without a member and connects when one comes. */
+    private static HazelcastInstance lateClient(String cluster, int port) {
+        ClientConfig c = new ClientConfig();
+        c.setClusterName(cluster);
+        c.setProperty("hazelcast.logging.type", "slf4j");
+        c.getNetworkConfig().addAddress("127.0.0.1:" + port);
+        c.getConnectionStrategyConfig().setAsyncStart(true)
+                .setReconnectMode(ClientConnectionStrategyConfig.ReconnectMode.ASYNC)
+                .getConnectionRetryConfig().setInitialBackoffMillis(100).setMaxBackoffMillis(500)
+                .setClusterConnectTimeoutMillis(-1);
+        return HazelcastClient.newHazelcastClient(c);
+    }
+
+    private static HazelcastInstance standaloneMember(String cluster, int port) {
+        Config c = new Config();
+        c.setClusterName(cluster);
+        c.setProperty("hazelcast.logging.type", "slf4j");
+        c.setProperty("hazelcast.phone.home.enabled", "false");
+        c.setProperty("hazelcast.partition.count", "31");
+        c.setProperty("hazelcast.shutdownhook.enabled", "false");
+        c.getJetConfig().setEnabled(false);
+        c.getNetworkConfig().setPort(port).setPortAutoIncrement(false);
+        c.getNetworkConfig().getInterfaces().setEnabled(true).addInterface("127.0.0.1");
+        c.getNetworkConfig().getJoin().getMulticastConfig().setEnabled(false);
+        c.getNetworkConfig().getJoin().getAutoDetectionConfig().setEnabled(false);
+        return Hazelcast.newHazelcastInstance(c);
     }
 
     /** One standalone member on a free loopback port, started on first use. */

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.regex.Pattern;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
@@ -63,7 +64,7 @@ final class Claims {
             if (item != null) {
                 Items.decode(item, name, now, requests.table()); // the name check; malformed data is an error
             }
-            String where = "'" + Keys.abbreviate(name) + "' in table " + requests.table();
+            String where = "'" + OperationNames.abbreviate(name) + "' in table " + requests.table();
             Map<String, Long> claims = Items.claims(item, where);
             if (claims.containsKey(token)) {
                 return Optional.of(token); // an earlier attempt landed although its answer was lost
@@ -103,7 +104,7 @@ final class Claims {
             }
             Requests.backoff(attempt, 20, deadline);
         }
-        throw new StoreException("claimTrial of '" + Keys.abbreviate(name) + "' on table " + requests.table()
+        throw new StoreException("claimTrial of '" + OperationNames.abbreviate(name) + "' on table " + requests.table()
                 + " lost its condition " + maxAttempts + " times in a row (extreme contention); no claim was made");
     }
 

@@ -5,6 +5,7 @@ import dev.redeye.api.AtomicRecording;
 import dev.redeye.api.AtomicRules;
 import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.BreakerState;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
@@ -430,7 +431,7 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
         if (written != null && Items.writtenBy(requests.get(call, key, pk, deadline), instanceId, callId)) {
             return published(written, key, policy, now, deadline); // the last attempt's lost answer, as above
         }
-        throw new StoreException("DynamoDB " + call + " of '" + Keys.abbreviate(key) + "' on table " + table
+        throw new StoreException("DynamoDB " + call + " of '" + OperationNames.abbreviate(key) + "' on table " + table
                 + " lost its conditional write " + maxAttempts + " times in a row (extreme contention); nothing was"
                 + " written by this call");
     }

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,6 +86,19 @@ public final class DynamoDbStoreProvider implements StoreProvider {
     @Override
     public Store open(String uri) {
         return openStore(uri);
+    }
+
+    /**
+     * A {@link DynamoDbStore} with every capability, after checking the URI as {@link #open(String)} does (without
+     * building a client): {@code Stores.open(uri)} then returns a store that checks (or creates) its table on first
+     * use.
+     *
+     * @throws IllegalArgumentException if the URI is malformed
+     */
+    @Override
+    public Optional<Description> describe(String uri) {
+        parse(uri);
+        return Optional.of(Description.allCapabilities(DynamoDbStore.class));
     }
 
     static DynamoDbStore openStore(String uri) {

@@ -1,5 +1,6 @@
 package dev.redeye.store.dynamodb;
 
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreException;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
@@ -18,7 +19,7 @@ final class Errors {
     }
 
     static StoreException wrap(String call, String name, String table, SdkException e) {
-        String what = "DynamoDB " + call + (name == null ? "" : " of '" + Keys.abbreviate(name) + "'")
+        String what = "DynamoDB " + call + (name == null ? "" : " of '" + OperationNames.abbreviate(name) + "'")
                 + " on table " + table;
         if (e instanceof ResourceNotFoundException) {
             return new StoreException(what + " failed: " + missingTable(table), e);

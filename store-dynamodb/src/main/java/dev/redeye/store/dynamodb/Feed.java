@@ -1,6 +1,7 @@
 package dev.redeye.store.dynamodb;
 
 import dev.redeye.api.FeedSubscribers;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
@@ -108,10 +109,10 @@ final class Feed implements AutoCloseable {
             }
             LOG.warn("the feed head of table {} stayed contended for {} attempts; event of '{}' (version {}) not "
                     + "written, subscribers are told of a gap", requests.table(), PUBLISH_ATTEMPTS,
-                    Keys.abbreviate(event.operation()), event.version());
+                    OperationNames.abbreviate(event.operation()), event.version());
         } catch (StoreException e) {
             LOG.warn("writing the feed head of table {} failed; event of '{}' (version {}) not written, subscribers"
-                    + " are told of a gap: {}", requests.table(), Keys.abbreviate(event.operation()), event.version(),
+                    + " are told of a gap: {}", requests.table(), OperationNames.abbreviate(event.operation()), event.version(),
                     e.getMessage());
         }
         markLost(deadline);

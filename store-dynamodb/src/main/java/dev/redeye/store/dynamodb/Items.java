@@ -1,6 +1,7 @@
 package dev.redeye.store.dynamodb;
 
 import dev.redeye.api.BreakerState;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreException;
 import java.util.ArrayList;
@@ -96,14 +97,14 @@ final class Items {
         if (item == null || item.isEmpty()) {
             return Stored.ABSENT;
         }
-        String where = "'" + Keys.abbreviate(name) + "' in table " + table;
+        String where = "'" + OperationNames.abbreviate(name) + "' in table " + table;
         AttributeValue op = item.get(OP);
         if (op == null || op.s() == null) {
             throw new StoreException("malformed item for " + where + ": no 'op' attribute (not written by redeye?)");
         }
         if (!op.s().equals(name)) {
             throw new StoreException("the item for " + where + " belongs to another operation name ('"
-                    + Keys.abbreviate(op.s()) + "'): a SHA-256 collision or an item not written by redeye");
+                    + OperationNames.abbreviate(op.s()) + "'): a SHA-256 collision or an item not written by redeye");
         }
         long layout = number(item, LAYOUT, -1, where);
         if (layout != LAYOUT_1) {

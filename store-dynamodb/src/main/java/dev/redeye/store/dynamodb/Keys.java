@@ -70,9 +70,4 @@ final class Keys {
             throw new IllegalStateException("SHA-256 is required of every JVM", e);
         }
     }
-
-    /** A name shortened for messages and logs. */
-    static String abbreviate(String name) {
-        return name.length() <= 60 ? name : name.substring(0, 60) + "...(" + name.length() + " chars)";
-    }
 }

@@ -1,5 +1,6 @@
 package dev.redeye.store.dynamodb;
 
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreException;
 import java.time.Duration;
 import java.util.Map;
@@ -161,7 +162,7 @@ final class Requests {
     }
 
     private String what(String call, String name) {
-        return "DynamoDB " + call + (name == null ? "" : " of '" + Keys.abbreviate(name) + "'") + " on table " + table;
+        return "DynamoDB " + call + (name == null ? "" : " of '" + OperationNames.abbreviate(name) + "'") + " on table " + table;
     }
 
     private void count(ConsumedCapacity c, boolean read) {

@@ -1,11 +1,13 @@
 package dev.redeye.store.dynamodb;
 
 import dev.redeye.api.StoreException;
+import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
@@ -24,9 +26,23 @@ import software.amazon.awssdk.services.dynamodb.model.TableStatus;
 /**
  * Checks the store's table at start (its key schema, and whether it is a Global Table whose conditional writes
  * are atomic only within a region), and creates it on demand (on-demand billing) when asked to.
+  *
+ * <p>These are a new client's first requests, and a first request is slow: it loads and initialises much
+ * of the SDK (650-1,300 ms measured for a DescribeTable on a loaded 2-core machine), and an endpoint may be
+ * slow to answer a new client. The store's per-call budget (1 s per call and 250 ms per attempt from a URI)
+ * is sized for warm calls, so these requests get their own: {@link #OPEN_CALL_TIMEOUT} per call and
+ * {@link #OPEN_ATTEMPT_TIMEOUT} per attempt (a cold attempt that overruns it is retried warm). An endpoint that
+ * accepts connections and never answers therefore holds an open for that budget, not for the 1 s of a
+ * call.
  */
 final class Tables {
     private static final Logger LOG = LoggerFactory.getLogger(Tables.class);
+    /** The budget of each request that checks or creates the table at start, retries included. */
+    static final Duration OPEN_CALL_TIMEOUT = Duration.ofSeconds(5);
+    /** The budget of one attempt of such a request. */
+    static final Duration OPEN_ATTEMPT_TIMEOUT = Duration.ofSeconds(2);
+    private static final AwsRequestOverrideConfiguration OPENING = AwsRequestOverrideConfiguration.builder()
+            .apiCallTimeout(OPEN_CALL_TIMEOUT).apiCallAttemptTimeout(OPEN_ATTEMPT_TIMEOUT).build();
     private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z0-9_.-]{3,255}");
     /** How long a new table may stay CREATING before the store gives up (dynalite with --createTableMs 0: none). */
     private static final long CREATE_WAIT_MILLIS = 60_000;
@@ -130,7 +146,7 @@ final class Tables {
 
     private static TableDescription describe(DynamoDbClient client, String table) {
         try {
-            return client.describeTable(r -> r.tableName(table)).table();
+            return client.describeTable(r -> r.tableName(table).overrideConfiguration(OPENING)).table();
         } catch (ResourceNotFoundException e) {
             return null;
         } catch (SdkException e) {
@@ -145,6 +161,7 @@ final class Tables {
                             .attributeType(ScalarAttributeType.S).build())
                     .keySchema(KeySchemaElement.builder().attributeName(Items.PK).keyType(KeyType.HASH).build())
                     .billingMode(BillingMode.PAY_PER_REQUEST)
+                    .overrideConfiguration(OPENING)
                     .build());
             LOG.info("created DynamoDB table {} (on-demand billing)", table);
         } catch (ResourceInUseException e) {
@@ -186,7 +203,7 @@ final class Tables {
      */
     private static void enableGcTtl(DynamoDbClient client, String table) {
         try {
-            client.updateTimeToLive(r -> r.tableName(table)
+            client.updateTimeToLive(r -> r.tableName(table).overrideConfiguration(OPENING)
                     .timeToLiveSpecification(t -> t.enabled(true).attributeName(Items.GC)));
         } catch (SdkException e) {
             LOG.info("DynamoDB TTL on '{}' not enabled for table {} (old items will not be garbage collected): {}",

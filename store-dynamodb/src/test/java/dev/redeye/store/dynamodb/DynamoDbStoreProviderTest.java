@@ -101,7 +101,7 @@ class DynamoDbStoreProviderTest {
 
     @Test
     void storesOpenFindsTheProviderAndTheStoreWorks() {
-        try (Store s = Stores.open(DynamoTestSupport.uri(TABLE, "createTable=true"))) {
+        try (Store s = Stores.open(DynamoTestSupport.uri(TABLE, "createTable=true"), dev.redeye.OpenMode.STRICT)) {
             assertInstanceOf(DynamoDbStore.class, s);
             assertEquals(TABLE, ((DynamoDbStore) s).table());
             s.put("op", dev.redeye.api.BreakerState.INITIAL.toBuilder().failures(2).build(),

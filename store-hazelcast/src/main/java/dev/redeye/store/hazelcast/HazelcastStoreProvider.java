@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -49,8 +50,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link StoreException} and the breaker applies its store-error policy) and keeps reconnecting in the
  * background without end (100 ms doubling to 2 s), declares a silent connection dead after 10 s of missed
  * heartbeats, and connects sockets within {@code timeout}. {@link #open(String)} waits up to {@code timeout}
- * for the first connection and fails with a {@link StoreException} if it does not come. Hazelcast logs through
- * SLF4J.
+ * for the first connection and fails with a {@link StoreException} if it does not come (shutting that client
+ * down). {@code Stores.open(uri)} does that on first use and again, with backoff, until a member answers
+ * ({@link #describe(String)}); {@code Stores.open(uri, OpenMode.STRICT)} and {@link HazelcastStore#open}
+ * do it at once. Hazelcast logs through SLF4J.
  */
 public final class HazelcastStoreProvider implements StoreProvider {
     private static final Set<String> PARAMS = Set.of("map", "mode", "timeout", "user", "password");
@@ -76,6 +79,19 @@ public final class HazelcastStoreProvider implements StoreProvider {
     @Override
     public Store open(String uri) {
         return openHazelcast(uri);
+    }
+
+    /**
+     * A {@link HazelcastStore} with every capability, in either mode (the mode is only known once connected: native or
+     * CAS offer the same ones), after checking the URI as {@link #open(String)} does: {@code Stores.open(uri)} then
+     * returns a store that starts its client, and detects its mode, on first use.
+     *
+     * @throws IllegalArgumentException if the URI is malformed
+     */
+    @Override
+    public Optional<Description> describe(String uri) {
+        parse(uri);
+        return Optional.of(Description.allCapabilities(HazelcastStore.class));
     }
 
     /** {@link #open(String)} with the concrete type; see {@link HazelcastStore#open(String)}. */

@@ -4,6 +4,7 @@ import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.partition.Partition;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -96,10 +97,10 @@ final class MemberProbe {
             }
             String m = String.valueOf(t.getMessage());
             if (m.contains("ClassNotFoundException") || m.contains("NoClassDefFoundError")) {
-                return "cannot load redeye's entry processors (" + StateValues.abbreviate(m, 200) + ")";
+                return "cannot load redeye's entry processors (" + OperationNames.abbreviate(m, 200) + ")";
             }
             if (m.contains("redeye-store-hazelcast: a client sent")) {
-                return "runs another redeye-store-hazelcast wire version (" + StateValues.abbreviate(m, 200) + ")";
+                return "runs another redeye-store-hazelcast wire version (" + OperationNames.abbreviate(m, 200) + ")";
             }
             if (m.contains("No DataSerializerFactory registered for namespace: " + RedeyeSerializableFactory.FACTORY_ID)) {
                 return "has no " + RedeyeSerializableFactory.class.getName() + " registered under factory id "
@@ -108,7 +109,7 @@ final class MemberProbe {
             }
             if (m.contains("on factory ID: " + RedeyeSerializableFactory.FACTORY_ID)) {
                 return "runs another redeye-store-hazelcast version, whose factory does not know a processor ("
-                        + StateValues.abbreviate(m, 200) + ")";
+                        + OperationNames.abbreviate(m, 200) + ")";
             }
         }
         return null;

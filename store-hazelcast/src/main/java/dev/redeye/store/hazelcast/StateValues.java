@@ -2,6 +2,7 @@ package dev.redeye.store.hazelcast;
 
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreException;
@@ -105,7 +106,7 @@ final class StateValues {
             checkFamily(v, STATE_FAMILY, where);
             checkFamily(v, TOMBSTONE_FAMILY, where);
             throw new StoreException("malformed breaker state at " + where + ": not a redeye value ('"
-                    + abbreviate(v, 40) + "')");
+                    + OperationNames.abbreviate(v, 40) + "')");
         }
         Map<String, String> f = fields(v.substring(isState ? STATE_PREFIX.length() : TOMBSTONE_PREFIX.length()), where);
         Map<String, Long> claims = new LinkedHashMap<>();
@@ -143,7 +144,7 @@ final class StateValues {
             }
             return n;
         } catch (NumberFormatException e) {
-            throw new StoreException("malformed " + what + " at " + where + ": '" + abbreviate(s, 40) + "'", e);
+            throw new StoreException("malformed " + what + " at " + where + ": '" + OperationNames.abbreviate(s, 40) + "'", e);
         }
     }
 
@@ -177,7 +178,7 @@ final class StateValues {
         }
         String[] parts = r.split("\n", -1);
         if (r.charAt(0) != 'R' || parts.length != 3) {
-            throw new StoreException("unexpected reply from the member at " + where + ": " + abbreviate(r, 80));
+            throw new StoreException("unexpected reply from the member at " + where + ": " + OperationNames.abbreviate(r, 80));
         }
         String kind = parts[0].substring(1);
         BreakerState prev = StateCodec.fromFields(fields(parts[1], where), where);
@@ -208,7 +209,7 @@ final class StateValues {
         for (String pair : body.split("&", -1)) {
             int eq = pair.indexOf('=');
             if (eq <= 0) {
-                throw new StoreException("malformed breaker state at " + where + ": '" + abbreviate(pair, 40)
+                throw new StoreException("malformed breaker state at " + where + ": '" + OperationNames.abbreviate(pair, 40)
                         + "' is not name=value");
             }
             m.put(pair.substring(0, eq), pair.substring(eq + 1));
@@ -230,11 +231,6 @@ final class StateValues {
 
     /** Names an operation in messages: quoted, abbreviated, newlines escaped. */
     static String where(String key) {
-        return "operation '" + abbreviate(String.valueOf(key), 100) + "'";
-    }
-
-    static String abbreviate(String s, int max) {
-        String one = s.replace("\n", "\\n");
-        return one.length() <= max ? one : one.substring(0, max - 3) + "...";
+        return "operation '" + OperationNames.abbreviate(String.valueOf(key), 100) + "'";
     }
 }

@@ -94,6 +94,11 @@ final class EmbeddedCluster implements AutoCloseable {
         return "hazelcast://" + name + "@" + hosts + (query.isEmpty() ? "" : "?" + query);
     }
 
+    /** The URI of the member {@link #startMember(int) startMember(i)} starts, usable before it runs. */
+    String uriOfMember(int i, String query) {
+        return "hazelcast://" + name + "@127.0.0.1:" + ports.get(i) + (query.isEmpty() ? "" : "?" + query);
+    }
+
     /**
      * A new client configured as the URI provider configures its own (timeout 10 s: a busy machine), returned
      * once it is connected to every member, so that a listener registered on it covers every partition.

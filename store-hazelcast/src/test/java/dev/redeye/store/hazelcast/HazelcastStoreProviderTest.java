@@ -84,7 +84,7 @@ class HazelcastStoreProviderTest {
         String uri = "hazelcast://127.0.0.1:" + port + "?timeout=600&password=s3cret";
         int clients = HazelcastClient.getAllHazelcastClients().size();
         long start = System.nanoTime();
-        StoreException e = assertThrows(StoreException.class, () -> Stores.open(uri));
+        StoreException e = assertThrows(StoreException.class, () -> Stores.open(uri, dev.redeye.OpenMode.STRICT));
         long ms = (System.nanoTime() - start) / 1_000_000;
         assertTrue(ms < 10_000, "took " + ms + " ms");
         assertTrue(e.getMessage().contains("within 600 ms"), e.getMessage());
@@ -100,7 +100,7 @@ class HazelcastStoreProviderTest {
     @Test
     void credentialsAgainstACommunityClusterFailWithoutShowingThePassword() {
         String uri = SharedClusters.embedded().cluster().uri("timeout=1500&user=app&password=s3cret");
-        StoreException e = assertThrows(StoreException.class, () -> Stores.open(uri));
+        StoreException e = assertThrows(StoreException.class, () -> Stores.open(uri, dev.redeye.OpenMode.STRICT));
         assertTrue(e.getMessage().contains("cannot reach the Hazelcast cluster"), e.getMessage());
         assertTrue(e.getMessage().contains("password=***"), e.getMessage());
         assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
@@ -110,7 +110,7 @@ class HazelcastStoreProviderTest {
     @Test
     void opensThroughStoresAndOwnsItsClient() {
         String uri = SharedClusters.embedded().cluster().uri("map=provider-test&timeout=10000");
-        Store s = Stores.open(uri);
+        Store s = Stores.open(uri, dev.redeye.OpenMode.STRICT);
         HazelcastStore h = (HazelcastStore) s;
         try {
             assertEquals(HazelcastStore.Mode.NATIVE, h.mode());

@@ -289,7 +289,7 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
         });
         if (written == 0) {
             get(key); // throws, naming what the row is
-            throw new StoreException("put of '" + abbreviate(key) + "' on " + names.states
+            throw new StoreException("put of '" + OperationNames.abbreviate(key) + "' on " + names.states
                     + " was refused: the key's row has a layout this store does not write over");
         }
     }
@@ -560,10 +560,6 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
      */
     static Long expiryMillis(BreakerState state, long ttlMillis) {
         return state.forced() ? null : ttlMillis;
-    }
-
-    static String abbreviate(String key) {
-        return key.length() <= 60 ? key : key.substring(0, 60) + "...(" + key.length() + " chars)";
     }
 
     /**

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import org.postgresql.Driver;
@@ -110,6 +111,19 @@ public final class PostgresStoreProvider implements StoreProvider {
     @Override
     public Store open(String uri) {
         return openStore(uri);
+    }
+
+    /**
+     * A {@link PostgresStore} with every capability, after checking the URI as {@link #open(String)} does:
+     * {@code Stores.open(uri)} then returns a store that connects (and creates its tables, when asked to) on
+     * first use.
+     *
+     * @throws IllegalArgumentException if the URI is not one this provider understands
+     */
+    @Override
+    public Optional<Description> describe(String uri) {
+        parse(uri);
+        return Optional.of(Description.allCapabilities(PostgresStore.class));
     }
 
     /** {@link #open(String)} with the concrete type; see {@link PostgresStore#open(String)}. */

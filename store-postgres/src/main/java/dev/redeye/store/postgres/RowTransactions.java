@@ -1,6 +1,7 @@
 package dev.redeye.store.postgres;
 
 import dev.redeye.api.BreakerState;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.StateCodec;
@@ -116,7 +117,7 @@ final class RowTransactions {
         row.row.stateOrNull(key); // a malformed row is an error, never a place to claim
         if (row.malformedClaim != null) {
             // It would block every trial of the key without ever expiring by its own expires_at.
-            throw new StoreException("malformed trial claim of '" + PostgresStore.abbreviate(key) + "' in "
+            throw new StoreException("malformed trial claim of '" + OperationNames.abbreviate(key) + "' in "
                     + sql.claimsTable + ": " + row.malformedClaim + " is no claim this store makes (expires_at must be"
                     + " created_at + ttl_ms, a ttl of 1 ms to ~100 years); it counts until created_at + ttl_ms at"
                     + " most; delete it, or reset the breaker, to free the key's trials now");
@@ -185,7 +186,7 @@ final class RowTransactions {
                 return null;
             }
         }
-        throw new StoreException("the row of '" + PostgresStore.abbreviate(key) + "' was deleted "
+        throw new StoreException("the row of '" + OperationNames.abbreviate(key) + "' was deleted "
                 + MAX_LOCK_ATTEMPTS + " times while being locked; giving up");
     }
 

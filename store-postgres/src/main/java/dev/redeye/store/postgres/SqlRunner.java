@@ -1,5 +1,6 @@
 package dev.redeye.store.postgres;
 
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -191,7 +192,7 @@ final class SqlRunner {
                     onBrokenConnection.run();
                     continue;
                 }
-                throw new StoreException("PostgreSQL " + op + " of '" + PostgresStore.abbreviate(key) + "' on "
+                throw new StoreException("PostgreSQL " + op + " of '" + OperationNames.abbreviate(key) + "' on "
                         + table + " failed" + (retryable ? " after " + attempt + " attempts" : "")
                         + (lockWait != null ? lockWait : Sql.explain(e, timeouts))
                         + (state == null ? "" : " [SQLSTATE " + state + "]") + ": "

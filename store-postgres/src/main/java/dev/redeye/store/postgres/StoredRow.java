@@ -1,6 +1,7 @@
 package dev.redeye.store.postgres;
 
 import dev.redeye.api.BreakerState;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreException;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -92,13 +93,13 @@ final class StoredRow {
             if (isPlaceholder()) {
                 return null;
             }
-            throw new StoreException("malformed breaker state for '" + PostgresStore.abbreviate(key)
+            throw new StoreException("malformed breaker state for '" + OperationNames.abbreviate(key)
                     + "': layout 0 marks the store's placeholder, but this row carries state (failures "
                     + failures + ", open " + open + ", version " + version + "); it was not written by this "
                     + "store; delete the row to reuse the key");
         }
         if (layout != LAYOUT) {
-            throw new StoreException("malformed breaker state for '" + PostgresStore.abbreviate(key)
+            throw new StoreException("malformed breaker state for '" + OperationNames.abbreviate(key)
                     + "': unknown row layout " + layout + " (this version reads layout " + LAYOUT + ")");
         }
         BreakerState state;
@@ -106,7 +107,7 @@ final class StoredRow {
             state = new BreakerState(failures, lastFailureAt, open, openedAt, openCount, errorRate, samples,
                     trialSuccesses, forced, version);
         } catch (IllegalArgumentException e) {
-            throw new StoreException("malformed breaker state for '" + PostgresStore.abbreviate(key) + "': "
+            throw new StoreException("malformed breaker state for '" + OperationNames.abbreviate(key) + "': "
                     + e.getMessage(), e);
         }
         return expired ? null : state;

@@ -750,7 +750,7 @@ class PostgresStoreTest {
 
     @Test
     void storesOpenFindsTheProvider() {
-        Store s = Stores.open(PgTestSupport.urlWith("schema=" + schema + "&table=discovered"));
+        Store s = Stores.open(PgTestSupport.urlWith("schema=" + schema + "&table=discovered"), dev.redeye.OpenMode.STRICT);
         stores.add(s);
         assertTrue(s instanceof PostgresStore);
         s.put("k", RICH, TTL);

@@ -10,6 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.redeye.api.FeedSubscribers;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
@@ -210,7 +211,7 @@ final class FeedReader {
                         if (n >= Math.min(READ_COUNT, maxLength) && trimmedPast(jedis, before)) {
                             LOG.warn("redeye feed reader {} fell behind the trimming of {} (feedMaxLength {}):"
                                     + " entries after {} may be lost; signalling a gap", clientName,
-                                    abbreviate(streamKey), maxLength, before);
+                                    OperationNames.abbreviate(streamKey), maxLength, before);
                             subscribers.signalGap();
                             clearInterrupt();
                         }
@@ -278,7 +279,7 @@ final class FeedReader {
         }
         LOG.warn("redeye feed reader {}: the end of {} ({}) is below the last entry read ({}): the stream was lost"
                 + " or rewritten (a fail-over, a server clock behind); signalling a gap and reading on from {}",
-                clientName, abbreviate(streamKey), last.isEmpty() ? "no entry" : end, lastId, end);
+                clientName, OperationNames.abbreviate(streamKey), last.isEmpty() ? "no entry" : end, lastId, end);
         lastId = end;
         subscribers.signalGap();
         clearInterrupt();
@@ -319,7 +320,7 @@ final class FeedReader {
         if (gapBy != null) {
             if (!gapBy.equals(clientName)) { // this instance's own subscribers had theirs when the publish failed
                 LOG.info("redeye feed reader {}: {} failed to publish an event earlier; signalling a gap", clientName,
-                        abbreviate(gapBy));
+                        OperationNames.abbreviate(gapBy));
                 subscribers.signalGap();
             }
             return;
@@ -332,9 +333,5 @@ final class FeedReader {
             return;
         }
         subscribers.publish(event);
-    }
-
-    static String abbreviate(String s) {
-        return s.length() <= 200 ? s : s.substring(0, 200) + "...(" + s.length() + " chars)";
     }
 }

@@ -54,7 +54,7 @@ final class RedisKeys {
         Objects.requireNonNull(prefix, "prefix");
         int open = prefix.indexOf('{');
         if (open >= 0 && open + 1 < prefix.length() && prefix.charAt(open + 1) == '}') {
-            throw new IllegalArgumentException("prefix '" + FeedReader.abbreviate(prefix) + "' is refused: its first"
+            throw new IllegalArgumentException("prefix '" + OperationNames.abbreviate(prefix) + "' is refused: its first"
                     + " '{' is followed at once by '}', an empty hash tag, so Redis Cluster would hash each whole key"
                     + " and put the state and claim keys of one operation in different slots (every script would"
                     + " fail with CROSSSLOT). Drop the braces, or put a non-empty tag between them (app{x}: keeps"

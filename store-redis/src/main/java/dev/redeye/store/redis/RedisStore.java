@@ -21,6 +21,7 @@ import dev.redeye.api.AtomicRecording;
 import dev.redeye.api.AtomicRules;
 import dev.redeye.api.AtomicTransitions;
 import dev.redeye.api.BreakerState;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.StateCodec;
@@ -470,7 +471,7 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
     /** Names the prefix and the feed connection; never credentials. */
     @Override
     public String toString() {
-        return "RedisStore[prefix=" + FeedReader.abbreviate(keys.prefix()) + ", feed="
+        return "RedisStore[prefix=" + OperationNames.abbreviate(keys.prefix()) + ", feed="
                 + (feedConnector == null ? "none" : feedConnector.describe()) + (closed.get() ? ", closed" : "") + "]";
     }
 
@@ -649,8 +650,8 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
             gapMarkerPending.set(true);
             LOG.warn("redeye could not publish the {} transition of '{}' (version {}) on {}: {}; signalling a gap"
                     + " to this instance's subscribers, and to every reader once the stream accepts a marker",
-                    event.kind().wireName(), FeedReader.abbreviate(event.operation()), event.version(),
-                    FeedReader.abbreviate(keys.feed()), e.toString());
+                    event.kind().wireName(), OperationNames.abbreviate(event.operation()), event.version(),
+                    OperationNames.abbreviate(keys.feed()), e.toString());
             FeedReader r = reader;
             if (r != null) {
                 r.signalGap();
@@ -670,7 +671,7 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         try {
             lua.run(LuaLibrary.Fn.PUBLISH, List.of(keys.feed()), List.of(Long.toString(feedMaxLength),
                     Long.toString(feedTtlMillis), FeedReader.GAP_FIELD, feedClientName));
-            LOG.info("redeye appended a gap marker to {} after a failed publish", FeedReader.abbreviate(keys.feed()));
+            LOG.info("redeye appended a gap marker to {} after a failed publish", OperationNames.abbreviate(keys.feed()));
         } catch (JedisException e) {
             gapMarkerPending.set(true);
             LOG.debug("redeye could not append a gap marker yet: {}", e.toString());
@@ -752,7 +753,7 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
     }
 
     private String where(String key) {
-        return "operation '" + FeedReader.abbreviate(key) + "' (redis key " + FeedReader.abbreviate(keys.state(key))
+        return "operation '" + OperationNames.abbreviate(key) + "' (redis key " + OperationNames.abbreviate(keys.state(key))
                 + ")";
     }
 

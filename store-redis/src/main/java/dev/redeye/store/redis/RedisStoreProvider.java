@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import org.slf4j.LoggerFactory;
@@ -59,7 +60,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * it by (see {@link Tls}): one certificate for the cluster's name serves every node.
  *
  * <p>{@link #open(String)} pings the server once, so an unreachable server fails at once with
- * {@link StoreException}, and logs one warning when the server can evict breaker keys ({@code maxmemory} set
+ * {@link StoreException} ({@code Stores.open(uri)} calls it on first use and retries until the server
+ * answers, see {@link #describe(String)}; {@code Stores.open(uri, OpenMode.STRICT)} and
+ * {@link RedisStore#open(String)} call it at once), and logs one warning when the server can evict breaker keys ({@code maxmemory} set
  * and a {@code maxmemory-policy} other than {@code noeviction}). If the node is part of a <b>Redis Cluster</b> ({@code INFO cluster} says
  * {@code cluster_enabled:1}) the store gets a {@link JedisCluster} seeded with that node (database must be 0)
  * and its feed follows the stream's slot; otherwise its own {@link JedisPooled} and a dedicated feed
@@ -99,6 +102,19 @@ public final class RedisStoreProvider implements StoreProvider {
     @Override
     public Store open(String uri) {
         return openRedis(uri);
+    }
+
+    /**
+     * A {@link RedisStore} with every capability, standalone or cluster alike (the kind of server is only known
+     * once connected; both have a feed connection), after checking the URI as {@link #open(String)} does:
+     * {@code Stores.open(uri)} then returns a store that connects on first use.
+     *
+     * @throws IllegalArgumentException if the URI is malformed
+     */
+    @Override
+    public Optional<Description> describe(String uri) {
+        parse(uri);
+        return Optional.of(Description.allCapabilities(RedisStore.class));
     }
 
     /** {@link #open(String)} with the concrete type; see {@link RedisStore#open(String)}. */

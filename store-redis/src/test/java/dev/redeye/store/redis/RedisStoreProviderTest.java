@@ -122,9 +122,14 @@ class RedisStoreProviderTest {
     void theEnginesStoresOpenFindsThisProvider() {
         String prefix = RedisTestSupport.newPrefix();
         String url = RedisTestSupport.url();
-        try (Store store = dev.redeye.Stores.open(url + (url.contains("?") ? "&" : "?") + "prefix=" + prefix)) {
+        String uri = url + (url.contains("?") ? "&" : "?") + "prefix=" + prefix;
+        try (Store store = dev.redeye.Stores.open(uri, dev.redeye.OpenMode.STRICT)) {
             assertTrue(store instanceof RedisStore, "Stores.open picked " + store.getClass());
             assertTrue(store.get("nothing").isEmpty());
+        }
+        try (Store lazy = dev.redeye.Stores.open(uri)) {
+            assertTrue(lazy.get("nothing").isEmpty(), "the default, lazy store reaches the same server");
+            assertTrue(lazy.capability(RedisStore.class).isPresent(), "the connected store is reachable by type");
         }
         assertTrue(dev.redeye.Stores.schemes().containsAll(java.util.Set.of("redis", "rediss")));
     }

@@ -44,6 +44,11 @@ class RedisStoreTckTest extends StoreTck {
         return RedisStore.open(url + (url.contains("?") ? "&" : "?") + "prefix=" + PREFIX);
     }
 
+    /** The key prefix of this class's clients. */
+    static String prefix() {
+        return PREFIX;
+    }
+
     @Override
     protected void cleanup() {
         RedisTestSupport.deleteAll(raw(), PREFIX);
@@ -52,7 +57,7 @@ class RedisStoreTckTest extends StoreTck {
     /** R1.7: a hash of garbage fields exactly where the store keeps the state of {@code key}. */
     @Override
     protected void corrupt(Store client, String key) {
-        String stateKey = ((RedisStore) client).stateKey(key);
+        String stateKey = redis(client).stateKey(key);
         raw().del(stateKey);
         raw().hset(stateKey, Map.of("failures", "many", "open", "perhaps", "bogus", "\u0000"));
     }
@@ -60,10 +65,15 @@ class RedisStoreTckTest extends StoreTck {
     /** R6.8: CLIENT KILL the client's named feed connection. */
     @Override
     protected void interruptFeed(Store client) {
-        String name = ((RedisStore) client).feedClientName();
+        String name = redis(client).feedClientName();
         if (!RedisTestSupport.killClient(raw(), name)) {
             throw new IllegalStateException("no Redis connection named " + name + " to kill");
         }
+    }
+
+    /** The RedisStore a client is, or wraps once connected (a lazily opened one). */
+    static RedisStore redis(Store client) {
+        return client instanceof RedisStore r ? r : client.capability(RedisStore.class).orElseThrow();
     }
 
     @Override

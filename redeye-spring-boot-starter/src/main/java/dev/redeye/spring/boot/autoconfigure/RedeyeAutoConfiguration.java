@@ -1,6 +1,7 @@
 package dev.redeye.spring.boot.autoconfigure;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.Stores;
 import dev.redeye.api.Store;
 import dev.redeye.spring.boot.RedeyeBreakerCustomizer;
 import dev.redeye.spring.boot.RedeyeCircuitBreakers;
@@ -31,7 +32,10 @@ import org.springframework.util.StringUtils;
  * <li>{@link Store} bean: the application's own if it defines one; else built over a client bean of a store
  * module ({@link RedeyeStoreClientsAutoConfiguration}), used instead of the URI; else opened from
  * {@code redeye.store}; else none (local mode: each breaker keeps its state in this process). Closed by
- * Spring at shutdown, after the breakers, which are built with {@code closeStore(false)}.</li>
+ * Spring at shutdown, after the breakers, which are built with {@code closeStore(false)}. A store opened from
+ * {@code redeye.store} that cannot be reached does not fail the start ({@code redeye.store-open-mode=lazy},
+ * the default): it connects on first use, and meanwhile the breakers follow their store error policy;
+ * {@code strict} fails the start instead.</li>
  * <li>{@link RedeyeCircuitBreakers} bean {@value #REGISTRY}: the default breaker and one per
  * {@code redeye.breakers.<name>}, each with the properties applied, then every
  * {@link RedeyeBreakerCustomizer} bean. It owns and closes them.</li>
@@ -66,8 +70,8 @@ public class RedeyeAutoConfiguration {
     @Bean(name = STORE, destroyMethod = "close")
     @ConditionalOnMissingBean(Store.class)
     @Conditional(StoreConfiguredCondition.class)
-    Store redeyeStore(StoreSelection selection, ConfigurableListableBeanFactory beans) {
-        Store store = selection.open();
+    Store redeyeStore(StoreSelection selection, RedeyeProperties properties, ConfigurableListableBeanFactory beans) {
+        Store store = selection.open(properties.getStoreOpenMode());
         // the client bean is looked up by name, which records no dependency: record it, so that Spring
         // closes this store (and, before it, every breaker) before it closes the application's client
         selection.clientBean().ifPresent(client -> beans.registerDependentBean(client, STORE));
@@ -87,7 +91,7 @@ public class RedeyeAutoConfiguration {
             }
             StoreSelection ours = selection.getIfAvailable();
             description = ours != null ? ours.description()
-                    : "Store bean '" + storeBean + "' (" + store.getClass().getSimpleName() + ")";
+                    : "Store bean '" + storeBean + "' (" + Stores.typeOf(store).getSimpleName() + ")";
             if (ours == null && StringUtils.hasText(properties.getStore())) {
                 LOG.info("redeye.store is not used: the application's {} is", description);
             }

@@ -2,6 +2,7 @@ package dev.redeye.spring.boot.autoconfigure;
 
 import com.hazelcast.core.HazelcastInstance;
 import dev.redeye.api.Store;
+import dev.redeye.api.StoreProvider.Description;
 import dev.redeye.spring.boot.RedeyeProperties;
 import dev.redeye.store.dynamodb.DynamoDbStore;
 import dev.redeye.store.hazelcast.HazelcastStore;
@@ -26,7 +27,9 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * already has as a bean (exactly one candidate): {@code UnifiedJedis} ({@code JedisPooled},
  * {@code JedisCluster}) for {@code redeye-store-redis}, {@code DataSource} for {@code redeye-store-postgres},
  * {@code HazelcastInstance} for {@code redeye-store-hazelcast}, {@code DynamoDbClient} for
- * {@code redeye-store-dynamodb}. Nothing connects here; {@link RedeyeAutoConfiguration} chooses and opens.
+ * {@code redeye-store-dynamodb}. Nothing connects here; {@link RedeyeAutoConfiguration} chooses and opens:
+ * the options at start, the store itself (PostgreSQL, Hazelcast and DynamoDB stores reach their backend when
+ * built) on first use unless {@code redeye.store-open-mode=strict}.
  * Runs after Spring Boot's own DataSource and Hazelcast auto-configuration, whose beans count as the
  * application's. Off when the application defines its own {@link Store} bean.
  */
@@ -47,11 +50,12 @@ public class RedeyeStoreClientsAutoConfiguration {
         @Bean
         StoreClientSource redeyeRedisClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
             String name = StoreClientSource.candidate(beans, UnifiedJedis.class);
+            // building a RedisStore over a client reaches no server: it is built at once
             return new StoreClientSource(Set.of("redis", "rediss"), name, StoreClientSource.describe(beans, name),
-                    () -> {
+                    null, () -> {
                         RedisStore.Builder b = RedisStore.builder(beans.getBean(name, UnifiedJedis.class));
                         StoreClientSource.option("redeye.redis.prefix", properties.getRedis().getPrefix(), b::prefix);
-                        return b.build();
+                        return b::build;
                     });
         }
     }
@@ -65,14 +69,14 @@ public class RedeyeStoreClientsAutoConfiguration {
         StoreClientSource redeyePostgresClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
             String name = StoreClientSource.candidate(beans, DataSource.class);
             return new StoreClientSource(Set.of("postgresql", "postgres", "jdbc:postgresql"), name,
-                    StoreClientSource.describe(beans, name), () -> {
+                    StoreClientSource.describe(beans, name), Description.allCapabilities(PostgresStore.class), () -> {
                         RedeyeProperties.Postgres p = properties.getPostgres();
                         PostgresStore.Builder b = PostgresStore.builder(beans.getBean(name, DataSource.class));
                         StoreClientSource.option("redeye.postgres.schema", p.getSchema(), b::schema);
                         StoreClientSource.option("redeye.postgres.table", p.getTable(), b::table);
                         StoreClientSource.option("redeye.postgres.create-schema", p.getCreateSchema(),
                                 b::createSchema);
-                        return b.build();
+                        return b::build;
                     });
         }
     }
@@ -85,11 +89,12 @@ public class RedeyeStoreClientsAutoConfiguration {
         @Bean
         StoreClientSource redeyeHazelcastClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
             String name = StoreClientSource.candidate(beans, HazelcastInstance.class);
-            return new StoreClientSource(Set.of("hazelcast"), name, StoreClientSource.describe(beans, name), () -> {
-                HazelcastStore.Builder b = HazelcastStore.builder(beans.getBean(name, HazelcastInstance.class));
-                StoreClientSource.option("redeye.hazelcast.map", properties.getHazelcast().getMap(), b::map);
-                return b.build();
-            });
+            return new StoreClientSource(Set.of("hazelcast"), name, StoreClientSource.describe(beans, name),
+                    Description.allCapabilities(HazelcastStore.class), () -> {
+                        HazelcastStore.Builder b = HazelcastStore.builder(beans.getBean(name, HazelcastInstance.class));
+                        StoreClientSource.option("redeye.hazelcast.map", properties.getHazelcast().getMap(), b::map);
+                        return b::build;
+                    });
         }
     }
 
@@ -101,13 +106,14 @@ public class RedeyeStoreClientsAutoConfiguration {
         @Bean
         StoreClientSource redeyeDynamoDbClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
             String name = StoreClientSource.candidate(beans, DynamoDbClient.class);
-            return new StoreClientSource(Set.of("dynamodb"), name, StoreClientSource.describe(beans, name), () -> {
-                RedeyeProperties.DynamoDb p = properties.getDynamodb();
-                DynamoDbStore.Builder b = DynamoDbStore.builder(beans.getBean(name, DynamoDbClient.class));
-                StoreClientSource.option("redeye.dynamodb.table", p.getTable(), b::table);
-                StoreClientSource.option("redeye.dynamodb.create-table", p.getCreateTable(), b::createTable);
-                return b.build();
-            });
+            return new StoreClientSource(Set.of("dynamodb"), name, StoreClientSource.describe(beans, name),
+                    Description.allCapabilities(DynamoDbStore.class), () -> {
+                        RedeyeProperties.DynamoDb p = properties.getDynamodb();
+                        DynamoDbStore.Builder b = DynamoDbStore.builder(beans.getBean(name, DynamoDbClient.class));
+                        StoreClientSource.option("redeye.dynamodb.table", p.getTable(), b::table);
+                        StoreClientSource.option("redeye.dynamodb.create-table", p.getCreateTable(), b::createTable);
+                        return b::build;
+                    });
         }
     }
 }

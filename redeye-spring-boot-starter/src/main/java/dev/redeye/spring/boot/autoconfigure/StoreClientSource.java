@@ -1,6 +1,9 @@
 package dev.redeye.spring.boot.autoconfigure;
 
+import dev.redeye.OpenMode;
+import dev.redeye.Stores;
 import dev.redeye.api.Store;
+import dev.redeye.api.StoreProvider;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -12,14 +15,19 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 /**
  * A store that can be built over a client bean of the application (a {@code JedisPooled}, a
  * {@code DataSource}, ...), registered by {@link RedeyeStoreClientsAutoConfiguration} when the store module
- * and exactly one such bean are there. Cheap: nothing connects until {@link #open()}.
+ * and exactly one such bean are there. Cheap: nothing connects until {@link #open(OpenMode)}.
  *
- * @param schemes     the URI schemes of the same store, so that {@code redeye.store} can choose among sources
- * @param bean        the client bean's name
- * @param description for people and logs: the bean's name and type, never its connection details
- * @param opener      builds the store over the bean; the store never closes the bean
+ * @param schemes      the URI schemes of the same store, so that {@code redeye.store} can choose among sources
+ * @param bean         the client bean's name
+ * @param description  for people and logs: the bean's name and type, never its connection details
+ * @param declared     what the store built over the bean is (its class and capabilities), known before it is
+ *                     built, for a store whose build reaches the backend (it is then built on first use in
+ *                     LAZY mode); null for one whose build does not (it is built at once)
+ * @param prepare      applies the store's options to its builder (an invalid one fails here, at start) and
+ *                     returns the build; the store never closes the bean
  */
-record StoreClientSource(Set<String> schemes, String bean, String description, Supplier<Store> opener) {
+record StoreClientSource(Set<String> schemes, String bean, String description, StoreProvider.Description declared,
+        Supplier<Supplier<Store>> prepare) {
 
     /** Whether {@code uri} (possibly a bare scheme such as {@code redis:}) names this store. */
     boolean matches(String uri) {
@@ -32,9 +40,19 @@ record StoreClientSource(Set<String> schemes, String bean, String description, S
         return false;
     }
 
-    /** Builds the store over the bean. */
-    Store open() {
-        return opener.get();
+    /**
+     * The store over the bean: its options applied now; built now, or in {@link OpenMode#LAZY} mode, for a
+     * store whose build reaches the backend, on first use (so that a backend that is down does not fail the
+     * start).
+     *
+     * @throws InvalidConfigurationPropertyValueException naming the property of an invalid store option
+     */
+    Store open(OpenMode mode) {
+        Supplier<Store> build = prepare.get();
+        if (mode == OpenMode.LAZY && declared != null) {
+            return Stores.connecting(description, declared, build);
+        }
+        return build.get();
     }
 
     /**

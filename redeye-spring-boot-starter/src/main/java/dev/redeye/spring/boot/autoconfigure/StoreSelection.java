@@ -1,5 +1,6 @@
 package dev.redeye.spring.boot.autoconfigure;
 
+import dev.redeye.OpenMode;
 import dev.redeye.Stores;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
@@ -58,18 +59,19 @@ final class StoreSelection {
     }
 
     /**
-     * Opens the store.
+     * Opens the store, from the URI or over the client bean, in {@code mode} (lazy: a store that cannot be
+     * reached is returned anyway and connects on first use).
      *
      * @throws InvalidConfigurationPropertyValueException naming {@code redeye.store} if the URI is malformed or
      *                                                    no store module handles its scheme
-     * @throws IllegalStateException                      if the store cannot be reached
+     * @throws IllegalStateException                      in STRICT mode, if the store cannot be reached
      */
-    Store open() {
+    Store open(OpenMode mode) {
         if (client != null) {
-            return client.open();
+            return client.open(mode);
         }
         try {
-            return Stores.open(uri);
+            return Stores.open(uri, mode);
         } catch (IllegalArgumentException e) {
             throw new InvalidConfigurationPropertyValueException("redeye.store", StoreUris.redact(uri), e.getMessage());
         } catch (StoreException e) {
