@@ -216,9 +216,9 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
                 return "claims(" + client + ").releaseTrial(" + keyVar + ", "
                         + (var != null ? var : literal(token)) + ")";
             case CLAIM_TABLE:
-                return "/* the live claims of " + keyVar + " on " + client + ": claims of 1, 2, ... permits count them, "
-                        + "then each issued token is released and they are counted again */ claimTable(" + client + ", "
-                        + keyVar + ")";
+                return "/* the live claims of " + keyVar + " on " + client + ": claims of 1, 2, ... permits count "
+                        + "them, then each issued token is released and they are counted again */ claimTable(" + client
+                        + ", " + keyVar + ")";
             default:
                 throw new AssertionError(op);
         }

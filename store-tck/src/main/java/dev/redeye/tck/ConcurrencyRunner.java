@@ -17,11 +17,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Runs the concurrent scenarios of R8.3: a sequential prefix judged step by step like R8.1, then a few
- * threads over the two clients (thread {@code i} on client {@code i % 2}) released together, each making a
- * few calls resolved against the model the prefix left, then a read of every key (and for R8.5 of its claim
- * table, {@link ClaimTable}); the history of calls with their intervals goes to the {@link HistoryChecker}. No timing is asserted: intervals only say which call
- * surely came before which. Closes its threads in {@link #close()}.
+ * Runs the concurrent scenarios of R8.3 and R8.5: a sequential prefix judged step by step like R8.1, then a
+ * few threads over the two clients (thread {@code i} on client {@code i % 2}) released together, each making
+ * a few calls resolved against the model the prefix left, then a read of every key (and for R8.5 of its claim
+ * table, {@link ClaimTable}); the history of calls with their intervals goes to the {@link HistoryChecker}.
+ * No timing is asserted: intervals only say which call surely came before which. Closes its threads in
+ * {@link #close()}.
  */
 final class ConcurrencyRunner implements AutoCloseable {
     /** How long the threads of one scenario may take before the rule reports a call that hangs. */

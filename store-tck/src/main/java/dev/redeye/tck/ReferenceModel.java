@@ -326,7 +326,8 @@ record ReferenceModel(List<KeyModel> keys) {
                     + (missing.isEmpty() ? "" : "claims " + missing + " should be live but are not; ")
                     + (extra.isEmpty() ? "" : "claims " + extra + " are live but should be gone (released, or removed "
                             + "by force CLOSED or delete); ")
-                    + (t.unaccounted() == 0 ? "" : t.unaccounted() + (t.unaccounted() >= ClaimTable.MOST ? " or more" : "")
+                    + (t.unaccounted() == 0 ? "" : t.unaccounted()
+                            + (t.unaccounted() >= ClaimTable.MOST ? " or more" : "")
                             + " claim(s) hold the key that no issued token releases; ")
                     + (t.anomaly() == null ? "" : t.anomaly() + "; ")
                     + "read back: " + t, "live claims " + sure);

@@ -124,8 +124,9 @@ final class SequenceRunner {
                 }
             }
             if (scenario.skewed()) {
-                sb.append("  Clock skew of each client, already in every now below: a ").append(skewText(scenario.skew(0)))
-                        .append(", b ").append(skewText(scenario.skew(1))).append('\n');
+                sb.append("  Clock skew of each client, already in every now below: a ")
+                        .append(skewText(scenario.skew(0))).append(", b ").append(skewText(scenario.skew(1)))
+                        .append('\n');
             }
             sb.append("  Replay (a and b: two clients of the store; rec(s), tr(s), claims(s): "
                     + "s.capability(AtomicRecording / AtomicTransitions / TrialClaims .class).orElseThrow()):\n");

@@ -10,9 +10,9 @@ import java.util.function.Function;
  * candidates against the store: first whole runs of steps are removed (halves, quarters, ... single steps;
  * the remaining steps keep their virtual times, so the gaps between them stay what they were), then virtual
  * time is compressed (gaps closed or halved), then each step is simplified (client a, the first key, the
- * simplest choice), then clock skews are removed or halved. Each pass repeats until nothing shrinks or the budget (runs, wall time) is spent; the
- * shortest failing run found is kept. Scenario steps are relative to the model, so every candidate is a
- * valid scenario.
+ * simplest choice), then clock skews are removed or halved. Each pass repeats until nothing shrinks or the
+ * budget (runs, wall time) is spent; the shortest failing run found is kept. Scenario steps are relative to
+ * the model, so every candidate is a valid scenario.
  */
 final class Shrinker {
     private final Function<Scenario, SequenceRunner.Run> runner;

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * The model rules add power: each store here has one defect that every scripted rule (R0.1 to R7.10, but the
- * rules {@link ContractV3MutantsTest} shows, which came later: R4.10 and R4.11 also catch the claim defect)
+ * rules {@link ContractV3MutantsTest} shows, which came later: R4.10 also catches the claim defect)
  * misses, and the model rules (R8) catch it, each failure shrunk to a short replay that names the rule. The defects
  * are the kind a native port of the rules or a hand-made claim table gets wrong: an EWMA in an algebraically
  * equal form that is not bit-exact, a gap check that a forced close switches off, expired claims counted
