@@ -49,10 +49,11 @@ import org.slf4j.LoggerFactory;
  * by real time too. The engine's {@code peek} skips the clock, so in local mode an expired state stays
  * visible to the gate until its key is written or swept.
  *
- * <p><b>Versions</b> never go backwards for a key, also across {@link #delete} and expiry (TCK rule R1.10):
- * the store keeps one floor, the highest version of any state it deleted or expired, and a key created by
- * an atomic operation starts its new life at {@link BreakerState#initial(long) initial(floor)}. A fresh
- * store starts keys at version 0; {@link #put} stores the version it is given.
+ * <p><b>Versions</b> never go backwards for a key, also across {@link #delete} and expiry (TCK rules R1.10,
+ * R1.12): the store keeps one floor, the highest version of any state it deleted or expired, and a key created
+ * by an atomic operation starts its new life at {@link BreakerState#initial(long) initial(floor + 1)}, above
+ * the version it replaces. A fresh store starts keys at version 0; {@link #put} stores the version it is
+ * given.
  *
  * <p><b>Feed.</b> In-process: events of a key are queued under its monitor, so in version order (R6.9), and
  * delivered on one daemon thread per store, started with the first subscription and stopped by
@@ -76,8 +77,8 @@ public final class InMemoryStore implements Store, AtomicRules, TrialClaims, Tra
     private final FeedSubscribers subscribers = new FeedSubscribers((what, t) -> LOG.warn("{}", what, t));
     private final LinkedBlockingQueue<Runnable> deliveries;
     private final AtomicBoolean feedOverflowed = new AtomicBoolean();
-    /** The highest version of any state deleted or expired: the base of a key's new life. */
-    private final AtomicLong floor = new AtomicLong();
+    /** The highest version of any state deleted or expired (UNKNOWN_VERSION if none); new lives start above it. */
+    private final AtomicLong floor = new AtomicLong(BreakerState.UNKNOWN_VERSION);
     private final long sweepIntervalNanos;
     private final AtomicLong nextSweep;
     private final Object feedLock = new Object();
@@ -293,7 +294,7 @@ public final class InMemoryStore implements Store, AtomicRules, TrialClaims, Tra
             retireIfExpired(e, nowNanos);
             Life l = e.life;
             // An absent key starts a new life above every version it had before (contract v2).
-            BreakerState prev = l != null ? l.state : BreakerState.initial(floor.get());
+            BreakerState prev = l != null ? l.state : BreakerState.initial(floor.get() + 1);
             StateChange c = rule.apply(prev);
             if (c.changed()) {
                 e.life = Life.of(c.state(), ttlNanos(Duration.ofMillis(policy.stateTtlMillis())), nowNanos);

@@ -87,15 +87,15 @@ class InMemoryStoreTest {
             store.force("k", BreakerStatus.CLOSED, SHORT, 2);
             store.delete("k");
             StateChange reborn = store.recordFailure("k", SHORT, 3);
-            assertEquals(BreakerState.initial(2), reborn.previous(), "a new life starts at the deleted version");
-            assertEquals(3, reborn.state().version());
+            assertEquals(BreakerState.initial(3), reborn.previous(), "a new life starts above the deleted version");
+            assertEquals(4, reborn.state().version());
             store.put("high", BreakerState.INITIAL.withVersion(40), Duration.ofMillis(20));
             await(() -> store.get("high").isEmpty(), "expiry of a put with a 20 ms ttl");
             assertNotNull(store.peek("high"), "peek reads no clock: the expired state is still held");
-            assertEquals(BreakerState.initial(40), store.recordSuccess("high", SHORT, 4).previous(),
+            assertEquals(BreakerState.initial(41), store.recordSuccess("high", SHORT, 4).previous(),
                     "an expired state raises the floor, also for a call that writes nothing");
             assertNull(store.peek("high"), "an atomic operation drops the expired state");
-            assertEquals(41, store.recordFailure("other", SHORT, 5).state().version(),
+            assertEquals(42, store.recordFailure("other", SHORT, 5).state().version(),
                     "the floor is store-wide: every new life starts above it");
         }
     }
@@ -135,8 +135,8 @@ class InMemoryStoreTest {
             assertTrue(store.get("kept").isPresent());
             assertFalse(store.claimTrial("live", 1, Duration.ofMinutes(5)).isPresent(), "the live claim is kept");
             store.releaseTrial("live", live);
-            assertEquals(199, store.recordFailure("s0", SHORT, 2).previous().version(),
-                    "swept states raised the floor");
+            assertEquals(200, store.recordFailure("s0", SHORT, 2).previous().version(),
+                    "swept states raised the floor: a new life starts above the highest");
         }
     }
 

@@ -21,7 +21,10 @@ import java.util.function.Consumer;
  * can land swapped) builds this with {@link #inVersionOrder}: per operation, only an event with a strictly
  * higher version than the last one delivered is delivered; an older one is obsolete (the subscribers already
  * hold a newer state) and is dropped without a gap. Sound only for a store whose versions never go backwards
- * for a key (contract v2), which is what makes an older version obsolete.
+ * for a key (contract v2), which is what makes an older version obsolete, and only between gaps: every
+ * {@link #signalGap} forgets the versions delivered (TCK rule R6.12), since what causes a gap (a fail-over to a
+ * replica that missed the latest writes, a restart that lost them) can make the backend issue again a version
+ * already delivered, and that event carries the backend's current state.
  */
 public final class FeedSubscribers {
     /** How many operations {@link #inVersionOrder(BiConsumer)} remembers by default. */
@@ -70,8 +73,8 @@ public final class FeedSubscribers {
      * it delivered for that operation: duplicates and late, older events are dropped (they are obsolete,
      * since a newer state was already delivered). Memory is bounded: the last version of at most
      * {@code maxKeys} operations is kept, the least recently published forgotten first (an operation
-     * forgotten this way accepts its next event whatever its version). Costs one short lock per
-     * {@link #publish}.
+     * forgotten this way accepts its next event whatever its version), and every operation is forgotten on
+     * {@link #signalGap}. Costs one short lock per {@link #publish}.
      *
      * @param onCallbackError see {@link #FeedSubscribers(BiConsumer)}
      * @param maxKeys         how many operations to remember, at least 1
@@ -125,8 +128,17 @@ public final class FeedSubscribers {
         }
     }
 
-    /** Runs every current subscriber's {@code onGap}: delivery may have missed events. */
+    /**
+     * Runs every current subscriber's {@code onGap}: delivery may have missed events. Built
+     * {@linkplain #inVersionOrder in version order}, first forgets every version delivered, so the next event of
+     * each operation is delivered whatever its version.
+     */
     public void signalGap() {
+        if (lastDelivered != null) {
+            synchronized (lastDelivered) {
+                lastDelivered.clear();
+            }
+        }
         for (Sub s : subscribers) {
             s.gap();
         }

@@ -10,7 +10,9 @@ import java.util.function.Consumer;
  * a second (TCK rule R6.10; a feed that delivers nothing would leave every local cache stale for its whole
  * staleTolerance). Events of one key reach each subscriber in increasing version order (R6.9): a store
  * whose backend can deliver them out of order drops the late, older ones, which are obsolete, for example
- * with {@link FeedSubscribers#inVersionOrder}. The feed may lose events on a connection drop or an
+ * with {@link FeedSubscribers#inVersionOrder}, and forgets what it delivered on every gap: after one the
+ * backend may issue a version again (a fail-over that lost writes), and that event must be delivered
+ * (R6.12). Every kind of transition is published (R6.11). The feed may lose events on a connection drop or an
  * overflow; whenever delivery may have missed events (drop, error, reconnect, a full queue) the store calls
  * {@code onGap} on every subscriber, then retries its own subscription with backoff. Subscribers still
  * compare versions with what they hold (a store's feed is not the only source of state they read).

@@ -78,4 +78,18 @@ class FeedSubscribersTest {
         assertFalse(subs.publish(event("c", 4)), "'c' is still remembered");
         assertThrows(IllegalArgumentException.class, () -> FeedSubscribers.inVersionOrder((w, t) -> { }, 0));
     }
+
+    @Test
+    void inVersionOrderForgetsEveryDeliveredVersionOnAGap() {
+        FeedSubscribers subs = FeedSubscribers.inVersionOrder((what, t) -> { });
+        List<String> seen = new ArrayList<>();
+        subs.add(e -> seen.add(e.operation() + e.version()), () -> seen.add("gap"));
+        subs.publish(event("a", 5));
+        subs.publish(event("b", 7));
+        subs.signalGap(); // e.g. a fail-over lost the write of version 5: the backend re-issues it
+        assertTrue(subs.publish(event("a", 5)), "after a gap, a version delivered before it is delivered again");
+        assertTrue(subs.publish(event("b", 6)), "after a gap, a lower version is the backend's current one");
+        assertFalse(subs.publish(event("a", 5)), "after the gap, order is kept again");
+        assertEquals(List.of("a5", "b7", "gap", "a5", "b6"), seen);
+    }
 }

@@ -10,6 +10,7 @@ import dev.redeye.api.Store;
 import dev.redeye.api.Transitions;
 import dev.redeye.api.TrialClaims;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -28,9 +29,10 @@ import java.util.function.Function;
  * @param permits      the permits of {@code claimTrial}
  * @param ttl          the ttl of {@code claimTrial}
  * @param token        the token of {@code releaseTrial}
+ * @param tokens       the tokens a {@linkplain Op#CLAIM_TABLE claim-table read-back} releases one by one
  */
 record Call(Op op, int key, Policy policy, long now, boolean success, long trialVersion, BreakerStatus status,
-        BreakerState state, int permits, Duration ttl, String token) {
+        BreakerState state, int permits, Duration ttl, String token, List<String> tokens) {
 
     /** The ttl of every put: far above anything a sequence lasts, so no state expires within one. */
     static final Duration PUT_TTL = Duration.ofHours(1);
@@ -47,7 +49,12 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
         DELETE(null, "delete"),
         GET(null, "get"),
         CLAIM(TrialClaims.class, "claimTrial"),
-        RELEASE(TrialClaims.class, "releaseTrial");
+        RELEASE(TrialClaims.class, "releaseTrial"),
+        /**
+         * Not one SPI method: the read-back of a key's claim table at the end of an R8.5 scenario, made of
+         * claims and releases ({@link ClaimTable#read}). Never drawn by the generator.
+         */
+        CLAIM_TABLE(TrialClaims.class, "claim table read-back");
 
         final Class<?> capability;
         final String method;
@@ -70,39 +77,45 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
 
     Call {
         Objects.requireNonNull(op, "op");
+        tokens = tokens == null ? List.of() : List.copyOf(tokens);
     }
 
     static Call of(Op op, int key, Policy policy, long now) {
-        return new Call(op, key, policy, now, false, 0, null, null, 0, null, null);
+        return new Call(op, key, policy, now, false, 0, null, null, 0, null, null, null);
     }
 
     static Call outcome(int key, boolean success, Policy policy, long now) {
-        return new Call(Op.RECORD_OUTCOME, key, policy, now, success, 0, null, null, 0, null, null);
+        return new Call(Op.RECORD_OUTCOME, key, policy, now, success, 0, null, null, 0, null, null, null);
     }
 
     static Call trial(boolean success, int key, long trialVersion, Policy policy, long now) {
         return new Call(success ? Op.TRIAL_SUCCEEDED : Op.TRIAL_FAILED, key, policy, now, success, trialVersion,
-                null, null, 0, null, null);
+                null, null, 0, null, null, null);
     }
 
     static Call force(int key, BreakerStatus status, Policy policy, long now) {
-        return new Call(Op.FORCE, key, policy, now, false, 0, status, null, 0, null, null);
+        return new Call(Op.FORCE, key, policy, now, false, 0, status, null, 0, null, null, null);
     }
 
     static Call put(int key, BreakerState state) {
-        return new Call(Op.PUT, key, null, 0, false, 0, null, state, 0, null, null);
+        return new Call(Op.PUT, key, null, 0, false, 0, null, state, 0, null, null, null);
     }
 
     static Call plain(Op op, int key) {
-        return new Call(op, key, null, 0, false, 0, null, null, 0, null, null);
+        return new Call(op, key, null, 0, false, 0, null, null, 0, null, null, null);
     }
 
     static Call claim(int key, int permits, Duration ttl) {
-        return new Call(Op.CLAIM, key, null, 0, false, 0, null, null, permits, ttl, null);
+        return new Call(Op.CLAIM, key, null, 0, false, 0, null, null, permits, ttl, null, null);
     }
 
     static Call release(int key, String token) {
-        return new Call(Op.RELEASE, key, null, 0, false, 0, null, null, 0, null, token);
+        return new Call(Op.RELEASE, key, null, 0, false, 0, null, null, 0, null, token, null);
+    }
+
+    /** The read-back of the claim table of {@code key}, releasing {@code issued} (every token issued for it). */
+    static Call claimTable(int key, List<String> issued) {
+        return new Call(Op.CLAIM_TABLE, key, null, 0, false, 0, null, null, 0, null, null, issued);
     }
 
     /**
@@ -136,6 +149,8 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
             case RELEASE:
                 cap(store, TrialClaims.class).releaseTrial(keyName, token);
                 return null;
+            case CLAIM_TABLE:
+                return ClaimTable.read(cap(store, TrialClaims.class), keyName, tokens);
             default:
                 throw new AssertionError(op);
         }
@@ -200,6 +215,10 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
                 String var = tokens.apply(token);
                 return "claims(" + client + ").releaseTrial(" + keyVar + ", "
                         + (var != null ? var : literal(token)) + ")";
+            case CLAIM_TABLE:
+                return "/* the live claims of " + keyVar + " on " + client + ": claims of 1, 2, ... permits count "
+                        + "them, then each issued token is released and they are counted again */ claimTable(" + client
+                        + ", " + keyVar + ")";
             default:
                 throw new AssertionError(op);
         }

@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -223,5 +224,126 @@ abstract class ClaimRules extends RecordingRules {
         claims(a).releaseTrial(k1, t1);
         assertEquals(Optional.empty(), claims(a).claimTrial(k2, 1, LONG_TTL), "releasing k1 freed k2");
         token(claims(b).claimTrial(k1, 1, LONG_TTL), "claim of k1 after its release");
+    }
+
+    /** The ttls of R4.10, in the engine's range, with the permits each is claimed under. */
+    private static final long[][] LONG_CLAIMS = {{1_500, 1}, {10_000, 2}};
+    /** How early a backend may free a claim (its clock's granularity: PX in whole ms). */
+    static final long EARLY_MILLIS = 5;
+    /** How late a backend may free a claim after its ttl in R4.10. */
+    static final long LATE_MILLIS = 100;
+
+    /**
+     * R4.10 (real time) Claims of 1.5 s and 10 s keep their permits until their ttl and free them within 100 ms
+     * after it. Both run at once, so the rule takes about 10 s. If this fails, check the ttl claimTrial sets for
+     * long claims.
+     */
+    @Test
+    @DisplayName("R4.10 (real time) claims of 1.5 s and 10 s hold until their ttl and are free within 100 ms after")
+    void r4_10_longClaimsExpireOnTime() {
+        Store a = client();
+        Store b = client();
+        int n = LONG_CLAIMS.length;
+        String[] keys = new String[n];
+        long[] from = new long[n];
+        long[] to = new long[n];
+        long[] ttl = new long[n];
+        int[] permits = new int[n];
+        for (int i = 0; i < n; i++) {
+            keys[i] = key("long-" + LONG_CLAIMS[i][0]);
+            ttl[i] = LONG_CLAIMS[i][0];
+            permits[i] = (int) LONG_CLAIMS[i][1];
+            from[i] = System.nanoTime();
+            for (int p = 1; p <= permits[i]; p++) {
+                token(claims(p % 2 == 0 ? b : a).claimTrial(keys[i], permits[i], Duration.ofMillis(ttl[i])),
+                        "claim " + p + " of " + permits[i] + " with ttl " + ttl[i] + " ms");
+            }
+            to[i] = System.nanoTime();
+        }
+        boolean[] freed = new boolean[n];
+        long[] nextProbe = from.clone();
+        for (int left = n; left > 0;) {
+            long wake = Long.MAX_VALUE;
+            for (int i = 0; i < n; i++) {
+                if (freed[i]) {
+                    continue;
+                }
+                if (System.nanoTime() - nextProbe[i] >= 0) {
+                    freed[i] = probe(b, keys[i], permits[i], ttl[i], from[i], to[i]);
+                    left -= freed[i] ? 1 : 0;
+                    long due = from[i] + TimeUnit.MILLISECONDS.toNanos(ttl[i] - 150);
+                    long now = System.nanoTime();
+                    // A few probes while the claim is young, then every 10 ms around its ttl.
+                    nextProbe[i] = now - due < 0 ? Math.min(due, now + TimeUnit.MILLISECONDS.toNanos(ttl[i] / 4))
+                            : now + TimeUnit.MILLISECONDS.toNanos(10);
+                }
+                if (!freed[i]) {
+                    wake = Math.min(wake, nextProbe[i]);
+                }
+            }
+            long sleep = wake == Long.MAX_VALUE ? 0 : TimeUnit.NANOSECONDS.toMillis(wake - System.nanoTime());
+            if (sleep > 0) {
+                sleep(sleep);
+            }
+        }
+    }
+
+    /**
+     * One claim of {@code k} under {@code permits} while the claims made in {@code [from, to]} with {@code ttl}
+     * ms hold every permit: whether it won, failing if it won too early or lost too late.
+     */
+    private static boolean probe(Store s, String k, int permits, long ttl, long from, long to) {
+        long start = System.nanoTime();
+        Optional<String> t = claims(s).claimTrial(k, permits, LONG_TTL);
+        long end = System.nanoTime();
+        long sinceFirst = TimeUnit.NANOSECONDS.toMillis(end - from);
+        if (t.isPresent()) {
+            claims(s).releaseTrial(k, t.get());
+            if (end - (from + TimeUnit.MILLISECONDS.toNanos(ttl - EARLY_MILLIS)) < 0) {
+                fail("a claim of " + permits + " permit(s) succeeded at most " + sinceFirst + " ms after " + permits
+                        + " claim(s) with ttl " + ttl + " ms took every permit: they were freed before their ttl");
+            }
+            return true;
+        }
+        long late = TimeUnit.NANOSECONDS.toMillis(start - to) - ttl;
+        if (late > LATE_MILLIS) {
+            fail("claims with ttl " + ttl + " ms still held every one of " + permits + " permit(s) at least " + late
+                    + " ms after their ttl (a claim began " + TimeUnit.NANOSECONDS.toMillis(start - to) + " ms after "
+                    + "they were made and was refused): they must be free within " + LATE_MILLIS + " ms after it");
+        }
+        return false;
+    }
+
+    /**
+     * R4.11 (real time) After 20 claims under permits = 20 expired, the first claim with permits = 1 succeeds.
+     * If this fails, check that claimTrial ignores or prunes every expired claim, however many there are.
+     */
+    @Test
+    @DisplayName("R4.11 (real time) after 20 expired claims under 20 permits, a claim with 1 permit succeeds")
+    void r4_11_manyExpiredClaimsNeverBlock() {
+        Store a = client();
+        Store b = client();
+        String k = key("many-expired");
+        Duration ttl = Duration.ofMillis(800);
+        long first = System.nanoTime();
+        for (int i = 1; i <= 20; i++) {
+            token(claims(i % 2 == 0 ? b : a).claimTrial(k, 20, ttl), "claim " + i + " of 20 permits");
+        }
+        long last = System.nanoTime();
+        Optional<String> extra = claims(a).claimTrial(k, 20, ttl);
+        if (System.nanoTime() - (first + ttl.toNanos() - TimeUnit.MILLISECONDS.toNanos(EARLY_MILLIS)) < 0) {
+            assertEquals(Optional.empty(), extra, "claim 21 of 20 permits while the 20 claims are live");
+        }
+        long surelyExpired = last + ttl.toNanos() + TimeUnit.MILLISECONDS.toNanos(LATE_MILLIS);
+        while (System.nanoTime() - surelyExpired < 0) {
+            sleep(Math.max(1, TimeUnit.NANOSECONDS.toMillis(surelyExpired - System.nanoTime())));
+        }
+        Optional<String> one = claims(b).claimTrial(k, 1, LONG_TTL);
+        assertTrue(one.isPresent(), "after 20 claims with ttl " + ttl.toMillis() + " ms under 20 permits expired ("
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - last) + " ms after the last), a claim with 1 "
+                + "permit returned empty: expired claims still count against the permits");
+        assertEquals(Optional.empty(), claims(a).claimTrial(k, 1, LONG_TTL),
+                "a second claim with 1 permit while the first holds it");
+        token(claims(a).claimTrial(k, 2, LONG_TTL), "a claim with 2 permits while one live claim holds one");
     }
 }

@@ -17,11 +17,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Runs the concurrent scenarios of R8.3: a sequential prefix judged step by step like R8.1, then a few
- * threads over the two clients (thread {@code i} on client {@code i % 2}) released together, each making a
- * few calls resolved against the model the prefix left, then a read of every key; the history of calls with
- * their intervals goes to the {@link HistoryChecker}. No timing is asserted: intervals only say which call
- * surely came before which. Closes its threads in {@link #close()}.
+ * Runs the concurrent scenarios of R8.3 and R8.5: a sequential prefix judged step by step like R8.1, then a
+ * few threads over the two clients (thread {@code i} on client {@code i % 2}) released together, each making
+ * a few calls resolved against the model the prefix left, then a read of every key (and for R8.5 of its claim
+ * table, {@link ClaimTable}); the history of calls with their intervals goes to the {@link HistoryChecker}.
+ * No timing is asserted: intervals only say which call surely came before which. Closes its threads in
+ * {@link #close()}.
  */
 final class ConcurrencyRunner implements AutoCloseable {
     /** How long the threads of one scenario may take before the rule reports a call that hangs. */
@@ -31,13 +32,16 @@ final class ConcurrencyRunner implements AutoCloseable {
     private final SequenceRunner sequential;
     private final ExecutorService pool;
     private final int threads;
+    private final boolean readClaims;
 
     /**
-     * @param clients two independent clients
-     * @param threads how many threads make calls at once
+     * @param clients    two independent clients
+     * @param threads    how many threads make calls at once
+     * @param readClaims whether the claim table of every key is read back after the threads (R8.5)
      */
-    ConcurrencyRunner(Store[] clients, int threads) {
+    ConcurrencyRunner(Store[] clients, int threads, boolean readClaims) {
         this.clients = clients.clone();
+        this.readClaims = readClaims;
         this.sequential = new SequenceRunner(clients);
         this.threads = threads;
         this.pool = Executors.newFixedThreadPool(threads, r -> {
@@ -135,8 +139,28 @@ final class ConcurrencyRunner implements AutoCloseable {
             reads.add(new Event(n, k, "b", read, Observed.run(read, clients[1],
                     keyPrefix + sc.prefix().keys().get(k).name())));
         }
+        if (readClaims) {
+            for (int k = 0; k < sc.prefix().keys().size(); k++) {
+                Call table = Call.claimTable(k, issued(setup, history, k));
+                reads.add(new Event(n, reads.size(), "b", table, Observed.run(table, clients[1],
+                        keyPrefix + sc.prefix().keys().get(k).name())));
+            }
+        }
         history.add(reads);
         return history;
+    }
+
+    /** Every token issued for key {@code k}: by the prefix, then by the concurrent claims. */
+    private static List<String> issued(SequenceRunner.Run setup, List<List<Event>> history, int k) {
+        List<String> out = new ArrayList<>(setup.resolver.issuedTokens(k));
+        for (List<Event> thread : history) {
+            for (Event e : thread) {
+                if (e.call().op() == Call.Op.CLAIM && e.call().key() == k && e.seen().value() instanceof Optional) {
+                    ((Optional<?>) e.seen().value()).ifPresent(t -> out.add(String.valueOf(t)));
+                }
+            }
+        }
+        return out;
     }
 
     /** A token handed out twice in the history (never acceptable, whatever the order), or {@code null}. */

@@ -13,6 +13,7 @@ import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionFeed;
+import dev.redeye.api.TransitionKind;
 import dev.redeye.api.Transitions;
 import java.util.HashSet;
 import java.util.List;
@@ -344,6 +345,166 @@ abstract class FeedRules extends TransitionRules {
                         + "client, was not delivered within 1 s: the feed is silent or slow (" + c.events.size()
                         + " event(s) received in all)");
             }
+        }
+    }
+
+    /** The transitions of R6.11, in an order that reaches every kind, also through the engine's puts. */
+    private static final TransitionKind[] EVERY_KIND = {TransitionKind.OPENED, TransitionKind.REOPENED,
+        TransitionKind.CLOSED, TransitionKind.FORCED_OPEN, TransitionKind.FORCED_HALF_OPEN, TransitionKind.FORCED_OPEN,
+        TransitionKind.FORCED_CLOSED};
+
+    /**
+     * R6.11 Every TransitionKind produces exactly one event with its kind, version and state. If this fails,
+     * check the publication of the kind the message names.
+     */
+    @Test
+    @DisplayName("R6.11 every transition kind (opened, reopened, closed, forced) produces exactly one event")
+    void r6_11_everyTransitionKindProducesOneEvent() {
+        Store a = client();
+        Store b = client();
+        FeedCollector c = subscribe(a);
+        awaitLive(b, c);
+        String k = key("kinds");
+        for (int i = 0; i < EVERY_KIND.length; i++) {
+            TransitionKind kind = EVERY_KIND[i];
+            Store writer = i % 2 == 0 ? b : a;
+            StateChange change = make(writer, k, kind, now());
+            assertEquals(kind, change.transition(), "the TCK's " + kind + " transition of " + describe(k)
+                    + " returned another kind: " + change);
+            String what = "the " + kind + " transition (" + how(writer, kind) + ", through client "
+                    + (writer == a ? "A" : "B") + ")";
+            TransitionEvent e = await(c, k, change.state().version(), "the subscriber of client A, for " + what + ",");
+            assertEquals(kind, e.kind(), "the kind of the event of " + what);
+            assertSameState(change.state(), e.state(), "the state of the event of " + what);
+            if (!kind.isForced()) {
+                assertEquals(kind.from(), e.from(), "the status the event of " + what + " comes from");
+            }
+        }
+        flush(b, c);
+        List<String> got = c.of(k).stream().map(e -> e.kind() + " v" + e.version()).collect(Collectors.toList());
+        assertEquals(EVERY_KIND.length, got.size(), "events of " + EVERY_KIND.length + " transitions, one each: "
+                + got);
+    }
+
+    /**
+     * One transition of {@code kind} on {@code k} with the store's own call for it, or the put the engine writes
+     * when the store lacks that call (its get-then-put fallback).
+     */
+    private static StateChange make(Store s, String k, TransitionKind kind, long now) {
+        Optional<AtomicRecording> rec = s.capability(AtomicRecording.class);
+        Optional<AtomicTransitions> tr = s.capability(AtomicTransitions.class);
+        BreakerState cur = s.get(k).orElse(null);
+        long v = cur == null ? 0 : cur.version();
+        StateChange c;
+        switch (kind) {
+            case OPENED:
+                if (rec.isPresent()) {
+                    return rec.get().recordFailure(k, ONE, now);
+                }
+                c = Transitions.recordFailure(cur, ONE, now);
+                break;
+            case REOPENED:
+                if (tr.isPresent()) {
+                    return tr.get().trialFailed(k, v, ONE, now);
+                }
+                c = Transitions.trialFailed(cur, v, ONE, now);
+                break;
+            case CLOSED:
+                if (tr.isPresent()) {
+                    return tr.get().trialSucceeded(k, v, ONE, now);
+                }
+                c = Transitions.trialSucceeded(cur, v, ONE, now);
+                break;
+            default:
+                if (tr.isPresent()) {
+                    return tr.get().force(k, kind.to(), ONE, now);
+                }
+                c = Transitions.force(cur, kind.to(), ONE, now);
+        }
+        s.put(k, c.state(), STATE_TTL);
+        return c;
+    }
+
+    private static String how(Store s, TransitionKind kind) {
+        boolean recording = kind == TransitionKind.OPENED;
+        Class<?> cap = recording ? AtomicRecording.class : AtomicTransitions.class;
+        if (s.capability(cap).isEmpty()) {
+            return "a put of the state, as the engine writes it without " + cap.getSimpleName();
+        }
+        switch (kind) {
+            case OPENED:
+                return "recordFailure";
+            case REOPENED:
+                return "trialFailed";
+            case CLOSED:
+                return "trialSucceeded";
+            default:
+                return "force(" + kind.to() + ")";
+        }
+    }
+
+    /**
+     * R6.12 After the feed connection is cut and a write is lost (the rewind hook), the next transition, which
+     * re-issues a version delivered before the gap, is delivered. If this fails, check that the feed forgets
+     * the versions it delivered on every gap. Skipped when a hook is not provided.
+     */
+    @Test
+    @DisplayName("R6.12 after a gap and a lost write, a re-issued version is delivered again")
+    void r6_12_reissuedVersionsAreDeliveredAfterAGap() throws Exception {
+        Store a = client();
+        Store b = client();
+        FeedCollector c = subscribe(a);
+        awaitLive(b, c);
+        String k = key("rewound");
+        StateChange earlier = transition(b, k);
+        StateChange lost = transition(b, k);
+        long v = lost.state().version();
+        await(c, k, v, "the subscriber");
+        int gapsBefore = c.gaps.get();
+        try {
+            interruptFeed(a);
+        } catch (UnsupportedOperationException e) {
+            Assumptions.abort("the interruptFeed(Store) hook is not provided");
+        }
+        if (!eventually(() -> c.gaps.get() > gapsBefore)) {
+            fail("onGap was not called within " + patience().toMillis() + " ms after the feed connection was cut");
+        }
+        try {
+            rewind(b, k, earlier.state());
+        } catch (UnsupportedOperationException e) {
+            Assumptions.abort("the rewind(Store, String, BreakerState) hook is not provided");
+        }
+        BreakerState back = b.get(k).orElse(null);
+        String diff = back == null ? "the key reads as absent" : States.diff(earlier.state(), back);
+        if (diff != null) {
+            fail("the rewind hook did not write the earlier state back (" + diff + "): check the test's rewind "
+                    + "implementation");
+        }
+        awaitLive(b, c);
+        // A feed may resume a little after it first delivers again (a listener registered member by member):
+        // like R6.8, lose the write and re-issue the version every 500 ms until one arrives.
+        long deadline = System.nanoTime() + 2 * patience().toNanos();
+        while (true) {
+            long before = c.of(k).stream().filter(e -> e.version() == v).count();
+            StateChange again = transition(b, k);
+            if (again.state().version() != v) {
+                fail("after the rewind to version " + earlier.state().version() + ", the next transition has version "
+                        + again.state().version() + ", not " + v + ": the rewind hook must leave the store as a lost "
+                        + "write does, so that the next transition re-issues the lost version");
+            }
+            for (int i = 0; i < 25; i++) {
+                if (c.of(k).stream().filter(e -> e.version() == v).count() > before) {
+                    return;
+                }
+                sleep(20);
+            }
+            if (System.nanoTime() > deadline) {
+                fail("no transition of " + describe(k) + " to version " + v + " made after the gap was delivered "
+                        + "within " + 2 * patience().toMillis() + " ms: version " + v + " was delivered before the gap "
+                        + "(then lost by the backend), and the feed still drops it as a duplicate; events: "
+                        + c.of(k).stream().map(e -> e.kind() + " v" + e.version()).collect(Collectors.toList()));
+            }
+            rewind(b, k, earlier.state());
         }
     }
 }

@@ -407,6 +407,57 @@ abstract class PlainStoreRules extends TransitionSupport {
         }
     }
 
+    /**
+     * R1.12 (real time) A new life of a key, after its state expired and after delete, starts above every
+     * version the key had. If this fails, check the version base of an absent key: the last version + 1.
+     */
+    @Test
+    @DisplayName("R1.12 (real time) a new life after expiry or delete starts above the version it replaced")
+    void r1_12_aNewLifeStartsAboveTheVersionItReplaced() {
+        Store a = client();
+        Store b = client();
+        needAtomic(a);
+        Policy opens = shortLived(SHORT_STATE_TTL, 1);
+        Policy counts = shortLived(SHORT_STATE_TTL, 1_000_000); // a failure is a write, not a transition
+        String k = key("above");
+        long now = T0;
+        long last = 0;
+        for (int i = 0; i < 3; i++) {
+            last = atomicTransition(i % 2 == 0 ? a : b, k, opens, now += 1_000).state().version();
+        }
+        b.delete(k);
+        assertNewLifeAbove(a, b, k, counts, now += 1_000, last, "after delete");
+        last = atomicTransition(b, k, opens, now += 1_000).state().version();
+        last = Math.max(last, atomicTransition(a, k, opens, now += 1_000).state().version());
+        if (!eventually(() -> b.get(k).isEmpty())) {
+            fail("a state written with stateTtl " + SHORT_STATE_TTL.toMillis() + " ms did not expire within "
+                    + patience().toMillis() + " ms");
+        }
+        assertNewLifeAbove(b, a, k, counts, now + 1_000, last, "after the backend expired the state");
+    }
+
+    /**
+     * The first write of a new life of {@code k} through {@code writer} (a sub-threshold failure under
+     * {@code counts}, else a forced half-open) must start from {@code initial(v)} with {@code v > last}, and the
+     * stored state carries that base.
+     */
+    private static void assertNewLifeAbove(Store writer, Store reader, String k, Policy counts, long now, long last,
+            String when) {
+        Optional<AtomicRecording> rec = writer.capability(AtomicRecording.class);
+        StateChange c = rec.isPresent() ? rec.get().recordFailure(k, counts, now)
+                : need(writer, AtomicTransitions.class).force(k, BreakerStatus.HALF_OPEN, counts, now);
+        BreakerState p = c.previous();
+        assertTrue(p.version() >= 0 && p.equals(BreakerState.initial(p.version())), when + ", the key is absent, "
+                + "so the first write of its new life must start from BreakerState.initial(v), but it reported the "
+                + "previous state " + p);
+        assertTrue(p.version() > last, when + ", the first write of the key's new life started from version "
+                + p.version() + ", " + (p.version() == last ? "the very version" : "not above the version")
+                + " the key's previous life ended at (" + last + "): a new life must start above it, else a write "
+                + "of the new life that is not a transition carries the old version and looks like the old state to "
+                + "every cache holding it");
+        assertEquals(c.state().version(), reader.get(k).orElseThrow().version(), when + ": the stored version");
+    }
+
     /** One atomic write of {@code k} that is not forced: a sub-threshold failure, else a forced half-open. */
     private static long write(Store s, String k, Policy p, int i) {
         Optional<AtomicRecording> rec = s.capability(AtomicRecording.class);

@@ -17,8 +17,8 @@ import java.util.stream.Collectors;
  * promised:
  * <ul>
  * <li>An atomic call on an absent key starts from {@code BreakerState.initial(v)}; the store chooses
- * {@code v} (0, a tombstone, its clock in microseconds). When the call creates the key, {@code v} must be at
- * least the highest version the key had in the scenario since its last {@code put} (which stores the version
+ * {@code v} (0, a tombstone + 1, its clock in microseconds). When the call creates the key, {@code v} must be
+ * above the highest version the key had in the scenario since its last {@code put} (which stores the version
  * it is given, a lower one included): monotonicity, not equality. A call that writes nothing (a success with
  * nothing to clear, a fenced trial outcome) may report any {@code initial(v)}, since no version is stored.</li>
  * <li>Claim tokens are the store's; each must be non-empty (uniqueness is checked by the runners).</li>
@@ -76,9 +76,14 @@ record ReferenceModel(List<KeyModel> keys) {
             return new KeyModel(state, highest, c);
         }
 
-        /** The lowest version a new life of this key may start at. */
+        /** The lowest version a state written for this key may carry: its highest (0 if it never had one). */
         long base() {
             return Math.max(0, highest);
+        }
+
+        /** The lowest version a new life of this key may start at: above every version it had (R1.12). */
+        long newLifeBase() {
+            return Math.max(0, highest + 1);
         }
 
         /** The tokens of the claims, oldest first. */
@@ -178,6 +183,8 @@ record ReferenceModel(List<KeyModel> keys) {
                 return claim(call, seen, k);
             case RELEASE:
                 return release(call, seen, k);
+            case CLAIM_TABLE:
+                return claimTable(call, seen, k);
             default:
                 return atomic(call, seen, k, withClaims);
         }
@@ -197,15 +204,16 @@ record ReferenceModel(List<KeyModel> keys) {
         StateChange actual = (StateChange) seen.value();
         BreakerState prev = k.state();
         if (prev == null) {
-            // A new life: the store picks its starting version. A call that creates the key must start at or
-            // above every version the key had; a call that writes nothing may report any initial(v).
+            // A new life: the store picks its starting version. A call that creates the key must start above
+            // every version the key had; a call that writes nothing may report any initial(v).
             BreakerState p = actual.previous();
             boolean initial = p.version() >= 0 && p.equals(BreakerState.initial(p.version()));
-            if (!initial || (call.expected(p).changed() && p.version() < k.base())) {
-                StateChange expected = call.expected(BreakerState.initial(k.base()));
+            if (!initial || (call.expected(p).changed() && p.version() < k.newLifeBase())) {
+                StateChange expected = call.expected(BreakerState.initial(k.newLifeBase()));
                 return Verdict.mismatch("the key is absent, so " + call.op().method + " must start its new life from "
-                        + "BreakerState.initial(v) with v >= " + k.base() + (k.highest() >= 0 ? " (the highest version "
-                                + "the key had since it was last put; versions never go backwards)" : "")
+                        + "BreakerState.initial(v) with v >= " + k.newLifeBase() + (k.highest() >= 0 ? " (above "
+                                + k.highest() + ", the highest version the key had since it was last put; versions "
+                                + "never go backwards, and a new life never reuses the version it replaces)" : "")
                         + ", but it reported the previous state " + p, expected);
             }
             prev = p;
@@ -287,6 +295,45 @@ record ReferenceModel(List<KeyModel> keys) {
             }
         }
         return Verdict.ok(with(call.key(), k.withClaims(kept)));
+    }
+
+    /**
+     * The claim table read back (R8.5) against the key's claims: every claim surely live must be read as live,
+     * nothing else may be (a claim whose expiry is uncertain may be either), and no claim may remain that no
+     * issued token releases. The read-back releases every claim.
+     */
+    private Verdict claimTable(Call call, Observed seen, KeyModel k) {
+        if (!(seen.value() instanceof ClaimTable)) {
+            return Verdict.mismatch("the claim table read-back returned " + seen.value(), null);
+        }
+        ClaimTable t = (ClaimTable) seen.value();
+        List<String> sure = new ArrayList<>();
+        List<String> possible = new ArrayList<>();
+        for (Claim c : k.claims()) {
+            if (c.surelyExpiredBy(seen.startNanos())) {
+                continue;
+            }
+            possible.add(c.token());
+            if (!c.mayBeExpiredBy(seen.endNanos())) {
+                sure.add(c.token());
+            }
+        }
+        List<String> missing = new ArrayList<>(sure);
+        missing.removeAll(t.live());
+        List<String> extra = new ArrayList<>(t.live());
+        extra.removeAll(possible);
+        if (!missing.isEmpty() || !extra.isEmpty() || t.unaccounted() != 0 || t.anomaly() != null) {
+            return Verdict.mismatch("the claim table read back differs: "
+                    + (missing.isEmpty() ? "" : "claims " + missing + " should be live but are not; ")
+                    + (extra.isEmpty() ? "" : "claims " + extra + " are live but should be gone (released, or removed "
+                            + "by force CLOSED or delete); ")
+                    + (t.unaccounted() == 0 ? "" : t.unaccounted()
+                            + (t.unaccounted() >= ClaimTable.MOST ? " or more" : "")
+                            + " claim(s) hold the key that no issued token releases; ")
+                    + (t.anomaly() == null ? "" : t.anomaly() + "; ")
+                    + "read back: " + t, "live claims " + sure);
+        }
+        return Verdict.ok(clearClaims(call.key()));
     }
 
     /** The model without the claims that surely expired by local time {@code nanos}. */

@@ -10,14 +10,14 @@ import java.util.Optional;
  * ({@code R2.7} is {@code r2_7_...}); a retired id is never reused.
  *
  * <p>Group R0 is the TCK's own (the store declares what the implementer expects); R1 is required of every
- * store, except R1.10 and R1.11, which make transitions and so run when the store declares
+ * store, except R1.10 to R1.12, which make transitions and so run when the store declares
  * {@code AtomicRecording} or {@code AtomicTransitions}; R2 to R6 run when the store declares the capability
  * the group needs and are reported skipped with the reason otherwise (a group never needs a second
  * capability, but for R5.11, which also needs {@code TrialClaims}: R6 makes its transitions with whatever the
  * store offers, puts included); R7 runs the engine
  * ({@code dev.redeye.CircuitBreaker}) over the store; R8 checks the store against a reference model on random
- * scenarios (R8.1 and R8.3 use whatever the store declares, so they run for every store; R8.2 needs
- * {@code TrialClaims}); R9 holds {@code AtomicRecording} to the leaky strategy (R9.7 through the engine, for
+ * scenarios (R8.1, R8.3 and R8.4 use whatever the store declares, so they run for every store; R8.2 and R8.5
+ * need {@code TrialClaims}); R9 holds {@code AtomicRecording} to the leaky strategy (R9.7 through the engine, for
  * every store).
  */
 public enum Rule {
@@ -67,6 +67,14 @@ public enum Rule {
             + "expires after stateTtl.",
             "the expiry set by atomic operations: the policy's stateTtl on every write that writes (PEXPIRE, "
                     + "expires_at), measured from that write, not from the key's creation; and that it is set at all"),
+    R1_12("R1.12", "(real time) A new life of a key starts above every version the key had: after the backend "
+            + "expired its state, and after delete, the first atomic call that writes reports the previous state "
+            + "BreakerState.initial(v) with v above the expired or deleted version, so a write that is not a "
+            + "transition can never carry the version of the state it replaced.",
+            "the version base of an absent key (a tombstone, a floor, an expired row still present): the last "
+                    + "version + 1, never the last version itself (max(clock, version) is at the version when the "
+                    + "clock is behind it); a write of the new life with the old version would look like the old "
+                    + "state to every cache that holds it"),
 
     R2_1("R2.1", "A failure on an unknown key gives failures = 1, lastFailureAt = now, closed, and the store's "
             + "starting version for a new life of the key (previous = BreakerState.initial(v)), the state a later "
@@ -142,6 +150,18 @@ public enum Rule {
     R4_9("R4.9", "Claims of different keys are independent.",
             "claimTrial and releaseTrial: the claim namespace per key; a token must only release a claim of its "
                     + "own key"),
+    R4_10("R4.10", "(real time) Claims in the engine's ttl range expire on time: claims of 1.5 s (1 permit) and "
+            + "10 s (2 permits), made together, keep their permits until their ttl (never more than 5 ms early) and "
+            + "free them within 100 ms after it.",
+            "claimTrial, the ttl it sets for long claims: the expiry must be the claim's own ttl in ms (PX, an "
+                    + "expiry timestamp, a TTL attribute compared in the claim's condition), not a fixed or rounded "
+                    + "one, and an expired claim must never count; a trial winner that dies must not hold the "
+                    + "fleet open"),
+    R4_11("R4.11", "(real time) Expired claims never block a claim: after 20 claims under permits = 20 expired, "
+            + "the first claim with permits = 1 succeeds, and the next is refused.",
+            "claimTrial's count of live claims: every expired claim must be ignored or pruned, however many there "
+                    + "are (a prune bounded per request must make progress across retries, or the count must "
+                    + "exclude what it did not prune)"),
 
     R5_1("R5.1", "A trial success with successThreshold = 1 closes: not open, failures, openCount, errorRate, "
             + "samples, trialSuccesses reset, version + 1.",
@@ -214,6 +234,19 @@ public enum Rule {
             "that the feed delivers at all and promptly: the subscription's connection, its reader thread, and "
                     + "the publication of every transition (for a store without both atomic capabilities, of "
                     + "every put that raises the version); the engine's polling must not be what hides a silent feed"),
+    R6_11("R6.11", "Every TransitionKind produces exactly one event, with the kind, the version and the state "
+            + "written: OPENED, REOPENED (a failed trial), CLOSED (a successful trial), FORCED_OPEN, "
+            + "FORCED_HALF_OPEN and FORCED_CLOSED, each made with the store's own atomic call (or the put the "
+            + "engine writes when the store lacks it).",
+            "the publication of each kind: trialFailed, trialSucceeded and force publish like recordFailure (a "
+                    + "native script that appends only some kinds to the feed, or a second publishing call that "
+                    + "misses one path); for a store without both atomic capabilities, TransitionEvent.ofPut"),
+    R6_12("R6.12", "After the feed connection is cut (interruptFeed hook) and a write is lost (rewind hook: an "
+            + "earlier state written back, as a fail-over to a replica that missed it would leave it), the next "
+            + "transition, which carries a version already delivered before the gap, is delivered.",
+            "the feed's de-duplication by version (FeedSubscribers.inVersionOrder, a last-version map of the "
+                    + "feed): it must be forgotten on every gap, since after a gap the backend may re-issue versions "
+                    + "it lost; dropping them leaves every cached instance on the lost state"),
 
     R7_1("R7.1", "Two breakers on two clients share one operation: failures split between them open both after "
             + "exactly failureThreshold in total.",
@@ -267,6 +300,20 @@ public enum Rule {
             "the methods of the calls in the printed history: each must be one atomic step in the store "
                     + "(recordFailure/Success/Outcome, trialSucceeded/Failed, force, claimTrial, releaseTrial, put, "
                     + "delete), and get must read the latest state"),
+    R8_4("R8.4", "Random sequences as in R8.1, with each client's clock skewed by up to 10 s either way (so "
+            + "now goes backwards between calls and lies below the stored openedAt and lastFailureAt), return and "
+            + "store exactly what the reference model does.",
+            "the method the failing step of the printed, shrunk sequence calls, with a now below the stored "
+                    + "times: Transitions has no clamp and no absolute value (a gap is now - lastFailureAt > gap, "
+                    + "negative when the clock is behind), so a native port must not clamp now, compare with "
+                    + "abs() or treat an earlier now as an error"),
+    R8_5("R8.5", "Small concurrent scenarios weighted to claims, releases, forced closes and deletes (3 threads of "
+            + "3 calls over 2 clients, after a sequential prefix) are linearizable including the claim table: "
+            + "after the threads, the live claims of every key, read back by counting and releasing every token "
+            + "issued, are those of the same order of the reference model that explains every result and state.",
+            "claimTrial, releaseTrial, force(CLOSED) and delete under concurrency: each must change the claims in "
+                    + "one atomic step (a claim taken while force CLOSED or delete runs must not survive it), and "
+                    + "a release must remove exactly its own token"),
 
     R9_1("R9.1", "Under the leaky strategy a failure adds 1 and a success subtracts 1, floored at 0: after every "
             + "call of a scripted pattern over two clients the returned and the stored count are the bucket's level.",

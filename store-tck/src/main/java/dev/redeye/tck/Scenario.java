@@ -14,12 +14,36 @@ import java.util.Objects;
  *
  * @param keys  the keys, by index
  * @param steps the steps, in order; {@link Step#at()} never decreases
+ * @param skews the clock skew of each client in ms (R8.4), added to the {@code now} of its calls: a client whose
+ *              clock is behind passes a {@code now} below what the other one stored; zero for every client in
+ *              the other rules
  */
-record Scenario(List<KeySpec> keys, List<Step> steps) {
+record Scenario(List<KeySpec> keys, List<Step> steps, List<Long> skews) {
+    /** No client's clock is skewed. */
+    static final List<Long> NO_SKEW = List.of(0L, 0L);
 
     Scenario {
         keys = List.copyOf(keys);
         steps = List.copyOf(steps);
+        skews = List.copyOf(skews);
+        if (skews.size() != NO_SKEW.size()) {
+            throw new IllegalArgumentException("one skew per client: " + skews);
+        }
+    }
+
+    /** A scenario whose clients' clocks agree. */
+    Scenario(List<KeySpec> keys, List<Step> steps) {
+        this(keys, steps, NO_SKEW);
+    }
+
+    /** The skew of {@code client}'s clock, in ms. */
+    long skew(int client) {
+        return skews.get(client);
+    }
+
+    /** Whether some client's clock is skewed. */
+    boolean skewed() {
+        return !skews.equals(NO_SKEW);
     }
 
     /**
@@ -109,8 +133,13 @@ record Scenario(List<KeySpec> keys, List<Step> steps) {
         }
     }
 
-    /** The same keys with other steps. */
+    /** The same keys and skews with other steps. */
     Scenario withSteps(List<Step> s) {
-        return new Scenario(keys, s);
+        return new Scenario(keys, s, skews);
+    }
+
+    /** The same keys and steps with other skews. */
+    Scenario withSkews(List<Long> s) {
+        return new Scenario(keys, steps, s);
     }
 }

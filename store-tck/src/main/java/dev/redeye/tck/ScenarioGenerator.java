@@ -29,7 +29,9 @@ final class ScenarioGenerator {
         /** R8.2: claims with short and long ttls, releases, deletes and waits in real time. */
         EXPIRY,
         /** R8.3: the calls of concurrent scenarios and their sequential prefix. */
-        CONCURRENT
+        CONCURRENT,
+        /** R8.5: concurrent scenarios weighted to claims, releases, forced closes and deletes. */
+        CONCURRENT_CLAIMS
     }
 
     private static final Map<Kind, Integer> MODEL_WEIGHTS = weights(
@@ -42,6 +44,12 @@ final class ScenarioGenerator {
             Kind.RECORD_FAILURE, 20, Kind.RECORD_SUCCESS, 6, Kind.RECORD_OUTCOME, 8, Kind.TRIAL_SUCCEEDED, 8,
             Kind.TRIAL_FAILED, 6, Kind.FORCE, 9, Kind.PUT, 5, Kind.DELETE, 3, Kind.GET, 12, Kind.CLAIM, 9,
             Kind.RELEASE, 6);
+    private static final Map<Kind, Integer> CONCURRENT_CLAIM_WEIGHTS = weights(
+            Kind.RECORD_FAILURE, 8, Kind.RECORD_SUCCESS, 2, Kind.RECORD_OUTCOME, 2, Kind.TRIAL_SUCCEEDED, 4,
+            Kind.TRIAL_FAILED, 4, Kind.FORCE, 12, Kind.PUT, 2, Kind.DELETE, 8, Kind.GET, 4, Kind.CLAIM, 26,
+            Kind.RELEASE, 16);
+    /** The most a client's clock is skewed in R8.4, either way, in ms. */
+    static final int MAX_SKEW_MILLIS = 10_000;
     private static final double[] THRESHOLDS = {0.2, 0.3, 0.5, 0.75, 1.0};
     private static final double[] DECAYS = {0.5, 0.7, 0.8, 0.9, 0.95, 1.0 / 3};
     private static final long[] GAPS = {20, 100, 1_000};
@@ -64,7 +72,8 @@ final class ScenarioGenerator {
         this.strategies = strategies;
         this.purpose = purpose;
         Map<Kind, Integer> base = purpose == Purpose.MODEL ? MODEL_WEIGHTS
-                : purpose == Purpose.EXPIRY ? EXPIRY_WEIGHTS : CONCURRENT_WEIGHTS;
+                : purpose == Purpose.EXPIRY ? EXPIRY_WEIGHTS
+                : purpose == Purpose.CONCURRENT ? CONCURRENT_WEIGHTS : CONCURRENT_CLAIM_WEIGHTS;
         this.weights = new EnumMap<>(Kind.class);
         base.forEach((k, w) -> {
             if (k.op == null || declared.contains(k.op)) {
@@ -96,6 +105,32 @@ final class ScenarioGenerator {
             at = s.at();
         }
         return new Scenario(keys, steps);
+    }
+
+    /**
+     * A scenario as {@link #scenario(int, int)} whose clients' clocks are skewed (R8.4): each client's
+     * {@code now} is off by up to {@value #MAX_SKEW_MILLIS} ms either way, mostly by seconds, sometimes by less
+     * than one or not at all, and never both clocks exact. Steps are drawn first, so the skews do not change
+     * them.
+     */
+    Scenario skewedScenario(int minSteps, int maxSteps) {
+        Scenario sc = scenario(minSteps, maxSteps);
+        long a;
+        long b;
+        do {
+            a = skew();
+            b = skew();
+        } while (a == 0 && b == 0);
+        return sc.withSkews(List.of(a, b));
+    }
+
+    private long skew() {
+        int c = random.nextInt(8);
+        if (c == 0) {
+            return 0;
+        }
+        long magnitude = c == 1 ? 1 + random.nextInt(999) : 1_000 + random.nextInt(MAX_SKEW_MILLIS - 999);
+        return random.nextBoolean() ? magnitude : -magnitude;
     }
 
     /** Two keys with their own policies; some names are hostile (quotes, braces, newlines, non-BMP). */

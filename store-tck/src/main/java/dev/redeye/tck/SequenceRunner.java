@@ -123,6 +123,11 @@ final class SequenceRunner {
                             .append(ScenarioGenerator.java(spec.policy())).append(";\n");
                 }
             }
+            if (scenario.skewed()) {
+                sb.append("  Clock skew of each client, already in every now below: a ")
+                        .append(skewText(scenario.skew(0))).append(", b ").append(skewText(scenario.skew(1)))
+                        .append('\n');
+            }
             sb.append("  Replay (a and b: two clients of the store; rec(s), tr(s), claims(s): "
                     + "s.capability(AtomicRecording / AtomicTransitions / TrialClaims .class).orElseThrow()):\n");
             for (Line l : lines) {
@@ -166,6 +171,10 @@ final class SequenceRunner {
                 }
             }
             return sb.toString();
+        }
+
+        private static String skewText(long ms) {
+            return (ms > 0 ? "+" : ms < 0 ? "-" : "") + Math.abs(ms) + " ms";
         }
 
         private Observed lastCallSeen() {

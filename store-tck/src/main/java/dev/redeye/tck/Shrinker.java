@@ -10,9 +10,9 @@ import java.util.function.Function;
  * candidates against the store: first whole runs of steps are removed (halves, quarters, ... single steps;
  * the remaining steps keep their virtual times, so the gaps between them stay what they were), then virtual
  * time is compressed (gaps closed or halved), then each step is simplified (client a, the first key, the
- * simplest choice). Each pass repeats until nothing shrinks or the budget (runs, wall time) is spent; the
- * shortest failing run found is kept. Scenario steps are relative to the model, so every candidate is a
- * valid scenario.
+ * simplest choice), then clock skews are removed or halved. Each pass repeats until nothing shrinks or the
+ * budget (runs, wall time) is spent; the shortest failing run found is kept. Scenario steps are relative to
+ * the model, so every candidate is a valid scenario.
  */
 final class Shrinker {
     private final Function<Scenario, SequenceRunner.Run> runner;
@@ -56,6 +56,29 @@ final class Shrinker {
             r = simplifySteps(best);
             progress |= r != best;
             best = r;
+            r = simplifySkews(best);
+            progress |= r != best;
+            best = r;
+        }
+        return best;
+    }
+
+    /** Clock skews (R8.4): each set to zero, else halved, while the run still fails the same way. */
+    private SequenceRunner.Run simplifySkews(SequenceRunner.Run best) {
+        for (int c = 0; c < best.scenario.skews().size() && !exhausted(); c++) {
+            long skew = best.scenario.skew(c);
+            for (long smaller : new long[] {0, skew / 2}) {
+                if (skew == 0 || (smaller != 0 && Math.abs(skew) < 4)) {
+                    continue;
+                }
+                List<Long> cand = new ArrayList<>(best.scenario.skews());
+                cand.set(c, smaller);
+                SequenceRunner.Run r = attempt(best.scenario.withSkews(cand), best);
+                if (r != null) {
+                    best = r;
+                    break;
+                }
+            }
         }
         return best;
     }

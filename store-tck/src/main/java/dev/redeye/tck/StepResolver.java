@@ -57,11 +57,16 @@ final class StepResolver {
         return null;
     }
 
+    /** The tokens claims of key {@code key} returned so far, in the order they were issued. */
+    List<String> issuedTokens(int key) {
+        return List.copyOf(issued.get(key));
+    }
+
     /** The concrete call of step {@code index} against the model {@code m}. */
     Call resolve(int index, Step s, ReferenceModel m) {
         KeySpec spec = scenario.keys().get(s.key());
         Policy p = spec.policy();
-        long now = TckBase.T0 + s.at();
+        long now = TckBase.T0 + s.at() + scenario.skew(s.client());
         KeyModel k = m.key(s.key());
         switch (s.kind()) {
             case RECORD_FAILURE:

@@ -2,6 +2,7 @@ package dev.redeye.tck;
 
 import dev.redeye.api.AtomicRecording;
 import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.BreakerState;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
 import dev.redeye.api.Store;
@@ -87,6 +88,23 @@ abstract class TckBase {
      */
     protected void interruptFeed(Store client) throws Exception {
         throw new UnsupportedOperationException("interruptFeed(Store) hook not provided");
+    }
+
+    /**
+     * Optional hook for R6.12: write {@code state}, an earlier state of {@code key} (a lower version than the
+     * one stored), exactly where the store keeps the state of {@code key}, with raw backend access, as a lost
+     * write leaves it: a fail-over to a replica that missed the latest write, a restart that lost it. Write
+     * the state only: publish no event and leave the feed as it is, so the next transition re-issues a
+     * version the feed already delivered. The state must read back through {@code get} as given and be the
+     * prior state of the next atomic call; it must not expire while the rule runs. The default throws
+     * {@link UnsupportedOperationException}, and R6.12 is then skipped with the reason.
+     *
+     * @param client a client of this test, to find its configuration (prefix, table, map)
+     * @param key    the key as the TCK passes it to {@code get}
+     * @param state  the state to write back, version included
+     */
+    protected void rewind(Store client, String key, BreakerState state) throws Exception {
+        throw new UnsupportedOperationException("rewind(Store, String, BreakerState) hook not provided");
     }
 
     /**

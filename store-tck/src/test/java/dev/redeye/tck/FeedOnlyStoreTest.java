@@ -3,11 +3,13 @@ package dev.redeye.tck;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.api.BreakerState;
 import dev.redeye.api.Store;
 import dev.redeye.api.TransitionFeed;
 import dev.redeye.tck.TckReport.RuleResult;
 import dev.redeye.tck.TckReport.Status;
 import dev.redeye.tck.broken.BrokenStoresTest;
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
@@ -22,9 +24,9 @@ import org.junit.jupiter.api.Test;
  * engine's local cache invalidated by a put's event. Without that publication the feed rules fail.
  */
 class FeedOnlyStoreTest {
-    private static final Set<Rule> SKIPPED_FOR_WANT_OF_ATOMICS = EnumSet.of(Rule.R1_10, Rule.R1_11);
+    private static final Set<Rule> SKIPPED_FOR_WANT_OF_ATOMICS = EnumSet.of(Rule.R1_10, Rule.R1_11, Rule.R1_12);
 
-    /** The TCK over one feed-only backend, both hooks but the corruption one. */
+    /** The TCK over one feed-only backend, every hook but the corruption one. */
     static class FeedOnlyTck extends StoreTck {
         static final FeedOnlyStore.Backend BACKEND = new FeedOnlyStore.Backend(true);
 
@@ -36,6 +38,12 @@ class FeedOnlyStoreTest {
         @Override
         protected void interruptFeed(Store client) {
             BACKEND.gap();
+        }
+
+        /** A put is this store's raw write: a lower version is stored as given and publishes nothing. */
+        @Override
+        protected void rewind(Store client, String key, BreakerState state) {
+            client.put(key, state, Duration.ofHours(1));
         }
 
         @Override

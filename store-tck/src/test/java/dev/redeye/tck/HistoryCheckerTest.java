@@ -112,18 +112,20 @@ class HistoryCheckerTest {
     }
 
     @Test
-    void aNewLifeMayStartAtAnyVersionNotBelowTheOldOnes() {
+    void aNewLifeMayStartAtAnyVersionAboveTheOldOnes() {
         ReferenceModel deleted = holding(F1).apply(Call.plain(Call.Op.DELETE, 0), new Observed(null, null, 0, 0))
                 .next();
         BreakerState reborn = BreakerState.initial(1_000_000_007L);
         StateChange fine = new StateChange(reborn, reborn.toBuilder().failures(1).lastFailureAt(TckBase.T0).build(),
                 null);
         assertTrue(HistoryChecker.check(deleted, List.of(List.of(failure(0, 0, fine, 0, 1)))).linearizable());
-        BreakerState backwards = BreakerState.initial(4);
-        StateChange bad = new StateChange(backwards, backwards.toBuilder().failures(1).lastFailureAt(TckBase.T0)
-                .build(), null);
-        Result r = HistoryChecker.check(deleted, List.of(List.of(failure(0, 0, bad, 0, 1))));
-        assertFalse(r.linearizable());
-        assertTrue(r.blocked().get(0).contains("with v >= 5"), r.blocked().toString());
+        for (long v : new long[] {4, F1.version()}) { // below the old version, and the old version itself
+            BreakerState backwards = BreakerState.initial(v);
+            StateChange bad = new StateChange(backwards, backwards.toBuilder().failures(1).lastFailureAt(TckBase.T0)
+                    .build(), null);
+            Result r = HistoryChecker.check(deleted, List.of(List.of(failure(0, 0, bad, 0, 1))));
+            assertFalse(r.linearizable(), "a new life at version " + v);
+            assertTrue(r.blocked().get(0).contains("with v >= 6"), r.blocked().toString());
+        }
     }
 }

@@ -26,7 +26,7 @@ class RulesDocumentTest {
 
     static {
         GROUPS.put("R0", "The TCK's own rule (every store)");
-        GROUPS.put("R1", "Plain store: get, put, delete, close (every store; R1.10 and R1.11 need AtomicRecording "
+        GROUPS.put("R1", "Plain store: get, put, delete, close (every store; R1.10 to R1.12 need AtomicRecording "
                 + "or AtomicTransitions)");
         GROUPS.put("R2", "AtomicRecording, consecutive strategy (needs AtomicRecording)");
         GROUPS.put("R3", "AtomicRecording, errorRate strategy (needs AtomicRecording)");
@@ -35,7 +35,7 @@ class RulesDocumentTest {
         GROUPS.put("R6", "TransitionFeed (needs TransitionFeed)");
         GROUPS.put("R7", "The engine over the store (every store; R7.2 needs TrialClaims, R7.5 TransitionFeed)");
         GROUPS.put("R8", "The store against a reference model (every store, with the calls it declares; R8.2 "
-                + "needs TrialClaims)");
+                + "and R8.5 need TrialClaims)");
         GROUPS.put("R9", "AtomicRecording, leaky strategy (needs AtomicRecording; R9.7 runs the engine over every "
                 + "store)");
     }

@@ -2,6 +2,7 @@ package dev.redeye.store.dynamodb;
 
 import dev.redeye.api.AtomicRecording;
 import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.BreakerState;
 import dev.redeye.api.Store;
 import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TrialClaims;
@@ -15,10 +16,10 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 /**
  * The full redeye TCK on dynalite: every client opened through the URI provider (as {@code Stores.open}
  * does), each with its own {@code DynamoDbClient}, in a table of this class's own (created on demand by the
- * first client, deleted afterwards). Both hooks are provided: {@link #corrupt} writes a state map no
+ * first client, deleted afterwards). Every hook is provided: {@link #corrupt} writes a state map no
  * {@code BreakerState} can come from with a plain client; {@link #interruptFeed} makes the client's feed poller
  * fail its next read, which is what a dropped connection does to a polled feed (there is no long-lived feed
- * connection to cut).
+ * connection to cut); {@link #rewind} writes an earlier state back with a plain client.
  */
 class DynamoDbStoreTckTest extends StoreTck {
     private static final String TABLE = DynamoTestSupport.newTable("redeye_tck");
@@ -47,6 +48,18 @@ class DynamoDbStoreTckTest extends StoreTck {
                     .expressionAttributeNames(Map.of("#st", Items.STATE))
                     .expressionAttributeValues(Map.of(":st", AttributeValue.builder().m(Map.of(
                             "failures", Items.s("many"), "open", Items.s("perhaps"))).build())));
+        }
+    }
+
+    /** R6.12: the state and version attributes written back as {@code state}, bypassing the store. */
+    @Override
+    protected void rewind(Store client, String key, BreakerState state) {
+        try (DynamoDbClient raw = DynamoTestSupport.rawClient()) {
+            raw.updateItem(u -> u.tableName(TABLE).key(Items.key(Keys.partitionKey(key)))
+                    .updateExpression("SET #st = :st, #v = :v")
+                    .expressionAttributeNames(Map.of("#st", Items.STATE, "#v", Items.VERSION))
+                    .expressionAttributeValues(Map.of(":st", Items.encodeState(state), ":v",
+                            Items.n(state.version()))));
         }
     }
 

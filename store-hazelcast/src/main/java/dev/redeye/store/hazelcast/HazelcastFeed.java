@@ -44,7 +44,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Order and gaps.</b> Hazelcast delivers the events of one key in order; the feed keeps the last version
  * delivered per key (the 10,000 most recent keys) and drops an event that is not newer (a duplicate or a
- * straggler), so each subscriber sees a key's versions increase (R6.9). {@code onGap} runs when: an event's
+ * straggler), so each subscriber sees a key's versions increase (R6.9). It forgets every version delivered
+ * whenever it signals a gap (R6.12): what causes one (a member lost with writes its backup never had, a
+ * split-brain merge) can make the map hold an earlier state again and issue a version already delivered,
+ * and that event carries the map's current state. {@code onGap} runs when: an event's
  * version jumps by more than one (an event was lost; also the harmless first transition of a key's new life),
  * the client lost its cluster connection (at the disconnect, at the reconnect and once more two seconds later,
  * since Hazelcast re-registers listeners asynchronously after it reconnects), a member left the cluster (its
@@ -284,14 +287,14 @@ final class HazelcastFeed {
             if (overflowed.getAndSet(false)) {
                 LOG.warn("redeye Hazelcast feed on map '{}': more than {} events waiting, some were dropped",
                         states.getName(), QUEUE);
-                subscribers.signalGap();
+                signalGap();
             }
             long settle = settleGapAt.get();
             if (settle != Long.MAX_VALUE && System.nanoTime() - settle >= 0 && settleGapAt.compareAndSet(settle, Long.MAX_VALUE)) {
-                subscribers.signalGap();
+                signalGap();
             }
             if (item == GAP) {
-                subscribers.signalGap();
+                signalGap();
             } else if (item != null) {
                 @SuppressWarnings("unchecked")
                 EntryEvent<String, Object> event = (EntryEvent<String, Object>) item;
@@ -316,11 +319,17 @@ final class HazelcastFeed {
         if (last != null && event.version() <= last) {
             return; // a duplicate or a straggler: subscribers see a key's versions in order
         }
-        lastVersions.put(key, event.version());
         if (last != null && event.version() > last + 1) {
-            subscribers.signalGap(); // an event in between never arrived
+            signalGap(); // an event in between never arrived
         }
+        lastVersions.put(key, event.version());
         subscribers.publish(event);
+    }
+
+    /** On the feed thread: forgets every version delivered, then runs every subscriber's {@code onGap}. */
+    private void signalGap() {
+        lastVersions.clear();
+        subscribers.signalGap();
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.redeye.store.hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import dev.redeye.api.AtomicRecording;
 import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.BreakerState;
 import dev.redeye.api.Store;
 import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TrialClaims;
@@ -15,9 +16,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * The TCK over two Hazelcast clients: each TCK client is a {@link HazelcastStore} over one of the two,
  * alternately, opened in {@link HazelcastStore.Mode#AUTO} in a map of its own per test class, and must detect
- * the mode the subclass expects. Every capability is declared and both hooks are provided: R1.7 writes a
- * foreign {@code String} under the key; R6.8 closes every connection of the store's client (Hazelcast
- * reconnects and re-registers the listener).
+ * the mode the subclass expects. Every capability is declared and every hook is provided: R1.7 writes a
+ * foreign {@code String} under the key; R6.8 and R6.12 close every connection of the store's client
+ * (Hazelcast reconnects and re-registers the listener); R6.12 writes an earlier state back into the map.
  */
 @ExtendWith(SharedClusters.class)
 abstract class HazelcastTck extends StoreTck {
@@ -49,6 +50,11 @@ abstract class HazelcastTck extends StoreTck {
     @Override
     protected void interruptFeed(Store client) {
         Hooks.cutConnections(((HazelcastStore) client).instance());
+    }
+
+    @Override
+    protected void rewind(Store client, String key, BreakerState state) {
+        Hooks.rewind((HazelcastStore) client, key, state);
     }
 
     /**

@@ -5,6 +5,7 @@ import com.hazelcast.client.impl.connection.ClientConnection;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.listener.EntryAddedListener;
+import dev.redeye.api.BreakerState;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,6 +20,15 @@ final class Hooks {
      */
     static void corrupt(HazelcastStore store, String key) {
         store.instance().getMap(store.mapName()).set(key, "failures=many&open=perhaps");
+    }
+
+    /**
+     * Writes {@code state} back exactly where the store keeps the state of {@code key}, as a plain write (no
+     * transition, so no event), through the same Hazelcast instance, bypassing the store: what a member lost
+     * with a write its backup never received leaves behind.
+     */
+    static void rewind(HazelcastStore store, String key, BreakerState state) {
+        store.instance().getMap(store.mapName()).set(key, StateValues.state(state));
     }
 
     /** Waits up to 30 s until a client has a connection to {@code members} members (internal API: tests only). */

@@ -73,11 +73,13 @@ final class StoredRow {
     /**
      * The version a new life of the key starts at when this row holds no live state: the database clock in
      * microseconds (every earlier life started at an earlier clock and moved by one per transition, each a
-     * committed transaction, far longer than a microsecond), and at least the version of an expired state
-     * still in the row.
+     * committed transaction, far longer than a microsecond), and above the version of an expired state still
+     * in the row, also when the clock is behind it (stepped back, a fail-over to a server whose clock lags):
+     * a new life never starts at the version it replaces (TCK rule R1.12).
      */
     long versionBase() {
-        return layout == LAYOUT && expired ? Math.max(nowMicros, version) : nowMicros;
+        return layout == LAYOUT && expired && version >= 0
+                ? Math.max(nowMicros, version == Long.MAX_VALUE ? version : version + 1) : nowMicros;
     }
 
     /**

@@ -79,8 +79,9 @@
  * <li><b>Version bases</b>: when an atomic operation finds no live state (no row, a lock row, an expired row),
  * the key's new life starts at {@code clock_timestamp()} in microseconds
  * ({@code floor(extract(epoch FROM clock_timestamp()) * 1000000)}, read in the same {@code SELECT ... FOR
- * UPDATE} that locks the row), and at least at the version an expired row still holds, so versions never go
- * backwards across {@code delete} or expiry.</li>
+ * UPDATE} that locks the row), and above the version an expired row still holds (its version + 1 when the
+ * clock is behind it), so versions never go backwards across {@code delete} or expiry and a new life never
+ * starts at the version it replaces.</li>
  * <li><b>Ttl refresh</b>: every atomic write that writes stores {@code expires_at} = now + {@code stateTtl}.</li>
  * <li><b>Event order</b>: the {@code pg_notify} is sent in the writing transaction under the row lock, and
  * PostgreSQL delivers notifications in commit order, so each operation's events reach subscribers in

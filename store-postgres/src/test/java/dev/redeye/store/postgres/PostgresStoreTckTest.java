@@ -2,6 +2,7 @@ package dev.redeye.store.postgres;
 
 import dev.redeye.api.AtomicRecording;
 import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.BreakerState;
 import dev.redeye.api.Store;
 import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TrialClaims;
@@ -14,8 +15,9 @@ import org.junit.jupiter.api.BeforeAll;
 
 /**
  * The full redeye TCK over PostgreSQL, every client opened through the URI provider (as {@code Stores.open}
- * does), in a random schema dropped afterwards. Both hooks are provided: {@link #corrupt} writes an
- * impossible row with plain SQL, {@link #interruptFeed} terminates the feed's backend.
+ * does), in a random schema dropped afterwards. Every hook is provided: {@link #corrupt} writes an
+ * impossible row with plain SQL, {@link #interruptFeed} terminates the feed's backend, {@link #rewind} writes
+ * an earlier state back with plain SQL.
  */
 class PostgresStoreTckTest extends StoreTck {
     private static String schema;
@@ -57,6 +59,32 @@ class PostgresStoreTckTest extends StoreTck {
             ps.setString(1, key);
             if (ps.executeUpdate() != 1) {
                 throw new IllegalStateException("no row to corrupt for " + key);
+            }
+        }
+    }
+
+    /** R6.12: the state columns of the key's row written back as {@code state} with plain SQL (no NOTIFY). */
+    @Override
+    protected void rewind(Store client, String key, BreakerState state) throws Exception {
+        PostgresStore s = (PostgresStore) client;
+        String sql = "UPDATE " + TableNames.quote(s.schema()) + "." + TableNames.quote(s.table())
+                + " SET failures = ?, last_failure_at = ?, open = ?, opened_at = ?, open_count = ?, error_rate = ?, "
+                + "samples = ?, trial_successes = ?, forced = ?, version = ? WHERE key_hash = sha256(convert_to(?, "
+                + "'UTF8'))";
+        try (Connection c = PgTestSupport.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setInt(1, state.failures());
+            ps.setLong(2, state.lastFailureAt());
+            ps.setBoolean(3, state.open());
+            ps.setLong(4, state.openedAt());
+            ps.setInt(5, state.openCount());
+            ps.setDouble(6, state.errorRate());
+            ps.setLong(7, state.samples());
+            ps.setInt(8, state.trialSuccesses());
+            ps.setBoolean(9, state.forced());
+            ps.setLong(10, state.version());
+            ps.setString(11, key);
+            if (ps.executeUpdate() != 1) {
+                throw new IllegalStateException("no row to rewind for " + key);
             }
         }
     }

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterAll;
 
 import dev.redeye.api.AtomicRecording;
 import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.BreakerState;
 import dev.redeye.api.Store;
 import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TrialClaims;
@@ -107,6 +108,12 @@ class RedisClusterTckTest extends StoreTck {
         if (killed.isEmpty()) {
             throw new IllegalStateException("no cluster connection named " + name + " to kill");
         }
+    }
+
+    /** R6.12: the state hash of {@code key} written back as {@code state}, bypassing the store. */
+    @Override
+    protected void rewind(Store client, String key, BreakerState state) {
+        RedisTestSupport.rewind(raw(), ((RedisStore) client).stateKey(key), state);
     }
 
     @Override

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.AfterAll;
 
 import dev.redeye.api.AtomicRecording;
 import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.BreakerState;
 import dev.redeye.api.Store;
 import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TrialClaims;
@@ -14,7 +15,7 @@ import dev.redeye.tck.StoreTck;
 import redis.clients.jedis.JedisPooled;
 
 /**
- * The full redeye TCK against a real redis-server, every capability declared and both optional hooks
+ * The full redeye TCK against a real redis-server, every capability declared and every optional hook
  * provided. Clients are opened through the URI provider (the {@code Stores.open} path), each with its own
  * pool and feed connection, under one random key prefix for this class.
  */
@@ -74,6 +75,12 @@ class RedisStoreTckTest extends StoreTck {
     /** The RedisStore a client is, or wraps once connected (a lazily opened one). */
     static RedisStore redis(Store client) {
         return client instanceof RedisStore r ? r : client.capability(RedisStore.class).orElseThrow();
+    }
+
+    /** R6.12: the state hash of {@code key} written back as {@code state}, bypassing the store. */
+    @Override
+    protected void rewind(Store client, String key, BreakerState state) {
+        RedisTestSupport.rewind(raw(), redis(client).stateKey(key), state);
     }
 
     @Override

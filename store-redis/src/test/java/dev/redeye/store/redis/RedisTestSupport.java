@@ -1,5 +1,7 @@
 package dev.redeye.store.redis;
 
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.StateCodec;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +11,7 @@ import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
@@ -100,5 +103,15 @@ final class RedisTestSupport {
             raw.sendCommand(Protocol.Command.CLIENT, "KILL", "ID", id);
         }
         return !ids.isEmpty();
+    }
+
+    /**
+     * The TCK's rewind hook (R6.12): replaces the state hash with the fields of {@code state}, as a fail-over to
+     * a replica that missed the latest write leaves it. The feed stream is left alone.
+     */
+    static void rewind(UnifiedJedis raw, String stateKey, BreakerState state) {
+        raw.del(stateKey);
+        raw.hset(stateKey, StateCodec.toFields(state));
+        raw.pexpire(stateKey, 3_600_000L);
     }
 }

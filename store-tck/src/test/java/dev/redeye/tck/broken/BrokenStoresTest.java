@@ -180,7 +180,7 @@ public class BrokenStoresTest {
         }
         assertEquals("store does not declare TrialClaims", report.result(R7_2).orElseThrow().message());
         assertEquals("store does not declare TransitionFeed", report.result(R7_5).orElseThrow().message());
-        for (Rule r : EnumSet.of(Rule.R1_10, Rule.R1_11)) {
+        for (Rule r : EnumSet.of(Rule.R1_10, Rule.R1_11, Rule.R1_12)) {
             RuleResult res = report.result(r).orElseThrow();
             assertEquals(Status.SKIPPED, res.status(), report.format());
             assertTrue(res.message().contains("neither AtomicRecording nor AtomicTransitions"), res.message());

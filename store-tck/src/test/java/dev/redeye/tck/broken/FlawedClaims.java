@@ -7,11 +7,15 @@ import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Trial claims kept in one map shared by every client, with real-time expiry, and with one deliberate
@@ -37,8 +41,25 @@ final class FlawedClaims {
          */
         EXPIRED_COUNTED_UNTIL_RELEASE,
         /** force HALF_OPEN starts the new period but leaves the old period's live claims (force CLOSED is right). */
-        FORCE_HALF_OPEN_KEEPS_CLAIMS
+        FORCE_HALF_OPEN_KEEPS_CLAIMS,
+        /** Claims with a ttl above 1 s never expire (as if long ttls were stored in a unit they overflow). */
+        LONG_CLAIMS_NEVER_EXPIRE,
+        /**
+         * A claim prunes at most 16 expired claims, and only when the claim is made, under the condition that
+         * the claims then number fewer than permits plus those pruned: with more than 16 + permits - 1
+         * expired claims the condition never holds and the same 16 are tried again (the DynamoDB store's
+         * {@code Claims} before R4.11).
+         */
+        PRUNES_AT_MOST_16,
+        /**
+         * A release reads the key's claims, and writes them back without its token a moment later: a claim made
+         * in between is lost (a read-modify-write of a claim list without a condition).
+         */
+        RELEASE_LOSES_A_RACING_CLAIM
     }
+
+    /** How long RELEASE_LOSES_A_RACING_CLAIM takes between reading the claims and writing them back. */
+    private static final long WRITE_DELAY_NANOS = 3_000_000L;
 
     private final Defect defect;
     private final Map<String, Map<String, Long>> claims = new HashMap<>();
@@ -53,14 +74,26 @@ final class FlawedClaims {
 
     synchronized Optional<String> claim(String key, int permits, Duration ttl, String token) {
         long now = System.nanoTime();
-        Map<String, Long> live = claims.computeIfAbsent(slot(key), k -> new HashMap<>());
-        if (defect != Defect.EXPIRED_COUNTED_UNTIL_RELEASE || permits == 1) {
+        Map<String, Long> live = claims.computeIfAbsent(slot(key), k -> new LinkedHashMap<>());
+        if (defect == Defect.PRUNES_AT_MOST_16) {
+            List<String> dead = new ArrayList<>();
+            live.forEach((t, expiry) -> {
+                if (expiry - now <= 0 && dead.size() < 16) {
+                    dead.add(t);
+                }
+            });
+            if (live.size() >= permits + dead.size()) {
+                return Optional.empty(); // the condition failed: nothing is written, nothing pruned
+            }
+            dead.forEach(live::remove);
+        } else if (defect != Defect.EXPIRED_COUNTED_UNTIL_RELEASE || permits == 1) {
             live.values().removeIf(expiry -> expiry - now <= 0);
         }
         if (defect != Defect.LAST_WRITER_WINS && live.size() >= permits) {
             return Optional.empty();
         }
-        live.put(token, now + ttl.toNanos());
+        boolean forever = defect == Defect.LONG_CLAIMS_NEVER_EXPIRE && ttl.compareTo(Duration.ofSeconds(1)) > 0;
+        live.put(token, forever ? now + Duration.ofDays(365).toNanos() : now + ttl.toNanos());
         return Optional.of(token);
     }
 
@@ -79,6 +112,14 @@ final class FlawedClaims {
             live.values().removeIf(expiry -> expiry - now <= 0);
             live.remove(token);
         }
+    }
+
+    synchronized Map<String, Long> snapshot(String key) {
+        return new LinkedHashMap<>(claims.getOrDefault(slot(key), Map.of()));
+    }
+
+    synchronized void write(String key, Map<String, Long> live) {
+        claims.put(slot(key), live);
     }
 
     synchronized void clear(String key) {
@@ -106,6 +147,13 @@ final class FlawedClaims {
             @Override
             public void releaseTrial(String key, String token) {
                 get(key);
+                if (defect == Defect.RELEASE_LOSES_A_RACING_CLAIM) {
+                    Map<String, Long> read = snapshot(key);
+                    LockSupport.parkNanos(WRITE_DELAY_NANOS);
+                    read.remove(token);
+                    write(key, read);
+                    return;
+                }
                 release(key, token);
             }
 

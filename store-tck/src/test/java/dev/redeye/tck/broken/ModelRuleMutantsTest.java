@@ -30,8 +30,9 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * The model rules add power: each store here has one defect that every scripted rule (R0.1 to R7.10) misses,
- * and the model rules (R8) catch it, each failure shrunk to a short replay that names the rule. The defects
+ * The model rules add power: each store here has one defect that every scripted rule (R0.1 to R7.10, but the
+ * rules {@link ContractV3MutantsTest} shows, which came later: R4.10 also catches the claim defect)
+ * misses, and the model rules (R8) catch it, each failure shrunk to a short replay that names the rule. The defects
  * are the kind a native port of the rules or a hand-made claim table gets wrong: an EWMA in an algebraically
  * equal form that is not bit-exact, a gap check that a forced close switches off, expired claims counted
  * against several permits until a release prunes them, and a force that is a read-then-write.
@@ -39,6 +40,8 @@ import org.junit.jupiter.api.TestFactory;
 class ModelRuleMutantsTest {
     private static final Pattern SHRUNK = Pattern.compile("shrunk to (\\d+) steps?");
     private static final Set<Rule> SCRIPTED = EnumSet.range(Rule.R0_1, Rule.R7_10);
+    /** Every rule but those {@link ContractV3MutantsTest} shows. */
+    private static final Set<Rule> RUN = EnumSet.complementOf(EnumSet.copyOf(ContractV3MutantsTest.NEW));
 
     /**
      * One defect.
@@ -61,7 +64,7 @@ class ModelRuleMutantsTest {
     private static void check(Mutant m) {
         try (InMemoryStore backing = new InMemoryStore()) {
             Function<Store, Store> wrap = m.wrapper().get();
-            TckReport report = TckRunner.run(() -> wrap.apply(backing.newClient()), EnumSet.allOf(Rule.class),
+            TckReport report = TckRunner.run(() -> wrap.apply(backing.newClient()), RUN,
                     Map.of(TckRunner.PATIENCE_PARAMETER, "2000"));
             for (RuleResult r : report.results()) {
                 if (SCRIPTED.contains(r.rule())) {

@@ -520,6 +520,7 @@ class MutantStoresTest {
                 R0_1, R1_7, R6_8, R5_11));
         caught.addAll(EnumSet.of(Rule.R7_8, Rule.R7_9, Rule.R7_10)); // EngineRuleMutantsTest covers these
         caught.addAll(EnumSet.of(Rule.R8_1, Rule.R8_2, Rule.R8_3)); // ModelRuleMutantsTest covers these
+        caught.addAll(ContractV3MutantsTest.NEW); // and ContractV3MutantsTest these
         assertEquals(EnumSet.noneOf(Rule.class), EnumSet.complementOf(caught), "rules no defect demonstrates failing");
     }
 }
