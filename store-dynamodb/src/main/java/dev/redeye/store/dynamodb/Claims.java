@@ -96,10 +96,10 @@ final class Claims {
             if (expired > dead.size() && claims.size() - dead.size() >= permits) {
                 // The claim's condition cannot hold with the expired entries one request leaves: remove a
                 // batch alone and read again. A batch removed is progress, not a lost condition.
-                if (requests.update("claimTrial", name, prune(pk, now, dead))) {
+                if (requests.update("claimTrial", name, prune(pk, now, dead), deadline)) {
                     attempt--;
                 } else {
-                    Requests.backoff(attempt, 20);
+                    Requests.backoff(attempt, 20, deadline);
                 }
                 continue;
             }

@@ -28,7 +28,8 @@ final class Hooks {
      * with a write its backup never received leaves behind.
      */
     static void rewind(HazelcastStore store, String key, BreakerState state) {
-        store.instance().getMap(store.mapName()).set(key, StateValues.state(state));
+        store.instance().getMap(store.mapName()).set(key, StateValues.encode(new StoredValue(state, null, null,
+                StoredValue.NEVER, BreakerState.UNKNOWN_VERSION, java.util.Map.of())));
     }
 
     /** Waits up to 30 s until a client has a connection to {@code members} members (internal API: tests only). */
