@@ -135,6 +135,7 @@ class ResilienceFeaturesOverRedisTest {
         assertThat(ownA.get(0).path("kind").asText()).isEqualTo("opened");
         assertThat(ownA.get(0).path("breaker").asText()).isEqualTo("payments");
         assertThat(ownA.get(0).path("to").asText()).isEqualTo("OPEN");
+        assertThat(java.time.Instant.parse(ownA.get(0).path("seenAt").asText())).isNotNull(); // ISO-8601
         JsonNode fleetB = until(b + "/actuator/redeyeevents/pricing", e -> e.path("events").size() == 1)
                 .path("events");
         assertThat(fleetB.get(0).path("origin").asText()).isEqualTo("FLEET");
