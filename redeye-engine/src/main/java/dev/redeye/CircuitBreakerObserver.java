@@ -4,9 +4,9 @@ import dev.redeye.api.TransitionEvent;
 
 /**
  * Sees what a {@link CircuitBreaker} does, for metrics and events: operations appearing and evicted, sampled
- * call durations, rejections, ignored errors, trial outcomes, store operations with their durations, and the
- * store's transition feed. Register one with {@link CircuitBreaker#addObserver}; {@code redeye-micrometer}'s
- * {@code RedeyeMetrics} is one.
+ * call durations, rejections, ignored errors, trial outcomes, this instance's transitions, store operations
+ * with their durations, and the store's transition feed. Register one with {@link CircuitBreaker#addObserver};
+ * {@code redeye-micrometer}'s {@code RedeyeMetrics} is one.
  *
  * <h2>Cost</h2>
  * With no observer registered the breaker pays one volatile read and a branch per call, nothing else. With
@@ -164,6 +164,16 @@ public interface CircuitBreakerObserver {
      * @param nanos  how long it took
      */
     default void storeOperation(StoreOperation operation, boolean failed, long nanos) {
+    }
+
+    /**
+     * A transition this instance's own write caused (a call's outcome, a trial's, or {@code forceOpen},
+     * {@code forceHalfOpen}, {@code reset} called on this breaker): the events the builder's
+     * {@code onStateChange} listener gets, on the thread that made the write, after that listener. Quiet
+     * writes that are no transition (a success clearing sub-threshold failures) are not reported. In
+     * distributed mode the same transition usually comes back through {@link #feedEvent} too.
+     */
+    default void stateChanged(TransitionEvent event) {
     }
 
     /**

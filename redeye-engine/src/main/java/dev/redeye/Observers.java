@@ -196,6 +196,10 @@ final class Observers {
             }
         }
 
+        void stateChanged(TransitionEvent ev) {
+            each("stateChanged", o -> o.stateChanged(ev));
+        }
+
         void feedEvent(TransitionEvent ev) {
             each("feedEvent", o -> o.feedEvent(ev));
         }

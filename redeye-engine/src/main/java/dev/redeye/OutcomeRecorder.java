@@ -269,18 +269,26 @@ final class OutcomeRecorder {
 
     /**
      * After this instance's own write at stored time {@code now} (local time {@code tick}, read before the
-     * write): update the views and fire onStateChange for a transition.
+     * write): update the views and, for a transition, fire onStateChange and the observers' stateChanged.
      */
     void afterWrite(OperationState e, StateChange ch, long now, long tick, int stampBefore) {
         views.noteOwnWrite(e, ch.state(), tick, stampBefore);
         if (ch.isTransition()) {
             Consumer<TransitionEvent> listener = stateListener;
+            Observers.Set o = observers.current();
+            if (listener == null && o == null) {
+                return;
+            }
+            TransitionEvent event = ch.toEvent(e.name, policy, now);
             if (listener != null) {
                 try {
-                    listener.accept(ch.toEvent(e.name, policy, now));
+                    listener.accept(event);
                 } catch (RuntimeException ex) {
                     LOG.warn("onStateChange listener threw for operation '{}'", OperationNames.abbreviate(e.name), ex);
                 }
+            }
+            if (o != null) {
+                o.stateChanged(event);
             }
         }
     }

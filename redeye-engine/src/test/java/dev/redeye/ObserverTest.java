@@ -165,6 +165,56 @@ class ObserverTest {
         }
     }
 
+    /**
+     * {@code stateChanged} reports this instance's own transitions (calls and operator actions), beside the
+     * builder's {@code onStateChange}, never another instance's (those come as {@code feedEvent}).
+     */
+    @Test
+    void stateChangedReportsThisInstancesOwnTransitionsBesideTheListener() throws Exception {
+        InMemoryStore backend = new InMemoryStore();
+        List<String> own = new CopyOnWriteArrayList<>();
+        List<String> listener = new CopyOnWriteArrayList<>();
+        List<String> otherOwn = new CopyOnWriteArrayList<>();
+        List<String> otherFeed = new CopyOnWriteArrayList<>();
+        try (FeedProbes feed = new FeedProbes(backend);
+                CircuitBreaker a = CircuitBreaker.builder().clock(clock).ticker(clock).failureThreshold(1)
+                        .onStateChange(e -> listener.add(e.from() + ">" + e.to()))
+                        .store(backend.newClient()).build();
+                CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).store(backend.newClient())
+                        .build()) {
+            a.addObserver(new CircuitBreakerObserver() {
+                @Override
+                public void stateChanged(TransitionEvent e) {
+                    own.add(e.operation() + " " + e.from() + ">" + e.to());
+                }
+            });
+            b.addObserver(new CircuitBreakerObserver() {
+                @Override
+                public void stateChanged(TransitionEvent e) {
+                    otherOwn.add(e.operation() + " " + e.from() + ">" + e.to());
+                }
+
+                @Override
+                public void feedEvent(TransitionEvent e) {
+                    otherFeed.add(e.operation() + " " + e.from() + ">" + e.to());
+                }
+            });
+            a.execute(OP, () -> "ok");
+            var both = feed.probe(2, 0);
+            assertThrows(IOException.class, () -> a.execute(OP, () -> {
+                throw new IOException("down");
+            }));
+            a.reset(OP);
+            FeedProbes.await(both);
+            assertEquals(List.of(OP + " CLOSED>OPEN", OP + " OPEN>CLOSED"), own);
+            assertEquals(List.of("CLOSED>OPEN", "OPEN>CLOSED"), listener, "the builder's listener still fires");
+            assertEquals(List.of(), otherOwn, "another instance's transitions are not its own");
+            assertEquals(List.of(OP + " CLOSED>OPEN", OP + " OPEN>CLOSED"), otherFeed);
+        } finally {
+            backend.close();
+        }
+    }
+
     @Test
     void evictionsAreTold() {
         Recorder r = new Recorder(CallTiming.NONE);

@@ -1,37 +1,23 @@
 package dev.redeye.examples;
 
 import dev.redeye.CircuitBreaker;
-import dev.redeye.Permit;
+import dev.redeye.reactor.RedeyeOperator;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * A Reactor {@link Mono} guarded through the permission API: the permit is taken when the Mono is subscribed
- * (not when it is assembled), completed by the Mono's own signals, and released if the subscriber cancels.
- * A rejection is an error signal carrying {@code CircuitOpenException} (with its {@code retryAfter()}), so
- * {@code onErrorResume} can answer it.
+ * A Reactor {@link Mono} and a {@link Flux} guarded by {@code redeye-reactor}'s {@link RedeyeOperator}
+ * ({@code transformDeferred(RedeyeOperator.of(breaker, "pricing"))}): the permit is taken when the publisher is
+ * subscribed (not when it is assembled), completed by its own signals, and released if the subscriber cancels
+ * before any element. A rejection is an error signal carrying {@code CircuitOpenException} (with its
+ * {@code retryAfter()}), so {@code onErrorResume} can answer it.
  */
 public final class ReactorExample {
     private ReactorExample() {
-    }
-
-    /**
-     * {@code call} guarded by {@code breaker} for {@code operation}: each subscription asks for a permit, and
-     * the Mono's success, error or cancellation completes it exactly once.
-     */
-    public static <T> Mono<T> guard(CircuitBreaker breaker, String operation, Mono<T> call) {
-        return Mono.defer(() -> {
-            Permit permit = breaker.tryAcquire(operation);
-            if (!permit.isPermitted()) {
-                return Mono.error(permit.rejection());
-            }
-            return call.doOnSuccess(value -> permit.onSuccess())
-                    .doOnError(permit::onFailure)
-                    .doOnCancel(permit::release);
-        });
     }
 
     /** Runs the example; prints one line per subscription to stdout. */
@@ -51,13 +37,22 @@ public final class ReactorExample {
                 .failureThreshold(2)
                 .resetTimeout(Duration.ofMinutes(1))
                 .build()) {
-            Mono<String> guarded = guard(breaker, "pricing", flaky)
+            Mono<String> guarded = flaky
+                    .transformDeferred(RedeyeOperator.of(breaker, "pricing"))
                     .onErrorResume(e -> Mono.just("fallback (" + e.getClass().getSimpleName() + ")"));
             for (int i = 1; i <= 6; i++) {
                 out.println("subscription " + i + ": " + guarded.block());
             }
             out.println("calls that reached the pricing service: " + attempts.get());
             out.println("breaker: " + breaker.status("pricing") + ", " + breaker.metrics("pricing"));
+
+            // a Flux is one call per subscription: its completion is the success; take(1) cancels after an element,
+            // which is a success too (the dependency answered)
+            Flux<String> stock = Flux.just("apple", "pear", "plum").transformDeferred(RedeyeOperator.of(breaker, "stock"));
+            out.println("stock: " + stock.collectList().block() + ", first: " + stock.take(1).blockFirst());
+            // a subscriber that gives up before any element records nothing
+            Mono.never().transformDeferred(RedeyeOperator.of(breaker, "stock")).subscribe().dispose();
+            out.println("stock breaker: " + breaker.status("stock") + ", " + breaker.metrics("stock"));
         }
     }
 }

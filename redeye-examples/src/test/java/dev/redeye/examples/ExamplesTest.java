@@ -57,7 +57,28 @@ class ExamplesTest {
                 "subscription 6: fallback (CircuitOpenException)",
                 "calls that reached the pricing service: 4",
                 "breaker: OPEN, Metrics[calls=4, successes=2, failures=2, ignored=0, rejections=2, storeErrors=0, "
-                        + "trials=0]"), lines);
+                        + "trials=0]",
+                "stock: [apple, pear, plum], first: apple",
+                "stock breaker: CLOSED, Metrics[calls=3, successes=2, failures=0, ignored=1, rejections=0, "
+                        + "storeErrors=0, trials=0]"), lines);
+    }
+
+    @Test
+    void kotlinExampleOpensAfterTwoFailuresAndNeverCountsACancellation() throws Exception {
+        List<String> lines = runMain(KotlinExample.class);
+        assertEquals(List.of(
+                "call 1: price 42",
+                "call 2: price 42",
+                "call 3: fallback (IOException)",
+                "call 4: fallback (IOException)",
+                "call 5: fallback (CircuitOpenException)",
+                "calls that reached the pricing service: 4",
+                "pricing: OPEN, Metrics[calls=4, successes=2, failures=2, ignored=0, rejections=1, storeErrors=0, "
+                        + "trials=0]",
+                "inventory after a cancelled call: CLOSED, Metrics[calls=1, successes=0, failures=0, ignored=1, "
+                        + "rejections=0, storeErrors=0, trials=0]",
+                "stock: [apple, pear], Metrics[calls=1, successes=1, failures=0, ignored=0, rejections=0, "
+                        + "storeErrors=0, trials=0]"), lines);
     }
 
     @Test

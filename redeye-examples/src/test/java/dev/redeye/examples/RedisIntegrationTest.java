@@ -13,6 +13,7 @@ import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.Store;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
+import dev.redeye.reactor.RedeyeOperator;
 import dev.redeye.tck.MutableClock;
 import java.io.IOException;
 import java.time.Duration;
@@ -30,7 +31,7 @@ import reactor.core.publisher.Mono;
 /**
  * The ecosystem features over a real Redis ({@code REDEYE_REDIS_URL}), two breakers over two clients standing
  * for two instances: trial permits are fleet-wide, a lost trial permit is released by its lease, fleet
- * listeners hear the other instance, decorators and the Reactor guard share the breaker.
+ * listeners hear the other instance, decorators and redeye-reactor's operator share the breaker.
  */
 class RedisIntegrationTest {
     private static final String OP = "ledger";
@@ -121,10 +122,10 @@ class RedisIntegrationTest {
             throw new IllegalStateException("down");
         });
         assertThrows(IllegalStateException.class, failing::get);
-        Mono<String> guarded = ReactorExample.guard(b, OP, Mono.error(new IOException("down")));
+        Mono<String> guarded = Mono.<String>error(new IOException("down")).transformDeferred(RedeyeOperator.of(b, OP));
         assertThrows(Exception.class, guarded::block);
         CircuitOpenException e = assertThrows(CircuitOpenException.class,
-                ReactorExample.guard(b, OP, Mono.just("x"))::block);
+                Mono.just("x").transformDeferred(RedeyeOperator.of(b, OP))::block);
         assertEquals(OP, e.operation());
         assertThrows(CircuitOpenException.class, a.decorateSupplier(OP, () -> "x")::get,
                 "one failure on each instance opened the shared breaker");

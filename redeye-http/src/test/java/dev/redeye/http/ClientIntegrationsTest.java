@@ -9,6 +9,7 @@ import dev.redeye.api.BreakerStatus;
 import dev.redeye.http.okhttp.CircuitOpenIOException;
 import dev.redeye.http.okhttp.RedeyeInterceptor;
 import dev.redeye.http.spring.RedeyeClientHttpRequestInterceptor;
+import dev.redeye.http.spring.RedeyeExchangeFilterFunction;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,15 +26,17 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.http.client.reactive.JdkClientHttpConnector;
 import org.springframework.web.client.HttpServerErrorException;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestTemplate;
+import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * Each client integration against a real HTTP server: the JDK {@code HttpClient} wrapper (send and sendAsync),
- * the OkHttp interceptor and the Spring interceptor (RestClient and RestTemplate). For each: failures by status
- * open the endpoint, the rejection names the level and key and never reaches the server, a request matching no
- * rule passes untouched.
+ * the OkHttp interceptor, the Spring interceptor (RestClient and RestTemplate) and the WebClient filter. For each:
+ * failures by status open the endpoint, the rejection names the level and key and never reaches the server, a
+ * request matching no rule passes untouched.
  */
 class ClientIntegrationsTest {
     private ScriptedServer server;
@@ -156,5 +159,16 @@ class ClientIntegrationsTest {
                 return e.getStatusCode().value(); // the interceptor recorded the status before the error handler
             }
         });
+    }
+
+    @Test
+    void springWebClient() throws Exception {
+        WebClient client = WebClient.builder()
+                .clientConnector(new JdkClientHttpConnector())
+                .filter(new RedeyeExchangeFilterFunction(breakers))
+                .build();
+        assertTrips(p -> client.get().uri(server.uri(p))
+                .exchangeToMono(r -> r.releaseBody().thenReturn(r.statusCode().value()))
+                .block(Duration.ofSeconds(10)));
     }
 }

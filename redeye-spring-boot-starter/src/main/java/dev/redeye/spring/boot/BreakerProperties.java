@@ -87,6 +87,18 @@ public class BreakerProperties {
     /** The local cache of closed states (distributed mode, a store with a transition feed). */
     private final LocalCache localCache = new LocalCache();
 
+    /**
+     * Whether Actuator's health shows this breaker under the {@code redeyeBreakers} contributor (its status:
+     * UP, CIRCUIT_OPEN or CIRCUIT_HALF_OPEN), for health groups. Default false.
+     */
+    private Boolean registerHealthIndicator;
+
+    /**
+     * Whether this breaker's health is DOWN (rather than CIRCUIT_OPEN, which leaves the application's status
+     * alone) while one of its operations is open, and UNKNOWN while half-open. Default false.
+     */
+    private Boolean allowHealthIndicatorToFail;
+
     public Strategy getStrategy() {
         return strategy;
     }
@@ -249,6 +261,22 @@ public class BreakerProperties {
 
     public LocalCache getLocalCache() {
         return localCache;
+    }
+
+    public Boolean getRegisterHealthIndicator() {
+        return registerHealthIndicator;
+    }
+
+    public void setRegisterHealthIndicator(Boolean registerHealthIndicator) {
+        this.registerHealthIndicator = registerHealthIndicator;
+    }
+
+    public Boolean getAllowHealthIndicatorToFail() {
+        return allowHealthIndicatorToFail;
+    }
+
+    public void setAllowHealthIndicatorToFail(Boolean allowHealthIndicatorToFail) {
+        this.allowHealthIndicatorToFail = allowHealthIndicatorToFail;
     }
 
     /**

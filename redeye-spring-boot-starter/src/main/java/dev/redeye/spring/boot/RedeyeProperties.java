@@ -72,6 +72,9 @@ public class RedeyeProperties {
     /** The @CircuitBreakerGuarded annotation. */
     private final Annotation annotation = new Annotation();
 
+    /** The redeyeevents Actuator endpoint's buffer. */
+    private final Events events = new Events();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -126,6 +129,25 @@ public class RedeyeProperties {
 
     public Annotation getAnnotation() {
         return annotation;
+    }
+
+    public Events getEvents() {
+        return events;
+    }
+
+    /** The transitions the {@code redeyeevents} Actuator endpoint keeps. */
+    public static class Events {
+
+        /** How many transitions (this instance's and the fleet's, all breakers together) are kept; at least 1. */
+        private int bufferSize = 100;
+
+        public int getBufferSize() {
+            return bufferSize;
+        }
+
+        public void setBufferSize(int bufferSize) {
+            this.bufferSize = bufferSize;
+        }
     }
 
     /** The @CircuitBreakerGuarded annotation's support. */

@@ -145,9 +145,13 @@ class GuardedAnnotationTest {
         }
     }
 
+    /** A Reactive Streams Publisher that is neither Reactor's Mono nor Flux. */
+    public interface Stream<T> extends Publisher<T> {
+    }
+
     public static class ReactiveClient {
         @CircuitBreakerGuarded("stream")
-        public Publisher<String> stream() {
+        public Stream<String> stream() {
             return s -> { };
         }
     }
@@ -162,7 +166,7 @@ class GuardedAnnotationTest {
         runner.withBean(ReactiveClient.class).run(context -> {
             assertThat(context).hasFailed();
             assertThat(RedeyeAutoConfigurationTest.allMessages(context)).contains("Reactive Streams Publisher",
-                    "tryAcquire");
+                    "Mono or Flux", "tryAcquire");
         });
     }
 

@@ -102,5 +102,7 @@ class MetadataAndVersionsTest {
         String observation = io.micrometer.observation.Observation.class.getPackage().getImplementationVersion();
         assertThat(core).isEqualTo("1.15.5").isEqualTo(commons).isEqualTo(observation);
         assertThat(org.junit.jupiter.api.Test.class.getPackage().getImplementationVersion()).isEqualTo("5.12.2");
+        // redeye-reactor is built with Reactor 3.8 and runs here on Boot's 3.7, as a Boot 3.5.7 application runs it
+        assertThat(reactor.core.publisher.Mono.class.getPackage().getImplementationVersion()).isEqualTo("3.7.12");
     }
 }
