@@ -538,6 +538,49 @@ public final class CircuitBreaker implements AutoCloseable {
         return statusOf(operation, s, clock.millis());
     }
 
+    /**
+     * Whether this breaker holds {@code operation} now: it was called, read with {@link #state(String)} or
+     * changed through this breaker, and not evicted since. Never creates the operation; no store call.
+     *
+     * @throws NullPointerException if {@code operation} is null
+     */
+    public boolean holds(String operation) {
+        return operations.peek(Objects.requireNonNull(operation, "operation")) != null;
+    }
+
+    /**
+     * The state the store holds for {@code operation}, read <b>without registering the operation</b> on this
+     * breaker: unlike {@link #state(String)}, nothing is added (no per-operation entry, no counters, no meters
+     * an observer would register for it), nothing is cached and nothing is written, whatever the name. For code
+     * that answers about names it did not choose (an operator endpoint, a command line): reading made-up names
+     * costs one store read each and grows nothing.
+     *
+     * <p>Distributed mode: one read of the configured store itself, also under {@link StoreErrorPolicy#LOCAL}
+     * (whose in-process fallback is neither consulted nor seeded). Local mode: the in-process state, no clock
+     * read.
+     *
+     * @return the stored state, or empty if the store holds none for {@code operation}
+     * @throws StoreException            if the store fails, whatever it threw and whatever the store error policy
+     * @throws NullPointerException      if {@code operation} is null
+     * @throws IllegalArgumentException  if {@code operation} is empty
+     * @throws IllegalStateException     if the breaker is closed
+     */
+    public Optional<BreakerState> storedState(String operation) {
+        requireOperation(operation);
+        if (closed.get()) {
+            throw new IllegalStateException("circuit breaker is closed");
+        }
+        if (local != null) {
+            return Optional.ofNullable(local.peek(operation));
+        }
+        Store real = config.store().orElseThrow();
+        try {
+            return Objects.requireNonNull(real.get(operation), "the store answered get with null");
+        } catch (Exception e) { // also a checked exception a driver threw sneakily
+            throw StoreAccess.storeError("get", e);
+        }
+    }
+
     private BreakerStatus statusOf(String operation, BreakerState s, long now) {
         double jf = Transitions.jitterFactor(seed, operation, s.openedAt(), policy.jitter());
         return Transitions.status(s, policy, now, jf);

@@ -6,11 +6,13 @@ import dev.redeye.Metrics;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.StoreException;
+import dev.redeye.api.Transitions;
 import dev.redeye.spring.boot.RedeyeCircuitBreakers;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -32,7 +34,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * In distributed mode an instance knows a closed state only from its own calls, the feed (with the Micrometer
  * binding or the local cache on) and open states it met; the single-operation read below asks the store.</li>
  * <li>{@code GET /actuator/redeye/{breaker}/{operation}}: the stored state of one operation: <b>one store
- * read</b>. 404 for an unknown breaker.</li>
+ * read</b>. 404 for an unknown breaker, and for an operation the breaker does not hold and the store has no
+ * state for. A read creates nothing: no operation is registered, no meter appears, nothing is written.</li>
  * <li>{@code POST /actuator/redeye/{breaker}/{operation}} with {@code {"action": "force-open"}},
  * {@code "force-half-open"} or {@code "reset"}: the same atomic transition as
  * {@link CircuitBreaker#forceOpen}, {@link CircuitBreaker#forceHalfOpen} and {@link CircuitBreaker#reset},
@@ -66,11 +69,35 @@ public class RedeyeEndpoint {
         return new BreakersDescriptor(breakers.storeDescription(), out);
     }
 
-    /** The stored state of one operation (one store read), or null (404) for an unknown breaker. */
+    /**
+     * The stored state of one operation (one store read), or null (404) for an unknown breaker or an unknown
+     * operation: one the breaker does not hold and the store has no state for. A read never creates anything:
+     * an operation this instance does not hold is read with {@link CircuitBreaker#storedState(String)}, which
+     * registers nothing (no counters, no meters) and writes nothing, so requests naming made-up operations grow
+     * neither the meter registry nor the store.
+     */
     @ReadOperation
     public OperationDescriptor operation(@Selector String breaker, @Selector String operation) {
         CircuitBreaker b = breakers.find(breaker).orElse(null);
-        return b == null ? null : read(breaker, b, operation);
+        if (b == null) {
+            return null;
+        }
+        if (b.holds(operation)) {
+            return read(breaker, b, operation);
+        }
+        Optional<BreakerState> stored;
+        try {
+            stored = b.storedState(operation);
+        } catch (StoreException e) {
+            return OperationDescriptor.of(breaker, operation, null, null, e.getMessage());
+        }
+        if (stored.isEmpty()) {
+            return null;
+        }
+        // not held here: the nominal status (no jitter of this instance's), as every instance would compute it
+        BreakerState s = stored.get();
+        BreakerStatus status = Transitions.status(s, b.config().policy(), b.config().clock().millis(), 1.0);
+        return OperationDescriptor.of(breaker, operation, status, s, null);
     }
 
     /**
