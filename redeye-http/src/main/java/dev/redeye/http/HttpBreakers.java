@@ -17,6 +17,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * {@link #acquire(URI)} asks the service breaker first, then the endpoint breaker, through the engine's
  * permission API; if the endpoint rejects, the service permit is released unused, so a half-open trial claim
  * the service level granted goes back at once instead of holding the service's trial hostage. A rejection
- * throws {@link HttpCircuitOpenException} naming the level and rule key and carrying {@code retryAfter}.
+ * throws {@link HttpCircuitOpenException} naming the level and rule key and carrying {@code retryAfter} (empty for
+ * a forced-open breaker, which admits no trial until it is reset).
  *
  * <h2>Classification</h2>
  * A response's status is a failure or a success for each rule, in this precedence: the rule's
@@ -245,9 +247,11 @@ public final class HttpBreakers implements AutoCloseable {
         long now = clock.millis();
         // the nominal (jitter-free) view: one read, and the same answer on every instance
         BreakerStatus status = Transitions.status(s, policy, now, 1.0);
-        Duration retryAfter = Duration.ZERO;
+        Optional<Duration> retryAfter = Optional.of(Duration.ZERO);
         if (status == BreakerStatus.OPEN) {
-            retryAfter = Duration.ofMillis(Math.max(0, Transitions.trialEligibleAt(s, policy, 1.0) - now));
+            retryAfter = Optional.of(Duration.ofMillis(Math.max(0, Transitions.trialEligibleAt(s, policy, 1.0) - now)));
+        } else if (status == BreakerStatus.FORCED_OPEN) {
+            retryAfter = Optional.empty(); // no request until a reset
         }
         return new BreakerSnapshot(rb.rule.level(), rb.rule.key(), status, rb.failureThreshold, retryAfter, s);
     }

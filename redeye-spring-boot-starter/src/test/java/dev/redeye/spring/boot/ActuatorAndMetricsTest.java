@@ -119,12 +119,22 @@ class ActuatorAndMetricsTest {
                     assertThat(read.failures()).isEqualTo(1);
                     assertThat(endpoint.operation("nope", "charge")).isNull();
 
+                    assertThat(read.retryAfter()).isNull();
+                    failCall(payments, "charge"); // the second failure opens it
+                    RedeyeEndpoint.OperationDescriptor open = endpoint.operation("payments", "charge");
+                    assertThat(open.status()).isEqualTo(BreakerStatus.OPEN);
+                    assertThat(java.time.Duration.parse(open.retryAfter()))
+                            .isPositive().isLessThanOrEqualTo(payments.config().resetTimeout());
+
                     RedeyeEndpoint.OperationDescriptor forced = endpoint.change("payments", "charge", "force-open");
                     assertThat(forced.status()).isEqualTo(BreakerStatus.FORCED_OPEN);
                     assertThat(forced.forced()).isTrue();
+                    assertThat(forced.retryAfter()).as("no trial until a reset: no retry time").isNull();
+                    assertThat(endpoint.operation("payments", "charge").retryAfter()).isNull();
                     assertThat(payments.localStatus("charge")).isEqualTo(BreakerStatus.FORCED_OPEN);
-                    assertThat(endpoint.change("payments", "charge", "force-half-open").status())
-                            .isEqualTo(BreakerStatus.HALF_OPEN);
+                    RedeyeEndpoint.OperationDescriptor half = endpoint.change("payments", "charge", "force-half-open");
+                    assertThat(half.status()).isEqualTo(BreakerStatus.HALF_OPEN);
+                    assertThat(half.retryAfter()).isEqualTo("PT0S");
                     assertThat(endpoint.change("payments", "charge", "reset").status()).isEqualTo(BreakerStatus.CLOSED);
                     assertThat(payments.execute("charge", () -> "ok")).isEqualTo("ok");
 

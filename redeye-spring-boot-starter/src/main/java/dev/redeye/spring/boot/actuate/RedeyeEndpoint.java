@@ -5,9 +5,11 @@ import dev.redeye.CircuitBreakerConfig;
 import dev.redeye.Metrics;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.Transitions;
 import dev.redeye.spring.boot.RedeyeCircuitBreakers;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -96,8 +98,9 @@ public class RedeyeEndpoint {
         }
         // not held here: the nominal status (no jitter of this instance's), as every instance would compute it
         BreakerState s = stored.get();
-        BreakerStatus status = Transitions.status(s, b.config().policy(), b.config().clock().millis(), 1.0);
-        return OperationDescriptor.of(breaker, operation, status, s, null);
+        long now = b.config().clock().millis();
+        BreakerStatus status = Transitions.status(s, b.config().policy(), now, 1.0);
+        return OperationDescriptor.of(breaker, operation, status, s, b.config().policy(), now, null);
     }
 
     /**
@@ -127,7 +130,8 @@ public class RedeyeEndpoint {
         try {
             BreakerState s = b.state(operation);
             // after the read this instance's view is that state: localStatus applies its own jitter to it
-            return OperationDescriptor.of(breaker, operation, b.localStatus(operation), s, null);
+            return OperationDescriptor.of(breaker, operation, b.localStatus(operation), s, b.config().policy(),
+                    b.config().clock().millis(), null);
         } catch (StoreException e) {
             return OperationDescriptor.of(breaker, operation, b.localStatus(operation), null, e.getMessage());
         }
@@ -164,18 +168,32 @@ public class RedeyeEndpoint {
 
     /**
      * The stored state of one operation; {@code storeError} set (and the state fields empty) when the store
-     * could not be read.
+     * could not be read. {@code retryAfter} (ISO-8601) is how long until a trial may be tried: the rest of the
+     * nominal open window when OPEN, {@code PT0S} when HALF_OPEN, and null when there is none: CLOSED, or
+     * FORCED_OPEN, which admits no trial until it is reset.
      */
     public record OperationDescriptor(String breaker, String operation, BreakerStatus status, Integer failures,
-            String openedAt, Integer openCount, Boolean forced, Long version, String storeError)
+            String openedAt, Integer openCount, Boolean forced, Long version, String retryAfter, String storeError)
             implements OperationResponseBody {
         static OperationDescriptor of(String breaker, String op, BreakerStatus status, BreakerState s, String error) {
+            return of(breaker, op, status, s, null, 0L, error);
+        }
+
+        static OperationDescriptor of(String breaker, String op, BreakerStatus status, BreakerState s, Policy policy,
+                long now, String error) {
             if (s == null) {
-                return new OperationDescriptor(breaker, op, status, null, null, null, null, null, error);
+                return new OperationDescriptor(breaker, op, status, null, null, null, null, null, null, error);
+            }
+            String retryAfter = null;
+            if (status == BreakerStatus.HALF_OPEN) {
+                retryAfter = Duration.ZERO.toString();
+            } else if (status == BreakerStatus.OPEN && policy != null) {
+                retryAfter = Duration.ofMillis(Math.max(0, Transitions.trialEligibleAt(s, policy, 1.0) - now))
+                        .toString();
             }
             return new OperationDescriptor(breaker, op, status, s.failures(),
                     s.openedAt() == 0 ? null : Instant.ofEpochMilli(s.openedAt()).toString(), s.openCount(),
-                    s.forced(), s.version(), null);
+                    s.forced(), s.version(), retryAfter, null);
         }
     }
 }
