@@ -40,8 +40,8 @@ public class RedeyeProperties {
 
     /**
      * Named breakers, each overriding the defaults option by option (redeye.breakers.payments.failure-threshold).
-     * Each is a CircuitBreaker bean named and qualified after its name; the name "default" configures the
-     * default breaker.
+     * Each is a CircuitBreaker bean qualified after its name (@Qualifier("payments")) and named
+     * redeyeCircuitBreaker.payments; the name "default" configures the default breaker.
      */
     private final Map<String, BreakerProperties> breakers = new LinkedHashMap<>();
 

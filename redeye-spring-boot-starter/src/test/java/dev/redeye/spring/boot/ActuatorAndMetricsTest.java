@@ -42,7 +42,7 @@ class ActuatorAndMetricsTest {
                     assertThat(before.getStatus()).isEqualTo(Status.UP);
                     assertThat(before.getDetails()).doesNotContainKey("open").containsKey("store");
 
-                    CircuitBreaker payments = context.getBean("payments", CircuitBreaker.class);
+                    CircuitBreaker payments = RedeyeAutoConfigurationTest.qualified(context, "payments");
                     failCall(payments, "charge");
                     context.getBean(CircuitBreaker.class).forceOpen("inventory");
                     Health after = indicator.health();
@@ -101,7 +101,7 @@ class ActuatorAndMetricsTest {
                 "redeye.store=memory://" + TestServices.newName("endpoint"),
                 "redeye.breakers.payments.failure-threshold=2").run(context -> {
                     RedeyeEndpoint endpoint = context.getBean(RedeyeEndpoint.class);
-                    CircuitBreaker payments = context.getBean("payments", CircuitBreaker.class);
+                    CircuitBreaker payments = RedeyeAutoConfigurationTest.qualified(context, "payments");
                     payments.execute("charge", () -> "ok");
                     failCall(payments, "charge");
 
@@ -154,7 +154,7 @@ class ActuatorAndMetricsTest {
                 .withPropertyValues("redeye.breakers.payments.failure-threshold=3").run(context -> {
                     assertThat(context).hasNotFailed();
                     MeterRegistry registry = context.getBean(MeterRegistry.class);
-                    CircuitBreaker payments = context.getBean("payments", CircuitBreaker.class);
+                    CircuitBreaker payments = RedeyeAutoConfigurationTest.qualified(context, "payments");
                     payments.execute("charge", () -> "ok");
                     failCall(payments, "charge");
                     assertThat(registry.get("redeye.circuitbreaker.calls").tag("breaker", "payments")

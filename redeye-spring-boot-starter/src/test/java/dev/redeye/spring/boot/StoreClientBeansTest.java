@@ -190,7 +190,7 @@ class StoreClientBeansTest {
                     assertThat(context.getBean(Store.class)).isInstanceOf(PostgresStore.class);
                     assertThat(context.getBean(RedeyeCircuitBreakers.class).storeDescription())
                             .isEqualTo("HikariDataSource bean 'appDataSource'");
-                    failCall(context.getBean("payments", CircuitBreaker.class), "charge");
+                    failCall(RedeyeAutoConfigurationTest.qualified(context, "payments"), "charge");
                 });
         assertThat(dataSource.isClosed()).isFalse();
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
