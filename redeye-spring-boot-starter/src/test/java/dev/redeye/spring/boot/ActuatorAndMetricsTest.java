@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.spring.boot.actuate.RedeyeEndpoint;
+import dev.redeye.spring.boot.actuate.RedeyeEndpointWebExtension;
 import dev.redeye.spring.boot.actuate.RedeyeHealthIndicator;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -90,9 +91,11 @@ class ActuatorAndMetricsTest {
 
     @Test
     void theEndpointExistsOnlyWhenExposed() {
-        runner.run(context -> assertThat(context).doesNotHaveBean(RedeyeEndpoint.class));
+        runner.run(context -> assertThat(context).doesNotHaveBean(RedeyeEndpoint.class)
+                .doesNotHaveBean(RedeyeEndpointWebExtension.class));
         runner.withPropertyValues("management.endpoints.web.exposure.include=redeye")
-                .run(context -> assertThat(context).hasSingleBean(RedeyeEndpoint.class));
+                .run(context -> assertThat(context).hasSingleBean(RedeyeEndpoint.class)
+                        .hasSingleBean(RedeyeEndpointWebExtension.class));
     }
 
     @Test

@@ -12,6 +12,7 @@ import dev.redeye.spring.boot.RedeyeCircuitBreakers;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -22,6 +23,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.lang.Nullable;
 
 /**
  * The Actuator endpoint {@code redeye}: the application's breakers and the operations each holds, and the
@@ -42,13 +44,19 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * {@code "force-half-open"} or {@code "reset"}: the same atomic transition as
  * {@link CircuitBreaker#forceOpen}, {@link CircuitBreaker#forceHalfOpen} and {@link CircuitBreaker#reset},
  * for every instance sharing the store, then one read to answer with the new state. 400 for an unknown
- * breaker or action.</li>
+ * breaker, a missing action or an unknown one.</li>
  * </ul>
+ *
+ * Over HTTP, {@link RedeyeEndpointWebExtension} serves the two per-operation requests with error bodies that say
+ * why (Actuator's own 400 carries no reason).
  *
  * Operation names that contain a {@code /} cannot be named in a URL path; use the breaker's API for them.
  */
 @Endpoint(id = "redeye")
 public class RedeyeEndpoint {
+    /** The actions {@link #change} takes, in the order messages list them. */
+    public static final List<String> ACTIONS = List.of("force-open", "force-half-open", "reset");
+
     private final RedeyeCircuitBreakers breakers;
 
     /** An endpoint over the application's breakers. */
@@ -107,23 +115,33 @@ public class RedeyeEndpoint {
      * Forces {@code operation} of {@code breaker} open, half-open, or closed (reset), for every instance sharing
      * the store.
      *
-     * @param action {@code force-open}, {@code force-half-open} or {@code reset}
-     * @throws InvalidEndpointRequestException (400) for an unknown breaker or action
+     * @param action {@code force-open}, {@code force-half-open} or {@code reset} (case and {@code _} for
+     *               {@code -} do not matter)
+     * @throws InvalidEndpointRequestException (400) for an unknown breaker, a missing action or an unknown one,
+     *                                         with a message naming the breakers or the actions there are
      * @throws StoreException                  (500) if the store fails
      */
     @WriteOperation
-    public OperationDescriptor change(@Selector String breaker, @Selector String operation, String action) {
+    public OperationDescriptor change(@Selector String breaker, @Selector String operation, @Nullable String action) {
         CircuitBreaker b = breakers.find(breaker).orElseThrow(() -> new InvalidEndpointRequestException(
-                "no breaker named '" + breaker + "'; breakers: " + breakers.names(), "unknown breaker"));
-        String a = action == null ? "" : action.toLowerCase(Locale.ROOT).replace("_", "-");
-        switch (a) {
+                unknownBreaker(breakers, breaker), "unknown breaker"));
+        if (action == null || action.isBlank()) {
+            throw new InvalidEndpointRequestException("missing action: give one of " + String.join(", ", ACTIONS)
+                    + ", as {\"action\": \"reset\"}", "missing action");
+        }
+        switch (action.trim().toLowerCase(Locale.ROOT).replace("_", "-")) {
             case "force-open" -> b.forceOpen(operation);
             case "force-half-open" -> b.forceHalfOpen(operation);
             case "reset" -> b.reset(operation);
-            default -> throw new InvalidEndpointRequestException("action must be force-open, force-half-open or "
-                    + "reset, was '" + action + "'", "unknown action");
+            default -> throw new InvalidEndpointRequestException("unknown action '" + action + "': the actions are "
+                    + String.join(", ", ACTIONS), "unknown action");
         }
         return read(breaker, b, operation);
+    }
+
+    /** The message of a request naming a breaker there is not. */
+    static String unknownBreaker(RedeyeCircuitBreakers breakers, String breaker) {
+        return "no breaker named '" + breaker + "'; breakers: " + breakers.names();
     }
 
     private static OperationDescriptor read(String breaker, CircuitBreaker b, String operation) {

@@ -30,16 +30,17 @@ import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
 /**
- * Reading the {@code redeye} endpoint never creates anything: a {@code GET} of an operation the breaker does not
- * hold and the store has no state for is a 404, registers no operation, adds no meter (counted as lines of the
- * Prometheus scrape, over real HTTP) and writes no key into the real Redis. An operation that another instance
- * stored is answered from the store, still without being registered here.
+ * The {@code redeye} endpoint over real HTTP, on a Boot application over the real Redis. Reading it never creates
+ * anything: a {@code GET} of an operation the breaker does not hold and the store has no state for is a 404,
+ * registers no operation, adds no meter (counted as lines of the Prometheus scrape) and writes no key into Redis;
+ * an operation that another instance stored is answered from the store, still without being registered here.
+ * Its errors say why: a 400 or 404 body names the reason, and an unknown action names the known ones.
  */
 @AutoConfigureObservability(tracing = false) // a Boot test exports no metrics unless asked
 @SpringBootTest(classes = InventoryApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"management.endpoints.web.exposure.include=health,redeye,prometheus",
             "spring.main.banner-mode=off"})
-class EndpointReadsCreateNothingTest {
+class EndpointOverHttpTest {
     private static final String PREFIX = TestServices.newPrefix();
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -108,6 +109,38 @@ class EndpointReadsCreateNothingTest {
         assertThat(redeyeLines()).isEqualTo(meterLines);
     }
 
+    @Test
+    void errorsSayWhyAndAnUnknownActionNamesTheKnownOnes() throws Exception {
+        HttpResponse<String> explode = post("/actuator/redeye/default/warehouse", "{\"action\":\"explode\"}");
+        assertThat(explode.statusCode()).isEqualTo(400);
+        JsonNode e = JSON.readTree(explode.body());
+        assertThat(e.path("error").asText()).as(explode.body()).isEqualTo("unknown action");
+        assertThat(e.path("message").asText()).contains("'explode'").contains("force-open, force-half-open, reset");
+        assertThat(e.path("actions").toString()).isEqualTo("[\"force-open\",\"force-half-open\",\"reset\"]");
+
+        for (String body : new String[] {"{}", "{\"action\":\"\"}"}) {
+            HttpResponse<String> missing = post("/actuator/redeye/default/warehouse", body);
+            assertThat(missing.statusCode()).as(body).isEqualTo(400);
+            assertThat(JSON.readTree(missing.body()).path("message").asText()).as(missing.body())
+                    .contains("missing action").contains("force-open, force-half-open, reset");
+        }
+
+        HttpResponse<String> nope = post("/actuator/redeye/nope/warehouse", "{\"action\":\"reset\"}");
+        assertThat(nope.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(nope.body()).path("message").asText()).as(nope.body())
+                .contains("no breaker named 'nope'").contains("[default]");
+
+        HttpResponse<String> unknownBreaker = get("/actuator/redeye/nope/warehouse");
+        assertThat(unknownBreaker.statusCode()).isEqualTo(404);
+        assertThat(JSON.readTree(unknownBreaker.body()).path("message").asText()).as(unknownBreaker.body())
+                .contains("no breaker named 'nope'");
+        HttpResponse<String> unknownOp = get("/actuator/redeye/default/made-up");
+        assertThat(unknownOp.statusCode()).isEqualTo(404);
+        assertThat(JSON.readTree(unknownOp.body()).path("message").asText()).as(unknownOp.body())
+                .contains("unknown operation 'made-up'");
+        assertThat(breaker.holds("made-up")).isFalse();
+    }
+
     /** The lines of the Prometheus scrape that belong to redeye's meters. */
     private long redeyeLines() throws IOException, InterruptedException {
         HttpResponse<String> scrape = get("/actuator/prometheus");
@@ -124,6 +157,12 @@ class EndpointReadsCreateNothingTest {
             cursor = page.getCursor();
         } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
         return out;
+    }
+
+    private HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private HttpResponse<String> get(String path) throws IOException, InterruptedException {
