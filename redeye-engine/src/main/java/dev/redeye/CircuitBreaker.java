@@ -197,7 +197,12 @@ public final class CircuitBreaker implements AutoCloseable {
             LOG.warn("onFleetStateChange is set but store {} lacks TransitionFeed: fleet transitions are not reported",
                     configured == null ? "?" : configured.getClass().getName());
         }
-        if ((configured != null && cacheWanted) || fleetListener) {
+        boolean follow = configured != null && config.followFeed();
+        if (follow && access.feed == null && !fleetListener) {
+            LOG.warn("followFeed is set but store {} lacks TransitionFeed: other instances' transitions are seen at "
+                    + "the next read", configured.getClass().getName());
+        }
+        if ((configured != null && cacheWanted) || fleetListener || follow) {
             subscribeFeed();
         }
     }
@@ -682,7 +687,8 @@ public final class CircuitBreaker implements AutoCloseable {
 
     /**
      * Holds {@code operation} open for every instance sharing the store: no trials until {@link #reset}.
-     * A transition; fires {@code onStateChange}.
+     * A transition; fires {@code onStateChange}. A no-op when it is already forced open (see
+     * {@link #reset(String)} for the manual changes' cost).
      *
      * @throws dev.redeye.api.StoreException if the store fails
      */
@@ -691,7 +697,9 @@ public final class CircuitBreaker implements AutoCloseable {
     }
 
     /**
-     * Opens {@code operation} with its reset window already elapsed, so the next call claims a trial.
+     * Opens {@code operation} with its reset window already elapsed for every instance, so the next call claims a
+     * trial. A no-op when it already is so (open, not forced, dated that far back), so that repeating it does not
+     * start a new open period under a running trial.
      *
      * @throws dev.redeye.api.StoreException if the store fails
      */
@@ -700,7 +708,14 @@ public final class CircuitBreaker implements AutoCloseable {
     }
 
     /**
-     * Closes {@code operation} and resets every counter (and drops live trial claims).
+     * Closes {@code operation} and resets every counter (and drops live trial claims). A no-op when it is closed
+     * and clean already, or has no state at all: nothing is written, so no CLOSED to CLOSED transition fires.
+     *
+     * <p>The three manual changes ({@link #forceOpen}, {@link #forceHalfOpen}, {@code reset}) read the state first
+     * (one store read in distributed mode) and skip a change whose target is already in force
+     * ({@link Transitions#inForce}): no write, no version bump, no feed event, no {@code onStateChange}. Otherwise
+     * they make the store's atomic transition, which every instance sees on the feed. Skipping is safe under
+     * concurrency: the read found the target in force, which is the state the change would have made.
      *
      * @throws dev.redeye.api.StoreException if the store fails
      */
@@ -712,6 +727,12 @@ public final class CircuitBreaker implements AutoCloseable {
         OperationState e = entry(operation);
         long now = clock.millis();
         int stamp = views.stampBeforeStoreCall(e);
+        BreakerState current = access.get(e.name);
+        if (Transitions.inForce(current, target, policy, now)) {
+            views.noteRead(e, current, now, stamp);
+            return;
+        }
+        stamp = views.stampBeforeStoreCall(e);
         recorder.afterWrite(e, access.force(e.name, target, policy, now), now, stamp);
     }
 
@@ -866,6 +887,7 @@ public final class CircuitBreaker implements AutoCloseable {
         Consumer<TransitionEvent> onFleetStateChange;
         boolean onFleetStateChangeSet;
         boolean writableStackTraces;
+        boolean followFeed;
         Long seed;
 
         Builder() {
@@ -1031,6 +1053,17 @@ public final class CircuitBreaker implements AutoCloseable {
 
         /** Whether rejections carry a stack trace; default false (cheap rejections). */
         public Builder writableStackTraces(boolean v) { writableStackTraces = v; return this; }
+
+        /**
+         * Whether to subscribe to the store's {@link dev.redeye.api.TransitionFeed} at build even without the
+         * local cache, a fleet listener or an observer (any of which subscribes anyway), so that this instance
+         * learns other instances' transitions as they happen: a breaker another instance reset stops rejecting
+         * here at once instead of at the next {@linkplain #openCacheRefresh(Duration) open-cache refresh}, and one
+         * it opened rejects here from its next call on. Costs the store's subscription (one feed connection or
+         * poller per store client, shared by the breakers over it) and nothing on the call path. Distributed mode
+         * only; over a store without a feed it logs one warning and changes nothing. Default false.
+         */
+        public Builder followFeed(boolean v) { followFeed = v; return this; }
 
         /** Fixes the per-instance jitter seed (tests only). */
         Builder jitterSeed(long v) { seed = v; return this; }

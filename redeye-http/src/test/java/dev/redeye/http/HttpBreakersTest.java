@@ -295,6 +295,12 @@ class HttpBreakersTest {
                 "registry endpoint:/b ENDPOINT /b OPEN"), order);
         breakers.reset(Level.ENDPOINT, "/a");
         assertEquals("registry endpoint:/a ENDPOINT /a CLOSED", order.get(order.size() - 1));
+        int before = order.size();
+        breakers.resetAll(); // /a is closed and clean: only /b closes
+        assertEquals(List.of("registry endpoint:/b ENDPOINT /b CLOSED"), order.subList(before, order.size()),
+                "no CLOSED -> CLOSED callback for a breaker already closed");
+        breakers.resetAll();
+        assertEquals(before + 1, order.size());
     }
 
     @Test
@@ -333,6 +339,9 @@ class HttpBreakersTest {
         breakers.resetAll();
         assertTrue(breakers.snapshots().stream().allMatch(s -> s.status() == BreakerStatus.CLOSED
                 && s.state().failures() == 0));
+        long version = breakers.breaker(Level.SERVICE, "api").state("service:api").version();
+        breakers.resetAll(); // everything closed and clean already: nothing to do
+        assertEquals(version, breakers.breaker(Level.SERVICE, "api").state("service:api").version());
         assertThrows(IllegalArgumentException.class, () -> breakers.stateOf(Level.SERVICE, "/api/a"));
     }
 }
