@@ -25,9 +25,9 @@ public final class StoreOption {
     CommandSpec mixee;
 
     @Option(names = "--store", paramLabel = "URI", defaultValue = "${env:REDEYE_STORE}",
-            description = "Store URI, e.g. redis://127.0.0.1:6379, postgresql://127.0.0.1:5432/db, "
-                    + "hazelcast://dev@127.0.0.1:5701, memory: "
-                    + "(default: $REDEYE_STORE).")
+            description = {"Store URI (default: $REDEYE_STORE), e.g.", "redis://127.0.0.1:6379",
+                "postgresql://127.0.0.1:5432/db", "hazelcast://dev@127.0.0.1:5701", "memory:",
+                "(every form: redeye --help)"})
     String uri;
 
     /** Creates the mixin (picocli calls this). */

@@ -187,6 +187,39 @@ class OpsCommandsTest {
         assertUnknown(Cli.run("status", "--store", uri, r.get("operation").asText()), r.get("operation").asText());
     }
 
+    @ParameterizedTest
+    @MethodSource("stores")
+    void aChangeAlreadyInForceChangesNothingAndTheLinesReadWell(String base) throws Exception {
+        // a Redis prefix ending in ':' (the usual form) must not run into the line's own colon
+        String uri = base.startsWith("redis") ? base + (base.contains("?") ? "&" : "?") + "prefix=cli-x:" : base;
+        assertTrue(Cli.reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri));
+        String op = Cli.uniqueOperation();
+        String name = "'" + Table.printable(op) + "'";
+
+        Cli.Run first = Cli.run("force-open", "--store", uri, op);
+        assertEquals(0, first.exit(), first::toString);
+        String line = first.out().lines().findFirst().orElseThrow();
+        assertEquals("force-open " + name + ": CLOSED -> FORCED_OPEN (a new state) on " + StoreUris.redact(uri),
+                line, first::toString);
+        assertFalse(first.out().contains("version 0"), first::toString);
+        assertFalse(first.out().contains("::"), first::toString);
+        long v = status(uri, op).get("version").asLong();
+
+        Cli.Run again = Cli.run("force-open", "--store", uri, op);
+        assertEquals(0, again.exit(), again::toString);
+        assertEquals("force-open " + name + ": already FORCED_OPEN, nothing changed (version " + v + ") on "
+                + StoreUris.redact(uri), again.out().strip(), again::toString);
+        assertEquals(v, status(uri, op).get("version").asLong(), "no version bump, so no event either");
+
+        Cli.Run reset = Cli.run("reset", "--store", uri, op);
+        assertTrue(reset.out().startsWith("reset " + name + ": FORCED_OPEN -> CLOSED (version " + v + " -> "
+                + (v + 1) + ") on "), reset::toString);
+        Cli.Run resetAgain = Cli.run("reset", "--store", uri, op);
+        assertEquals(0, resetAgain.exit(), resetAgain::toString);
+        assertTrue(resetAgain.out().contains("already CLOSED, nothing changed"), resetAgain::toString);
+        assertEquals(v + 1, status(uri, op).get("version").asLong());
+    }
+
     /** The status of an operation the store holds no state for: said on stderr, exit 1, no row. */
     static void assertUnknown(Cli.Run run, String op) {
         assertEquals(RedeyeCommand.EXIT_FAILURE, run.exit(), run::toString);
