@@ -1,6 +1,7 @@
 package dev.redeye.spring.boot;
 
 import dev.redeye.CircuitBreakerObserver.CallTiming;
+import dev.redeye.micrometer.MeterNaming; // an enum with no Micrometer type: loads without Micrometer
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -234,6 +235,13 @@ public class RedeyeProperties {
          */
         private CallTiming callTiming = CallTiming.SAMPLED;
 
+        /**
+         * The meters' names: redeye (default: redeye.circuitbreaker.*) or resilience4j
+         * (resilience4j.circuitbreaker.* with Resilience4j's tags and units, for dashboards built for
+         * Resilience4j, its Grafana dashboard among them).
+         */
+        private MeterNaming naming = MeterNaming.REDEYE;
+
         public boolean isEnabled() {
             return enabled;
         }
@@ -248,6 +256,14 @@ public class RedeyeProperties {
 
         public void setCallTiming(CallTiming callTiming) {
             this.callTiming = callTiming;
+        }
+
+        public MeterNaming getNaming() {
+            return naming;
+        }
+
+        public void setNaming(MeterNaming naming) {
+            this.naming = naming;
         }
     }
 }

@@ -170,6 +170,19 @@ class ActuatorAndMetricsTest {
     }
 
     @Test
+    void resilience4jNamingIsAProperty() {
+        runner.withConfiguration(BOOT_METRICS).withPropertyValues("redeye.metrics.naming=resilience4j")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    context.getBean(CircuitBreaker.class).execute("op", () -> "ok");
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    assertThat(registry.get("resilience4j.circuitbreaker.calls").tag("breaker", "default")
+                            .tag("name", "op").tag("kind", "successful").functionTimer().count()).isEqualTo(1);
+                    assertThat(registry.find("redeye.circuitbreaker.calls").meters()).isEmpty();
+                });
+    }
+
+    @Test
     void withoutBootsMetricsTheApplicationsOneRegistryIsBound() {
         runner.withClassLoader(new FilteredClassLoader(MetricsAutoConfiguration.class))
                 .withBean(SimpleMeterRegistry.class, SimpleMeterRegistry::new)
