@@ -10,6 +10,7 @@ import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUnavailableException;
 import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
+import dev.redeye.api.Transitions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
@@ -221,7 +222,12 @@ public final class CircuitBreaker implements AutoCloseable {
             LOG.warn("onFleetStateChange is set but store {} lacks TransitionFeed: fleet transitions are not reported",
                     configured == null ? "?" : Stores.typeOf(configured).getName());
         }
-        if ((configured != null && cacheWanted) || fleetListener) {
+        boolean follow = configured != null && config.followFeed();
+        if (follow && access.feed == null && !fleetListener) {
+            LOG.warn("followFeed is set but store {} lacks TransitionFeed: other instances' transitions are seen at "
+                    + "the next read", configured.getClass().getName());
+        }
+        if ((configured != null && cacheWanted) || fleetListener || follow) {
             subscribeFeed();
         }
     }
@@ -561,6 +567,49 @@ public final class CircuitBreaker implements AutoCloseable {
         return views.status(operation, operations.peek(operation), s, clock.millis(), time.nanos());
     }
 
+    /**
+     * Whether this breaker holds {@code operation} now: it was called, read with {@link #state(String)} or
+     * changed through this breaker, and not evicted since. Never creates the operation; no store call.
+     *
+     * @throws NullPointerException if {@code operation} is null
+     */
+    public boolean holds(String operation) {
+        return operations.peek(Objects.requireNonNull(operation, "operation")) != null;
+    }
+
+    /**
+     * The state the store holds for {@code operation}, read <b>without registering the operation</b> on this
+     * breaker: unlike {@link #state(String)}, nothing is added (no per-operation entry, no counters, no meters
+     * an observer would register for it), nothing is cached and nothing is written, whatever the name. For code
+     * that answers about names it did not choose (an operator endpoint, a command line): reading made-up names
+     * costs one store read each and grows nothing.
+     *
+     * <p>Distributed mode: one read of the configured store itself, also under {@link StoreErrorPolicy#LOCAL}
+     * (whose in-process fallback is neither consulted nor seeded). Local mode: the in-process state, no clock
+     * read.
+     *
+     * @return the stored state, or empty if the store holds none for {@code operation}
+     * @throws StoreException            if the store fails, whatever it threw and whatever the store error policy
+     * @throws NullPointerException      if {@code operation} is null
+     * @throws IllegalArgumentException  if {@code operation} is empty
+     * @throws IllegalStateException     if the breaker is closed
+     */
+    public Optional<BreakerState> storedState(String operation) {
+        requireOperation(operation);
+        if (closed.get()) {
+            throw new IllegalStateException("circuit breaker is closed");
+        }
+        if (local != null) {
+            return Optional.ofNullable(local.peek(operation));
+        }
+        Store real = config.store().orElseThrow();
+        try {
+            return Objects.requireNonNull(real.get(operation), "the store answered get with null");
+        } catch (Throwable e) { // also a checked exception a driver threw sneakily, or a LinkageError
+            throw StoreAccess.storeError("get", e);
+        }
+    }
+
     // ------------------------------------------------------------------------------------------ operations
 
     private OperationState entry(String operation) {
@@ -661,7 +710,8 @@ public final class CircuitBreaker implements AutoCloseable {
 
     /**
      * Holds {@code operation} open for every instance sharing the store: no trials until {@link #reset}.
-     * A transition; fires {@code onStateChange}.
+     * A transition; fires {@code onStateChange}. A no-op when it is already forced open (see
+     * {@link #reset(String)} for the manual changes' cost).
      *
      * @throws dev.redeye.api.StoreException if the store fails
      */
@@ -670,9 +720,11 @@ public final class CircuitBreaker implements AutoCloseable {
     }
 
     /**
-     * Opens {@code operation} with its reset window already elapsed, so the next call claims a trial: a new open
-     * period, so the live trial claims of the old one go with the same write (a hung trial on another instance
-     * does not hold the forced period for {@code trialTimeout}).
+     * Opens {@code operation} with its reset window already elapsed for every instance, so the next call claims a
+     * trial: a new open period, so the live trial claims of the old one go with the same write (a hung trial on
+     * another instance does not hold the forced period for {@code trialTimeout}). A no-op when it already is so
+     * (open, not forced, dated that far back), so that repeating it does not start a new open period under a
+     * running trial.
      *
      * @throws dev.redeye.api.StoreException if the store fails
      */
@@ -681,7 +733,14 @@ public final class CircuitBreaker implements AutoCloseable {
     }
 
     /**
-     * Closes {@code operation} and resets every counter (and drops live trial claims).
+     * Closes {@code operation} and resets every counter (and drops live trial claims). A no-op when it is closed
+     * and clean already, or has no state at all: nothing is written, so no CLOSED to CLOSED transition fires.
+     *
+     * <p>The three manual changes ({@link #forceOpen}, {@link #forceHalfOpen}, {@code reset}) read the state first
+     * (one store read in distributed mode) and skip a change whose target is already in force
+     * ({@link Transitions#inForce}): no write, no version bump, no feed event, no {@code onStateChange}. Otherwise
+     * they make the store's atomic transition, which every instance sees on the feed. Skipping is safe under
+     * concurrency: the read found the target in force, which is the state the change would have made.
      *
      * @throws dev.redeye.api.StoreException if the store fails
      */
@@ -694,6 +753,12 @@ public final class CircuitBreaker implements AutoCloseable {
         long now = clock.millis();
         long tick = time.nanos();
         int stamp = views.stampBeforeStoreCall(e);
+        BreakerState current = access.get(e.name);
+        if (Transitions.inForce(current, target, policy, now)) {
+            views.noteRead(e, current, tick, stamp);
+            return;
+        }
+        stamp = views.stampBeforeStoreCall(e);
         recorder.afterWrite(e, access.force(e.name, target, policy, now), now, tick, stamp);
     }
 
@@ -852,6 +917,7 @@ public final class CircuitBreaker implements AutoCloseable {
         Consumer<TransitionEvent> onFleetStateChange;
         boolean onFleetStateChangeSet;
         boolean writableStackTraces;
+        boolean followFeed;
         Long seed;
 
         Builder() {
@@ -1032,6 +1098,17 @@ public final class CircuitBreaker implements AutoCloseable {
 
         /** Whether rejections carry a stack trace; default false (cheap rejections). */
         public Builder writableStackTraces(boolean v) { writableStackTraces = v; return this; }
+
+        /**
+         * Whether to subscribe to the store's {@link dev.redeye.api.TransitionFeed} at build even without the
+         * local cache, a fleet listener or an observer (any of which subscribes anyway), so that this instance
+         * learns other instances' transitions as they happen: a breaker another instance reset stops rejecting
+         * here at once instead of at the next {@linkplain #openCacheRefresh(Duration) open-cache refresh}, and one
+         * it opened rejects here from its next call on. Costs the store's subscription (one feed connection or
+         * poller per store client, shared by the breakers over it) and nothing on the call path. Distributed mode
+         * only; over a store without a feed it logs one warning and changes nothing. Default false.
+         */
+        public Builder followFeed(boolean v) { followFeed = v; return this; }
 
         /** Fixes the per-instance jitter seed (tests only). */
         Builder jitterSeed(long v) { seed = v; return this; }

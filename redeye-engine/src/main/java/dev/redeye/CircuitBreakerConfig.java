@@ -56,6 +56,7 @@ public final class CircuitBreakerConfig {
     private final BiConsumer<String, Throwable> onIgnoredError;
     private final Consumer<TransitionEvent> onFleetStateChange;
     private final boolean writableStackTraces;
+    private final boolean followFeed;
     private final Policy policy;
 
     /** Validates and copies the builder; every message names the option and the bad value. */
@@ -121,6 +122,7 @@ public final class CircuitBreakerConfig {
         onIgnoredError = b.onIgnoredErrorSet ? nonNull("onIgnoredError", b.onIgnoredError) : null;
         onFleetStateChange = b.onFleetStateChangeSet ? nonNull("onFleetStateChange", b.onFleetStateChange) : null;
         writableStackTraces = b.writableStackTraces;
+        followFeed = b.followFeed;
         // Policy validates again; the checks above come first so that every message names the builder option.
         policy = Policy.builder()
                 .strategy(strategy)
@@ -323,6 +325,11 @@ public final class CircuitBreakerConfig {
     /** Whether rejections carry a stack trace; default false. */
     public boolean writableStackTraces() {
         return writableStackTraces;
+    }
+
+    /** Whether the breaker follows the store's transition feed even without the local cache or a fleet listener. */
+    public boolean followFeed() {
+        return followFeed;
     }
 
     /** Every threshold a transition rule needs, as passed to the store. */

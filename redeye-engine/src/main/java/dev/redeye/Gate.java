@@ -168,7 +168,7 @@ final class Gate {
 
     private Object rejectLocal(OperationState e, LocalOpen v, long now, long tick, boolean build) {
         return v.eligibleAt == Long.MAX_VALUE
-                ? rejections.of(e.name, BreakerStatus.FORCED_OPEN, views.refreshMillis(), build)
+                ? rejections.of(e.name, BreakerStatus.FORCED_OPEN, CircuitOpenException.NO_RETRY, build)
                 : rejections.of(e.name, BreakerStatus.OPEN, v.untilEligibleMillis(now, tick), build);
     }
 
@@ -228,7 +228,8 @@ final class Gate {
     }
 
     private Object rejectFrom(OperationState e, OperationState.OpenView v, long now, long tick, boolean build) {
-        return rejections.of(e.name, v.status, v.eligibleAt == Long.MAX_VALUE ? views.refreshMillis()
+        // forced open: no retry time, since only an operator ends it (see CircuitOpenException)
+        return rejections.of(e.name, v.status, v.eligibleAt == Long.MAX_VALUE ? CircuitOpenException.NO_RETRY
                 : v.untilEligibleMillis(now, tick), build);
     }
 

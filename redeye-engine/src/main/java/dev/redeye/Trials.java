@@ -68,7 +68,7 @@ final class Trials {
      */
     Object admit(OperationState e, BreakerState s, long tick, boolean build) {
         if (s.forced()) {
-            return rejections.of(e.name, BreakerStatus.FORCED_OPEN, views.refreshMillis(), build);
+            return rejections.of(e.name, BreakerStatus.FORCED_OPEN, CircuitOpenException.NO_RETRY, build);
         }
         long now = clock.millis();
         long eligibleAt = views.eligibleAt(e.name, s);
@@ -176,7 +176,7 @@ final class Trials {
             return current; // closed meanwhile: a normal call
         }
         if (current.forced()) {
-            return rejections.of(e.name, BreakerStatus.FORCED_OPEN, views.refreshMillis(), build);
+            return rejections.of(e.name, BreakerStatus.FORCED_OPEN, CircuitOpenException.NO_RETRY, build);
         }
         long now = clock.millis();
         return rejections.of(e.name, BreakerStatus.OPEN, StateViews.untilEligibleMillis(

@@ -53,12 +53,12 @@ class ClockSkewTest {
         MutableClock clockB = new MutableClock(aAhead ? START : START - 3_600_000);
         try (CircuitBreaker a = on(clockA).build(); CircuitBreaker b = on(clockB).build()) {
             LocalModeTest.failOnce(a, OP);
-            assertEquals(WINDOW, rejected(b).retryAfter().toMillis(), "one window from when B saw it");
+            assertEquals(WINDOW, rejected(b).retryAfter().orElseThrow().toMillis(), "one window from when B saw it");
             clockA.advanceMillis(WINDOW - 1);
             clockB.advanceMillis(WINDOW - 1);
             CircuitOpenException late = rejected(b);
             assertEquals(BreakerStatus.OPEN, late.status());
-            assertEquals(1, late.retryAfter().toMillis());
+            assertEquals(1, late.retryAfter().orElseThrow().toMillis());
             assertEquals(BreakerStatus.OPEN, b.status(OP));
             clockA.advanceMillis(1);
             clockB.advanceMillis(1);
@@ -94,7 +94,7 @@ class ClockSkewTest {
             LocalModeTest.failOnce(a, OP);
             clockA.advanceMillis(WINDOW - 2_000);
             clockB.advanceMillis(WINDOW - 2_000);
-            assertEquals(2_000, rejected(b).retryAfter().toMillis(), "first seen now: the stored window decides");
+            assertEquals(2_000, rejected(b).retryAfter().orElseThrow().toMillis(), "first seen now: the stored window decides");
             clockA.advanceMillis(2_000);
             clockB.advanceMillis(2_000);
             assertEquals("trial", b.execute(OP, () -> "trial"));
@@ -121,7 +121,7 @@ class ClockSkewTest {
             rejected(b);
             clockA.advanceMillis(window - 1);
             clockB.advanceMillis(window - 1);
-            assertEquals(1, rejected(b).retryAfter().toMillis());
+            assertEquals(1, rejected(b).retryAfter().orElseThrow().toMillis());
             clockA.advanceMillis(1);
             clockB.advanceMillis(1);
             assertEquals("trial", b.execute(OP, () -> "trial"));

@@ -63,7 +63,7 @@ class EligibilityTimerTest {
             b.forceOpen(OP);
             CircuitOpenException e = assertThrows(CircuitOpenException.class, () -> b.execute(OP, () -> "live"));
             assertEquals(BreakerStatus.FORCED_OPEN, e.status());
-            assertEquals(Duration.ofSeconds(3), e.retryAfter());
+            assertEquals(java.util.Optional.empty(), e.retryAfter(), "no trial until a reset: no retry time");
             assertEquals("forced", b.executeOrElse(OP, () -> "live", "forced"));
             Gate.LocalOpen view = entry(b).localOpen;
             assertEquals(Long.MAX_VALUE, view.eligibleAt);

@@ -137,9 +137,9 @@ class HalfOpenTrafficTest {
         f.trial.completeExceptionally(new IOException("still down"));
         assertTrue(f.result.isCompletedExceptionally());
         assertEquals(BreakerStatus.OPEN, rejected(f.a, OP).status(), "a's own write: reopened");
-        assertEquals(Duration.ofSeconds(20), rejected(f.a, OP).retryAfter());
+        assertEquals(Duration.ofSeconds(20), rejected(f.a, OP).retryAfter().orElseThrow());
         clock.advance(Duration.ofSeconds(8)); // f.b's hold runs out; f.b reads the reopened state
         assertEquals(BreakerStatus.OPEN, rejected(f.b, OP).status());
-        assertEquals(Duration.ofSeconds(12), rejected(f.b, OP).retryAfter());
+        assertEquals(Duration.ofSeconds(12), rejected(f.b, OP).retryAfter().orElseThrow());
     }
 }

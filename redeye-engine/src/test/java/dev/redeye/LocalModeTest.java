@@ -79,9 +79,9 @@ class LocalModeTest {
         CircuitOpenException e = rejected(b, OP);
         assertEquals(OP, e.operation());
         assertEquals(BreakerStatus.OPEN, e.status());
-        assertEquals(Duration.ofSeconds(10), e.retryAfter());
+        assertEquals(Duration.ofSeconds(10), e.retryAfter().orElseThrow());
         clock.advance(Duration.ofSeconds(4));
-        assertEquals(Duration.ofSeconds(6), rejected(b, OP).retryAfter());
+        assertEquals(Duration.ofSeconds(6), rejected(b, OP).retryAfter().orElseThrow());
         assertEquals("ok", ok(b, "other"), "operations are independent");
     }
 
@@ -180,7 +180,7 @@ class LocalModeTest {
         long[] expectedWindows = {10_000, 20_000, 35_000, 35_000};
         for (int i = 0; i < expectedWindows.length; i++) {
             long window = expectedWindows[i];
-            assertEquals(Duration.ofMillis(window), rejected(b, OP).retryAfter(), "window " + i);
+            assertEquals(Duration.ofMillis(window), rejected(b, OP).retryAfter().orElseThrow(), "window " + i);
             clock.advanceMillis(window - 1);
             rejected(b, OP);
             clock.advanceMillis(1);
@@ -201,13 +201,13 @@ class LocalModeTest {
             long openedAt = clock.millis();
             for (int k = 0; k < 3; k++) {
                 long base = 10_000L << k;
-                long retry = rejected(b, OP).retryAfter().toMillis();
+                long retry = rejected(b, OP).retryAfter().orElseThrow().toMillis();
                 long eligibleAt = clock.millis() + retry;
                 assertTrue(retry >= (long) (base * (1 - jitter)) && retry <= (long) (base * (1 + jitter)),
                         "seed " + seed + " window " + retry + " outside jitter of " + base);
                 // stable: later rejections in the same open period point at the same instant
                 clock.advanceMillis(retry / 2);
-                assertEquals(eligibleAt, clock.millis() + rejected(b, OP).retryAfter().toMillis());
+                assertEquals(eligibleAt, clock.millis() + rejected(b, OP).retryAfter().orElseThrow().toMillis());
                 double jf = Transitions.jitterFactor(seed * 7919, OP, openedAt, jitter);
                 assertEquals(openedAt + (long) (base * jf), eligibleAt);
                 clock.advanceMillis(eligibleAt - clock.millis());
@@ -224,8 +224,8 @@ class LocalModeTest {
         CircuitBreaker a = build(builder().store(shared.newClient()).failureThreshold(1).jitter(0.5).jitterSeed(1));
         CircuitBreaker c = build(builder().store(shared.newClient()).failureThreshold(1).jitter(0.5).jitterSeed(2));
         failOnce(a, OP);
-        long ra = rejected(a, OP).retryAfter().toMillis();
-        long rc = rejected(c, OP).retryAfter().toMillis();
+        long ra = rejected(a, OP).retryAfter().orElseThrow().toMillis();
+        long rc = rejected(c, OP).retryAfter().orElseThrow().toMillis();
         assertTrue(ra != rc, "two seeds gave the same window " + ra);
         shared.close();
     }
@@ -260,7 +260,7 @@ class LocalModeTest {
         });
         assertEquals("trial", r);
         assertEquals(BreakerStatus.HALF_OPEN, inner[0].status());
-        assertEquals(b.config().trialTimeout(), inner[0].retryAfter());
+        assertEquals(b.config().trialTimeout(), inner[0].retryAfter().orElseThrow());
         assertEquals(BreakerStatus.CLOSED, b.status(OP));
     }
 

@@ -122,7 +122,7 @@ class OrElseTest {
         assertSame(seen, listener.get(1));
         assertEquals(OP, seen.operation());
         assertEquals(BreakerStatus.OPEN, seen.status());
-        assertEquals(Duration.ofSeconds(6), seen.retryAfter());
+        assertEquals(Duration.ofSeconds(6), seen.retryAfter().orElseThrow());
         assertEquals(6_000, seen.retryAfterMillis());
     }
 

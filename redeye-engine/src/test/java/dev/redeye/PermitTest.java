@@ -97,7 +97,7 @@ class PermitTest {
             Permit p = b.tryAcquire(OP);
             assertFalse(p.isPermitted());
             CircuitOpenException e = assertInstanceOf(CircuitOpenException.class, p.rejection());
-            assertEquals(Duration.ofSeconds(10), e.retryAfter());
+            assertEquals(Duration.ofSeconds(10), e.retryAfter().orElseThrow());
             assertSame(e, assertThrows(CircuitOpenException.class, p::orThrow));
             assertFalse(p.onSuccess(), "a refused permit has nothing to complete");
             assertFalse(p.release());

@@ -71,7 +71,7 @@ class TrialFencingTest {
             assertEquals(s.openCount() + 1, next.openCount(), "openCount after window " + w);
             assertEquals(s.version() + 1, next.version(), "version after window " + w);
             window *= 2;
-            assertEquals(Duration.ofMillis(window), LocalModeTest.rejected(b, OP).retryAfter(),
+            assertEquals(Duration.ofMillis(window), LocalModeTest.rejected(b, OP).retryAfter().orElseThrow(),
                     "the next window doubles (window " + w + ")");
             s = next;
         }

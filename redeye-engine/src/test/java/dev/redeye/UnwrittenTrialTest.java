@@ -58,7 +58,7 @@ class UnwrittenTrialTest {
 
             CircuitOpenException next = assertThrows(CircuitOpenException.class, () -> b.execute(OP, () -> "ran"));
             assertEquals(BreakerStatus.OPEN, next.status(), "backing off, not half-open");
-            assertEquals(20_000, next.retryAfter().toMillis(), "the window of the reopen: 10 s x 2");
+            assertEquals(20_000, next.retryAfter().orElseThrow().toMillis(), "the window of the reopen: 10 s x 2");
             clock.advance(Duration.ofMillis(19_999));
             assertThrows(CircuitOpenException.class, () -> b.execute(OP, () -> "ran"));
             assertEquals(1, b.metrics(OP).trials(), "no trial during the backoff");

@@ -2,39 +2,63 @@ package dev.redeye.api;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A call was rejected because the breaker for its operation is open (or half-open with every trial permit
  * taken, or forced open). The call was not run.
  *
- * <p>Rejection is the hot path of an open breaker, so this exception carries no stack trace unless the
- * breaker was built to keep them, and the engine builds it with {@link #CircuitOpenException(String,
- * BreakerStatus, long, boolean) the millisecond constructor}: the {@link Duration} of {@link #retryAfter()} is
- * made only when asked for.
+ * <h2>When to retry</h2>
+ * {@link #retryAfter()} says how long until this instance may try a trial of the operation: the rest of the
+ * open window for {@link BreakerStatus#OPEN}, zero or the wait for a running trial's outcome for
+ * {@link BreakerStatus#HALF_OPEN}. A {@link BreakerStatus#FORCED_OPEN} breaker admits no trial at all until an
+ * operator resets it, so it has <b>no retry time</b>: {@code retryAfter()} is empty and
+ * {@link #retryAfterMillis()} is {@value #NO_RETRY}, whatever wait the constructor was given. Never derive a
+ * {@code Retry-After} from a forced-open rejection.
+ *
+ * <h2>Cost</h2>
+ * Rejection is the hot path of an open breaker, so this exception carries no stack trace unless the breaker was
+ * built to keep them, and the engine builds it with {@link #CircuitOpenException(String, BreakerStatus, long,
+ * boolean) the millisecond constructor}: the {@link Duration} and the {@link Optional} of {@link #retryAfter()}
+ * are made only when asked for. A caller that answers rejections without looking at them
+ * ({@code executeOrElse}) gets no exception at all.
  */
 public class CircuitOpenException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** What {@link #retryAfterMillis()} answers when there is no retry time (a forced-open breaker). */
+    public static final long NO_RETRY = -1L;
+
     private final String operation;
     private final BreakerStatus status;
+    /** {@link #NO_RETRY} when there is no retry time, else at least 0. */
     private final long retryAfterMillis;
-    /** Made on first use by the millisecond constructor's exceptions (racy but benign: Duration is immutable). */
-    private Duration retryAfter;
+    /** The Duration given to the constructor, kept as is; null otherwise. */
+    private final Duration given;
+    /** Made on first use (racy but benign: Optional and Duration are immutable). */
+    private transient Optional<Duration> retryAfter;
 
     /**
      * @param operation          the rejected operation
      * @param status             the status that caused the rejection
      * @param retryAfter         how long until a trial may be claimed ({@link Duration#ZERO} when a trial is
-     *                           already running; {@code null} is read as zero)
+     *                           already running; {@code null} or a negative value is read as zero); ignored
+     *                           for {@link BreakerStatus#FORCED_OPEN}, which has no retry time
      * @param writableStackTrace whether to fill in a stack trace
+     * @throws NullPointerException if {@code operation} or {@code status} is null
      */
     public CircuitOpenException(String operation, BreakerStatus status, Duration retryAfter,
             boolean writableStackTrace) {
         super(null, null, false, writableStackTrace);
         this.operation = Objects.requireNonNull(operation, "operation");
         this.status = Objects.requireNonNull(status, "status");
-        this.retryAfter = retryAfter == null || retryAfter.isNegative() ? Duration.ZERO : retryAfter;
-        this.retryAfterMillis = saturatedMillis(this.retryAfter);
+        if (status == BreakerStatus.FORCED_OPEN) {
+            this.given = null;
+            this.retryAfterMillis = NO_RETRY;
+        } else {
+            this.given = retryAfter == null || retryAfter.isNegative() ? Duration.ZERO : retryAfter;
+            this.retryAfterMillis = saturatedMillis(given);
+        }
     }
 
     /**
@@ -44,15 +68,18 @@ public class CircuitOpenException extends RuntimeException {
      *
      * @param operation          the rejected operation
      * @param status             the status that caused the rejection
-     * @param retryAfterMillis   how long until a trial may be claimed, in ms (a negative value is read as 0)
+     * @param retryAfterMillis   how long until a trial may be claimed, in ms (a negative value is read as 0);
+     *                           ignored for {@link BreakerStatus#FORCED_OPEN}, which has no retry time
      * @param writableStackTrace whether to fill in a stack trace
+     * @throws NullPointerException if {@code operation} or {@code status} is null
      */
     public CircuitOpenException(String operation, BreakerStatus status, long retryAfterMillis,
             boolean writableStackTrace) {
         super(null, null, false, writableStackTrace);
         this.operation = Objects.requireNonNull(operation, "operation");
         this.status = Objects.requireNonNull(status, "status");
-        this.retryAfterMillis = Math.max(0L, retryAfterMillis);
+        this.given = null;
+        this.retryAfterMillis = status == BreakerStatus.FORCED_OPEN ? NO_RETRY : Math.max(0L, retryAfterMillis);
     }
 
     private static long saturatedMillis(Duration d) {
@@ -74,26 +101,32 @@ public class CircuitOpenException extends RuntimeException {
     }
 
     /**
-     * How long until this instance may try a trial. For a forced-open breaker this is the time until the
-     * next re-check, since only an operator can close it.
+     * How long until this instance may try a trial; empty when there is none to wait for: the breaker is
+     * {@linkplain BreakerStatus#FORCED_OPEN forced open} and admits no trial until an operator resets it. See
+     * the class comment.
      */
-    public Duration retryAfter() {
-        Duration d = retryAfter;
-        if (d == null) {
-            d = Duration.ofMillis(retryAfterMillis);
-            retryAfter = d;
+    public Optional<Duration> retryAfter() {
+        Optional<Duration> r = retryAfter;
+        if (r == null) {
+            r = retryAfterMillis == NO_RETRY ? Optional.empty()
+                    : Optional.of(given != null ? given : Duration.ofMillis(retryAfterMillis));
+            retryAfter = r;
         }
-        return d;
+        return r;
     }
 
-    /** {@link #retryAfter()} in milliseconds (rounded down; {@link Long#MAX_VALUE} if it does not fit). */
+    /**
+     * {@link #retryAfter()} in milliseconds (rounded down; {@link Long#MAX_VALUE} if it does not fit), or
+     * {@value #NO_RETRY} when it is empty (forced open): the allocation-free form.
+     */
     public long retryAfterMillis() {
         return retryAfterMillis;
     }
 
     @Override
     public String getMessage() {
-        return "circuit '" + OperationNames.abbreviate(operation) + "' is " + status + "; retry after "
-                + retryAfterMillis + " ms";
+        String head = "circuit '" + OperationNames.abbreviate(operation) + "' is " + status;
+        return retryAfterMillis == NO_RETRY ? head + "; no trial until it is reset"
+                : head + "; retry after " + retryAfterMillis + " ms";
     }
 }

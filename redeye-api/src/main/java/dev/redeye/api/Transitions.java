@@ -50,7 +50,9 @@ import java.util.Objects;
  * <li><b>Force</b>: always a transition. OPEN holds the breaker open ({@code forced}, {@code openedAt = now});
  * HALF_OPEN opens it, not forced, with {@code openedAt = now - 2 * maxResetTimeout} so every instance's
  * (jittered) reset window has elapsed and a trial may be claimed at once; CLOSED closes it and resets every
- * counter.</li>
+ * counter. Whether a target is already in force is {@link #inForce}: the engine's manual API asks it first and
+ * skips the change (see {@code CircuitBreaker#forceOpen}), so an operator repeating a change makes no
+ * transition; the store operation itself stays unconditional.</li>
  * <li><b>Reset window</b>: {@code min(resetTimeout * backoffMultiplier ^ openCount, maxResetTimeout)},
  * multiplied by the instance's jitter factor in {@code [1 - jitter, 1 + jitter]}.</li>
  * </ul>
@@ -213,6 +215,40 @@ public final class Transitions {
                 break;
         }
         return new StateChange(prev, next, kind);
+    }
+
+    /**
+     * Whether {@link #force force(s, target, p, now)} would change nothing that matters, so that an operator's
+     * change can be skipped (no write, no version bump, no event):
+     * <ul>
+     * <li>{@link BreakerStatus#FORCED_OPEN} (or {@link BreakerStatus#OPEN}): {@code s} is open and forced;</li>
+     * <li>{@link BreakerStatus#HALF_OPEN}: {@code s} is open, not forced, and dated at least
+     * {@code 2 * maxResetTimeout} before {@code now} ({@link #halfOpenOpenedAt}), so every instance may already
+     * claim a trial;</li>
+     * <li>{@link BreakerStatus#CLOSED}: {@code s} is absent, or closed, not forced and clean: what
+     * {@link #closedFrom} would leave but for the version (no failures, no open period, no error-rate samples,
+     * no trial successes).</li>
+     * </ul>
+     * Pure; reads no clock.
+     *
+     * @throws NullPointerException if {@code target} or {@code policy} is null
+     */
+    public static boolean inForce(BreakerState s, BreakerStatus target, Policy p, long now) {
+        Objects.requireNonNull(target, "status");
+        Objects.requireNonNull(p, "policy");
+        if (s == null) {
+            return target == BreakerStatus.CLOSED;
+        }
+        switch (TransitionKind.forcedTo(target)) {
+            case FORCED_OPEN:
+                return s.open() && s.forced();
+            case FORCED_HALF_OPEN:
+                return s.open() && !s.forced() && s.openedAt() <= halfOpenOpenedAt(p, now);
+            default:
+                return !s.open() && !s.forced() && s.failures() == 0 && s.openedAt() == 0 && s.openCount() == 0
+                        && Double.doubleToRawLongBits(s.errorRate()) == 0L && s.samples() == 0
+                        && s.trialSuccesses() == 0;
+        }
     }
 
     /**

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** {@link CircuitOpenException}'s two constructors answer alike; the millisecond one makes its Duration on demand. */
@@ -15,7 +16,7 @@ class CircuitOpenExceptionTest {
     void theMillisecondConstructorAnswersLikeTheDurationOne() {
         CircuitOpenException ms = new CircuitOpenException("op", BreakerStatus.OPEN, 1_500, false);
         CircuitOpenException d = new CircuitOpenException("op", BreakerStatus.OPEN, Duration.ofMillis(1_500), false);
-        assertEquals(Duration.ofMillis(1_500), ms.retryAfter());
+        assertEquals(Optional.of(Duration.ofMillis(1_500)), ms.retryAfter());
         assertSame(ms.retryAfter(), ms.retryAfter(), "made once");
         assertEquals(1_500, ms.retryAfterMillis());
         assertEquals(1_500, d.retryAfterMillis());
@@ -28,15 +29,29 @@ class CircuitOpenExceptionTest {
 
     @Test
     void negativeAndMissingWaitsReadAsZeroAndHugeOnesSaturate() {
-        assertEquals(Duration.ZERO, new CircuitOpenException("op", BreakerStatus.HALF_OPEN, -5, false).retryAfter());
-        assertEquals(Duration.ZERO, new CircuitOpenException("op", BreakerStatus.HALF_OPEN, (Duration) null, false)
-                .retryAfter());
+        assertEquals(Optional.of(Duration.ZERO),
+                new CircuitOpenException("op", BreakerStatus.HALF_OPEN, -5, false).retryAfter());
+        assertEquals(Optional.of(Duration.ZERO),
+                new CircuitOpenException("op", BreakerStatus.HALF_OPEN, (Duration) null, false).retryAfter());
         assertEquals(0, new CircuitOpenException("op", BreakerStatus.OPEN, Duration.ofMillis(-1), false)
                 .retryAfterMillis());
-        CircuitOpenException huge = new CircuitOpenException("op", BreakerStatus.FORCED_OPEN,
+        CircuitOpenException huge = new CircuitOpenException("op", BreakerStatus.OPEN,
                 Duration.ofSeconds(Long.MAX_VALUE), false);
         assertEquals(Long.MAX_VALUE, huge.retryAfterMillis());
-        assertEquals(Duration.ofSeconds(Long.MAX_VALUE), huge.retryAfter(), "the given Duration is kept as is");
+        assertEquals(Optional.of(Duration.ofSeconds(Long.MAX_VALUE)), huge.retryAfter(),
+                "the given Duration is kept as is");
+    }
+
+    @Test
+    void aForcedOpenRejectionHasNoRetryTimeWhateverWaitItWasGiven() {
+        for (CircuitOpenException e : new CircuitOpenException[] {
+            new CircuitOpenException("op", BreakerStatus.FORCED_OPEN, 2_000, false),
+            new CircuitOpenException("op", BreakerStatus.FORCED_OPEN, Duration.ofSeconds(2), false),
+            new CircuitOpenException("op", BreakerStatus.FORCED_OPEN, (Duration) null, false)}) {
+            assertEquals(Optional.empty(), e.retryAfter());
+            assertEquals(CircuitOpenException.NO_RETRY, e.retryAfterMillis());
+            assertEquals("circuit 'op' is FORCED_OPEN; no trial until it is reset", e.getMessage());
+        }
     }
 
     @Test

@@ -233,6 +233,44 @@ class TransitionsTest {
     }
 
     @Test
+    void aForceTargetIsInForceExactlyWhenForcingItAgainWouldChangeNothingThatMatters() {
+        long now = 1_000_000;
+        assertTrue(Transitions.inForce(null, BreakerStatus.CLOSED, consecutive, now), "no state: nothing to reset");
+        assertFalse(Transitions.inForce(null, BreakerStatus.FORCED_OPEN, consecutive, now));
+        assertFalse(Transitions.inForce(null, BreakerStatus.HALF_OPEN, consecutive, now));
+
+        BreakerState held = Transitions.force(null, BreakerStatus.FORCED_OPEN, consecutive, now).state();
+        assertTrue(Transitions.inForce(held, BreakerStatus.FORCED_OPEN, consecutive, now + 1));
+        assertTrue(Transitions.inForce(held, BreakerStatus.OPEN, consecutive, now + 1), "OPEN reads as FORCED_OPEN");
+        assertFalse(Transitions.inForce(held, BreakerStatus.HALF_OPEN, consecutive, now + 1));
+        assertFalse(Transitions.inForce(held, BreakerStatus.CLOSED, consecutive, now + 1));
+
+        BreakerState half = Transitions.force(held, BreakerStatus.HALF_OPEN, consecutive, now).state();
+        assertTrue(Transitions.inForce(half, BreakerStatus.HALF_OPEN, consecutive, now));
+        assertTrue(Transitions.inForce(half, BreakerStatus.HALF_OPEN, consecutive, now + 60_000));
+        assertFalse(Transitions.inForce(half, BreakerStatus.FORCED_OPEN, consecutive, now));
+        BreakerState opened = null;
+        for (int i = 0; i < 3; i++) {
+            opened = Transitions.recordFailure(opened, consecutive, now).state();
+        }
+        assertFalse(Transitions.inForce(opened, BreakerStatus.HALF_OPEN, consecutive, now + 10_000),
+                "opened by failures: some instance may still wait");
+        assertFalse(Transitions.inForce(opened, BreakerStatus.FORCED_OPEN, consecutive, now));
+
+        BreakerState closed = Transitions.force(half, BreakerStatus.CLOSED, consecutive, now).state();
+        assertTrue(Transitions.inForce(closed, BreakerStatus.CLOSED, consecutive, now));
+        BreakerState failing = Transitions.recordFailure(closed, consecutive, now).state();
+        assertFalse(Transitions.inForce(failing, BreakerStatus.CLOSED, consecutive, now), "a failure to clear");
+        Policy rate = Policy.builder().strategy(Strategy.ERROR_RATE).minimumCalls(10).build();
+        BreakerState sampled = Transitions.recordSuccess(null, rate, now).state();
+        assertFalse(Transitions.inForce(sampled, BreakerStatus.CLOSED, rate, now), "samples to clear");
+        assertFalse(Transitions.inForce(closed.toBuilder().errorRate(-0.0).build(), BreakerStatus.CLOSED, rate, now),
+                "closedFrom writes +0.0");
+        assertTrue(Transitions.inForce(closed.toBuilder().lastFailureAt(now - 5).build(), BreakerStatus.CLOSED,
+                consecutive, now), "closedFrom keeps lastFailureAt");
+    }
+
+    @Test
     void jitterIsStablePerOpenPeriodAndWithinBounds() {
         double a = Transitions.jitterFactor(42, "op", 1000, 0.1);
         assertEquals(a, Transitions.jitterFactor(42, "op", 1000, 0.1));

@@ -7,6 +7,7 @@ import dev.redeye.api.Policy;
 import dev.redeye.api.Store;
 import dev.redeye.api.Transitions;
 import java.io.PrintWriter;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -21,8 +22,14 @@ import picocli.CommandLine.Spec;
  * {@link CircuitBreaker#reset}) over the store, so it is the same atomic transition an application's own
  * call would make, published on the store's transition feed: every instance sharing the store sees it.
  *
- * <p>Cost: one read before (which also proves the store is reachable), the forced transition, one read
- * after to confirm it. Fails with exit 1 if the store did not record a transition.
+ * <p>A change whose target is already in force (forcing open a breaker forced open, resetting one closed with
+ * clean counters or without state) changes nothing: no write, no version bump, no event; the command says so and
+ * succeeds. The line names the store last, so a URI ending in {@code :} (a Redis prefix) reads as it is. The
+ * first version of a new state is the store's base (its clock in microseconds for most stores), so a change
+ * that creates the state prints "a new state" rather than that number.
+ *
+ * <p>Cost: one read before (which also proves the store is reachable), the engine's read and the forced
+ * transition, one read after to confirm it. Fails with exit 1 if the store did not record a transition.
  */
 public final class ForceCommands {
 
@@ -69,23 +76,31 @@ public final class ForceCommands {
                             .backoffMultiplier(policy.backoffMultiplier())
                             .maxResetTimeout(policy.maxResetTimeout())
                             .build()) {
-                BreakerState before = s.get(operation).orElse(BreakerState.INITIAL);
+                Optional<BreakerState> stored = s.get(operation);
+                BreakerState before = stored.orElse(BreakerState.INITIAL);
                 long beforeNow = System.currentTimeMillis();
+                // the engine skips a change already in force (Transitions.inForce): no write, no event
+                boolean inForce = Transitions.inForce(stored.orElse(null), expected(), policy, beforeNow);
                 apply(breaker, operation);
                 BreakerState after = s.get(operation).orElse(BreakerState.INITIAL);
                 long now = System.currentTimeMillis();
-                if (after.version() <= before.version() && after.hasKnownVersion()) {
+                if (!inForce && after.version() <= before.version() && after.hasKnownVersion()) {
                     throw new IllegalStateException("the store did not record the change of '"
                             + Table.printable(operation) + "' (version still " + after.version() + ")");
                 }
                 BreakerStatus was = Transitions.status(before, policy, beforeNow, 1.0);
                 BreakerStatus is = Transitions.status(after, policy, now, 1.0);
+                String head = spec.name() + " '" + Table.printable(operation) + "': ";
+                String where = " on " + store.redacted();
                 if (json) {
-                    out.println(Json.pretty(StatusCommand.describe(operation, java.util.Optional.of(after), policy,
-                            now)));
+                    out.println(Json.pretty(StatusCommand.describe(operation, Optional.of(after), policy, now)));
+                } else if (inForce && after.version() == before.version()) {
+                    out.println(head + "already " + is + ", nothing changed (" + version(stored) + ")" + where);
                 } else {
-                    out.println(spec.name() + " '" + Table.printable(operation) + "' on " + store.redacted() + ": "
-                            + was + " -> " + is + " (version " + before.version() + " -> " + after.version() + ")");
+                    // the first version of a key's life is the store's base (often a clock), not a count: omit it
+                    String versions = stored.isEmpty() ? "a new state"
+                            : "version " + before.version() + " -> " + after.version();
+                    out.println(head + was + " -> " + is + " (" + versions + ")" + where);
                     if (is == expected()) {
                         out.println(effect());
                     }
@@ -99,6 +114,11 @@ public final class ForceCommands {
                 return 0;
             }
         }
+    }
+
+    /** How a stored state's version is printed: none for an operation without state. */
+    private static String version(Optional<BreakerState> stored) {
+        return stored.map(st -> "version " + st.version()).orElse("no state stored");
     }
 
     /** {@code redeye force-open --store URI OP}. */

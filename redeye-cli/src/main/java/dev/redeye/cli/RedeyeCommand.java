@@ -45,9 +45,16 @@ import picocli.CommandLine.Spec;
             TckCommand.class,
             CommandLine.HelpCommand.class
         },
-        footer = {"", "Exit codes: 0 ok, 1 command failed, 2 bad arguments.",
-            "Store URIs: memory:, redis://host:port/db?prefix=, rediss://..., postgresql://host:port/db?schema=&table=, "
-                + "jdbc:postgresql://...",
+        footer = {"", "Exit codes: 0 ok, 1 command failed, 2 bad arguments.", "",
+            "Store URIs (--store, or REDEYE_STORE):",
+            "  memory:                                   (this process only)",
+            "  redis://HOST:PORT[/DB][?prefix=P]         (rediss:// for TLS)",
+            "  postgresql://USER@HOST:PORT/DB[?schema=S&table=T]",
+            "  jdbc:postgresql://HOST:PORT/DB?user=U     (any PostgreSQL JDBC URL)",
+            "  dynamodb://TABLE[?region=R&endpoint=URL&createTable=true]",
+            "  hazelcast://[CLUSTER@]HOST:PORT[,HOST:PORT][?map=M]",
+            "A store of your own: its jar on the class path (./redeye --classpath JAR),",
+            "its StoreProvider listed in META-INF/services/dev.redeye.api.StoreProvider.",
             "Passwords in URIs are never printed."})
 public final class RedeyeCommand implements Runnable {
 

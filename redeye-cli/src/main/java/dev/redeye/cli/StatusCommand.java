@@ -21,7 +21,10 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code redeye status --store URI OP...}: the state of each named operation as the store holds it, as a
- * table or JSON. One {@code get} per operation; nothing is written.
+ * table or JSON. One {@code get} per operation; nothing is written, nothing created (the store is opened with
+ * {@link StoreOption#openWithoutCreating}, so a PostgreSQL or DynamoDB store does not create its tables). An
+ * operation the store holds no state for is named on stderr as an unknown operation, and the command then exits
+ * 1 after printing the others.
  *
  * <p>The status shown is the nominal one (no jitter): an open breaker is HALF_OPEN once
  * {@code openedAt + min(resetTimeout * backoffMultiplier ^ openCount, maxResetTimeout)} has passed, so the
@@ -29,7 +32,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "status", mixinStandardHelpOptions = true,
         description = {"Show the state of breakers in a store: status, failures, opened at, retry after, version.",
-            "The store SPI cannot list keys, so name every operation to show."},
+            "The store SPI cannot list keys, so name every operation to show. An operation the store holds no "
+                + "state for is reported as unknown (exit 1). Reads only: creates no key, table or schema."},
         footer = {"", "Example:", "  redeye status --store redis://127.0.0.1:6379 payment-gateway inventory"})
 public final class StatusCommand implements Callable<Integer> {
 
@@ -66,16 +70,22 @@ public final class StatusCommand implements Callable<Integer> {
     public Integer call() {
         Policy policy = policyOptions.policy();
         PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
         List<OperationStatus> rows = new ArrayList<>();
-        try (Store s = store.open(spec.commandLine().getErr())) {
+        List<String> unknown = new ArrayList<>();
+        try (Store s = store.openWithoutCreating(err)) {
             for (String op : operations) {
                 Optional<BreakerState> state = s.get(op);
-                rows.add(describe(op, state, policy, System.currentTimeMillis()));
+                if (state.isEmpty()) {
+                    unknown.add(op);
+                } else {
+                    rows.add(describe(op, state, policy, System.currentTimeMillis()));
+                }
             }
         }
         if (json) {
             out.println(Json.pretty(rows));
-        } else {
+        } else if (!rows.isEmpty()) {
             Table t = new Table("OPERATION", "STATUS", "FAILURES", "OPENED AT", "RETRY AFTER", "VERSION");
             for (OperationStatus r : rows) {
                 t.row(r.operation(), r.status(), r.stored() ? r.failures() : "-",
@@ -85,7 +95,13 @@ public final class StatusCommand implements Callable<Integer> {
             out.print(t.render());
         }
         out.flush();
-        return 0;
+        for (String op : unknown) {
+            err.println(spec.qualifiedName() + ": unknown operation '" + Table.printable(op) + "': the store holds no "
+                    + "state for it (no breaker recorded a failure or a change of it, or its state expired); check "
+                    + "the name and the store's prefix, schema or table");
+        }
+        err.flush();
+        return unknown.isEmpty() ? 0 : RedeyeCommand.EXIT_FAILURE;
     }
 
     static OperationStatus describe(String op, Optional<BreakerState> stored, Policy policy, long now) {

@@ -5,6 +5,8 @@ import dev.redeye.Stores;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreUris;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -25,9 +27,9 @@ public final class StoreOption {
     CommandSpec mixee;
 
     @Option(names = "--store", paramLabel = "URI", defaultValue = "${env:REDEYE_STORE}",
-            description = "Store URI, e.g. redis://127.0.0.1:6379, postgresql://127.0.0.1:5432/db, "
-                    + "hazelcast://dev@127.0.0.1:5701, memory: "
-                    + "(default: $REDEYE_STORE).")
+            description = {"Store URI (default: $REDEYE_STORE), e.g.", "redis://127.0.0.1:6379",
+                "postgresql://127.0.0.1:5432/db", "hazelcast://dev@127.0.0.1:5701", "memory:",
+                "(every form: redeye --help)"})
     String uri;
 
     /** Creates the mixin (picocli calls this). */
@@ -60,7 +62,10 @@ public final class StoreOption {
      * @throws dev.redeye.api.StoreException if the backend cannot be reached
      */
     Store open(PrintWriter err) {
-        String u = uri();
+        return open(uri(), err);
+    }
+
+    private Store open(String u, PrintWriter err) {
         Store store;
         try {
             store = Stores.open(u, OpenMode.STRICT);
@@ -72,6 +77,48 @@ public final class StoreOption {
             err.flush();
         }
         return store;
+    }
+
+    /**
+     * Opens a new client that creates nothing in the backend, for the read-only commands: a store that would
+     * create its tables when opened is told not to, whatever the URI says (PostgreSQL's {@code createSchema} and
+     * DynamoDB's {@code createTable} are set to {@code false}), so that reading a database or account without
+     * redeye's tables fails naming them instead of creating them. Every other store creates nothing on open.
+     *
+     * @throws ParameterException            for an unknown scheme or a URI the provider rejects
+     * @throws dev.redeye.api.StoreException if the backend cannot be reached, or its tables are missing
+     */
+    Store openWithoutCreating(PrintWriter err) {
+        return open(withoutCreation(uri()), err);
+    }
+
+    /** {@code uri} with the parameter that makes its store create tables on open, if it has one, set to false. */
+    static String withoutCreation(String uri) {
+        String scheme;
+        try {
+            scheme = StoreUris.scheme(uri);
+        } catch (IllegalArgumentException e) {
+            return uri; // Stores.open reports it
+        }
+        String param = switch (scheme) {
+            case "postgresql", "postgres", "jdbc:postgresql" -> "createSchema";
+            case "dynamodb" -> "createTable";
+            default -> null;
+        };
+        if (param == null) {
+            return uri;
+        }
+        int q = uri.indexOf('?');
+        List<String> kept = new ArrayList<>();
+        if (q >= 0) {
+            for (String pair : uri.substring(q + 1).split("&")) {
+                if (!pair.isEmpty() && !pair.split("=", 2)[0].equalsIgnoreCase(param)) {
+                    kept.add(pair);
+                }
+            }
+        }
+        kept.add(param + "=false");
+        return (q < 0 ? uri : uri.substring(0, q)) + "?" + String.join("&", kept);
     }
 
     static boolean isMemory(String uri) {

@@ -1,7 +1,9 @@
 package dev.redeye.cli;
 
 import dev.redeye.InMemoryStore;
+import dev.redeye.Stores;
 import dev.redeye.api.Store;
+import dev.redeye.api.StoreUris;
 import dev.redeye.tck.Rule;
 import dev.redeye.tck.TckReport;
 import dev.redeye.tck.TckRunner;
@@ -10,7 +12,9 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
@@ -90,6 +94,7 @@ public final class TckCommand implements Callable<Integer> {
                 report = TckRunner.run(new MemoryClients(shared), rules, configuration);
             }
         } else {
+            requireProvider(store.uri());
             // One client first: an unreachable store or unknown scheme is one clear line, not 50 failed rules.
             try (Store probe = store.open(null)) {
                 probe.get("redeye-tck-probe");
@@ -101,6 +106,29 @@ public final class TckCommand implements Callable<Integer> {
         out.print(report.format());
         out.flush();
         return report.successful() ? 0 : RedeyeCommand.EXIT_FAILURE;
+    }
+
+    /**
+     * Fails with the way to register a provider when no store provider on the class path handles the URI's
+     * scheme: the TCK is for a store of one's own, which no store module of redeye's provides.
+     */
+    private void requireProvider(String uri) {
+        String lower = uri.toLowerCase(Locale.ROOT);
+        Set<String> schemes = Stores.schemes();
+        if (schemes.stream().anyMatch(sc -> lower.startsWith(sc.toLowerCase(Locale.ROOT) + ":"))) {
+            return;
+        }
+        String scheme;
+        try {
+            scheme = StoreUris.scheme(uri);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+        throw new ParameterException(spec.commandLine(), "no store provider for scheme '" + scheme + "' on the "
+                + "class path (schemes found: " + String.join(", ", schemes) + "). To check a store of your own, put "
+                + "its jar on the class path (./redeye --classpath my-store.jar tck ..., or REDEYE_CLASSPATH) and "
+                + "register its provider: a file META-INF/services/dev.redeye.api.StoreProvider in the jar naming "
+                + "your StoreProvider class, whose schemes() includes \"" + scheme + "\"");
     }
 
     private Map<String, String> configuration() {

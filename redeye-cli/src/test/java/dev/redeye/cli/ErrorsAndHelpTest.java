@@ -25,6 +25,27 @@ class ErrorsAndHelpTest {
     }
 
     @Test
+    void helpShowsEveryStoresUriWhole() {
+        for (String[] args : new String[][] {{"--help"}, {"status", "--help"}, {"tck", "--help"}}) {
+            Cli.Run run = Cli.run(args);
+            assertEquals(0, run.exit(), run::toString);
+            assertFalse(run.out().matches("(?s).*[a-z]:\\s*\\R\\s*//.*"), () -> "a URI wrapped after its scheme:\n"
+                    + run.out());
+        }
+        Cli.Run root = Cli.run("--help");
+        for (String form : new String[] {"memory:", "redis://HOST:PORT[/DB][?prefix=P]", "rediss://",
+            "postgresql://USER@HOST:PORT/DB[?schema=S&table=T]", "jdbc:postgresql://",
+            "dynamodb://TABLE[?region=R&endpoint=URL&createTable=true]", "hazelcast://[CLUSTER@]HOST:PORT[,HOST:PORT][?map=M]"}) {
+            assertTrue(root.out().contains(form), () -> form + " missing in\n" + root.out());
+        }
+        Cli.Run status = Cli.run("status", "--help");
+        for (String example : new String[] {"redis://127.0.0.1:6379", "postgresql://127.0.0.1:5432/db",
+            "hazelcast://dev@127.0.0.1:5701"}) {
+            assertTrue(status.out().contains(example), () -> example + " wrapped or missing in\n" + status.out());
+        }
+    }
+
+    @Test
     void versionIsTheProjectVersion() {
         Cli.Run run = Cli.run("--version");
         assertEquals(0, run.exit(), run::toString);

@@ -51,13 +51,7 @@ class OpsCommandsTest {
                 + " (run scripts/test.sh, which starts Redis and PostgreSQL, or set REDEYE_REDIS_URL / REDEYE_POSTGRES_URL)");
         String op = Cli.uniqueOperation();
 
-        JsonNode before = status(uri, op);
-        assertEquals("CLOSED", before.get("status").asText());
-        assertFalse(before.get("stored").asBoolean());
-        Cli.Run table = Cli.run("status", "--store", uri, op);
-        assertEquals(0, table.exit(), table::toString);
-        assertTrue(table.out().startsWith("OPERATION"), table::toString);
-        assertTrue(table.out().contains(op), table::toString);
+        assertUnknown(Cli.run("status", "--store", uri, op), op);
 
         Cli.Run open = Cli.run("force-open", "--store", uri, op);
         assertEquals(0, open.exit(), open::toString);
@@ -65,6 +59,10 @@ class OpsCommandsTest {
         JsonNode forced = status(uri, op);
         assertEquals("FORCED_OPEN", forced.get("status").asText());
         assertTrue(forced.get("forced").asBoolean());
+        Cli.Run table = Cli.run("status", "--store", uri, op);
+        assertEquals(0, table.exit(), table::toString);
+        assertTrue(table.out().startsWith("OPERATION"), table::toString);
+        assertTrue(table.out().contains(op), table::toString);
         // A store starts a key's life at its own version base (contract v2: Redis and PostgreSQL use their
         // clock in microseconds), so versions are checked relative to the first transition's.
         long first = forced.get("version").asLong();
@@ -186,7 +184,96 @@ class OpsCommandsTest {
         assertTrue(r.get("reachedDeadDependencyByNormalCalls").asLong() <= 5 + 3, r::toPrettyString);
         assertFalse(r.get("store").asText().contains("password"), r::toPrettyString);
         // The run's state was deleted afterwards.
-        JsonNode left = status(uri, r.get("operation").asText());
-        assertFalse(left.get("stored").asBoolean(), left::toPrettyString);
+        assertUnknown(Cli.run("status", "--store", uri, r.get("operation").asText()), r.get("operation").asText());
+    }
+
+    @ParameterizedTest
+    @MethodSource("stores")
+    void aChangeAlreadyInForceChangesNothingAndTheLinesReadWell(String base) throws Exception {
+        // a Redis prefix ending in ':' (the usual form) must not run into the line's own colon
+        String uri = base.startsWith("redis") ? base + (base.contains("?") ? "&" : "?") + "prefix=cli-x:" : base;
+        assertTrue(Cli.reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri));
+        String op = Cli.uniqueOperation();
+        String name = "'" + Table.printable(op) + "'";
+
+        Cli.Run first = Cli.run("force-open", "--store", uri, op);
+        assertEquals(0, first.exit(), first::toString);
+        String line = first.out().lines().findFirst().orElseThrow();
+        assertEquals("force-open " + name + ": CLOSED -> FORCED_OPEN (a new state) on " + StoreUris.redact(uri),
+                line, first::toString);
+        assertFalse(first.out().contains("version 0"), first::toString);
+        assertFalse(first.out().contains("::"), first::toString);
+        long v = status(uri, op).get("version").asLong();
+
+        Cli.Run again = Cli.run("force-open", "--store", uri, op);
+        assertEquals(0, again.exit(), again::toString);
+        assertEquals("force-open " + name + ": already FORCED_OPEN, nothing changed (version " + v + ") on "
+                + StoreUris.redact(uri), again.out().strip(), again::toString);
+        assertEquals(v, status(uri, op).get("version").asLong(), "no version bump, so no event either");
+
+        Cli.Run reset = Cli.run("reset", "--store", uri, op);
+        assertTrue(reset.out().startsWith("reset " + name + ": FORCED_OPEN -> CLOSED (version " + v + " -> "
+                + (v + 1) + ") on "), reset::toString);
+        Cli.Run resetAgain = Cli.run("reset", "--store", uri, op);
+        assertEquals(0, resetAgain.exit(), resetAgain::toString);
+        assertTrue(resetAgain.out().contains("already CLOSED, nothing changed"), resetAgain::toString);
+        assertEquals(v + 1, status(uri, op).get("version").asLong());
+    }
+
+    /** The status of an operation the store holds no state for: said on stderr, exit 1, no row. */
+    static void assertUnknown(Cli.Run run, String op) {
+        assertEquals(RedeyeCommand.EXIT_FAILURE, run.exit(), run::toString);
+        assertTrue(run.err().contains("unknown operation '" + Table.printable(op) + "'"), run::toString);
+        assertFalse(run.out().contains(Table.printable(op)), run::toString);
+    }
+
+    @ParameterizedTest
+    @MethodSource("stores")
+    void statusOfAnUnknownOperationSaysSoAndPrintsTheKnownOnes(String uri) throws Exception {
+        assertTrue(Cli.reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri)
+                + " (run scripts/test.sh, which starts Redis and PostgreSQL, or set REDEYE_REDIS_URL / REDEYE_POSTGRES_URL)");
+        String known = Cli.uniqueOperation();
+        String unknown = Cli.uniqueOperation();
+        assertEquals(0, Cli.run("force-open", "--store", uri, known).exit());
+        Cli.Run run = Cli.run("status", "--store", uri, "--json", known, unknown);
+        assertEquals(RedeyeCommand.EXIT_FAILURE, run.exit(), run::toString);
+        JsonNode rows = Json.mapper().readTree(run.out());
+        assertEquals(1, rows.size(), run::toString);
+        assertEquals(known, rows.get(0).get("operation").asText());
+        assertTrue(run.err().contains("unknown operation '" + Table.printable(unknown) + "'"), run::toString);
+        assertFalse(run.err().contains(Table.printable(known)), run::toString);
+        assertEquals(0, Cli.run("reset", "--store", uri, known).exit());
+    }
+
+    @org.junit.jupiter.api.Test
+    void statusOfAnUnknownOperationWritesNoRedisKey() {
+        String prefix = "redeye-cli-test:" + java.util.UUID.randomUUID().toString().substring(0, 8) + ":";
+        String uri = Cli.redisUri() + (Cli.redisUri().contains("?") ? "&" : "?") + "prefix=" + prefix;
+        String op = Cli.uniqueOperation();
+        assertUnknown(Cli.run("status", "--store", uri, op), op);
+        try (redis.clients.jedis.JedisPooled jedis = new redis.clients.jedis.JedisPooled(
+                java.net.URI.create(Cli.redisUri()))) {
+            assertEquals(java.util.Set.of(), jedis.keys(prefix + "*"));
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void statusNeverCreatesPostgresTables() throws Exception {
+        String schema = "redeye_cli_" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        String uri = Cli.postgresUri() + (Cli.postgresUri().contains("?") ? "&" : "?") + "schema=" + schema;
+        for (String s : new String[] {uri, uri + "&createSchema=true"}) {
+            Cli.Run run = Cli.run("status", "--store", s, "op");
+            assertEquals(RedeyeCommand.EXIT_FAILURE, run.exit(), run::toString);
+            assertTrue(run.err().contains("missing"), run::toString);
+        }
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(Cli.postgresUri());
+                java.sql.PreparedStatement st = c.prepareStatement(
+                        "SELECT count(*) FROM pg_namespace WHERE nspname = ?")) {
+            st.setString(1, schema);
+            try (java.sql.ResultSet rs = st.executeQuery()) {
+                rs.next();
+                assertEquals(0, rs.getInt(1), "status created schema " + schema);
+            }
+        }
     }
 }

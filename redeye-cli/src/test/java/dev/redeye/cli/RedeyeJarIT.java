@@ -55,6 +55,17 @@ class RedeyeJarIT {
     }
 
     @Test
+    void theTcksOwnInjectedFaultsAreLabelledAsSuch() throws Exception {
+        Proc p = java("tck", "--store", "memory:", "--rule", "R7.9");
+        assertEquals(0, p.exit(), p::toString);
+        List<String> warnings = p.err().lines().filter(l -> l.contains("WARN")).toList();
+        assertFalse(warnings.isEmpty(), "R7.9 makes claimTrial fail on purpose, and the engine logs it: " + p);
+        for (String w : warnings) {
+            assertTrue(w.contains("injected by the TCK on purpose"), () -> "an unlabelled warning: " + w);
+        }
+    }
+
+    @Test
     void versionFromTheManifestMainClass() throws Exception {
         Proc p = java("--version");
         assertEquals(0, p.exit(), p::toString);

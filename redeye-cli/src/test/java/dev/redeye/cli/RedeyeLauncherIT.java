@@ -76,6 +76,20 @@ class RedeyeLauncherIT {
     }
 
     @Test
+    void aClassPathEntryThatDoesNotExistFailsNamingIt() throws Exception {
+        String missing = Paths.get("target", "no-such-store.jar").toAbsolutePath().toString();
+        RedeyeJarIT.Proc p = launch(Map.of(), "--classpath", STORE_CLASSES + ":" + missing, "--version");
+        assertEquals(2, p.exit(), p::toString);
+        assertTrue(p.err().contains(missing), p::toString);
+        assertTrue(p.err().contains("--classpath"), p::toString);
+        RedeyeJarIT.Proc env = launch(Map.of("REDEYE_CLASSPATH", missing), "--version");
+        assertEquals(2, env.exit(), env::toString);
+        assertTrue(env.err().contains(missing) && env.err().contains("REDEYE_CLASSPATH"), env::toString);
+        RedeyeJarIT.Proc wildcard = launch(Map.of(), "--classpath", STORE_CLASSES + "/*", "--version");
+        assertEquals(0, wildcard.exit(), "a directory's jars (dir/*) is a class path entry Java takes: " + wildcard);
+    }
+
+    @Test
     void aClassPathInJavaOptionsIsRefusedWithTheWayToDoIt() throws Exception {
         RedeyeJarIT.Proc p = launch(Map.of("REDEYE_JAVA_OPTS", "-Xmx256m -cp " + STORE_CLASSES), "--version");
         assertEquals(2, p.exit(), p::toString);

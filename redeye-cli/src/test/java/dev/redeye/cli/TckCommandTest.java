@@ -21,6 +21,15 @@ class TckCommandTest {
     }
 
     @Test
+    void aSchemeWithoutAProviderSaysHowToRegisterOne() {
+        Cli.Run run = Cli.run("tck", "--store", "mystore://somewhere");
+        SimulateCommandTest.assertUsage(run, "no store provider for scheme 'mystore'");
+        assertTrue(run.err().contains("META-INF/services/dev.redeye.api.StoreProvider"), run::toString);
+        assertTrue(run.err().contains("--classpath"), run::toString);
+        assertFalse(run.err().contains("add a store module"), run::toString);
+    }
+
+    @Test
     void selectedRulesOnly() {
         Cli.Run run = Cli.run("tck", "--store", "memory:", "--rule", "R1.1,R2.7", "--rule", "R4.4");
         assertEquals(0, run.exit(), run::toString);

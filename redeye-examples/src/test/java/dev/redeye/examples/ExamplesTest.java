@@ -39,7 +39,7 @@ class ExamplesTest {
         assertTrue(has(lines, "redeye_circuitbreaker_calls_seconds_count" + tags + " 3"), String.join("\n", lines));
         assertTrue(has(lines, "redeye_circuitbreaker_calls_seconds_count{app=\"example\",kind=\"failed\","
                 + "name=\"inventory\"} 2"), String.join("\n", lines));
-        assertTrue(has(lines, "redeye_circuitbreaker_not_permitted_calls_total{app=\"example\",name=\"inventory\"} 1"));
+        assertTrue(has(lines, "redeye_circuitbreaker_not_permitted_calls_total{app=\"example\",kind=\"not_permitted\",name=\"inventory\"} 1"));
         assertTrue(has(lines, "redeye_circuitbreaker_state{app=\"example\",name=\"inventory\",state=\"open\"} 1"));
         assertTrue(has(lines, "redeye_circuitbreaker_state{app=\"example\",name=\"inventory\",state=\"closed\"} 0"));
         assertTrue(has(lines, "# TYPE redeye_circuitbreaker_calls_seconds summary"), "a timer");

@@ -124,6 +124,50 @@ class PackagingTest {
         return out;
     }
 
+    /**
+     * The TCK README's pom fragment is what a plain project (no parent of ours) needs to run the TCK: the BOM
+     * import, the TCK and JUnit Jupiter at the version the TCK is built with, the Java release, and the compiler
+     * and surefire plugins at redeye-parent's pinned versions (Maven's default surefire predates JUnit 5).
+     */
+    @Test
+    void theTckReadmesPomFragmentIsCompleteAndPinsTheParentsPluginVersions() throws Exception {
+        String tck = Files.readString(ROOT.resolve("store-tck/README.md"));
+        String section = tck.substring(tck.indexOf("## Use it in a store module"));
+        Matcher xml = Pattern.compile("```xml\n(.*?)```", Pattern.DOTALL).matcher(section);
+        assertTrue(xml.find(), "store-tck/README.md shows a pom fragment");
+        DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+        Document fragment = f.newDocumentBuilder().parse(new java.io.ByteArrayInputStream(
+                ("<project>" + xml.group(1) + "</project>").getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        Document parent = pom(ROOT.resolve("pom.xml"));
+        Element parentProperties = (Element) parent.getElementsByTagName("properties").item(0);
+
+        Map<String, Element> deps = new TreeMap<>();
+        NodeList list = fragment.getElementsByTagName("dependency");
+        for (int i = 0; i < list.getLength(); i++) {
+            Element d = (Element) list.item(i);
+            deps.put(child(d, "artifactId"), d);
+        }
+        assertEquals("import", child(deps.get("redeye-bom"), "scope"), "the fragment imports the BOM");
+        assertEquals("test", child(deps.get("redeye-store-tck"), "scope"));
+        assertEquals(child(parentProperties, "junit.version"), child(deps.get("junit-jupiter"), "version"));
+
+        String release = fragment.getElementsByTagName("maven.compiler.release").item(0).getTextContent().trim();
+        NodeList parentRelease = parent.getElementsByTagName("release");
+        assertEquals(parentRelease.item(0).getTextContent().trim(), release, "the Java release the TCK is built for");
+
+        Map<String, String> pinned = pluginVersions(parent);
+        Map<String, String> shown = new TreeMap<>();
+        NodeList plugins = fragment.getElementsByTagName("plugin");
+        for (int i = 0; i < plugins.getLength(); i++) {
+            Element plugin = (Element) plugins.item(i);
+            shown.put(child(plugin, "artifactId"), child(plugin, "version"));
+        }
+        for (String plugin : List.of("maven-compiler-plugin", "maven-surefire-plugin")) {
+            assertEquals(pinned.get(plugin), shown.get(plugin), plugin + " in store-tck/README.md's pom fragment and "
+                    + "in redeye-parent");
+        }
+    }
+
     private static Set<String> minus(Set<String> a, Set<String> b) {
         Set<String> out = new TreeSet<>(a);
         out.removeAll(b);
@@ -167,7 +211,8 @@ class PackagingTest {
         String tck = Files.readString(ROOT.resolve("store-tck/README.md"));
         String junit = child((Element) pom(ROOT.resolve("pom.xml")).getElementsByTagName("properties").item(0),
                 "junit.version");
-        assertTrue(tck.contains("<artifactId>junit-jupiter</artifactId>\n  <version>" + junit + "</version>"),
+        assertTrue(Pattern.compile("<artifactId>junit-jupiter</artifactId>\\s*<version>" + Pattern.quote(junit)
+                + "</version>").matcher(tck).find(),
                 "store-tck/README.md names the JUnit version the TCK is built with (" + junit + ")");
     }
 }

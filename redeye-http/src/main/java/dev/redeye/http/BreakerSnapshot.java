@@ -5,6 +5,7 @@ import dev.redeye.api.BreakerStatus;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One rule's breaker as read from its store at one instant: what {@link HttpBreakers#snapshots()} returns and
@@ -14,11 +15,13 @@ import java.util.Objects;
  * @param key              the rule's key
  * @param status           the status as this instance sees it (with its own jitter)
  * @param failureThreshold the rule's effective failureThreshold
- * @param retryAfter       for an OPEN breaker, how long until this instance may try a trial; zero otherwise
+ * @param retryAfter       how long until a request may try the breaker: for an OPEN one, until this instance may
+ *                         try a trial (nominal window, no jitter); zero when CLOSED or HALF_OPEN; empty when
+ *                         FORCED_OPEN, which admits no request until it is reset
  * @param state            the stored state
  */
 public record BreakerSnapshot(Level level, String key, BreakerStatus status, int failureThreshold,
-        Duration retryAfter, BreakerState state) {
+        Optional<Duration> retryAfter, BreakerState state) {
 
     /** @throws NullPointerException if an object component is null */
     public BreakerSnapshot {
@@ -35,14 +38,17 @@ public record BreakerSnapshot(Level level, String key, BreakerStatus status, int
     }
 
     /**
-     * One line: {@code "endpoint  /v1/charges  OPEN  failures 3/3  retry in 12.5 s"} (fixed-width columns for the
-     * level and status, so lines of one print align well enough; the key is printed in full).
+     * One line: {@code "endpoint  /v1/charges  OPEN  failures 3/3  retry in 12.5 s"}, or {@code "... until reset"}
+     * for a forced-open one (fixed-width columns for the level and status, so lines of one print align well
+     * enough; the key is printed in full).
      */
     public String line() {
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%-8s  %s  %-11s  failures %d/%d",
                 level.wireName(), key, status, state.failures(), failureThreshold));
-        if (status == BreakerStatus.OPEN) {
-            sb.append(String.format(Locale.ROOT, "  retry in %.1f s", retryAfter.toMillis() / 1000.0));
+        if (status == BreakerStatus.OPEN && retryAfter.isPresent()) {
+            sb.append(String.format(Locale.ROOT, "  retry in %.1f s", retryAfter.get().toMillis() / 1000.0));
+        } else if (status == BreakerStatus.FORCED_OPEN) {
+            sb.append("  until reset");
         }
         if (state.openCount() > 0) {
             sb.append("  failed trials ").append(state.openCount());

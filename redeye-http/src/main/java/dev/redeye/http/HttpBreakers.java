@@ -8,6 +8,7 @@ import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.Policy;
 import dev.redeye.api.Store;
+import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.Transitions;
 import java.net.URI;
 import java.time.Clock;
@@ -18,6 +19,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,14 +42,16 @@ import org.slf4j.LoggerFactory;
  * {@code cooldown} as {@code resetTimeout}, {@code successThreshold}, {@code strategy}), guarding one operation
  * named {@code "<level>:<key>"} ({@code service:payments}, {@code endpoint:/v1/charges}). All of them share the
  * one store given to the builder, so instances configured with the same rules over a shared store share every
- * breaker: a service tripped by one instance is open for all. Without a store each breaker keeps its state in
- * process memory (local mode).
+ * breaker: a service tripped by one instance is open for all. Over a store with a transition feed every breaker
+ * follows it ({@link Builder#followFeed(boolean)}), so a reset or an opening by another instance is seen at once.
+ * Without a store each breaker keeps its state in process memory (local mode).
  *
  * <h2>Admission</h2>
  * {@link #acquire(URI)} asks the service breaker first, then the endpoint breaker, through the engine's
  * permission API; if the endpoint rejects, the service permit is released unused, so a half-open trial claim
  * the service level granted goes back at once instead of holding the service's trial hostage. A rejection
- * throws {@link HttpCircuitOpenException} naming the level and rule key and carrying {@code retryAfter}.
+ * throws {@link HttpCircuitOpenException} naming the level and rule key and carrying {@code retryAfter} (empty for
+ * a forced-open breaker, which admits no trial until it is reset).
  *
  * <h2>Classification</h2>
  * A response's status is a failure or a success for each rule, in this precedence: the rule's
@@ -87,6 +91,7 @@ public final class HttpBreakers implements AutoCloseable {
         this.closeStore = b.closeStore;
         this.clock = b.clock;
         List<RuleBreaker> list = new ArrayList<>();
+        boolean follow = b.followFeed && store != null && store.capability(TransitionFeed.class).isPresent();
         try {
             for (HttpRule rule : rules.rules()) {
                 RuleBreaker rb = new RuleBreaker(rule, rules.defaults(), b.onStateChange);
@@ -105,6 +110,9 @@ public final class HttpBreakers implements AutoCloseable {
                         .onStateChange(rb::stateChanged);
                 if (store != null) {
                     cb.store(store).closeStore(false);
+                    if (follow) {
+                        cb.followFeed(true);
+                    }
                 }
                 try {
                     rb.breaker = cb.build();
@@ -213,7 +221,8 @@ public final class HttpBreakers implements AutoCloseable {
 
     /**
      * Closes one rule's breaker and resets its counters, for every instance sharing the store (a transition:
-     * callbacks fire).
+     * callbacks fire), unless it is closed with clean counters already: then nothing is written and no callback
+     * fires (no CLOSED to CLOSED change).
      *
      * @throws IllegalArgumentException if no rule of {@code level} has that key
      */
@@ -222,7 +231,7 @@ public final class HttpBreakers implements AutoCloseable {
         rb.breaker.reset(rb.operation);
     }
 
-    /** {@link #reset(Level, String)} for every rule. */
+    /** {@link #reset(Level, String)} for every rule: callbacks fire only for the breakers it closed or cleaned. */
     public void resetAll() {
         for (RuleBreaker rb : breakers) {
             rb.breaker.reset(rb.operation);
@@ -247,9 +256,11 @@ public final class HttpBreakers implements AutoCloseable {
         long now = clock.millis();
         // the nominal (jitter-free) view: one read, and the same answer on every instance
         BreakerStatus status = Transitions.status(s, policy, now, 1.0);
-        Duration retryAfter = Duration.ZERO;
+        Optional<Duration> retryAfter = Optional.of(Duration.ZERO);
         if (status == BreakerStatus.OPEN) {
-            retryAfter = Duration.ofMillis(Math.max(0, Transitions.trialEligibleAt(s, policy, 1.0) - now));
+            retryAfter = Optional.of(Duration.ofMillis(Math.max(0, Transitions.trialEligibleAt(s, policy, 1.0) - now)));
+        } else if (status == BreakerStatus.FORCED_OPEN) {
+            retryAfter = Optional.empty(); // no request until a reset
         }
         return new BreakerSnapshot(rb.rule.level(), rb.rule.key(), status, rb.failureThreshold, retryAfter, s);
     }
@@ -340,6 +351,7 @@ public final class HttpBreakers implements AutoCloseable {
         private Ticker ticker = Ticker.systemTicker();
         private Consumer<HttpStateChange> onStateChange;
         private Consumer<CircuitBreaker.Builder> customizer;
+        private boolean followFeed = true;
 
         private Builder(HttpRuleSet rules) {
             this.rules = rules;
@@ -347,6 +359,16 @@ public final class HttpBreakers implements AutoCloseable {
 
         /** The store every rule's breaker keeps its state in (shared by the fleet); default none (local mode). */
         public Builder store(Store v) { store = Objects.requireNonNull(v, "store"); return this; }
+
+        /**
+         * Whether every rule's breaker follows the store's transition feed, when the store has one; default true.
+         * Following it, an instance learns at once what the others do: a service another instance reset lets
+         * this instance's requests through from the next one on, instead of after its open view's refresh
+         * ({@code openCacheRefresh}, 2 s by default). It costs the store's one feed subscription per store
+         * client (shared by every rule's breaker) and nothing per request. Over a store without a feed, or with
+         * {@code false}, other instances' transitions are seen at the next store read.
+         */
+        public Builder followFeed(boolean v) { followFeed = v; return this; }
 
         /** Whether {@link HttpBreakers#close()} closes the store; default false (the caller owns it). */
         public Builder closeStore(boolean v) { closeStore = v; return this; }

@@ -94,7 +94,7 @@ class HttpBreakersTest {
         assertEquals(Level.ENDPOINT, e.level());
         assertEquals("charges", e.key());
         assertEquals("endpoint:charges", e.operation());
-        assertEquals(Duration.ofSeconds(60), e.retryAfter(), "the default cooldown, nothing elapsed");
+        assertEquals(Duration.ofSeconds(60), e.retryAfter().orElseThrow(), "the default cooldown, nothing elapsed");
         assertEquals(List.of("/v1/charges/1", "/v1/charges/2", "/v1/customers"), server.received(),
                 "the rejected request never reached the server");
     }
@@ -231,12 +231,12 @@ class HttpBreakersTest {
         HttpCircuitOpenException e = rejected("/api/c");
         assertEquals(Level.SERVICE, e.level());
         assertEquals("/api", e.key());
-        assertEquals(Duration.ofSeconds(30), e.retryAfter());
+        assertEquals(Duration.ofSeconds(30), e.retryAfter().orElseThrow());
         clock.advance(Duration.ofSeconds(11));
         assertEquals(BreakerStatus.HALF_OPEN, breakers.stateOf(Level.ENDPOINT, "/api/a"));
         assertEquals(Level.SERVICE, rejected("/api/a").level(),
                 "the endpoint could try a trial, but the service level is still open: both must admit");
-        assertEquals(Duration.ofSeconds(19), rejected("/api/a").retryAfter());
+        assertEquals(Duration.ofSeconds(19), rejected("/api/a").retryAfter().orElseThrow());
     }
 
     @Test
@@ -295,6 +295,12 @@ class HttpBreakersTest {
                 "registry endpoint:/b ENDPOINT /b OPEN"), order);
         breakers.reset(Level.ENDPOINT, "/a");
         assertEquals("registry endpoint:/a ENDPOINT /a CLOSED", order.get(order.size() - 1));
+        int before = order.size();
+        breakers.resetAll(); // /a is closed and clean: only /b closes
+        assertEquals(List.of("registry endpoint:/b ENDPOINT /b CLOSED"), order.subList(before, order.size()),
+                "no CLOSED -> CLOSED callback for a breaker already closed");
+        breakers.resetAll();
+        assertEquals(before + 1, order.size());
     }
 
     @Test
@@ -311,7 +317,7 @@ class HttpBreakersTest {
         assertEquals(BreakerStatus.CLOSED, snaps.get(0).status());
         assertEquals(1, snaps.get(0).state().failures());
         assertEquals(BreakerStatus.OPEN, snaps.get(1).status());
-        assertEquals(Duration.ofMillis(12_500), snaps.get(1).retryAfter());
+        assertEquals(Duration.ofMillis(12_500), snaps.get(1).retryAfter().orElseThrow());
         List<String> lines = new ArrayList<>();
         breakers.printStatus(lines::add);
         assertEquals(List.of("service   api  CLOSED       failures 1/3",
@@ -321,9 +327,21 @@ class HttpBreakersTest {
         assertEquals(BreakerStatus.CLOSED, breakers.stateOf(Level.ENDPOINT, "/api/a"));
         breakers.breaker(Level.SERVICE, "api").forceOpen(breakers.operation(Level.SERVICE, "api"));
         assertEquals(BreakerStatus.FORCED_OPEN, breakers.stateOf(Level.SERVICE, "api"));
+        HttpCircuitOpenException forced = rejected("/api/b");
+        assertEquals(BreakerStatus.FORCED_OPEN, forced.status());
+        assertEquals(Optional.empty(), forced.retryAfter(), "no trial until a reset: no time to retry at");
+        assertEquals(-1, forced.retryAfterMillis());
+        assertEquals("circuit 'service:api' is FORCED_OPEN; no trial until it is reset", forced.getMessage());
+        assertEquals(Optional.empty(), breakers.snapshots().get(0).retryAfter());
+        lines.clear();
+        breakers.printStatus(lines::add);
+        assertEquals("service   api  FORCED_OPEN  failures 1/3  until reset", lines.get(0));
         breakers.resetAll();
         assertTrue(breakers.snapshots().stream().allMatch(s -> s.status() == BreakerStatus.CLOSED
                 && s.state().failures() == 0));
+        long version = breakers.breaker(Level.SERVICE, "api").state("service:api").version();
+        breakers.resetAll(); // everything closed and clean already: nothing to do
+        assertEquals(version, breakers.breaker(Level.SERVICE, "api").state("service:api").version());
         assertThrows(IllegalArgumentException.class, () -> breakers.stateOf(Level.SERVICE, "/api/a"));
     }
 }

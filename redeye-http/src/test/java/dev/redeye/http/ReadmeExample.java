@@ -61,8 +61,8 @@ public final class ReadmeExample {
                         int status = client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
                         out.println(path + " -> " + status);
                     } catch (HttpCircuitOpenException e) {
-                        out.println(path + " -> rejected by " + e.level() + " " + e.key() + ", retry after "
-                                + e.retryAfter().toSeconds() + " s");
+                        out.println(path + " -> rejected by " + e.level() + " " + e.key() + ", " + e.retryAfter()
+                                .map(d -> "retry after " + d.toSeconds() + " s").orElse("forced open until reset"));
                     }
                 }
                 breakers.printStatus(out::println);

@@ -9,6 +9,7 @@ import dev.redeye.api.Store;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -75,6 +76,56 @@ class SharedRedisTest {
             for (BreakerSnapshot s : a.snapshots()) {
                 storeA.delete(s.operation()); // leave nothing behind on the shared server
             }
+        }
+    }
+
+    /**
+     * B follows the store's feed by default: once A resets a service B saw open, B's next request goes through,
+     * although B's open view would otherwise serve rejections until its open-cache refresh (an hour here).
+     * Likewise a {@code resetAll()} of breakers already closed and clean fires no callback.
+     */
+    @Test
+    void aResetByAnotherInstanceIsSeenAtOnceThroughTheFeed() throws Exception {
+        Map<String, Object> config = Map.of("defaults", Map.of("cooldown", "10m"),
+                "rules", List.of(Map.of("type", "service", "match", "/inventory", "failure-threshold", 2)));
+        String prefix = "redeye-http-test:" + UUID.randomUUID() + ":";
+        List<String> changesSeenByB = new CopyOnWriteArrayList<>();
+        try (ScriptedServer server = new ScriptedServer();
+                Store storeA = redis(prefix);
+                Store storeB = redis(prefix);
+                HttpBreakers a = HttpBreakers.builder(HttpRuleSet.fromMap(config)).store(storeA).build();
+                HttpBreakers b = HttpBreakers.builder(HttpRuleSet.fromMap(config)).store(storeB)
+                        .customize(cb -> cb.openCacheRefresh(Duration.ofHours(1)))
+                        .onStateChange(c -> changesSeenByB.add(c.toString())).build()) {
+            HttpClient clientA = RedeyeHttpClient.wrap(HttpClient.newHttpClient(), a);
+            HttpClient clientB = RedeyeHttpClient.wrap(HttpClient.newHttpClient(), b);
+            b.resetAll();
+            assertEquals(List.of(), changesSeenByB, "a reset of a closed, clean breaker is no transition");
+
+            server.status("/inventory", 503);
+            for (int i = 0; i < 2; i++) {
+                clientA.send(HttpRequest.newBuilder(server.uri("/inventory/" + i)).build(),
+                        HttpResponse.BodyHandlers.discarding());
+            }
+            assertThrows(HttpCircuitOpenException.class, () -> clientB.send(
+                    HttpRequest.newBuilder(server.uri("/inventory/b")).build(), HttpResponse.BodyHandlers.discarding()));
+            server.status("/inventory", 200);
+            a.reset(Level.SERVICE, "/inventory");
+
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            Integer status = null;
+            while (status == null && System.nanoTime() < deadline) {
+                try {
+                    status = clientB.send(HttpRequest.newBuilder(server.uri("/inventory/b")).build(),
+                            HttpResponse.BodyHandlers.discarding()).statusCode();
+                } catch (HttpCircuitOpenException stillOpen) {
+                    Thread.sleep(20);
+                }
+            }
+            assertEquals(200, status, "B never saw A's reset");
+            b.resetAll();
+            assertEquals(List.of(), changesSeenByB, "B made no transition: the opening and the reset were A's");
+            storeA.delete(a.operation(Level.SERVICE, "/inventory"));
         }
     }
 }

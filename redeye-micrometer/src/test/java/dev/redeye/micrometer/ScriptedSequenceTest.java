@@ -66,11 +66,14 @@ class ScriptedSequenceTest {
             assertTrue(calls(registry, OP, "successful").totalTime(TimeUnit.NANOSECONDS) > 0,
                     "every call timed (timeEveryCall): a total time");
             assertTrue(calls(registry, OP, "failed").totalTime(TimeUnit.NANOSECONDS) > 0);
-            assertEquals(1, counter(registry, RedeyeMetrics.NOT_PERMITTED, OP));
+            assertEquals(1, counter(registry, RedeyeMetrics.NOT_PERMITTED, OP, "kind", "not_permitted"));
             assertEquals(1, counter(registry, RedeyeMetrics.TRIALS, OP, "outcome", "succeeded"));
             assertEquals(0, counter(registry, RedeyeMetrics.TRIALS, OP, "outcome", "failed"));
             assertEquals(0, counter(registry, RedeyeMetrics.TRIALS, OP, "outcome", "released"));
-            assertEquals(-1, gauge(registry, RedeyeMetrics.FAILURE_RATE, OP), "consecutive strategy: no rate");
+            assertTrue(registry.find(RedeyeMetrics.FAILURE_RATE).meters().isEmpty(), "consecutive strategy: no rate");
+            assertTrue(registry.find(RedeyeMetrics.SLOW_CALL_RATE).meters().isEmpty(), "no strategy measures slow calls");
+            assertTrue(registry.get(RedeyeMetrics.CALLS_MAX).tags("name", OP, "kind", "successful").timeGauge()
+                    .value(TimeUnit.NANOSECONDS) > 0, "the longest timed call");
             assertEquals(0, gauge(registry, RedeyeMetrics.FAILURES, OP), "closed again: counters reset");
 
             for (Meter m : registry.getMeters()) {

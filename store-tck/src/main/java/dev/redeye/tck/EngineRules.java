@@ -442,6 +442,13 @@ abstract class EngineRules extends FeedRules {
         }
     }
 
+    /**
+     * What the faults R7.9 injects say: the engine logs them as store errors (a WARN line in the middle of a
+     * report), so they name themselves as the TCK's own, not the store's.
+     */
+    static final String INJECTED_FAULT = "injected by the TCK on purpose (R7.9 makes claimTrial fail): not a fault "
+            + "of the store under test";
+
     /** A client whose claimTrial throws: a store error, alternately the store's own and a driver's exception. */
     private static Store throwingClaims(Store client) {
         AtomicInteger n = new AtomicInteger();
@@ -449,9 +456,9 @@ abstract class EngineRules extends FeedRules {
             @Override
             public Optional<String> claimTrial(String key, int permits, Duration ttl) {
                 if (n.incrementAndGet() % 2 == 0) {
-                    throw new IllegalStateException("claim backend broken (TCK R7.9)");
+                    throw new IllegalStateException("claim backend broken, " + INJECTED_FAULT);
                 }
-                throw new StoreException("garbage under the claim key (TCK R7.9)");
+                throw new StoreException("garbage under the claim key, " + INJECTED_FAULT);
             }
         };
     }

@@ -16,7 +16,9 @@ import org.junit.platform.launcher.TestPlan;
  * Prints the TCK's own rule report ({@link TckReport#format()}) at the end of every JUnit Platform run that
  * ran rules of a {@link StoreTck} subclass, one report per subclass: every rule passed, failed (with its
  * message) or skipped (with the reason, and the capability each skipped group needs), and a loud warning
- * when the store declares no capability. A build tool shows only counts ("Skipped: 39"); this shows why.
+ * when the store declares no capability without its implementer saying it is plain (a quiet line when R0.1
+ * passed with an empty {@code expectedCapabilities()}). A build tool shows only counts ("Skipped: 39"); this
+ * shows why.
  *
  * <p>Registered through {@code META-INF/services/org.junit.platform.launcher.TestExecutionListener} of the
  * TCK jar, so {@code mvn test} (Surefire), Gradle and IDEs pick it up with nothing to configure. It prints

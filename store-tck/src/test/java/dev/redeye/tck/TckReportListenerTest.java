@@ -47,6 +47,24 @@ class TckReportListenerTest {
         }
     }
 
+    /** A store meant to be plain, and said so: {@code expectedCapabilities()} is {@code Set.of()}. */
+    static class PlainByDesignTck extends StoreTck {
+        @Override
+        protected Store newClient() {
+            return new ForwardingStore(BACKING.newClient()) {
+                @Override
+                public <C> Optional<C> capability(Class<C> type) {
+                    return Optional.empty();
+                }
+            };
+        }
+
+        @Override
+        protected Set<Class<?>> expectedCapabilities() {
+            return Set.of();
+        }
+    }
+
     @AfterAll
     static void close() {
         BACKING.close();
@@ -81,6 +99,18 @@ class TckReportListenerTest {
         assertTrue(text.contains("WARNING: THE STORE DECLARES NO CAPABILITY (AtomicRecording, TrialClaims, "
                 + "AtomicTransitions, TransitionFeed)"), text);
         assertTrue(text.contains("1 passed, 1 failed, 5 skipped"), text);
+    }
+
+    @Test
+    void aStoreThatIsPlainByDesignGetsNoAlarm() {
+        TckReport report = TckRunner.run(PlainByDesignTck.class, EnumSet.of(Rule.R0_1, Rule.R1_1, Rule.R2_1, Rule.R4_1,
+                Rule.R5_1, Rule.R6_1), Map.of());
+        String text = report.format();
+        assertEquals(Status.PASSED, report.result("R0.1").status(), text);
+        assertTrue(!text.contains("THE STORE DECLARES NO CAPABILITY"), text);
+        assertTrue(text.contains("The store declares no capability, as its implementer expects (R0.1 passed): only "
+                + "the plain-store rules apply."), text);
+        assertTrue(text.contains("2 passed, 0 failed, 4 skipped"), text);
     }
 
     @Test

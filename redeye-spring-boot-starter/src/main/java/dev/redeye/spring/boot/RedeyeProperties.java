@@ -2,6 +2,7 @@ package dev.redeye.spring.boot;
 
 import dev.redeye.CircuitBreakerObserver.CallTiming;
 import dev.redeye.OpenMode;
+import dev.redeye.micrometer.MeterNaming; // an enum with no Micrometer type: loads without Micrometer
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -49,8 +50,8 @@ public class RedeyeProperties {
 
     /**
      * Named breakers, each overriding the defaults option by option (redeye.breakers.payments.failure-threshold).
-     * Each is a CircuitBreaker bean named and qualified after its name; the name "default" configures the
-     * default breaker.
+     * Each is a CircuitBreaker bean qualified after its name (@Qualifier("payments")) and named
+     * redeyeCircuitBreaker.payments; the name "default" configures the default breaker.
      */
     private final Map<String, BreakerProperties> breakers = new LinkedHashMap<>();
 
@@ -273,6 +274,13 @@ public class RedeyeProperties {
          */
         private CallTiming callTiming = CallTiming.SAMPLED;
 
+        /**
+         * The meters' names: redeye (default: redeye.circuitbreaker.*) or resilience4j
+         * (resilience4j.circuitbreaker.* with Resilience4j's tags and units, for dashboards built for
+         * Resilience4j, its Grafana dashboard among them).
+         */
+        private MeterNaming naming = MeterNaming.REDEYE;
+
         public boolean isEnabled() {
             return enabled;
         }
@@ -287,6 +295,14 @@ public class RedeyeProperties {
 
         public void setCallTiming(CallTiming callTiming) {
             this.callTiming = callTiming;
+        }
+
+        public MeterNaming getNaming() {
+            return naming;
+        }
+
+        public void setNaming(MeterNaming naming) {
+            this.naming = naming;
         }
     }
 }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.spring.boot.actuate.RedeyeEndpoint;
+import dev.redeye.spring.boot.actuate.RedeyeEndpointWebExtension;
 import dev.redeye.spring.boot.actuate.RedeyeHealthIndicator;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -42,7 +43,7 @@ class ActuatorAndMetricsTest {
                     assertThat(before.getStatus()).isEqualTo(Status.UP);
                     assertThat(before.getDetails()).doesNotContainKey("open").containsKey("store");
 
-                    CircuitBreaker payments = context.getBean("payments", CircuitBreaker.class);
+                    CircuitBreaker payments = RedeyeAutoConfigurationTest.qualified(context, "payments");
                     failCall(payments, "charge");
                     context.getBean(CircuitBreaker.class).forceOpen("inventory");
                     Health after = indicator.health();
@@ -90,9 +91,11 @@ class ActuatorAndMetricsTest {
 
     @Test
     void theEndpointExistsOnlyWhenExposed() {
-        runner.run(context -> assertThat(context).doesNotHaveBean(RedeyeEndpoint.class));
+        runner.run(context -> assertThat(context).doesNotHaveBean(RedeyeEndpoint.class)
+                .doesNotHaveBean(RedeyeEndpointWebExtension.class));
         runner.withPropertyValues("management.endpoints.web.exposure.include=redeye")
-                .run(context -> assertThat(context).hasSingleBean(RedeyeEndpoint.class));
+                .run(context -> assertThat(context).hasSingleBean(RedeyeEndpoint.class)
+                        .hasSingleBean(RedeyeEndpointWebExtension.class));
     }
 
     @Test
@@ -101,7 +104,7 @@ class ActuatorAndMetricsTest {
                 "redeye.store=memory://" + TestServices.newName("endpoint"),
                 "redeye.breakers.payments.failure-threshold=2").run(context -> {
                     RedeyeEndpoint endpoint = context.getBean(RedeyeEndpoint.class);
-                    CircuitBreaker payments = context.getBean("payments", CircuitBreaker.class);
+                    CircuitBreaker payments = RedeyeAutoConfigurationTest.qualified(context, "payments");
                     payments.execute("charge", () -> "ok");
                     failCall(payments, "charge");
 
@@ -119,12 +122,22 @@ class ActuatorAndMetricsTest {
                     assertThat(read.failures()).isEqualTo(1);
                     assertThat(endpoint.operation("nope", "charge")).isNull();
 
+                    assertThat(read.retryAfter()).isNull();
+                    failCall(payments, "charge"); // the second failure opens it
+                    RedeyeEndpoint.OperationDescriptor open = endpoint.operation("payments", "charge");
+                    assertThat(open.status()).isEqualTo(BreakerStatus.OPEN);
+                    assertThat(java.time.Duration.parse(open.retryAfter()))
+                            .isPositive().isLessThanOrEqualTo(payments.config().resetTimeout());
+
                     RedeyeEndpoint.OperationDescriptor forced = endpoint.change("payments", "charge", "force-open");
                     assertThat(forced.status()).isEqualTo(BreakerStatus.FORCED_OPEN);
                     assertThat(forced.forced()).isTrue();
+                    assertThat(forced.retryAfter()).as("no trial until a reset: no retry time").isNull();
+                    assertThat(endpoint.operation("payments", "charge").retryAfter()).isNull();
                     assertThat(payments.localStatus("charge")).isEqualTo(BreakerStatus.FORCED_OPEN);
-                    assertThat(endpoint.change("payments", "charge", "force-half-open").status())
-                            .isEqualTo(BreakerStatus.HALF_OPEN);
+                    RedeyeEndpoint.OperationDescriptor half = endpoint.change("payments", "charge", "force-half-open");
+                    assertThat(half.status()).isEqualTo(BreakerStatus.HALF_OPEN);
+                    assertThat(half.retryAfter()).isEqualTo("PT0S");
                     assertThat(endpoint.change("payments", "charge", "reset").status()).isEqualTo(BreakerStatus.CLOSED);
                     assertThat(payments.execute("charge", () -> "ok")).isEqualTo("ok");
 
@@ -144,7 +157,7 @@ class ActuatorAndMetricsTest {
                 .withPropertyValues("redeye.breakers.payments.failure-threshold=3").run(context -> {
                     assertThat(context).hasNotFailed();
                     MeterRegistry registry = context.getBean(MeterRegistry.class);
-                    CircuitBreaker payments = context.getBean("payments", CircuitBreaker.class);
+                    CircuitBreaker payments = RedeyeAutoConfigurationTest.qualified(context, "payments");
                     payments.execute("charge", () -> "ok");
                     failCall(payments, "charge");
                     assertThat(registry.get("redeye.circuitbreaker.calls").tag("breaker", "payments")
@@ -153,6 +166,19 @@ class ActuatorAndMetricsTest {
                             .tag("name", "charge").tag("kind", "successful").functionTimer().count()).isEqualTo(1);
                     assertThat(registry.find("redeye.circuitbreaker.calls").tag("breaker", "default").meters())
                             .isEmpty(); // the default breaker has no operation yet
+                });
+    }
+
+    @Test
+    void resilience4jNamingIsAProperty() {
+        runner.withConfiguration(BOOT_METRICS).withPropertyValues("redeye.metrics.naming=resilience4j")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    context.getBean(CircuitBreaker.class).execute("op", () -> "ok");
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    assertThat(registry.get("resilience4j.circuitbreaker.calls").tag("breaker", "default")
+                            .tag("name", "op").tag("kind", "successful").functionTimer().count()).isEqualTo(1);
+                    assertThat(registry.find("redeye.circuitbreaker.calls").meters()).isEmpty();
                 });
     }
 

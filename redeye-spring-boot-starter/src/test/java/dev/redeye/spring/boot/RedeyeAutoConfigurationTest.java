@@ -225,8 +225,11 @@ class RedeyeAutoConfigurationTest {
                     RedeyeCircuitBreakers breakers = context.getBean(RedeyeCircuitBreakers.class);
                     assertThat(breakers.names()).containsExactly("default", "payments", "inventory");
                     assertThat(context.getBeansOfType(CircuitBreaker.class)).hasSize(3);
-                    assertThat(context.getBean("payments", CircuitBreaker.class)).isSameAs(breakers.get("payments"));
-                    assertThat(context.getBean("inventory", CircuitBreaker.class)).isSameAs(breakers.get("inventory"));
+                    assertThat(context.getBean("redeyeCircuitBreaker.payments", CircuitBreaker.class))
+                            .isSameAs(breakers.get("payments"));
+                    assertThat(context.getBean("redeyeCircuitBreaker.inventory", CircuitBreaker.class))
+                            .isSameAs(breakers.get("inventory"));
+                    assertThat(qualified(context, "payments")).isSameAs(breakers.get("payments"));
                     Injected i = context.getBean(Injected.class);
                     assertThat(i.primary).isSameAs(breakers.getDefault());
                     assertThat(i.primary.config().failureThreshold()).isEqualTo(9); // redeye.breakers.default.*
@@ -235,6 +238,30 @@ class RedeyeAutoConfigurationTest {
                     assertThat(i.byDefaultQualifier).isSameAs(breakers.getDefault());
                     assertThatThrownBy(() -> breakers.get("nope")).hasMessageContaining("no redeye breaker named 'nope'")
                             .hasMessageContaining("[default, payments, inventory]");
+                });
+    }
+
+    /** The breaker bean with {@code qualifier}, as {@code @Qualifier(qualifier) CircuitBreaker} finds it. */
+    static CircuitBreaker qualified(org.springframework.context.ApplicationContext context, String qualifier) {
+        return org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils.qualifiedBeanOfType(
+                context.getAutowireCapableBeanFactory(), CircuitBreaker.class, qualifier);
+    }
+
+    /** An application's own bean named like a breaker ({@code @Service class Payments} is bean "payments"). */
+    static class Payments {
+    }
+
+    @Test
+    void aBreakerNamedLikeAnApplicationBeanDoesNotCollideWithIt() {
+        runner.withPropertyValues("redeye.breakers.payments.failure-threshold=2")
+                .withBean("payments", Payments.class, Payments::new)
+                .withUserConfiguration(Injected.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean("payments")).isInstanceOf(Payments.class);
+                    RedeyeCircuitBreakers breakers = context.getBean(RedeyeCircuitBreakers.class);
+                    assertThat(context.getBean(Injected.class).payments).isSameAs(breakers.get("payments"));
+                    assertThat(qualified(context, "payments").config().failureThreshold()).isEqualTo(2);
                 });
     }
 

@@ -192,7 +192,7 @@ class StoreClientBeansTest {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(RedeyeCircuitBreakers.class).storeDescription())
                             .isEqualTo("HikariDataSource bean 'appDataSource'");
-                    failCall(context.getBean("payments", CircuitBreaker.class), "charge");
+                    failCall(RedeyeAutoConfigurationTest.qualified(context, "payments"), "charge");
                     // built over the bean on first use (a database down at start does not fail the start)
                     assertThat(context.getBean(Store.class).capability(PostgresStore.class)).isPresent();
                 });

@@ -5,12 +5,17 @@ import dev.redeye.CircuitBreakerConfig;
 import dev.redeye.Metrics;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
+import dev.redeye.api.Transitions;
 import dev.redeye.spring.boot.RedeyeCircuitBreakers;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -18,6 +23,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.lang.Nullable;
 
 /**
  * The Actuator endpoint {@code redeye}: the application's breakers and the operations each holds, and the
@@ -32,18 +38,25 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * In distributed mode an instance knows a closed state only from its own calls, the feed (with the Micrometer
  * binding or the local cache on) and open states it met; the single-operation read below asks the store.</li>
  * <li>{@code GET /actuator/redeye/{breaker}/{operation}}: the stored state of one operation: <b>one store
- * read</b>. 404 for an unknown breaker.</li>
+ * read</b>. 404 for an unknown breaker, and for an operation the breaker does not hold and the store has no
+ * state for. A read creates nothing: no operation is registered, no meter appears, nothing is written.</li>
  * <li>{@code POST /actuator/redeye/{breaker}/{operation}} with {@code {"action": "force-open"}},
  * {@code "force-half-open"} or {@code "reset"}: the same atomic transition as
  * {@link CircuitBreaker#forceOpen}, {@link CircuitBreaker#forceHalfOpen} and {@link CircuitBreaker#reset},
  * for every instance sharing the store, then one read to answer with the new state. 400 for an unknown
- * breaker or action.</li>
+ * breaker, a missing action or an unknown one.</li>
  * </ul>
+ *
+ * Over HTTP, {@link RedeyeEndpointWebExtension} serves the two per-operation requests with error bodies that say
+ * why (Actuator's own 400 carries no reason).
  *
  * Operation names that contain a {@code /} cannot be named in a URL path; use the breaker's API for them.
  */
 @Endpoint(id = "redeye")
 public class RedeyeEndpoint {
+    /** The actions {@link #change} takes, in the order messages list them. */
+    public static final List<String> ACTIONS = List.of("force-open", "force-half-open", "reset");
+
     private final RedeyeCircuitBreakers breakers;
 
     /** An endpoint over the application's breakers. */
@@ -66,41 +79,77 @@ public class RedeyeEndpoint {
         return new BreakersDescriptor(breakers.storeDescription(), out);
     }
 
-    /** The stored state of one operation (one store read), or null (404) for an unknown breaker. */
+    /**
+     * The stored state of one operation (one store read), or null (404) for an unknown breaker or an unknown
+     * operation: one the breaker does not hold and the store has no state for. A read never creates anything:
+     * an operation this instance does not hold is read with {@link CircuitBreaker#storedState(String)}, which
+     * registers nothing (no counters, no meters) and writes nothing, so requests naming made-up operations grow
+     * neither the meter registry nor the store.
+     */
     @ReadOperation
     public OperationDescriptor operation(@Selector String breaker, @Selector String operation) {
         CircuitBreaker b = breakers.find(breaker).orElse(null);
-        return b == null ? null : read(breaker, b, operation);
+        if (b == null) {
+            return null;
+        }
+        if (b.holds(operation)) {
+            return read(breaker, b, operation);
+        }
+        Optional<BreakerState> stored;
+        try {
+            stored = b.storedState(operation);
+        } catch (StoreException e) {
+            return OperationDescriptor.of(breaker, operation, null, null, e.getMessage());
+        }
+        if (stored.isEmpty()) {
+            return null;
+        }
+        // not held here: the nominal status (no jitter of this instance's), as every instance would compute it
+        BreakerState s = stored.get();
+        long now = b.config().clock().millis();
+        BreakerStatus status = Transitions.status(s, b.config().policy(), now, 1.0);
+        return OperationDescriptor.of(breaker, operation, status, s, b.config().policy(), now, null);
     }
 
     /**
      * Forces {@code operation} of {@code breaker} open, half-open, or closed (reset), for every instance sharing
      * the store.
      *
-     * @param action {@code force-open}, {@code force-half-open} or {@code reset}
-     * @throws InvalidEndpointRequestException (400) for an unknown breaker or action
+     * @param action {@code force-open}, {@code force-half-open} or {@code reset} (case and {@code _} for
+     *               {@code -} do not matter)
+     * @throws InvalidEndpointRequestException (400) for an unknown breaker, a missing action or an unknown one,
+     *                                         with a message naming the breakers or the actions there are
      * @throws StoreException                  (500) if the store fails
      */
     @WriteOperation
-    public OperationDescriptor change(@Selector String breaker, @Selector String operation, String action) {
+    public OperationDescriptor change(@Selector String breaker, @Selector String operation, @Nullable String action) {
         CircuitBreaker b = breakers.find(breaker).orElseThrow(() -> new InvalidEndpointRequestException(
-                "no breaker named '" + breaker + "'; breakers: " + breakers.names(), "unknown breaker"));
-        String a = action == null ? "" : action.toLowerCase(Locale.ROOT).replace("_", "-");
-        switch (a) {
+                unknownBreaker(breakers, breaker), "unknown breaker"));
+        if (action == null || action.isBlank()) {
+            throw new InvalidEndpointRequestException("missing action: give one of " + String.join(", ", ACTIONS)
+                    + ", as {\"action\": \"reset\"}", "missing action");
+        }
+        switch (action.trim().toLowerCase(Locale.ROOT).replace("_", "-")) {
             case "force-open" -> b.forceOpen(operation);
             case "force-half-open" -> b.forceHalfOpen(operation);
             case "reset" -> b.reset(operation);
-            default -> throw new InvalidEndpointRequestException("action must be force-open, force-half-open or "
-                    + "reset, was '" + action + "'", "unknown action");
+            default -> throw new InvalidEndpointRequestException("unknown action '" + action + "': the actions are "
+                    + String.join(", ", ACTIONS), "unknown action");
         }
         return read(breaker, b, operation);
+    }
+
+    /** The message of a request naming a breaker there is not. */
+    static String unknownBreaker(RedeyeCircuitBreakers breakers, String breaker) {
+        return "no breaker named '" + breaker + "'; breakers: " + breakers.names();
     }
 
     private static OperationDescriptor read(String breaker, CircuitBreaker b, String operation) {
         try {
             BreakerState s = b.state(operation);
             // after the read this instance's view is that state: localStatus applies its own jitter to it
-            return OperationDescriptor.of(breaker, operation, b.localStatus(operation), s, null);
+            return OperationDescriptor.of(breaker, operation, b.localStatus(operation), s, b.config().policy(),
+                    b.config().clock().millis(), null);
         } catch (StoreException e) {
             return OperationDescriptor.of(breaker, operation, b.localStatus(operation), null, e.getMessage());
         }
@@ -137,18 +186,32 @@ public class RedeyeEndpoint {
 
     /**
      * The stored state of one operation; {@code storeError} set (and the state fields empty) when the store
-     * could not be read.
+     * could not be read. {@code retryAfter} (ISO-8601) is how long until a trial may be tried: the rest of the
+     * nominal open window when OPEN, {@code PT0S} when HALF_OPEN, and null when there is none: CLOSED, or
+     * FORCED_OPEN, which admits no trial until it is reset.
      */
     public record OperationDescriptor(String breaker, String operation, BreakerStatus status, Integer failures,
-            String openedAt, Integer openCount, Boolean forced, Long version, String storeError)
+            String openedAt, Integer openCount, Boolean forced, Long version, String retryAfter, String storeError)
             implements OperationResponseBody {
         static OperationDescriptor of(String breaker, String op, BreakerStatus status, BreakerState s, String error) {
+            return of(breaker, op, status, s, null, 0L, error);
+        }
+
+        static OperationDescriptor of(String breaker, String op, BreakerStatus status, BreakerState s, Policy policy,
+                long now, String error) {
             if (s == null) {
-                return new OperationDescriptor(breaker, op, status, null, null, null, null, null, error);
+                return new OperationDescriptor(breaker, op, status, null, null, null, null, null, null, error);
+            }
+            String retryAfter = null;
+            if (status == BreakerStatus.HALF_OPEN) {
+                retryAfter = Duration.ZERO.toString();
+            } else if (status == BreakerStatus.OPEN && policy != null) {
+                retryAfter = Duration.ofMillis(Math.max(0, Transitions.trialEligibleAt(s, policy, 1.0) - now))
+                        .toString();
             }
             return new OperationDescriptor(breaker, op, status, s.failures(),
                     s.openedAt() == 0 ? null : Instant.ofEpochMilli(s.openedAt()).toString(), s.openCount(),
-                    s.forced(), s.version(), null);
+                    s.forced(), s.version(), retryAfter, null);
         }
     }
 }

@@ -17,13 +17,18 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 
 /**
- * Registers one {@link CircuitBreaker} bean per {@code redeye.breakers.<name>}, named after it and with the
- * qualifier {@code name}, so {@code @Qualifier("payments") CircuitBreaker payments} injects it. Each bean is a
- * view of the breaker {@link RedeyeCircuitBreakers} built and owns (no destroy method of its own). The names
- * are read from the environment before any bean exists, which is why this is a registrar and not a
- * {@code @Bean} method. A name clashing with another bean fails the start, as any bean-name clash does.
+ * Registers one {@link CircuitBreaker} bean per {@code redeye.breakers.<name>}, named
+ * {@code redeyeCircuitBreaker.<name>} ({@link #beanName(String)}) and with the qualifier {@code name}, so
+ * {@code @Qualifier("payments") CircuitBreaker payments} injects it. The prefix keeps a breaker's bean apart from
+ * the application's own beans: a breaker named {@code payments} beside a {@code @Service class Payments} (bean
+ * {@code payments}) is no clash. Each bean is a view of the breaker {@link RedeyeCircuitBreakers} built and owns
+ * (no destroy method of its own). The names are read from the environment before any bean exists, which is why
+ * this is a registrar and not a {@code @Bean} method.
  */
 class NamedBreakersRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware {
+    /** What the bean name of a named breaker starts with: the default breaker's bean name and a dot. */
+    static final String PREFIX = "redeyeCircuitBreaker.";
+
     private Environment environment;
 
     @Override
@@ -43,7 +48,12 @@ class NamedBreakersRegistrar implements ImportBeanDefinitionRegistrar, Environme
             bd.addQualifier(new AutowireCandidateQualifier(Qualifier.class, name));
             bd.setDependsOn(RedeyeAutoConfiguration.REGISTRY);
             bd.setDestroyMethodName(""); // the registry closes it
-            registry.registerBeanDefinition(name, bd);
+            registry.registerBeanDefinition(beanName(name), bd);
         }
+    }
+
+    /** The bean name of the breaker configured as {@code redeye.breakers.<name>}. */
+    static String beanName(String name) {
+        return PREFIX + name;
     }
 }

@@ -9,12 +9,14 @@ import dev.redeye.spring.boot.actuate.RedeyeBreakerHealthIndicator;
 import dev.redeye.spring.boot.actuate.RedeyeEndpoint;
 import dev.redeye.spring.boot.actuate.RedeyeEvents;
 import dev.redeye.spring.boot.actuate.RedeyeEventsEndpoint;
+import dev.redeye.spring.boot.actuate.RedeyeEndpointWebExtension;
 import dev.redeye.spring.boot.actuate.RedeyeHealthIndicator;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.health.CompositeHealthContributor;
@@ -33,7 +35,8 @@ import org.springframework.context.annotation.Configuration;
  * indicator ({@link RedeyeHealthIndicator}; off with {@code management.health.redeye.enabled=false}), the
  * {@code redeye} endpoint ({@link RedeyeEndpoint}) and the {@code redeyeevents} endpoint
  * ({@link RedeyeEventsEndpoint}), each created only when exposed ({@code management.endpoints.web.exposure.include})
- * and enabled, as Actuator decides for every endpoint, and the opt-in health of each breaker
+ * and enabled, as Actuator decides for every endpoint (the {@code redeye} endpoint with its web extension,
+ * {@link RedeyeEndpointWebExtension}: errors with a reason, when exposed over HTTP), and the opt-in health of each breaker
  * ({@link RedeyeBreakerHealthIndicator}, under {@code redeyeBreakers}; off with
  * {@code management.health.redeyebreakers.enabled=false}).
  */
@@ -58,6 +61,14 @@ public class RedeyeActuatorAutoConfiguration {
     @ConditionalOnAvailableEndpoint(RedeyeEndpoint.class)
     RedeyeEndpoint redeyeEndpoint(RedeyeCircuitBreakers breakers) {
         return new RedeyeEndpoint(breakers);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(RedeyeEndpoint.class)
+    @ConditionalOnAvailableEndpoint(endpoint = RedeyeEndpoint.class, exposure = EndpointExposure.WEB)
+    RedeyeEndpointWebExtension redeyeEndpointWebExtension(RedeyeEndpoint endpoint, RedeyeCircuitBreakers breakers) {
+        return new RedeyeEndpointWebExtension(endpoint, breakers);
     }
 
     /** The opt-in health of each breaker that sets {@code register-health-indicator}, for health groups. */

@@ -40,8 +40,9 @@ import org.springframework.util.StringUtils;
  * {@code redeye.breakers.<name>}, each with the properties applied, then every
  * {@link RedeyeBreakerCustomizer} bean. It owns and closes them.</li>
  * <li>{@link CircuitBreaker} beans: the default one ({@code redeyeCircuitBreaker}, primary, qualifier
- * {@value RedeyeCircuitBreakers#DEFAULT}) and one per configured name, named and qualified after it
- * ({@code @Qualifier("payments") CircuitBreaker payments}); see {@link NamedBreakersRegistrar}.</li>
+ * {@value RedeyeCircuitBreakers#DEFAULT}) and one per configured name, qualified after it
+ * ({@code @Qualifier("payments") CircuitBreaker payments}) and named {@code redeyeCircuitBreaker.payments}, so
+ * that it never clashes with an application bean named like the breaker; see {@link NamedBreakersRegistrar}.</li>
  * </ul>
  *
  * An invalid property fails the start with an exception naming the property.

@@ -2,6 +2,7 @@ package dev.redeye.spring.boot.autoconfigure;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.CircuitBreakerObserver.CallTiming;
+import dev.redeye.micrometer.MeterNaming;
 import dev.redeye.micrometer.RedeyeMetrics;
 import dev.redeye.spring.boot.RedeyeCircuitBreakers;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -11,16 +12,17 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One {@link RedeyeMetrics} per breaker of the registry, tagged {@code breaker=<name>}, bound to every
+ * One {@link RedeyeMetrics} per breaker of the registry, tagged {@code breaker=<name>} and named as
+ * {@code redeye.metrics.naming} says, bound to every
  * registry this binder is bound to (RedeyeMetrics binds a registry once however often it is asked).
  * {@link #close()} removes every meter and unregisters from the breakers. Thread-safe.
  */
 final class RedeyeMeterBinder implements MeterBinder, AutoCloseable {
     private final List<RedeyeMetrics> metrics = new ArrayList<>();
 
-    RedeyeMeterBinder(RedeyeCircuitBreakers breakers, CallTiming timing) {
+    RedeyeMeterBinder(RedeyeCircuitBreakers breakers, CallTiming timing, MeterNaming naming) {
         for (Map.Entry<String, CircuitBreaker> e : breakers.asMap().entrySet()) {
-            RedeyeMetrics.Builder b = RedeyeMetrics.builder(e.getValue()).tags("breaker", e.getKey());
+            RedeyeMetrics.Builder b = RedeyeMetrics.builder(e.getValue()).tags("breaker", e.getKey()).naming(naming);
             if (timing == CallTiming.EVERY_CALL) {
                 b.timeEveryCall();
             } else if (timing == CallTiming.NONE) {

@@ -34,7 +34,8 @@ public class RedeyeMetricsAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     RedeyeMeterBinder redeyeMeterBinder(RedeyeCircuitBreakers breakers, RedeyeProperties properties) {
-        return new RedeyeMeterBinder(breakers, properties.getMetrics().getCallTiming());
+        return new RedeyeMeterBinder(breakers, properties.getMetrics().getCallTiming(),
+                properties.getMetrics().getNaming());
     }
 
     /**

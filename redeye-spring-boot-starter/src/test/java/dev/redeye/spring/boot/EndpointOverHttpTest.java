@@ -1,0 +1,172 @@
+package dev.redeye.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.redeye.CircuitBreaker;
+import dev.redeye.Stores;
+import dev.redeye.api.Store;
+import dev.redeye.spring.boot.app.InventoryApplication;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/**
+ * The {@code redeye} endpoint over real HTTP, on a Boot application over the real Redis. Reading it never creates
+ * anything: a {@code GET} of an operation the breaker does not hold and the store has no state for is a 404,
+ * registers no operation, adds no meter (counted as lines of the Prometheus scrape) and writes no key into Redis;
+ * an operation that another instance stored is answered from the store, still without being registered here.
+ * Its errors say why: a 400 or 404 body names the reason, and an unknown action names the known ones.
+ */
+@AutoConfigureObservability(tracing = false) // a Boot test exports no metrics unless asked
+@SpringBootTest(classes = InventoryApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {"management.endpoints.web.exposure.include=health,redeye,prometheus",
+            "spring.main.banner-mode=off"})
+class EndpointOverHttpTest {
+    private static final String PREFIX = TestServices.newPrefix();
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final List<String> MADE_UP = List.of("a", "made-up", "guess-3", "admin", "x y");
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    CircuitBreaker breaker;
+
+    @DynamicPropertySource
+    static void store(DynamicPropertyRegistry registry) {
+        registry.add("redeye.store", () -> TestServices.redisStoreUri(PREFIX));
+    }
+
+    @AfterAll
+    static void deleteKeys() {
+        try (JedisPooled jedis = new JedisPooled(URI.create(TestServices.redisUrl()))) {
+            for (String k : keys(jedis)) {
+                jedis.del(k);
+            }
+        }
+    }
+
+    @Test
+    void aGetOfAnUnknownOperationIsA404AndCreatesNoOperationNoMeterNoKey() throws Exception {
+        assertThat(get("/stock/apple").statusCode()).isEqualTo(200); // the operation "warehouse" is held
+        long meterLines = redeyeLines();
+        assertThat(meterLines).isPositive();
+        List<String> keysBefore;
+        try (JedisPooled jedis = new JedisPooled(URI.create(TestServices.redisUrl()))) {
+            keysBefore = keys(jedis);
+        }
+
+        for (String name : MADE_UP) {
+            HttpResponse<String> r = get("/actuator/redeye/default/" + URLEncoder.encode(name, StandardCharsets.UTF_8)
+                    .replace("+", "%20"));
+            assertThat(r.statusCode()).as(name + ": " + r.body()).isEqualTo(404);
+        }
+
+        assertThat(redeyeLines()).as("Prometheus lines of redeye meters after reading made-up names")
+                .isEqualTo(meterLines);
+        assertThat(breaker.allMetrics()).containsOnlyKeys("warehouse");
+        try (JedisPooled jedis = new JedisPooled(URI.create(TestServices.redisUrl()))) {
+            assertThat(keys(jedis)).containsExactlyInAnyOrderElementsOf(keysBefore);
+        }
+        assertThat(get("/actuator/redeye/default/warehouse").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void anOperationAnotherInstanceStoredIsAnsweredFromTheStoreWithoutBeingRegistered() throws Exception {
+        try (Store other = Stores.open(TestServices.redisStoreUri(PREFIX));
+                CircuitBreaker elsewhere = CircuitBreaker.builder().store(other).build()) {
+            elsewhere.forceOpen("billing");
+        }
+        long meterLines = redeyeLines();
+
+        HttpResponse<String> r = get("/actuator/redeye/default/billing");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode body = JSON.readTree(r.body());
+        assertThat(body.path("status").asText()).isEqualTo("FORCED_OPEN");
+        assertThat(body.path("forced").asBoolean()).isTrue();
+
+        assertThat(breaker.allMetrics()).doesNotContainKey("billing");
+        assertThat(redeyeLines()).isEqualTo(meterLines);
+    }
+
+    @Test
+    void errorsSayWhyAndAnUnknownActionNamesTheKnownOnes() throws Exception {
+        HttpResponse<String> explode = post("/actuator/redeye/default/warehouse", "{\"action\":\"explode\"}");
+        assertThat(explode.statusCode()).isEqualTo(400);
+        JsonNode e = JSON.readTree(explode.body());
+        assertThat(e.path("error").asText()).as(explode.body()).isEqualTo("unknown action");
+        assertThat(e.path("message").asText()).contains("'explode'").contains("force-open, force-half-open, reset");
+        assertThat(e.path("actions").toString()).isEqualTo("[\"force-open\",\"force-half-open\",\"reset\"]");
+
+        for (String body : new String[] {"{}", "{\"action\":\"\"}"}) {
+            HttpResponse<String> missing = post("/actuator/redeye/default/warehouse", body);
+            assertThat(missing.statusCode()).as(body).isEqualTo(400);
+            assertThat(JSON.readTree(missing.body()).path("message").asText()).as(missing.body())
+                    .contains("missing action").contains("force-open, force-half-open, reset");
+        }
+
+        HttpResponse<String> nope = post("/actuator/redeye/nope/warehouse", "{\"action\":\"reset\"}");
+        assertThat(nope.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(nope.body()).path("message").asText()).as(nope.body())
+                .contains("no breaker named 'nope'").contains("[default]");
+
+        HttpResponse<String> unknownBreaker = get("/actuator/redeye/nope/warehouse");
+        assertThat(unknownBreaker.statusCode()).isEqualTo(404);
+        assertThat(JSON.readTree(unknownBreaker.body()).path("message").asText()).as(unknownBreaker.body())
+                .contains("no breaker named 'nope'");
+        HttpResponse<String> unknownOp = get("/actuator/redeye/default/made-up");
+        assertThat(unknownOp.statusCode()).isEqualTo(404);
+        assertThat(JSON.readTree(unknownOp.body()).path("message").asText()).as(unknownOp.body())
+                .contains("unknown operation 'made-up'");
+        assertThat(breaker.holds("made-up")).isFalse();
+    }
+
+    /** The lines of the Prometheus scrape that belong to redeye's meters. */
+    private long redeyeLines() throws IOException, InterruptedException {
+        HttpResponse<String> scrape = get("/actuator/prometheus");
+        assertThat(scrape.statusCode()).isEqualTo(200);
+        return scrape.body().lines().filter(l -> l.contains("redeye_")).count();
+    }
+
+    private static List<String> keys(JedisPooled jedis) {
+        List<String> out = new java.util.ArrayList<>();
+        String cursor = ScanParams.SCAN_POINTER_START;
+        do {
+            ScanResult<String> page = jedis.scan(cursor, new ScanParams().match(PREFIX + "*").count(100));
+            out.addAll(page.getResult());
+            cursor = page.getCursor();
+        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+        return out;
+    }
+
+    private HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+}
