@@ -46,9 +46,9 @@ final class SchemaSetup {
      * lock queue, every call on the table queues behind it, so it waits no longer than a breaker call's own lock
      * budget (lockTimeout, 1 s by default) can take, gives way, and tries again.
      */
-    static final long TABLE_LOCK_ATTEMPT_MILLIS = 500;
+    private static final long TABLE_LOCK_ATTEMPT_MILLIS = 500;
     /** How long the attempts at that lock go on before the build fails. */
-    static final long TABLE_LOCK_DEADLINE_MILLIS = 30_000;
+    private static final long TABLE_LOCK_DEADLINE_MILLIS = 30_000;
     private static final Pattern TABLE = Pattern.compile("^CREATE TABLE IF NOT EXISTS (\"[^\"]+\"\\.\"[^\"]+\") \\(");
     private static final Pattern INDEX = Pattern.compile(
             "^CREATE INDEX IF NOT EXISTS (\"[^\"]+\") ON (\"[^\"]+\"\\.\"[^\"]+\") ");
