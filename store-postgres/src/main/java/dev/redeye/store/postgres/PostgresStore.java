@@ -626,15 +626,20 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
         }
 
         /**
-         * Whether {@link #build()} creates the schema, the tables and their indexes when they are missing (default
-         * on, for a first run). On: missing tables are created with their indexes in one transaction (serialized
-         * across instances by an advisory lock; needs {@code CREATE} on the schema, or on the database for a
-         * missing schema), and an index missing from a table that exists is built with
-         * {@code CREATE INDEX CONCURRENTLY} outside any transaction, so writes go on meanwhile. Off (a migration
-         * tool owns the schema): nothing is created; the build checks that every table, column and index exists
-         * and fails with {@link StoreException} naming what is missing and the DDL to run (the jar's
-         * {@code dev/redeye/store/postgres/schema.sql}, {@link PostgresStore#schemaSql}). Either way, a table that
-         * lacks a column this version reads fails the build with the columns named.
+         * Whether {@link #build()} creates the schema, the tables, their columns and their indexes when they are
+         * missing (default on, for a first run and for upgrades). On: missing tables are created with their indexes
+         * in one transaction (serialized across instances by an advisory lock; needs {@code CREATE} on the schema,
+         * or on the database for a missing schema); columns missing from a table an earlier version made are added
+         * as {@code schema.sql} declares them ({@code ALTER TABLE ... ADD COLUMN IF NOT EXISTS}, needs ownership of
+         * the table; the table's exclusive lock is asked for in attempts of 500 ms that give way to the table's
+         * calls, for up to 30 s; a NOT NULL column without a DEFAULT is added to the claims table after emptying
+         * it, which may let one extra trial run per key, and fails the build on any other table that holds rows);
+         * and an index missing from a table that exists is built with {@code CREATE INDEX CONCURRENTLY} outside
+         * any transaction, so writes go on meanwhile. Off (a migration tool owns the schema): nothing is created;
+         * the build checks that every table, column and index exists and fails with {@link StoreException} naming
+         * what is missing and the statements to run (the jar's {@code dev/redeye/store/postgres/schema.sql},
+         * {@link PostgresStore#schemaSql}, for missing tables; the {@code ALTER TABLE} statements for missing
+         * columns).
          *
          * @param createSchema whether to create what is missing
          * @return this builder

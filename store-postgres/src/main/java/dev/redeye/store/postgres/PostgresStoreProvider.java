@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  * <li>{@code schema} (default {@code public}) and {@code table} (default {@code redeye_breakers}), plain SQL
  * identifiers;</li>
- * <li>{@code createSchema}: {@code true} (default) creates missing tables and indexes on open; {@code false}
- * only checks them and fails naming the DDL to run (see {@link PostgresStore.Builder#createSchema});</li>
+ * <li>{@code createSchema}: {@code true} (default) creates missing tables, columns and indexes on open;
+ * {@code false} only checks them and fails naming the DDL to run (see {@link PostgresStore.Builder#createSchema});</li>
  * <li>{@code poolSize}: the most connections the store's pool opens, feed included (default 8, at least
  * 2);</li>
  * <li>{@code poolTimeoutMillis}: how long a call waits for a free or new connection before it fails with

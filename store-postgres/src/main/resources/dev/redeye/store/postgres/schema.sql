@@ -14,6 +14,24 @@
 -- transaction, so that writes go on meanwhile; from a migration tool, run that statement the same way
 -- (Flyway: a migration of its own, which Flyway then runs outside a transaction).
 --
+-- Upgrading tables an earlier version made: this file never alters a table, it only creates what is missing.
+-- A column declared here that a table lacks is added by the store on start (createSchema on) as declared,
+-- with ALTER TABLE ... ADD COLUMN IF NOT EXISTS; with createSchema(false) the start fails naming the columns
+-- and the exact statements to run as the tables' owner. For tables of the releases whose claims table lacks
+-- created_at and ttl_ms (NOT NULL without a DEFAULT), as a migration of its own after this file:
+--   BEGIN;
+--   SET LOCAL lock_timeout = '1s';
+--   LOCK TABLE "${schema}"."${table}_claims" IN ACCESS EXCLUSIVE MODE;
+--   DELETE FROM "${schema}"."${table}_claims";
+--   ALTER TABLE "${schema}"."${table}_claims" ADD COLUMN IF NOT EXISTS created_at timestamptz NOT NULL,
+--       ADD COLUMN IF NOT EXISTS ttl_ms bigint NOT NULL;
+--   COMMIT;
+-- The DELETE drops live trial claims (they live seconds; one extra trial may run per key at that moment);
+-- run it again if it fails on its lock_timeout (waiting longer would hold every call on the table behind it).
+-- A column a later version adds to an existing table has a constant DEFAULT (or none, or NOT NULL without
+-- one only in the claims table), so that adding it changes the catalog only (PostgreSQL 11 and later). Every
+-- column is declared on one line of its own: the store parses each column's definition from its line.
+--
 -- Defaults: schema public, table redeye_breakers.
 
 CREATE SCHEMA IF NOT EXISTS "${schema}";

@@ -154,7 +154,10 @@ class PostgresProductionTest {
         PgTestSupport.exec("ALTER TABLE " + qualified(table + "_claims") + " DROP COLUMN ttl_ms");
         e = assertThrows(StoreException.class, () -> keep(PostgresStore.builder(PgTestSupport.dataSource())
                 .schema(schema).table(table).createSchema(false).build()));
-        assertTrue(e.getMessage().contains("ttl_ms"), e.getMessage());
+        assertTrue(e.getMessage().contains("ALTER TABLE " + qualified(table + "_claims")
+                + " ADD COLUMN IF NOT EXISTS ttl_ms bigint NOT NULL;"), e.getMessage());
+        assertTrue(e.getMessage().contains("CREATE INDEX CONCURRENTLY IF NOT EXISTS \"" + table + "_exp_at\""),
+                "the index is still named beside the column: " + e.getMessage());
     }
 
     /**
