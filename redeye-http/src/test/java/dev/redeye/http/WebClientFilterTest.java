@@ -89,7 +89,7 @@ class WebClientFilterTest {
                     HttpCircuitOpenException rejection = assertInstanceOf(HttpCircuitOpenException.class, e);
                     assertEquals(Level.ENDPOINT, rejection.level());
                     assertEquals(ENDPOINT, rejection.key());
-                    assertEquals(Duration.ofSeconds(10), rejection.retryAfter());
+                    assertEquals(Duration.ofSeconds(10), rejection.retryAfter().orElseThrow());
                 })
                 .verify(WAIT);
         assertEquals(seen, server.received().size(), "the rejected exchange reached the server");

@@ -81,7 +81,7 @@ class CoroutinesTest {
         val e = runCatching { breaker.executeSuspend(OP) { ran.incrementAndGet() } }.exceptionOrNull()
         val open = assertInstanceOf(CircuitOpenException::class.java, e)
         assertEquals(OP, open.operation())
-        assertEquals(Duration.ofSeconds(10), open.retryAfter())
+        assertEquals(Duration.ofSeconds(10), open.retryAfter().orElseThrow())
         assertEquals(0, ran.get())
         assertEquals(1, metrics().rejections())
     }

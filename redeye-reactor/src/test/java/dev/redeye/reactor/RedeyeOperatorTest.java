@@ -80,7 +80,7 @@ class RedeyeOperatorTest {
                 .expectErrorSatisfies(e -> {
                     CircuitOpenException open = (CircuitOpenException) e;
                     assertEquals(OP, open.operation());
-                    assertEquals(Duration.ofSeconds(10), open.retryAfter());
+                    assertEquals(Duration.ofSeconds(10), open.retryAfter().orElseThrow());
                 })
                 .verify(WAIT);
         assertEquals(before, reached.get(), "the rejected subscription reached the source");
