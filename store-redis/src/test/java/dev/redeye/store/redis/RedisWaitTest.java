@@ -48,8 +48,11 @@ class RedisWaitTest {
     private void awaitLinkUp() {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         try (Jedis p = new Jedis("127.0.0.1", primary.port()); Jedis r = new Jedis("127.0.0.1", replica.port())) {
+            // Up on the replica's side, online on the primary's, and answering a WAIT: a replica that is still
+            // loading the initial sync, or whose first acknowledgement is not in yet, fails the 300 ms WAITs below.
             while (!(r.info("replication").contains("master_link_status:up")
-                    && p.info("replication").contains("connected_slaves:1"))) {
+                    && p.info("replication").contains("state=online")
+                    && p.waitReplicas(1, 1_000) == 1)) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("the replica did not sync: " + r.info("replication"));
                 }
