@@ -8,4 +8,6 @@ cd "$(dirname "$0")/.."
 if [ -n "${REDEYE_DYNALITE_STARTED:-}" ]; then
   trap redeye_stop_dynalite EXIT
 fi
-mvn -B verify "$@"
+# Four modules at a time: the store modules' tests mostly wait on their servers and on real-time rules, so
+# they run side by side (about 9 minutes on 2 cores, against 20 one after another).
+mvn -B -T 4 verify "$@"

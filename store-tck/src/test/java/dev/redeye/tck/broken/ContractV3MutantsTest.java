@@ -37,9 +37,8 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * The rules R1.12, R4.10, R4.11, R6.11, R6.12, R8.4 and R8.5 add power: each store here has one defect that
- * every rule before them misses (each runs the whole TCK but those seven and R5.11, which MutantStoresTest
- * covers, and none of them may fail) and the
- * new rule catches. Among them the wrong stores a review wrote: claims with a ttl above 1 s that never expire,
+ * every rule before them misses (each runs the whole TCK but those seven and R5.11, whose broken store is in
+ * BrokenStoresTest, and none of them may fail) and the new rule catches. Among them the wrong stores a review wrote: claims with a ttl above 1 s that never expire,
  * a feed without events for REOPENED, CLOSED by a trial and FORCED_OPEN, and a feed that keeps its
  * de-duplication memory across gaps.
  */
