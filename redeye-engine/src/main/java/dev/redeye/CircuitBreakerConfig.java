@@ -272,7 +272,7 @@ public final class CircuitBreakerConfig {
         return Optional.ofNullable(localCacheStaleTolerance);
     }
 
-    /** The number of distinct operations above which a warning is logged, if set. */
+    /** The most operations the breaker holds, if set: past it, the least recently used one is evicted. */
     public OptionalInt maxOperations() {
         return maxOperations == 0 ? OptionalInt.empty() : OptionalInt.of(maxOperations);
     }

@@ -37,12 +37,7 @@ public final class CountingStore extends ForwardingStore {
         RECORD_FAILURE, RECORD_SUCCESS, RECORD_OUTCOME,
         CLAIM_TRIAL, RELEASE_TRIAL,
         TRIAL_SUCCEEDED, TRIAL_FAILED, FORCE,
-        SUBSCRIBE;
-
-        /** Whether this operation only reads (everything else may write). */
-        public boolean isRead() {
-            return this == GET;
-        }
+        SUBSCRIBE
     }
 
     /**

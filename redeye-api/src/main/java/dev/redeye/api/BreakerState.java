@@ -87,11 +87,6 @@ public record BreakerState(
         }
     }
 
-    /** Whether this is a held-open (operator-forced) state. */
-    public boolean isForcedOpen() {
-        return forced && open;
-    }
-
     /** Whether the version is known (not {@link #UNKNOWN_VERSION}). */
     public boolean hasKnownVersion() {
         return version != UNKNOWN_VERSION;

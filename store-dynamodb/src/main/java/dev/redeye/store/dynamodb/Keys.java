@@ -44,11 +44,6 @@ final class Keys {
         return HASHED + Base64.getUrlEncoder().withoutPadding().encodeToString(sha256(utf8));
     }
 
-    /** Whether the key is the hashed form (the item's {@code op} must then be checked against the name). */
-    static boolean isHashed(String partitionKey) {
-        return partitionKey.startsWith(HASHED);
-    }
-
     /**
      * The UTF-8 bytes of a valid operation name.
      *

@@ -139,10 +139,6 @@ final class FeedReader {
         }
     }
 
-    int subscriberCount() {
-        return subscribers.size();
-    }
-
     Thread thread() {
         return thread;
     }
