@@ -20,13 +20,9 @@ import java.util.Set;
  * few calls) take microseconds. When no order exists, the result names the longest order the model does
  * explain and why each call that could come next does not fit. Stateless and thread-safe.
  *
- * <p>One allowance: the claim removal of {@code force(CLOSED)}, {@code force(HALF_OPEN)} and {@code delete}
- * may take effect as a second point of the same call, after its state change (a store that keeps claims apart
- * from the state, as the Hazelcast store keeps them in a sibling map, cannot do both in one atomic step). A
- * claim taken between the two points is on a key just closed or deleted, whose trials are fenced out by version
- * anyway, or on the forced half-open period, whose claim is then dropped as if it had expired (one more trial of
- * the period may start; their outcomes carry the same version). The claims must still be gone when the call
- * returns (R1.4, R5.5, R5.11, R8.1).
+ * <p>Every call takes effect at one point: a {@code force(CLOSED)}, {@code force(HALF_OPEN)} or {@code delete}
+ * removes the key's claims at the point it changes the state, so a claim taken after that point outlives the
+ * call (a store that changes the state and removes the claims in two steps is not linearizable).
  */
 final class HistoryChecker {
 
@@ -42,37 +38,16 @@ final class HistoryChecker {
      * @param call   the call
      * @param seen   what it returned and when it ran
      */
-    record Event(int thread, int index, String client, Call call, Observed seen, Part part) {
-        Event(int thread, int index, String client, Call call, Observed seen) {
-            this(thread, index, client, call, seen, Part.WHOLE);
-        }
-
+    record Event(int thread, int index, String client, Call call, Observed seen) {
         /** "t2.1": thread 2, first call (1-based, as printed). */
         String label() {
-            return "t" + (thread + 1) + "." + (index + 1) + (part == Part.CLAIMS ? " (its claim removal)" : "");
+            return "t" + (thread + 1) + "." + (index + 1);
         }
 
         /** The model after this event, or why it does not fit. */
         Verdict applyTo(ReferenceModel m) {
-            switch (part) {
-                case STATE:
-                    return m.apply(call, seen, false);
-                case CLAIMS:
-                    return Verdict.ok(m.clearClaims(call.key()));
-                default:
-                    return m.apply(call, seen);
-            }
+            return m.apply(call, seen);
         }
-    }
-
-    /** Which effect of a call an event stands for. */
-    enum Part {
-        /** The whole call. */
-        WHOLE,
-        /** The state change of a call whose claim removal is a separate event. */
-        STATE,
-        /** The claim removal of force CLOSED, force HALF_OPEN or delete. */
-        CLAIMS
     }
 
     /**
@@ -91,20 +66,7 @@ final class HistoryChecker {
      * {@code start}, explains.
      */
     static Result check(ReferenceModel start, List<List<Event>> threads) {
-        List<List<Event>> split = new ArrayList<>();
-        for (List<Event> thread : threads) {
-            List<Event> t = new ArrayList<>();
-            for (Event e : thread) {
-                if (e.part() == Part.WHOLE && ReferenceModel.removesClaims(e.call())) {
-                    t.add(new Event(e.thread(), e.index(), e.client(), e.call(), e.seen(), Part.STATE));
-                    t.add(new Event(e.thread(), e.index(), e.client(), e.call(), e.seen(), Part.CLAIMS));
-                } else {
-                    t.add(e);
-                }
-            }
-            split.add(t);
-        }
-        Search s = new Search(split);
+        Search s = new Search(threads);
         if (s.dfs(new int[threads.size()], start)) {
             return new Result(true, List.copyOf(s.witness), null, List.of());
         }

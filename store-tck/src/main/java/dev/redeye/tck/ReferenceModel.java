@@ -155,16 +155,6 @@ record ReferenceModel(List<KeyModel> keys) {
      * else why not.
      */
     Verdict apply(Call call, Observed seen) {
-        return apply(call, seen, true);
-    }
-
-    /**
-     * Judges one observed call; when {@code withClaims} is false, a {@code force(CLOSED)},
-     * {@code force(HALF_OPEN)} or {@code delete} leaves the key's claims for a separate
-     * {@link #clearClaims(int)} (the linearizability check lets that removal take effect later within the same
-     * call).
-     */
-    Verdict apply(Call call, Observed seen, boolean withClaims) {
         KeyModel k = key(call.key());
         if (seen.error() != null) {
             return Verdict.mismatch(call.op().method + " threw " + seen.error()
@@ -175,8 +165,7 @@ record ReferenceModel(List<KeyModel> keys) {
                 // put stores the version it is given, lower ones included: the floor starts again from it
                 return Verdict.ok(with(call.key(), new KeyModel(call.state(), call.state().version(), k.claims())));
             case DELETE:
-                return Verdict.ok(with(call.key(), new KeyModel(null, k.highest(), withClaims ? List.of()
-                        : k.claims())));
+                return Verdict.ok(with(call.key(), new KeyModel(null, k.highest(), List.of())));
             case GET:
                 return get(call, seen, k);
             case CLAIM:
@@ -186,17 +175,17 @@ record ReferenceModel(List<KeyModel> keys) {
             case CLAIM_TABLE:
                 return claimTable(call, seen, k);
             default:
-                return atomic(call, seen, k, withClaims);
+                return atomic(call, seen, k);
         }
     }
 
-    /** The model without any claim of key {@code i} (the claim removal of force CLOSED, HALF_OPEN or delete). */
+    /** The model without any claim of key {@code i}. */
     ReferenceModel clearClaims(int i) {
         KeyModel k = key(i);
         return k.claims().isEmpty() ? this : with(i, k.withClaims(List.of()));
     }
 
-    private Verdict atomic(Call call, Observed seen, KeyModel k, boolean withClaims) {
+    private Verdict atomic(Call call, Observed seen, KeyModel k) {
         if (!(seen.value() instanceof StateChange)) {
             return Verdict.mismatch(call.op().method + " returned " + seen.value() + " instead of a StateChange",
                     null);
@@ -224,7 +213,7 @@ record ReferenceModel(List<KeyModel> keys) {
             return Verdict.mismatch(call.op().method + " returned " + diff, expected);
         }
         KeyModel next = expected.changed() ? k.with(expected.state()) : k;
-        if (withClaims && removesClaims(call)) {
+        if (removesClaims(call)) {
             next = next.withClaims(List.of()); // forcing CLOSED or HALF_OPEN removes every claim of the key
         }
         return Verdict.ok(with(call.key(), next));
