@@ -37,9 +37,9 @@ import org.slf4j.LoggerFactory;
  * naming the last failure; the thread retries with jittered backoff ({@link #FIRST_BACKOFF_MILLIS} doubling
  * to {@link #MAX_BACKOFF_MILLIS}) and ends once connected and every waiting subscription is started, or
  * when the store is closed.</li>
- * <li>A subscription made while not connected is held; the connector starts it on the real store once
- * connected, then runs its {@code onGap} (events of the time before are unknown to it). A held subscription
- * the real store refuses is retried with the same backoff.</li>
+ * <li>A subscription made while not connected is held (a {@link Pending} one); the connector starts it on the
+ * real store once connected, then runs its {@code onGap} (events of the time before are unknown to it). A held
+ * subscription the real store refuses, whatever it throws, is retried with the same backoff.</li>
  * <li>Once connected, calls go straight to the real store (one volatile read more), whose own client deals
  * with later outages.</li>
  * </ul>
@@ -298,13 +298,28 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
         return new StoreException("store " + description + " is closed");
     }
 
+    /**
+     * A subscription returned before the real store took it: it delivers nothing until it is live, which the
+     * engine waits for before it trusts the feed (its local cache).
+     */
+    interface Pending extends Subscription {
+        /**
+         * Runs {@code onLive} once the subscription runs on the real store (after its {@code onGap}), at once if
+         * it already does; never if it is closed first. {@code onLive} runs on the connector thread and must not
+         * throw.
+         */
+        void whenLive(Runnable onLive);
+    }
+
     /** A subscription made before the real store could take it. */
-    private final class Held implements Subscription {
+    private final class Held implements Pending {
         private final Consumer<TransitionEvent> listener;
         private final Runnable onGap;
         // guarded by lock
         private Subscription real;
         private boolean cancelled;
+        private boolean live;
+        private Runnable onLive;
 
         Held(Consumer<TransitionEvent> listener, Runnable onGap) {
             this.listener = listener;
@@ -316,8 +331,9 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
             Subscription s;
             try {
                 s = feed.subscribe(listener, onGap);
-            } catch (RuntimeException e) {
-                LOG.debug("redeye: store {} refused a held feed subscription; retrying: {}", description, e.toString());
+            } catch (Throwable e) { // whatever the store throws but a VirtualMachineError: retried
+                LOG.debug("redeye: store {} refused a held feed subscription; retrying: {}", description,
+                        StoreErrors.storeError(e).toString());
                 return false;
             }
             boolean keep;
@@ -329,15 +345,44 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
                 }
             }
             if (!keep) {
-                s.close();
+                try {
+                    s.close();
+                } catch (Throwable e) {
+                    LOG.debug("redeye: closing a feed subscription of store {} failed", description,
+                            StoreErrors.storeError(e));
+                }
                 return true;
             }
             try {
                 onGap.run(); // what happened before the subscription started is unknown to the subscriber
-            } catch (RuntimeException e) {
-                LOG.warn("redeye: a feed subscriber's onGap threw", e);
+            } catch (Throwable e) {
+                LOG.warn("redeye: a feed subscriber's onGap threw", StoreErrors.storeError(e));
+            }
+            Runnable then;
+            synchronized (lock) {
+                live = true;
+                then = onLive;
+                onLive = null;
+            }
+            if (then != null) {
+                then.run();
             }
             return true;
+        }
+
+        @Override
+        public void whenLive(Runnable then) {
+            Objects.requireNonNull(then, "onLive");
+            synchronized (lock) {
+                if (cancelled) {
+                    return;
+                }
+                if (!live) {
+                    onLive = then;
+                    return;
+                }
+            }
+            then.run();
         }
 
         @Override
@@ -345,6 +390,7 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
             Subscription s;
             synchronized (lock) {
                 cancelled = true;
+                onLive = null;
                 held.remove(this);
                 s = real;
                 real = null;

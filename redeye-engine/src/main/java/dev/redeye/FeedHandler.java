@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>A subscription that fails</h2>
  * A store that cannot subscribe when the breaker is built (its stream not reachable yet) is retried with
- * backoff on the engine's JVM-wide {@link EngineTimer} (no thread per breaker): after {@value #FIRST_RETRY_MILLIS}
+ * backoff, started by the engine's JVM-wide {@link EngineTimer} (no thread per breaker while it waits; the
+ * attempt itself runs on a pool thread, since it may wait out a network timeout): after {@value #FIRST_RETRY_MILLIS}
  * ms, then doubling up to every {@value #MAX_RETRY_MILLIS} ms, each delay jittered by up to 20% so a fleet
  * started together does not retry in step. Until it succeeds the local cache is off (every call reads the
  * store) and no fleet transition is reported; once it succeeds both start, and {@link #cacheActive()} turns
@@ -43,6 +44,8 @@ final class FeedHandler implements AutoCloseable {
     /** Guards {@link #subscription}, {@link #retry}, {@link #closed} and {@link #failures}. */
     private final Object lock = new Object();
     private volatile TransitionFeed.Subscription subscription;
+    /** Whether the subscription runs on the store and serves the local cache (see {@link #cacheActive()}). */
+    private volatile boolean cacheOn;
     private ScheduledFuture<?> retry;
     private boolean closed;
     private int failures;
@@ -77,11 +80,14 @@ final class FeedHandler implements AutoCloseable {
             return;
         }
         int failed;
+        ConnectingStore.Pending pending = null;
         synchronized (lock) {
             if (!closed) {
                 subscription = s;
-                if (cache) {
-                    views.activateCache();
+                if (s instanceof ConnectingStore.Pending p) {
+                    pending = p; // held until a lazily opened store connects: no feed runs yet
+                } else {
+                    activateCache();
                 }
                 retry = null;
                 failed = failures;
@@ -89,6 +95,9 @@ final class FeedHandler implements AutoCloseable {
             } else {
                 failed = -1;
             }
+        }
+        if (pending != null) {
+            pending.whenLive(this::liveAfterConnect);
         }
         if (s != null) {
             closeQuietly(s); // the breaker closed while this attempt ran
@@ -107,7 +116,7 @@ final class FeedHandler implements AutoCloseable {
             }
             n = ++failures;
             delay = delayBefore(n);
-            retry = EngineTimer.schedule(this::attempt, delay);
+            retry = EngineTimer.scheduleBlocking(this::attempt, delay);
         }
         if (n == 1) {
             LOG.warn("could not subscribe to the transition feed of store {}: {} ({} until it succeeds); retrying "
@@ -126,9 +135,29 @@ final class FeedHandler implements AutoCloseable {
         return (long) (Math.min(base, MAX_RETRY_MILLIS) * jitter);
     }
 
-    /** Whether the local cache is served by this subscription (it succeeded, and was for the cache). */
+    /** Under {@link #lock}: turns the local cache on if this subscription serves it. */
+    private void activateCache() {
+        if (cache) {
+            views.activateCache();
+            cacheOn = true;
+        }
+    }
+
+    /** A held subscription started on the store (after its gap, which distrusted every cached view). */
+    private void liveAfterConnect() {
+        synchronized (lock) {
+            if (!closed) {
+                activateCache();
+            }
+        }
+    }
+
+    /**
+     * Whether the local cache is served by this subscription: it runs on the store (a subscription a lazily
+     * opened store holds until it connects does not yet), and was made for the cache.
+     */
     boolean cacheActive() {
-        return cache && subscription != null;
+        return cacheOn;
     }
 
     private void onEvent(TransitionEvent ev) {
@@ -160,6 +189,7 @@ final class FeedHandler implements AutoCloseable {
                 retry = null;
             }
             views.deactivateCache();
+            cacheOn = false;
             s = subscription;
         }
         if (s != null) {

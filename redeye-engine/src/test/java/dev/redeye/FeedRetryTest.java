@@ -12,6 +12,8 @@ import dev.redeye.api.TransitionKind;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -103,5 +105,43 @@ class FeedRetryTest {
         Thread.sleep(6 * FeedHandler.FIRST_RETRY_MILLIS); // longer than the next backoff step (2x, +-20%)
         assertEquals(attempts, never.attempts.get(), "no retry after close");
         assertFalse(b.isLocalCacheActive());
+    }
+
+    /**
+     * A retry whose subscribe hangs (a connect waiting out its network timeout) runs off the engine's timer,
+     * which also marks local open breakers due for a trial: a local breaker elsewhere in the JVM still recovers
+     * after its window.
+     */
+    @Test
+    void aRetryThatHangsDoesNotHoldUpOtherBreakersTimers() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger attempts = new AtomicInteger();
+        Store hanging = new ForwardingStore(backend.newClient()) {
+            @Override
+            public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
+                if (attempts.incrementAndGet() == 1) {
+                    throw new StoreException("stream not reachable yet (test)");
+                }
+                entered.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return super.subscribe(listener, onGap);
+            }
+        };
+        try (CircuitBreaker distributed = CircuitBreaker.builder().store(hanging).followFeed(true).build();
+             CircuitBreaker local = CircuitBreaker.builder().failureThreshold(1).resetTimeout(Duration.ofMillis(200))
+                     .jitter(0).build()) {
+            assertTrue(entered.await(10, TimeUnit.SECONDS), "the retry runs and hangs in subscribe");
+            local.recordFailure("op");
+            assertEquals("rejected", local.executeOrElse("op", () -> "ran", "rejected"));
+            eventually("the local breaker admits a trial after its 200 ms window",
+                    () -> "ran".equals(local.executeOrElse("op", () -> "ran", "rejected")));
+        } finally {
+            release.countDown();
+        }
     }
 }
