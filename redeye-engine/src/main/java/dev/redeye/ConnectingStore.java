@@ -233,7 +233,7 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
                 }
             }
             return c;
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // whatever the store's capability() throws: the client it opened goes
             closeQuietly(s);
             throw e;
         }
@@ -530,8 +530,8 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
     private static void closeQuietly(Store s) {
         try {
             s.close();
-        } catch (RuntimeException e) {
-            LOG.debug("redeye: closing a store failed", e);
+        } catch (Throwable e) {
+            LOG.debug("redeye: closing a store failed", StoreErrors.storeError(e));
         }
     }
 
