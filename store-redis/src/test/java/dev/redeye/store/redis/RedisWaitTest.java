@@ -26,6 +26,12 @@ import redis.clients.jedis.Jedis;
  * with a {@link StoreException} instead of an acknowledgement a fail-over would undo.
  */
 class RedisWaitTest {
+    /**
+     * The WAIT timeout of the store under test: long enough that a replica on a loaded machine answers within
+     * it, so that only the frozen link makes a WAIT fall short (a WAIT sent there takes all of it); below the
+     * store's 2 s socket timeout, which bounds the reply to WAIT.
+     */
+    private static final long WAIT_MILLIS = 1_500;
     private RedisProcess primary;
     private FreezableProxy link;
     private RedisProcess replica;
@@ -49,7 +55,7 @@ class RedisWaitTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         try (Jedis p = new Jedis("127.0.0.1", primary.port()); Jedis r = new Jedis("127.0.0.1", replica.port())) {
             // Up on the replica's side, online on the primary's, and answering a WAIT: a replica that is still
-            // loading the initial sync, or whose first acknowledgement is not in yet, fails the 300 ms WAITs below.
+            // loading the initial sync, or whose first acknowledgement is not in yet, fails the WAITs below.
             while (!(r.info("replication").contains("master_link_status:up")
                     && p.info("replication").contains("state=online")
                     && p.waitReplicas(1, 1_000) == 1)) {
@@ -86,7 +92,7 @@ class RedisWaitTest {
     @Test
     void withWaitReplicasATransitionIsAcknowledgedOnlyOnceTheReplicaHasIt() {
         Policy p = Policy.builder().failureThreshold(2).build();
-        try (RedisStore store = RedisStore.open(primary.url() + "?prefix=w:&waitReplicas=1&waitTimeout=300");
+        try (RedisStore store = RedisStore.open(primary.url() + "?prefix=w:&waitReplicas=1&waitTimeout=" + WAIT_MILLIS);
                 Jedis onReplica = new Jedis("127.0.0.1", replica.port())) {
             store.recordFailure("a", p, 1);
             assertEquals(TransitionKind.OPENED, store.recordFailure("a", p, 2).transition());
@@ -96,13 +102,13 @@ class RedisWaitTest {
             long t0 = System.nanoTime();
             assertEquals(1, store.recordFailure("b", p, 3).state().failures(), "a failure below the threshold");
             long belowMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-            assertTrue(belowMillis < 300, "no WAIT below the threshold: " + belowMillis + " ms");
+            assertTrue(belowMillis < WAIT_MILLIS, "no WAIT below the threshold: " + belowMillis + " ms");
 
             t0 = System.nanoTime();
             StoreException e = assertThrows(StoreException.class, () -> store.recordFailure("b", p, 4));
             long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
             assertTrue(e.getMessage().contains("opened") && e.getMessage().contains("0 of 1 replicas"), e.getMessage());
-            assertTrue(waitedMillis >= 290, "waited out waitTimeout: " + waitedMillis + " ms");
+            assertTrue(waitedMillis >= WAIT_MILLIS - 10, "waited out waitTimeout: " + waitedMillis + " ms");
             assertTrue(store.get("b").orElseThrow().open(), "the transition is applied on the primary all the same");
 
             link.unfreeze();
