@@ -215,6 +215,22 @@ abstract class FeedRules extends TransitionRules {
                 + " ms after close(): " + leaked.get());
     }
 
+    /**
+     * Cuts {@code a}'s feed connection with the {@code interruptFeed} hook (the rule is skipped without it) and
+     * waits until {@code c}, subscribed on {@code a}, is told of a gap.
+     */
+    private void cutFeedAndAwaitGap(Store a, FeedCollector c) throws Exception {
+        int gapsBefore = c.gaps.get();
+        try {
+            interruptFeed(a);
+        } catch (UnsupportedOperationException e) {
+            Assumptions.abort("the interruptFeed(Store) hook is not provided");
+        }
+        if (!eventually(() -> c.gaps.get() > gapsBefore)) {
+            fail("onGap was not called within " + patience().toMillis() + " ms after the feed connection was cut");
+        }
+    }
+
     private static boolean jvmShared(Thread t) {
         String n = t.getName();
         return n.startsWith("ForkJoinPool.commonPool") || n.equals("Attach Listener") || n.startsWith("JFR")
@@ -233,15 +249,7 @@ abstract class FeedRules extends TransitionRules {
         Store b = client();
         FeedCollector c = subscribe(a);
         awaitLive(b, c);
-        int gapsBefore = c.gaps.get();
-        try {
-            interruptFeed(a);
-        } catch (UnsupportedOperationException e) {
-            Assumptions.abort("the interruptFeed(Store) hook is not provided");
-        }
-        if (!eventually(() -> c.gaps.get() > gapsBefore)) {
-            fail("onGap was not called within " + patience().toMillis() + " ms after the feed connection was cut");
-        }
+        cutFeedAndAwaitGap(a, c);
         String k = key("after-gap");
         long deadline = System.nanoTime() + 2 * patience().toNanos();
         while (true) {
@@ -460,15 +468,7 @@ abstract class FeedRules extends TransitionRules {
         StateChange lost = transition(b, k);
         long v = lost.state().version();
         await(c, k, v, "the subscriber");
-        int gapsBefore = c.gaps.get();
-        try {
-            interruptFeed(a);
-        } catch (UnsupportedOperationException e) {
-            Assumptions.abort("the interruptFeed(Store) hook is not provided");
-        }
-        if (!eventually(() -> c.gaps.get() > gapsBefore)) {
-            fail("onGap was not called within " + patience().toMillis() + " ms after the feed connection was cut");
-        }
+        cutFeedAndAwaitGap(a, c);
         try {
             rewind(b, k, earlier.state());
         } catch (UnsupportedOperationException e) {
