@@ -24,8 +24,8 @@ import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
- * A script never half-applies: ttls are capped in Java (a "forever" ttl would make PEXPIRE fail after HSET
- * ran, and Redis does not roll a script back), and every script checks its arguments before its first
+ * A script never half-applies: ttls are capped in Java (a "forever" ttl would make SET PX fail, or PEXPIRE
+ * after a write, and Redis does not roll a script back), and every script checks its arguments before its first
  * write, so a malformed call leaves every key exactly as it was (same content, same TTL).
  */
 class RedisScriptInputTest {
@@ -137,7 +137,7 @@ class RedisScriptInputTest {
         }
         // and the good arguments do write
         lua.run(LuaLibrary.Fn.STATE, keys, good);
-        assertEquals("2", raw.hget(k, StateCodec.FAILURES));
+        assertEquals("2", RedisTestSupport.field(raw.get(k), StateCodec.FAILURES));
     }
 
     @ParameterizedTest
@@ -147,19 +147,13 @@ class RedisScriptInputTest {
         store.put("p", BreakerState.INITIAL.toBuilder().failures(4).build(), Duration.ofMinutes(5));
         String k = store.stateKey("p");
         Snapshot before = Snapshot.of(raw, k);
-        List<String> pairs = new ArrayList<>();
-        StateCodec.toFields(BreakerState.INITIAL).forEach((f, v) -> {
-            pairs.add(f);
-            pairs.add(v);
-        });
-        List<String> odd = new ArrayList<>(List.of("60000"));
-        odd.addAll(pairs);
-        odd.add("dangling-field");
-        assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), odd, k, before);
+        String value = RedisStore.value(BreakerState.INITIAL);
+        assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), List.of("60000", value, "extra"), k, before);
+        for (String bad : List.of("", "x", value + ",1", value.substring(2), value.replace(",0,", ",true,"))) {
+            assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), List.of("60000", bad), k, before);
+        }
         for (String ttl : List.of("-5", "abc", "", Long.toString(Long.MAX_VALUE))) {
-            List<String> args = new ArrayList<>(List.of(ttl));
-            args.addAll(pairs);
-            assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), args, k, before);
+            assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), List.of(ttl, value), k, before);
         }
         assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), List.of("60000"), k, before);
     }
