@@ -31,6 +31,8 @@ local MAX_TTL = 3153600000000
 local INT_MAX = 2147483647
 -- Lua numbers are doubles: longs are exact up to 2^53.
 local LONG_MAX = 9007199254740992
+-- LONG_MAX in decimal: a field of as many characters is in range when it is not greater as text.
+local LONG_MAX_TEXT = '9007199254740992'
 -- Any Java long (times and gaps are not range-checked by the rules; doubles hold them approximately above 2^53).
 local ANY_LONG = 1e19
 
@@ -391,31 +393,41 @@ local RULES = {failure = record_failure, success = record_success, trial_success
 local OWN_ARG = {trial_success = {-1, ANY_LONG}, trial_failure = {-1, ANY_LONG},
                  force_half_open = {-ANY_LONG, ANY_LONG}}
 
--- THE RECORD PATH. An outcome that leaves a closed state closed (a sub-threshold failure, a success) is most
--- of what this function ever runs, and what caps one key's rate. It runs here without the general machinery
--- below (a state table, a copy, a comparison of all ten fields): the stored value v has been checked and split
--- by one match (f1 .. f10, strings), only the four fields closed_outcome reads are converted to numbers, only
--- the fields it changes are formatted, and the value is written whole by one SET PX. The rule is
--- closed_outcome, the same as on the general path. It returns nil, having written nothing, for anything else:
--- a number the pattern does not bound out of range, a state that is not closed or is forced, and an outcome
--- that opens the breaker, which the general path then applies.
-local function record_closed(key, a, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now, success)
-  -- the ranges the pattern does not bound: short enough is in range (longer goes the general way)
-  if #f1 > 9 or #f2 > 16 or #f4 > 16 or #f5 > 9 or #f7 > 15 or #f8 > 9 or #f10 > 16 or f9 ~= '0'
+-- THE RECORD PATH. An outcome recorded on a closed state (a sub-threshold failure, a success, the failure that
+-- opens) is most of what this function ever runs, and what caps one key's rate. It runs here without the
+-- general machinery below (a state table, a copy, a comparison of all ten fields): the stored value v has been
+-- checked and split by one match (f1 .. f10, strings), only the fields the policy's rule reads are converted to
+-- numbers, only the fields that change are formatted, and the value is written whole by one SET PX; an opening
+-- also appends its event (feed: the caller gave the stream). The rule is closed_outcome, the same as on the
+-- general path, and an opening moves the fields record() moves. It returns nil, having written nothing, for
+-- anything else: a number the pattern does not bound out of range, or a state that is not closed or is
+-- forced, which the general path then handles (and reports).
+local function record_closed(keys, a, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now, success, feed)
+  -- the ranges the pattern does not bound: a 16-character field is compared with 2^53 as text (same length)
+  local n2, n4, n10 = #f2, #f4, #f10
+  if #f1 > 9 or #f5 > 9 or #f7 > 15 or #f8 > 9 or f9 ~= '0' or n2 > 16 or (n2 == 16 and f2 > LONG_MAX_TEXT)
+      or n4 > 16 or (n4 == 16 and f4 > LONG_MAX_TEXT) or n10 > 16 or (n10 == 16 and f10 > LONG_MAX_TEXT)
       or (string.byte(f10) == 45 and f10 ~= '-1') then
     return nil
   end
-  local failures, last, rate, samples = tonumber(f1), tonumber(f2), tonumber(f6), tonumber(f7)
-  if not rate or rate > 1 then return nil end
+  local rate = 0
+  if f6 ~= '0' then
+    rate = tonumber(f6)
+    if not rate or rate > 1 then return nil end
+  end
+  -- The last failure's time and the sample count are converted only where the rule reads them (the gap of
+  -- the counting strategies; the error rate's count); elsewhere they are false, which the rule returns as it
+  -- got them.
+  local failures, last, samples = tonumber(f1), false, false
+  if P.strategy == 1 then
+    samples = tonumber(f7)
+  elseif P.max_gap > 0 then
+    last = tonumber(f2)
+  end
   local f, l, r, n, opens = closed_outcome(failures, last, rate, samples, success, P, now)
-  if opens then return nil end
   local changed = false
   if f ~= failures then
     f1 = string.format('%d', f)
-    changed = true
-  end
-  if l ~= last then
-    f2 = #a[2] <= 15 and l == now and string.find(a[2], '^%-?[1-9]%d*$') and a[2] or string.format('%d', l)
     changed = true
   end
   if r ~= rate then
@@ -426,10 +438,40 @@ local function record_closed(key, a, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, 
     f7 = string.format('%d', n)
     changed = true
   end
-  if not changed then return {'', '0', v, v, ''} end
-  local nv = f1 .. ',' .. f2 .. ',0,' .. f4 .. ',' .. f5 .. ',' .. f6 .. ',' .. f7 .. ',' .. f8 .. ',0,' .. f10
-  redis.call('SET', key, nv, 'PX', P.ttl)
-  return {'', '1', v, nv, ''}
+  if l ~= last and (last or changed or tonumber(f2) ~= l) then
+    f2 = string.format('%d', l)
+    changed = true
+  end
+  if not opens then
+    if not changed then return {'', '0', v, v, ''} end
+    local nv = f1 .. ',' .. f2 .. ',0,' .. f4 .. ',' .. f5 .. ',' .. f6 .. ',' .. f7 .. ',' .. f8 .. ',0,' .. f10
+    redis.call('SET', keys[1], nv, 'PX', P.ttl)
+    return {'', '1', v, nv, ''}
+  end
+  -- the opening: open, openedAt now, no trial successes, the next version (record())
+  if feed and not (uint(a[7], 1, LONG_MAX) and uint(a[8], 1, MAX_TTL)) then
+    return redis.error_reply('REDEYE_BAD_ARGS state got a stream length ' .. tostring(a[7]) .. ' and ttl '
+        .. tostring(a[8]) .. ': both must be in range; nothing was changed')
+  end
+  local version = tonumber(f10)
+  if version < 0 then version = 0 end
+  f4 = string.format('%d', now)
+  f10 = string.format('%d', version + 1)
+  local nv = f1 .. ',' .. f2 .. ',1,' .. f4 .. ',' .. f5 .. ',' .. f6 .. ',' .. f7 .. ',0,0,' .. f10
+  redis.call('SET', keys[1], nv, 'PX', P.ttl)
+  local published = ''
+  if feed then
+    local id = redis.pcall('XADD', keys[4], 'MAXLEN', '~', a[7], '*', 'op', a[6], 'kind', 'opened', 'from', '0',
+        'failures', f1, 'lastFailureAt', f2, 'open', '1', 'openedAt', f4, 'openCount', f5, 'errorRate', f6,
+        'samples', f7, 'trialSuccesses', '0', 'forced', '0', 'version', f10)
+    if type(id) == 'table' and id.err then
+      published = '0'
+    else
+      redis.pcall('PEXPIRE', keys[4], a[8])
+      published = '1'
+    end
+  end
+  return {'opened', '1', v, nv, published}
 end
 
 local function state(keys, a)
@@ -472,7 +514,8 @@ local function state(keys, a)
     local f1, f2, f3, f4, f5, f6, f7, f8, f9, f10 = string.match(v, CAPTURE)
     if f1 then
       if f3 == '0' and removes_claims == '0' and (op == 'failure' or op == 'success') then
-        local done = record_closed(keys[1], a, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now, op == 'success')
+        local done = record_closed(keys, a, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now, op == 'success',
+            feed)
         if done then return done end
       end
       p = {f1, f2, f3, f4, f5, f6, f7, f8, f9, f10}
