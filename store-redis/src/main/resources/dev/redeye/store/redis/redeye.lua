@@ -130,6 +130,14 @@ local CAPTURE = '^(%d+),(%-?%d+),([01]),(%-?%d+),(%d+),(%d+%.?%d*[eE]?[+-]?%d*),
 local POLICIES = {}
 local NPOLICIES = 0
 
+-- WRITTEN[key]: the value the record path last wrote at key, split: {value, f1, .., f10}. Each field is in the
+-- form CAPTURE accepts (the unchanged ones were matched, the changed ones are formatted integers and a '%.17g'
+-- rate in [0, 1]), so a GET returning that very value (Lua strings are interned: one comparison) is split
+-- without a match; every other check runs as after one. A cache of split(value) by value: never stale, at
+-- most 1,000 keys (then it starts over), and only where the library stays loaded (Functions).
+local WRITTEN = {}
+local NWRITTEN = 0
+
 -- A policy text (args[3]) as a table, parsed and validated on first sight, then remembered (at most 1,000
 -- texts; the memory starts over beyond). nil when malformed.
 local function policy(text)
@@ -446,6 +454,18 @@ local function record_closed(keys, a, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P,
     if not changed then return {'', '0', v, v, ''} end
     local nv = f1 .. ',' .. f2 .. ',0,' .. f4 .. ',' .. f5 .. ',' .. f6 .. ',' .. f7 .. ',' .. f8 .. ',0,' .. f10
     redis.call('SET', keys[1], nv, 'PX', P.ttl)
+    local w = WRITTEN[keys[1]]
+    if w then
+      w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11] = nv, f1, f2, '0', f4, f5, f6, f7, f8, '0',
+          f10
+    else
+      if NWRITTEN >= 1000 then
+        WRITTEN = {}
+        NWRITTEN = 0
+      end
+      WRITTEN[keys[1]] = {nv, f1, f2, '0', f4, f5, f6, f7, f8, '0', f10}
+      NWRITTEN = NWRITTEN + 1
+    end
     return {'', '1', v, nv, ''}
   end
   -- the opening: open, openedAt now, no trial successes, the next version (record())
@@ -511,7 +531,13 @@ local function state(keys, a)
 
   local prev, p, text
   if v then
-    local f1, f2, f3, f4, f5, f6, f7, f8, f9, f10 = string.match(v, CAPTURE)
+    local f1, f2, f3, f4, f5, f6, f7, f8, f9, f10
+    local w = WRITTEN[keys[1]]
+    if w and w[1] == v then
+      f1, f2, f3, f4, f5, f6, f7, f8, f9, f10 = w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11]
+    else
+      f1, f2, f3, f4, f5, f6, f7, f8, f9, f10 = string.match(v, CAPTURE)
+    end
     if f1 then
       if f3 == '0' and removes_claims == '0' and (op == 'failure' or op == 'success') then
         local done = record_closed(keys, a, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now, op == 'success',
