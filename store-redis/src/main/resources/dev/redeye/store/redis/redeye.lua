@@ -97,19 +97,21 @@ end
 -- microsecond, so the new base is above every version the key had. Lua numbers are doubles, exact below
 -- 2^53; microsecond epochs (~1.8e15) are far below that. The one clock read is for the version base only.
 --
--- Returns {kind, changed, previous, next, published}: kind is a TransitionKind wire name or '' when the
--- change is not a transition; changed is '1' when the state changed and was written (one SET of the whole
--- value); previous and next are the ten fields of FIELDS (StateCodec's names) in that order joined by ',',
--- as stored when every reader parses them alike, else encoded; published is '1' when the event was appended
--- here, '0' when that append failed, '' when there was none to append here.
+-- Returns {kind, changed, previous, next, published}: kind is a TransitionKind wire name or '' when the change
+-- is not a transition; changed is '1' when the state changed (and so was written: one SET of the whole value);
+-- previous and next are the ten fields of FIELDS (StateCodec's names) in that order joined by ',', as stored
+-- when every reader parses them alike, else encoded; published is '1' when the event was appended here, '0'
+-- when that append failed, '' when there was none to append here.
 --
--- COST. This runs on every recorded outcome, so its server time is what caps one key's rate. The layout is
--- one string (GET, SET PX: two commands with one argument and one reply value each, where a hash of ten
--- fields cost HMGET's ten arguments and ten reply values, and HSET plus PEXPIRE). The function parses the
--- policy once per distinct text (POLICIES), validates the stored value and splits it into its fields with
--- one match in the common case (CAPTURE), passes the stored strings through to the reply, and formats only
--- the fields that change: a sub-threshold outcome is one GET, one match, the rule on four numbers, one
--- concatenation and one SET PX.
+-- COST. This runs on every recorded outcome, so its server time is what caps one key's rate. The layout is one
+-- string (GET, SET PX: two commands with one argument and one reply value each, where a hash of ten fields
+-- costs HMGET's ten arguments and ten reply values, and HSET plus PEXPIRE). The function parses the policy
+-- once per distinct text (POLICIES), validates the stored value and splits it into its fields with one match
+-- (CAPTURE), passes the stored strings through to the reply, converts only the fields the policy's rule reads
+-- and formats only the fields that change. An outcome recorded on a closed state, the opening included, runs
+-- on that record path: a sub-threshold outcome is one GET, the rule on a few numbers, one concatenation and
+-- one SET PX; the opening adds the XADD of its event. Everything else (open states, trials, forced changes, a
+-- value in another form) takes the general path.
 
 local FIELDS = {'failures', 'lastFailureAt', 'open', 'openedAt', 'openCount',
                 'errorRate', 'samples', 'trialSuccesses', 'forced', 'version'}
@@ -129,14 +131,6 @@ local CAPTURE = '^(%d+),(%-?%d+),([01]),(%-?%d+),(%d+),(%d+%.?%d*[eE]?[+-]?%d*),
 
 local POLICIES = {}
 local NPOLICIES = 0
-
--- WRITTEN[key]: the value the record path last wrote at key, split: {value, f1, .., f10}. Each field is in the
--- form CAPTURE accepts (the unchanged ones were matched, the changed ones are formatted integers and a '%.17g'
--- rate in [0, 1]), so a GET returning that very value (Lua strings are interned: one comparison) is split
--- without a match; every other check runs as after one. A cache of split(value) by value: never stale, at
--- most 1,000 keys (then it starts over), and only where the library stays loaded (Functions).
-local WRITTEN = {}
-local NWRITTEN = 0
 
 -- A policy text (args[3]) as a table, parsed and validated on first sight, then remembered (at most 1,000
 -- texts; the memory starts over beyond). nil when malformed.
@@ -454,18 +448,6 @@ local function record_closed(keys, a, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P,
     if not changed then return {'', '0', v, v, ''} end
     local nv = f1 .. ',' .. f2 .. ',0,' .. f4 .. ',' .. f5 .. ',' .. f6 .. ',' .. f7 .. ',' .. f8 .. ',0,' .. f10
     redis.call('SET', keys[1], nv, 'PX', P.ttl)
-    local w = WRITTEN[keys[1]]
-    if w then
-      w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11] = nv, f1, f2, '0', f4, f5, f6, f7, f8, '0',
-          f10
-    else
-      if NWRITTEN >= 1000 then
-        WRITTEN = {}
-        NWRITTEN = 0
-      end
-      WRITTEN[keys[1]] = {nv, f1, f2, '0', f4, f5, f6, f7, f8, '0', f10}
-      NWRITTEN = NWRITTEN + 1
-    end
     return {'', '1', v, nv, ''}
   end
   -- the opening: open, openedAt now, no trial successes, the next version (record())
@@ -531,13 +513,7 @@ local function state(keys, a)
 
   local prev, p, text
   if v then
-    local f1, f2, f3, f4, f5, f6, f7, f8, f9, f10
-    local w = WRITTEN[keys[1]]
-    if w and w[1] == v then
-      f1, f2, f3, f4, f5, f6, f7, f8, f9, f10 = w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11]
-    else
-      f1, f2, f3, f4, f5, f6, f7, f8, f9, f10 = string.match(v, CAPTURE)
-    end
+    local f1, f2, f3, f4, f5, f6, f7, f8, f9, f10 = string.match(v, CAPTURE)
     if f1 then
       if f3 == '0' and removes_claims == '0' and (op == 'failure' or op == 'success') then
         local done = record_closed(keys, a, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now, op == 'success',

@@ -30,8 +30,8 @@ import redis.clients.jedis.resps.StreamEntry;
 /**
  * The state function's record path (an outcome recorded on a closed state, the opening included, without the
  * general machinery) against {@link Transitions}, outcome by outcome, under every strategy: the change, the
- * stored value (one string with a ttl) and the event it appends in the same call. Also that the value it
- * remembers having written never hides a value written by someone else.
+ * stored value (one string with a ttl) and the event it appends in the same call, also after changes of the
+ * general path between its outcomes; and a value written over its own by someone else is read as it is.
  */
 class RedisRecordPathTest {
     private JedisPooled raw;
@@ -124,7 +124,7 @@ class RedisRecordPathTest {
     }
 
     @Test
-    void aValueWrittenBySomeoneElseIsReadAsItIsAfterTheRecordPathWroteTheKey() {
+    void aValueWrittenOverTheRecordPathsOwnIsReadAsItIs() {
         try (RedisStore store = store(LuaRunner.Mode.AUTO, true)) {
             Policy p = Policy.builder().failureThreshold(100).build();
             store.recordFailure("op", p, 1);
