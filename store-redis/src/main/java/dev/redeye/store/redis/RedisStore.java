@@ -515,15 +515,17 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         } else {
             own = "";
         }
+        // the claim keys only for an operation that removes them: every key costs the server time per call
+        boolean removes = operation.removesClaims();
         List<String> scriptKeys;
         List<String> scriptArgs;
         if (publishInScript) {
-            scriptKeys = List.of(state, claims, claim1, keys.feed());
-            scriptArgs = List.of(op, Long.toString(now), policyText(policy), own, operation.removesClaims() ? "1" : "0",
+            scriptKeys = removes ? List.of(state, claims, claim1, keys.feed()) : List.of(state, keys.feed());
+            scriptArgs = List.of(op, Long.toString(now), policyText(policy), own, removes ? "1" : "0",
                     key, Long.toString(feedMaxLength), Long.toString(feedTtlMillis));
         } else {
-            scriptKeys = List.of(state, claims, claim1);
-            scriptArgs = List.of(op, Long.toString(now), policyText(policy), own, operation.removesClaims() ? "1" : "0");
+            scriptKeys = removes ? List.of(state, claims, claim1) : List.of(state);
+            scriptArgs = List.of(op, Long.toString(now), policyText(policy), own, removes ? "1" : "0");
         }
         long[] acked = {-1};
         Object raw = call(op, key, Repeat.AT_MOST_ONCE, () -> waitReplicas == 0

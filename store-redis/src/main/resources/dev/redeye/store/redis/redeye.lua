@@ -70,8 +70,9 @@ end
 -- TCK's parity rules (R2.9, R3.1, R5.x, R9.x, R8.1) prove it.
 --
 -- keys[1] state string (<prefix>{<tag>}:state; or the hash of earlier releases, converted by the first write)
--- keys[2] claims zset  (<prefix>{<tag>}:trial), same hash slot; touched only when args[5] is 1
--- keys[3] one-permit claim string (<prefix>{<tag>}:trial1), same hash slot; likewise
+-- keys[2] claims zset  (<prefix>{<tag>}:trial), same hash slot; given (and touched) only when args[5] is 1
+-- keys[3] one-permit claim string (<prefix>{<tag>}:trial1), same hash slot; likewise (every key costs the
+--         call its argument, so a recorded outcome sends the state key alone)
 -- args[1] op: failure | success | trial_success | trial_failure | force_open | force_half_open | force_closed
 -- args[2] now, epoch ms (the caller's clock; the rules never read the server clock, see VERSIONS below)
 -- args[3] the policy, eight fields joined by ',': strategy code (Strategy.code(): 0 consecutive, 1 errorRate,
@@ -85,8 +86,9 @@ end
 --         maxResetTimeout, computed by the caller); ignored by the other operations
 -- args[5] 1 when the operation removes the key's trial claims (AtomicOperation.removesClaims()), else 0
 -- Optional, all four or none (a standalone server only: the feed stream is in another hash slot):
--- keys[4] feed stream (<prefix>redeye:feed): an automatic transition (opened, reopened, closed) is appended
---         to it here, in the same call, instead of by a second call (publish) after it
+-- the last key, after the state key or the claim keys: the feed stream (<prefix>redeye:feed): an automatic
+--         transition (opened, reopened, closed) is appended to it here, in the same call, instead of by a
+--         second call (publish) after it
 -- args[6] the operation's name (the event's op field)
 -- args[7] approximate maximum length of the stream (XADD MAXLEN ~), >= 1
 -- args[8] ttl ms of the stream key (1 .. 100 years), refreshed on every entry
@@ -463,13 +465,13 @@ local function record_closed(keys, a, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P,
   redis.call('SET', keys[1], nv, 'PX', P.ttl)
   local published = ''
   if feed then
-    local id = redis.pcall('XADD', keys[4], 'MAXLEN', '~', a[7], '*', 'op', a[6], 'kind', 'opened', 'from', '0',
+    local id = redis.pcall('XADD', feed, 'MAXLEN', '~', a[7], '*', 'op', a[6], 'kind', 'opened', 'from', '0',
         'failures', f1, 'lastFailureAt', f2, 'open', '1', 'openedAt', f4, 'openCount', f5, 'errorRate', f6,
         'samples', f7, 'trialSuccesses', '0', 'forced', '0', 'version', f10)
     if type(id) == 'table' and id.err then
       published = '0'
     else
-      redis.pcall('PEXPIRE', keys[4], a[8])
+      redis.pcall('PEXPIRE', feed, a[8])
       published = '1'
     end
   end
@@ -485,9 +487,11 @@ local function state(keys, a)
   local own = OWN_ARG[op]
   local own_arg = own and whole(a[4], own[1], own[2])
   local removes_claims = a[5]
-  local feed = nargs == 8 and keys[4] ~= nil
+  -- the keys: the state, the two claim keys when the operation removes claims, the stream last when given
+  local nkeys = #keys
+  local feed = nargs == 8 and keys[nkeys]
   if not rule or not now or not P or (own and not own_arg) or (removes_claims ~= '0' and removes_claims ~= '1')
-      or (nargs ~= 5 and not feed) then
+      or (nargs ~= 5 and nargs ~= 8) or nkeys ~= (removes_claims == '1' and 3 or 1) + (feed and 1 or 0) then
     return redis.error_reply('REDEYE_BAD_ARGS state got ' .. nargs .. ' arguments, op ' .. tostring(op)
         .. ', policy ' .. tostring(a[3]) .. ': every argument must be present and in range; nothing was changed')
   end
@@ -604,7 +608,7 @@ local function state(keys, a)
   -- it appends by itself.
   local published = ''
   if publishes then
-    local entry = {keys[4], 'MAXLEN', '~', a[7], '*', 'op', a[6], 'kind', kind, 'from', FROM[kind]}
+    local entry = {feed, 'MAXLEN', '~', a[7], '*', 'op', a[6], 'kind', kind, 'from', FROM[kind]}
     for i = 1, NFIELDS do
       entry[#entry + 1] = FIELDS[i]
       entry[#entry + 1] = q[i]
@@ -613,7 +617,7 @@ local function state(keys, a)
     if type(id) == 'table' and id.err then
       published = '0'
     else
-      redis.pcall('PEXPIRE', keys[4], a[8])
+      redis.pcall('PEXPIRE', feed, a[8])
       published = '1'
     end
   end

@@ -83,7 +83,9 @@ class RedisScriptInputTest {
         store.recordFailure("s", p, 1);
         String k = store.stateKey("s");
         Snapshot before = Snapshot.of(raw, k);
-        List<String> keys = List.of(k, store.claimsKey("s"), store.claim1Key("s"));
+        // the state key alone for an operation that keeps the claims (args[5] 0), with the claim keys otherwise
+        List<String> keys = List.of(k);
+        List<String> withClaims = List.of(k, store.claimsKey("s"), store.claim1Key("s"));
         String policy = "0,5,0,0.5,10,0.5,1,60000";
         List<String> good = List.of("failure", "2", policy, "", "0");
         // per argument, values that are malformed or out of range (see the args list of the state function)
@@ -127,8 +129,10 @@ class RedisScriptInputTest {
         }
         assertRejected(lua, LuaLibrary.Fn.STATE, keys, List.of("trial_success", "2", policy, "-2", "0"), k, before);
         assertRejected(lua, LuaLibrary.Fn.STATE, keys, good.subList(0, 4), k, before); // too few arguments
+        assertRejected(lua, LuaLibrary.Fn.STATE, withClaims, good, k, before); // claim keys it would not touch
+        assertRejected(lua, LuaLibrary.Fn.STATE, keys, List.of("force_closed", "2", policy, "", "1"), k, before);
         // the stream's length and ttl, read only by a transition that appends its event: checked before it writes
-        List<String> withFeed = List.of(k, store.claimsKey("s"), store.claim1Key("s"), store.feedKey());
+        List<String> withFeed = List.of(k, store.feedKey());
         String opens = "0,1,0,0.5,10,0.5,1,60000";
         for (List<String> stream : List.of(List.of("0", "60000"), List.of("x", "60000"), List.of("100", ""),
                 List.of("100", Long.toString(Long.MAX_VALUE)))) {
