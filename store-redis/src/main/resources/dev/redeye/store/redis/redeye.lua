@@ -14,9 +14,10 @@
 --
 -- THE STORED STATE is one string value at <prefix>{<tag>}:state: the ten fields of FIELDS in that order
 -- joined by ',' (see CANONICAL), read with one GET and written whole with one SET ... PX ttl (a forced state:
--- SET without PX, so it has no expiry). Releases before this layout kept the state as a hash with one field
--- per name of FIELDS: every function still reads such a hash (GET answers WRONGTYPE, then HMGET), and the
--- first write of the state replaces it with the string value, in the same call.
+-- SET without PX, so it has no expiry). A key written by a release before this layout holds a hash with one
+-- field per name of FIELDS: the state function reads such a hash (GET answers WRONGTYPE, then HMGET) and its
+-- first write of the state replaces it with the string value, in the same call; put replaces it; claim,
+-- release and publish never read the state key.
 --
 -- Exported (registered without flags: each may write, so Redis refuses it up front, before it runs, while the
 -- server is over maxmemory or is a read-only replica, rather than failing at its first write):
