@@ -73,7 +73,7 @@ final class RedisKeys {
         return prefix;
     }
 
-    /** {@code <prefix>{<tag>}:state}, the hash holding the breaker state. */
+    /** {@code <prefix>{<tag>}:state}, the string holding the breaker state (the ten fields joined by ','). */
     String state(String operation) {
         return tagged(operation) + STATE_SUFFIX;
     }

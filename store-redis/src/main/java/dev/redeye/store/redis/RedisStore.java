@@ -41,6 +41,7 @@ import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisAskDataException;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -61,7 +62,7 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  *         .build();
  * }</pre>
  *
- * <p><b>Cost.</b> {@link #get} is one HGETALL; every atomic operation is one call of the store's Lua library
+ * <p><b>Cost.</b> {@link #get} is one GET; every atomic operation is one call of the store's Lua library
  * (FCALL where the server offers Redis Functions, else EVALSHA: see {@code redeye.lua} and the package
  * Javadoc), plus one more (a small call that XADDs to the feed stream) when it was a transition, except for an
  * automatic transition (opened, reopened, closed) with {@link Builder#publishInScript} on (a standalone server
@@ -234,7 +235,8 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
     }
 
     /**
-     * The Redis key of the hash holding an operation's state: {@code <prefix>{<tag>}:state}.
+     * The Redis key of the string holding an operation's state: {@code <prefix>{<tag>}:state} (its value is the
+     * ten fields of the state joined by ',', see the {@linkplain dev.redeye.store.redis package Javadoc}).
      *
      * @throws NullPointerException if {@code operation} is null
      */
@@ -292,20 +294,45 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
 
     // ---------------------------------------------------------------- Store
 
-    /** {@inheritDoc} One HGETALL. */
+    /**
+     * {@inheritDoc} One GET of the state value. A key still holding the hash of an earlier release (GET answers
+     * WRONGTYPE) is read with one HGETALL more; the next write of its state replaces it with the value.
+     */
     @Override
     public Optional<BreakerState> get(String key) {
         String k = keys.state(key);
         checkOpen();
-        Map<String, String> fields = call("get", key, Repeat.IDEMPOTENT, () -> client.hgetAll(k));
-        if (fields == null || fields.isEmpty()) {
+        Object stored = call("get", key, Repeat.IDEMPOTENT, () -> readState(k));
+        if (stored == null) {
             return Optional.empty();
         }
-        return Optional.of(StateCodec.fromFields(fields, where(key)));
+        if (stored instanceof String value) {
+            return Optional.of(StateCodec.fromFields(fields(value, key, "malformed breaker state at "), where(key)));
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, String> hash = (Map<String, String>) stored;
+        return Optional.of(StateCodec.fromFields(hash, where(key)));
     }
 
     /**
-     * {@inheritDoc} One call of the library's put function, which replaces the hash (whatever was there) and sets its TTL; never re-sent
+     * The stored state under {@code k}: its value (a String), the fields of the hash an earlier release wrote
+     * (a Map), or null when there is none. Data of another type fails with WRONGTYPE (from HGETALL).
+     */
+    private Object readState(String k) {
+        try {
+            return client.get(k);
+        } catch (JedisDataException e) {
+            if (!String.valueOf(e.getMessage()).startsWith("WRONGTYPE")) {
+                throw e;
+            }
+        }
+        Map<String, String> hash = client.hgetAll(k);
+        return hash == null || hash.isEmpty() ? null : hash;
+    }
+
+    /**
+     * {@inheritDoc} One call of the library's put function, which replaces whatever was under the state key
+     * (the hash of an earlier release included) with the state's value and sets its TTL, in one SET; never re-sent
      * after its reply was lost (see the class Javadoc), so such a failure is a {@link StoreException} whose
      * write may have run. A forced state
      * ({@link BreakerState#forced()}) is stored without expiry and {@code ttl} is ignored: while forced,
@@ -319,17 +346,12 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         Objects.requireNonNull(state, "state");
         long ttlMillis = ttlMillis(ttl);
         checkOpen();
-        List<String> args = new ArrayList<>(21);
-        args.add(state.forced() ? "0" : Long.toString(ttlMillis)); // 0: no expiry
-        for (Map.Entry<String, String> f : StateCodec.toFields(state).entrySet()) {
-            args.add(f.getKey());
-            args.add(f.getValue());
-        }
+        List<String> args = List.of(state.forced() ? "0" : Long.toString(ttlMillis), value(state)); // 0: no expiry
         call("put", key, Repeat.AT_MOST_ONCE, () -> lua.run(LuaLibrary.Fn.PUT, List.of(k), args));
     }
 
     /**
-     * {@inheritDoc} One DEL of the state hash and both claim keys (same slot); never re-sent after its reply
+     * {@inheritDoc} One DEL of the state key and both claim keys (same slot); never re-sent after its reply
      * was lost (see the class Javadoc), so such a failure is a {@link StoreException} whose delete may have run.
      */
     @Override
@@ -493,15 +515,17 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         } else {
             own = "";
         }
+        // the claim keys only for an operation that removes them: every key costs the server time per call
+        boolean removes = operation.removesClaims();
         List<String> scriptKeys;
         List<String> scriptArgs;
         if (publishInScript) {
-            scriptKeys = List.of(state, claims, claim1, keys.feed());
-            scriptArgs = List.of(op, Long.toString(now), policyText(policy), own, operation.removesClaims() ? "1" : "0",
+            scriptKeys = removes ? List.of(state, claims, claim1, keys.feed()) : List.of(state, keys.feed());
+            scriptArgs = List.of(op, Long.toString(now), policyText(policy), own, removes ? "1" : "0",
                     key, Long.toString(feedMaxLength), Long.toString(feedTtlMillis));
         } else {
-            scriptKeys = List.of(state, claims, claim1);
-            scriptArgs = List.of(op, Long.toString(now), policyText(policy), own, operation.removesClaims() ? "1" : "0");
+            scriptKeys = removes ? List.of(state, claims, claim1) : List.of(state);
+            scriptArgs = List.of(op, Long.toString(now), policyText(policy), own, removes ? "1" : "0");
         }
         long[] acked = {-1};
         Object raw = call(op, key, Repeat.AT_MOST_ONCE, () -> waitReplicas == 0
@@ -600,21 +624,42 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         }
         List<?> r = (List<?>) raw;
         String kind = text(r.get(0));
-        BreakerState p = StateCodec.fromFields(fields(text(r.get(2)), key), where(key));
-        BreakerState n = StateCodec.fromFields(fields(text(r.get(3)), key), where(key));
+        String unexpected = "unexpected state from the state function at ";
+        BreakerState p = StateCodec.fromFields(fields(text(r.get(2)), key, unexpected), where(key));
+        BreakerState n = StateCodec.fromFields(fields(text(r.get(3)), key, unexpected), where(key));
         TransitionKind k = kind.isEmpty() ? null : TransitionKind.fromWireName(kind);
         return new StateChange(p, n, k);
     }
 
-    /** The ten stored fields of a state from the state function's text (values joined by ',' in FIELDS order). */
-    private Map<String, String> fields(String joined, String key) {
+    /**
+     * The stored value of a state: its ten fields in FIELDS order joined by ',' (StateCodec's encodings), the
+     * form the library's put takes and the CANONICAL pattern of {@code redeye.lua} accepts.
+     */
+    static String value(BreakerState state) {
+        Map<String, String> f = StateCodec.toFields(state);
+        StringBuilder sb = new StringBuilder(64);
+        for (String name : FIELDS) {
+            if (sb.length() > 0) {
+                sb.append(',');
+            }
+            sb.append(f.get(name));
+        }
+        return sb.toString();
+    }
+
+    /**
+     * The ten fields of a state from its value or the state function's text (values joined by ',' in FIELDS
+     * order); anything else is a {@link StoreException} whose message starts with {@code problem}.
+     */
+    private Map<String, String> fields(String joined, String key, String problem) {
         Map<String, String> m = new LinkedHashMap<>(16);
         int start = 0;
         for (int i = 0; i < FIELDS.length; i++) {
             int end = joined.indexOf(',', start);
             boolean last = i == FIELDS.length - 1;
             if (last ? end >= 0 : end < 0) {
-                throw new StoreException("unexpected state from the state function at " + where(key) + ": " + joined);
+                throw new StoreException(problem + where(key) + ": not " + FIELDS.length
+                        + " comma-separated fields: " + OperationNames.abbreviate(joined));
             }
             if (last) {
                 end = joined.length();

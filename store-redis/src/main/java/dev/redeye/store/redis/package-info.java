@@ -9,17 +9,23 @@
  * <table>
  * <caption>Keys</caption>
  * <tr><th>key</th><th>type</th><th>content</th><th>TTL</th></tr>
- * <tr><td><code>myapp:{payment-gateway}:state</code></td><td>hash</td>
- * <td>the {@link dev.redeye.api.BreakerState}, one field per component with
- * {@link dev.redeye.api.StateCodec}'s names: {@code failures}, {@code lastFailureAt}, {@code open}
- * ({@code 0}/{@code 1}), {@code openedAt}, {@code openCount}, {@code errorRate} (17 significant digits,
- * round-trips bit-exactly), {@code samples}, {@code trialSuccesses}, {@code forced} ({@code 0}/{@code 1}),
- * {@code version}; times are epoch milliseconds. A key created by an atomic operation starts its life at the
- * server clock in <b>microseconds</b> ({@code TIME}), so {@code version} reads like {@code 1764500000123456}
- * and moves by one per transition (see "Contract v2" below)</td>
+ * <tr><td><code>myapp:{payment-gateway}:state</code></td><td>string</td>
+ * <td>the {@link dev.redeye.api.BreakerState} as one value: its ten components in this order, joined by
+ * {@code ,}, each in {@link dev.redeye.api.StateCodec}'s encoding: {@code failures}, {@code lastFailureAt},
+ * {@code open} ({@code 0}/{@code 1}), {@code openedAt}, {@code openCount}, {@code errorRate} (17 significant
+ * digits, or Java's {@code Double.toString} after {@code put}; round-trips bit-exactly), {@code samples},
+ * {@code trialSuccesses}, {@code forced} ({@code 0}/{@code 1}), {@code version}; times are epoch
+ * milliseconds. A key created by an atomic operation starts its life at the server clock in
+ * <b>microseconds</b> ({@code TIME}), so {@code version} reads like {@code 1764500000123456} and moves by one
+ * per transition (see "Contract v2" below). Read with one {@code GET}, written whole with one
+ * {@code SET ... PX}. A key written by a release before this layout holds a hash with one field per
+ * component (same names): it is read as it is (by {@code get} and by every function) and replaced with the
+ * value by the first write of the state, in the same call; an instance of such a release reads a converted
+ * key as data of another type, a {@link dev.redeye.api.StoreException} (see the README's upgrade notes)</td>
  * <td>{@code Policy.stateTtl} on atomic writes, the given ttl on {@code put}; refreshed on every write,
- * clean-up only. <b>None while the state is forced</b> ({@code forced = 1}): the key is PERSISTed by
- * {@code put} of a forced state, by force OPEN and by every write while it stays forced, since an
+ * clean-up only. <b>None while the state is forced</b> ({@code forced = 1}): the key is stored without expiry by
+ * {@code put} of a forced state, by force OPEN and by every write while it stays forced ({@code SET} without
+ * {@code PX}, or {@code PERSIST} when the value is unchanged), since an
  * operator holds it open until reset and no call refreshes it meanwhile; the ttl applies again from the
  * first write that leaves it unforced (reset / force CLOSED / force HALF_OPEN)</td></tr>
  * <tr><td><code>myapp:{payment-gateway}:trial1</code></td><td>string</td>
@@ -36,7 +42,8 @@
  * <td>7 days, refreshed on every entry</td></tr>
  * </table>
  * <pre>
- * redis-cli HGETALL 'myapp:{payment-gateway}:state'
+ * redis-cli GET 'myapp:{payment-gateway}:state'            ("2,1764500000123,0,0,0,0,0,0,0,1764500000123456")
+ * redis-cli --raw GET 'myapp:{payment-gateway}:state' | tr , '\n'    (one field per line, in the order above)
  * redis-cli PTTL 'myapp:{payment-gateway}:state'          (-1 while forced)
  * redis-cli GET 'myapp:{payment-gateway}:trial1'
  * redis-cli ZRANGE 'myapp:{payment-gateway}:trial' 0 -1 WITHSCORES
@@ -83,9 +90,10 @@
  * {@code max(version, 0) + 1}; its rules never read the server clock ({@code now} is an argument; the one
  * {@code TIME} it calls is for the version base of a new key). Its record path (an outcome that leaves a closed
  * state closed, most of what it runs) reads, writes and formats only what that outcome needs; the rule it
- * applies is the one the general path applies. It validates the stored hash before changing anything: another
- * type, a hash without the fields, or a field that is not a number in range is an error that the store reports
- * as {@link dev.redeye.api.StoreException}, leaving the data as it found it.
+ * applies is the one the general path applies. It validates the stored value before changing anything: another
+ * type, a value that is not ten comma-separated fields (or a hash of an earlier release without the fields), or
+ * a field that is not a number in range is an error that the store reports as
+ * {@link dev.redeye.api.StoreException}, leaving the data as it found it.
  *
  * <h2>Trial claims</h2>
  * Two keys per operation, in one slot, and one function each way. With <b>one permit</b> {@code claim} fails
@@ -111,16 +119,17 @@
  * <li><b>Quiet clears.</b> A success clearing sub-threshold failures writes {@code failures = 0} with the same
  * version and publishes nothing; only transitions move the version and reach the stream.</li>
  * <li><b>Version bases.</b> Versions of a key never go backwards, also after {@code DEL} or expiry: when the
- * state hash does not exist, the state function starts the new life at {@code TIME} in microseconds
+ * state key does not exist, the state function starts the new life at {@code TIME} in microseconds
  * ({@code redis.replicate_commands()} first, which Redis before 5 needs before {@code TIME}; a no-op on Redis
  * 7). Each earlier life started at an earlier {@code TIME} and moved by one per transition, and no two
  * transitions of a key are a microsecond apart. Lua numbers are doubles, exact below 2^53; microsecond
  * epochs (about 1.8e15) are far below it. Two limits: a server clock stepped backwards by more than the
  * time since the key's last life, or a version written by {@code put} above the clock, can make a new life
  * start lower (neither happens through the engine, which writes only versions this store produced).</li>
- * <li><b>Ttl refresh.</b> Every atomic write that writes sets {@code PEXPIRE stateTtl} again, measured from
- * that write; an unchanged call (a no-op success, a fenced-out outcome) writes and refreshes nothing; a forced
- * state is {@code PERSIST}ed instead.</li>
+ * <li><b>Ttl refresh.</b> Every atomic write that writes sets the ttl {@code stateTtl} again ({@code SET ...
+ * PX}), measured from that write; an unchanged call (a no-op success, a fenced-out outcome) writes and
+ * refreshes nothing; a forced state is stored without expiry instead ({@code SET} without {@code PX}, or
+ * {@code PERSIST} when unchanged).</li>
  * <li><b>Event order.</b> Each subscriber gets the events of one operation in increasing version order; see
  * the feed reader below.</li>
  * </ul>

@@ -10,7 +10,14 @@
 -- Every function checks its arguments, and the stored data it reads, before its first write: Redis never
 -- rolls a script back, so a failure after a write would leave a half-applied change (REDEYE_BAD_ARGS,
 -- REDEYE_MALFORMED; nothing is written). TTLs are at most MAX_TTL (100 years; the store caps longer ones),
--- since PEXPIRE refuses an expiry that overflows the server's clock.
+-- since SET PX and PEXPIRE refuse an expiry that overflows the server's clock.
+--
+-- THE STORED STATE is one string value at <prefix>{<tag>}:state: the ten fields of FIELDS in that order
+-- joined by ',' (see CANONICAL), read with one GET and written whole with one SET ... PX ttl (a forced state:
+-- SET without PX, so it has no expiry). A key written by a release before this layout holds a hash with one
+-- field per name of FIELDS: the state function reads such a hash (GET answers WRONGTYPE, then HMGET) and its
+-- first write of the state replaces it with the string value, in the same call; put replaces it; claim,
+-- release and publish never read the state key.
 --
 -- Exported (registered without flags: each may write, so Redis refuses it up front, before it runs, while the
 -- server is over maxmemory or is a read-only replica, rather than failing at its first write):
@@ -25,6 +32,8 @@ local MAX_TTL = 3153600000000
 local INT_MAX = 2147483647
 -- Lua numbers are doubles: longs are exact up to 2^53.
 local LONG_MAX = 9007199254740992
+-- LONG_MAX in decimal: a field of as many characters is in range when it is not greater as text.
+local LONG_MAX_TEXT = '9007199254740992'
 -- Any Java long (times and gaps are not range-checked by the rules; doubles hold them approximately above 2^53).
 local ANY_LONG = 1e19
 
@@ -61,24 +70,26 @@ end
 -- One atomic read-modify-write of a breaker's state. Mirrors dev.redeye.api.Transitions rule by rule; the
 -- TCK's parity rules (R2.9, R3.1, R5.x, R9.x, R8.1) prove it.
 --
--- keys[1] state hash   (<prefix>{<tag>}:state)
--- keys[2] claims zset  (<prefix>{<tag>}:trial), same hash slot; touched only when args[5] is 1
--- keys[3] one-permit claim string (<prefix>{<tag>}:trial1), same hash slot; likewise
+-- keys[1] state string (<prefix>{<tag>}:state; or the hash of earlier releases, converted by the first write)
+-- keys[2] claims zset  (<prefix>{<tag>}:trial), same hash slot; given (and touched) only when args[5] is 1
+-- keys[3] one-permit claim string (<prefix>{<tag>}:trial1), same hash slot; likewise (every key costs the
+--         call its argument, so a recorded outcome sends the state key alone)
 -- args[1] op: failure | success | trial_success | trial_failure | force_open | force_half_open | force_closed
 -- args[2] now, epoch ms (the caller's clock; the rules never read the server clock, see VERSIONS below)
 -- args[3] the policy, eight fields joined by ',': strategy code (Strategy.code(): 0 consecutive, 1 errorRate,
 --         2 leaky), failureThreshold, maxGapBetweenFailures ms (0 = unset), errorRateThreshold, minimumCalls,
 --         errorRateDecay, successThreshold, state ttl ms (set on every write of a state that is not forced; a
---         forced state is stored without expiry, PERSIST, since nothing refreshes it while the gate rejects
---         every call). A breaker sends the same text on every call, so it is parsed once and remembered.
+--         forced state is stored without expiry, SET without PX or PERSIST, since nothing refreshes it while
+--         the gate rejects every call). A breaker sends the same text on every call, so it is parsed once and remembered.
 -- args[4] the operation's own argument: for trial_success / trial_failure the trial version, the version of
 --         the open period the trial was admitted under (contract v2 fencing: an outcome of another period
 --         changes nothing); for force_half_open the openedAt of the forced half-open state (now - 2 *
 --         maxResetTimeout, computed by the caller); ignored by the other operations
 -- args[5] 1 when the operation removes the key's trial claims (AtomicOperation.removesClaims()), else 0
 -- Optional, all four or none (a standalone server only: the feed stream is in another hash slot):
--- keys[4] feed stream (<prefix>redeye:feed): an automatic transition (opened, reopened, closed) is appended
---         to it here, in the same call, instead of by a second call (publish) after it
+-- the last key, after the state key or the claim keys: the feed stream (<prefix>redeye:feed): an automatic
+--         transition (opened, reopened, closed) is appended to it here, in the same call, instead of by a
+--         second call (publish) after it
 -- args[6] the operation's name (the event's op field)
 -- args[7] approximate maximum length of the stream (XADD MAXLEN ~), >= 1
 -- args[8] ttl ms of the stream key (1 .. 100 years), refreshed on every entry
@@ -89,17 +100,21 @@ end
 -- microsecond, so the new base is above every version the key had. Lua numbers are doubles, exact below
 -- 2^53; microsecond epochs (~1.8e15) are far below that. The one clock read is for the version base only.
 --
--- Returns {kind, changed, previous, next, published}: kind is a TransitionKind wire name or '' when the
--- change is not a transition; changed is '1' when the hash was written (only the fields whose value changed
--- are written, every field for a key that did not exist); previous and next are the ten fields of FIELDS
--- (StateCodec's names) in that order joined by ',', as stored when every reader parses them alike, else
--- encoded; published is '1' when the event was appended here, '0' when that append failed, '' when there was
--- none to append here.
+-- Returns {kind, changed, previous, next, published}: kind is a TransitionKind wire name or '' when the change
+-- is not a transition; changed is '1' when the state changed (and so was written: one SET of the whole value);
+-- previous and next are the ten fields of FIELDS (StateCodec's names) in that order joined by ',', as stored
+-- when every reader parses them alike, else encoded; published is '1' when the event was appended here, '0'
+-- when that append failed, '' when there was none to append here.
 --
--- COST. This runs on every recorded outcome, so its server time is what caps one key's rate: it parses the
--- policy once per distinct text (POLICIES), validates and reads the stored hash with one pattern in the
--- common case (CANONICAL), passes the stored strings through to the reply, formats only the fields that
--- change, and makes three calls for a sub-threshold outcome (HMGET, HSET of the changed fields, PEXPIRE).
+-- COST. This runs on every recorded outcome, so its server time is what caps one key's rate. The layout is one
+-- string (GET, SET PX: two commands with one argument and one reply value each, where a hash of ten fields
+-- costs HMGET's ten arguments and ten reply values, and HSET plus PEXPIRE). The function parses the policy
+-- once per distinct text (POLICIES), validates the stored value and splits it into its fields with one match
+-- (CAPTURE), passes the stored strings through to the reply, converts only the fields the policy's rule reads
+-- and formats only the fields that change. An outcome recorded on a closed state, the opening included, runs
+-- on that record path: a sub-threshold outcome is one GET, the rule on a few numbers, one concatenation and
+-- one SET PX; the opening adds the XADD of its event. Everything else (open states, trials, forced changes, a
+-- value in another form) takes the general path.
 
 local FIELDS = {'failures', 'lastFailureAt', 'open', 'openedAt', 'openCount',
                 'errorRate', 'samples', 'trialSuccesses', 'forced', 'version'}
@@ -111,9 +126,11 @@ local ERROR_RATE, SAMPLES, TRIAL_SUCCESSES, FORCED, VERSION = 6, 7, 8, 9, 10
 -- of BreakerStatus).
 local FROM = {opened = '0', reopened = '2', closed = '2'}
 -- The stored fields joined by ',' as this library writes them: integers in decimal, booleans 0 / 1, the error
--- rate as '%.17g' writes it. A state in this form is validated by one find and passed through as it is; any
--- other form (a hand-written 'true', '+0', a missing version) takes the field-by-field path.
+-- rate as '%.17g' writes it (or Java's Double.toString, as put stores it). A state in this form is validated
+-- and split by one match (CAPTURE: the same pattern with each field captured) and passed through as it is;
+-- any other form (a hand-written 'true', '+0') takes the field-by-field path.
 local CANONICAL = '^%d+,%-?%d+,[01],%-?%d+,%d+,%d+%.?%d*[eE]?[+-]?%d*,%d+,%d+,[01],%-?%d+$'
+local CAPTURE = '^(%d+),(%-?%d+),([01]),(%-?%d+),(%d+),(%d+%.?%d*[eE]?[+-]?%d*),(%d+),(%d+),([01]),(%-?%d+)$'
 
 local POLICIES = {}
 local NPOLICIES = 0
@@ -156,8 +173,9 @@ local function parse_bool(v)
   return nil
 end
 
--- The stored state from HMGET's reply, field by field (any form StateCodec reads): the state as numbers and
--- booleans by position, or nil and why.
+-- The stored state from its fields by position (split from the value, or HMGET's reply from a hash of
+-- earlier releases, where a missing version means a layout without one), field by field, in any form
+-- StateCodec reads: the state as numbers and booleans by position, or nil and why.
 local function parse_fields(raw)
   local s = {}
   local f = int(raw[1], 0, INT_MAX)
@@ -206,20 +224,28 @@ local function encode(s, i)
   return string.format('%d', v)
 end
 
--- The stored state (raw: HMGET's reply, all ten present) when it is in the canonical form, checked by one
--- find, and its text (the fields joined by ','), or nil. checked: that text, when the record path found it
--- canonical already.
-local function parse(raw, checked)
-  local text = checked or table.concat(raw, ',')
-  if not checked and not string.find(text, CANONICAL) then return nil end
+-- The fields of a state in the canonical form (raw: the ten strings CAPTURE took) as a state, or nil when
+-- a number is out of the range the pattern does not bound (the field-by-field path then says which).
+local function parse(raw)
   local s = {tonumber(raw[1]), tonumber(raw[2]), raw[3] == '1', tonumber(raw[4]), tonumber(raw[5]),
              tonumber(raw[6]), tonumber(raw[7]), tonumber(raw[8]), raw[9] == '1', tonumber(raw[10])}
   if s[1] <= INT_MAX and s[2] >= -LONG_MAX and s[2] <= LONG_MAX and s[4] >= -LONG_MAX and s[4] <= LONG_MAX
       and s[5] <= INT_MAX and s[6] and s[6] <= 1 and s[7] <= LONG_MAX and s[8] <= INT_MAX and s[10] >= -1
       and s[10] <= LONG_MAX then
-    return s, text
+    return s
   end
   return nil
+end
+
+-- A stored value split at every ',' and the number of pieces.
+local function split(v)
+  local t = {}
+  local n = 0
+  for f in string.gmatch(v .. ',', '([^,]*),') do
+    n = n + 1
+    t[n] = f
+  end
+  return t, n
 end
 
 local function copy(s)
@@ -372,53 +398,85 @@ local RULES = {failure = record_failure, success = record_success, trial_success
 local OWN_ARG = {trial_success = {-1, ANY_LONG}, trial_failure = {-1, ANY_LONG},
                  force_half_open = {-ANY_LONG, ANY_LONG}}
 
--- THE RECORD PATH. An outcome that leaves a closed state closed (a sub-threshold failure, a success) is most
--- of what this function ever runs, and what caps one key's rate. It runs here without the general machinery
--- above (a state table, a copy, a comparison of all ten fields): the stored strings are checked by one find
--- and passed through, only the four fields closed_outcome reads are converted to numbers, and only the
--- fields it changes are formatted and written. The rule is closed_outcome, the same as on the general path.
--- It returns nil, having written nothing, for anything else: a state not in the canonical form or not closed,
--- and an outcome that opens the breaker, which the general path then applies (given the checked text).
-local function record_closed(keys, a, raw, P, now, success)
-  local text = table.concat(raw, ',')
-  if not string.find(text, CANONICAL) then return nil end
-  -- the ranges the pattern does not bound: short enough is in range (longer goes the general way)
-  local f1, f2, f4, f5, f7, f8, f10 = raw[1], raw[2], raw[4], raw[5], raw[7], raw[8], raw[10]
-  if #f1 > 9 or #f2 > 16 or #f4 > 16 or #f5 > 9 or #f7 > 15 or #f8 > 9 or #f10 > 16
+-- THE RECORD PATH. An outcome recorded on a closed state (a sub-threshold failure, a success, the failure that
+-- opens) is most of what this function ever runs, and what caps one key's rate. It runs here without the
+-- general machinery below (a state table, a copy, a comparison of all ten fields): the stored value v has been
+-- checked and split by one match (f1 .. f10, strings), only the fields the policy's rule reads are converted to
+-- numbers, only the fields that change are formatted, and the value is written whole by one SET PX; an opening
+-- also appends its event (feed: the caller gave the stream). The rule is closed_outcome, the same as on the
+-- general path, and an opening moves the fields record() moves. It returns nil, having written nothing, for
+-- anything else: a number the pattern does not bound out of range, or a state that is not closed or is
+-- forced, which the general path then handles (and reports).
+local function record_closed(keys, a, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now, success, feed)
+  -- the ranges the pattern does not bound: a 16-character field is compared with 2^53 as text (same length)
+  local n2, n4, n10 = #f2, #f4, #f10
+  if #f1 > 9 or #f5 > 9 or #f7 > 15 or #f8 > 9 or f9 ~= '0' or n2 > 16 or (n2 == 16 and f2 > LONG_MAX_TEXT)
+      or n4 > 16 or (n4 == 16 and f4 > LONG_MAX_TEXT) or n10 > 16 or (n10 == 16 and f10 > LONG_MAX_TEXT)
       or (string.byte(f10) == 45 and f10 ~= '-1') then
     return nil
   end
-  local failures, last, rate, samples = tonumber(f1), tonumber(f2), tonumber(raw[6]), tonumber(f7)
-  if rate > 1 then return nil end
-  local f, l, r, n, opens = closed_outcome(failures, last, rate, samples, success, P, now)
-  if opens then return nil, text end
-  -- the changed fields as HSET arguments (raw becomes the next state's strings)
-  local hset = {keys[1]}
-  if f ~= failures then
-    raw[FAILURES] = string.format('%d', f)
-    hset[2] = 'failures'
-    hset[3] = raw[FAILURES]
+  local rate = 0
+  if f6 ~= '0' then
+    rate = tonumber(f6)
+    if not rate or rate > 1 then return nil end
   end
-  if l ~= last then
-    raw[LAST_FAILURE_AT] = #a[2] <= 15 and l == now and string.find(a[2], '^%-?[1-9]%d*$') and a[2]
-        or string.format('%d', l)
-    hset[#hset + 1] = 'lastFailureAt'
-    hset[#hset + 1] = raw[LAST_FAILURE_AT]
+  -- The last failure's time and the sample count are converted only where the rule reads them (the gap of
+  -- the counting strategies; the error rate's count); elsewhere they are false, which the rule returns as it
+  -- got them.
+  local failures, last, samples = tonumber(f1), false, false
+  if P.strategy == 1 then
+    samples = tonumber(f7)
+  elseif P.max_gap > 0 then
+    last = tonumber(f2)
+  end
+  local f, l, r, n, opens = closed_outcome(failures, last, rate, samples, success, P, now)
+  local changed = false
+  if f ~= failures then
+    f1 = string.format('%d', f)
+    changed = true
   end
   if r ~= rate then
-    raw[ERROR_RATE] = string.format('%.17g', r)
-    hset[#hset + 1] = 'errorRate'
-    hset[#hset + 1] = raw[ERROR_RATE]
+    f6 = string.format('%.17g', r)
+    changed = true
   end
   if n ~= samples then
-    raw[SAMPLES] = string.format('%d', n)
-    hset[#hset + 1] = 'samples'
-    hset[#hset + 1] = raw[SAMPLES]
+    f7 = string.format('%d', n)
+    changed = true
   end
-  if #hset == 1 then return {'', '0', text, text, ''} end
-  redis.call('HSET', unpack(hset))
-  redis.call('PEXPIRE', keys[1], P.ttl)
-  return {'', '1', text, table.concat(raw, ','), ''}
+  if l ~= last and (last or changed or tonumber(f2) ~= l) then
+    f2 = string.format('%d', l)
+    changed = true
+  end
+  if not opens then
+    if not changed then return {'', '0', v, v, ''} end
+    local nv = f1 .. ',' .. f2 .. ',0,' .. f4 .. ',' .. f5 .. ',' .. f6 .. ',' .. f7 .. ',' .. f8 .. ',0,' .. f10
+    redis.call('SET', keys[1], nv, 'PX', P.ttl)
+    return {'', '1', v, nv, ''}
+  end
+  -- the opening: open, openedAt now, no trial successes, the next version (record())
+  if feed and not (uint(a[7], 1, LONG_MAX) and uint(a[8], 1, MAX_TTL)) then
+    return redis.error_reply('REDEYE_BAD_ARGS state got a stream length ' .. tostring(a[7]) .. ' and ttl '
+        .. tostring(a[8]) .. ': both must be in range; nothing was changed')
+  end
+  local version = tonumber(f10)
+  if version < 0 then version = 0 end
+  f4 = string.format('%d', now)
+  f10 = string.format('%d', version + 1)
+  local nv = f1 .. ',' .. f2 .. ',1,' .. f4 .. ',' .. f5 .. ',' .. f6 .. ',' .. f7 .. ',0,0,' .. f10
+  redis.call('SET', keys[1], nv, 'PX', P.ttl)
+  local published = ''
+  if feed then
+    local id = redis.pcall('XADD', feed, 'MAXLEN', '~', a[7], '*', 'op', a[6], 'kind', 'opened', 'from', '0',
+        'failures', f1, 'lastFailureAt', f2, 'open', '1', 'openedAt', f4, 'openCount', f5, 'errorRate', f6,
+        'samples', f7, 'trialSuccesses', '0', 'forced', '0', 'version', f10)
+    if type(id) == 'table' and id.err then
+      published = '0'
+    else
+      redis.pcall('PEXPIRE', feed, a[8])
+      published = '1'
+    end
+  end
+  return {'opened', '1', v, nv, published}
 end
 
 local function state(keys, a)
@@ -430,48 +488,75 @@ local function state(keys, a)
   local own = OWN_ARG[op]
   local own_arg = own and whole(a[4], own[1], own[2])
   local removes_claims = a[5]
-  local feed = nargs == 8 and keys[4] ~= nil
+  -- the keys: the state, the two claim keys when the operation removes claims, the stream last when given
+  local nkeys = #keys
+  local feed = nargs == 8 and keys[nkeys]
   if not rule or not now or not P or (own and not own_arg) or (removes_claims ~= '0' and removes_claims ~= '1')
-      or (nargs ~= 5 and not feed) then
+      or (nargs ~= 5 and nargs ~= 8) or nkeys ~= (removes_claims == '1' and 3 or 1) + (feed and 1 or 0) then
     return redis.error_reply('REDEYE_BAD_ARGS state got ' .. nargs .. ' arguments, op ' .. tostring(op)
         .. ', policy ' .. tostring(a[3]) .. ': every argument must be present and in range; nothing was changed')
   end
 
-  local raw = redis.call('HMGET', keys[1], unpack(FIELDS))
-  local canonical
-  if raw[3] == '0' and removes_claims == '0' and (op == 'failure' or op == 'success') and raw[1] and raw[2]
-      and raw[4] and raw[5] and raw[6] and raw[7] and raw[8] and raw[9] and raw[10] then
-    local done, checked = record_closed(keys, a, raw, P, now, op == 'success')
-    if done then return done end
-    canonical = checked
+  -- v: the stored value; false when the key does not exist; nil for a hash of earlier releases that lacks a
+  -- field (hash then holds HMGET's reply)
+  local v = redis.pcall('GET', keys[1])
+  local hash
+  if type(v) == 'table' then
+    if not (v.err and string.sub(v.err, 1, 9) == 'WRONGTYPE') then return v end
+    -- the key holds another type: the hash of earlier releases (any other type makes HMGET fail: WRONGTYPE)
+    hash = redis.call('HMGET', keys[1], unpack(FIELDS))
+    if hash[1] and hash[2] and hash[3] and hash[4] and hash[5] and hash[6] and hash[7] and hash[8] and hash[9]
+        and hash[10] then
+      v = table.concat(hash, ',')
+    elseif hash[1] or hash[2] or hash[3] or hash[4] or hash[5] or hash[6] or hash[7] or hash[8] or hash[9]
+        or hash[10] then
+      v = nil
+    else
+      return redis.error_reply('REDEYE_MALFORMED hash has none of the breaker fields')
+    end
   end
+
   local prev, p, text
-  if raw[1] and raw[2] and raw[3] and raw[4] and raw[5] and raw[6] and raw[7] and raw[8] and raw[9] and raw[10] then
-    prev, text = parse(raw, canonical)
+  if v then
+    local f1, f2, f3, f4, f5, f6, f7, f8, f9, f10 = string.match(v, CAPTURE)
+    if f1 then
+      if f3 == '0' and removes_claims == '0' and (op == 'failure' or op == 'success') then
+        local done = record_closed(keys, a, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now, op == 'success',
+            feed)
+        if done then return done end
+      end
+      p = {f1, f2, f3, f4, f5, f6, f7, f8, f9, f10}
+      prev = parse(p)
+      text = v
+    end
   end
-  if prev then
-    p = raw
-  elseif raw[1] or raw[2] or raw[3] or raw[4] or raw[5] or raw[6] or raw[7] or raw[8] or raw[9] or raw[10] then
+  if not prev and v ~= false then
+    local fields = hash
+    if not fields then
+      local n
+      fields, n = split(v)
+      if n ~= NFIELDS then
+        return redis.error_reply('REDEYE_MALFORMED the value has ' .. n .. ' comma-separated fields, not '
+            .. NFIELDS)
+      end
+    end
     local why
-    prev, why = parse_fields(raw)
+    prev, why = parse_fields(fields)
     if not prev then
       return redis.error_reply('REDEYE_MALFORMED ' .. why)
     end
     -- report integers as stored (every reader parses them alike), encode booleans, an error rate in another
     -- form and a missing version
-    p = raw
+    p = fields
     p[OPEN] = prev[OPEN] and '1' or '0'
     p[FORCED] = prev[FORCED] and '1' or '0'
     if not string.match(p[ERROR_RATE], '^%d+%.?%d*$') then p[ERROR_RATE] = encode(prev, ERROR_RATE) end
     if not p[VERSION] then p[VERSION] = encode(prev, VERSION) end
     text = table.concat(p, ',')
-  elseif redis.call('EXISTS', keys[1]) == 1 then
-    return redis.error_reply('REDEYE_MALFORMED hash has none of the breaker fields')
-  else
+  elseif not prev then
     -- a new life of the key: the initial state, its version based on the server clock in microseconds
     local t = redis.call('TIME')
     prev = {0, 0, false, 0, 0, 0, 0, 0, false, tonumber(t[1]) * 1000000 + tonumber(t[2])}
-    raw = nil
     p = {}
     for i = 1, NFIELDS do p[i] = encode(prev, i) end
     text = table.concat(p, ',')
@@ -489,36 +574,30 @@ local function state(keys, a)
   end
 
   -- A field changed when its value did (the same test as comparing the encoded strings: integers are exact,
-  -- the error rate round-trips bit-exactly). Only changed fields are written; a new key gets every field.
-  local hset
+  -- the error rate round-trips bit-exactly); only changed fields are formatted, the others pass through.
   local q = p
+  local changed = false
   for i = 1, NFIELDS do
     if prev[i] ~= nxt[i] then
-      if not hset then
-        hset = {keys[1]}
+      if not changed then
         q = {p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10]}
+        changed = true
       end
-      local v = encode(nxt, i)
-      q[i] = v
-      hset[#hset + 1] = FIELDS[i]
-      hset[#hset + 1] = v
+      q[i] = encode(nxt, i)
     end
   end
-  if hset and not raw then
-    for i = 1, NFIELDS do
-      hset[2 * i] = FIELDS[i]
-      hset[2 * i + 1] = q[i]
-    end
-  end
-  if hset then
-    redis.call('HSET', unpack(hset))
-  end
+  local qtext = changed and table.concat(q, ',') or text
   -- A forced state never expires (an operator holds it until reset); any other state carries the clean-up
-  -- ttl. A forced state left unchanged is persisted too (it may predate this rule).
+  -- ttl. A forced state left unchanged is persisted too (it may predate this rule), and a hash of earlier
+  -- releases is replaced by the value at once.
   if nxt[FORCED] then
-    redis.call('PERSIST', keys[1])
-  elseif hset then
-    redis.call('PEXPIRE', keys[1], P.ttl)
+    if changed or hash then
+      redis.call('SET', keys[1], qtext)
+    else
+      redis.call('PERSIST', keys[1])
+    end
+  elseif changed then
+    redis.call('SET', keys[1], qtext, 'PX', P.ttl)
   end
   if removes_claims == '1' then
     redis.call('DEL', keys[2], keys[3])
@@ -530,7 +609,7 @@ local function state(keys, a)
   -- it appends by itself.
   local published = ''
   if publishes then
-    local entry = {keys[4], 'MAXLEN', '~', a[7], '*', 'op', a[6], 'kind', kind, 'from', FROM[kind]}
+    local entry = {feed, 'MAXLEN', '~', a[7], '*', 'op', a[6], 'kind', kind, 'from', FROM[kind]}
     for i = 1, NFIELDS do
       entry[#entry + 1] = FIELDS[i]
       entry[#entry + 1] = q[i]
@@ -539,11 +618,11 @@ local function state(keys, a)
     if type(id) == 'table' and id.err then
       published = '0'
     else
-      redis.pcall('PEXPIRE', keys[4], a[8])
+      redis.pcall('PEXPIRE', feed, a[8])
       published = '1'
     end
   end
-  return {kind, hset and '1' or '0', text, q == p and text or table.concat(q, ','), published}
+  return {kind, changed and '1' or '0', text, qtext, published}
 end
 
 ---------------------------------------------------------------------------------------------------- claim
@@ -639,25 +718,25 @@ end
 ------------------------------------------------------------------------------------------------------ put
 -- Unconditional write of a whole breaker state (Store.put, last writer wins).
 --
--- keys[1] state hash
+-- keys[1] state string
 -- args[1] ttl ms (1 .. 100 years), or 0 for no expiry (the store passes 0 for a forced state: a forced state
 --         is never expired by the store, whatever ttl the caller gave)
--- args[2..] field, value, field, value, ...
+-- args[2] the state: the ten fields of FIELDS joined by ',', in the canonical form (CANONICAL)
 --
--- Replaces whatever was under the key (including data of another type) and sets its TTL, atomically. The
--- arguments are checked before the DEL: a failure after it would lose the old state.
+-- Replaces whatever was under the key (including data of another type, and the hash of earlier releases) and
+-- sets its TTL, atomically: one SET. The arguments are checked before it.
 local function put(keys, a)
   local ttl = a[1]
-  local n = #a - 1
-  if not uint(ttl, 0, MAX_TTL) or n < 2 or n % 2 ~= 0 then
+  local value = a[2]
+  if not uint(ttl, 0, MAX_TTL) or #a ~= 2 or type(value) ~= 'string' or not string.find(value, CANONICAL) then
     return redis.error_reply('REDEYE_BAD_ARGS put needs a ttl in 0 .. ' .. MAX_TTL
-        .. ' ms and field/value pairs, got ttl ' .. tostring(ttl) .. ' and ' .. n .. ' more arguments;'
-        .. ' nothing was changed')
+        .. ' ms and a state of ten comma-separated fields, got ttl ' .. tostring(ttl) .. ' and ' .. (#a - 1)
+        .. ' more arguments; nothing was changed')
   end
-  redis.call('DEL', keys[1])
-  redis.call('HSET', keys[1], unpack(a, 2))
   if tonumber(ttl) > 0 then
-    redis.call('PEXPIRE', keys[1], ttl)
+    redis.call('SET', keys[1], value, 'PX', ttl)
+  else
+    redis.call('SET', keys[1], value)
   end
   return 1
 end

@@ -31,7 +31,7 @@ class RedisAclTest {
     /** The README's rules, after {@code ACL SETUSER <user> on >password}; the key pattern comes last. */
     static final List<String> RULES = List.of("resetkeys", "resetchannels", "-@all",
             "+ping", "+info", "+hgetall", "+del", "+fcall", "+function|load", "+evalsha", "+script|load", "+wait",
-            "+hmget", "+hset", "+pexpire", "+persist", "+exists", "+time", "+type", "+get", "+set", "+zscore",
+            "+hmget", "+pexpire", "+persist", "+exists", "+time", "+type", "+get", "+set", "+zscore",
             "+zcount", "+zremrangebyscore", "+zcard", "+zadd", "+pttl", "+zrem", "+xadd",
             "+xread", "+xrange", "+xrevrange", "+client|setname", "+cluster|slots");
 

@@ -20,6 +20,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.StoreErrorPolicy;
+import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreUnavailableException;
 import dev.redeye.api.TransitionEvent;
 import redis.clients.jedis.Jedis;
@@ -222,7 +223,7 @@ class RedisFaultTest {
 
     private static String rawFailures(String prefix, String op) {
         try (Jedis raw = new Jedis("127.0.0.1", SERVER.port())) {
-            return raw.hget(prefix + "{" + op + "}:state", "failures");
+            return RedisTestSupport.field(raw.get(prefix + "{" + op + "}:state"), StateCodec.FAILURES);
         }
     }
 

@@ -24,8 +24,8 @@ import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
- * A script never half-applies: ttls are capped in Java (a "forever" ttl would make PEXPIRE fail after HSET
- * ran, and Redis does not roll a script back), and every script checks its arguments before its first
+ * A script never half-applies: ttls are capped in Java (a "forever" ttl would make SET PX fail, or PEXPIRE
+ * after a write, and Redis does not roll a script back), and every script checks its arguments before its first
  * write, so a malformed call leaves every key exactly as it was (same content, same TTL).
  */
 class RedisScriptInputTest {
@@ -83,7 +83,9 @@ class RedisScriptInputTest {
         store.recordFailure("s", p, 1);
         String k = store.stateKey("s");
         Snapshot before = Snapshot.of(raw, k);
-        List<String> keys = List.of(k, store.claimsKey("s"), store.claim1Key("s"));
+        // the state key alone for an operation that keeps the claims (args[5] 0), with the claim keys otherwise
+        List<String> keys = List.of(k);
+        List<String> withClaims = List.of(k, store.claimsKey("s"), store.claim1Key("s"));
         String policy = "0,5,0,0.5,10,0.5,1,60000";
         List<String> good = List.of("failure", "2", policy, "", "0");
         // per argument, values that are malformed or out of range (see the args list of the state function)
@@ -127,8 +129,10 @@ class RedisScriptInputTest {
         }
         assertRejected(lua, LuaLibrary.Fn.STATE, keys, List.of("trial_success", "2", policy, "-2", "0"), k, before);
         assertRejected(lua, LuaLibrary.Fn.STATE, keys, good.subList(0, 4), k, before); // too few arguments
+        assertRejected(lua, LuaLibrary.Fn.STATE, withClaims, good, k, before); // claim keys it would not touch
+        assertRejected(lua, LuaLibrary.Fn.STATE, keys, List.of("force_closed", "2", policy, "", "1"), k, before);
         // the stream's length and ttl, read only by a transition that appends its event: checked before it writes
-        List<String> withFeed = List.of(k, store.claimsKey("s"), store.claim1Key("s"), store.feedKey());
+        List<String> withFeed = List.of(k, store.feedKey());
         String opens = "0,1,0,0.5,10,0.5,1,60000";
         for (List<String> stream : List.of(List.of("0", "60000"), List.of("x", "60000"), List.of("100", ""),
                 List.of("100", Long.toString(Long.MAX_VALUE)))) {
@@ -137,7 +141,7 @@ class RedisScriptInputTest {
         }
         // and the good arguments do write
         lua.run(LuaLibrary.Fn.STATE, keys, good);
-        assertEquals("2", raw.hget(k, StateCodec.FAILURES));
+        assertEquals("2", RedisTestSupport.field(raw.get(k), StateCodec.FAILURES));
     }
 
     @ParameterizedTest
@@ -147,19 +151,13 @@ class RedisScriptInputTest {
         store.put("p", BreakerState.INITIAL.toBuilder().failures(4).build(), Duration.ofMinutes(5));
         String k = store.stateKey("p");
         Snapshot before = Snapshot.of(raw, k);
-        List<String> pairs = new ArrayList<>();
-        StateCodec.toFields(BreakerState.INITIAL).forEach((f, v) -> {
-            pairs.add(f);
-            pairs.add(v);
-        });
-        List<String> odd = new ArrayList<>(List.of("60000"));
-        odd.addAll(pairs);
-        odd.add("dangling-field");
-        assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), odd, k, before);
+        String value = RedisStore.value(BreakerState.INITIAL);
+        assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), List.of("60000", value, "extra"), k, before);
+        for (String bad : List.of("", "x", value + ",1", value.substring(2), value.replace(",0,", ",true,"))) {
+            assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), List.of("60000", bad), k, before);
+        }
         for (String ttl : List.of("-5", "abc", "", Long.toString(Long.MAX_VALUE))) {
-            List<String> args = new ArrayList<>(List.of(ttl));
-            args.addAll(pairs);
-            assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), args, k, before);
+            assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), List.of(ttl, value), k, before);
         }
         assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), List.of("60000"), k, before);
     }

@@ -98,14 +98,11 @@ class RedisStoreTest {
 
         String stateKey = prefix + "{payment-gateway}:state";
         assertEquals(stateKey, store.stateKey("payment-gateway"));
-        assertEquals("hash", raw.type(stateKey));
-        Map<String, String> fields = raw.hgetAll(stateKey);
-        assertEquals(Set.of("failures", "lastFailureAt", "open", "openedAt", "openCount", "errorRate", "samples",
-                "trialSuccesses", "forced", "version"), fields.keySet());
-        assertEquals("1", fields.get("failures"));
-        assertEquals("1000", fields.get("lastFailureAt"));
-        assertEquals("0", fields.get("open"));
-        long base = Long.parseLong(fields.get("version"));
+        assertEquals("string", raw.type(stateKey));
+        String value = raw.get(stateKey);
+        // failures, lastFailureAt, open, openedAt, openCount, errorRate, samples, trialSuccesses, forced, version
+        assertTrue(value.matches("1,1000,0,0,0,0,0,0,0,\\d+"), value);
+        long base = Long.parseLong(RedisTestSupport.field(value, "version"));
         assertTrue(base >= before && base <= after, "a new key's version base is the server clock in microseconds "
                 + "(TIME), between " + before + " and " + after + ": " + base);
         long ttl = raw.pttl(stateKey);
@@ -113,9 +110,7 @@ class RedisStoreTest {
 
         StateChange opened = store.recordFailure("payment-gateway", p, 2_000);
         assertEquals(TransitionKind.OPENED, opened.transition());
-        assertEquals("1", raw.hget(stateKey, "open"));
-        assertEquals("2000", raw.hget(stateKey, "openedAt"));
-        assertEquals(Long.toString(base + 1), raw.hget(stateKey, "version"));
+        assertEquals("2,2000,1,2000,0,0,0,0,0," + (base + 1), raw.get(stateKey));
 
         String claim1Key = prefix + "{payment-gateway}:trial1";
         assertEquals(claim1Key, store.claim1Key("payment-gateway"));
@@ -191,10 +186,31 @@ class RedisStoreTest {
     void malformedDataIsAStoreExceptionAndIsLeftAlone() {
         RedisStore store = newStore();
         Policy p = Policy.defaults();
-        raw.set(store.stateKey("str"), "not a hash");
+        raw.set(store.stateKey("str"), "not a state");
         assertThrows(StoreException.class, () -> store.get("str"));
         assertThrows(StoreException.class, () -> store.recordFailure("str", p, 1));
-        assertEquals("not a hash", raw.get(store.stateKey("str")));
+        assertEquals("not a state", raw.get(store.stateKey("str")));
+        String good = RedisStore.value(BreakerState.INITIAL);
+        for (String v : List.of("", good + ",", good + ",1", good.substring(good.indexOf(',') + 1),
+                RedisTestSupport.withField(good, "failures", "twelve"),
+                RedisTestSupport.withField(good, "errorRate", "1.5"),
+                RedisTestSupport.withField(good, "open", "perhaps"),
+                RedisTestSupport.withField(good, "version", ""),
+                RedisTestSupport.withField(good, "failures", "99999999999"))) {
+            raw.set(store.stateKey("badvalue"), v);
+            assertThrows(StoreException.class, () -> store.get("badvalue"), v);
+            StoreException bad = assertThrows(StoreException.class, () -> store.recordFailure("badvalue", p, 1), v);
+            assertTrue(bad.getMessage().contains("malformed"), bad.getMessage());
+            assertThrows(StoreException.class, () -> store.trialFailed("badvalue", 0, p, 1), v);
+            assertEquals(v, raw.get(store.stateKey("badvalue")), "left alone");
+        }
+        // a value in another form every reader parses alike is a state
+        raw.set(store.stateKey("lenient"), RedisTestSupport.withField(RedisTestSupport.withField(good, "open", "false"),
+                "failures", "+2"));
+        assertEquals(2, store.get("lenient").orElseThrow().failures());
+        assertEquals(3, store.recordFailure("lenient", p, 1).state().failures());
+
+        // the hash of an earlier release, malformed
 
         raw.hset(store.stateKey("garbage"), Map.of("foo", "bar"));
         assertThrows(StoreException.class, () -> store.get("garbage"));

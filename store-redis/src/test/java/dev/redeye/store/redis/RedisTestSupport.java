@@ -14,6 +14,7 @@ import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.params.SetParams;
 import redis.clients.jedis.resps.ScanResult;
 
 /**
@@ -106,12 +107,37 @@ final class RedisTestSupport {
     }
 
     /**
-     * The TCK's rewind hook (R6.12): replaces the state hash with the fields of {@code state}, as a fail-over to
-     * a replica that missed the latest write leaves it. The feed stream is left alone.
+     * The TCK's rewind hook (R6.12): replaces the state value with {@code state}'s, as a fail-over to a replica
+     * that missed the latest write leaves it. The feed stream is left alone.
      */
     static void rewind(UnifiedJedis raw, String stateKey, BreakerState state) {
-        raw.del(stateKey);
-        raw.hset(stateKey, StateCodec.toFields(state));
-        raw.pexpire(stateKey, 3_600_000L);
+        raw.set(stateKey, RedisStore.value(state), SetParams.setParams().px(3_600_000L));
+    }
+
+    /** The names of the fields of a state value, in their order in it. */
+    static final List<String> FIELDS = List.of(StateCodec.FAILURES, StateCodec.LAST_FAILURE_AT, StateCodec.OPEN,
+            StateCodec.OPENED_AT, StateCodec.OPEN_COUNT, StateCodec.ERROR_RATE, StateCodec.SAMPLES,
+            StateCodec.TRIAL_SUCCESSES, StateCodec.FORCED, StateCodec.VERSION);
+
+    /**
+     * The field {@code name} (StateCodec's) of a stored state value (the ten fields joined by ','), or null
+     * for no value.
+     */
+    static String field(String value, String name) {
+        if (value == null) {
+            return null;
+        }
+        String[] f = value.split(",", -1);
+        if (f.length != FIELDS.size()) {
+            throw new IllegalArgumentException("not a state value: " + value);
+        }
+        return f[FIELDS.indexOf(name)];
+    }
+
+    /** {@code value} with its field {@code name} replaced by {@code replacement}. */
+    static String withField(String value, String name, String replacement) {
+        String[] f = value.split(",", -1);
+        f[FIELDS.indexOf(name)] = replacement;
+        return String.join(",", f);
     }
 }

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.redeye.api.Policy;
+import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionKind;
 import redis.clients.jedis.Jedis;
@@ -96,7 +97,8 @@ class RedisWaitTest {
                 Jedis onReplica = new Jedis("127.0.0.1", replica.port())) {
             store.recordFailure("a", p, 1);
             assertEquals(TransitionKind.OPENED, store.recordFailure("a", p, 2).transition());
-            assertEquals("1", onReplica.hget("w:{a}:state", "open"), "the replica holds the opening when it is answered");
+            assertEquals("1", RedisTestSupport.field(onReplica.get("w:{a}:state"), StateCodec.OPEN),
+                    "the replica holds the opening when it is answered");
 
             link.freeze();
             long t0 = System.nanoTime();

@@ -1,0 +1,692 @@
+-- The Lua library of the release before the string layout, unchanged below this header: it keeps the state
+-- as a hash of ten fields. RedisHashLayoutUpgradeTest runs it to write keys exactly as that release did.
+-- redeye: every server-side step of the Redis store, one Lua library.
+--
+-- Loaded once per server as a Redis Function library (FUNCTION LOAD, then FCALL <library>_<name>) where the
+-- server offers Functions (Redis 7+): the helpers and tables below are then built once, at load, instead of
+-- on every call. Where it does not (or FCALL is refused), each exported function runs as its own EVAL script
+-- (EVALSHA), this whole file being its body. LuaLibrary adds the lines that differ (the '#!lua name=' line
+-- and export() for a library; export() and the final 'return' for a script): nothing here calls redis.call
+-- at load time, and every function takes (keys, args) as FCALL and EVALSHA both give them.
+--
+-- Every function checks its arguments, and the stored data it reads, before its first write: Redis never
+-- rolls a script back, so a failure after a write would leave a half-applied change (REDEYE_BAD_ARGS,
+-- REDEYE_MALFORMED; nothing is written). TTLs are at most MAX_TTL (100 years; the store caps longer ones),
+-- since PEXPIRE refuses an expiry that overflows the server's clock.
+--
+-- Exported (registered without flags: each may write, so Redis refuses it up front, before it runs, while the
+-- server is over maxmemory or is a read-only replica, rather than failing at its first write):
+--   state    every atomic state change: both recording strategies, trial outcomes, forced changes
+--   claim    claim one half-open trial permit
+--   release  release a trial claim by its token (compare-and-delete)
+--   put      replace a whole state (Store.put)
+--   publish  append one event, or a gap marker, to the feed stream
+
+-- 100 years in ms: the longest ttl the store writes (RedisStore.MAX_TTL_MILLIS).
+local MAX_TTL = 3153600000000
+local INT_MAX = 2147483647
+-- Lua numbers are doubles: longs are exact up to 2^53.
+local LONG_MAX = 9007199254740992
+-- Any Java long (times and gaps are not range-checked by the rules; doubles hold them approximately above 2^53).
+local ANY_LONG = 1e19
+
+-- A decimal integer in [min, max] (the form Java's Long.parseLong reads), else nil.
+local function int(v, min, max)
+  if not v or not string.match(v, '^[+-]?%d+$') then return nil end
+  local n = tonumber(v)
+  if n < min or n > max then return nil end
+  return n
+end
+
+-- A decimal integer without a sign in [min, max], else nil.
+local function uint(v, min, max)
+  if not v or not string.match(v, '^%d+$') then return nil end
+  local n = tonumber(v)
+  if n < min or n > max then return nil end
+  return n
+end
+
+-- A number in [min, max], not NaN, else nil.
+local function num(v, min, max)
+  local n = tonumber(v)
+  if not n or n ~= n or n < min or n > max then return nil end
+  return n
+end
+
+-- The server clock in ms (TIME): claim expiry is judged on it, never on a client's clock.
+local function server_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+---------------------------------------------------------------------------------------------------- state
+-- One atomic read-modify-write of a breaker's state. Mirrors dev.redeye.api.Transitions rule by rule; the
+-- TCK's parity rules (R2.9, R3.1, R5.x, R9.x, R8.1) prove it.
+--
+-- keys[1] state hash   (<prefix>{<tag>}:state)
+-- keys[2] claims zset  (<prefix>{<tag>}:trial), same hash slot; touched only when args[5] is 1
+-- keys[3] one-permit claim string (<prefix>{<tag>}:trial1), same hash slot; likewise
+-- args[1] op: failure | success | trial_success | trial_failure | force_open | force_half_open | force_closed
+-- args[2] now, epoch ms (the caller's clock; the rules never read the server clock, see VERSIONS below)
+-- args[3] the policy, eight fields joined by ',': strategy code (Strategy.code(): 0 consecutive, 1 errorRate,
+--         2 leaky), failureThreshold, maxGapBetweenFailures ms (0 = unset), errorRateThreshold, minimumCalls,
+--         errorRateDecay, successThreshold, state ttl ms (set on every write of a state that is not forced; a
+--         forced state is stored without expiry, PERSIST, since nothing refreshes it while the gate rejects
+--         every call). A breaker sends the same text on every call, so it is parsed once and remembered.
+-- args[4] the operation's own argument: for trial_success / trial_failure the trial version, the version of
+--         the open period the trial was admitted under (contract v2 fencing: an outcome of another period
+--         changes nothing); for force_half_open the openedAt of the forced half-open state (now - 2 *
+--         maxResetTimeout, computed by the caller); ignored by the other operations
+-- args[5] 1 when the operation removes the key's trial claims (AtomicOperation.removesClaims()), else 0
+-- Optional, all four or none (a standalone server only: the feed stream is in another hash slot):
+-- keys[4] feed stream (<prefix>redeye:feed): an automatic transition (opened, reopened, closed) is appended
+--         to it here, in the same call, instead of by a second call (publish) after it
+-- args[6] the operation's name (the event's op field)
+-- args[7] approximate maximum length of the stream (XADD MAXLEN ~), >= 1
+-- args[8] ttl ms of the stream key (1 .. 100 years), refreshed on every entry
+--
+-- VERSIONS (contract v2): a key's version never goes backwards, also after DEL or expiry. A key that does
+-- not exist starts its new life at the server clock in microseconds (TIME): every earlier life of the key
+-- started at an earlier TIME and moved by one per transition, and a transition costs far more than a
+-- microsecond, so the new base is above every version the key had. Lua numbers are doubles, exact below
+-- 2^53; microsecond epochs (~1.8e15) are far below that. The one clock read is for the version base only.
+--
+-- Returns {kind, changed, previous, next, published}: kind is a TransitionKind wire name or '' when the
+-- change is not a transition; changed is '1' when the hash was written (only the fields whose value changed
+-- are written, every field for a key that did not exist); previous and next are the ten fields of FIELDS
+-- (StateCodec's names) in that order joined by ',', as stored when every reader parses them alike, else
+-- encoded; published is '1' when the event was appended here, '0' when that append failed, '' when there was
+-- none to append here.
+--
+-- COST. This runs on every recorded outcome, so its server time is what caps one key's rate: it parses the
+-- policy once per distinct text (POLICIES), validates and reads the stored hash with one pattern in the
+-- common case (CANONICAL), passes the stored strings through to the reply, formats only the fields that
+-- change, and makes three calls for a sub-threshold outcome (HMGET, HSET of the changed fields, PEXPIRE).
+
+local FIELDS = {'failures', 'lastFailureAt', 'open', 'openedAt', 'openCount',
+                'errorRate', 'samples', 'trialSuccesses', 'forced', 'version'}
+local NFIELDS = 10
+-- Positions in FIELDS, and so in a state: s[FAILURES] is its failure count.
+local FAILURES, LAST_FAILURE_AT, OPEN, OPENED_AT, OPEN_COUNT = 1, 2, 3, 4, 5
+local ERROR_RATE, SAMPLES, TRIAL_SUCCESSES, FORCED, VERSION = 6, 7, 8, 9, 10
+-- The from-status of an automatic transition's event is fixed by its kind (TransitionKind.from(): the codes
+-- of BreakerStatus).
+local FROM = {opened = '0', reopened = '2', closed = '2'}
+-- The stored fields joined by ',' as this library writes them: integers in decimal, booleans 0 / 1, the error
+-- rate as '%.17g' writes it. A state in this form is validated by one find and passed through as it is; any
+-- other form (a hand-written 'true', '+0', a missing version) takes the field-by-field path.
+local CANONICAL = '^%d+,%-?%d+,[01],%-?%d+,%d+,%d+%.?%d*[eE]?[+-]?%d*,%d+,%d+,[01],%-?%d+$'
+
+local POLICIES = {}
+local NPOLICIES = 0
+
+-- A policy text (args[3]) as a table, parsed and validated on first sight, then remembered (at most 1,000
+-- texts; the memory starts over beyond). nil when malformed.
+local function policy(text)
+  local P = POLICIES[text]
+  if P then return P end
+  if type(text) ~= 'string' then return nil end
+  local st, ft, gap, rt, mc, dc, sc, ttl = string.match(text, '^([^,]*),([^,]*),([^,]*),([^,]*),([^,]*),([^,]*),([^,]*),([^,]*)$')
+  P = {strategy = int(st, 0, 2), failure_threshold = int(ft, 1, INT_MAX), max_gap = int(gap, 0, ANY_LONG),
+       rate_threshold = num(rt, 0, 1), minimum_calls = int(mc, 0, INT_MAX), decay = num(dc, 0, 1),
+       success_threshold = int(sc, 1, INT_MAX), ttl = ttl}
+  if not (P.strategy and P.failure_threshold and P.max_gap and P.rate_threshold and P.minimum_calls and P.decay
+      and P.success_threshold and uint(ttl, 1, MAX_TTL)) then
+    return nil
+  end
+  if NPOLICIES >= 1000 then
+    POLICIES = {}
+    NPOLICIES = 0
+  end
+  POLICIES[text] = P
+  NPOLICIES = NPOLICIES + 1
+  return P
+end
+
+-- A whole number in [min, max] for arithmetic only (never passed on as text), else nil.
+local function whole(v, min, max)
+  local n = tonumber(v)
+  if not n or n % 1 ~= 0 or n < min or n > max then return nil end
+  return n
+end
+
+local function parse_bool(v)
+  if v == '1' or v == '0' then return v == '1' end
+  local l = v and string.lower(v)
+  if l == 'true' then return true end
+  if l == 'false' then return false end
+  return nil
+end
+
+-- The stored state from HMGET's reply, field by field (any form StateCodec reads): the state as numbers and
+-- booleans by position, or nil and why.
+local function parse_fields(raw)
+  local s = {}
+  local f = int(raw[1], 0, INT_MAX)
+  if not f then return nil, 'field failures is missing or not an integer in range' end
+  s[1] = f
+  f = int(raw[2], -LONG_MAX, LONG_MAX)
+  if not f then return nil, 'field lastFailureAt is missing or not an integer in range' end
+  s[2] = f
+  f = parse_bool(raw[3])
+  if f == nil then return nil, 'field open is missing or not 0 or 1' end
+  s[3] = f
+  f = int(raw[4], -LONG_MAX, LONG_MAX)
+  if not f then return nil, 'field openedAt is missing or not an integer in range' end
+  s[4] = f
+  f = int(raw[5], 0, INT_MAX)
+  if not f then return nil, 'field openCount is missing or not an integer in range' end
+  s[5] = f
+  f = num(raw[6], 0, 1)
+  if not f then return nil, 'field errorRate is missing or not a number in [0, 1]' end
+  s[6] = f
+  f = int(raw[7], 0, LONG_MAX)
+  if not f then return nil, 'field samples is missing or not an integer in range' end
+  s[7] = f
+  f = int(raw[8], 0, INT_MAX)
+  if not f then return nil, 'field trialSuccesses is missing or not an integer in range' end
+  s[8] = f
+  f = parse_bool(raw[9])
+  if f == nil then return nil, 'field forced is missing or not 0 or 1' end
+  s[9] = f
+  if raw[10] then
+    f = int(raw[10], -1, LONG_MAX)
+    if not f then return nil, 'field version is not an integer in range' end
+    s[10] = f
+  else
+    s[10] = -1 -- a layout without a version: UNKNOWN
+  end
+  return s
+end
+
+-- One field of a state as stored: integers in decimal, booleans as 1 / 0, the error rate with 17
+-- significant digits (the double round-trips bit-exactly).
+local function encode(s, i)
+  local v = s[i]
+  if i == OPEN or i == FORCED then return v and '1' or '0' end
+  if i == ERROR_RATE then return string.format('%.17g', v) end
+  return string.format('%d', v)
+end
+
+-- The stored state (raw: HMGET's reply, all ten present) when it is in the canonical form, checked by one
+-- find, and its text (the fields joined by ','), or nil. checked: that text, when the record path found it
+-- canonical already.
+local function parse(raw, checked)
+  local text = checked or table.concat(raw, ',')
+  if not checked and not string.find(text, CANONICAL) then return nil end
+  local s = {tonumber(raw[1]), tonumber(raw[2]), raw[3] == '1', tonumber(raw[4]), tonumber(raw[5]),
+             tonumber(raw[6]), tonumber(raw[7]), tonumber(raw[8]), raw[9] == '1', tonumber(raw[10])}
+  if s[1] <= INT_MAX and s[2] >= -LONG_MAX and s[2] <= LONG_MAX and s[4] >= -LONG_MAX and s[4] <= LONG_MAX
+      and s[5] <= INT_MAX and s[6] and s[6] <= 1 and s[7] <= LONG_MAX and s[8] <= INT_MAX and s[10] >= -1
+      and s[10] <= LONG_MAX then
+    return s, text
+  end
+  return nil
+end
+
+local function copy(s)
+  return {s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10]}
+end
+
+local function next_version(s)
+  return math.max(s[VERSION], 0) + 1
+end
+
+local function inc(v, max)
+  if v >= max then return max end
+  return v + 1
+end
+
+-- The rules, each of (state, policy, now, the operation's own argument) returning the next state and the
+-- transition kind ('' for none).
+local function closed_from(s)
+  return {0, s[LAST_FAILURE_AT], false, 0, 0, 0, 0, 0, false, next_version(s)}
+end
+
+-- A recorded outcome (not a trial) of a closed breaker, on the four fields it reads: the failure count, the
+-- last failure's time, the error rate and its sample count. Returns them after the outcome and whether the
+-- breaker opens. The one place these rules are written: the general path (record_failure, record_success)
+-- and the record path (record_closed) both apply it.
+local function closed_outcome(failures, last, rate, samples, success, P, now)
+  if P.strategy == 1 then
+    -- error rate: x = 1 for a failure, 0 for a success; the failure count is not used while closed
+    local x = 1
+    if success then x = 0 end
+    local r
+    if samples == 0 then
+      r = x
+    else
+      local decay = P.decay
+      r = decay * rate + (1 - decay) * x -- same operations in the same order as the Java rule
+    end
+    local n = inc(samples, LONG_MAX)
+    if not success then last = now end
+    return failures, last, r, n, n >= P.minimum_calls and r >= P.rate_threshold
+  end
+  if success then
+    if failures == 0 then return failures, last, rate, samples, false end
+    if P.strategy == 2 then
+      return failures - 1, last, rate, samples, false -- leaky: one success leaks one failure out
+    end
+    return 0, last, rate, samples, false -- clearing is a write, not a transition (contract v2)
+  end
+  -- consecutive (0) and leaky (2) count failures alike; they differ in what a success does
+  local f
+  local max_gap = P.max_gap
+  if max_gap > 0 and failures > 0 and now - last > max_gap then
+    f = 1
+  else
+    f = inc(failures, INT_MAX)
+  end
+  return f, now, rate, samples, f >= P.failure_threshold
+end
+
+-- A recorded outcome on the state s: a failure while open counts without moving anything else; an outcome
+-- while closed is closed_outcome, and opens the breaker (openedAt now, a new version) when it says so.
+local function record(s, P, now, success)
+  if s[OPEN] then
+    if success then return s, '' end
+    local n = copy(s)
+    n[FAILURES] = inc(s[FAILURES], INT_MAX)
+    n[LAST_FAILURE_AT] = now
+    return n, ''
+  end
+  local f, last, rate, samples, opens = closed_outcome(s[FAILURES], s[LAST_FAILURE_AT], s[ERROR_RATE],
+      s[SAMPLES], success, P, now)
+  local n = copy(s)
+  n[FAILURES] = f
+  n[LAST_FAILURE_AT] = last
+  n[ERROR_RATE] = rate
+  n[SAMPLES] = samples
+  if opens then
+    n[OPEN] = true
+    n[OPENED_AT] = now
+    n[TRIAL_SUCCESSES] = 0
+    n[VERSION] = next_version(s)
+    return n, 'opened'
+  end
+  return n, ''
+end
+
+local function record_failure(s, P, now)
+  return record(s, P, now, false)
+end
+
+local function record_success(s, P, now)
+  return record(s, P, now, true)
+end
+
+-- Trial fencing (contract v2): only an outcome of the current open period counts.
+local function current_period(s, trial_version)
+  return s[OPEN] and not s[FORCED] and s[VERSION] == trial_version
+end
+
+local function trial_succeeded(s, P, now, trial_version)
+  if not current_period(s, trial_version) then return s, '' end
+  local k = inc(s[TRIAL_SUCCESSES], INT_MAX)
+  if k >= P.success_threshold then return closed_from(s), 'closed' end
+  local n = copy(s)
+  n[TRIAL_SUCCESSES] = k
+  return n, ''
+end
+
+local function trial_failed(s, P, now, trial_version)
+  if not current_period(s, trial_version) then return s, '' end
+  local n = copy(s)
+  n[OPEN] = true
+  n[OPENED_AT] = now
+  n[OPEN_COUNT] = inc(s[OPEN_COUNT], INT_MAX)
+  n[FAILURES] = math.max(s[FAILURES], P.failure_threshold)
+  n[LAST_FAILURE_AT] = now
+  n[TRIAL_SUCCESSES] = 0
+  n[VERSION] = next_version(s)
+  return n, 'reopened'
+end
+
+local function force_open(s, P, now)
+  local n = copy(s)
+  n[OPEN] = true
+  n[FORCED] = true
+  n[OPENED_AT] = now
+  n[TRIAL_SUCCESSES] = 0
+  n[VERSION] = next_version(s)
+  return n, 'forced_open'
+end
+
+local function force_half_open(s, P, now, opened_at)
+  local n = copy(s)
+  n[OPEN] = true
+  n[FORCED] = false
+  n[OPENED_AT] = opened_at
+  n[TRIAL_SUCCESSES] = 0
+  n[VERSION] = next_version(s)
+  return n, 'forced_half_open'
+end
+
+local function force_closed(s, P, now)
+  return closed_from(s), 'forced_closed'
+end
+
+-- Each operation: its rule, and the range of its own argument (args[4]) when it reads one.
+local RULES = {failure = record_failure, success = record_success, trial_success = trial_succeeded,
+               trial_failure = trial_failed, force_open = force_open, force_half_open = force_half_open,
+               force_closed = force_closed}
+local OWN_ARG = {trial_success = {-1, ANY_LONG}, trial_failure = {-1, ANY_LONG},
+                 force_half_open = {-ANY_LONG, ANY_LONG}}
+
+-- THE RECORD PATH. An outcome that leaves a closed state closed (a sub-threshold failure, a success) is most
+-- of what this function ever runs, and what caps one key's rate. It runs here without the general machinery
+-- above (a state table, a copy, a comparison of all ten fields): the stored strings are checked by one find
+-- and passed through, only the four fields closed_outcome reads are converted to numbers, and only the
+-- fields it changes are formatted and written. The rule is closed_outcome, the same as on the general path.
+-- It returns nil, having written nothing, for anything else: a state not in the canonical form or not closed,
+-- and an outcome that opens the breaker, which the general path then applies (given the checked text).
+local function record_closed(keys, a, raw, P, now, success)
+  local text = table.concat(raw, ',')
+  if not string.find(text, CANONICAL) then return nil end
+  -- the ranges the pattern does not bound: short enough is in range (longer goes the general way)
+  local f1, f2, f4, f5, f7, f8, f10 = raw[1], raw[2], raw[4], raw[5], raw[7], raw[8], raw[10]
+  if #f1 > 9 or #f2 > 16 or #f4 > 16 or #f5 > 9 or #f7 > 15 or #f8 > 9 or #f10 > 16
+      or (string.byte(f10) == 45 and f10 ~= '-1') then
+    return nil
+  end
+  local failures, last, rate, samples = tonumber(f1), tonumber(f2), tonumber(raw[6]), tonumber(f7)
+  if rate > 1 then return nil end
+  local f, l, r, n, opens = closed_outcome(failures, last, rate, samples, success, P, now)
+  if opens then return nil, text end
+  -- the changed fields as HSET arguments (raw becomes the next state's strings)
+  local hset = {keys[1]}
+  if f ~= failures then
+    raw[FAILURES] = string.format('%d', f)
+    hset[2] = 'failures'
+    hset[3] = raw[FAILURES]
+  end
+  if l ~= last then
+    raw[LAST_FAILURE_AT] = #a[2] <= 15 and l == now and string.find(a[2], '^%-?[1-9]%d*$') and a[2]
+        or string.format('%d', l)
+    hset[#hset + 1] = 'lastFailureAt'
+    hset[#hset + 1] = raw[LAST_FAILURE_AT]
+  end
+  if r ~= rate then
+    raw[ERROR_RATE] = string.format('%.17g', r)
+    hset[#hset + 1] = 'errorRate'
+    hset[#hset + 1] = raw[ERROR_RATE]
+  end
+  if n ~= samples then
+    raw[SAMPLES] = string.format('%d', n)
+    hset[#hset + 1] = 'samples'
+    hset[#hset + 1] = raw[SAMPLES]
+  end
+  if #hset == 1 then return {'', '0', text, text, ''} end
+  redis.call('HSET', unpack(hset))
+  redis.call('PEXPIRE', keys[1], P.ttl)
+  return {'', '1', text, table.concat(raw, ','), ''}
+end
+
+local function state(keys, a)
+  local nargs = #a
+  local op = a[1]
+  local rule = RULES[op]
+  local now = whole(a[2], -ANY_LONG, ANY_LONG)
+  local P = policy(a[3])
+  local own = OWN_ARG[op]
+  local own_arg = own and whole(a[4], own[1], own[2])
+  local removes_claims = a[5]
+  local feed = nargs == 8 and keys[4] ~= nil
+  if not rule or not now or not P or (own and not own_arg) or (removes_claims ~= '0' and removes_claims ~= '1')
+      or (nargs ~= 5 and not feed) then
+    return redis.error_reply('REDEYE_BAD_ARGS state got ' .. nargs .. ' arguments, op ' .. tostring(op)
+        .. ', policy ' .. tostring(a[3]) .. ': every argument must be present and in range; nothing was changed')
+  end
+
+  local raw = redis.call('HMGET', keys[1], unpack(FIELDS))
+  local canonical
+  if raw[3] == '0' and removes_claims == '0' and (op == 'failure' or op == 'success') and raw[1] and raw[2]
+      and raw[4] and raw[5] and raw[6] and raw[7] and raw[8] and raw[9] and raw[10] then
+    local done, checked = record_closed(keys, a, raw, P, now, op == 'success')
+    if done then return done end
+    canonical = checked
+  end
+  local prev, p, text
+  if raw[1] and raw[2] and raw[3] and raw[4] and raw[5] and raw[6] and raw[7] and raw[8] and raw[9] and raw[10] then
+    prev, text = parse(raw, canonical)
+  end
+  if prev then
+    p = raw
+  elseif raw[1] or raw[2] or raw[3] or raw[4] or raw[5] or raw[6] or raw[7] or raw[8] or raw[9] or raw[10] then
+    local why
+    prev, why = parse_fields(raw)
+    if not prev then
+      return redis.error_reply('REDEYE_MALFORMED ' .. why)
+    end
+    -- report integers as stored (every reader parses them alike), encode booleans, an error rate in another
+    -- form and a missing version
+    p = raw
+    p[OPEN] = prev[OPEN] and '1' or '0'
+    p[FORCED] = prev[FORCED] and '1' or '0'
+    if not string.match(p[ERROR_RATE], '^%d+%.?%d*$') then p[ERROR_RATE] = encode(prev, ERROR_RATE) end
+    if not p[VERSION] then p[VERSION] = encode(prev, VERSION) end
+    text = table.concat(p, ',')
+  elseif redis.call('EXISTS', keys[1]) == 1 then
+    return redis.error_reply('REDEYE_MALFORMED hash has none of the breaker fields')
+  else
+    -- a new life of the key: the initial state, its version based on the server clock in microseconds
+    local t = redis.call('TIME')
+    prev = {0, 0, false, 0, 0, 0, 0, 0, false, tonumber(t[1]) * 1000000 + tonumber(t[2])}
+    raw = nil
+    p = {}
+    for i = 1, NFIELDS do p[i] = encode(prev, i) end
+    text = table.concat(p, ',')
+  end
+  if prev[FORCED] and not prev[OPEN] then
+    return redis.error_reply('REDEYE_MALFORMED forced state is not open')
+  end
+
+  local nxt, kind = rule(prev, P, now, own_arg)
+  -- the stream's arguments, read only to append an event: checked before the first write all the same
+  local publishes = feed and FROM[kind]
+  if publishes and not (uint(a[7], 1, LONG_MAX) and uint(a[8], 1, MAX_TTL)) then
+    return redis.error_reply('REDEYE_BAD_ARGS state got a stream length ' .. tostring(a[7]) .. ' and ttl '
+        .. tostring(a[8]) .. ': both must be in range; nothing was changed')
+  end
+
+  -- A field changed when its value did (the same test as comparing the encoded strings: integers are exact,
+  -- the error rate round-trips bit-exactly). Only changed fields are written; a new key gets every field.
+  local hset
+  local q = p
+  for i = 1, NFIELDS do
+    if prev[i] ~= nxt[i] then
+      if not hset then
+        hset = {keys[1]}
+        q = {p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10]}
+      end
+      local v = encode(nxt, i)
+      q[i] = v
+      hset[#hset + 1] = FIELDS[i]
+      hset[#hset + 1] = v
+    end
+  end
+  if hset and not raw then
+    for i = 1, NFIELDS do
+      hset[2 * i] = FIELDS[i]
+      hset[2 * i + 1] = q[i]
+    end
+  end
+  if hset then
+    redis.call('HSET', unpack(hset))
+  end
+  -- A forced state never expires (an operator holds it until reset); any other state carries the clean-up
+  -- ttl. A forced state left unchanged is persisted too (it may predate this rule).
+  if nxt[FORCED] then
+    redis.call('PERSIST', keys[1])
+  elseif hset then
+    redis.call('PEXPIRE', keys[1], P.ttl)
+  end
+  if removes_claims == '1' then
+    redis.call('DEL', keys[2], keys[3])
+  end
+
+  -- The event of an automatic transition, when the caller gave the feed stream: appended with the state
+  -- change, so there is no second round trip. A failed append (the stream key holds another type, an ACL)
+  -- does not undo the committed change: published '0' tells the caller to publish (and signal a gap) as when
+  -- it appends by itself.
+  local published = ''
+  if publishes then
+    local entry = {keys[4], 'MAXLEN', '~', a[7], '*', 'op', a[6], 'kind', kind, 'from', FROM[kind]}
+    for i = 1, NFIELDS do
+      entry[#entry + 1] = FIELDS[i]
+      entry[#entry + 1] = q[i]
+    end
+    local id = redis.pcall('XADD', unpack(entry))
+    if type(id) == 'table' and id.err then
+      published = '0'
+    else
+      redis.pcall('PEXPIRE', keys[4], a[8])
+      published = '1'
+    end
+  end
+  return {kind, hset and '1' or '0', text, q == p and text or table.concat(q, ','), published}
+end
+
+---------------------------------------------------------------------------------------------------- claim
+-- Claim one half-open trial permit.
+--
+-- keys[1] claims zset (<prefix>{<tag>}:trial): member = token, score = expiry in server epoch ms; used when
+--         permits > 1
+-- keys[2] one-permit claim (<prefix>{<tag>}:trial1): a string holding the token, expiring by PX; used when
+--         permits == 1
+-- args[1] permits (>= 1)
+-- args[2] ttl ms (1 .. 100 years)
+-- args[3] token (unique per call)
+--
+-- Returns 1 when the claim was created (or this token already holds one), 0 when every permit is held by a
+-- live claim. Both keys share the operation's hash tag (one Cluster slot). Breakers with different permits may
+-- share a key, so each branch counts the live claims of the other structure too:
+--   permits == 1: fails if the zset holds any live member, else SET NX PX;
+--   permits  > 1: live zset members + 1 if the one-permit claim exists must stay below permits.
+-- Expiry uses the SERVER clock (TIME, and PX): effects are replicated, so replicas and a promoted primary see
+-- the same absolute expiries, and no client clock is involved.
+--
+-- The type of the one-permit key is checked before anything is written too: the several-permits branch
+-- prunes expired members before it adds, and must not fail after.
+--
+-- IDEMPOTENT per token: if the token already holds a live claim (a first attempt whose reply was lost) the
+-- answer is 1 again and nothing changes, so the store may send the same claim twice.
+local function claim(keys, a)
+  local permits = uint(a[1], 1, INT_MAX)
+  local ttl = uint(a[2], 1, MAX_TTL)
+  local token = a[3]
+  if not permits or not ttl or type(token) ~= 'string' or token == '' or #a ~= 3 then
+    return redis.error_reply('REDEYE_BAD_ARGS claim needs permits >= 1, a ttl in 1 .. ' .. MAX_TTL
+        .. ' ms and a token; nothing was changed')
+  end
+  local now = server_ms()
+
+  -- Data of another type under the one-permit key would block every claim without ever expiring.
+  local ty = redis.call('TYPE', keys[2])['ok']
+  if ty ~= 'none' and ty ~= 'string' then
+    return redis.error_reply('REDEYE_MALFORMED the one-permit claim key holds a ' .. ty .. ', not a string')
+  end
+
+  -- Already claimed by this very token: a repeated attempt.
+  if redis.call('GET', keys[2]) == token then
+    return 1
+  end
+  local held = redis.call('ZSCORE', keys[1], token)
+  if held and tonumber(held) > now then
+    return 1
+  end
+
+  if permits == 1 then
+    if redis.call('ZCOUNT', keys[1], '(' .. now, '+inf') > 0 then
+      return 0
+    end
+    if redis.call('SET', keys[2], token, 'NX', 'PX', ttl) then
+      return 1
+    end
+    return 0
+  end
+
+  redis.call('ZREMRANGEBYSCORE', keys[1], '-inf', now) -- drop expired claims
+  local live = redis.call('ZCARD', keys[1]) + redis.call('EXISTS', keys[2])
+  if live >= permits then
+    return 0
+  end
+  redis.call('ZADD', keys[1], now + ttl, token)
+  -- The key outlives its longest-lived claim and no more.
+  if redis.call('PTTL', keys[1]) < ttl then
+    redis.call('PEXPIRE', keys[1], ttl)
+  end
+  return 1
+end
+
+-------------------------------------------------------------------------------------------------- release
+-- Release one trial claim by its token (compare-and-delete).
+--
+-- keys[1] claims zset (<prefix>{<tag>}:trial)
+-- keys[2] one-permit claim (<prefix>{<tag>}:trial1)
+-- args[1] token
+--
+-- Deletes the one-permit claim only if it still holds this token, else removes the token from the zset. A
+-- stale, expired or unknown token changes nothing (the empty one included: it matches no claim). Returns 1
+-- when a claim was released, else 0.
+local function release(keys, a)
+  if redis.call('GET', keys[2]) == a[1] then
+    redis.call('DEL', keys[2])
+    return 1
+  end
+  return redis.call('ZREM', keys[1], a[1])
+end
+
+------------------------------------------------------------------------------------------------------ put
+-- Unconditional write of a whole breaker state (Store.put, last writer wins).
+--
+-- keys[1] state hash
+-- args[1] ttl ms (1 .. 100 years), or 0 for no expiry (the store passes 0 for a forced state: a forced state
+--         is never expired by the store, whatever ttl the caller gave)
+-- args[2..] field, value, field, value, ...
+--
+-- Replaces whatever was under the key (including data of another type) and sets its TTL, atomically. The
+-- arguments are checked before the DEL: a failure after it would lose the old state.
+local function put(keys, a)
+  local ttl = a[1]
+  local n = #a - 1
+  if not uint(ttl, 0, MAX_TTL) or n < 2 or n % 2 ~= 0 then
+    return redis.error_reply('REDEYE_BAD_ARGS put needs a ttl in 0 .. ' .. MAX_TTL
+        .. ' ms and field/value pairs, got ttl ' .. tostring(ttl) .. ' and ' .. n .. ' more arguments;'
+        .. ' nothing was changed')
+  end
+  redis.call('DEL', keys[1])
+  redis.call('HSET', keys[1], unpack(a, 2))
+  if tonumber(ttl) > 0 then
+    redis.call('PEXPIRE', keys[1], ttl)
+  end
+  return 1
+end
+
+-------------------------------------------------------------------------------------------------- publish
+-- Publish one transition event (or a gap marker) on the feed stream.
+--
+-- keys[1] feed stream (<prefix>redeye:feed)
+-- args[1] approximate maximum length of the stream (>= 1)
+-- args[2] ttl ms of the stream key (1 .. 100 years), refreshed on every entry (clean-up only)
+-- args[3..] field, value, field, value, ... (StateCodec event fields, or the one gap marker field)
+--
+-- Returns the new entry id. The arguments are checked before the XADD: a failing PEXPIRE after it would
+-- report an error for an entry that was appended.
+local function publish(keys, a)
+  local n = #a - 2
+  if not uint(a[1], 1, LONG_MAX) or not uint(a[2], 1, MAX_TTL) or n < 2 or n % 2 ~= 0 then
+    return redis.error_reply('REDEYE_BAD_ARGS publish needs a length >= 1, a ttl in 1 .. ' .. MAX_TTL
+        .. ' ms and field/value pairs; nothing was appended')
+  end
+  local id = redis.call('XADD', keys[1], 'MAXLEN', '~', a[1], '*', unpack(a, 3))
+  redis.call('PEXPIRE', keys[1], a[2])
+  return id
+end
+
+export('state', state)
+export('claim', claim)
+export('release', release)
+export('put', put)
+export('publish', publish)
