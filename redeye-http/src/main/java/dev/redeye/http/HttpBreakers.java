@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Breakers</h2>
  * One redeye {@link CircuitBreaker} per rule, with the rule's policy ({@code failureThreshold},
- * {@code cooldown} as {@code resetTimeout}, {@code successThreshold}, {@code strategy}), guarding one operation
+ * {@code resetTimeout}, {@code successThreshold}, {@code strategy}), guarding one operation
  * named {@code "<level>:<key>"} ({@code service:payments}, {@code endpoint:/v1/charges}). All of them share the
  * one store given to the builder, so instances configured with the same rules over a shared store share every
  * breaker: a service tripped by one instance is open for all. Over a store with a transition feed every breaker
@@ -104,7 +104,7 @@ public final class HttpBreakers implements AutoCloseable {
                         .ticker(b.ticker)
                         .strategy(rule.strategy().orElse(d.strategy()))
                         .failureThreshold(rb.failureThreshold)
-                        .resetTimeout(rule.cooldown().orElse(d.cooldown()))
+                        .resetTimeout(rule.resetTimeout().orElse(d.resetTimeout()))
                         .successThreshold(rule.successThreshold().orElse(d.successThreshold()))
                         .recordResult(rb::resultIsFailure)
                         .onStateChange(rb::stateChanged);

@@ -20,7 +20,7 @@ import java.util.function.Consumer;
  *         .failureThreshold(10)
  *         .build();
  * HttpRule charges = HttpRule.endpoint("/payments/v1/charges")
- *         .failureThreshold(3).cooldown(Duration.ofSeconds(20))
+ *         .failureThreshold(3).resetTimeout(Duration.ofSeconds(20))
  *         .successStatuses("404").failureStatuses("429")
  *         .onStateChange(change -> pager.page(change.toString()))
  *         .build();
@@ -36,7 +36,7 @@ public final class HttpRule {
     private final String name;
     private final List<String> skipList;
     private final Integer failureThreshold;
-    private final Duration cooldown;
+    private final Duration resetTimeout;
     private final Integer successThreshold;
     private final Strategy strategy;
     private final StatusCodes successStatuses;
@@ -49,7 +49,7 @@ public final class HttpRule {
         this.name = b.name;
         this.skipList = Collections.unmodifiableList(new ArrayList<>(b.skipList));
         this.failureThreshold = b.failureThreshold;
-        this.cooldown = b.cooldown;
+        this.resetTimeout = b.resetTimeout;
         this.successThreshold = b.successThreshold;
         this.strategy = b.strategy;
         this.successStatuses = b.successStatuses;
@@ -101,8 +101,8 @@ public final class HttpRule {
     }
 
     /** How long the breaker stays open before a trial (the engine's {@code resetTimeout}). */
-    public Optional<Duration> cooldown() {
-        return Optional.ofNullable(cooldown);
+    public Optional<Duration> resetTimeout() {
+        return Optional.ofNullable(resetTimeout);
     }
 
     public Optional<Integer> successThreshold() {
@@ -158,7 +158,7 @@ public final class HttpRule {
         private String name;
         private final List<String> skipList = new ArrayList<>();
         private Integer failureThreshold;
-        private Duration cooldown;
+        private Duration resetTimeout;
         private Integer successThreshold;
         private Strategy strategy;
         private StatusCodes successStatuses;
@@ -183,7 +183,7 @@ public final class HttpRule {
         public Builder failureThreshold(int v) { failureThreshold = v; return this; }
 
         /** How long this rule's breaker stays open before a trial (> 0). */
-        public Builder cooldown(Duration v) { cooldown = v; return this; }
+        public Builder resetTimeout(Duration v) { resetTimeout = v; return this; }
 
         /** Successful trials that close this rule's breaker (>= 1). */
         public Builder successThreshold(int v) { successThreshold = v; return this; }
@@ -233,8 +233,8 @@ public final class HttpRule {
             if (successThreshold != null && successThreshold < 1) {
                 throw new IllegalArgumentException("successThreshold must be >= 1, was " + successThreshold + where);
             }
-            if (cooldown != null && (cooldown.isNegative() || cooldown.toMillis() < 1)) {
-                throw new IllegalArgumentException("cooldown must be at least 1 ms, was " + cooldown + where);
+            if (resetTimeout != null && (resetTimeout.isNegative() || resetTimeout.toMillis() < 1)) {
+                throw new IllegalArgumentException("resetTimeout must be at least 1 ms, was " + resetTimeout + where);
             }
             return new HttpRule(this);
         }

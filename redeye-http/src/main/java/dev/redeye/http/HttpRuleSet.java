@@ -52,7 +52,7 @@ public final class HttpRuleSet {
      * <pre>
      * defaults:
      *   failureThreshold: 5          # >= 1
-     *   cooldown: 60s                # 60s, 500ms, 2m, 1h, PT30S, or a number of ms
+     *   resetTimeout: 60s                # 60s, 500ms, 2m, 1h, PT30S, or a number of ms
      *   successThreshold: 1
      *   strategy: leaky              # leaky, consecutive or errorRate
      *   successStatuses: "2xx"       # codes, classes (5xx), ranges (500-504); a list or a comma-separated string
@@ -65,7 +65,7 @@ public final class HttpRuleSet {
      *   - type: endpoint
      *     match: /payments/v1/charges
      *     failureThreshold: 3
-     *     cooldown: 20s
+     *     resetTimeout: 20s
      *     successStatuses: [404]
      *     failureStatuses: [429, 5xx]
      *     onStateChange: !java-object  # a Consumer&lt;HttpStateChange&gt; value, where the map is built in code

@@ -112,8 +112,8 @@ final class RuleConfig {
                 case "failurethreshold":
                     d = d.withFailureThreshold(integer(v, where));
                     break;
-                case "cooldown":
-                    d = d.withCooldown(duration(v, where));
+                case "resettimeout":
+                    d = d.withResetTimeout(duration(v, where));
                     break;
                 case "successthreshold":
                     d = d.withSuccessThreshold(integer(v, where));
@@ -129,7 +129,7 @@ final class RuleConfig {
                     break;
                 default:
                     throw new IllegalArgumentException("unknown key '" + where + "' (expected failureThreshold, "
-                            + "cooldown, successThreshold, strategy, successStatuses or failureStatuses)");
+                            + "resetTimeout, successThreshold, strategy, successStatuses or failureStatuses)");
             }
         }
         return d;
@@ -176,8 +176,8 @@ final class RuleConfig {
                 case "failurethreshold":
                     b.failureThreshold(integer(v, at));
                     break;
-                case "cooldown":
-                    b.cooldown(duration(v, at));
+                case "resettimeout":
+                    b.resetTimeout(duration(v, at));
                     break;
                 case "successthreshold":
                     b.successThreshold(integer(v, at));
@@ -200,7 +200,7 @@ final class RuleConfig {
                     break;
                 default:
                     throw new IllegalArgumentException("unknown key '" + at + "' (expected type, match, name, "
-                            + "skipList, failureThreshold, cooldown, successThreshold, strategy, successStatuses, "
+                            + "skipList, failureThreshold, resetTimeout, successThreshold, strategy, successStatuses, "
                             + "failureStatuses or onStateChange)");
             }
         }

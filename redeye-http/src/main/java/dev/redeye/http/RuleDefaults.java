@@ -5,18 +5,18 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The options a rule does not set itself: {@code failureThreshold} 5, {@code cooldown} 60 s,
+ * The options a rule does not set itself: {@code failureThreshold} 5, {@code resetTimeout} 60 s,
  * {@code successThreshold} 1, {@code strategy} {@link Strategy#LEAKY} (a failure adds 1, a success subtracts 1),
  * no success or failure statuses beyond the default (2xx success, anything else a failure). Immutable.
  *
  * @param failureThreshold failures that open a breaker (>= 1)
- * @param cooldown         how long a breaker stays open before a trial (at least 1 ms)
+ * @param resetTimeout         how long a breaker stays open before a trial (at least 1 ms)
  * @param successThreshold successful trials that close a breaker (>= 1)
  * @param strategy         how failures are counted
  * @param successStatuses  statuses that are successes (after failure statuses, before the 2xx default)
  * @param failureStatuses  statuses that are failures (first in precedence)
  */
-public record RuleDefaults(int failureThreshold, Duration cooldown, int successThreshold, Strategy strategy,
+public record RuleDefaults(int failureThreshold, Duration resetTimeout, int successThreshold, Strategy strategy,
         StatusCodes successStatuses, StatusCodes failureStatuses) {
 
     private static final RuleDefaults DEFAULTS = new RuleDefaults(5, Duration.ofSeconds(60), 1, Strategy.LEAKY,
@@ -27,7 +27,7 @@ public record RuleDefaults(int failureThreshold, Duration cooldown, int successT
      * @throws NullPointerException     if an object component is null
      */
     public RuleDefaults {
-        Objects.requireNonNull(cooldown, "cooldown");
+        Objects.requireNonNull(resetTimeout, "resetTimeout");
         Objects.requireNonNull(strategy, "strategy");
         Objects.requireNonNull(successStatuses, "successStatuses");
         Objects.requireNonNull(failureStatuses, "failureStatuses");
@@ -37,8 +37,8 @@ public record RuleDefaults(int failureThreshold, Duration cooldown, int successT
         if (successThreshold < 1) {
             throw new IllegalArgumentException("defaults.successThreshold must be >= 1, was " + successThreshold);
         }
-        if (cooldown.isNegative() || cooldown.toMillis() < 1) {
-            throw new IllegalArgumentException("defaults.cooldown must be at least 1 ms, was " + cooldown);
+        if (resetTimeout.isNegative() || resetTimeout.toMillis() < 1) {
+            throw new IllegalArgumentException("defaults.resetTimeout must be at least 1 ms, was " + resetTimeout);
         }
     }
 
@@ -48,26 +48,26 @@ public record RuleDefaults(int failureThreshold, Duration cooldown, int successT
     }
 
     public RuleDefaults withFailureThreshold(int v) {
-        return new RuleDefaults(v, cooldown, successThreshold, strategy, successStatuses, failureStatuses);
+        return new RuleDefaults(v, resetTimeout, successThreshold, strategy, successStatuses, failureStatuses);
     }
 
-    public RuleDefaults withCooldown(Duration v) {
+    public RuleDefaults withResetTimeout(Duration v) {
         return new RuleDefaults(failureThreshold, v, successThreshold, strategy, successStatuses, failureStatuses);
     }
 
     public RuleDefaults withSuccessThreshold(int v) {
-        return new RuleDefaults(failureThreshold, cooldown, v, strategy, successStatuses, failureStatuses);
+        return new RuleDefaults(failureThreshold, resetTimeout, v, strategy, successStatuses, failureStatuses);
     }
 
     public RuleDefaults withStrategy(Strategy v) {
-        return new RuleDefaults(failureThreshold, cooldown, successThreshold, v, successStatuses, failureStatuses);
+        return new RuleDefaults(failureThreshold, resetTimeout, successThreshold, v, successStatuses, failureStatuses);
     }
 
     public RuleDefaults withSuccessStatuses(StatusCodes v) {
-        return new RuleDefaults(failureThreshold, cooldown, successThreshold, strategy, v, failureStatuses);
+        return new RuleDefaults(failureThreshold, resetTimeout, successThreshold, strategy, v, failureStatuses);
     }
 
     public RuleDefaults withFailureStatuses(StatusCodes v) {
-        return new RuleDefaults(failureThreshold, cooldown, successThreshold, strategy, successStatuses, v);
+        return new RuleDefaults(failureThreshold, resetTimeout, successThreshold, strategy, successStatuses, v);
     }
 }

@@ -73,7 +73,7 @@ class ClientIntegrationsTest {
         assertEquals(Level.ENDPOINT, rejection.level());
         assertEquals("/api/orders", rejection.key());
         assertTrue(rejection.retryAfter().orElseThrow().compareTo(Duration.ofSeconds(50)) > 0
-                && rejection.retryAfter().orElseThrow().compareTo(Duration.ofSeconds(60)) <= 0, "retryAfter of a 60 s cooldown just "
+                && rejection.retryAfter().orElseThrow().compareTo(Duration.ofSeconds(60)) <= 0, "retryAfter of a 60 s resetTimeout just "
                 + "opened (real clock): " + rejection.retryAfter().orElseThrow());
         assertEquals(seen, server.received().size(), "the rejected call reached the server");
         assertEquals(500, call.status("/free/x"), "a request matching no rule passes untouched");

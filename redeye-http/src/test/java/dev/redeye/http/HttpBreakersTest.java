@@ -94,7 +94,7 @@ class HttpBreakersTest {
         assertEquals(Level.ENDPOINT, e.level());
         assertEquals("charges", e.key());
         assertEquals("endpoint:charges", e.operation());
-        assertEquals(Duration.ofSeconds(60), e.retryAfter().orElseThrow(), "the default cooldown, nothing elapsed");
+        assertEquals(Duration.ofSeconds(60), e.retryAfter().orElseThrow(), "the default resetTimeout, nothing elapsed");
         assertEquals(List.of("/v1/charges/1", "/v1/charges/2", "/v1/customers"), server.received(),
                 "the rejected request never reached the server");
     }
@@ -213,8 +213,8 @@ class HttpBreakersTest {
     @Test
     void bothLevelsTripIndependently() throws Exception {
         use(HttpRuleSet.builder()
-                .rule(HttpRule.service("/api").failureThreshold(4).cooldown(Duration.ofSeconds(30)))
-                .rule(HttpRule.endpoint("/api/a").failureThreshold(2).cooldown(Duration.ofSeconds(10)))
+                .rule(HttpRule.service("/api").failureThreshold(4).resetTimeout(Duration.ofSeconds(30)))
+                .rule(HttpRule.endpoint("/api/a").failureThreshold(2).resetTimeout(Duration.ofSeconds(10)))
                 .build());
         server.status("/api/a", 500);
         assertEquals(500, get("/api/a"));
@@ -242,8 +242,8 @@ class HttpBreakersTest {
     @Test
     void aServiceTrialClaimIsReleasedWhenTheEndpointRejects() throws Exception {
         use(HttpRuleSet.builder()
-                .rule(HttpRule.service("/api").failureThreshold(2).cooldown(Duration.ofSeconds(10)))
-                .rule(HttpRule.endpoint("/api/a").failureThreshold(1).cooldown(Duration.ofMinutes(10)))
+                .rule(HttpRule.service("/api").failureThreshold(2).resetTimeout(Duration.ofSeconds(10)))
+                .rule(HttpRule.endpoint("/api/a").failureThreshold(1).resetTimeout(Duration.ofMinutes(10)))
                 .build());
         server.status("/api", 500);
         assertEquals(500, get("/api/a")); // endpoint a opens; service 1 of 2
@@ -307,7 +307,7 @@ class HttpBreakersTest {
     void operateReadsResetsAndPrintsEveryBreaker() throws Exception {
         use(HttpRuleSet.builder()
                 .rule(HttpRule.service("/api").name("api").failureThreshold(3))
-                .rule(HttpRule.endpoint("/api/a").failureThreshold(1).cooldown(Duration.ofSeconds(20)))
+                .rule(HttpRule.endpoint("/api/a").failureThreshold(1).resetTimeout(Duration.ofSeconds(20)))
                 .build());
         server.status("/api/a", 500);
         assertEquals(500, get("/api/a"));

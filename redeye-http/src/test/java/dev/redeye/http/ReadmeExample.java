@@ -40,12 +40,12 @@ public final class ReadmeExample {
             // --8<-- [readme]
             Consumer<HttpStateChange> pageOnCall = change -> out.println("PAGE payments on-call: " + change);
             Map<String, Object> config = Map.of(
-                    "defaults", Map.of("failureThreshold", 5, "cooldown", "30s"),
+                    "defaults", Map.of("failureThreshold", 5, "resetTimeout", "30s"),
                     "rules", List.of(
                             Map.of("type", "service", "match", "/payments",
                                     "skipList", List.of("/payments/health", "/payments/v1/reports")),
                             Map.of("type", "endpoint", "match", "/payments/v1/charges", "name", "charges",
-                                    "failureThreshold", 3, "cooldown", "20s",
+                                    "failureThreshold", 3, "resetTimeout", "20s",
                                     "successStatuses", List.of(404), "failureStatuses", List.of(429, "5xx"),
                                     "onStateChange", pageOnCall)));
 

@@ -29,19 +29,19 @@ class RuleConfigTest {
         charges.put("match", "/payments/v1/charges");
         charges.put("name", "charges");
         charges.put("failureThreshold", 3);
-        charges.put("cooldown", "20s");
+        charges.put("resetTimeout", "20s");
         charges.put("success-threshold", "2");
         charges.put("success_statuses", List.of(404, "409"));
         charges.put("FailureStatuses", "429, 5xx");
         charges.put("strategy", "consecutive");
         charges.put("onStateChange", callback);
         HttpRuleSet set = HttpRuleSet.fromMap(Map.of(
-                "defaults", Map.of("failureThreshold", 7, "cooldown", "PT2M", "strategy", "leaky",
+                "defaults", Map.of("failureThreshold", 7, "resetTimeout", "PT2M", "strategy", "leaky",
                         "successStatuses", "3xx"),
                 "rules", List.of(Map.of("type", "service", "match", "/payments",
                         "skipList", List.of("/payments/health", "/payments/status")), charges)));
         assertEquals(7, set.defaults().failureThreshold());
-        assertEquals(Duration.ofMinutes(2), set.defaults().cooldown());
+        assertEquals(Duration.ofMinutes(2), set.defaults().resetTimeout());
         assertEquals(StatusCodes.parse("3xx"), set.defaults().successStatuses());
         HttpRule service = set.rules().get(0);
         assertEquals(Level.SERVICE, service.level());
@@ -51,7 +51,7 @@ class RuleConfigTest {
         assertEquals("charges", c.key());
         assertEquals("endpoint:charges", c.operation());
         assertEquals(3, c.failureThreshold().orElseThrow());
-        assertEquals(Duration.ofSeconds(20), c.cooldown().orElseThrow());
+        assertEquals(Duration.ofSeconds(20), c.resetTimeout().orElseThrow());
         assertEquals(2, c.successThreshold().orElseThrow());
         assertEquals(StatusCodes.parse("404,409"), c.successStatuses().orElseThrow());
         assertTrue(c.failureStatuses().orElseThrow().contains(429) && c.failureStatuses().orElseThrow().contains(503));
@@ -64,7 +64,7 @@ class RuleConfigTest {
         Properties p = new Properties();
         p.load(new StringReader(String.join("\n",
                 "redeye.http.defaults.failure-threshold=4",
-                "redeye.http.defaults.cooldown=500ms",
+                "redeye.http.defaults.resetTimeout=500ms",
                 "redeye.http.rules[0].type=service",
                 "redeye.http.rules[0].match=/payments",
                 "redeye.http.rules[0].skip-list=/payments/health, /payments/status",
@@ -77,7 +77,7 @@ class RuleConfigTest {
                 "other.key=ignored")));
         HttpRuleSet set = HttpRuleSet.fromProperties(p, "redeye.http.");
         assertEquals(4, set.defaults().failureThreshold());
-        assertEquals(Duration.ofMillis(500), set.defaults().cooldown());
+        assertEquals(Duration.ofMillis(500), set.defaults().resetTimeout());
         assertEquals(3, set.rules().size());
         assertEquals(List.of("/payments/health", "/payments/status"), set.rules().get(0).skipList());
         assertEquals(StatusCodes.of(404, 410), set.rules().get(1).successStatuses().orElseThrow());
@@ -99,8 +99,8 @@ class RuleConfigTest {
                 Map.of("rules", List.of(Map.of("type", "service", "match", "/x", "failureThreshold", "many"))));
         assertMessage("rules[0]: failureThreshold must be >= 1, was 0",
                 Map.of("rules", List.of(Map.of("type", "service", "match", "/x", "failureThreshold", 0))));
-        assertMessage("rules[0].cooldown must be a duration",
-                Map.of("rules", List.of(Map.of("type", "service", "match", "/x", "cooldown", "soon"))));
+        assertMessage("rules[0].resetTimeout must be a duration",
+                Map.of("rules", List.of(Map.of("type", "service", "match", "/x", "resetTimeout", "soon"))));
         assertMessage("rules[0].successStatuses: bad HTTP status '6xx'",
                 Map.of("rules", List.of(Map.of("type", "endpoint", "match", "/x", "successStatuses", "6xx"))));
         assertMessage("rules[0]: skipList is for service rules only",
@@ -113,10 +113,10 @@ class RuleConfigTest {
         Properties p = new Properties();
         p.setProperty("h.rules[0].type", "service");
         p.setProperty("h.rules[0].match", "/x");
-        p.setProperty("h.rules[0].cooldown", "-1s");
+        p.setProperty("h.rules[0].resetTimeout", "-1s");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> HttpRuleSet.fromProperties(p, "h."));
-        assertTrue(e.getMessage().startsWith("under 'h.': rules[0].cooldown"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("under 'h.': rules[0].resetTimeout"), e.getMessage());
     }
 
     @Test

@@ -36,7 +36,7 @@ class SharedRedisTest {
     @Test
     void aServiceTrippedByOneInstanceIsOpenForTheOther() throws Exception {
         Map<String, Object> config = Map.of(
-                "defaults", Map.of("cooldown", "10m"),
+                "defaults", Map.of("resetTimeout", "10m"),
                 "rules", List.of(
                         Map.of("type", "service", "match", "/inventory", "failure-threshold", 3,
                                 "skip-list", List.of("/inventory/health")),
@@ -86,7 +86,7 @@ class SharedRedisTest {
      */
     @Test
     void aResetByAnotherInstanceIsSeenAtOnceThroughTheFeed() throws Exception {
-        Map<String, Object> config = Map.of("defaults", Map.of("cooldown", "10m"),
+        Map<String, Object> config = Map.of("defaults", Map.of("resetTimeout", "10m"),
                 "rules", List.of(Map.of("type", "service", "match", "/inventory", "failure-threshold", 2)));
         String prefix = "redeye-http-test:" + UUID.randomUUID() + ":";
         List<String> changesSeenByB = new CopyOnWriteArrayList<>();

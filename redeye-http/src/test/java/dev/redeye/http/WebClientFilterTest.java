@@ -49,7 +49,7 @@ class WebClientFilterTest {
         server.status(ENDPOINT, 503);
         hanging = new HangingServer();
         breakers = HttpBreakers.builder(HttpRuleSet.builder()
-                        .rule(HttpRule.endpoint(ENDPOINT).failureThreshold(2).cooldown(Duration.ofSeconds(10))
+                        .rule(HttpRule.endpoint(ENDPOINT).failureThreshold(2).resetTimeout(Duration.ofSeconds(10))
                                 .strategy(Strategy.CONSECUTIVE))
                         .build())
                 .clock(clock).ticker(clock).customize(b -> b.jitter(0).trialTimeout(Duration.ofMinutes(5)))
