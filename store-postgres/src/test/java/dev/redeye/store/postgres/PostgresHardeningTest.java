@@ -152,7 +152,9 @@ class PostgresHardeningTest {
                 System.out.println("[" + kind + "] " + call + " under a held row lock failed after " + took + " ms");
                 assertTrue(took < LOCK_BOUND_MILLIS, call + " took " + took + " ms");
                 assertTrue(e.getMessage().contains("lock_timeout"), e.getMessage());
-                assertTrue(e.getMessage().contains("55P03"), e.getMessage());
+                // lock_timeout (55P03) ends the wait; on a loaded machine the statement_timeout just above it
+                // (57014) may fire first for a probe of 100 ms, which the bound above covers all the same
+                assertTrue(e.getMessage().contains("55P03") || e.getMessage().contains("57014"), e.getMessage());
             }
             assertTimeoutPreemptively(Duration.ofSeconds(2), () -> assertEquals(Optional.of(RICH), s.get("held")),
                     "a read never waits for a row lock");
