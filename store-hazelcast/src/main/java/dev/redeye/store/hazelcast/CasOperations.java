@@ -6,6 +6,7 @@ import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.StoreException;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -51,6 +52,13 @@ final class CasOperations implements Operations {
     @FunctionalInterface
     private interface Step<T> {
         Updates.Update<T> apply(StoredValue current, long clockMillis);
+    }
+
+    /** {@inheritDoc} Expiry by this client's clock, the one its writes store. */
+    @Override
+    public Optional<BreakerState> get(String key) {
+        return Optional.ofNullable(StateValues.decode(states.get(key), StateValues.where(key))
+                .live(System.currentTimeMillis()));
     }
 
     @Override

@@ -60,8 +60,9 @@ import org.slf4j.LoggerFactory;
  * until it gives up), and when the map is configured to expire or evict entries by itself (time-to-live, max-idle,
  * an eviction policy: a forced state or a live claim would vanish); see {@link MapChecks}.
  *
- * <p><b>Cost</b> (store operations per call, measured by the module's tests): {@link #get} 1; native mode: every
- * other call 1 (one entry processor); CAS mode: a write 2 (get, then replace, putIfAbsent or remove), 1 when
+ * <p><b>Cost</b> (store operations per call, measured by the module's tests): native mode: every call 1 (one
+ * entry processor, {@link #get} included: it judges expiry by the cluster clock, as the writes do); CAS mode:
+ * {@link #get} 1, a write 2 (get, then replace, putIfAbsent or remove), 1 when
  * nothing changes, plus 2 per lost race. The feed costs one entry listener and one thread
  * per store instance, started by the first {@link #subscribe}.
  *
@@ -172,14 +173,15 @@ public final class HazelcastStore implements Store, AtomicRules, TrialClaims, Tr
     // ---------------------------------------------------------------- Store
 
     /**
-     * {@inheritDoc} One {@code get}, in both modes; a state whose expiry (stored in the value, by this client's
-     * clock) has passed reads as absent.
+     * {@inheritDoc} One read: an entry processor that writes nothing (native mode) or a {@code get} (CAS mode).
+     * A state whose expiry (stored in the value) has passed reads as absent, judged by the clock the mode's
+     * writes store it with: the cluster clock in native mode, this client's in CAS mode, so that a read and the
+     * next write agree on it.
      */
     @Override
     public Optional<BreakerState> get(String key) {
         check(key);
-        return call("get", key, () -> Optional.ofNullable(
-                StateValues.decode(states.get(key), StateValues.where(key)).live(System.currentTimeMillis())));
+        return atomic("get", key, o -> o.get(key));
     }
 
     /**

@@ -6,6 +6,7 @@ import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.StoreException;
+import java.util.Optional;
 
 /**
  * Native mode: every call is one {@code executeOnKey}, an entry processor that runs on the member owning the key
@@ -23,6 +24,12 @@ final class NativeOperations implements Operations {
     @Override
     public String mode() {
         return "native";
+    }
+
+    @Override
+    public Optional<BreakerState> get(String key) {
+        String live = check(states.executeOnKey(key, new ReadProcessor()));
+        return Optional.ofNullable(StateValues.decode(live, StateValues.where(key)).state);
     }
 
     @Override

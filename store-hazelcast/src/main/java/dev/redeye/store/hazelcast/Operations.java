@@ -4,18 +4,22 @@ import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
+import java.util.Optional;
 
 /**
  * How a {@link HazelcastStore} changes the map: {@link NativeOperations} (entry processors on the members) or
  * {@link CasOperations} (compare-and-set from the client). Each method is one atomic step on the operation's
- * one entry, computed by {@link Updates} in both modes, so clients in either mode share one map. Reads are the
- * store's own (one {@code get}, the same in both modes). Implementations let Hazelcast's exceptions through; the
- * store wraps them.
+ * one entry, computed by {@link Updates} in both modes, so clients in either mode share one map. A read judges
+ * expiry by the clock the mode writes with (the cluster clock on a member, the client's in CAS mode).
+ * Implementations let Hazelcast's exceptions through; the store wraps them.
  */
 interface Operations {
 
     /** "native" or "cas". */
     String mode();
+
+    /** The key's live state, if any: one read. */
+    Optional<BreakerState> get(String key);
 
     /** One atomic state change, with the removal of the key's claims when the operation asks for it. */
     StateChange change(String key, AtomicOperation op, Policy policy, long now);

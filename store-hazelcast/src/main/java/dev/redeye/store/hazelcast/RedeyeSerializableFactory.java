@@ -36,6 +36,7 @@ public final class RedeyeSerializableFactory implements DataSerializableFactory 
     static final int DELETE = 4;
     static final int PUT = 5;
     static final int BACKUP_WRITE = 6;
+    static final int READ = 7;
 
     /** Used by Hazelcast when the factory is named in a member's configuration. */
     public RedeyeSerializableFactory() {
@@ -81,6 +82,8 @@ public final class RedeyeSerializableFactory implements DataSerializableFactory 
                 return new PutProcessor();
             case BACKUP_WRITE:
                 return new MemberProcessor.BackupWrite();
+            case READ:
+                return new ReadProcessor();
             default:
                 return null;
         }

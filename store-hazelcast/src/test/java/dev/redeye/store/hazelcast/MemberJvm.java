@@ -31,18 +31,27 @@ final class MemberJvm implements AutoCloseable {
 
     /** A member with only the Hazelcast jar. */
     static MemberJvm bare() throws IOException, InterruptedException {
-        return new MemberJvm("bare", List.of());
+        return new MemberJvm("bare", List.of(), List.of());
     }
 
     /** A member with the Hazelcast jar, redeye-api and redeye-store-hazelcast, as the README says. */
     static MemberJvm withRedeye() throws IOException, InterruptedException {
         return new MemberJvm("full", List.of(location(dev.redeye.api.OperationNames.class),
-                location(HazelcastStore.class)));
+                location(HazelcastStore.class)), List.of());
+    }
+
+    /**
+     * A member as {@link #withRedeye()} whose clock runs {@code offsetMillis} off this JVM's (Hazelcast's
+     * {@code com.hazelcast.clock.offset}): alone in its cluster it is the master, so the cluster clock runs off too.
+     */
+    static MemberJvm withRedeyeAndClockOffset(long offsetMillis) throws IOException, InterruptedException {
+        return new MemberJvm("offset", List.of(location(dev.redeye.api.OperationNames.class),
+                location(HazelcastStore.class)), List.of("-Dcom.hazelcast.clock.offset=" + offsetMillis));
     }
 
     /** A member with the Hazelcast jar and redeye-store-hazelcast but not redeye-api: an incomplete install. */
     static MemberJvm withoutRedeyeApi() throws IOException, InterruptedException {
-        return new MemberJvm("partial", List.of(location(HazelcastStore.class)));
+        return new MemberJvm("partial", List.of(location(HazelcastStore.class)), List.of());
     }
 
     /** Where a class was loaded from: the module's jar or its classes directory. */
@@ -54,7 +63,8 @@ final class MemberJvm implements AutoCloseable {
         }
     }
 
-    private MemberJvm(String what, List<String> extraClassPath) throws IOException, InterruptedException {
+    private MemberJvm(String what, List<String> extraClassPath, List<String> jvmOptions)
+            throws IOException, InterruptedException {
         String jar = System.getProperty("redeye.hazelcast.jar");
         if (jar == null || !Files.isRegularFile(Paths.get(jar))) {
             throw new IllegalStateException("system property redeye.hazelcast.jar must name the Hazelcast jar (set by"
@@ -69,12 +79,14 @@ final class MemberJvm implements AutoCloseable {
         Path config = dir.resolve(name + ".xml");
         Files.writeString(config, xml(name, port, !extraClassPath.isEmpty()), StandardCharsets.UTF_8);
         log = dir.resolve(name + ".log");
-        ProcessBuilder pb = new ProcessBuilder(
+        List<String> command = new java.util.ArrayList<>(List.of(
                 Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-Dhazelcast.config=" + config.toAbsolutePath(),
+                "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-Dhazelcast.config=" + config.toAbsolutePath(),
                 "-cp", String.join(java.io.File.pathSeparator, classPath),
-                "com.hazelcast.core.server.HazelcastMemberStarter")
+                "com.hazelcast.core.server.HazelcastMemberStarter"));
+        ProcessBuilder pb = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         process = pb.start();

@@ -21,6 +21,28 @@ import org.junit.jupiter.api.Test;
 class MemberJvmTest {
     private static final Policy NEVER_OPENS = Policy.builder().failureThreshold(Integer.MAX_VALUE).jitter(0).build();
 
+    /**
+     * Native mode writes a state's expiry by the cluster clock; a read judges it by the same clock, whatever
+     * this client's clock says (here the member's, and so the cluster's, runs 10 s behind it).
+     */
+    @Test
+    void aReadJudgesExpiryByTheClockTheWriteUsed() throws Exception {
+        try (MemberJvm member = MemberJvm.withRedeyeAndClockOffset(-10_000)) {
+            HazelcastStore s = HazelcastStore.builder(member.newClient()).build();
+            try {
+                assertEquals(HazelcastStore.Mode.NATIVE, s.mode(), s::toString);
+                Policy p = Policy.builder().failureThreshold(5).resetTimeout(Duration.ofMillis(500))
+                        .maxResetTimeout(Duration.ofMillis(500)).stateTtl(Duration.ofSeconds(5)).jitter(0).build();
+                s.recordFailure("op", p, 1);
+                assertEquals(1, s.get("op").map(st -> st.failures()).orElse(0),
+                        "the state written a moment ago with a 5 s ttl reads as live");
+                assertEquals(2, s.recordFailure("op", p, 2).state().failures(), "and the next write continues it");
+            } finally {
+                s.close();
+            }
+        }
+    }
+
     @Test
     void aMemberWithTheStoreJarAndRedeyeApiRunsNativeMode() throws Exception {
         try (MemberJvm member = MemberJvm.withRedeye()) {
