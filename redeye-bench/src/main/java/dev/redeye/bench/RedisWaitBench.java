@@ -47,11 +47,12 @@ final class RedisWaitBench {
             throw new UncheckedIOException(e);
         }
         try {
-            int primary = freePort();
-            int replica = freePort();
-            started.add(start(dir, primary, "--repl-diskless-sync-delay", "0"));
-            started.add(start(dir, replica, "--replicaof", "127.0.0.1", Integer.toString(primary)));
-            awaitReplica(primary, replica);
+            Server p = startOnFreePort(dir, "--repl-diskless-sync-delay", "0");
+            started.add(p.process());
+            int primary = p.port();
+            Server r = startOnFreePort(dir, "--replicaof", "127.0.0.1", Integer.toString(primary));
+            started.add(r.process());
+            awaitReplica(primary, r.port());
             Table t = new Table("path", "without WAIT p50 (µs)", "p99 (µs)", "waitReplicas=1 p50 (µs)", "p99 (µs)",
                     "p50 added (µs)");
             String base = "redis://127.0.0.1:" + primary + "?prefix=bench-wait:";
@@ -134,6 +135,28 @@ final class RedisWaitBench {
         return l;
     }
 
+    /** A redis-server this bench started, and its port. */
+    private record Server(Process process, int port) {
+    }
+
+    /**
+     * Starts a redis-server on a free port; a port another process took between the probe and the start (the
+     * build runs other modules' servers alongside) is detected and another one tried, three times at most.
+     */
+    private static Server startOnFreePort(Path dir, String... extra) {
+        for (int attempt = 1; ; attempt++) {
+            int port = freePort();
+            Process p = start(dir, port, extra);
+            if (p != null) {
+                return new Server(p, port);
+            }
+            if (attempt == 3) {
+                throw new IllegalStateException("another process took the free port given to redis-server 3 times");
+            }
+        }
+    }
+
+    /** The started server, or null if what answers on {@code port} is another process (the port was taken). */
     private static Process start(Path dir, int port, String... extra) {
         List<String> cmd = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port), "--bind",
                 "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--dbfilename",
@@ -146,6 +169,10 @@ final class RedisWaitBench {
             while (true) {
                 try (Jedis j = new Jedis("127.0.0.1", port)) {
                     j.ping();
+                    if (!j.info("server").contains("process_id:" + p.pid() + "\r")) {
+                        p.destroyForcibly();
+                        return null;
+                    }
                     return p;
                 } catch (RuntimeException e) {
                     if (System.nanoTime() > deadline || !p.isAlive()) {
@@ -169,7 +196,7 @@ final class RedisWaitBench {
             while (!(r.info("replication").contains("master_link_status:up")
                     && p.info("replication").contains("connected_slaves:1"))) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("the replica did not sync");
+                    throw new IllegalStateException("the replica did not sync: " + r.info("replication"));
                 }
                 Thread.sleep(20);
             }
