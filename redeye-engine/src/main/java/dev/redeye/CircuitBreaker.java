@@ -67,7 +67,7 @@ import org.slf4j.LoggerFactory;
  * {@code callTimeout} is set: two ticker reads).</li>
  * <li>Distributed mode, closed: one ticker read and one store read per call; the consecutive and leaky strategies
  * write only when the read showed failures to clear (or leak) or the call failed; the error-rate strategy writes
- * every outcome. With the opt-in {@linkplain Builder#localCache(Duration) local cache}, zero reads while the cached
+ * every outcome. With the opt-in {@linkplain CircuitBreakerBuilder#localCache(Duration) local cache}, zero reads while the cached
  * closed state is trusted and younger than its stale tolerance, then one read per operation however many threads
  * call (single-flight: the callers that arrive meanwhile wait for it).</li>
  * <li>Open: rejections come from a per-operation cache with zero store reads, re-verified with one read at
@@ -87,7 +87,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Outcomes</h2>
  * A call's own exception is always rethrown unchanged. Whether it counts as a failure is decided by
- * {@link Builder#recordFailure(Predicate)} (default: every exception and error counts); an exception that does not
+ * {@link CircuitBreakerBuilder#recordFailure(Predicate)} (default: every exception and error counts); an exception that does not
  * count is recorded as a success. Interrupts and cancellation are not outcomes of the dependency and are never
  * recorded: a call that threw {@link InterruptedException}, {@link java.util.concurrent.CancellationException},
  * {@link java.nio.channels.ClosedByInterruptException} or an {@link java.io.InterruptedIOException} (other than
@@ -97,7 +97,7 @@ import org.slf4j.LoggerFactory;
  * while its thread was interrupted, counts in {@link Metrics#calls()} only; a trial ended that way gives its claim
  * back and leaves the state as it is. The thread's interrupt status is restored: still set when the call left it
  * set, and set again when the call threw one of the exceptions that report an interrupt (or one caused by it). A
- * returned result counts as a failure when {@link Builder#recordResult(Predicate)} says so; it is still returned.
+ * returned result counts as a failure when {@link CircuitBreakerBuilder#recordResult(Predicate)} says so; it is still returned.
  *
  * <h2>Store errors</h2>
  * Anything the store throws but a {@link VirtualMachineError}, not only {@link StoreException} (a driver's own
@@ -113,10 +113,10 @@ import org.slf4j.LoggerFactory;
  * <h2>Time</h2>
  * Two kinds of time. What is <em>stored</em>, and so read by other instances ({@code openedAt},
  * {@code lastFailureAt}, the {@code now} every store operation is given), is wall-clock time from the
- * configured {@link Clock} ({@link Builder#clock}). What is <em>local</em> to this instance (how old a
+ * configured {@link Clock} ({@link CircuitBreakerBuilder#clock}). What is <em>local</em> to this instance (how old a
  * local-cache entry is, when an open view is re-verified, the hold after a lost claim, the backoff after a
  * trial failure it could not write, permit leases, whether a call took longer than {@code callTimeout},
- * observer timings) is a monotonic duration on the {@link Ticker} ({@link Builder#ticker}, {@link System#nanoTime()}
+ * observer timings) is a monotonic duration on the {@link Ticker} ({@link CircuitBreakerBuilder#ticker}, {@link System#nanoTime()}
  * by default): a wall clock that steps (NTP, a resumed virtual machine) never moves a local deadline. Skew
  * between instances' clocks shifts what a stored time means, and is bounded where it would hurt: a trial's
  * eligibility is the stored {@code openedAt} plus this instance's (jittered) reset window by its clock, but
@@ -135,13 +135,13 @@ import org.slf4j.LoggerFactory;
  * with an unpaired surrogate or with U+0000 is an {@link IllegalArgumentException} to the caller, never a
  * store error ({@link OperationNames#requireValid}); a name already known costs nothing more.
  * {@code localState}, {@code localStatus} and {@code metrics} never create an operation and answer "none" for
- * any name they do not hold. With {@link Builder#maxOperations(int)}, the breaker
+ * any name they do not hold. With {@link CircuitBreakerBuilder#maxOperations(int)}, the breaker
  * keeps at most that many: past it, the least recently used operations are evicted (approximately; never one
  * with a trial running), losing this instance's metrics and cached views of them; in local mode an evicted
  * operation's stored state goes too, unless it is open (an open breaker is never closed by an eviction).
  *
  * <p>Thread-safe. No lock is held while a user's call runs. {@link #close()} ends the feed subscription, stops
- * the call-timeout thread and closes the store (unless {@link Builder#closeStore(boolean) closeStore(false)});
+ * the call-timeout thread and closes the store (unless {@link CircuitBreakerBuilder#closeStore(boolean) closeStore(false)});
  * a closed breaker throws {@link IllegalStateException}. A call already admitted when the breaker closes
  * finishes normally: its outcome write fails quietly.
  */
@@ -171,7 +171,7 @@ public final class CircuitBreaker implements AutoCloseable {
     private volatile FeedHandler feed;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private CircuitBreaker(CircuitBreakerConfig config, long seed) {
+    CircuitBreaker(CircuitBreakerConfig config, long seed) {
         this.config = config;
         this.policy = config.policy();
         this.clock = config.clock();
@@ -244,8 +244,8 @@ public final class CircuitBreaker implements AutoCloseable {
     }
 
     /** A builder with the reference defaults (local mode unless a store is set). */
-    public static Builder builder() {
-        return new Builder();
+    public static CircuitBreakerBuilder builder() {
+        return new CircuitBreakerBuilder();
     }
 
     /** A local-mode breaker with the reference defaults; cheap, no threads. */
@@ -862,266 +862,5 @@ public final class CircuitBreaker implements AutoCloseable {
     public String toString() {
         return "CircuitBreaker[" + (local != null ? "local" : config.store().map(s -> Stores.typeOf(s).getSimpleName())
                 .orElse("?")) + ", " + operations.size() + " operations]";
-    }
-
-    // ------------------------------------------------------------------------------------------- builder
-
-    /**
-     * Builds a {@link CircuitBreaker}. Setters only record values; {@link #build()} validates them all and
-     * throws {@link IllegalArgumentException} naming the first bad option and its value. Not thread-safe;
-     * reusable (each {@code build()} makes an independent breaker).
-     */
-    public static final class Builder {
-        Strategy strategy = Strategy.CONSECUTIVE;
-        int failureThreshold = 5;
-        double errorRateThreshold = 0.5;
-        int minimumCalls = 10;
-        double errorRateDecay = 0.9;
-        Duration resetTimeout = Duration.ofSeconds(60);
-        double backoffMultiplier = 2.0;
-        Duration maxResetTimeout;
-        boolean maxResetTimeoutSet;
-        double jitter = 0.1;
-        int successThreshold = 1;
-        int halfOpenPermits = 1;
-        Duration trialTimeout;
-        boolean trialTimeoutSet;
-        Duration maxGapBetweenFailures;
-        boolean maxGapSet;
-        Duration callTimeout;
-        boolean callTimeoutSet;
-        Predicate<? super Throwable> recordFailure = t -> true;
-        Predicate<Object> recordResult;
-        boolean recordResultSet;
-        Fallback fallback;
-        boolean fallbackSet;
-        StoreErrorPolicy storeErrorPolicy = StoreErrorPolicy.ALLOW;
-        Duration openCacheRefresh = Duration.ofSeconds(2);
-        Duration localCacheStaleTolerance;
-        boolean localCacheSet;
-        int maxOperations;
-        boolean maxOperationsSet;
-        Clock clock = Clock.systemUTC();
-        Ticker ticker = Ticker.systemTicker();
-        Store store;
-        boolean storeSet;
-        boolean closeStore = true;
-        Consumer<TransitionEvent> onStateChange;
-        boolean onStateChangeSet;
-        BiConsumer<String, Throwable> onStoreError;
-        boolean onStoreErrorSet;
-        BiConsumer<String, RuntimeException> onCallRejected;
-        boolean onCallRejectedSet;
-        BiConsumer<String, Throwable> onIgnoredError;
-        boolean onIgnoredErrorSet;
-        Consumer<TransitionEvent> onFleetStateChange;
-        boolean onFleetStateChangeSet;
-        boolean writableStackTraces;
-        boolean followFeed;
-        Long seed;
-
-        Builder() {
-        }
-
-        /** How a closed breaker decides to open; default {@link Strategy#CONSECUTIVE}. */
-        public Builder strategy(Strategy v) { strategy = v; return this; }
-
-        /**
-         * Failures that open the breaker (>= 1): consecutive ones, or the leaky count (a success subtracts one,
-         * {@link Strategy#LEAKY}); default 5.
-         */
-        public Builder failureThreshold(int v) { failureThreshold = v; return this; }
-
-        /** Error rate in (0, 1] that opens the breaker (error-rate strategy); default 0.5. */
-        public Builder errorRateThreshold(double v) { errorRateThreshold = v; return this; }
-
-        /** Outcomes needed before the error rate may open the breaker (>= 1); default 10. */
-        public Builder minimumCalls(int v) { minimumCalls = v; return this; }
-
-        /** EWMA decay in (0, 1), the weight of the previous rate; default 0.9. */
-        public Builder errorRateDecay(double v) { errorRateDecay = v; return this; }
-
-        /** Base reset window (at least 1 ms); default 60 s. */
-        public Builder resetTimeout(Duration v) { resetTimeout = v; return this; }
-
-        /** Window multiplier per failed trial (finite, >= 1); default 2. */
-        public Builder backoffMultiplier(double v) { backoffMultiplier = v; return this; }
-
-        /** Cap on the reset window (>= resetTimeout); default 8 x resetTimeout. */
-        public Builder maxResetTimeout(Duration v) { maxResetTimeout = v; maxResetTimeoutSet = true; return this; }
-
-        /** Relative jitter of the reset window in [0, 1), drawn per instance; default 0.1. */
-        public Builder jitter(double v) { jitter = v; return this; }
-
-        /** Successful trials needed to close (>= 1); default 1. */
-        public Builder successThreshold(int v) { successThreshold = v; return this; }
-
-        /** Concurrent trials while half-open, fleet-wide when the store has TrialClaims (>= 1); default 1. */
-        public Builder halfOpenPermits(int v) { halfOpenPermits = v; return this; }
-
-        /** Lifetime of a trial claim; default min(callTimeout or 10 s, resetTimeout). */
-        public Builder trialTimeout(Duration v) { trialTimeout = v; trialTimeoutSet = true; return this; }
-
-        /**
-         * A failure later than this after the previous one restarts the count at 1 (consecutive and leaky
-         * strategies); default unset.
-         */
-        public Builder maxGapBetweenFailures(Duration v) { maxGapBetweenFailures = v; maxGapSet = true; return this; }
-
-        /**
-         * Bounds each call: a sync call's thread is interrupted at the deadline (real time) and the call counts
-         * as a timeout failure (a call that ignores interrupts runs on, and still counts as one; a call that
-         * returned but took longer by the ticker counts too, its result still returned); an async
-         * call's future completes with {@link TimeoutException} and its stage is cancelled. Also caps the
-         * default {@link #trialTimeout(Duration)}. Default unset: calls are not bounded.
-         */
-        public Builder callTimeout(Duration v) { callTimeout = v; callTimeoutSet = true; return this; }
-
-        /**
-         * Whether a thrown exception counts as a failure; default every exception and error does. Never asked
-         * about interrupts and cancellation, which are not recorded at all (see the class comment), nor about
-         * a call the engine timed out, which always fails.
-         */
-        public Builder recordFailure(Predicate<? super Throwable> v) { recordFailure = v; return this; }
-
-        /** A returned result counts as a failure when this answers true (status-style failures). */
-        public Builder recordResult(Predicate<Object> v) { recordResult = v; recordResultSet = true; return this; }
-
-        /** Answers rejected calls (never calls that ran and failed); default none: the rejection is thrown. */
-        public Builder fallback(Fallback v) { fallback = v; fallbackSet = true; return this; }
-
-        /** What the gate does when the store fails; default {@link StoreErrorPolicy#ALLOW}. */
-        public Builder storeErrorPolicy(StoreErrorPolicy v) { storeErrorPolicy = v; return this; }
-
-        /** How often a cached open state is re-verified with one read; default 2 s. */
-        public Builder openCacheRefresh(Duration v) { openCacheRefresh = v; return this; }
-
-        /**
-         * Turns on the local cache (distributed mode, needs a store with a transition feed): a closed state
-         * is served from memory for up to {@code staleTolerance} (and never longer than 5 s) with zero store
-         * reads, kept current by the feed. The worst-case fail-open window is {@code staleTolerance}. An
-         * entry that went stale is re-read by one caller per operation; the callers that arrive while that
-         * read is in flight wait for its result (never served the stale entry), at most {@code staleTolerance}
-         * (and 5 s) after the read began. If that read fails or takes longer, they are admitted per the
-         * {@linkplain #storeErrorPolicy store error policy} as for a failed read, reported once, and the next
-         * caller reads again; an interrupted waiter reads on its own.
-         */
-        public Builder localCache(Duration staleTolerance) {
-            localCacheStaleTolerance = staleTolerance;
-            localCacheSet = true;
-            return this;
-        }
-
-        /** {@link #localCache(Duration)} with a stale tolerance of 100 ms. */
-        public Builder localCache() { return localCache(CircuitBreakerConfig.DEFAULT_LOCAL_CACHE); }
-
-        /**
-         * The most distinct operations this breaker keeps (>= 1): past it, the least recently used are evicted
-         * (approximately, in batches down to 90%; never one with a trial running), with one warning the first
-         * time. An evicted operation loses this instance's metrics and cached views; in local mode its stored
-         * state goes too unless it is open. Default unset: no limit.
-         */
-        public Builder maxOperations(int v) { maxOperations = v; maxOperationsSet = true; return this; }
-
-        /**
-         * The wall clock of what is stored and read by other instances: {@code openedAt},
-         * {@code lastFailureAt} and the {@code now} every store operation is given, from {@code clock.millis()};
-         * default {@link Clock#systemUTC()}. Local durations run on the {@link #ticker(Ticker) ticker} instead
-         * (see "Time" on {@link CircuitBreaker}); a test or simulation on a virtual clock usually sets both.
-         */
-        public Builder clock(Clock v) { clock = v; return this; }
-
-        /**
-         * The monotonic source of this instance's local durations (cache age, open-view refresh, the hold after
-         * a lost claim or an unwritten trial failure, permit leases, the {@code callTimeout} check, observer
-         * timings, the cap on trial eligibility): see {@link Ticker} and "Time" on {@link CircuitBreaker}.
-         * Default {@link Ticker#systemTicker()} ({@link System#nanoTime()}); tests and simulations pass a
-         * virtual one. A wall clock that steps (NTP, a resumed virtual machine) never moves a local deadline.
-         */
-        public Builder ticker(Ticker v) { ticker = v; return this; }
-
-        /** The shared store (distributed mode); default none (local mode). */
-        public Builder store(Store v) { store = v; storeSet = true; return this; }
-
-        /** Whether {@link CircuitBreaker#close()} closes the store; default true. */
-        public Builder closeStore(boolean v) { closeStore = v; return this; }
-
-        /**
-         * Called on the instance whose own write caused a transition. To hear every instance's transitions,
-         * use {@link #onFleetStateChange(Consumer)}.
-         */
-        public Builder onStateChange(Consumer<TransitionEvent> v) { onStateChange = v; onStateChangeSet = true; return this; }
-
-        /**
-         * Called with the operation and the rejection ({@link CircuitOpenException} or
-         * {@link StoreUnavailableException}) for every call this instance rejected, before any fallback answers
-         * it; {@link CircuitBreaker#tryAcquire(String) permits} refused included. On the caller's thread: keep it
-         * quick. An exception it throws is logged, never thrown into the call.
-         */
-        public Builder onCallRejected(BiConsumer<String, RuntimeException> v) {
-            onCallRejected = v;
-            onCallRejectedSet = true;
-            return this;
-        }
-
-        /**
-         * Called with the operation and the exception when a call ended with an exception the breaker did not
-         * count as a failure: one {@link #recordFailure(Predicate)} declined, an interrupt or a cancellation
-         * (an async call's future cancelled by its caller, or a permit released, throws nothing and is not
-         * reported here). On the thread that saw the call end. An exception it throws is logged, never thrown
-         * into the call.
-         */
-        public Builder onIgnoredError(BiConsumer<String, Throwable> v) {
-            onIgnoredError = v;
-            onIgnoredErrorSet = true;
-            return this;
-        }
-
-        /**
-         * Called with every transition the store publishes on its {@link dev.redeye.api.TransitionFeed}: any
-         * instance's (this one's included) and any operation's, so an instance hears that another one opened
-         * the breaker without reaching into {@code store.capability(TransitionFeed.class)}. The breaker
-         * subscribes at build (in local mode, to its in-process store's feed), and retries a subscription
-         * that fails with backoff until it succeeds or the breaker is closed; a store without a feed logs one
-         * warning and the listener is never called. Delivery is the store's: events may repeat or arrive out
-         * of order (compare {@link TransitionEvent#version()}), and on the store's feed thread. An exception it
-         * throws is logged.
-         */
-        public Builder onFleetStateChange(Consumer<TransitionEvent> v) {
-            onFleetStateChange = v;
-            onFleetStateChangeSet = true;
-            return this;
-        }
-
-        /** Called with the operation and the error whenever a store operation fails. */
-        public Builder onStoreError(BiConsumer<String, Throwable> v) { onStoreError = v; onStoreErrorSet = true; return this; }
-
-        /** Whether rejections carry a stack trace; default false (cheap rejections). */
-        public Builder writableStackTraces(boolean v) { writableStackTraces = v; return this; }
-
-        /**
-         * Whether to subscribe to the store's {@link dev.redeye.api.TransitionFeed} at build even without the
-         * local cache, a fleet listener or an observer (any of which subscribes anyway), so that this instance
-         * learns other instances' transitions as they happen: a breaker another instance reset stops rejecting
-         * here at once instead of at the next {@linkplain #openCacheRefresh(Duration) open-cache refresh}, and one
-         * it opened rejects here from its next call on. Costs the store's subscription (one feed connection or
-         * poller per store client, shared by the breakers over it) and nothing on the call path. Distributed mode
-         * only; over a store without a feed it logs one warning and changes nothing. Default false.
-         */
-        public Builder followFeed(boolean v) { followFeed = v; return this; }
-
-        /** Fixes the per-instance jitter seed (tests only). */
-        Builder jitterSeed(long v) { seed = v; return this; }
-
-        /**
-         * Validates every option and builds the breaker. In distributed mode, logs one warning per missing
-         * store capability and subscribes to the feed if the local cache was requested.
-         *
-         * @throws IllegalArgumentException naming the first bad option and its value
-         */
-        public CircuitBreaker build() {
-            CircuitBreakerConfig cfg = new CircuitBreakerConfig(this);
-            return new CircuitBreaker(cfg, seed != null ? seed : ThreadLocalRandom.current().nextLong());
-        }
     }
 }

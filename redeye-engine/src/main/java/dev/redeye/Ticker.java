@@ -13,7 +13,7 @@ package dev.redeye;
  * {@link System#nanoTime()}). A ticker must never go backwards, and must be thread-safe and cheap: the engine
  * reads it on the distributed-mode call path (once per call) and on local mode's open and timed paths, never on
  * local mode's healthy path. The default, {@link #systemTicker()}, is {@link System#nanoTime()}. Tests and
- * simulations pass a virtual one ({@link CircuitBreaker.Builder#ticker(Ticker)}), usually together with a
+ * simulations pass a virtual one ({@link CircuitBreakerBuilder#ticker(Ticker)}), usually together with a
  * virtual clock, so that minutes of local durations take no real time:
  *
  * <pre>{@code

@@ -1,6 +1,7 @@
 package dev.redeye.spring.boot.autoconfigure;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.CircuitBreakerBuilder;
 import dev.redeye.api.Store;
 import dev.redeye.spring.boot.BreakerProperties;
 import dev.redeye.spring.boot.RedeyeBreakerCustomizer;
@@ -27,44 +28,44 @@ final class BreakerFactory {
 
     /** One builder option: its name in the engine's messages, its property, how to read and apply it. */
     private record Option<T>(String builderName, String property, Function<BreakerProperties, T> get,
-            BiConsumer<CircuitBreaker.Builder, T> set) {
+            BiConsumer<CircuitBreakerBuilder, T> set) {
     }
 
     private static final List<Option<?>> OPTIONS = List.of(
-            new Option<>("strategy", "strategy", BreakerProperties::getStrategy, CircuitBreaker.Builder::strategy),
+            new Option<>("strategy", "strategy", BreakerProperties::getStrategy, CircuitBreakerBuilder::strategy),
             new Option<>("failureThreshold", "failure-threshold", BreakerProperties::getFailureThreshold,
-                    CircuitBreaker.Builder::failureThreshold),
+                    CircuitBreakerBuilder::failureThreshold),
             new Option<>("errorRateThreshold", "error-rate-threshold", BreakerProperties::getErrorRateThreshold,
-                    CircuitBreaker.Builder::errorRateThreshold),
+                    CircuitBreakerBuilder::errorRateThreshold),
             new Option<>("minimumCalls", "minimum-calls", BreakerProperties::getMinimumCalls,
-                    CircuitBreaker.Builder::minimumCalls),
+                    CircuitBreakerBuilder::minimumCalls),
             new Option<>("errorRateDecay", "error-rate-decay", BreakerProperties::getErrorRateDecay,
-                    CircuitBreaker.Builder::errorRateDecay),
+                    CircuitBreakerBuilder::errorRateDecay),
             new Option<>("resetTimeout", "reset-timeout", BreakerProperties::getResetTimeout,
-                    CircuitBreaker.Builder::resetTimeout),
+                    CircuitBreakerBuilder::resetTimeout),
             new Option<>("backoffMultiplier", "backoff-multiplier", BreakerProperties::getBackoffMultiplier,
-                    CircuitBreaker.Builder::backoffMultiplier),
+                    CircuitBreakerBuilder::backoffMultiplier),
             new Option<>("maxResetTimeout", "max-reset-timeout", BreakerProperties::getMaxResetTimeout,
-                    CircuitBreaker.Builder::maxResetTimeout),
-            new Option<>("jitter", "jitter", BreakerProperties::getJitter, CircuitBreaker.Builder::jitter),
+                    CircuitBreakerBuilder::maxResetTimeout),
+            new Option<>("jitter", "jitter", BreakerProperties::getJitter, CircuitBreakerBuilder::jitter),
             new Option<>("successThreshold", "success-threshold", BreakerProperties::getSuccessThreshold,
-                    CircuitBreaker.Builder::successThreshold),
+                    CircuitBreakerBuilder::successThreshold),
             new Option<>("halfOpenPermits", "half-open-permits", BreakerProperties::getHalfOpenPermits,
-                    CircuitBreaker.Builder::halfOpenPermits),
+                    CircuitBreakerBuilder::halfOpenPermits),
             new Option<>("trialTimeout", "trial-timeout", BreakerProperties::getTrialTimeout,
-                    CircuitBreaker.Builder::trialTimeout),
+                    CircuitBreakerBuilder::trialTimeout),
             new Option<>("maxGapBetweenFailures", "max-gap-between-failures",
-                    BreakerProperties::getMaxGapBetweenFailures, CircuitBreaker.Builder::maxGapBetweenFailures),
+                    BreakerProperties::getMaxGapBetweenFailures, CircuitBreakerBuilder::maxGapBetweenFailures),
             new Option<>("callTimeout", "call-timeout", BreakerProperties::getCallTimeout,
-                    CircuitBreaker.Builder::callTimeout),
+                    CircuitBreakerBuilder::callTimeout),
             new Option<>("storeErrorPolicy", "store-error-policy", BreakerProperties::getStoreErrorPolicy,
-                    CircuitBreaker.Builder::storeErrorPolicy),
+                    CircuitBreakerBuilder::storeErrorPolicy),
             new Option<>("openCacheRefresh", "open-cache-refresh", BreakerProperties::getOpenCacheRefresh,
-                    CircuitBreaker.Builder::openCacheRefresh),
+                    CircuitBreakerBuilder::openCacheRefresh),
             new Option<>("maxOperations", "max-operations", BreakerProperties::getMaxOperations,
-                    CircuitBreaker.Builder::maxOperations),
+                    CircuitBreakerBuilder::maxOperations),
             new Option<>("writableStackTraces", "writable-stack-traces", BreakerProperties::getWritableStackTraces,
-                    CircuitBreaker.Builder::writableStackTraces));
+                    CircuitBreakerBuilder::writableStackTraces));
 
     /** The engine's name for the local cache's option in its messages. */
     private static final String STALE_TOLERANCE = "localCache staleTolerance";
@@ -97,7 +98,7 @@ final class BreakerFactory {
     CircuitBreaker build(String name) {
         BreakerProperties own = named.get(name);
         String ownPrefix = "redeye.breakers." + name + ".";
-        CircuitBreaker.Builder b = CircuitBreaker.builder();
+        CircuitBreakerBuilder b = CircuitBreaker.builder();
         Map<String, Source> sources = new HashMap<>(); // builder option -> the property that set it
         for (Option<?> o : OPTIONS) {
             apply(o, b, own, ownPrefix, sources);
@@ -132,7 +133,7 @@ final class BreakerFactory {
         }
     }
 
-    private <T> void apply(Option<T> o, CircuitBreaker.Builder b, BreakerProperties own, String ownPrefix,
+    private <T> void apply(Option<T> o, CircuitBreakerBuilder b, BreakerProperties own, String ownPrefix,
             Map<String, Source> sources) {
         T v = own == null ? null : o.get().apply(own);
         String property = ownPrefix + o.property();
