@@ -1,5 +1,6 @@
 package dev.redeye.cli;
 
+import dev.redeye.api.InvalidOptionException;
 import dev.redeye.api.Policy;
 import java.time.Duration;
 import picocli.CommandLine.Model.CommandSpec;
@@ -38,7 +39,7 @@ public final class PolicyOptions {
     /**
      * The policy these options describe.
      *
-     * @throws ParameterException naming the bad option
+     * @throws ParameterException naming the bad command-line option, found from the option the policy refused
      */
     Policy policy() {
         try {
@@ -47,8 +48,8 @@ public final class PolicyOptions {
                 b.maxResetTimeout(maxResetTimeout);
             }
             return b.build();
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(mixee.commandLine(), e.getMessage(), e);
+        } catch (InvalidOptionException e) {
+            throw OptionErrors.usage(mixee, e);
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.redeye.cli;
 
+import dev.redeye.CircuitBreaker;
+import dev.redeye.api.InvalidOptionException;
 import dev.redeye.charts.TimelineChart;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -241,11 +243,12 @@ public final class SimulateCommand implements Callable<Integer> {
         check(downAt.compareTo(duration) < 0, "--down-at must be before the end of the run (--duration "
                 + DurationConverter.format(duration) + ")");
         check(upAt.compareTo(downAt) > 0, "--up-at must be after --down-at");
-        check(failureThreshold >= 1, "--failure-threshold must be >= 1, was " + failureThreshold);
-        check(!resetTimeout.isZero(), "--reset-timeout must be > 0");
-        check(backoffMultiplier >= 1.0 && !Double.isInfinite(backoffMultiplier),
-                "--backoff-multiplier must be >= 1, was " + backoffMultiplier);
-        check(jitter >= 0.0 && jitter < 1.0, "--jitter must be in [0, 1), was " + jitter);
+        try { // the breakers' options, checked by the engine's own setters
+            CircuitBreaker.builder().failureThreshold(failureThreshold).resetTimeout(resetTimeout)
+                    .backoffMultiplier(backoffMultiplier).jitter(jitter);
+        } catch (InvalidOptionException e) {
+            throw OptionErrors.usage(spec, e);
+        }
         check(callLatency.compareTo(Duration.ofSeconds(10)) <= 0, "--call-latency must be at most 10s");
         check(thinkTime.toMillis() >= 1 && thinkTime.compareTo(Duration.ofSeconds(10)) <= 0,
                 "--think-time must be in [1ms, 10s] (it also paces rejected calls)");

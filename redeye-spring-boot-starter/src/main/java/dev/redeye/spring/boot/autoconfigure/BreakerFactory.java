@@ -2,6 +2,7 @@ package dev.redeye.spring.boot.autoconfigure;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.CircuitBreakerBuilder;
+import dev.redeye.api.InvalidOptionException;
 import dev.redeye.api.Store;
 import dev.redeye.spring.boot.BreakerProperties;
 import dev.redeye.spring.boot.RedeyeBreakerCustomizer;
@@ -20,13 +21,14 @@ import org.springframework.core.env.Environment;
 /**
  * Builds one breaker from {@code redeye.defaults.*} and {@code redeye.breakers.<name>.*}: each option comes
  * from the named breaker if set there, else from the defaults, else stays the engine's default. The engine
- * validates (one set of rules, in {@code CircuitBreakerConfig}); this class only translates the builder
- * option its {@link IllegalArgumentException} names back into the property that set it.
+ * validates (each option's one check, in its builder's setter); this class only translates the option its
+ * {@link InvalidOptionException} names ({@link InvalidOptionException#option()}) back into the property that
+ * set it.
  */
 final class BreakerFactory {
     private static final String DEFAULTS = "redeye.defaults.";
 
-    /** One builder option: its name in the engine's messages, its property, how to read and apply it. */
+    /** One builder option: its name ({@link InvalidOptionException#option()}), its property, how to read and apply it. */
     private record Option<T>(String builderName, String property, Function<BreakerProperties, T> get,
             BiConsumer<CircuitBreakerBuilder, T> set) {
     }
@@ -67,8 +69,8 @@ final class BreakerFactory {
             new Option<>("writableStackTraces", "writable-stack-traces", BreakerProperties::getWritableStackTraces,
                     CircuitBreakerBuilder::writableStackTraces));
 
-    /** The engine's name for the local cache's option in its messages. */
-    private static final String STALE_TOLERANCE = "localCache staleTolerance";
+    /** The engine's name of the local cache's option ({@code localCache(staleTolerance)}). */
+    private static final String LOCAL_CACHE = "localCache";
 
     /** The property that set a builder option, and the value bound from it. */
     private record Source(String property, Object value) {
@@ -100,20 +102,24 @@ final class BreakerFactory {
         String ownPrefix = "redeye.breakers." + name + ".";
         CircuitBreakerBuilder b = CircuitBreaker.builder();
         Map<String, Source> sources = new HashMap<>(); // builder option -> the property that set it
-        for (Option<?> o : OPTIONS) {
-            apply(o, b, own, ownPrefix, sources);
-        }
-        Boolean cacheOn = pick(own, defaults, p -> p.getLocalCache().getEnabled());
-        Duration tolerance = pick(own, defaults, p -> p.getLocalCache().getStaleTolerance());
-        if (Boolean.TRUE.equals(cacheOn)) {
-            if (tolerance != null) {
-                b.localCache(tolerance);
-                boolean ownValue = own != null && own.getLocalCache().getStaleTolerance() != null;
-                sources.put(STALE_TOLERANCE, new Source((ownValue ? ownPrefix : DEFAULTS)
-                        + "local-cache.stale-tolerance", tolerance));
-            } else {
-                b.localCache();
+        try {
+            for (Option<?> o : OPTIONS) {
+                apply(o, b, own, ownPrefix, sources);
             }
+            Boolean cacheOn = pick(own, defaults, p -> p.getLocalCache().getEnabled());
+            Duration tolerance = pick(own, defaults, p -> p.getLocalCache().getStaleTolerance());
+            if (Boolean.TRUE.equals(cacheOn)) {
+                if (tolerance != null) {
+                    boolean ownValue = own != null && own.getLocalCache().getStaleTolerance() != null;
+                    sources.put(LOCAL_CACHE, new Source((ownValue ? ownPrefix : DEFAULTS)
+                            + "local-cache.stale-tolerance", tolerance));
+                    b.localCache(tolerance);
+                } else {
+                    b.localCache();
+                }
+            }
+        } catch (InvalidOptionException e) { // a property's value, refused by the option's setter
+            throw translate(name, e, sources);
         }
         Predicate<Throwable> recorded = recordFailure(pick(own, defaults, BreakerProperties::getRecordExceptions),
                 pick(own, defaults, BreakerProperties::getIgnoreExceptions));
@@ -124,15 +130,21 @@ final class BreakerFactory {
             b.store(store).closeStore(false);
         }
         for (RedeyeBreakerCustomizer c : customizers) {
-            c.customize(name, b);
+            try {
+                c.customize(name, b);
+            } catch (InvalidOptionException e) {
+                throw new IllegalArgumentException("redeye breaker '" + name + "': " + e.getMessage()
+                        + " (set by the RedeyeBreakerCustomizer " + c + ")", e);
+            }
         }
         try {
             return b.build();
-        } catch (IllegalArgumentException e) {
+        } catch (InvalidOptionException e) { // a rule between two options (maxResetTimeout >= resetTimeout)
             throw translate(name, e, sources);
         }
     }
 
+    /** Applies one option's property, recording first which property set it (the setter may refuse it). */
     private <T> void apply(Option<T> o, CircuitBreakerBuilder b, BreakerProperties own, String ownPrefix,
             Map<String, Source> sources) {
         T v = own == null ? null : o.get().apply(own);
@@ -142,8 +154,8 @@ final class BreakerFactory {
             property = DEFAULTS + o.property();
         }
         if (v != null) {
-            o.set().accept(b, v);
             sources.put(o.builderName(), new Source(property, v));
+            o.set().accept(b, v);
         }
     }
 
@@ -178,27 +190,17 @@ final class BreakerFactory {
         };
     }
 
-    /**
-     * The engine's message starts with the option it rejects ("failureThreshold must be >= 1, was 0"): find
-     * that option (the longest name that matches), and the property that set it.
-     */
-    private RuntimeException translate(String name, IllegalArgumentException e, Map<String, Source> sources) {
-        String message = String.valueOf(e.getMessage());
-        String option = null;
-        for (String candidate : sources.keySet()) {
-            if (message.startsWith(candidate + " ") && (option == null || candidate.length() > option.length())) {
-                option = candidate;
-            }
-        }
-        if (option == null) {
-            return new IllegalArgumentException("redeye breaker '" + name + "': " + message
+    /** The property that set the option {@code e} names, or, when no property set it, the engine's exception. */
+    private RuntimeException translate(String name, InvalidOptionException e, Map<String, Source> sources) {
+        Source source = sources.get(e.option());
+        if (source == null) {
+            return new IllegalArgumentException("redeye breaker '" + name + "': " + e.getMessage()
                     + (customizers.isEmpty() ? "" : " (a value set by a RedeyeBreakerCustomizer?)"), e);
         }
-        Source source = sources.get(option);
         String raw = environment.getProperty(source.property()); // as the user wrote it ("0s", not "PT0S")
         // the exception takes no cause (Spring Boot's constructor fixes it to none); the reason carries the message
         return new InvalidConfigurationPropertyValueException(source.property(), raw != null ? raw : source.value(),
-                message.substring(option.length()).trim());
+                e.reason());
     }
 
     /** Every breaker: the default one first, then each configured name. */
