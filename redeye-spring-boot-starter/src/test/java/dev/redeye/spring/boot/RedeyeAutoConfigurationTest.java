@@ -341,7 +341,6 @@ class RedeyeAutoConfigurationTest {
             {"backoff-multiplier", "0.5", "finite number >= 1"},
             {"max-reset-timeout", "0s", "at least 1 ms"},
             {"jitter", "1", "must be in [0, 1)"},
-            {"success-threshold", "0", "must be >= 1"},
             {"half-open-permits", "0", "must be >= 1"},
             {"trial-timeout", "0s", "at least 1 ms"},
             {"max-gap-between-failures", "0s", "at least 1 ms"},
@@ -352,6 +351,8 @@ class RedeyeAutoConfigurationTest {
         for (String[] b : bad) {
             assertInvalid("redeye.breakers.payments." + b[0], b[1], b[2]);
         }
+        // (assertInvalid sets redeye.breakers.payments.success-threshold itself)
+        assertInvalid("redeye.defaults.success-threshold", "0", "must be >= 1");
         assertInvalid("redeye.defaults.local-cache.stale-tolerance", "0ms", "at least 1 ms",
                 "redeye.defaults.local-cache.enabled=true");
     }
@@ -374,7 +375,7 @@ class RedeyeAutoConfigurationTest {
         runner.withPropertyValues(property + "=" + value, "redeye.breakers.payments.success-threshold=1")
                 .withPropertyValues(more)
                 .run(context -> {
-                    assertThat(context).hasFailed();
+                    assertThat(context).as(property + "=" + value).hasFailed();
                     InvalidConfigurationPropertyValueException e = find(context,
                             InvalidConfigurationPropertyValueException.class);
                     assertThat(e.getName()).isEqualTo(property);
