@@ -113,10 +113,16 @@ public final class CircuitBreakerBuilder {
     public CircuitBreakerBuilder successThreshold(int v) { policy.successThreshold(v); return this; }
 
     /** Concurrent trials while half-open, fleet-wide when the store has TrialClaims (>= 1); default 1. */
-    public CircuitBreakerBuilder halfOpenPermits(int v) { halfOpenPermits = HALF_OPEN_PERMITS.check(v); return this; }
+    public CircuitBreakerBuilder halfOpenPermits(int v) {
+        halfOpenPermits = HALF_OPEN_PERMITS.check(v);
+        return this;
+    }
 
     /** Lifetime of a trial claim; default min(callTimeout or 10 s, resetTimeout). */
-    public CircuitBreakerBuilder trialTimeout(Duration v) { trialTimeout = TRIAL_TIMEOUT.check(v); return this; }
+    public CircuitBreakerBuilder trialTimeout(Duration v) {
+        trialTimeout = TRIAL_TIMEOUT.check(v);
+        return this;
+    }
 
     /**
      * A failure later than this after the previous one restarts the count at 1 (consecutive and leaky
@@ -138,22 +144,35 @@ public final class CircuitBreakerBuilder {
 
     /**
      * Whether a thrown exception counts as a failure; default every exception and error does. Never asked
-     * about interrupts and cancellation, which are not recorded at all (see "Outcomes" on {@link CircuitBreaker}), nor about
+     * about interrupts and cancellation, which are not recorded at all (see "Outcomes" in the {@linkplain
+     * dev.redeye package documentation}), nor about
      * a call the engine timed out, which always fails.
      */
-    public CircuitBreakerBuilder recordFailure(Predicate<? super Throwable> v) { recordFailure = RECORD_FAILURE.check(v); return this; }
+    public CircuitBreakerBuilder recordFailure(Predicate<? super Throwable> v) {
+        recordFailure = RECORD_FAILURE.check(v);
+        return this;
+    }
 
     /** A returned result counts as a failure when this answers true (status-style failures). */
-    public CircuitBreakerBuilder recordResult(Predicate<Object> v) { recordResult = nonNull("recordResult", v); return this; }
+    public CircuitBreakerBuilder recordResult(Predicate<Object> v) {
+        recordResult = nonNull("recordResult", v);
+        return this;
+    }
 
     /** Answers rejected calls (never calls that ran and failed); default none: the rejection is thrown. */
     public CircuitBreakerBuilder fallback(Fallback v) { fallback = nonNull("fallback", v); return this; }
 
     /** What the gate does when the store fails; default {@link StoreErrorPolicy#ALLOW}. */
-    public CircuitBreakerBuilder storeErrorPolicy(StoreErrorPolicy v) { storeErrorPolicy = STORE_ERROR_POLICY.check(v); return this; }
+    public CircuitBreakerBuilder storeErrorPolicy(StoreErrorPolicy v) {
+        storeErrorPolicy = STORE_ERROR_POLICY.check(v);
+        return this;
+    }
 
     /** How often a cached open state is re-verified with one read; default 2 s. */
-    public CircuitBreakerBuilder openCacheRefresh(Duration v) { openCacheRefresh = OPEN_CACHE_REFRESH.check(v); return this; }
+    public CircuitBreakerBuilder openCacheRefresh(Duration v) {
+        openCacheRefresh = OPEN_CACHE_REFRESH.check(v);
+        return this;
+    }
 
     /**
      * Turns on the local cache (distributed mode, needs a store with a transition feed): a closed state
@@ -179,20 +198,25 @@ public final class CircuitBreakerBuilder {
      * time. An evicted operation loses this instance's metrics and cached views; in local mode its stored
      * state goes too unless it is open. Default unset: no limit.
      */
-    public CircuitBreakerBuilder maxOperations(int v) { maxOperations = MAX_OPERATIONS.check(v); return this; }
+    public CircuitBreakerBuilder maxOperations(int v) {
+        maxOperations = MAX_OPERATIONS.check(v);
+        return this;
+    }
 
     /**
      * The wall clock of what is stored and read by other instances: {@code openedAt},
      * {@code lastFailureAt} and the {@code now} every store operation is given, from {@code clock.millis()};
      * default {@link Clock#systemUTC()}. Local durations run on the {@link #ticker(Ticker) ticker} instead
-     * (see "Time" on {@link CircuitBreaker}); a test or simulation on a virtual clock usually sets both.
+     * (see "Time" in the {@linkplain dev.redeye package documentation}); a test or simulation on a virtual clock
+     * usually sets both.
      */
     public CircuitBreakerBuilder clock(Clock v) { clock = CLOCK.check(v); return this; }
 
     /**
      * The monotonic source of this instance's local durations (cache age, open-view refresh, the hold after
      * a lost claim or an unwritten trial failure, permit leases, the {@code callTimeout} check, observer
-     * timings, the cap on trial eligibility): see {@link Ticker} and "Time" on {@link CircuitBreaker}.
+     * timings, the cap on trial eligibility): see {@link Ticker} and "Time" in the {@linkplain dev.redeye package
+     * documentation}.
      * Default {@link Ticker#systemTicker()} ({@link System#nanoTime()}); tests and simulations pass a
      * virtual one. A wall clock that steps (NTP, a resumed virtual machine) never moves a local deadline.
      */

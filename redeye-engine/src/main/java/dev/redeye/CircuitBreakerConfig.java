@@ -172,7 +172,7 @@ public final class CircuitBreakerConfig {
         return storeErrorPolicy;
     }
 
-    /** How often a cached open state is re-verified with one store read ({@link CircuitBreakerBuilder#openCacheRefresh}). */
+    /** How often a cached open state is re-verified with one read ({@link CircuitBreakerBuilder#openCacheRefresh}). */
     public Duration openCacheRefresh() {
         return openCacheRefresh;
     }
@@ -202,7 +202,7 @@ public final class CircuitBreakerConfig {
         return Optional.ofNullable(store);
     }
 
-    /** Whether {@link CircuitBreaker#close()} closes the configured store ({@link CircuitBreakerBuilder#closeStore}). */
+    /** Whether {@link CircuitBreaker#close()} closes the store ({@link CircuitBreakerBuilder#closeStore}). */
     public boolean closeStore() {
         return closeStore;
     }

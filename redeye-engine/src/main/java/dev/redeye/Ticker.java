@@ -7,7 +7,7 @@ package dev.redeye;
  * {@code callTimeout}, how long a call or a store operation took (for observers), and the cap on trial
  * eligibility after this instance first saw an open period. What other instances read ({@code openedAt},
  * {@code lastFailureAt}, the {@code now} passed to stores) comes from the configured {@link java.time.Clock}
- * instead (see "Time" on {@link CircuitBreaker}).
+ * instead (see "Time" in the {@linkplain dev.redeye package documentation}).
  *
  * <p>Only differences between two readings mean anything; the origin is arbitrary (as for
  * {@link System#nanoTime()}). A ticker must never go backwards, and must be thread-safe and cheap: the engine
