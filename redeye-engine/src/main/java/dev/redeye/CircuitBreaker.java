@@ -9,16 +9,13 @@ import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUnavailableException;
 import dev.redeye.api.Transitions;
 import java.time.Duration;
-import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -43,38 +40,27 @@ import java.util.function.Supplier;
  * from {@link CircuitBreakerObserver}s ({@link #addObserver}; {@code redeye-micrometer} is one) and the
  * builder's listeners; {@link #localStatus(String)} answers without calling the store.
  *
- * <p>What a call costs in each state, which outcomes count, how store errors are handled, the two kinds of
- * time and how operations are named and evicted are said once, in the {@linkplain dev.redeye package
- * documentation}. A call's own exception is always rethrown unchanged; whether it counts as a failure is
- * {@link CircuitBreakerBuilder#recordFailure(Predicate)}'s answer, and interrupts and cancellation are never
- * recorded. Anything the store throws is a store error, handled under the {@link StoreErrorPolicy}: it never
- * reaches the caller as if the call had failed.
+ * <p>What a call costs, which outcomes count ({@link CircuitBreakerBuilder#recordFailure(Predicate)}; a call's
+ * own exception is always rethrown unchanged), how store errors are handled (under the
+ * {@link StoreErrorPolicy}, never as if the call had failed), the two kinds of time and how operations are
+ * named and evicted are said once, in the {@linkplain dev.redeye package documentation}.
  *
- * <p>Every method that takes an operation name throws {@link NullPointerException} for a null one (and for a
- * null call, fallback or observer) and checks it ({@link OperationNames#requireValid}: an
- * {@link IllegalArgumentException} to the caller, never a store error), except {@code localState},
- * {@code localStatus}, {@code holds} and {@code metrics}, which never create an operation; every method that
- * calls the store, runs a call or registers an observer throws {@link IllegalStateException} once the breaker
- * is closed.
- *
- * <p>Thread-safe. No lock is held while a user's call runs. {@link #close()} ends the feed subscription, stops
- * the call-timeout thread and closes the store (unless {@link CircuitBreakerBuilder#closeStore(boolean)
- * closeStore(false)}); a closed breaker throws {@link IllegalStateException}. A call already admitted when the
- * breaker closes finishes normally: its outcome write fails quietly.
+ * <p>Every method throws {@link NullPointerException} for a null argument; one that takes an operation name
+ * checks it ({@link OperationNames#requireValid}: an {@link IllegalArgumentException}, never a store error),
+ * except {@code localState}, {@code localStatus}, {@code holds} and {@code metrics}, which never create one.
+ * Thread-safe; no lock is held while a user's call runs. A closed breaker ({@link #close()}) throws
+ * {@link IllegalStateException} from every method that calls the store, runs a call or adds an observer; a
+ * call already admitted finishes normally, its outcome write failing quietly.
  */
 public final class CircuitBreaker implements AutoCloseable {
     private final BreakerParts parts;
-    private final CircuitBreakerConfig config;
     private final Operations operations;
-    private final AtomicBoolean closed;
     private final Calls calls;
     private final ManualControl manual;
 
     CircuitBreaker(CircuitBreakerConfig config, long seed) {
         this.parts = new BreakerParts(config, seed);
-        this.config = config;
         this.operations = parts.operations;
-        this.closed = parts.closed;
         this.calls = parts.calls;
         this.manual = new ManualControl(parts);
     }
@@ -97,8 +83,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * timeout failure (see {@link CircuitBreakerBuilder#callTimeout(Duration)}); the engine clears its own
      * interrupt from the thread before returning.
      *
-     * @param operation the operation name (see {@link OperationNames#requireValid}); each name has its own breaker
-     *                  state
+     * @param operation the operation name; each name has its own breaker state
      * @param call      the call to guard
      * @return the call's result, or the configured fallback's result for a rejected call
      * @throws X                          the call's own exception, unchanged
@@ -118,7 +103,6 @@ public final class CircuitBreaker implements AutoCloseable {
      * given is built for it (an exception without a stack trace, by default); a fallback that does not look
      * at it is cheaper as {@link #executeOrElse(String, CheckedSupplier, Object)} or
      * {@link #executeOrElseGet(String, CheckedSupplier, Supplier)}, which build none.
-     *
      */
     public <T, X extends Exception> T execute(String operation, CheckedSupplier<T, X> call,
             Function<? super RuntimeException, ? extends T> fallback) throws X {
@@ -127,35 +111,30 @@ public final class CircuitBreaker implements AutoCloseable {
     }
 
     /**
-     * Like {@link #execute(String, CheckedSupplier)}, but a rejected call ({@link CircuitOpenException} or
-     * {@link StoreUnavailableException}) returns {@code orElse} instead, and <b>no exception is built</b> for
-     * it: the rejection costs a few field reads and two counter increments, and allocates nothing (unless an
-     * observer or the {@code onCallRejected} listener is registered: they are told of the rejection, so it is
-     * built for them; a {@link StoreUnavailableException}, which carries the store's error, is always built).
-     * Takes precedence over the breaker-wide fallback. A call that ran and failed still rethrows its own
-     * exception; {@link #metrics(String)} counts the rejection as with {@code execute}.
+     * Like {@link #execute(String, CheckedSupplier)}, but a rejected call returns {@code orElse} instead (over
+     * the breaker-wide fallback), and <b>no exception is built</b> for it: the rejection allocates nothing
+     * (unless an observer or {@code onCallRejected} is told of it; a {@link StoreUnavailableException}, which
+     * carries the store's error, is always built). A call that ran and failed still rethrows its own exception.
      *
      * <pre>{@code
      * Quote q = breaker.executeOrElse("pricing", () -> pricing.quote(item), Quote.UNAVAILABLE);
      * }</pre>
      *
-     * @param orElse the result of a rejected call (may be null); for a computed one, use
-     *               {@link #executeOrElseGet(String, CheckedSupplier, Supplier)}
+     * @param orElse the result of a rejected call (may be null)
      * @return the call's result, or {@code orElse} if the breaker rejected it
      * @throws X                        the call's own exception, unchanged
      */
     public <T, X extends Exception> T executeOrElse(String operation, CheckedSupplier<T, X> call, T orElse)
             throws X {
         Objects.requireNonNull(call, "call");
-        return calls.runOrElse(entry(operation), call, orElse, null);
+        return calls.runOrElse(parts.entry(operation), call, orElse, null);
     }
 
     /**
      * Like {@link #executeOrElse(String, CheckedSupplier, Object)}, with the result of a rejected call made by
-     * {@code orElse} (called on the caller's thread, only when the call is rejected). No exception is built for
-     * the rejection (with the same exceptions as {@code executeOrElse}); an exception {@code orElse} throws
-     * reaches the caller as is. For a fallback that needs to know why the call was rejected (its
-     * {@code retryAfter()}), use {@link #execute(String, CheckedSupplier, Function)}, which builds the exception.
+     * {@code orElse} (on the caller's thread, only for a rejected call); an exception it throws reaches the
+     * caller as is. A fallback that needs the rejection ({@code retryAfter()}) is
+     * {@link #execute(String, CheckedSupplier, Function)}'s.
      *
      * @param orElse makes the result of a rejected call (its result may be null)
      * @return the call's result, or {@code orElse.get()} if the breaker rejected it
@@ -165,19 +144,17 @@ public final class CircuitBreaker implements AutoCloseable {
             Supplier<? extends T> orElse) throws X {
         Objects.requireNonNull(call, "call");
         Objects.requireNonNull(orElse, "orElse");
-        return calls.runOrElse(entry(operation), call, null, orElse);
+        return calls.runOrElse(parts.entry(operation), call, null, orElse);
     }
 
     /**
-     * Every sync {@code execute}: one admission, then the call, or the rejection answered by a fallback or
-     * thrown <b>here</b>. The gate returns rejections instead of throwing them, and this method stays small
-     * (the admission and the call are calls), so that C2 inlines it into the caller and a caller catching
-     * {@code CircuitOpenException} gets a jump rather than an exception unwinding compiled frames.
+     * Every sync {@code execute}: one admission, then the call, or the rejection answered or thrown <b>here</b>:
+     * small enough that C2 inlines it, so a caller catching {@code CircuitOpenException} gets a jump.
      */
     private <T, X extends Exception> T run(String operation, CheckedSupplier<T, X> call,
             Function<? super RuntimeException, ? extends T> fallback) throws X {
         Objects.requireNonNull(call, "call");
-        OperationState e = entry(operation);
+        OperationState e = parts.entry(operation);
         Object token = calls.admit(e, false);
         if (token instanceof RuntimeException) {
             if (fallback == null && !calls.hasDefaultFallback()) {
@@ -189,10 +166,8 @@ public final class CircuitBreaker implements AutoCloseable {
     }
 
     /**
-     * Runs {@code call} if the breaker for {@code operation} allows it and records the outcome, like
-     * {@link #execute(String, CheckedSupplier)} for a call without a result. A lambda that returns a value
-     * picks the {@code CheckedSupplier} overload; a block lambda without {@code return}, or a {@code Runnable},
-     * picks this one.
+     * {@link #execute(String, CheckedSupplier)} for a call without a result: a lambda that returns a value picks
+     * that overload; a block lambda without {@code return}, or a {@code Runnable}, picks this one.
      *
      * @throws CircuitOpenException      if the breaker rejects the call and no breaker-wide fallback is set
      *                                   (the fallback's result is ignored)
@@ -207,9 +182,8 @@ public final class CircuitBreaker implements AutoCloseable {
     }
 
     /**
-     * The async twin of {@link #execute(String, CheckedSupplier)}: gates the call, runs {@code call} to start
-     * it, and records the outcome when its stage completes. The returned future completes after the outcome
-     * is recorded, with the call's own result or exception.
+     * The async twin of {@link #execute(String, CheckedSupplier)}: runs {@code call} to start it if admitted;
+     * the returned future completes after the outcome is recorded, with the call's own result or exception.
      *
      * <p>A rejection completes the future exceptionally with {@link CircuitOpenException} or
      * {@link StoreUnavailableException} (or with the breaker-wide fallback's result). Past a {@code callTimeout}
@@ -217,79 +191,68 @@ public final class CircuitBreaker implements AutoCloseable {
      * allows it. Cancelling the returned future cancels the stage the same way and records nothing (a trial
      * cancelled so gives its claim back). Without a {@code callTimeout}, a trial whose stage never completes
      * keeps one of this instance's {@code halfOpenPermits} slots: set a {@code callTimeout} for async calls.
-     *
      */
     public <T> CompletableFuture<T> executeAsync(String operation, Supplier<? extends CompletionStage<T>> call) {
         Objects.requireNonNull(call, "call");
-        return calls.runAsync(entry(operation), call);
+        return calls.runAsync(parts.entry(operation), call);
     }
 
     /**
      * Asks permission for one call of {@code operation}, for code that runs the call itself (a reactive
-     * pipeline, an interceptor, a coroutine): a permitted {@link Permit} to complete with exactly one of
-     * {@link Permit#onSuccess()}, {@link Permit#onFailure(Throwable)} or {@link Permit#release()}, or a rejected
-     * one carrying the {@link Permit#rejection() rejection}. A half-open breaker hands the winner of the trial
-     * claim a {@linkplain Permit#isTrial() trial permit}. Never throws a rejection; never applies a fallback.
-     *
-     * <p>{@code execute} and {@code executeAsync} use the same admission and the same outcome rules; see
-     * {@link Permit} for what a permit that is never completed holds, and for how long.
-     *
+     * pipeline, an interceptor): a permitted {@link Permit} to complete with exactly one of its outcomes, or a
+     * rejected one carrying the {@link Permit#rejection() rejection}; the same admission and outcome rules as
+     * {@code execute}. Never throws a rejection; never applies a fallback.
      */
     public Permit tryAcquire(String operation) {
-        return calls.acquire(entry(operation));
+        return calls.acquire(parts.entry(operation));
     }
 
     /**
-     * {@code supplier} guarded by this breaker for {@code operation} (bound once): each {@code get()} runs
-     * like {@link #execute(String, CheckedSupplier)}, throwing the rejection ({@link CircuitOpenException} or
-     * {@link StoreUnavailableException}) unless a breaker-wide fallback answers it.
-     *
+     * {@code supplier} guarded for {@code operation} (bound once): each {@code get()} runs like
+     * {@link #execute(String, CheckedSupplier)}, throwing the rejection unless a breaker-wide fallback answers.
      */
     public <T> Supplier<T> decorateSupplier(String operation, Supplier<? extends T> supplier) {
-        OperationNames.requireValid(operation);
-        Objects.requireNonNull(supplier, "supplier");
+        bind(operation, supplier, "supplier");
         return () -> run(operation, supplier::get, null);
     }
 
     /**
-     * {@code callable} guarded by this breaker for {@code operation} (bound once): each {@code call()} runs like
-     * {@link #execute(String, CheckedSupplier)} and throws the callable's own exception unchanged.
-     *
+     * {@code callable} guarded for {@code operation} (bound once): each {@code call()} runs like
+     * {@link #execute(String, CheckedSupplier)}.
      */
     public <T> Callable<T> decorateCallable(String operation, Callable<? extends T> callable) {
-        OperationNames.requireValid(operation);
-        Objects.requireNonNull(callable, "callable");
+        bind(operation, callable, "callable");
         return () -> run(operation, callable::call, null);
     }
 
     /**
-     * {@code runnable} guarded by this breaker for {@code operation} (bound once): each {@code run()} runs like
+     * {@code runnable} guarded for {@code operation} (bound once): each {@code run()} runs like
      * {@link #execute(String, Runnable)}.
-     *
      */
     public Runnable decorateRunnable(String operation, Runnable runnable) {
-        OperationNames.requireValid(operation);
-        Objects.requireNonNull(runnable, "runnable");
+        bind(operation, runnable, "runnable");
         return () -> execute(operation, runnable);
     }
 
     /**
      * {@code stage} guarded by this breaker for {@code operation} (bound once): each {@code get()} runs like
      * {@link #executeAsync(String, Supplier)}; a rejection completes the returned stage exceptionally.
-     *
      */
     public <T> Supplier<CompletionStage<T>> decorateCompletionStage(String operation,
             Supplier<? extends CompletionStage<T>> stage) {
-        OperationNames.requireValid(operation);
-        Objects.requireNonNull(stage, "stage");
+        bind(operation, stage, "stage");
         return () -> executeAsync(operation, stage);
     }
 
+    private static void bind(String operation, Object target, String what) {
+        OperationNames.requireValid(operation);
+        Objects.requireNonNull(target, what);
+    }
+
     /**
-     * Registers {@code observer} (metrics, events; see {@link CircuitBreakerObserver}): it is told at once of
-     * every operation this breaker holds ({@code operationAdded}), then of everything that happens. In
-     * distributed mode this also subscribes the breaker to the store's transition feed, if it has one and is
-     * not subscribed yet. Registering the same observer twice has no effect.
+     * Registers {@code observer} (metrics, events): it is told at once of every operation held
+     * ({@code operationAdded}), then of everything that happens; in distributed mode this also subscribes to the
+     * store's transition feed, if it has one. Registering the same observer twice has no effect.
      *
      * @return whether it was added
      */
@@ -311,9 +274,8 @@ public final class CircuitBreaker implements AutoCloseable {
     /**
      * The state of {@code operation} as this instance knows it, <b>without calling the store</b> (what gauges
      * read): in local mode the in-process state; in distributed mode the last state this instance read, wrote
-     * or learned from the feed (tracked while an observer is registered; otherwise only open states are
-     * remembered). Empty when this instance knows nothing of it (never used, evicted, or only seen closed before
-     * observing began). Never creates the operation.
+     * or learned from the feed (while an observer is registered; otherwise only open states). Empty when it
+     * knows nothing of it (never used, evicted, or only seen closed before observing began).
      */
     public Optional<BreakerState> localState(String operation) {
         return manual.localState(operation);
@@ -330,38 +292,23 @@ public final class CircuitBreaker implements AutoCloseable {
     /**
      * Whether this breaker holds {@code operation} now: it was called, read with {@link #state(String)} or
      * changed through this breaker, and not evicted since. Never creates the operation; no store call.
-     *
      */
     public boolean holds(String operation) {
         return operations.peek(Objects.requireNonNull(operation, "operation")) != null;
     }
 
     /**
-     * The state the store holds for {@code operation}, read <b>without registering the operation</b> on this
-     * breaker: unlike {@link #state(String)}, nothing is added (no per-operation entry, no counters, no meters
-     * an observer would register for it), nothing is cached and nothing is written, whatever the name. For code
-     * that answers about names it did not choose (an operator endpoint, a command line): reading made-up names
-     * costs one store read each and grows nothing.
-     *
-     * <p>Distributed mode: one read of the configured store itself, also under {@link StoreErrorPolicy#LOCAL}
-     * (whose in-process fallback is neither consulted nor seeded). Local mode: the in-process state.
+     * The state the store holds for {@code operation}, read <b>without registering the operation</b>: unlike
+     * {@link #state(String)}, nothing is added (no entry, no counters, no meters), cached or written, so code
+     * that answers about names it did not choose (an operator endpoint) grows nothing. Distributed mode: one
+     * read of the configured store itself, also under {@link StoreErrorPolicy#LOCAL} (whose in-process fallback
+     * is neither consulted nor seeded). Local mode: the in-process state.
      *
      * @return the stored state, or empty if the store holds none for {@code operation}
      * @throws StoreException            if the store fails, whatever it threw and whatever the store error policy
      */
     public Optional<BreakerState> storedState(String operation) {
-        OperationNames.requireValid(operation);
-        if (closed.get()) {
-            throw new IllegalStateException("circuit breaker is closed");
-        }
         return manual.storedState(operation);
-    }
-
-    private OperationState entry(String operation) {
-        if (closed.get()) {
-            throw new IllegalStateException("circuit breaker is closed");
-        }
-        return operations.use(operation);
     }
 
     /**
@@ -373,7 +320,7 @@ public final class CircuitBreaker implements AutoCloseable {
      *                                       takes one; see "Operations" in the package documentation)
      */
     public BreakerState state(String operation) {
-        return manual.state(entry(operation));
+        return manual.state(parts.entry(operation));
     }
 
     /**
@@ -382,7 +329,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * @throws dev.redeye.api.StoreException if the store fails (except under {@link StoreErrorPolicy#LOCAL})
      */
     public BreakerStatus status(String operation) {
-        return manual.status(entry(operation));
+        return manual.status(parts.entry(operation));
     }
 
     /**
@@ -391,7 +338,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * taken). If the store fails, answers as the store error policy would: false under REJECT, true otherwise.
      */
     public boolean check(String operation) {
-        return manual.check(entry(operation));
+        return manual.check(parts.entry(operation));
     }
 
     /**
@@ -402,20 +349,18 @@ public final class CircuitBreaker implements AutoCloseable {
      * @throws dev.redeye.api.StoreException if the store fails
      */
     public void forceOpen(String operation) {
-        manual.force(entry(operation), BreakerStatus.FORCED_OPEN);
+        manual.force(parts.entry(operation), BreakerStatus.FORCED_OPEN);
     }
 
     /**
      * Opens {@code operation} with its reset window already elapsed for every instance, so the next call claims a
-     * trial: a new open period, so the live trial claims of the old one go with the same write (a hung trial on
-     * another instance does not hold the forced period for {@code trialTimeout}). A no-op when it already is so
-     * (open, not forced, dated that far back), so that repeating it does not start a new open period under a
-     * running trial.
+     * trial: a new open period, whose write drops the old period's live trial claims. A no-op when it already is
+     * so (open, not forced, dated that far back): repeating it starts no new period under a running trial.
      *
      * @throws dev.redeye.api.StoreException if the store fails
      */
     public void forceHalfOpen(String operation) {
-        manual.force(entry(operation), BreakerStatus.HALF_OPEN);
+        manual.force(parts.entry(operation), BreakerStatus.HALF_OPEN);
     }
 
     /**
@@ -430,7 +375,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * @throws dev.redeye.api.StoreException if the store fails
      */
     public void reset(String operation) {
-        manual.force(entry(operation), BreakerStatus.CLOSED);
+        manual.force(parts.entry(operation), BreakerStatus.CLOSED);
     }
 
     /**
@@ -440,7 +385,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * @throws dev.redeye.api.StoreException if the store fails
      */
     public void recordSuccess(String operation) {
-        manual.record(entry(operation), true);
+        manual.record(parts.entry(operation), true);
     }
 
     /**
@@ -450,7 +395,7 @@ public final class CircuitBreaker implements AutoCloseable {
      * @throws dev.redeye.api.StoreException if the store fails
      */
     public void recordFailure(String operation) {
-        manual.record(entry(operation), false);
+        manual.record(parts.entry(operation), false);
     }
 
     /** This instance's counters for {@code operation} ({@link Metrics#EMPTY} if never used or evicted). */
@@ -461,11 +406,7 @@ public final class CircuitBreaker implements AutoCloseable {
 
     /** This instance's counters for every operation it holds (evicted ones are gone), sorted by name; a snapshot. */
     public Map<String, Metrics> allMetrics() {
-        Map<String, Metrics> out = new TreeMap<>();
-        for (OperationState e : operations.all()) {
-            out.put(e.name, e.metrics());
-        }
-        return Collections.unmodifiableMap(out);
+        return manual.allMetrics();
     }
 
     /**
@@ -479,7 +420,7 @@ public final class CircuitBreaker implements AutoCloseable {
 
     /** This breaker's configuration. */
     public CircuitBreakerConfig config() {
-        return config;
+        return parts.config;
     }
 
     /**

@@ -2,19 +2,24 @@ package dev.redeye;
 
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.OperationNames;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.Transitions;
+import java.util.Collections;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The bodies of {@link CircuitBreaker}'s manual and read-only API: its state and status (from the store, or
  * as this instance knows them), {@code check}, the manual changes ({@code forceOpen}, {@code forceHalfOpen},
- * {@code reset}) and the manual outcomes ({@code recordSuccess}, {@code recordFailure}). Each one's contract
- * is on the public method of {@link CircuitBreaker}; the caller has already checked the operation's name and
- * that the breaker is open for use. Every store call whose result the views learn goes through
- * {@link StateViews#stamped}. Thread-safe (stateless over the thread-safe parts).
+ * {@code reset}), the manual outcomes ({@code recordSuccess}, {@code recordFailure}) and {@code allMetrics}.
+ * Each one's contract is on the public method of {@link CircuitBreaker}; an {@link OperationState} it is given
+ * comes from {@link BreakerParts#entry}, which checked the name and that the breaker is not closed. Every
+ * store call whose result the views learn goes through {@link StateViews#stamped}. Thread-safe (stateless
+ * over the thread-safe parts).
  */
 final class ManualControl {
     private final BreakerParts p;
@@ -83,8 +88,20 @@ final class ManualControl {
         return p.views.status(operation, p.operations.peek(operation), s, p.clock.millis(), p.time.nanos());
     }
 
-    /** The stored state without registering the operation (the caller checked the name and the close). */
+    Map<String, Metrics> allMetrics() {
+        Map<String, Metrics> out = new TreeMap<>();
+        for (OperationState e : p.operations.all()) {
+            out.put(e.name, e.metrics());
+        }
+        return Collections.unmodifiableMap(out);
+    }
+
+    /** The stored state, without registering the operation. */
     Optional<BreakerState> storedState(String operation) {
+        OperationNames.requireValid(operation);
+        if (p.closed.get()) {
+            throw new IllegalStateException("circuit breaker is closed");
+        }
         if (p.local != null) {
             return Optional.ofNullable(p.local.peek(operation));
         }
