@@ -3,7 +3,9 @@ package dev.redeye.cli;
 import dev.redeye.api.InvalidOptionException;
 import dev.redeye.api.Policy;
 import java.time.Duration;
+import picocli.CommandLine.IDefaultValueProvider;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -12,25 +14,56 @@ import picocli.CommandLine.Spec;
  * The timing options an operator command needs to interpret a stored state the way the application's
  * breakers do. The store holds state, not configuration: whether an open breaker is already half-open, and
  * how long until a trial, depend on the application's {@code resetTimeout}, {@code backoffMultiplier} and
- * {@code maxResetTimeout}. Defaults are the library's defaults (60 s, 2, 8 x reset timeout).
+ * {@code maxResetTimeout}. Their defaults are the library's own ({@link Policy#RESET_TIMEOUT},
+ * {@link Policy#BACKOFF_MULTIPLIER}, {@link Policy#MAX_RESET_TIMEOUT}), given by {@link #LIBRARY_DEFAULTS}.
  */
 public final class PolicyOptions {
 
     @Spec(Spec.Target.MIXEE)
     CommandSpec mixee;
 
-    @Option(names = "--reset-timeout", paramLabel = "DURATION", defaultValue = "60s",
-            converter = DurationConverter.class,
+    @Option(names = "--reset-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "The application's resetTimeout (default: ${DEFAULT-VALUE}).")
     Duration resetTimeout;
 
-    @Option(names = "--backoff-multiplier", paramLabel = "X", defaultValue = "2",
+    @Option(names = "--backoff-multiplier", paramLabel = "X",
             description = "The application's backoffMultiplier (default: ${DEFAULT-VALUE}).")
     double backoffMultiplier;
 
     @Option(names = "--max-reset-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "The application's maxResetTimeout (default: 8 x --reset-timeout).")
     Duration maxResetTimeout;
+
+    /**
+     * The defaults of these options, read from the library's declarations of its options; no other option's.
+     * Set on the root command line, it serves every command that mixes these options in.
+     */
+    static final IDefaultValueProvider LIBRARY_DEFAULTS = arg -> {
+        if (!(arg instanceof OptionSpec option) || !fromThisMixin(option)) {
+            return null;
+        }
+        switch (option.longestName()) {
+            case "--reset-timeout":
+                return DurationConverter.format(Policy.RESET_TIMEOUT.defaultValue());
+            case "--backoff-multiplier":
+                return String.valueOf(Policy.BACKOFF_MULTIPLIER.defaultValue());
+            default:
+                return null; // --max-reset-timeout: unset means 8 x --reset-timeout, as in the library
+        }
+    };
+
+    private static boolean fromThisMixin(OptionSpec option) {
+        CommandSpec command = option.command();
+        if (command == null) {
+            return false;
+        }
+        for (CommandSpec mixin : command.mixins().values()) {
+            if (mixin.userObject() instanceof PolicyOptions && mixin.options().contains(option)) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     /** Creates the mixin (picocli calls this). */
     public PolicyOptions() {

@@ -94,6 +94,18 @@ class ErrorsAndHelpTest {
         assertEquals("--max-gap-between-failures", OptionErrors.flag("maxGapBetweenFailures"));
     }
 
+    /** The operator commands' timing options default to the library's declared defaults; simulate keeps its own. */
+    @Test
+    void policyOptionsDefaultToTheLibrarysOwn() {
+        String status = Cli.run("status", "--help").out();
+        assertTrue(status.contains("resetTimeout (default: "
+                + DurationConverter.format(dev.redeye.api.Policy.RESET_TIMEOUT.defaultValue()) + ")"), status);
+        assertTrue(status.contains("backoffMultiplier (default: "
+                + dev.redeye.api.Policy.BACKOFF_MULTIPLIER.defaultValue() + ")"), status);
+        String simulate = Cli.run("simulate", "--help").out();
+        assertTrue(simulate.contains("(default: 2s)"), simulate);
+    }
+
     @Test
     void unreachableStoreIsOneLineWithoutThePassword() {
         String r = DEAD_REDIS;
