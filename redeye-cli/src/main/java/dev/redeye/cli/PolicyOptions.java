@@ -3,9 +3,7 @@ package dev.redeye.cli;
 import dev.redeye.api.InvalidOptionException;
 import dev.redeye.api.Policy;
 import java.time.Duration;
-import picocli.CommandLine.IDefaultValueProvider;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -15,7 +13,7 @@ import picocli.CommandLine.Spec;
  * breakers do. The store holds state, not configuration: whether an open breaker is already half-open, and
  * how long until a trial, depend on the application's {@code resetTimeout}, {@code backoffMultiplier} and
  * {@code maxResetTimeout}. Their defaults are the library's own ({@link Policy#RESET_TIMEOUT},
- * {@link Policy#BACKOFF_MULTIPLIER}, {@link Policy#MAX_RESET_TIMEOUT}), given by {@link #LIBRARY_DEFAULTS}.
+ * {@link Policy#BACKOFF_MULTIPLIER}, {@link Policy#MAX_RESET_TIMEOUT}), given by {@link LibraryDefaults}.
  */
 public final class PolicyOptions {
 
@@ -33,37 +31,6 @@ public final class PolicyOptions {
     @Option(names = "--max-reset-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "The application's maxResetTimeout (default: 8 x --reset-timeout).")
     Duration maxResetTimeout;
-
-    /**
-     * The defaults of these options, read from the library's declarations of its options; no other option's.
-     * Set on the root command line, it serves every command that mixes these options in.
-     */
-    static final IDefaultValueProvider LIBRARY_DEFAULTS = arg -> {
-        if (!(arg instanceof OptionSpec option) || !fromThisMixin(option)) {
-            return null;
-        }
-        switch (option.longestName()) {
-            case "--reset-timeout":
-                return DurationConverter.format(Policy.RESET_TIMEOUT.defaultValue());
-            case "--backoff-multiplier":
-                return String.valueOf(Policy.BACKOFF_MULTIPLIER.defaultValue());
-            default:
-                return null; // --max-reset-timeout: unset means 8 x --reset-timeout, as in the library
-        }
-    };
-
-    private static boolean fromThisMixin(OptionSpec option) {
-        CommandSpec command = option.command();
-        if (command == null) {
-            return false;
-        }
-        for (CommandSpec mixin : command.mixins().values()) {
-            if (mixin.userObject() instanceof PolicyOptions && mixin.options().contains(option)) {
-                return true;
-            }
-        }
-        return false;
-    }
 
     /** Creates the mixin (picocli calls this). */
     public PolicyOptions() {

@@ -74,7 +74,7 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "When it comes back (default: ${DEFAULT-VALUE}).")
     Duration upAt;
 
-    @Option(names = "--failure-threshold", paramLabel = "N", defaultValue = "5",
+    @Option(names = "--failure-threshold", paramLabel = "N",
             description = "Consecutive failures that open a breaker (default: ${DEFAULT-VALUE}).")
     int failureThreshold;
 
@@ -83,11 +83,11 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "How long a breaker stays open before a trial (default: ${DEFAULT-VALUE}).")
     Duration resetTimeout;
 
-    @Option(names = "--backoff-multiplier", paramLabel = "X", defaultValue = "2",
+    @Option(names = "--backoff-multiplier", paramLabel = "X",
             description = "Reset window multiplier per failed trial (default: ${DEFAULT-VALUE}).")
     double backoffMultiplier;
 
-    @Option(names = "--jitter", paramLabel = "J", defaultValue = "0.1",
+    @Option(names = "--jitter", paramLabel = "J",
             description = "Relative jitter of each instance's reset window (default: ${DEFAULT-VALUE}).")
     double jitter;
 

@@ -94,16 +94,19 @@ class ErrorsAndHelpTest {
         assertEquals("--max-gap-between-failures", OptionErrors.flag("maxGapBetweenFailures"));
     }
 
-    /** The operator commands' timing options default to the library's declared defaults; simulate keeps its own. */
+    /** Options that stand for a library option default to its declared default; simulate's window is its own. */
     @Test
     void policyOptionsDefaultToTheLibrarysOwn() {
-        String status = Cli.run("status", "--help").out();
+        String status = Cli.run("status", "--help").out().replaceAll("\\s+", " ");
         assertTrue(status.contains("resetTimeout (default: "
                 + DurationConverter.format(dev.redeye.api.Policy.RESET_TIMEOUT.defaultValue()) + ")"), status);
         assertTrue(status.contains("backoffMultiplier (default: "
                 + dev.redeye.api.Policy.BACKOFF_MULTIPLIER.defaultValue() + ")"), status);
-        String simulate = Cli.run("simulate", "--help").out();
+        String simulate = Cli.run("simulate", "--help").out().replaceAll("\\s+", " "); // the help wraps
         assertTrue(simulate.contains("(default: 2s)"), simulate);
+        assertTrue(simulate.contains("open a breaker (default: "
+                + dev.redeye.api.Policy.FAILURE_THRESHOLD.defaultValue() + ")")
+                && simulate.contains("(default: " + dev.redeye.api.Policy.JITTER.defaultValue() + ")"), simulate);
     }
 
     @Test

@@ -206,8 +206,8 @@ final class RuleConfig {
                         break;
                     default:
                         throw new IllegalArgumentException("unknown key '" + at + "' (expected type, match, name, "
-                                + "skipList, failureThreshold, resetTimeout, successThreshold, strategy, successStatuses, "
-                                + "failureStatuses or onStateChange)");
+                                + "skipList, failureThreshold, resetTimeout, successThreshold, strategy, "
+                                + "successStatuses, failureStatuses or onStateChange)");
                 }
             } catch (InvalidOptionException ex) { // the option's own check, in the rule builder's setter
                 throw new IllegalArgumentException(where + ": " + ex.getMessage(), ex);

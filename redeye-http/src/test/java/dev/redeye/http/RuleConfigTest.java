@@ -125,12 +125,14 @@ class RuleConfigTest {
         dev.redeye.api.InvalidOptionException e = assertThrows(dev.redeye.api.InvalidOptionException.class,
                 () -> HttpRule.service("/x").resetTimeout(java.time.Duration.ZERO));
         assertEquals("resetTimeout", e.option());
-        e = assertThrows(dev.redeye.api.InvalidOptionException.class, () -> HttpRule.endpoint("/x").successThreshold(0));
+        e = assertThrows(dev.redeye.api.InvalidOptionException.class,
+                () -> HttpRule.endpoint("/x").successThreshold(0));
         assertEquals("successThreshold", e.option());
         e = assertThrows(dev.redeye.api.InvalidOptionException.class,
                 () -> RuleDefaults.defaults().withFailureThreshold(0));
         assertEquals("failureThreshold", e.option());
-        assertMessage("defaults.failureThreshold must be >= 1, was 0", Map.of("defaults", Map.of("failureThreshold", 0)));
+        assertMessage("defaults.failureThreshold must be >= 1, was 0",
+                Map.of("defaults", Map.of("failureThreshold", 0)));
         assertEquals(dev.redeye.api.Policy.RESET_TIMEOUT.defaultValue(), RuleDefaults.defaults().resetTimeout());
     }
 

@@ -28,7 +28,7 @@ import org.springframework.core.env.Environment;
 final class BreakerFactory {
     private static final String DEFAULTS = "redeye.defaults.";
 
-    /** One builder option: its name ({@link InvalidOptionException#option()}), its property, how to read and apply it. */
+    /** One builder option: its name ({@link InvalidOptionException#option()}), its property, how to read and set it. */
     private record Option<T>(String builderName, String property, Function<BreakerProperties, T> get,
             BiConsumer<CircuitBreakerBuilder, T> set) {
     }
