@@ -54,11 +54,18 @@ final class ManualControl {
         return s == BreakerStatus.CLOSED || s == BreakerStatus.HALF_OPEN;
     }
 
-    /** A manual change: skipped when its target is in force already ({@link Transitions#inForce}). */
+    /**
+     * A manual change: skipped when its target is in force already ({@link Transitions#inForce}), and then the
+     * read is what the views learn; otherwise the write is.
+     */
     void force(OperationState e, BreakerStatus target) {
         long now = p.clock.millis();
         long tick = p.time.nanos();
-        BreakerState current = p.views.readNoted(e, tick, read);
+        BreakerState current = p.views.stamped(e, now, tick, read, (x, s, n, t, stampBefore) -> {
+            if (Transitions.inForce(s, target, p.policy, n)) {
+                p.views.noteRead(x, s, t, stampBefore);
+            }
+        });
         if (Transitions.inForce(current, target, p.policy, now)) {
             return;
         }
