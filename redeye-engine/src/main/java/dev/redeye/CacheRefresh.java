@@ -45,12 +45,14 @@ final class CacheRefresh {
     private final StoreAccess access;
     private final StateViews views;
     private final StoreErrors errors;
+    private final StateViews.StoreCall<BreakerState> read;
 
     CacheRefresh(Monotonic time, StoreAccess access, StateViews views, StoreErrors errors) {
         this.time = time;
         this.access = access;
         this.views = views;
         this.errors = errors;
+        this.read = (e, now) -> access.get(e.name);
     }
 
     /** Whether the gate's next closed-path read of an operation should come here: the local cache serves. */
@@ -108,16 +110,12 @@ final class CacheRefresh {
      * uncoalesced reads (no local cache, or a known open state) come here too: one way to read and note.
      */
     BreakerState readAndNote(OperationState e, long tick) {
-        int stamp = views.stampBeforeStoreCall(e);
-        BreakerState s;
         try {
-            s = access.get(e.name);
+            return views.readNoted(e, tick, read);
         } catch (StoreException ex) {
             errors.report(e, ex);
             throw ex;
         }
-        views.noteRead(e, s, tick, stamp);
-        return s;
     }
 
     /**

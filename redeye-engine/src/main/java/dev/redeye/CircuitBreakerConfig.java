@@ -14,7 +14,7 @@ import java.util.function.Predicate;
 
 /**
  * The immutable, validated configuration of one {@link CircuitBreaker}, copied from its
- * {@link CircuitBreaker.Builder} by {@link CircuitBreaker.Builder#build()}. Getters only; read it with
+ * {@link CircuitBreakerBuilder} by {@link CircuitBreakerBuilder#build()}. Getters only; read it with
  * {@link CircuitBreaker#config()}. Every threshold a transition rule needs is also available as one
  * {@link Policy} through {@link #policy()}.
  *
@@ -22,22 +22,9 @@ import java.util.function.Predicate;
  * objects, held by reference.
  */
 public final class CircuitBreakerConfig {
-    static final Duration DEFAULT_LOCAL_CACHE = Duration.ofMillis(100);
-    static final Duration DEFAULT_TRIAL_TIMEOUT_CAP = Duration.ofSeconds(10);
-
-    private final Strategy strategy;
-    private final int failureThreshold;
-    private final double errorRateThreshold;
-    private final int minimumCalls;
-    private final double errorRateDecay;
-    private final Duration resetTimeout;
-    private final double backoffMultiplier;
-    private final Duration maxResetTimeout;
-    private final double jitter;
-    private final int successThreshold;
+    private final Policy policy;
     private final int halfOpenPermits;
     private final Duration trialTimeout;
-    private final Duration maxGapBetweenFailures;
     private final Duration callTimeout;
     private final Predicate<? super Throwable> recordFailure;
     private final Predicate<Object> recordResult;
@@ -45,7 +32,7 @@ public final class CircuitBreakerConfig {
     private final StoreErrorPolicy storeErrorPolicy;
     private final Duration openCacheRefresh;
     private final Duration localCacheStaleTolerance;
-    private final int maxOperations;
+    private final Integer maxOperations;
     private final Clock clock;
     private final Ticker ticker;
     private final Store store;
@@ -57,184 +44,107 @@ public final class CircuitBreakerConfig {
     private final Consumer<TransitionEvent> onFleetStateChange;
     private final boolean writableStackTraces;
     private final boolean followFeed;
-    private final Policy policy;
-
-    /** Validates and copies the builder; every message names the option and the bad value. */
-    CircuitBreakerConfig(CircuitBreaker.Builder b) {
-        strategy = nonNull("strategy", b.strategy);
-        failureThreshold = atLeastOne("failureThreshold", b.failureThreshold);
-        if (!(b.errorRateThreshold > 0.0 && b.errorRateThreshold <= 1.0)) {
-            throw new IllegalArgumentException("errorRateThreshold must be in (0, 1], was " + b.errorRateThreshold);
-        }
-        errorRateThreshold = b.errorRateThreshold;
-        minimumCalls = atLeastOne("minimumCalls", b.minimumCalls);
-        if (!(b.errorRateDecay > 0.0 && b.errorRateDecay < 1.0)) {
-            throw new IllegalArgumentException("errorRateDecay must be in (0, 1), was " + b.errorRateDecay);
-        }
-        errorRateDecay = b.errorRateDecay;
-        resetTimeout = positive("resetTimeout", b.resetTimeout);
-        if (!(b.backoffMultiplier >= 1.0) || Double.isInfinite(b.backoffMultiplier)) {
-            throw new IllegalArgumentException("backoffMultiplier must be a finite number >= 1, was "
-                    + b.backoffMultiplier);
-        }
-        backoffMultiplier = b.backoffMultiplier;
-        if (b.maxResetTimeoutSet) {
-            maxResetTimeout = positive("maxResetTimeout", b.maxResetTimeout);
-            if (maxResetTimeout.compareTo(resetTimeout) < 0) {
-                throw new IllegalArgumentException("maxResetTimeout must be >= resetTimeout (" + resetTimeout
-                        + "), was " + maxResetTimeout);
-            }
-        } else {
-            maxResetTimeout = resetTimeout.multipliedBy(8);
-        }
-        if (!(b.jitter >= 0.0 && b.jitter < 1.0)) {
-            throw new IllegalArgumentException("jitter must be in [0, 1), was " + b.jitter);
-        }
-        jitter = b.jitter;
-        successThreshold = atLeastOne("successThreshold", b.successThreshold);
-        halfOpenPermits = atLeastOne("halfOpenPermits", b.halfOpenPermits);
-        callTimeout = b.callTimeoutSet ? positive("callTimeout", b.callTimeout) : null;
-        maxGapBetweenFailures = b.maxGapSet ? positive("maxGapBetweenFailures", b.maxGapBetweenFailures) : null;
-        if (b.trialTimeoutSet) {
-            trialTimeout = positive("trialTimeout", b.trialTimeout);
-        } else {
-            Duration cap = callTimeout != null ? callTimeout : DEFAULT_TRIAL_TIMEOUT_CAP;
-            trialTimeout = cap.compareTo(resetTimeout) <= 0 ? cap : resetTimeout;
-        }
-        recordFailure = nonNull("recordFailure", b.recordFailure);
-        recordResult = b.recordResultSet ? nonNull("recordResult", b.recordResult) : null;
-        fallback = b.fallbackSet ? nonNull("fallback", b.fallback) : null;
-        storeErrorPolicy = nonNull("storeErrorPolicy", b.storeErrorPolicy);
-        openCacheRefresh = positive("openCacheRefresh", b.openCacheRefresh);
-        localCacheStaleTolerance = b.localCacheSet ? positive("localCache staleTolerance", b.localCacheStaleTolerance)
-                : null;
-        if (b.maxOperationsSet && b.maxOperations < 1) {
-            throw new IllegalArgumentException("maxOperations must be >= 1, was " + b.maxOperations);
-        }
-        maxOperations = b.maxOperationsSet ? b.maxOperations : 0;
-        clock = nonNull("clock", b.clock);
-        ticker = nonNull("ticker", b.ticker);
-        store = b.storeSet ? nonNull("store", b.store) : null;
-        closeStore = b.closeStore;
-        onStateChange = b.onStateChangeSet ? nonNull("onStateChange", b.onStateChange) : null;
-        onStoreError = b.onStoreErrorSet ? nonNull("onStoreError", b.onStoreError) : null;
-        onCallRejected = b.onCallRejectedSet ? nonNull("onCallRejected", b.onCallRejected) : null;
-        onIgnoredError = b.onIgnoredErrorSet ? nonNull("onIgnoredError", b.onIgnoredError) : null;
-        onFleetStateChange = b.onFleetStateChangeSet ? nonNull("onFleetStateChange", b.onFleetStateChange) : null;
-        writableStackTraces = b.writableStackTraces;
-        followFeed = b.followFeed;
-        // Policy validates again; the checks above come first so that every message names the builder option.
-        policy = Policy.builder()
-                .strategy(strategy)
-                .failureThreshold(failureThreshold)
-                .errorRateThreshold(errorRateThreshold)
-                .minimumCalls(minimumCalls)
-                .errorRateDecay(errorRateDecay)
-                .successThreshold(successThreshold)
-                .resetTimeout(resetTimeout)
-                .backoffMultiplier(backoffMultiplier)
-                .maxResetTimeout(maxResetTimeout)
-                .jitter(jitter)
-                .maxGapBetweenFailures(maxGapBetweenFailures)
-                .build();
-    }
-
-    private static <T> T nonNull(String option, T value) {
-        if (value == null) {
-            throw new IllegalArgumentException(option + " must not be null");
-        }
-        return value;
-    }
-
-    private static int atLeastOne(String option, int value) {
-        if (value < 1) {
-            throw new IllegalArgumentException(option + " must be >= 1, was " + value);
-        }
-        return value;
-    }
-
-    /** The longest duration an option takes: beyond it, millisecond arithmetic on it could overflow. */
-    static final Duration MAX_DURATION = Duration.ofDays(365);
 
     /**
-     * Durations are used at millisecond precision, so anything under 1 ms is as meaningless as zero; anything
-     * over {@link #MAX_DURATION} is refused rather than left to overflow later.
+     * Copies the builder, whose setters checked every value, and applies the rules between options.
+     *
+     * @throws dev.redeye.api.InvalidOptionException naming the option, if two options disagree
      */
-    private static Duration positive(String option, Duration value) {
-        nonNull(option, value);
-        if (value.compareTo(MAX_DURATION) > 0) {
-            throw new IllegalArgumentException(option + " must be at most " + MAX_DURATION.toDays() + " days, was "
-                    + value);
+    CircuitBreakerConfig(CircuitBreakerBuilder b) {
+        policy = b.policy.build();
+        halfOpenPermits = b.halfOpenPermits;
+        callTimeout = b.callTimeout;
+        if (b.trialTimeout != null) {
+            trialTimeout = b.trialTimeout;
+        } else {
+            Duration cap = callTimeout != null ? callTimeout : CircuitBreakerBuilder.TRIAL_TIMEOUT_CAP;
+            Duration reset = policy.resetTimeout();
+            trialTimeout = cap.compareTo(reset) <= 0 ? cap : reset;
         }
-        if (value.isNegative() || value.isZero() || value.toMillis() < 1) {
-            throw new IllegalArgumentException(option + " must be at least 1 ms, was " + value);
-        }
-        return value;
+        recordFailure = b.recordFailure;
+        recordResult = b.recordResult;
+        fallback = b.fallback;
+        storeErrorPolicy = b.storeErrorPolicy;
+        openCacheRefresh = b.openCacheRefresh;
+        localCacheStaleTolerance = b.localCacheStaleTolerance;
+        maxOperations = b.maxOperations;
+        clock = b.clock;
+        ticker = b.ticker;
+        store = b.store;
+        closeStore = b.closeStore;
+        onStateChange = b.onStateChange;
+        onStoreError = b.onStoreError;
+        onCallRejected = b.onCallRejected;
+        onIgnoredError = b.onIgnoredError;
+        onFleetStateChange = b.onFleetStateChange;
+        writableStackTraces = b.writableStackTraces;
+        followFeed = b.followFeed;
     }
 
-    /** How a closed breaker decides to open; default {@link Strategy#CONSECUTIVE}. */
+    /** How a closed breaker decides to open ({@link Policy#STRATEGY}). */
     public Strategy strategy() {
-        return strategy;
+        return policy.strategy();
     }
 
-    /** Consecutive failures that open the breaker (consecutive strategy); default 5. */
+    /** Failures that open the breaker ({@link Policy#FAILURE_THRESHOLD}). */
     public int failureThreshold() {
-        return failureThreshold;
+        return policy.failureThreshold();
     }
 
-    /** EWMA failure rate in (0, 1] that opens the breaker (error-rate strategy); default 0.5. */
+    /** Error rate that opens the breaker ({@link Policy#ERROR_RATE_THRESHOLD}). */
     public double errorRateThreshold() {
-        return errorRateThreshold;
+        return policy.errorRateThreshold();
     }
 
-    /** Outcomes needed before the error rate may open the breaker; default 10. */
+    /** Outcomes needed before the error rate may open the breaker ({@link Policy#MINIMUM_CALLS}). */
     public int minimumCalls() {
-        return minimumCalls;
+        return policy.minimumCalls();
     }
 
-    /** EWMA decay in (0, 1), the weight of the previous rate; default 0.9. */
+    /** EWMA decay, the weight of the previous rate ({@link Policy#ERROR_RATE_DECAY}). */
     public double errorRateDecay() {
-        return errorRateDecay;
+        return policy.errorRateDecay();
     }
 
-    /** Base reset window of an open breaker; default 60 s. */
+    /** Base reset window of an open breaker ({@link Policy#RESET_TIMEOUT}). */
     public Duration resetTimeout() {
-        return resetTimeout;
+        return policy.resetTimeout();
     }
 
-    /** Multiplier of the reset window per failed trial; default 2. */
+    /** Multiplier of the reset window per failed trial ({@link Policy#BACKOFF_MULTIPLIER}). */
     public double backoffMultiplier() {
-        return backoffMultiplier;
+        return policy.backoffMultiplier();
     }
 
-    /** Cap on the reset window; default 8 x {@link #resetTimeout()}. */
+    /** Cap on the reset window ({@link Policy#MAX_RESET_TIMEOUT}). */
     public Duration maxResetTimeout() {
-        return maxResetTimeout;
+        return policy.maxResetTimeout();
     }
 
-    /** Relative jitter of the reset window, in [0, 1); default 0.1. */
+    /** Relative jitter of the reset window ({@link Policy#JITTER}). */
     public double jitter() {
-        return jitter;
+        return policy.jitter();
     }
 
-    /** Successful trials needed to close; default 1. */
+    /** Successful trials needed to close ({@link Policy#SUCCESS_THRESHOLD}). */
     public int successThreshold() {
-        return successThreshold;
+        return policy.successThreshold();
     }
 
-    /** Concurrent trials allowed while half-open; default 1. */
+    /** Concurrent trials allowed while half-open ({@link CircuitBreakerBuilder#halfOpenPermits(int)}). */
     public int halfOpenPermits() {
         return halfOpenPermits;
     }
 
-    /** Lifetime of a trial claim; default min(callTimeout or 10 s, resetTimeout). */
+    /** Lifetime of a trial claim ({@link CircuitBreakerBuilder#trialTimeout(Duration)}). */
     public Duration trialTimeout() {
         return trialTimeout;
     }
 
     /** The gap after which the consecutive count restarts, if set. */
     public Optional<Duration> maxGapBetweenFailures() {
-        return Optional.ofNullable(maxGapBetweenFailures);
+        long gap = policy.maxGapBetweenFailuresMillis();
+        return gap == 0 ? Optional.empty() : Optional.of(Duration.ofMillis(gap));
     }
 
     /** The call timeout, if set. */
@@ -242,7 +152,7 @@ public final class CircuitBreakerConfig {
         return Optional.ofNullable(callTimeout);
     }
 
-    /** Decides whether a thrown exception counts as a failure; default: every exception does. */
+    /** Decides whether a thrown exception counts as a failure ({@link CircuitBreakerBuilder#recordFailure}). */
     public Predicate<? super Throwable> recordFailure() {
         return recordFailure;
     }
@@ -257,12 +167,12 @@ public final class CircuitBreakerConfig {
         return Optional.ofNullable(fallback);
     }
 
-    /** What the gate does when the store fails; default {@link StoreErrorPolicy#ALLOW}. */
+    /** What the gate does when the store fails ({@link CircuitBreakerBuilder#storeErrorPolicy}). */
     public StoreErrorPolicy storeErrorPolicy() {
         return storeErrorPolicy;
     }
 
-    /** How often a cached open state is re-verified with one store read; default 2 s. */
+    /** How often a cached open state is re-verified with one read ({@link CircuitBreakerBuilder#openCacheRefresh}). */
     public Duration openCacheRefresh() {
         return openCacheRefresh;
     }
@@ -272,17 +182,17 @@ public final class CircuitBreakerConfig {
         return Optional.ofNullable(localCacheStaleTolerance);
     }
 
-    /** The most operations the breaker holds, if set: past it, the least recently used one is evicted. */
+    /** The most operations the breaker holds, if set: past it, the least recently used ones are evicted. */
     public OptionalInt maxOperations() {
-        return maxOperations == 0 ? OptionalInt.empty() : OptionalInt.of(maxOperations);
+        return maxOperations == null ? OptionalInt.empty() : OptionalInt.of(maxOperations);
     }
 
-    /** The wall clock of stored times and of the {@code now} given to stores; default {@link Clock#systemUTC()}. */
+    /** The wall clock of stored times and of the {@code now} given to stores ({@link CircuitBreakerBuilder#clock}). */
     public Clock clock() {
         return clock;
     }
 
-    /** The monotonic source of local durations; default {@link Ticker#systemTicker()}. */
+    /** The monotonic source of local durations ({@link CircuitBreakerBuilder#ticker}). */
     public Ticker ticker() {
         return ticker;
     }
@@ -292,7 +202,7 @@ public final class CircuitBreakerConfig {
         return Optional.ofNullable(store);
     }
 
-    /** Whether {@link CircuitBreaker#close()} closes the configured store; default true. */
+    /** Whether {@link CircuitBreaker#close()} closes the store ({@link CircuitBreakerBuilder#closeStore}). */
     public boolean closeStore() {
         return closeStore;
     }
@@ -322,7 +232,7 @@ public final class CircuitBreakerConfig {
         return Optional.ofNullable(onFleetStateChange);
     }
 
-    /** Whether rejections carry a stack trace; default false. */
+    /** Whether rejections carry a stack trace ({@link CircuitBreakerBuilder#writableStackTraces}). */
     public boolean writableStackTraces() {
         return writableStackTraces;
     }
@@ -339,15 +249,16 @@ public final class CircuitBreakerConfig {
 
     @Override
     public String toString() {
-        return "CircuitBreakerConfig[strategy=" + strategy + ", failureThreshold=" + failureThreshold
-                + ", errorRateThreshold=" + errorRateThreshold + ", minimumCalls=" + minimumCalls
-                + ", errorRateDecay=" + errorRateDecay + ", resetTimeout=" + resetTimeout
-                + ", backoffMultiplier=" + backoffMultiplier + ", maxResetTimeout=" + maxResetTimeout
-                + ", jitter=" + jitter + ", successThreshold=" + successThreshold + ", halfOpenPermits="
+        return "CircuitBreakerConfig[strategy=" + strategy() + ", failureThreshold=" + failureThreshold()
+                + ", errorRateThreshold=" + errorRateThreshold() + ", minimumCalls=" + minimumCalls()
+                + ", errorRateDecay=" + errorRateDecay() + ", resetTimeout=" + resetTimeout()
+                + ", backoffMultiplier=" + backoffMultiplier() + ", maxResetTimeout=" + maxResetTimeout()
+                + ", jitter=" + jitter() + ", successThreshold=" + successThreshold() + ", halfOpenPermits="
                 + halfOpenPermits + ", trialTimeout=" + trialTimeout + ", maxGapBetweenFailures="
-                + maxGapBetweenFailures + ", callTimeout=" + callTimeout + ", storeErrorPolicy=" + storeErrorPolicy
-                + ", openCacheRefresh=" + openCacheRefresh + ", localCache=" + localCacheStaleTolerance
-                + ", maxOperations=" + (maxOperations == 0 ? "unset" : maxOperations) + ", store="
+                + maxGapBetweenFailures().orElse(null) + ", callTimeout=" + callTimeout + ", storeErrorPolicy="
+                + storeErrorPolicy + ", openCacheRefresh=" + openCacheRefresh + ", localCache="
+                + localCacheStaleTolerance + ", maxOperations=" + (maxOperations == null ? "unset" : maxOperations)
+                + ", store="
                 + (store == null ? "local" : Stores.typeOf(store).getSimpleName()) + "]";
     }
 }

@@ -1,7 +1,7 @@
 package dev.redeye;
 
 /**
- * A breaker-wide fallback, configured with {@link CircuitBreaker.Builder#fallback(Fallback)}: it produces a
+ * A breaker-wide fallback, configured with {@link CircuitBreakerBuilder#fallback(Fallback)}: it produces a
  * result for a call the breaker <b>rejected</b> ({@link dev.redeye.api.CircuitOpenException} or
  * {@link dev.redeye.api.StoreUnavailableException}). It is never used for a call that ran and failed: the
  * call's own exception is always rethrown unchanged.

@@ -3,7 +3,8 @@ package dev.redeye;
 /**
  * One breaker's local time: its {@link Ticker}, read relative to the breaker's creation, so that every local
  * instant is a small non-negative count of nanoseconds and an instant plus a duration never overflows, whatever
- * the ticker's origin. Every local deadline of the breaker (see "Time" on {@link CircuitBreaker}) is an instant
+ * the ticker's origin. Every local deadline of the breaker (see "Time" in the {@linkplain dev.redeye package
+ * documentation}) is an instant
  * of this time; stored times come from the configured clock and are never mixed with it.
  */
 final class Monotonic {

@@ -81,6 +81,9 @@ final class OutcomeRecorder {
     private final Predicate<Object> resultPredicate;
     private final Consumer<TransitionEvent> stateListener;
     private final Observers observers;
+    private final StateViews.StoreCall<StateChange> recordSuccess;
+    private final StateViews.StoreCall<StateChange> recordFailure;
+    private final StateViews.Note<StateChange> afterWrite = this::afterWrite;
 
     OutcomeRecorder(Clock clock, Monotonic time, Policy policy, StoreAccess access, StateViews views, Trials trials,
             StoreErrors errors, Predicate<? super Throwable> failurePredicate, Predicate<Object> resultPredicate,
@@ -97,6 +100,8 @@ final class OutcomeRecorder {
         this.resultPredicate = resultPredicate;
         this.stateListener = stateListener;
         this.observers = observers;
+        this.recordSuccess = (e, now) -> access.record(e.name, true, policy, now);
+        this.recordFailure = (e, now) -> access.record(e.name, false, policy, now);
     }
 
     /** How deep a cause chain is searched: deeper than any wrapping seen in practice, and a cycle ends. */
@@ -218,8 +223,7 @@ final class OutcomeRecorder {
         try {
             long now = clock.millis();
             long tick = time.nanos();
-            int stamp = views.stampBeforeStoreCall(e);
-            afterWrite(e, access.record(e.name, v.recordsSuccess(), policy, now), now, tick, stamp);
+            write(e, now, tick, recordCall(v.recordsSuccess()));
         } catch (StoreException ex) {
             errors.report(e, ex);
         } catch (Throwable ex) { // never in place of the call's own outcome; a VirtualMachineError goes on
@@ -238,10 +242,9 @@ final class OutcomeRecorder {
             if (v != Verdict.NOT_RECORDED) {
                 long now = clock.millis();
                 long tick = time.nanos();
-                int stamp = views.stampBeforeStoreCall(e);
-                StateChange ch;
+                boolean success = v.recordsSuccess();
                 try {
-                    ch = access.trialOutcome(e.name, trial.version, v.recordsSuccess(), policy, now);
+                    write(e, now, tick, (x, n) -> access.trialOutcome(x.name, trial.version, success, policy, n));
                 } catch (StoreException ex) {
                     errors.report(e, ex);
                     if (v == Verdict.FAILURE) {
@@ -249,7 +252,6 @@ final class OutcomeRecorder {
                     }
                     return;
                 }
-                afterWrite(e, ch, now, tick, stamp);
             }
         } catch (Throwable ex) { // never in place of the call's own outcome; a VirtualMachineError goes on
             LOG.warn("recording a trial outcome of '{}' failed", OperationNames.abbreviate(e.name),
@@ -267,11 +269,24 @@ final class OutcomeRecorder {
         }
     }
 
+    /** The store's record of one outcome, for {@link #write}; one per outcome, made once. */
+    StateViews.StoreCall<StateChange> recordCall(boolean success) {
+        return success ? recordSuccess : recordFailure;
+    }
+
     /**
-     * After this instance's own write at stored time {@code now} (local time {@code tick}, read before the
-     * write): update the views and, for a transition, fire onStateChange and the observers' stateChanged.
+     * This instance's own write at stored time {@code now} (local time {@code tick}, read before the write),
+     * through {@link StateViews#stamped}, then {@link #afterWrite}. An exception from the write propagates.
      */
-    void afterWrite(OperationState e, StateChange ch, long now, long tick, int stampBefore) {
+    StateChange write(OperationState e, long now, long tick, StateViews.StoreCall<StateChange> call) {
+        return views.stamped(e, now, tick, call, afterWrite);
+    }
+
+    /**
+     * After this instance's own write: update the views and, for a transition, fire onStateChange and the
+     * observers' stateChanged.
+     */
+    private void afterWrite(OperationState e, StateChange ch, long now, long tick, int stampBefore) {
         views.noteOwnWrite(e, ch.state(), tick, stampBefore);
         if (ch.isTransition()) {
             Consumer<TransitionEvent> listener = stateListener;

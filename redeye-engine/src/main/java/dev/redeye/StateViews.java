@@ -112,9 +112,36 @@ final class StateViews {
         return null;
     }
 
-    /** To pass back to {@link #noteRead} / {@link #noteOwnWrite}: taken before the store operation started. */
-    int stampBeforeStoreCall(OperationState e) {
-        return cacheActive ? e.feedStamp : 0;
+    /** A store operation whose result the views learn: a read, or this instance's own write. */
+    @FunctionalInterface
+    interface StoreCall<T> {
+        T call(OperationState e, long now);
+    }
+
+    /** What is noted of a {@link StoreCall}'s result, given the feed stamp taken before the call. */
+    @FunctionalInterface
+    interface Note<T> {
+        void note(OperationState e, T result, long now, long tick, int stampBefore);
+    }
+
+    private final Note<BreakerState> readNote = (e, s, now, tick, stampBefore) -> noteRead(e, s, tick, stampBefore);
+
+    /**
+     * The one way a store operation's result reaches the views: the operation's feed stamp is taken before the
+     * call, the call is made at stored time {@code now} (local time {@code tick}), and {@code note} is given the
+     * result with that stamp, so that a feed event that arrived while the call was under way is kept over it
+     * (see "Which state wins"). An exception from the call propagates and nothing is noted.
+     */
+    <T> T stamped(OperationState e, long now, long tick, StoreCall<T> call, Note<? super T> note) {
+        int stampBefore = cacheActive ? e.feedStamp : 0;
+        T result = call.call(e, now);
+        note.note(e, result, now, tick, stampBefore);
+        return result;
+    }
+
+    /** {@link #stamped} for a read at local time {@code tick}, noted with {@link #noteRead}. */
+    BreakerState readNoted(OperationState e, long tick, StoreCall<BreakerState> read) {
+        return stamped(e, 0L, tick, read, readNote);
     }
 
     /**
@@ -182,12 +209,12 @@ final class StateViews {
         return refreshNanos;
     }
 
-    /** A state read from the store at local time {@code tick} (read before the store call). */
+    /** A state read from the store at local time {@code tick} (read before the store call); see {@link #stamped}. */
     void noteRead(OperationState e, BreakerState s, long tick, int stampBefore) {
         note(e, s, tick, false, stampBefore);
     }
 
-    /** The state this instance's own write left in the store. */
+    /** The state this instance's own write left in the store; see {@link #stamped}. */
     void noteOwnWrite(OperationState e, BreakerState s, long tick, int stampBefore) {
         if (!enabled && s.open()) {
             eligibleTick(e, s, tick); // local mode has no views; the skew cap counts from this write

@@ -7,13 +7,13 @@ package dev.redeye;
  * {@code callTimeout}, how long a call or a store operation took (for observers), and the cap on trial
  * eligibility after this instance first saw an open period. What other instances read ({@code openedAt},
  * {@code lastFailureAt}, the {@code now} passed to stores) comes from the configured {@link java.time.Clock}
- * instead (see "Time" on {@link CircuitBreaker}).
+ * instead (see "Time" in the {@linkplain dev.redeye package documentation}).
  *
  * <p>Only differences between two readings mean anything; the origin is arbitrary (as for
  * {@link System#nanoTime()}). A ticker must never go backwards, and must be thread-safe and cheap: the engine
  * reads it on the distributed-mode call path (once per call) and on local mode's open and timed paths, never on
  * local mode's healthy path. The default, {@link #systemTicker()}, is {@link System#nanoTime()}. Tests and
- * simulations pass a virtual one ({@link CircuitBreaker.Builder#ticker(Ticker)}), usually together with a
+ * simulations pass a virtual one ({@link CircuitBreakerBuilder#ticker(Ticker)}), usually together with a
  * virtual clock, so that minutes of local durations take no real time:
  *
  * <pre>{@code

@@ -163,15 +163,18 @@ final class Trials {
      */
     private Object afterWinning(OperationState e, BreakerState s, String token, boolean build) {
         long tick = time.nanos();
-        int stamp = views.stampBeforeStoreCall(e);
-        BreakerState current = reread(e, s);
+        // noted only when it shows another period than the read the claim was made on
+        BreakerState current = views.stamped(e, 0L, tick, (x, now) -> reread(x, s), (x, c, now, t, stampBefore) -> {
+            if (c.version() != s.version()) {
+                views.noteRead(x, c, t, stampBefore);
+            }
+        });
         if (current.version() == s.version()) {
             return start(e, token, current.version());
         }
         if (token != null) {
             releaseToken(e, token);
         }
-        views.noteRead(e, current, tick, stamp);
         if (!current.open()) {
             return current; // closed meanwhile: a normal call
         }

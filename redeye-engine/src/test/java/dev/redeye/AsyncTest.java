@@ -21,7 +21,7 @@ class AsyncTest {
     private static final String OP = "async";
     private final MutableClock clock = new MutableClock();
 
-    private CircuitBreaker.Builder builder() {
+    private CircuitBreakerBuilder builder() {
         return CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(2)
                 .resetTimeout(Duration.ofSeconds(10));
     }

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.api.InvalidOptionException;
+import dev.redeye.api.Policy;
 import java.time.Duration;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -12,7 +14,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Test;
 
-/** Every invalid option fails at build() with an IllegalArgumentException naming the option and the value. */
+/**
+ * Every invalid option fails in its setter with an {@link InvalidOptionException} whose {@code option()} is the
+ * option's name and whose message has the bad value; a rule between two options fails at {@code build()}.
+ */
 class BuilderValidationTest {
 
     static Stream<Arguments> invalid() {
@@ -30,8 +35,6 @@ class BuilderValidationTest {
                 bad("resetTimeout", "null", b -> b.resetTimeout(null)),
                 bad("backoffMultiplier", "0.5", b -> b.backoffMultiplier(0.5)),
                 bad("backoffMultiplier", "Infinity", b -> b.backoffMultiplier(Double.POSITIVE_INFINITY)),
-                bad("maxResetTimeout", "PT1S", b -> b.resetTimeout(Duration.ofSeconds(2))
-                        .maxResetTimeout(Duration.ofSeconds(1))),
                 bad("maxResetTimeout", "PT-1S", b -> b.maxResetTimeout(Duration.ofSeconds(-1))),
                 bad("jitter", "1.0", b -> b.jitter(1.0)),
                 bad("jitter", "-0.1", b -> b.jitter(-0.1)),
@@ -55,24 +58,82 @@ class BuilderValidationTest {
                 bad("onStoreError", "null", b -> b.onStoreError(null)),
                 bad("recordFailure", "null", b -> b.recordFailure(null)),
                 bad("recordResult", "null", b -> b.recordResult(null)),
-                bad("fallback", "null", b -> b.fallback(null)));
+                bad("fallback", "null", b -> b.fallback(null)),
+                bad("onCallRejected", "null", b -> b.onCallRejected(null)),
+                bad("onIgnoredError", "null", b -> b.onIgnoredError(null)),
+                bad("onFleetStateChange", "null", b -> b.onFleetStateChange(null)),
+                bad("errorRateThreshold", "-0.5", b -> b.errorRateThreshold(-0.5)),
+                bad("minimumCalls", "-1", b -> b.minimumCalls(-1)),
+                bad("backoffMultiplier", "NaN", b -> b.backoffMultiplier(Double.NaN)),
+                bad("successThreshold", "-1", b -> b.successThreshold(-1)),
+                bad("trialTimeout", "null", b -> b.trialTimeout(null)),
+                bad("maxGapBetweenFailures", "null", b -> b.maxGapBetweenFailures(null)),
+                bad("maxResetTimeout", "null", b -> b.maxResetTimeout(null)),
+                bad("maxResetTimeout", "PT87600H", b -> b.maxResetTimeout(Duration.ofDays(3650))),
+                bad("openCacheRefresh", "null", b -> b.openCacheRefresh(null)),
+                bad("callTimeout", "null", b -> b.callTimeout(null)));
     }
 
-    private static Arguments bad(String option, String value, Consumer<CircuitBreaker.Builder> setter) {
+    private static Arguments bad(String option, String value, Consumer<CircuitBreakerBuilder> setter) {
         return Arguments.of(option, value, setter);
     }
 
     @ParameterizedTest(name = "{0} = {1}")
     @MethodSource("invalid")
-    void buildNamesTheOptionAndTheBadValue(String option, String value, Consumer<CircuitBreaker.Builder> setter) {
-        CircuitBreaker.Builder b = CircuitBreaker.builder();
-        setter.accept(b);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, b::build);
-        assertTrue(e.getMessage().contains(option), e.getMessage());
+    void setterNamesTheOptionAndTheBadValue(String option, String value, Consumer<CircuitBreakerBuilder> setter) {
+        CircuitBreakerBuilder b = CircuitBreaker.builder();
+        InvalidOptionException e = assertThrows(InvalidOptionException.class, () -> setter.accept(b));
+        assertEquals(option, e.option(), e.getMessage());
+        assertTrue(e.getMessage().startsWith(option + " "), e.getMessage());
+        assertEquals(e.getMessage(), option + " " + e.reason());
         if (!value.equals("null")) {
             assertTrue(e.getMessage().contains(value), e.getMessage());
         } else {
             assertTrue(e.getMessage().contains("must not be null"), e.getMessage());
+        }
+    }
+
+    @Test
+    void maxResetTimeoutBelowResetTimeoutFailsAtBuildNamingMaxResetTimeout() {
+        CircuitBreakerBuilder b = CircuitBreaker.builder().resetTimeout(Duration.ofSeconds(2))
+                .maxResetTimeout(Duration.ofSeconds(1));
+        InvalidOptionException e = assertThrows(InvalidOptionException.class, b::build);
+        assertEquals("maxResetTimeout", e.option());
+        assertTrue(e.getMessage().contains("PT1S") && e.getMessage().contains("PT2S"), e.getMessage());
+        // the other order of the setters says the same
+        e = assertThrows(InvalidOptionException.class, () -> CircuitBreaker.builder()
+                .maxResetTimeout(Duration.ofSeconds(1)).resetTimeout(Duration.ofSeconds(2)).build());
+        assertEquals("maxResetTimeout", e.option());
+    }
+
+    @Test
+    void aRefusedValueLeavesTheBuilderAsItWas() {
+        CircuitBreakerBuilder b = CircuitBreaker.builder().failureThreshold(3);
+        assertThrows(InvalidOptionException.class, () -> b.failureThreshold(0));
+        try (CircuitBreaker cb = b.build()) {
+            assertEquals(3, cb.config().failureThreshold());
+        }
+    }
+
+    @Test
+    void unsetOptionsTakeTheirDeclaredDefaults() {
+        try (CircuitBreaker cb = CircuitBreaker.builder().build()) {
+            CircuitBreakerConfig c = cb.config();
+            assertEquals(Policy.defaults(), c.policy());
+            assertEquals(Policy.FAILURE_THRESHOLD.defaultValue(), c.failureThreshold());
+            assertEquals(Policy.RESET_TIMEOUT.defaultValue(), c.resetTimeout());
+            assertEquals(Policy.RESET_TIMEOUT.defaultValue().multipliedBy(8), c.maxResetTimeout());
+            assertEquals(CircuitBreakerBuilder.HALF_OPEN_PERMITS.defaultValue(), c.halfOpenPermits());
+            assertEquals(CircuitBreakerBuilder.TRIAL_TIMEOUT_CAP, c.trialTimeout());
+            assertEquals(CircuitBreakerBuilder.OPEN_CACHE_REFRESH.defaultValue(), c.openCacheRefresh());
+            assertEquals(StoreErrorPolicy.ALLOW, c.storeErrorPolicy());
+            assertTrue(c.callTimeout().isEmpty() && c.maxGapBetweenFailures().isEmpty()
+                    && c.maxOperations().isEmpty() && c.localCacheStaleTolerance().isEmpty());
+        }
+        try (CircuitBreaker cb = CircuitBreaker.builder().localCache().callTimeout(Duration.ofSeconds(3)).build()) {
+            assertEquals(CircuitBreakerBuilder.LOCAL_CACHE.defaultValue(),
+                    cb.config().localCacheStaleTolerance().orElseThrow());
+            assertEquals(Duration.ofSeconds(3), cb.config().trialTimeout());
         }
     }
 
@@ -89,11 +150,11 @@ class BuilderValidationTest {
 
     @Test
     void hugeDurationsAreRefusedNamingTheOption() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> CircuitBreaker.builder().resetTimeout(Duration.ofDays(100_000)).build());
-        assertTrue(e.getMessage().contains("resetTimeout"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class,
-                () -> CircuitBreaker.builder().callTimeout(Duration.ofSeconds(Long.MAX_VALUE)).build());
-        assertTrue(e.getMessage().contains("callTimeout"), e.getMessage());
+        InvalidOptionException e = assertThrows(InvalidOptionException.class,
+                () -> CircuitBreaker.builder().resetTimeout(Duration.ofDays(100_000)));
+        assertEquals("resetTimeout", e.option());
+        e = assertThrows(InvalidOptionException.class,
+                () -> CircuitBreaker.builder().callTimeout(Duration.ofSeconds(Long.MAX_VALUE)));
+        assertEquals("callTimeout", e.option());
     }
 }

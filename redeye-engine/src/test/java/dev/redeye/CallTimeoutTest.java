@@ -26,7 +26,7 @@ class CallTimeoutTest {
     private static final String OP = "bounded";
     private final MutableClock clock = new MutableClock();
 
-    private CircuitBreaker.Builder builder() {
+    private CircuitBreakerBuilder builder() {
         return CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
                 .resetTimeout(Duration.ofSeconds(10)).callTimeout(Duration.ofMillis(100));
     }

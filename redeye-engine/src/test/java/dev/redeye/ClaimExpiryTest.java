@@ -34,7 +34,7 @@ class ClaimExpiryTest {
         MutableClock clock = new MutableClock();
         InMemoryStore backend = new InMemoryStore();
         ManualClaims claims = new ManualClaims();
-        CircuitBreaker.Builder common = CircuitBreaker.builder().clock(clock).ticker(clock)
+        CircuitBreakerBuilder common = CircuitBreaker.builder().clock(clock).ticker(clock)
                 .jitter(0).failureThreshold(1)
                 .successThreshold(3).resetTimeout(Duration.ofSeconds(1)).trialTimeout(Duration.ofSeconds(30));
         try (CircuitBreaker a = common.store(claims.over(backend.newClient())).build();

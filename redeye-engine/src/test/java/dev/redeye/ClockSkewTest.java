@@ -32,7 +32,7 @@ class ClockSkewTest {
         backend.close();
     }
 
-    private CircuitBreaker.Builder on(MutableClock c) {
+    private CircuitBreakerBuilder on(MutableClock c) {
         return CircuitBreaker.builder().clock(c).ticker(c).jitter(0).failureThreshold(1)
                 .resetTimeout(Duration.ofMillis(WINDOW)).store(backend.newClient());
     }

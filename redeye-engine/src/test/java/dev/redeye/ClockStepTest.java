@@ -32,7 +32,7 @@ class ClockStepTest {
         backend.close();
     }
 
-    private static CircuitBreaker.Builder on(MutableClock c) {
+    private static CircuitBreakerBuilder on(MutableClock c) {
         return CircuitBreaker.builder().clock(c).ticker(c).jitter(0).failureThreshold(1)
                 .resetTimeout(Duration.ofMinutes(10)).openCacheRefresh(Duration.ofSeconds(2));
     }

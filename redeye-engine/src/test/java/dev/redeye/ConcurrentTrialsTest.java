@@ -37,7 +37,7 @@ class ConcurrentTrialsTest {
         InMemoryStore backend = new InMemoryStore();
         List<CircuitBreaker> breakers = new ArrayList<>();
         for (int i = 0; i < (distributed ? 2 : 1); i++) {
-            CircuitBreaker.Builder b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
+            CircuitBreakerBuilder b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
                     .resetTimeout(Duration.ofSeconds(5)).halfOpenPermits(permits).successThreshold(permits);
             if (distributed) {
                 b.store(backend.newClient());

@@ -38,12 +38,12 @@ class DistributedModeTest {
         backend.close();
     }
 
-    private CircuitBreaker.Builder builder(SpyStore store) {
+    private CircuitBreakerBuilder builder(SpyStore store) {
         return CircuitBreaker.builder().clock(clock).ticker(clock)
                 .jitter(0).resetTimeout(Duration.ofSeconds(10)).store(store);
     }
 
-    private CircuitBreaker build(CircuitBreaker.Builder b) {
+    private CircuitBreaker build(CircuitBreakerBuilder b) {
         CircuitBreaker cb = b.build();
         breakers.add(cb);
         return cb;

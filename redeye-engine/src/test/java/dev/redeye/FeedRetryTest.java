@@ -87,7 +87,13 @@ class FeedRetryTest {
              CircuitBreaker other = CircuitBreaker.builder().store(backend.newClient()).build()) {
             eventually("two retries", () -> late.attempts.get() == 3);
             eventually("the fleet's transition", () -> {
-                other.forceOpen(OP); // until the subscription is up, the event may be missed: repeat
+                // until the subscription is up, the event may be missed: repeat, with a transition each time (a
+                // second forceOpen would be a change already in force, which writes and publishes nothing)
+                if (other.state(OP).open()) {
+                    other.reset(OP);
+                } else {
+                    other.forceOpen(OP);
+                }
                 return !heard.isEmpty();
             });
             assertFalse(b.isLocalCacheActive(), "no local cache was asked for");

@@ -33,7 +33,7 @@ class ForceInForceTest {
         backend.close();
     }
 
-    private CircuitBreaker build(CircuitBreaker.Builder b) {
+    private CircuitBreaker build(CircuitBreakerBuilder b) {
         CircuitBreaker cb = b.clock(clock).jitter(0).resetTimeout(Duration.ofSeconds(10))
                 .onStateChange(own::add).build();
         breakers.add(cb);

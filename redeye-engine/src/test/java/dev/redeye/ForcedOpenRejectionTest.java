@@ -31,7 +31,7 @@ class ForcedOpenRejectionTest {
         backend.close();
     }
 
-    private CircuitBreaker build(CircuitBreaker.Builder b) {
+    private CircuitBreaker build(CircuitBreakerBuilder b) {
         CircuitBreaker cb = b.resetTimeout(Duration.ofSeconds(10)).jitter(0).build();
         breakers.add(cb);
         return cb;

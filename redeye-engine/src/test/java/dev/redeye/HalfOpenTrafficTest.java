@@ -36,7 +36,7 @@ class HalfOpenTrafficTest {
     }
 
     private CircuitBreaker build(CountingStore store, boolean localCache) {
-        CircuitBreaker.Builder b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
+        CircuitBreakerBuilder b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
                 .resetTimeout(Duration.ofSeconds(10)).trialTimeout(Duration.ofSeconds(8))
                 .openCacheRefresh(Duration.ofSeconds(1)).store(store);
         if (localCache) {

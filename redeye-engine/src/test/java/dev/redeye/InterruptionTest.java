@@ -39,7 +39,7 @@ class InterruptionTest {
         backend.close();
     }
 
-    private CircuitBreaker.Builder builder() {
+    private CircuitBreakerBuilder builder() {
         return CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
                 .resetTimeout(Duration.ofSeconds(10));
     }
@@ -58,7 +58,7 @@ class InterruptionTest {
             "InterruptedIOException"})
     void anInterruptionIsNotAFailureAndTheInterruptStatusIsRestored(String kind) {
         for (boolean distributed : new boolean[] {false, true}) {
-            CircuitBreaker.Builder bb = builder().recordFailure(t -> true);
+            CircuitBreakerBuilder bb = builder().recordFailure(t -> true);
             if (distributed) {
                 bb.store(backend.newClient());
             }

@@ -30,11 +30,11 @@ class LocalModeTest {
     private final MutableClock clock = new MutableClock();
     private final List<CircuitBreaker> open = new ArrayList<>();
 
-    private CircuitBreaker.Builder builder() {
+    private CircuitBreakerBuilder builder() {
         return CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).resetTimeout(Duration.ofSeconds(10));
     }
 
-    private CircuitBreaker build(CircuitBreaker.Builder b) {
+    private CircuitBreaker build(CircuitBreakerBuilder b) {
         CircuitBreaker cb = b.build();
         open.add(cb);
         return cb;

@@ -29,7 +29,7 @@ class OrElseTest {
     private final MutableClock clock = new MutableClock();
     private final List<CircuitBreaker> open = new ArrayList<>();
 
-    private CircuitBreaker build(CircuitBreaker.Builder b) {
+    private CircuitBreaker build(CircuitBreakerBuilder b) {
         CircuitBreaker cb = b.clock(clock).ticker(clock).jitter(0).resetTimeout(Duration.ofSeconds(10)).build();
         open.add(cb);
         return cb;

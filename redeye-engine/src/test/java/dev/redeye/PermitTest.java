@@ -27,7 +27,7 @@ class PermitTest {
     private static final String OP = "payments";
     private final MutableClock clock = new MutableClock();
 
-    private CircuitBreaker.Builder builder() {
+    private CircuitBreakerBuilder builder() {
         return CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(2)
                 .resetTimeout(Duration.ofSeconds(10)).trialTimeout(Duration.ofSeconds(5));
     }

@@ -38,7 +38,7 @@ class StaleTrialTest {
         };
     }
 
-    private static CircuitBreaker.Builder builder(MutableClock clock) {
+    private static CircuitBreakerBuilder builder(MutableClock clock) {
         return CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
                 .resetTimeout(Duration.ofSeconds(5));
     }

@@ -20,17 +20,35 @@ class StateViewsTest {
         return BreakerState.builder().open(true).openedAt(NOW).failures(1).version(version).build();
     }
 
+    /** The stamp taken before a store call lets a newer feed event that arrived during it win over its result. */
+    @Test
+    void aFeedEventDuringAStampedCallIsKeptOverItsOlderResult() {
+        views.activateCache();
+        OperationState e = new OperationState("op");
+        BreakerState read = views.readNoted(e, NOW, (x, now) -> {
+            views.noteFeed(x, open(7), NOW); // another instance opened it while this read was under way
+            return BreakerState.INITIAL.withVersion(6);
+        });
+        assertEquals(6, read.version());
+        assertEquals(7, e.openView.get().state.version());
+        assertNull(views.cachedClosed(e, NOW));
+        // without a feed event meanwhile, the read is authoritative
+        views.readNoted(e, NOW, (x, now) -> BreakerState.INITIAL.withVersion(6));
+        assertNull(e.openView.get());
+        assertEquals(6, views.cachedClosed(e, NOW).version());
+    }
+
     @Test
     void readsAreAuthoritativeAndFeedEventsMustBeStrictlyNewer() {
         views.activateCache();
         OperationState e = new OperationState("op");
-        views.noteRead(e, BreakerState.INITIAL.withVersion(10), NOW, views.stampBeforeStoreCall(e));
+        views.readNoted(e, NOW, (x, now) -> BreakerState.INITIAL.withVersion(10));
         assertNotNull(views.cachedClosed(e, NOW));
         views.noteFeed(e, open(10), NOW);
         assertNull(e.openView.get(), "same version: ignored");
         views.noteFeed(e, open(11), NOW);
         assertEquals(11, e.openView.get().state.version());
-        views.noteRead(e, BreakerState.INITIAL.withVersion(3), NOW, views.stampBeforeStoreCall(e));
+        views.readNoted(e, NOW, (x, now) -> BreakerState.INITIAL.withVersion(3));
         assertNull(e.openView.get(), "a read replaces whatever its version");
         assertEquals(3, views.cachedClosed(e, NOW).version());
         views.distrustAll();

@@ -30,7 +30,7 @@ class TrialFencingTest {
     private final CircuitBreaker a = builder().build();
     private final CircuitBreaker b = builder().build();
 
-    private CircuitBreaker.Builder builder() {
+    private CircuitBreakerBuilder builder() {
         return CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1).halfOpenPermits(2)
                 .resetTimeout(Duration.ofSeconds(10)).backoffMultiplier(2).maxResetTimeout(Duration.ofHours(1))
                 .trialTimeout(Duration.ofMinutes(5)).store(backend.newClient()).onStateChange(events::add);

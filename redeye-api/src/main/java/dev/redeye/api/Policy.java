@@ -48,62 +48,70 @@ public record Policy(
      */
     public static final long MAX_DURATION_MILLIS = 1L << 53;
 
+    private static final Duration MAX_DURATION = Duration.ofMillis(MAX_DURATION_MILLIS);
+
+    /** How a closed breaker decides to open; default {@link Strategy#CONSECUTIVE}. */
+    public static final Option<Strategy> STRATEGY = Option.nonNull("strategy", Strategy.CONSECUTIVE);
+    /** Failures that open the breaker (consecutive, or the leaky count), at least 1; default 5. */
+    public static final Option<Integer> FAILURE_THRESHOLD = Option.atLeastOne("failureThreshold", 5);
+    /** Error rate in (0, 1] that opens the breaker (error-rate strategy); default 0.5. */
+    public static final Option<Double> ERROR_RATE_THRESHOLD = Option.of("errorRateThreshold", 0.5,
+            v -> v > 0.0 && v <= 1.0, "must be in (0, 1]");
+    /** Outcomes needed before the error rate may open the breaker, at least 1; default 10. */
+    public static final Option<Integer> MINIMUM_CALLS = Option.atLeastOne("minimumCalls", 10);
+    /** EWMA decay in (0, 1), the weight of the previous rate; default 0.9. */
+    public static final Option<Double> ERROR_RATE_DECAY = Option.of("errorRateDecay", 0.9,
+            v -> v > 0.0 && v < 1.0, "must be in (0, 1)");
+    /** Successful trials needed to close, at least 1; default 1. */
+    public static final Option<Integer> SUCCESS_THRESHOLD = Option.atLeastOne("successThreshold", 1);
+    /** Base reset window, at least 1 ms; default 60 s. */
+    public static final Option<Duration> RESET_TIMEOUT = Option.duration("resetTimeout", Duration.ofSeconds(60),
+            MAX_DURATION);
+    /** Window multiplier per failed trial, finite and at least 1; default 2. */
+    public static final Option<Double> BACKOFF_MULTIPLIER = Option.of("backoffMultiplier", 2.0,
+            v -> v >= 1.0 && !Double.isInfinite(v), "must be a finite number >= 1");
+    /** Cap on the reset window, at least {@code resetTimeout}; default 8 x {@code resetTimeout}. */
+    public static final Option<Duration> MAX_RESET_TIMEOUT = Option.duration("maxResetTimeout", null, MAX_DURATION);
+    /** Relative jitter of the reset window in [0, 1); default 0.1. */
+    public static final Option<Double> JITTER = Option.of("jitter", 0.1, v -> v >= 0.0 && v < 1.0,
+            "must be in [0, 1)");
+    /** A failure later than this after the previous one restarts the count at 1; default unset. */
+    public static final Option<Duration> MAX_GAP_BETWEEN_FAILURES = Option.duration("maxGapBetweenFailures", null,
+            MAX_DURATION);
+    /** Clean-up TTL of stored state, more than twice {@code maxResetTimeout}; default max(24 h, 4 x it). */
+    public static final Option<Duration> STATE_TTL = Option.duration("stateTtl", null,
+            Duration.ofMillis(Long.MAX_VALUE));
+
     private static final Policy DEFAULTS = builder().build();
 
     /**
-     * Validates every field.
+     * Validates every field with the option's own check ({@link #FAILURE_THRESHOLD} and the others).
      *
-     * @throws IllegalArgumentException naming the option and the bad value
-     * @throws NullPointerException     if {@code strategy} is null
+     * @throws InvalidOptionException naming the option and the bad value
+     * @throws NullPointerException   if {@code strategy} is null
      */
     public Policy {
         Objects.requireNonNull(strategy, "strategy");
-        if (failureThreshold < 1) {
-            throw new IllegalArgumentException("failureThreshold must be >= 1, was " + failureThreshold);
+        FAILURE_THRESHOLD.check(failureThreshold);
+        if (maxGapBetweenFailuresMillis != 0) {
+            MAX_GAP_BETWEEN_FAILURES.check(Duration.ofMillis(maxGapBetweenFailuresMillis));
         }
-        if (maxGapBetweenFailuresMillis < 0) {
-            throw new IllegalArgumentException(
-                    "maxGapBetweenFailures must be >= 0 ms, was " + maxGapBetweenFailuresMillis);
-        }
-        if (!(errorRateThreshold > 0.0 && errorRateThreshold <= 1.0)) {
-            throw new IllegalArgumentException("errorRateThreshold must be in (0, 1], was " + errorRateThreshold);
-        }
-        if (minimumCalls < 1) {
-            throw new IllegalArgumentException("minimumCalls must be >= 1, was " + minimumCalls);
-        }
-        if (!(errorRateDecay > 0.0 && errorRateDecay < 1.0)) {
-            throw new IllegalArgumentException("errorRateDecay must be in (0, 1), was " + errorRateDecay);
-        }
-        if (successThreshold < 1) {
-            throw new IllegalArgumentException("successThreshold must be >= 1, was " + successThreshold);
-        }
-        if (resetTimeoutMillis <= 0) {
-            throw new IllegalArgumentException("resetTimeout must be > 0 ms, was " + resetTimeoutMillis);
-        }
-        atMostMaxDuration("resetTimeout", resetTimeoutMillis);
-        atMostMaxDuration("maxResetTimeout", maxResetTimeoutMillis);
-        atMostMaxDuration("maxGapBetweenFailures", maxGapBetweenFailuresMillis);
-        if (!(backoffMultiplier >= 1.0) || Double.isInfinite(backoffMultiplier)) {
-            throw new IllegalArgumentException("backoffMultiplier must be a finite number >= 1, was "
-                    + backoffMultiplier);
-        }
+        ERROR_RATE_THRESHOLD.check(errorRateThreshold);
+        MINIMUM_CALLS.check(minimumCalls);
+        ERROR_RATE_DECAY.check(errorRateDecay);
+        SUCCESS_THRESHOLD.check(successThreshold);
+        RESET_TIMEOUT.check(Duration.ofMillis(resetTimeoutMillis));
+        MAX_RESET_TIMEOUT.check(Duration.ofMillis(maxResetTimeoutMillis));
+        BACKOFF_MULTIPLIER.check(backoffMultiplier);
         if (maxResetTimeoutMillis < resetTimeoutMillis) {
-            throw new IllegalArgumentException("maxResetTimeout must be >= resetTimeout (" + resetTimeoutMillis
-                    + " ms), was " + maxResetTimeoutMillis);
+            throw new InvalidOptionException(MAX_RESET_TIMEOUT.name(), "must be >= resetTimeout ("
+                    + Duration.ofMillis(resetTimeoutMillis) + "), was " + Duration.ofMillis(maxResetTimeoutMillis));
         }
-        if (!(jitter >= 0.0 && jitter < 1.0)) {
-            throw new IllegalArgumentException("jitter must be in [0, 1), was " + jitter);
-        }
+        JITTER.check(jitter);
+        STATE_TTL.check(Duration.ofMillis(stateTtlMillis));
         if (stateTtlMillis <= 2 * maxResetTimeoutMillis) {
-            throw new IllegalArgumentException("stateTtl must be more than twice maxResetTimeout ("
-                    + maxResetTimeoutMillis + " ms), was " + stateTtlMillis);
-        }
-    }
-
-    private static void atMostMaxDuration(String option, long millis) {
-        if (millis > MAX_DURATION_MILLIS) {
-            throw new IllegalArgumentException(option + " must be at most " + MAX_DURATION_MILLIS
-                    + " ms (2^53, about 285,000 years), was " + millis + " ms");
+            throw new InvalidOptionException(STATE_TTL.name(), "must be more than twice maxResetTimeout ("
+                    + maxResetTimeoutMillis + " ms), was " + stateTtlMillis + " ms");
         }
     }
 
@@ -132,8 +140,6 @@ public record Policy(
         b.maxResetTimeoutMillis = maxResetTimeoutMillis;
         b.jitter = jitter;
         b.stateTtlMillis = stateTtlMillis;
-        b.maxResetSet = true;
-        b.stateTtlSet = true;
         return b;
     }
 
@@ -153,81 +159,88 @@ public record Policy(
     }
 
     /**
-     * Builder for {@link Policy}. Every value is checked in {@link #build()}, which throws
-     * {@link IllegalArgumentException} naming the option and the bad value. Not thread-safe.
+     * Builder for {@link Policy}, seeded with each option's default. Each setter checks its value and throws
+     * {@link InvalidOptionException} naming the option; {@link #build()} checks the rules between options
+     * ({@code maxResetTimeout >= resetTimeout}, the state TTL). Not thread-safe.
      */
     public static final class Builder {
-        private Strategy strategy = Strategy.CONSECUTIVE;
-        private int failureThreshold = 5;
-        private long maxGapBetweenFailuresMillis = 0;
-        private double errorRateThreshold = 0.5;
-        private int minimumCalls = 10;
-        private double errorRateDecay = 0.9;
-        private int successThreshold = 1;
-        private long resetTimeoutMillis = 60_000;
-        private double backoffMultiplier = 2.0;
-        private long maxResetTimeoutMillis;
-        private boolean maxResetSet;
-        private double jitter = 0.1;
-        private long stateTtlMillis;
-        private boolean stateTtlSet;
+        private Strategy strategy = STRATEGY.defaultValue();
+        private int failureThreshold = FAILURE_THRESHOLD.defaultValue();
+        private long maxGapBetweenFailuresMillis;
+        private double errorRateThreshold = ERROR_RATE_THRESHOLD.defaultValue();
+        private int minimumCalls = MINIMUM_CALLS.defaultValue();
+        private double errorRateDecay = ERROR_RATE_DECAY.defaultValue();
+        private int successThreshold = SUCCESS_THRESHOLD.defaultValue();
+        private long resetTimeoutMillis = RESET_TIMEOUT.defaultValue().toMillis();
+        private double backoffMultiplier = BACKOFF_MULTIPLIER.defaultValue();
+        /** Null while unset: 8 x resetTimeout. */
+        private Long maxResetTimeoutMillis;
+        private double jitter = JITTER.defaultValue();
+        /** Null while unset: max(24 h, 4 x maxResetTimeout). */
+        private Long stateTtlMillis;
 
         private Builder() {
         }
 
-        public Builder strategy(Strategy v) { strategy = v; return this; }
-        public Builder failureThreshold(int v) { failureThreshold = v; return this; }
-        public Builder errorRateThreshold(double v) { errorRateThreshold = v; return this; }
-        public Builder minimumCalls(int v) { minimumCalls = v; return this; }
-        public Builder errorRateDecay(double v) { errorRateDecay = v; return this; }
-        public Builder successThreshold(int v) { successThreshold = v; return this; }
-        public Builder backoffMultiplier(double v) { backoffMultiplier = v; return this; }
-        public Builder jitter(double v) { jitter = v; return this; }
+        /** See {@link Policy#STRATEGY}. */
+        public Builder strategy(Strategy v) { strategy = STRATEGY.check(v); return this; }
 
-        /** Gap after which the consecutive count restarts; {@code null} or zero means unset. */
+        /** See {@link Policy#FAILURE_THRESHOLD}. */
+        public Builder failureThreshold(int v) { failureThreshold = FAILURE_THRESHOLD.check(v); return this; }
+
+        /** See {@link Policy#ERROR_RATE_THRESHOLD}. */
+        public Builder errorRateThreshold(double v) { errorRateThreshold = ERROR_RATE_THRESHOLD.check(v); return this; }
+
+        /** See {@link Policy#MINIMUM_CALLS}. */
+        public Builder minimumCalls(int v) { minimumCalls = MINIMUM_CALLS.check(v); return this; }
+
+        /** See {@link Policy#ERROR_RATE_DECAY}. */
+        public Builder errorRateDecay(double v) { errorRateDecay = ERROR_RATE_DECAY.check(v); return this; }
+
+        /** See {@link Policy#SUCCESS_THRESHOLD}. */
+        public Builder successThreshold(int v) { successThreshold = SUCCESS_THRESHOLD.check(v); return this; }
+
+        /** See {@link Policy#BACKOFF_MULTIPLIER}. */
+        public Builder backoffMultiplier(double v) { backoffMultiplier = BACKOFF_MULTIPLIER.check(v); return this; }
+
+        /** See {@link Policy#JITTER}. */
+        public Builder jitter(double v) { jitter = JITTER.check(v); return this; }
+
+        /** See {@link Policy#MAX_GAP_BETWEEN_FAILURES}; {@code null} or zero means unset. */
         public Builder maxGapBetweenFailures(Duration v) {
-            maxGapBetweenFailuresMillis = v == null ? 0 : millis("maxGapBetweenFailures", v);
+            maxGapBetweenFailuresMillis = v == null || v.isZero() ? 0
+                    : MAX_GAP_BETWEEN_FAILURES.check(v).toMillis();
             return this;
         }
 
+        /** See {@link Policy#RESET_TIMEOUT}. */
         public Builder resetTimeout(Duration v) {
-            resetTimeoutMillis = millis("resetTimeout", v);
+            resetTimeoutMillis = RESET_TIMEOUT.check(v).toMillis();
             return this;
         }
 
-        /** Cap on the reset window (at most {@link Policy#MAX_DURATION_MILLIS}); defaults to 8 x resetTimeout. */
+        /** See {@link Policy#MAX_RESET_TIMEOUT} (at most {@link Policy#MAX_DURATION_MILLIS}). */
         public Builder maxResetTimeout(Duration v) {
-            maxResetTimeoutMillis = millis("maxResetTimeout", v);
-            maxResetSet = true;
+            maxResetTimeoutMillis = MAX_RESET_TIMEOUT.check(v).toMillis();
             return this;
         }
 
-        /** Clean-up TTL for stored state; defaults to max(24 h, 4 x maxResetTimeout). */
+        /** See {@link Policy#STATE_TTL}. */
         public Builder stateTtl(Duration v) {
-            stateTtlMillis = millis("stateTtl", v);
-            stateTtlSet = true;
+            stateTtlMillis = STATE_TTL.check(v).toMillis();
             return this;
-        }
-
-        private static long millis(String option, Duration v) {
-            if (v == null) {
-                throw new IllegalArgumentException(option + " must not be null");
-            }
-            if (v.isNegative()) {
-                throw new IllegalArgumentException(option + " must not be negative, was " + v);
-            }
-            return v.toMillis();
         }
 
         /**
          * Builds the policy.
          *
-         * @throws IllegalArgumentException naming the first bad option and its value
+         * @throws InvalidOptionException naming the option, if two options disagree
+         *                                ({@code maxResetTimeout < resetTimeout}, a state TTL too short)
          */
         public Policy build() {
-            long max = maxResetSet ? maxResetTimeoutMillis : Math.min(saturatedMultiply(resetTimeoutMillis, 8),
-                    Math.max(resetTimeoutMillis, MAX_DURATION_MILLIS)); // a too long resetTimeout is refused as such
-            long ttl = stateTtlSet ? stateTtlMillis : Math.max(86_400_000L, saturatedMultiply(max, 4));
+            long max = maxResetTimeoutMillis != null ? maxResetTimeoutMillis
+                    : Math.min(saturatedMultiply(resetTimeoutMillis, 8), MAX_DURATION_MILLIS);
+            long ttl = stateTtlMillis != null ? stateTtlMillis : Math.max(86_400_000L, saturatedMultiply(max, 4));
             return new Policy(strategy, failureThreshold, maxGapBetweenFailuresMillis, errorRateThreshold,
                     minimumCalls, errorRateDecay, successThreshold, resetTimeoutMillis, backoffMultiplier, max,
                     jitter, ttl);

@@ -65,8 +65,32 @@ class PolicyAndCodecTest {
     }
 
     private static void assertMessage(String option, org.junit.jupiter.api.function.Executable e) {
-        IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, e);
-        assertTrue(ex.getMessage().contains(option), ex.getMessage());
+        InvalidOptionException ex = assertThrows(InvalidOptionException.class, e);
+        assertEquals(option, ex.option(), ex.getMessage());
+        assertTrue(ex.getMessage().startsWith(option + " "), ex.getMessage());
+    }
+
+    /** Each setter checks its value where it is set, with the option declared on Policy. */
+    @Test
+    void settersRefuseBadValuesNamingTheOption() {
+        assertMessage("strategy", () -> Policy.builder().strategy(null));
+        assertMessage("failureThreshold", () -> Policy.builder().failureThreshold(0));
+        assertMessage("errorRateThreshold", () -> Policy.builder().errorRateThreshold(0));
+        assertMessage("minimumCalls", () -> Policy.builder().minimumCalls(0));
+        assertMessage("errorRateDecay", () -> Policy.builder().errorRateDecay(0));
+        assertMessage("successThreshold", () -> Policy.builder().successThreshold(0));
+        assertMessage("resetTimeout", () -> Policy.builder().resetTimeout(Duration.ZERO));
+        assertMessage("backoffMultiplier", () -> Policy.builder().backoffMultiplier(0.9));
+        assertMessage("maxResetTimeout", () -> Policy.builder().maxResetTimeout(null));
+        assertMessage("jitter", () -> Policy.builder().jitter(-0.1));
+        assertMessage("maxGapBetweenFailures", () -> Policy.builder().maxGapBetweenFailures(Duration.ofMillis(-1)));
+        assertMessage("stateTtl", () -> Policy.builder().stateTtl(Duration.ZERO));
+        assertMessage("stateTtl", () -> Policy.builder().stateTtl(Duration.ofMinutes(1)).build());
+        Policy d = Policy.defaults();
+        assertEquals(Policy.FAILURE_THRESHOLD.defaultValue(), d.failureThreshold());
+        assertEquals(Policy.RESET_TIMEOUT.defaultValue(), d.resetTimeout());
+        assertEquals(Policy.STRATEGY.defaultValue(), d.strategy());
+        assertEquals(d, d.toBuilder().build());
     }
 
     @Test

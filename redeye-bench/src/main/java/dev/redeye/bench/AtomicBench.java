@@ -1,6 +1,7 @@
 package dev.redeye.bench;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.CircuitBreakerBuilder;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.Store;
@@ -174,7 +175,7 @@ final class AtomicBench {
     }
 
     private static CircuitBreaker breaker(Store store, ManualClock clock, int failureThreshold) {
-        CircuitBreaker.Builder b = CircuitBreaker.builder().store(store).failureThreshold(failureThreshold)
+        CircuitBreakerBuilder b = CircuitBreaker.builder().store(store).failureThreshold(failureThreshold)
                 .resetTimeout(Duration.ofSeconds(10));
         if (clock != null) {
             b.clock(clock).ticker(clock);

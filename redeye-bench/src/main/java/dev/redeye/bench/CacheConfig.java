@@ -1,6 +1,7 @@
 package dev.redeye.bench;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.CircuitBreakerBuilder;
 import java.time.Duration;
 
 /**
@@ -31,7 +32,7 @@ enum CacheConfig {
     }
 
     /** Applies this configuration to a builder and returns it. */
-    CircuitBreaker.Builder apply(CircuitBreaker.Builder b) {
+    CircuitBreakerBuilder apply(CircuitBreakerBuilder b) {
         switch (this) {
             case NO_CACHES:
                 return b.openCacheRefresh(Duration.ofMillis(1));

@@ -1,6 +1,7 @@
 package dev.redeye.bench;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.CircuitBreakerBuilder;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.ref.Reference;
@@ -52,7 +53,7 @@ final class GrowthBench {
         }
         try (StoreFixture fixture = local ? null : env.fixture(storeName, true);
                 StoreFixture.RoundTrip rt = local ? null : fixture.roundTrip()) {
-            CircuitBreaker.Builder b = CircuitBreaker.builder();
+            CircuitBreakerBuilder b = CircuitBreaker.builder();
             if (!local) {
                 b.store(fixture.open()); // opened first: its client's own heap is not the breaker's
             }

@@ -1,5 +1,6 @@
 package dev.redeye.cli;
 
+import dev.redeye.api.InvalidOptionException;
 import dev.redeye.api.Policy;
 import java.time.Duration;
 import picocli.CommandLine.Model.CommandSpec;
@@ -11,19 +12,19 @@ import picocli.CommandLine.Spec;
  * The timing options an operator command needs to interpret a stored state the way the application's
  * breakers do. The store holds state, not configuration: whether an open breaker is already half-open, and
  * how long until a trial, depend on the application's {@code resetTimeout}, {@code backoffMultiplier} and
- * {@code maxResetTimeout}. Defaults are the library's defaults (60 s, 2, 8 x reset timeout).
+ * {@code maxResetTimeout}. Their defaults are the library's own ({@link Policy#RESET_TIMEOUT},
+ * {@link Policy#BACKOFF_MULTIPLIER}, {@link Policy#MAX_RESET_TIMEOUT}), given by {@link LibraryDefaults}.
  */
 public final class PolicyOptions {
 
     @Spec(Spec.Target.MIXEE)
     CommandSpec mixee;
 
-    @Option(names = "--reset-timeout", paramLabel = "DURATION", defaultValue = "60s",
-            converter = DurationConverter.class,
+    @Option(names = "--reset-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "The application's resetTimeout (default: ${DEFAULT-VALUE}).")
     Duration resetTimeout;
 
-    @Option(names = "--backoff-multiplier", paramLabel = "X", defaultValue = "2",
+    @Option(names = "--backoff-multiplier", paramLabel = "X",
             description = "The application's backoffMultiplier (default: ${DEFAULT-VALUE}).")
     double backoffMultiplier;
 
@@ -38,7 +39,7 @@ public final class PolicyOptions {
     /**
      * The policy these options describe.
      *
-     * @throws ParameterException naming the bad option
+     * @throws ParameterException naming the bad command-line option, found from the option the policy refused
      */
     Policy policy() {
         try {
@@ -47,8 +48,8 @@ public final class PolicyOptions {
                 b.maxResetTimeout(maxResetTimeout);
             }
             return b.build();
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(mixee.commandLine(), e.getMessage(), e);
+        } catch (InvalidOptionException e) {
+            throw OptionErrors.usage(mixee, e);
         }
     }
 }

@@ -99,6 +99,7 @@ public final class RedeyeCommand implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new RedeyeCommand());
         cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setDefaultValueProvider(new LibraryDefaults());
         cl.setParameterExceptionHandler(RedeyeCommand::onBadArguments);
         cl.setExecutionExceptionHandler(RedeyeCommand::onFailure);
         cl.setExitCodeExceptionMapper(t -> t instanceof ParameterException ? EXIT_USAGE : EXIT_FAILURE);

@@ -1,5 +1,7 @@
 package dev.redeye.cli;
 
+import dev.redeye.CircuitBreaker;
+import dev.redeye.api.InvalidOptionException;
 import dev.redeye.charts.TimelineChart;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -72,7 +74,7 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "When it comes back (default: ${DEFAULT-VALUE}).")
     Duration upAt;
 
-    @Option(names = "--failure-threshold", paramLabel = "N", defaultValue = "5",
+    @Option(names = "--failure-threshold", paramLabel = "N",
             description = "Consecutive failures that open a breaker (default: ${DEFAULT-VALUE}).")
     int failureThreshold;
 
@@ -81,11 +83,11 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "How long a breaker stays open before a trial (default: ${DEFAULT-VALUE}).")
     Duration resetTimeout;
 
-    @Option(names = "--backoff-multiplier", paramLabel = "X", defaultValue = "2",
+    @Option(names = "--backoff-multiplier", paramLabel = "X",
             description = "Reset window multiplier per failed trial (default: ${DEFAULT-VALUE}).")
     double backoffMultiplier;
 
-    @Option(names = "--jitter", paramLabel = "J", defaultValue = "0.1",
+    @Option(names = "--jitter", paramLabel = "J",
             description = "Relative jitter of each instance's reset window (default: ${DEFAULT-VALUE}).")
     double jitter;
 
@@ -241,11 +243,12 @@ public final class SimulateCommand implements Callable<Integer> {
         check(downAt.compareTo(duration) < 0, "--down-at must be before the end of the run (--duration "
                 + DurationConverter.format(duration) + ")");
         check(upAt.compareTo(downAt) > 0, "--up-at must be after --down-at");
-        check(failureThreshold >= 1, "--failure-threshold must be >= 1, was " + failureThreshold);
-        check(!resetTimeout.isZero(), "--reset-timeout must be > 0");
-        check(backoffMultiplier >= 1.0 && !Double.isInfinite(backoffMultiplier),
-                "--backoff-multiplier must be >= 1, was " + backoffMultiplier);
-        check(jitter >= 0.0 && jitter < 1.0, "--jitter must be in [0, 1), was " + jitter);
+        try { // the breakers' options, checked by the engine's own setters
+            CircuitBreaker.builder().failureThreshold(failureThreshold).resetTimeout(resetTimeout)
+                    .backoffMultiplier(backoffMultiplier).jitter(jitter);
+        } catch (InvalidOptionException e) {
+            throw OptionErrors.usage(spec, e);
+        }
         check(callLatency.compareTo(Duration.ofSeconds(10)) <= 0, "--call-latency must be at most 10s");
         check(thinkTime.toMillis() >= 1 && thinkTime.compareTo(Duration.ofSeconds(10)) <= 0,
                 "--think-time must be in [1ms, 10s] (it also paces rejected calls)");

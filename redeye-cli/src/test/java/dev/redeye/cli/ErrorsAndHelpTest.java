@@ -68,10 +68,45 @@ class ErrorsAndHelpTest {
         SimulateCommandTest.assertUsage(Cli.run("status", "op"), "--store");
         SimulateCommandTest.assertUsage(Cli.run("force-open", "--store", "memory:"), "OP");
         SimulateCommandTest.assertUsage(Cli.run("status", "--store", "memory:", "--reset-timeout", "0s", "op"),
-                "resetTimeout");
+                "--reset-timeout must be at least 1 ms");
         SimulateCommandTest.assertUsage(Cli.run("watch", "--store", "memory:", "--count", "0"), "--count");
         SimulateCommandTest.assertUsage(Cli.run("no-such-command"), "no-such-command");
         SimulateCommandTest.assertUsage(Cli.run("tck", "--store", "memory:", "--rule", "R99.9"), "R99.9");
+    }
+
+    /**
+     * A breaker option the engine refuses is a usage error naming the command-line option, found from the
+     * option the engine's InvalidOptionException names: in the setter, and in the rule between two options.
+     */
+    @Test
+    void aRefusedBreakerOptionNamesTheCommandLineOption() {
+        SimulateCommandTest.assertUsage(Cli.run("status", "--store", "memory:", "--backoff-multiplier", "0.5", "op"),
+                "--backoff-multiplier must be a finite number >= 1, was 0.5");
+        SimulateCommandTest.assertUsage(Cli.run("force-open", "--store", "memory:", "--reset-timeout", "2s",
+                "--max-reset-timeout", "1s", "op"), "--max-reset-timeout must be >= resetTimeout");
+        SimulateCommandTest.assertUsage(Cli.run("simulate", "--failure-threshold", "0"),
+                "--failure-threshold must be >= 1, was 0");
+        SimulateCommandTest.assertUsage(Cli.run("simulate", "--reset-timeout", "0s"),
+                "--reset-timeout must be at least 1 ms");
+        SimulateCommandTest.assertUsage(Cli.run("simulate", "--backoff-multiplier", "0.5"),
+                "--backoff-multiplier must be a finite number >= 1, was 0.5");
+        SimulateCommandTest.assertUsage(Cli.run("simulate", "--jitter", "1"), "--jitter must be in [0, 1), was 1.0");
+        assertEquals("--max-gap-between-failures", OptionErrors.flag("maxGapBetweenFailures"));
+    }
+
+    /** Options that stand for a library option default to its declared default; simulate's window is its own. */
+    @Test
+    void policyOptionsDefaultToTheLibrarysOwn() {
+        String status = Cli.run("status", "--help").out().replaceAll("\\s+", " ");
+        assertTrue(status.contains("resetTimeout (default: "
+                + DurationConverter.format(dev.redeye.api.Policy.RESET_TIMEOUT.defaultValue()) + ")"), status);
+        assertTrue(status.contains("backoffMultiplier (default: "
+                + dev.redeye.api.Policy.BACKOFF_MULTIPLIER.defaultValue() + ")"), status);
+        String simulate = Cli.run("simulate", "--help").out().replaceAll("\\s+", " "); // the help wraps
+        assertTrue(simulate.contains("(default: 2s)"), simulate);
+        assertTrue(simulate.contains("open a breaker (default: "
+                + dev.redeye.api.Policy.FAILURE_THRESHOLD.defaultValue() + ")")
+                && simulate.contains("(default: " + dev.redeye.api.Policy.JITTER.defaultValue() + ")"), simulate);
     }
 
     @Test

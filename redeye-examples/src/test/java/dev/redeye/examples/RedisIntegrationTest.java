@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.CircuitBreakerBuilder;
 import dev.redeye.Permit;
 import dev.redeye.Stores;
 import dev.redeye.api.BreakerStatus;
@@ -64,7 +65,7 @@ class RedisIntegrationTest {
         return Stores.open(url.trim() + "?prefix=" + prefix);
     }
 
-    private CircuitBreaker instance(CircuitBreaker.Builder b) {
+    private CircuitBreaker instance(CircuitBreakerBuilder b) {
         CircuitBreaker cb = b.store(client(prefix)).clock(clock).ticker(clock).jitter(0).failureThreshold(2)
                 .resetTimeout(Duration.ofSeconds(10)).trialTimeout(Duration.ofSeconds(5)).build();
         breakers.add(cb);

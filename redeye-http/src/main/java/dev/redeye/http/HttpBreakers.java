@@ -1,6 +1,7 @@
 package dev.redeye.http;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.CircuitBreakerBuilder;
 import dev.redeye.Permit;
 import dev.redeye.Ticker;
 import dev.redeye.api.BreakerState;
@@ -95,7 +96,7 @@ public final class HttpBreakers implements AutoCloseable {
         try {
             for (HttpRule rule : rules.rules()) {
                 RuleBreaker rb = new RuleBreaker(rule, rules.defaults(), b.onStateChange);
-                CircuitBreaker.Builder cb = CircuitBreaker.builder();
+                CircuitBreakerBuilder cb = CircuitBreaker.builder();
                 if (b.customizer != null) {
                     b.customizer.accept(cb);
                 }
@@ -350,7 +351,7 @@ public final class HttpBreakers implements AutoCloseable {
         private Clock clock = Clock.systemUTC();
         private Ticker ticker = Ticker.systemTicker();
         private Consumer<HttpStateChange> onStateChange;
-        private Consumer<CircuitBreaker.Builder> customizer;
+        private Consumer<CircuitBreakerBuilder> customizer;
         private boolean followFeed = true;
 
         private Builder(HttpRuleSet rules) {
@@ -375,13 +376,13 @@ public final class HttpBreakers implements AutoCloseable {
 
         /**
          * The wall clock of every rule's stored times and of the snapshots; default {@link Clock#systemUTC()}
-         * (see {@link CircuitBreaker.Builder#clock}).
+         * (see {@link CircuitBreakerBuilder#clock}).
          */
         public Builder clock(Clock v) { clock = Objects.requireNonNull(v, "clock"); return this; }
 
         /**
          * The ticker of every rule's local durations; default {@link Ticker#systemTicker()} (see
-         * {@link CircuitBreaker.Builder#ticker}). A test on a virtual clock passes a virtual ticker too.
+         * {@link CircuitBreakerBuilder#ticker}). A test on a virtual clock passes a virtual ticker too.
          */
         public Builder ticker(Ticker v) { ticker = Objects.requireNonNull(v, "ticker"); return this; }
 
@@ -394,7 +395,7 @@ public final class HttpBreakers implements AutoCloseable {
          * ...). Runs first for each breaker; the rule's own options, the clock, the ticker, the store,
          * {@code recordResult} and {@code onStateChange} are set after it and win.
          */
-        public Builder customize(Consumer<CircuitBreaker.Builder> v) { customizer = v; return this; }
+        public Builder customize(Consumer<CircuitBreakerBuilder> v) { customizer = v; return this; }
 
         /**
          * Builds one breaker per rule.

@@ -1,5 +1,6 @@
 package dev.redeye.http;
 
+import dev.redeye.api.Policy;
 import dev.redeye.api.Strategy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -148,9 +149,10 @@ public final class HttpRule {
     }
 
     /**
-     * Builds an {@link HttpRule}. Setters record values; {@link #build()} validates them and throws
-     * {@link IllegalArgumentException} naming the option and the rule. Unset options come from the
-     * {@link RuleDefaults}. Not thread-safe.
+     * Builds an {@link HttpRule}. The breaker options' setters check their value with the option's own check
+     * ({@link Policy#FAILURE_THRESHOLD} and the others) and throw {@link dev.redeye.api.InvalidOptionException}
+     * naming it; {@link #build()} checks the rule's own fields and throws {@link IllegalArgumentException}
+     * naming the field and the rule. Unset options come from the {@link RuleDefaults}. Not thread-safe.
      */
     public static final class Builder {
         private final Level level;
@@ -179,14 +181,14 @@ public final class HttpRule {
         /** Adds path substrings a service rule does not count. */
         public Builder skipList(List<String> v) { skipList.addAll(v); return this; }
 
-        /** Failures that open this rule's breaker (>= 1). */
-        public Builder failureThreshold(int v) { failureThreshold = v; return this; }
+        /** Failures that open this rule's breaker ({@link Policy#FAILURE_THRESHOLD}'s check). */
+        public Builder failureThreshold(int v) { failureThreshold = Policy.FAILURE_THRESHOLD.check(v); return this; }
 
-        /** How long this rule's breaker stays open before a trial (> 0). */
-        public Builder resetTimeout(Duration v) { resetTimeout = v; return this; }
+        /** How long this rule's breaker stays open before a trial ({@link Policy#RESET_TIMEOUT}'s check). */
+        public Builder resetTimeout(Duration v) { resetTimeout = Policy.RESET_TIMEOUT.check(v); return this; }
 
-        /** Successful trials that close this rule's breaker (>= 1). */
-        public Builder successThreshold(int v) { successThreshold = v; return this; }
+        /** Successful trials that close this rule's breaker ({@link Policy#SUCCESS_THRESHOLD}'s check). */
+        public Builder successThreshold(int v) { successThreshold = Policy.SUCCESS_THRESHOLD.check(v); return this; }
 
         /** How failures are counted; {@link Strategy#LEAKY} unless the defaults say otherwise. */
         public Builder strategy(Strategy v) { strategy = v; return this; }
@@ -226,15 +228,6 @@ public final class HttpRule {
                 if (s == null || s.isBlank()) {
                     throw new IllegalArgumentException("skipList entries must not be blank" + where);
                 }
-            }
-            if (failureThreshold != null && failureThreshold < 1) {
-                throw new IllegalArgumentException("failureThreshold must be >= 1, was " + failureThreshold + where);
-            }
-            if (successThreshold != null && successThreshold < 1) {
-                throw new IllegalArgumentException("successThreshold must be >= 1, was " + successThreshold + where);
-            }
-            if (resetTimeout != null && (resetTimeout.isNegative() || resetTimeout.toMillis() < 1)) {
-                throw new IllegalArgumentException("resetTimeout must be at least 1 ms, was " + resetTimeout + where);
             }
             return new HttpRule(this);
         }

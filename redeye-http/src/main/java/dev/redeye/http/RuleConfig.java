@@ -1,5 +1,6 @@
 package dev.redeye.http;
 
+import dev.redeye.api.InvalidOptionException;
 import dev.redeye.api.Strategy;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -108,28 +109,32 @@ final class RuleConfig {
         for (Map.Entry<String, ?> e : m.entrySet()) {
             String where = "defaults." + e.getKey();
             Object v = e.getValue();
-            switch (relaxed(e.getKey())) {
-                case "failurethreshold":
-                    d = d.withFailureThreshold(integer(v, where));
-                    break;
-                case "resettimeout":
-                    d = d.withResetTimeout(duration(v, where));
-                    break;
-                case "successthreshold":
-                    d = d.withSuccessThreshold(integer(v, where));
-                    break;
-                case "strategy":
-                    d = d.withStrategy(strategy(v, where));
-                    break;
-                case "successstatuses":
-                    d = d.withSuccessStatuses(statuses(v, where));
-                    break;
-                case "failurestatuses":
-                    d = d.withFailureStatuses(statuses(v, where));
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown key '" + where + "' (expected failureThreshold, "
-                            + "resetTimeout, successThreshold, strategy, successStatuses or failureStatuses)");
+            try {
+                switch (relaxed(e.getKey())) {
+                    case "failurethreshold":
+                        d = d.withFailureThreshold(integer(v, where));
+                        break;
+                    case "resettimeout":
+                        d = d.withResetTimeout(duration(v, where));
+                        break;
+                    case "successthreshold":
+                        d = d.withSuccessThreshold(integer(v, where));
+                        break;
+                    case "strategy":
+                        d = d.withStrategy(strategy(v, where));
+                        break;
+                    case "successstatuses":
+                        d = d.withSuccessStatuses(statuses(v, where));
+                        break;
+                    case "failurestatuses":
+                        d = d.withFailureStatuses(statuses(v, where));
+                        break;
+                    default:
+                        throw new IllegalArgumentException("unknown key '" + where + "' (expected failureThreshold, "
+                                + "resetTimeout, successThreshold, strategy, successStatuses or failureStatuses)");
+                }
+            } catch (InvalidOptionException ex) { // the option's own check, in the defaults' record
+                throw new IllegalArgumentException("defaults." + ex.getMessage(), ex);
             }
         }
         return d;
@@ -162,46 +167,50 @@ final class RuleConfig {
         for (Map.Entry<String, ?> e : m.entrySet()) {
             String at = where + "." + e.getKey();
             Object v = e.getValue();
-            switch (relaxed(e.getKey())) {
-                case "type":
-                case "match":
-                    break;
-                case "name":
-                    b.name(String.valueOf(v));
-                    break;
-                case "skiplist":
-                case "skip":
-                    b.skipList(strings(v, at));
-                    break;
-                case "failurethreshold":
-                    b.failureThreshold(integer(v, at));
-                    break;
-                case "resettimeout":
-                    b.resetTimeout(duration(v, at));
-                    break;
-                case "successthreshold":
-                    b.successThreshold(integer(v, at));
-                    break;
-                case "strategy":
-                    b.strategy(strategy(v, at));
-                    break;
-                case "successstatuses":
-                    b.successStatuses(statuses(v, at));
-                    break;
-                case "failurestatuses":
-                    b.failureStatuses(statuses(v, at));
-                    break;
-                case "onstatechange":
-                    if (!(v instanceof Consumer)) {
-                        throw new IllegalArgumentException(at + " must be a Consumer<HttpStateChange>, was "
-                                + (v == null ? "null" : v.getClass().getName()));
-                    }
-                    b.onStateChange((Consumer<HttpStateChange>) v);
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown key '" + at + "' (expected type, match, name, "
-                            + "skipList, failureThreshold, resetTimeout, successThreshold, strategy, successStatuses, "
-                            + "failureStatuses or onStateChange)");
+            try {
+                switch (relaxed(e.getKey())) {
+                    case "type":
+                    case "match":
+                        break;
+                    case "name":
+                        b.name(String.valueOf(v));
+                        break;
+                    case "skiplist":
+                    case "skip":
+                        b.skipList(strings(v, at));
+                        break;
+                    case "failurethreshold":
+                        b.failureThreshold(integer(v, at));
+                        break;
+                    case "resettimeout":
+                        b.resetTimeout(duration(v, at));
+                        break;
+                    case "successthreshold":
+                        b.successThreshold(integer(v, at));
+                        break;
+                    case "strategy":
+                        b.strategy(strategy(v, at));
+                        break;
+                    case "successstatuses":
+                        b.successStatuses(statuses(v, at));
+                        break;
+                    case "failurestatuses":
+                        b.failureStatuses(statuses(v, at));
+                        break;
+                    case "onstatechange":
+                        if (!(v instanceof Consumer)) {
+                            throw new IllegalArgumentException(at + " must be a Consumer<HttpStateChange>, was "
+                                    + (v == null ? "null" : v.getClass().getName()));
+                        }
+                        b.onStateChange((Consumer<HttpStateChange>) v);
+                        break;
+                    default:
+                        throw new IllegalArgumentException("unknown key '" + at + "' (expected type, match, name, "
+                                + "skipList, failureThreshold, resetTimeout, successThreshold, strategy, "
+                                + "successStatuses, failureStatuses or onStateChange)");
+                }
+            } catch (InvalidOptionException ex) { // the option's own check, in the rule builder's setter
+                throw new IllegalArgumentException(where + ": " + ex.getMessage(), ex);
             }
         }
         try {

@@ -1,12 +1,14 @@
 package dev.redeye.http;
 
+import dev.redeye.api.Policy;
 import dev.redeye.api.Strategy;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The options a rule does not set itself: {@code failureThreshold} 5, {@code resetTimeout} 60 s,
- * {@code successThreshold} 1, {@code strategy} {@link Strategy#LEAKY} (a failure adds 1, a success subtracts 1),
+ * The options a rule does not set itself: {@code failureThreshold}, {@code resetTimeout} and
+ * {@code successThreshold} the engine's defaults ({@link Policy#FAILURE_THRESHOLD} and the others: 5, 60 s and
+ * 1), {@code strategy} {@link Strategy#LEAKY} (a failure adds 1, a success subtracts 1),
  * no success or failure statuses beyond the default (2xx success, anything else a failure). Immutable.
  *
  * @param failureThreshold failures that open a breaker (>= 1)
@@ -19,11 +21,12 @@ import java.util.Objects;
 public record RuleDefaults(int failureThreshold, Duration resetTimeout, int successThreshold, Strategy strategy,
         StatusCodes successStatuses, StatusCodes failureStatuses) {
 
-    private static final RuleDefaults DEFAULTS = new RuleDefaults(5, Duration.ofSeconds(60), 1, Strategy.LEAKY,
+    private static final RuleDefaults DEFAULTS = new RuleDefaults(Policy.FAILURE_THRESHOLD.defaultValue(),
+            Policy.RESET_TIMEOUT.defaultValue(), Policy.SUCCESS_THRESHOLD.defaultValue(), Strategy.LEAKY,
             StatusCodes.NONE, StatusCodes.NONE);
 
     /**
-     * @throws IllegalArgumentException naming the bad option
+     * @throws dev.redeye.api.InvalidOptionException naming the bad option (each option's own check)
      * @throws NullPointerException     if an object component is null
      */
     public RuleDefaults {
@@ -31,15 +34,9 @@ public record RuleDefaults(int failureThreshold, Duration resetTimeout, int succ
         Objects.requireNonNull(strategy, "strategy");
         Objects.requireNonNull(successStatuses, "successStatuses");
         Objects.requireNonNull(failureStatuses, "failureStatuses");
-        if (failureThreshold < 1) {
-            throw new IllegalArgumentException("defaults.failureThreshold must be >= 1, was " + failureThreshold);
-        }
-        if (successThreshold < 1) {
-            throw new IllegalArgumentException("defaults.successThreshold must be >= 1, was " + successThreshold);
-        }
-        if (resetTimeout.isNegative() || resetTimeout.toMillis() < 1) {
-            throw new IllegalArgumentException("defaults.resetTimeout must be at least 1 ms, was " + resetTimeout);
-        }
+        Policy.FAILURE_THRESHOLD.check(failureThreshold);
+        Policy.SUCCESS_THRESHOLD.check(successThreshold);
+        Policy.RESET_TIMEOUT.check(resetTimeout);
     }
 
     /** The reference defaults (see the class comment). */

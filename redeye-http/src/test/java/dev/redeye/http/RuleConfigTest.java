@@ -119,6 +119,23 @@ class RuleConfigTest {
         assertTrue(e.getMessage().startsWith("under 'h.': rules[0].resetTimeout"), e.getMessage());
     }
 
+    /** The rule options take the engine's names and checks: a bad value names the option, as the engine does. */
+    @Test
+    void ruleOptionsAreCheckedByTheEnginesOptions() {
+        dev.redeye.api.InvalidOptionException e = assertThrows(dev.redeye.api.InvalidOptionException.class,
+                () -> HttpRule.service("/x").resetTimeout(java.time.Duration.ZERO));
+        assertEquals("resetTimeout", e.option());
+        e = assertThrows(dev.redeye.api.InvalidOptionException.class,
+                () -> HttpRule.endpoint("/x").successThreshold(0));
+        assertEquals("successThreshold", e.option());
+        e = assertThrows(dev.redeye.api.InvalidOptionException.class,
+                () -> RuleDefaults.defaults().withFailureThreshold(0));
+        assertEquals("failureThreshold", e.option());
+        assertMessage("defaults.failureThreshold must be >= 1, was 0",
+                Map.of("defaults", Map.of("failureThreshold", 0)));
+        assertEquals(dev.redeye.api.Policy.RESET_TIMEOUT.defaultValue(), RuleDefaults.defaults().resetTimeout());
+    }
+
     @Test
     void statusCodesParseCodesClassesAndRanges() {
         StatusCodes s = StatusCodes.parse(" 404, 5xx ,420-429");

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.CircuitBreakerBuilder;
 import dev.redeye.tck.MutableClock;
 import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.Store;
@@ -37,7 +38,7 @@ class ScriptedSequenceTest {
         MutableClock clock = Fixtures.clock();
         String prefix = Fixtures.newPrefix();
         Store store = mode.equals("redis") ? Fixtures.redis(prefix) : null;
-        CircuitBreaker.Builder builder = CircuitBreaker.builder().clock(clock).failureThreshold(5)
+        CircuitBreakerBuilder builder = CircuitBreaker.builder().clock(clock).failureThreshold(5)
                 .resetTimeout(Duration.ofSeconds(10)).jitter(0);
         if (store != null) {
             builder.store(store);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.CircuitBreakerBuilder;
 import dev.redeye.CountingStore;
 import dev.redeye.StoreErrorPolicy;
 import dev.redeye.api.BreakerState;
@@ -65,12 +66,12 @@ abstract class EngineRules extends FeedRules {
      * A breaker builder over {@code store} (not closed by the breaker) on {@code clock}, without jitter; a
      * {@link MutableClock} is its ticker too, so that its local durations run on the same virtual time.
      */
-    CircuitBreaker.Builder breaker(Store store, Clock clock) {
-        CircuitBreaker.Builder b = CircuitBreaker.builder().store(store).closeStore(false).clock(clock).jitter(0.0);
+    CircuitBreakerBuilder breaker(Store store, Clock clock) {
+        CircuitBreakerBuilder b = CircuitBreaker.builder().store(store).closeStore(false).clock(clock).jitter(0.0);
         return clock instanceof MutableClock ? b.ticker((MutableClock) clock) : b;
     }
 
-    CircuitBreaker build(CircuitBreaker.Builder b) {
+    CircuitBreaker build(CircuitBreakerBuilder b) {
         CircuitBreaker cb = b.build();
         breakers.add(cb);
         return cb;

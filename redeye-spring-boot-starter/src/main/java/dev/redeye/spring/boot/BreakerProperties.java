@@ -11,7 +11,7 @@ import java.util.List;
  * {@code redeye.breakers.<name>.*} (one named breaker, overriding the defaults option by option).
  *
  * <p>Every option is unset ({@code null}) until a property sets it; an option set nowhere keeps the engine's
- * own default, documented on {@link dev.redeye.CircuitBreaker.Builder} (and repeated below). Values are
+ * own default, documented on {@link dev.redeye.CircuitBreakerBuilder} (and repeated below). Values are
  * validated when the breaker is built, at application start: an invalid one fails the start with an
  * exception naming the property ({@code redeye.breakers.payments.failure-threshold}), not only the builder
  * option. Durations take Spring's forms: {@code 500ms}, {@code 60s}, {@code 2m}, or ISO-8601 {@code PT60S}; a

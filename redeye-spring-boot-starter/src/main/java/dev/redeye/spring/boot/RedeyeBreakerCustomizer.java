@@ -1,6 +1,7 @@
 package dev.redeye.spring.boot;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.CircuitBreakerBuilder;
 
 /**
  * Adjusts the builder of each breaker the auto-configuration builds, after the properties were applied and
@@ -28,5 +29,5 @@ public interface RedeyeBreakerCustomizer {
      *                {@code redeye.breakers})
      * @param builder its builder, with the properties applied
      */
-    void customize(String name, CircuitBreaker.Builder builder);
+    void customize(String name, CircuitBreakerBuilder builder);
 }

@@ -326,11 +326,56 @@ class RedeyeAutoConfigurationTest {
         assertInvalid("redeye.defaults.error-rate-decay", "1", "must be in (0, 1)");
     }
 
+    /**
+     * Every option the starter binds: a bad value fails the start naming the property, found from the option the
+     * engine's {@code InvalidOptionException} names (its field, not its message), with the engine's reason.
+     */
+    @Test
+    void everyOptionsBadValueNamesItsProperty() {
+        String[][] bad = {
+            {"failure-threshold", "0", "must be >= 1"},
+            {"error-rate-threshold", "2", "must be in (0, 1]"},
+            {"minimum-calls", "0", "must be >= 1"},
+            {"error-rate-decay", "0", "must be in (0, 1)"},
+            {"reset-timeout", "0ms", "at least 1 ms"},
+            {"backoff-multiplier", "0.5", "finite number >= 1"},
+            {"max-reset-timeout", "0s", "at least 1 ms"},
+            {"jitter", "1", "must be in [0, 1)"},
+            {"half-open-permits", "0", "must be >= 1"},
+            {"trial-timeout", "0s", "at least 1 ms"},
+            {"max-gap-between-failures", "0s", "at least 1 ms"},
+            {"call-timeout", "400d", "at most 365 days"},
+            {"open-cache-refresh", "0s", "at least 1 ms"},
+            {"max-operations", "0", "must be >= 1"},
+        };
+        for (String[] b : bad) {
+            assertInvalid("redeye.breakers.payments." + b[0], b[1], b[2]);
+        }
+        // (assertInvalid sets redeye.breakers.payments.success-threshold itself)
+        assertInvalid("redeye.defaults.success-threshold", "0", "must be >= 1");
+        assertInvalid("redeye.defaults.local-cache.stale-tolerance", "0ms", "at least 1 ms",
+                "redeye.defaults.local-cache.enabled=true");
+    }
+
+    /** A value a customizer set is not a property's: the start fails naming the option and the customizer. */
+    @Test
+    void aBadValueFromACustomizerNamesTheOptionNotAProperty() {
+        runner.withPropertyValues("redeye.defaults.failure-threshold=3")
+                .withBean(RedeyeBreakerCustomizer.class, () -> (name, builder) -> builder.halfOpenPermits(0))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    Throwable root = NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure());
+                    assertThat(root).isNotInstanceOf(InvalidConfigurationPropertyValueException.class);
+                    assertThat(allMessages(context)).contains("halfOpenPermits must be >= 1, was 0")
+                            .contains("RedeyeBreakerCustomizer");
+                });
+    }
+
     private void assertInvalid(String property, String value, String reason, String... more) {
         runner.withPropertyValues(property + "=" + value, "redeye.breakers.payments.success-threshold=1")
                 .withPropertyValues(more)
                 .run(context -> {
-                    assertThat(context).hasFailed();
+                    assertThat(context).as(property + "=" + value).hasFailed();
                     InvalidConfigurationPropertyValueException e = find(context,
                             InvalidConfigurationPropertyValueException.class);
                     assertThat(e.getName()).isEqualTo(property);

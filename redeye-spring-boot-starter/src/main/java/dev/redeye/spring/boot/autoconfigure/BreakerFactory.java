@@ -1,6 +1,8 @@
 package dev.redeye.spring.boot.autoconfigure;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.CircuitBreakerBuilder;
+import dev.redeye.api.InvalidOptionException;
 import dev.redeye.api.Store;
 import dev.redeye.spring.boot.BreakerProperties;
 import dev.redeye.spring.boot.RedeyeBreakerCustomizer;
@@ -19,55 +21,56 @@ import org.springframework.core.env.Environment;
 /**
  * Builds one breaker from {@code redeye.defaults.*} and {@code redeye.breakers.<name>.*}: each option comes
  * from the named breaker if set there, else from the defaults, else stays the engine's default. The engine
- * validates (one set of rules, in {@code CircuitBreakerConfig}); this class only translates the builder
- * option its {@link IllegalArgumentException} names back into the property that set it.
+ * validates (each option's one check, in its builder's setter); this class only translates the option its
+ * {@link InvalidOptionException} names ({@link InvalidOptionException#option()}) back into the property that
+ * set it.
  */
 final class BreakerFactory {
     private static final String DEFAULTS = "redeye.defaults.";
 
-    /** One builder option: its name in the engine's messages, its property, how to read and apply it. */
+    /** One builder option: its name ({@link InvalidOptionException#option()}), its property, how to read and set it. */
     private record Option<T>(String builderName, String property, Function<BreakerProperties, T> get,
-            BiConsumer<CircuitBreaker.Builder, T> set) {
+            BiConsumer<CircuitBreakerBuilder, T> set) {
     }
 
     private static final List<Option<?>> OPTIONS = List.of(
-            new Option<>("strategy", "strategy", BreakerProperties::getStrategy, CircuitBreaker.Builder::strategy),
+            new Option<>("strategy", "strategy", BreakerProperties::getStrategy, CircuitBreakerBuilder::strategy),
             new Option<>("failureThreshold", "failure-threshold", BreakerProperties::getFailureThreshold,
-                    CircuitBreaker.Builder::failureThreshold),
+                    CircuitBreakerBuilder::failureThreshold),
             new Option<>("errorRateThreshold", "error-rate-threshold", BreakerProperties::getErrorRateThreshold,
-                    CircuitBreaker.Builder::errorRateThreshold),
+                    CircuitBreakerBuilder::errorRateThreshold),
             new Option<>("minimumCalls", "minimum-calls", BreakerProperties::getMinimumCalls,
-                    CircuitBreaker.Builder::minimumCalls),
+                    CircuitBreakerBuilder::minimumCalls),
             new Option<>("errorRateDecay", "error-rate-decay", BreakerProperties::getErrorRateDecay,
-                    CircuitBreaker.Builder::errorRateDecay),
+                    CircuitBreakerBuilder::errorRateDecay),
             new Option<>("resetTimeout", "reset-timeout", BreakerProperties::getResetTimeout,
-                    CircuitBreaker.Builder::resetTimeout),
+                    CircuitBreakerBuilder::resetTimeout),
             new Option<>("backoffMultiplier", "backoff-multiplier", BreakerProperties::getBackoffMultiplier,
-                    CircuitBreaker.Builder::backoffMultiplier),
+                    CircuitBreakerBuilder::backoffMultiplier),
             new Option<>("maxResetTimeout", "max-reset-timeout", BreakerProperties::getMaxResetTimeout,
-                    CircuitBreaker.Builder::maxResetTimeout),
-            new Option<>("jitter", "jitter", BreakerProperties::getJitter, CircuitBreaker.Builder::jitter),
+                    CircuitBreakerBuilder::maxResetTimeout),
+            new Option<>("jitter", "jitter", BreakerProperties::getJitter, CircuitBreakerBuilder::jitter),
             new Option<>("successThreshold", "success-threshold", BreakerProperties::getSuccessThreshold,
-                    CircuitBreaker.Builder::successThreshold),
+                    CircuitBreakerBuilder::successThreshold),
             new Option<>("halfOpenPermits", "half-open-permits", BreakerProperties::getHalfOpenPermits,
-                    CircuitBreaker.Builder::halfOpenPermits),
+                    CircuitBreakerBuilder::halfOpenPermits),
             new Option<>("trialTimeout", "trial-timeout", BreakerProperties::getTrialTimeout,
-                    CircuitBreaker.Builder::trialTimeout),
+                    CircuitBreakerBuilder::trialTimeout),
             new Option<>("maxGapBetweenFailures", "max-gap-between-failures",
-                    BreakerProperties::getMaxGapBetweenFailures, CircuitBreaker.Builder::maxGapBetweenFailures),
+                    BreakerProperties::getMaxGapBetweenFailures, CircuitBreakerBuilder::maxGapBetweenFailures),
             new Option<>("callTimeout", "call-timeout", BreakerProperties::getCallTimeout,
-                    CircuitBreaker.Builder::callTimeout),
+                    CircuitBreakerBuilder::callTimeout),
             new Option<>("storeErrorPolicy", "store-error-policy", BreakerProperties::getStoreErrorPolicy,
-                    CircuitBreaker.Builder::storeErrorPolicy),
+                    CircuitBreakerBuilder::storeErrorPolicy),
             new Option<>("openCacheRefresh", "open-cache-refresh", BreakerProperties::getOpenCacheRefresh,
-                    CircuitBreaker.Builder::openCacheRefresh),
+                    CircuitBreakerBuilder::openCacheRefresh),
             new Option<>("maxOperations", "max-operations", BreakerProperties::getMaxOperations,
-                    CircuitBreaker.Builder::maxOperations),
+                    CircuitBreakerBuilder::maxOperations),
             new Option<>("writableStackTraces", "writable-stack-traces", BreakerProperties::getWritableStackTraces,
-                    CircuitBreaker.Builder::writableStackTraces));
+                    CircuitBreakerBuilder::writableStackTraces));
 
-    /** The engine's name for the local cache's option in its messages. */
-    private static final String STALE_TOLERANCE = "localCache staleTolerance";
+    /** The engine's name of the local cache's option ({@code localCache(staleTolerance)}). */
+    private static final String LOCAL_CACHE = "localCache";
 
     /** The property that set a builder option, and the value bound from it. */
     private record Source(String property, Object value) {
@@ -97,22 +100,26 @@ final class BreakerFactory {
     CircuitBreaker build(String name) {
         BreakerProperties own = named.get(name);
         String ownPrefix = "redeye.breakers." + name + ".";
-        CircuitBreaker.Builder b = CircuitBreaker.builder();
+        CircuitBreakerBuilder b = CircuitBreaker.builder();
         Map<String, Source> sources = new HashMap<>(); // builder option -> the property that set it
-        for (Option<?> o : OPTIONS) {
-            apply(o, b, own, ownPrefix, sources);
-        }
-        Boolean cacheOn = pick(own, defaults, p -> p.getLocalCache().getEnabled());
-        Duration tolerance = pick(own, defaults, p -> p.getLocalCache().getStaleTolerance());
-        if (Boolean.TRUE.equals(cacheOn)) {
-            if (tolerance != null) {
-                b.localCache(tolerance);
-                boolean ownValue = own != null && own.getLocalCache().getStaleTolerance() != null;
-                sources.put(STALE_TOLERANCE, new Source((ownValue ? ownPrefix : DEFAULTS)
-                        + "local-cache.stale-tolerance", tolerance));
-            } else {
-                b.localCache();
+        try {
+            for (Option<?> o : OPTIONS) {
+                apply(o, b, own, ownPrefix, sources);
             }
+            Boolean cacheOn = pick(own, defaults, p -> p.getLocalCache().getEnabled());
+            Duration tolerance = pick(own, defaults, p -> p.getLocalCache().getStaleTolerance());
+            if (Boolean.TRUE.equals(cacheOn)) {
+                if (tolerance != null) {
+                    boolean ownValue = own != null && own.getLocalCache().getStaleTolerance() != null;
+                    sources.put(LOCAL_CACHE, new Source((ownValue ? ownPrefix : DEFAULTS)
+                            + "local-cache.stale-tolerance", tolerance));
+                    b.localCache(tolerance);
+                } else {
+                    b.localCache();
+                }
+            }
+        } catch (InvalidOptionException e) { // a property's value, refused by the option's setter
+            throw translate(name, e, sources);
         }
         Predicate<Throwable> recorded = recordFailure(pick(own, defaults, BreakerProperties::getRecordExceptions),
                 pick(own, defaults, BreakerProperties::getIgnoreExceptions));
@@ -123,16 +130,22 @@ final class BreakerFactory {
             b.store(store).closeStore(false);
         }
         for (RedeyeBreakerCustomizer c : customizers) {
-            c.customize(name, b);
+            try {
+                c.customize(name, b);
+            } catch (InvalidOptionException e) {
+                throw new IllegalArgumentException("redeye breaker '" + name + "': " + e.getMessage()
+                        + " (set by the RedeyeBreakerCustomizer " + c + ")", e);
+            }
         }
         try {
             return b.build();
-        } catch (IllegalArgumentException e) {
+        } catch (InvalidOptionException e) { // a rule between two options (maxResetTimeout >= resetTimeout)
             throw translate(name, e, sources);
         }
     }
 
-    private <T> void apply(Option<T> o, CircuitBreaker.Builder b, BreakerProperties own, String ownPrefix,
+    /** Applies one option's property, recording first which property set it (the setter may refuse it). */
+    private <T> void apply(Option<T> o, CircuitBreakerBuilder b, BreakerProperties own, String ownPrefix,
             Map<String, Source> sources) {
         T v = own == null ? null : o.get().apply(own);
         String property = ownPrefix + o.property();
@@ -141,8 +154,8 @@ final class BreakerFactory {
             property = DEFAULTS + o.property();
         }
         if (v != null) {
-            o.set().accept(b, v);
             sources.put(o.builderName(), new Source(property, v));
+            o.set().accept(b, v);
         }
     }
 
@@ -177,27 +190,17 @@ final class BreakerFactory {
         };
     }
 
-    /**
-     * The engine's message starts with the option it rejects ("failureThreshold must be >= 1, was 0"): find
-     * that option (the longest name that matches), and the property that set it.
-     */
-    private RuntimeException translate(String name, IllegalArgumentException e, Map<String, Source> sources) {
-        String message = String.valueOf(e.getMessage());
-        String option = null;
-        for (String candidate : sources.keySet()) {
-            if (message.startsWith(candidate + " ") && (option == null || candidate.length() > option.length())) {
-                option = candidate;
-            }
-        }
-        if (option == null) {
-            return new IllegalArgumentException("redeye breaker '" + name + "': " + message
+    /** The property that set the option {@code e} names, or, when no property set it, the engine's exception. */
+    private RuntimeException translate(String name, InvalidOptionException e, Map<String, Source> sources) {
+        Source source = sources.get(e.option());
+        if (source == null) {
+            return new IllegalArgumentException("redeye breaker '" + name + "': " + e.getMessage()
                     + (customizers.isEmpty() ? "" : " (a value set by a RedeyeBreakerCustomizer?)"), e);
         }
-        Source source = sources.get(option);
         String raw = environment.getProperty(source.property()); // as the user wrote it ("0s", not "PT0S")
         // the exception takes no cause (Spring Boot's constructor fixes it to none); the reason carries the message
         return new InvalidConfigurationPropertyValueException(source.property(), raw != null ? raw : source.value(),
-                message.substring(option.length()).trim());
+                e.reason());
     }
 
     /** Every breaker: the default one first, then each configured name. */

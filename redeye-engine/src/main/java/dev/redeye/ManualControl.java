@@ -1,0 +1,122 @@
+package dev.redeye;
+
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.OperationNames;
+import dev.redeye.api.Store;
+import dev.redeye.api.StoreException;
+import dev.redeye.api.Transitions;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The bodies of {@link CircuitBreaker}'s manual and read-only API: its state and status (from the store, or
+ * as this instance knows them), {@code check}, the manual changes ({@code forceOpen}, {@code forceHalfOpen},
+ * {@code reset}), the manual outcomes ({@code recordSuccess}, {@code recordFailure}) and {@code allMetrics}.
+ * Each one's contract is on the public method of {@link CircuitBreaker}; an {@link OperationState} it is given
+ * comes from {@link BreakerParts#entry}, which checked the name and that the breaker is not closed. Every
+ * store call whose result the views learn goes through {@link StateViews#stamped}. Thread-safe (stateless
+ * over the thread-safe parts).
+ */
+final class ManualControl {
+    private final BreakerParts p;
+    private final StateViews.StoreCall<BreakerState> read;
+
+    ManualControl(BreakerParts parts) {
+        this.p = parts;
+        this.read = (e, now) -> parts.access.get(e.name);
+    }
+
+    BreakerState state(OperationState e) {
+        if (p.local != null) {
+            BreakerState s = p.local.peek(e.name);
+            return s == null ? BreakerState.INITIAL : s;
+        }
+        return p.views.readNoted(e, p.time.nanos(), read);
+    }
+
+    BreakerStatus status(OperationState e) {
+        BreakerState s = state(e);
+        return p.views.status(e.name, p.operations.peek(e.name), s, p.clock.millis(), p.time.nanos());
+    }
+
+    boolean check(OperationState e) {
+        BreakerStatus s;
+        try {
+            s = status(e);
+        } catch (StoreException ex) {
+            p.errors.report(e, ex);
+            return p.config.storeErrorPolicy() != StoreErrorPolicy.REJECT;
+        }
+        return s == BreakerStatus.CLOSED || s == BreakerStatus.HALF_OPEN;
+    }
+
+    /**
+     * A manual change: skipped when its target is in force already ({@link Transitions#inForce}), and then the
+     * read is what the views learn; otherwise the write is.
+     */
+    void force(OperationState e, BreakerStatus target) {
+        long now = p.clock.millis();
+        long tick = p.time.nanos();
+        BreakerState current = p.views.stamped(e, now, tick, read, (x, s, n, t, stampBefore) -> {
+            if (Transitions.inForce(s, target, p.policy, n)) {
+                p.views.noteRead(x, s, t, stampBefore);
+            }
+        });
+        if (Transitions.inForce(current, target, p.policy, now)) {
+            return;
+        }
+        p.recorder.write(e, now, tick, (x, n) -> p.access.force(x.name, target, p.policy, n));
+    }
+
+    void record(OperationState e, boolean success) {
+        p.recorder.write(e, p.clock.millis(), p.time.nanos(), p.recorder.recordCall(success));
+    }
+
+    Optional<BreakerState> localState(String operation) {
+        OperationState e = p.operations.peek(Objects.requireNonNull(operation, "operation"));
+        if (p.local != null) {
+            BreakerState s;
+            try {
+                s = p.local.peek(operation);
+            } catch (StoreException closedMeanwhile) {
+                return Optional.empty();
+            }
+            return Optional.ofNullable(s != null ? s : e != null ? BreakerState.INITIAL : null);
+        }
+        return e == null ? Optional.empty() : Optional.ofNullable(StateViews.known(e));
+    }
+
+    BreakerStatus localStatus(String operation) {
+        BreakerState s = localState(operation).orElse(BreakerState.INITIAL);
+        return p.views.status(operation, p.operations.peek(operation), s, p.clock.millis(), p.time.nanos());
+    }
+
+    Map<String, Metrics> allMetrics() {
+        Map<String, Metrics> out = new TreeMap<>();
+        for (OperationState e : p.operations.all()) {
+            out.put(e.name, e.metrics());
+        }
+        return Collections.unmodifiableMap(out);
+    }
+
+    /** The stored state, without registering the operation. */
+    Optional<BreakerState> storedState(String operation) {
+        OperationNames.requireValid(operation);
+        if (p.closed.get()) {
+            throw new IllegalStateException("circuit breaker is closed");
+        }
+        if (p.local != null) {
+            return Optional.ofNullable(p.local.peek(operation));
+        }
+        Store real = p.config.store().orElseThrow();
+        try {
+            return Objects.requireNonNull(real.get(operation), "the store answered get with null");
+        } catch (Throwable e) { // also a checked exception a driver threw sneakily, or a LinkageError
+            throw StoreAccess.storeError("get", e);
+        }
+    }
+}
