@@ -126,6 +126,11 @@ class OpsCommandsTest {
     @MethodSource("stores")
     void watchPrintsTransitionsFromTheFeed(String uri) throws Exception {
         Cli.assertReachable(uri);
+        assertWatchPrintsTransitions(uri);
+    }
+
+    /** {@code watch --count 2} on {@code uri} prints the two transitions made while it runs, as JSON lines. */
+    static void assertWatchPrintsTransitions(String uri) throws Exception {
         String op = Cli.uniqueOperation();
         CompletableFuture<Cli.Run> watch = CompletableFuture.supplyAsync(
                 () -> Cli.run("watch", "--store", uri, "--count", "2", "--timeout", "30s", "--json", op));
