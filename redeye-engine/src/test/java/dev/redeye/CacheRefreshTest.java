@@ -17,7 +17,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -29,20 +28,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  * non-coalesced gate lets every other caller read on its own, and these tests see it); staleness is on the
  * virtual clock, the waiters' bound in real time.
  */
-class CacheRefreshTest {
+class CacheRefreshTest extends BreakersOverInMemoryStore {
     private static final String OP = "profile";
     private static final int THREADS = 8;
     private static final Duration LONG_TOLERANCE = Duration.ofSeconds(5);
+    private final SpyStore s = SpyStore.over(backend);
+    private CircuitBreaker b;
 
-    private final MutableClock clock = new MutableClock();
-    private final InMemoryStore backend = new InMemoryStore();
-    private final List<CircuitBreaker> breakers = new ArrayList<>();
-
-    @AfterEach
-    void close() {
-        breakers.forEach(CircuitBreaker::close);
-        backend.close();
-    }
 
     private CircuitBreaker build(SpyStore s, Duration staleTolerance, StoreErrorPolicy policy) {
         CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(2)
@@ -51,6 +43,13 @@ class CacheRefreshTest {
         breakers.add(b);
         assertTrue(b.isLocalCacheActive());
         return b;
+    }
+
+    /** A breaker over {@link #s} whose cached closed entry is exactly stale; the next store read is held. */
+    private CountDownLatch staleWithTheNextReadHeld(Duration staleTolerance, StoreErrorPolicy policy) {
+        b = build(s, staleTolerance, policy);
+        primeThenExpire(b, s, staleTolerance);
+        return s.holdNextRead();
     }
 
     /** One read caches the closed state; then the virtual clock makes it exactly stale. */
@@ -64,10 +63,7 @@ class CacheRefreshTest {
 
     @Test
     void concurrentCallersOfAStaleEntryShareOneRead() throws Exception {
-        SpyStore s = SpyStore.over(backend);
-        CircuitBreaker b = build(s, LONG_TOLERANCE, StoreErrorPolicy.ALLOW);
-        primeThenExpire(b, s, LONG_TOLERANCE);
-        CountDownLatch release = s.holdNextRead();
+        CountDownLatch release = staleWithTheNextReadHeld(LONG_TOLERANCE, StoreErrorPolicy.ALLOW);
         Callers callers = Callers.start(b, THREADS);
         callers.awaitParked(s);
         release.countDown();
@@ -81,10 +77,7 @@ class CacheRefreshTest {
 
     @Test
     void waitersAreAdmittedOnTheLeadersResultNeverOnTheStaleEntry() throws Exception {
-        SpyStore s = SpyStore.over(backend);
-        CircuitBreaker b = build(s, LONG_TOLERANCE, StoreErrorPolicy.ALLOW);
-        primeThenExpire(b, s, LONG_TOLERANCE);
-        CountDownLatch release = s.holdNextRead();
+        CountDownLatch release = staleWithTheNextReadHeld(LONG_TOLERANCE, StoreErrorPolicy.ALLOW);
         Callers callers = Callers.start(b, THREADS);
         callers.awaitParked(s);
         // opened behind redeye's back (no feed event): only the read in flight can tell the callers
@@ -101,10 +94,7 @@ class CacheRefreshTest {
     @ParameterizedTest
     @EnumSource(value = StoreErrorPolicy.class, names = {"ALLOW", "REJECT"})
     void aFailedLeaderReadIsOneStoreErrorAndEveryWaiterFollowsThePolicy(StoreErrorPolicy policy) throws Exception {
-        SpyStore s = SpyStore.over(backend);
-        CircuitBreaker b = build(s, LONG_TOLERANCE, policy);
-        primeThenExpire(b, s, LONG_TOLERANCE);
-        CountDownLatch release = s.holdNextRead();
+        CountDownLatch release = staleWithTheNextReadHeld(LONG_TOLERANCE, policy);
         Callers callers = Callers.start(b, THREADS);
         callers.awaitParked(s);
         s.failing = true; // the held read throws once released
@@ -123,10 +113,7 @@ class CacheRefreshTest {
     @Test
     void aLeaderSlowerThanTheStaleToleranceReleasesItsWaitersAndTheNextCallerReadsAgain() throws Exception {
         Duration tolerance = Duration.ofSeconds(1);
-        SpyStore s = SpyStore.over(backend);
-        CircuitBreaker b = build(s, tolerance, StoreErrorPolicy.REJECT);
-        primeThenExpire(b, s, tolerance);
-        CountDownLatch release = s.holdNextRead();
+        CountDownLatch release = staleWithTheNextReadHeld(tolerance, StoreErrorPolicy.REJECT);
         Callers leader = Callers.start(b, 1);
         leader.awaitParked(s);
         long start = System.nanoTime();
@@ -149,10 +136,7 @@ class CacheRefreshTest {
 
     @Test
     void anInterruptedWaiterStopsWaitingAndReadsOnItsOwn() throws Exception {
-        SpyStore s = SpyStore.over(backend);
-        CircuitBreaker b = build(s, LONG_TOLERANCE, StoreErrorPolicy.ALLOW);
-        primeThenExpire(b, s, LONG_TOLERANCE);
-        CountDownLatch release = s.holdNextRead();
+        CountDownLatch release = staleWithTheNextReadHeld(LONG_TOLERANCE, StoreErrorPolicy.ALLOW);
         Callers leader = Callers.start(b, 1);
         leader.awaitParked(s);
         Callers waiter = Callers.start(b, 1);
@@ -171,8 +155,7 @@ class CacheRefreshTest {
     @Test
     void noEntryOlderThanTheStaleToleranceIsServed() {
         Duration tolerance = Duration.ofMillis(100);
-        SpyStore s = SpyStore.over(backend);
-        CircuitBreaker b = build(s, tolerance, StoreErrorPolicy.ALLOW);
+        b = build(s, tolerance, StoreErrorPolicy.ALLOW);
         for (int window = 0; window < 3; window++) {
             assertEquals("ok", ok(b, OP));
             assertEquals(window + 1, s.reads.get(), "one read per stale window");

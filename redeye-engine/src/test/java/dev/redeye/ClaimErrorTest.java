@@ -15,7 +15,6 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -77,42 +76,32 @@ class ClaimErrorTest {
         try {
             LocalModeTest.failOnce(breakers.get(0), OP); // opens
             clock.advance(Duration.ofSeconds(10));
-            CountDownLatch start = new CountDownLatch(1);
             CountDownLatch decided = new CountDownLatch(CALLERS);
             AtomicInteger[] running = {new AtomicInteger(), new AtomicInteger()};
             AtomicInteger[] maxRunning = {new AtomicInteger(), new AtomicInteger()};
             AtomicInteger ran = new AtomicInteger();
             AtomicInteger unavailable = new AtomicInteger();
             AtomicInteger open = new AtomicInteger();
-            List<Future<?>> futures = new ArrayList<>();
-            for (int t = 0; t < CALLERS; t++) {
+            Together.run(pool, CALLERS, t -> {
                 int which = t % 2;
                 CircuitBreaker breaker = breakers.get(which);
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    try {
-                        breaker.execute(OP, () -> {
-                            ran.incrementAndGet();
-                            maxRunning[which].accumulateAndGet(running[which].incrementAndGet(), Math::max);
-                            decided.countDown();
-                            assertTrue(decided.await(30, TimeUnit.SECONDS)); // hold until every caller decided
-                            running[which].decrementAndGet();
-                            return "trial";
-                        });
-                    } catch (StoreUnavailableException e) {
-                        unavailable.incrementAndGet();
+                try {
+                    breaker.execute(OP, () -> {
+                        ran.incrementAndGet();
+                        maxRunning[which].accumulateAndGet(running[which].incrementAndGet(), Math::max);
                         decided.countDown();
-                    } catch (CircuitOpenException e) {
-                        open.incrementAndGet();
-                        decided.countDown();
-                    }
-                    return null;
-                }));
-            }
-            start.countDown();
-            for (Future<?> f : futures) {
-                f.get(60, TimeUnit.SECONDS);
-            }
+                        assertTrue(decided.await(30, TimeUnit.SECONDS)); // hold until every caller decided
+                        running[which].decrementAndGet();
+                        return "trial";
+                    });
+                } catch (StoreUnavailableException e) {
+                    unavailable.incrementAndGet();
+                    decided.countDown();
+                } catch (CircuitOpenException e) {
+                    open.incrementAndGet();
+                    decided.countDown();
+                }
+            });
             if (policy == StoreErrorPolicy.REJECT) {
                 assertEquals(0, ran.get(), "REJECT runs no call when the claim fails");
                 assertTrue(unavailable.get() >= 1, "the caller whose claim failed gets StoreUnavailableException");

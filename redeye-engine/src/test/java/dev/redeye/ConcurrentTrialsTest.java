@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import dev.redeye.api.TransitionEvent;
@@ -54,35 +53,25 @@ class ConcurrentTrialsTest {
                 // opens the breaker
             }
             clock.advance(Duration.ofSeconds(5));
-            CountDownLatch start = new CountDownLatch(1);
             CountDownLatch attempted = new CountDownLatch(CALLERS);
             AtomicInteger trials = new AtomicInteger();
             AtomicInteger rejectedHalfOpen = new AtomicInteger();
-            List<Future<?>> futures = new ArrayList<>();
-            for (int t = 0; t < CALLERS; t++) {
+            Together.run(pool, CALLERS, t -> {
                 CircuitBreaker breaker = breakers.get(t % breakers.size());
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    try {
-                        breaker.execute(OP, () -> {
-                            trials.incrementAndGet();
-                            attempted.countDown();
-                            // hold the permit until every caller has tried
-                            assertTrue(attempted.await(30, TimeUnit.SECONDS));
-                            return "trial";
-                        });
-                    } catch (CircuitOpenException e) {
-                        assertEquals(BreakerStatus.HALF_OPEN, e.status());
-                        rejectedHalfOpen.incrementAndGet();
+                try {
+                    breaker.execute(OP, () -> {
+                        trials.incrementAndGet();
                         attempted.countDown();
-                    }
-                    return null;
-                }));
-            }
-            start.countDown();
-            for (Future<?> f : futures) {
-                f.get(60, TimeUnit.SECONDS);
-            }
+                        // hold the permit until every caller has tried
+                        assertTrue(attempted.await(30, TimeUnit.SECONDS));
+                        return "trial";
+                    });
+                } catch (CircuitOpenException e) {
+                    assertEquals(BreakerStatus.HALF_OPEN, e.status());
+                    rejectedHalfOpen.incrementAndGet();
+                    attempted.countDown();
+                }
+            });
             assertEquals(permits, trials.get(), "trials run");
             assertEquals(CALLERS - permits, rejectedHalfOpen.get(), "callers rejected");
             long recordedTrials = breakers.stream().mapToLong(b -> b.metrics(OP).trials()).sum();
@@ -113,31 +102,22 @@ class ConcurrentTrialsTest {
         }
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
-            CountDownLatch start = new CountDownLatch(1);
             AtomicInteger ran = new AtomicInteger();
-            List<Future<?>> futures = new ArrayList<>();
-            for (int t = 0; t < 8; t++) {
+            Together.run(pool, 8, t -> {
                 CircuitBreaker breaker = breakers.get(t % 2);
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    while (true) {
-                        try {
-                            breaker.execute(OP, () -> {
-                                ran.incrementAndGet();
-                                throw new IOException("down");
-                            });
-                        } catch (IOException counted) {
-                            // keep failing
-                        } catch (CircuitOpenException open) {
-                            return null;
-                        }
+                while (true) {
+                    try {
+                        breaker.execute(OP, () -> {
+                            ran.incrementAndGet();
+                            throw new IOException("down");
+                        });
+                    } catch (IOException counted) {
+                        // keep failing
+                    } catch (CircuitOpenException open) {
+                        return;
                     }
-                }));
-            }
-            start.countDown();
-            for (Future<?> f : futures) {
-                f.get(60, TimeUnit.SECONDS);
-            }
+                }
+            });
             assertEquals(List.of(TransitionKind.OPENED), events.stream().map(TransitionEvent::kind).toList());
             // every call that ran was counted: the ones before the opening and the ones already past the gate
             assertEquals(ran.get(), backend.get(OP).orElseThrow().failures());

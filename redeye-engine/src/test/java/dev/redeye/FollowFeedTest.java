@@ -4,9 +4,6 @@ import static dev.redeye.LocalModeTest.failOnce;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,17 +11,8 @@ import org.junit.jupiter.api.Test;
  * a reset by another instance ends its rejections at once; without it the breaker serves its open view until the
  * open-cache refresh (which the virtual clock here never reaches).
  */
-class FollowFeedTest {
+class FollowFeedTest extends BreakersOverInMemoryStore {
     private static final String OP = "inventory";
-    private final MutableClock clock = new MutableClock();
-    private final InMemoryStore backend = new InMemoryStore();
-    private final List<CircuitBreaker> breakers = new CopyOnWriteArrayList<>();
-
-    @AfterEach
-    void close() {
-        breakers.forEach(CircuitBreaker::close);
-        backend.close();
-    }
 
     private CircuitBreaker build(boolean follow) {
         CircuitBreaker b = CircuitBreaker.builder().clock(clock).failureThreshold(1).store(backend.newClient())

@@ -11,7 +11,6 @@ import dev.redeye.api.TransitionKind;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,18 +19,9 @@ import org.junit.jupiter.api.Test;
  * instance may already try are no-ops: no write, no version bump, no feed event, no {@code onStateChange}. A
  * change that does something is still one transition.
  */
-class ForceInForceTest {
+class ForceInForceTest extends BreakersOverInMemoryStore {
     private static final String OP = "payments";
-    private final MutableClock clock = new MutableClock();
-    private final InMemoryStore backend = new InMemoryStore();
-    private final List<CircuitBreaker> breakers = new CopyOnWriteArrayList<>();
     private final List<TransitionEvent> own = new CopyOnWriteArrayList<>();
-
-    @AfterEach
-    void close() {
-        breakers.forEach(CircuitBreaker::close);
-        backend.close();
-    }
 
     private CircuitBreaker build(CircuitBreakerBuilder b) {
         CircuitBreaker cb = b.clock(clock).jitter(0).resetTimeout(Duration.ofSeconds(10))

@@ -9,10 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,16 +17,8 @@ import org.junit.jupiter.api.Test;
  * (never the open window nor the open-cache refresh interval), in local and distributed mode, on the system
  * clock and on a virtual one; a breaker that opened by itself still says when a trial may be tried.
  */
-class ForcedOpenRejectionTest {
+class ForcedOpenRejectionTest extends BreakersOverInMemoryStore {
     private static final String OP = "payments";
-    private final InMemoryStore backend = new InMemoryStore();
-    private final List<CircuitBreaker> breakers = new CopyOnWriteArrayList<>();
-
-    @AfterEach
-    void close() {
-        breakers.forEach(CircuitBreaker::close);
-        backend.close();
-    }
 
     private CircuitBreaker build(CircuitBreakerBuilder b) {
         CircuitBreaker cb = b.resetTimeout(Duration.ofSeconds(10)).jitter(0).build();

@@ -8,12 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.redeye.api.BreakerStatus;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,20 +18,8 @@ import org.junit.jupiter.api.Test;
  * the winner's outcome is known (this instance's own write, or a feed event with a higher version) or the
  * winner's claim could have expired (trialTimeout after the lost claim). Counted with {@link CountingStore}.
  */
-class HalfOpenTrafficTest {
+class HalfOpenTrafficTest extends BreakersOverInMemoryStore {
     private static final String OP = "recovering";
-    private final MutableClock clock = new MutableClock();
-    private final InMemoryStore backend = new InMemoryStore();
-    private final List<CircuitBreaker> breakers = new ArrayList<>();
-    private final FeedProbes probes = new FeedProbes(backend);
-
-    @AfterEach
-    void close() {
-        probes.close();
-        breakers.forEach(CircuitBreaker::close);
-        backend.close();
-    }
-
     private CircuitBreaker build(CountingStore store, boolean localCache) {
         CircuitBreakerBuilder b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
                 .resetTimeout(Duration.ofSeconds(10)).trialTimeout(Duration.ofSeconds(8))

@@ -28,15 +28,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * breakers). Nothing is recorded, the thread's interrupt status is restored, an interrupted trial gives its
  * claim back and leaves the state as it is; the user's recordFailure predicate still decides everything else.
  */
-class InterruptionTest {
+class InterruptionTest extends BreakersOverInMemoryStore {
     private static final String OP = "deploying";
-    private final MutableClock clock = new MutableClock();
-    private final InMemoryStore backend = new InMemoryStore();
 
     @AfterEach
-    void close() {
+    void clearInterrupt() {
         Thread.interrupted(); // never leak a test's interrupt into the next test
-        backend.close();
     }
 
     private CircuitBreakerBuilder builder() {

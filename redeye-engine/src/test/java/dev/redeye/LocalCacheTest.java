@@ -9,10 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.api.BreakerState;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,20 +17,8 @@ import org.junit.jupiter.api.Test;
  * clock; feed delivery is real (a daemon thread), so tests wait for it with a probe subscribed after the
  * breakers: the feed delivers to subscribers in order, so once the probe has an event the breakers have it.
  */
-class LocalCacheTest {
+class LocalCacheTest extends BreakersOverInMemoryStore {
     private static final String OP = "profile";
-    private final MutableClock clock = new MutableClock();
-    private final InMemoryStore backend = new InMemoryStore();
-    private final List<CircuitBreaker> breakers = new ArrayList<>();
-    private final FeedProbes probes = new FeedProbes(backend);
-
-    @AfterEach
-    void close() {
-        probes.close();
-        breakers.forEach(CircuitBreaker::close);
-        backend.close();
-    }
-
     private CircuitBreaker build(SpyStore s, Duration staleTolerance) {
         CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(2)
                 .resetTimeout(Duration.ofSeconds(30)).store(s).localCache(staleTolerance).build();

@@ -21,7 +21,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,18 +28,9 @@ import org.junit.jupiter.api.Test;
  * writes fail (a Redis replica answering READONLY after a fail-over), seeds each outage once without racing
  * concurrent records, keeps nothing for healthy keys, and replays nothing when the real store recovers.
  */
-class LocalPolicyTest {
+class LocalPolicyTest extends BreakersOverInMemoryStore {
     private static final String OP = "replica";
-    private final MutableClock clock = new MutableClock();
-    private final InMemoryStore backend = new InMemoryStore();
-    private final List<CircuitBreaker> breakers = new ArrayList<>();
     private final List<String> errors = new CopyOnWriteArrayList<>();
-
-    @AfterEach
-    void close() {
-        breakers.forEach(CircuitBreaker::close);
-        backend.close();
-    }
 
     private CircuitBreaker build(SpyStore store) {
         CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(3)

@@ -39,6 +39,13 @@ class PermitTest {
         assertEquals(BreakerStatus.OPEN, b.status(OP));
     }
 
+    /** The permit b gives once tripped and past its open window: a trial's. */
+    private Permit trialAfterTheOpenWindow(CircuitBreaker b) {
+        trip(b);
+        clock.advance(Duration.ofSeconds(10));
+        return b.tryAcquire(OP);
+    }
+
     @Test
     void aPermitIsCompletedExactlyOnce() {
         try (CircuitBreaker b = builder().build()) {
@@ -122,9 +129,7 @@ class PermitTest {
     @Test
     void aTrialPermitDecidesTheBreakerAndHoldsTheClaim() {
         try (CircuitBreaker b = builder().build()) {
-            trip(b);
-            clock.advance(Duration.ofSeconds(10));
-            Permit trial = b.tryAcquire(OP);
+            Permit trial = trialAfterTheOpenWindow(b);
             assertTrue(trial.isPermitted() && trial.isTrial(), trial.toString());
             Permit other = b.tryAcquire(OP);
             assertEquals(BreakerStatus.HALF_OPEN, ((CircuitOpenException) other.rejection()).status(),
@@ -138,9 +143,7 @@ class PermitTest {
     @Test
     void aReleasedTrialGivesItsClaimBackAndLeavesTheStateAsItIs() {
         try (CircuitBreaker b = builder().build()) {
-            trip(b);
-            clock.advance(Duration.ofSeconds(10));
-            Permit trial = b.tryAcquire(OP);
+            Permit trial = trialAfterTheOpenWindow(b);
             assertTrue(trial.isTrial());
             long version = b.state(OP).version();
             assertTrue(trial.release());
@@ -155,9 +158,7 @@ class PermitTest {
     @Test
     void aTrialPermitNeverCompletedLosesItsSlotWhenItsLeaseRunsOut() {
         try (CircuitBreaker b = builder().build()) {
-            trip(b);
-            clock.advance(Duration.ofSeconds(10));
-            Permit lost = b.tryAcquire(OP);
+            Permit lost = trialAfterTheOpenWindow(b);
             assertTrue(lost.isTrial());
             clock.advance(Duration.ofMillis(4_999));
             assertFalse(b.tryAcquire(OP).isPermitted(), "within trialTimeout the lost permit still holds the slot");

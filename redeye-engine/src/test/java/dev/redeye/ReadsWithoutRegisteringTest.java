@@ -10,7 +10,6 @@ import dev.redeye.api.StoreException;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,15 +18,7 @@ import org.junit.jupiter.api.Test;
  * written, in local mode, in distributed mode and under the LOCAL policy with the store down; whereas
  * {@link CircuitBreaker#state(String)} registers it.
  */
-class ReadsWithoutRegisteringTest {
-    private final InMemoryStore backend = new InMemoryStore();
-    private final List<CircuitBreaker> breakers = new CopyOnWriteArrayList<>();
-
-    @AfterEach
-    void close() {
-        breakers.forEach(CircuitBreaker::close);
-        backend.close();
-    }
+class ReadsWithoutRegisteringTest extends BreakersOverInMemoryStore {
 
     private CircuitBreaker track(CircuitBreaker b) {
         breakers.add(b);

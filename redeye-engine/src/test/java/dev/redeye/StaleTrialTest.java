@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,8 +21,11 @@ import org.junit.jupiter.api.Test;
  * releases its permit. The caller's claim succeeds, but its read is stale: it must not run a second trial
  * back to back with the finished one.
  */
-class StaleTrialTest {
+class StaleTrialTest extends BreakersOverInMemoryStore {
     private static final String OP = "pay";
+    private final AtomicReference<Runnable> hook = new AtomicReference<>();
+    private CircuitBreaker a;
+    private CircuitBreaker b;
 
     /** A client whose next claimTrial first runs {@code beforeClaim} (another instance's whole trial). */
     private static Store withHook(Store client, AtomicReference<Runnable> beforeClaim) {
@@ -38,9 +42,20 @@ class StaleTrialTest {
         };
     }
 
-    private static CircuitBreakerBuilder builder(MutableClock clock) {
-        return CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
-                .resetTimeout(Duration.ofSeconds(5));
+    private CircuitBreaker build(Store store) {
+        CircuitBreaker cb = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
+                .resetTimeout(Duration.ofSeconds(5)).store(store).build();
+        breakers.add(cb);
+        return cb;
+    }
+
+    /** b opens the breaker and the open window passes; a's next claim first runs {@link #hook}. */
+    @BeforeEach
+    void openThenLetTheWindowPass() {
+        a = build(withHook(backend.newClient(), hook));
+        b = build(backend.newClient());
+        fail(b);
+        clock.advance(Duration.ofSeconds(5));
     }
 
     private static void fail(CircuitBreaker b) {
@@ -51,13 +66,6 @@ class StaleTrialTest {
 
     @Test
     void aTrialThatFailedMeanwhileIsNotFollowedByASecondTrial() {
-        MutableClock clock = new MutableClock();
-        InMemoryStore backend = new InMemoryStore();
-        AtomicReference<Runnable> hook = new AtomicReference<>();
-        CircuitBreaker a = builder(clock).store(withHook(backend.newClient(), hook)).build();
-        CircuitBreaker b = builder(clock).store(backend.newClient()).build();
-        fail(b);
-        clock.advance(Duration.ofSeconds(5));
         hook.set(() -> fail(b)); // b wins the trial first and it fails: reopened
         AtomicInteger ran = new AtomicInteger();
         CircuitOpenException e = assertThrows(CircuitOpenException.class,
@@ -71,13 +79,6 @@ class StaleTrialTest {
 
     @Test
     void aTrialThatClosedTheBreakerMeanwhileLetsTheCallRunAsANormalCall() throws Exception {
-        MutableClock clock = new MutableClock();
-        InMemoryStore backend = new InMemoryStore();
-        AtomicReference<Runnable> hook = new AtomicReference<>();
-        CircuitBreaker a = builder(clock).store(withHook(backend.newClient(), hook)).build();
-        CircuitBreaker b = builder(clock).store(backend.newClient()).build();
-        fail(b);
-        clock.advance(Duration.ofSeconds(5));
         hook.set(() -> b.execute(OP, () -> "ok")); // b's trial succeeds: closed
         assertEquals("normal", a.execute(OP, () -> "normal"));
         assertEquals(1, b.metrics(OP).trials());

@@ -16,27 +16,16 @@ import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUnavailableException;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** ALLOW, REJECT and LOCAL with a store that throws {@link StoreException} on demand. */
-class StoreErrorPolicyTest {
+class StoreErrorPolicyTest extends BreakersOverInMemoryStore {
     private static final String OP = "ledger";
-    private final MutableClock clock = new MutableClock();
-    private final InMemoryStore backend = new InMemoryStore();
     private final SpyStore store = SpyStore.over(backend);
     private final List<String> errors = new CopyOnWriteArrayList<>();
-    private final List<CircuitBreaker> breakers = new ArrayList<>();
-
-    @AfterEach
-    void close() {
-        breakers.forEach(CircuitBreaker::close);
-        backend.close();
-    }
 
     private CircuitBreaker build(StoreErrorPolicy policy) {
         CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(3)

@@ -22,7 +22,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -32,16 +31,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * reaches the caller as if the call had failed; writes after a call are best-effort; in local mode a close()
  * racing calls never throws a store error at them.
  */
-class StoreFailureTest {
+class StoreFailureTest extends BreakersOverInMemoryStore {
     private static final String OP = "driver";
-    private final MutableClock clock = new MutableClock();
-    private final InMemoryStore backend = new InMemoryStore();
     private final List<Throwable> reported = new CopyOnWriteArrayList<>();
-
-    @AfterEach
-    void close() {
-        backend.close();
-    }
 
     private static Supplier<RuntimeException> failure(String kind) {
         switch (kind) {

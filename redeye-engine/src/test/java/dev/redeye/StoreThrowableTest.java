@@ -21,7 +21,6 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -32,16 +31,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * handled as a store error (REJECT rejects, ALLOW runs the call, LOCAL counts in memory), and it never
  * replaces the call's own exception.
  */
-class StoreThrowableTest {
+class StoreThrowableTest extends BreakersOverInMemoryStore {
     private static final String OP = "driver";
-    private final MutableClock clock = new MutableClock();
-    private final InMemoryStore backend = new InMemoryStore();
     private final List<Throwable> reported = new CopyOnWriteArrayList<>();
-
-    @AfterEach
-    void close() {
-        backend.close();
-    }
 
     @SuppressWarnings("unchecked")
     private static <E extends Throwable> RuntimeException sneaky(Throwable t) throws E {

@@ -9,12 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.TrialClaims;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,17 +20,8 @@ import org.junit.jupiter.api.Test;
  * and async, with store claims (expired by the test) and with per-instance claims (a store without
  * TrialClaims).
  */
-class TrialCascadeTest {
+class TrialCascadeTest extends BreakersOverInMemoryStore {
     private static final String OP = "hanging";
-    private final MutableClock clock = new MutableClock();
-    private final InMemoryStore backend = new InMemoryStore();
-    private final List<CircuitBreaker> breakers = new ArrayList<>();
-
-    @AfterEach
-    void close() {
-        breakers.forEach(CircuitBreaker::close);
-        backend.close();
-    }
 
     private CircuitBreaker build(dev.redeye.api.Store store) {
         CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)

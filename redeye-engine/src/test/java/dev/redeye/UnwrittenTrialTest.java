@@ -8,7 +8,6 @@ import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
 import java.io.IOException;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -18,15 +17,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * window later by its ticker, not at once, whatever the store error policy, whether the store's reads still
  * work or not.
  */
-class UnwrittenTrialTest {
+class UnwrittenTrialTest extends BreakersOverInMemoryStore {
     private static final String OP = "unwritten";
-    private final MutableClock clock = new MutableClock();
-    private final InMemoryStore backend = new InMemoryStore();
-
-    @AfterEach
-    void close() {
-        backend.close();
-    }
 
     private static void failingTrial(CircuitBreaker b) {
         assertThrows(IOException.class, () -> b.execute(OP, () -> {

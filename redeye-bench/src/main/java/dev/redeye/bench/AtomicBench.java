@@ -8,10 +8,8 @@ import dev.redeye.api.Store;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -82,34 +80,15 @@ final class AtomicBench {
         Store inspect = fixture.open();
         try (CircuitBreaker a = breaker(client(fixture, atomic), null, Integer.MAX_VALUE);
                 CircuitBreaker b = breaker(client(fixture, atomic), null, Integer.MAX_VALUE)) {
-            CyclicBarrier start = new CyclicBarrier(THREADS);
-            List<Thread> threads = new ArrayList<>();
-            List<Throwable> errors = new ArrayList<>();
-            for (int i = 0; i < THREADS; i++) {
-                CircuitBreaker mine = i % 2 == 0 ? a : b;
-                Thread th = new Thread(() -> {
+            runTogether(a, b, "lost-failures", "a recording thread failed", mine -> {
+                for (int k = 0; k < perThread; k++) {
                     try {
-                        start.await(30, TimeUnit.SECONDS);
-                        for (int k = 0; k < perThread; k++) {
-                            try {
-                                mine.execute(op, Load.FAILING);
-                            } catch (Load.DependencyDown expected) {
-                                // each call fails: that is what is being counted
-                            }
-                        }
-                    } catch (Throwable e) {
-                        synchronized (errors) {
-                            errors.add(e);
-                        }
+                        mine.execute(op, Load.FAILING);
+                    } catch (Load.DependencyDown expected) {
+                        // each call fails: that is what is being counted
                     }
-                }, "lost-failures-" + i);
-                threads.add(th);
-                th.start();
-            }
-            Load.joinAll(threads);
-            if (!errors.isEmpty()) {
-                throw new IllegalStateException("a recording thread failed", errors.get(0));
-            }
+                }
+            });
             return inspect.get(op).map(BreakerState::failures).orElse(0);
         }
     }
@@ -143,6 +122,32 @@ final class AtomicBench {
 
     private static int race(CircuitBreaker a, CircuitBreaker b, String op) {
         AtomicInteger ran = new AtomicInteger();
+        runTogether(a, b, "trial-race", "a racing thread failed", mine -> {
+            try {
+                mine.execute(op, () -> {
+                    ran.incrementAndGet();
+                    Thread.sleep(TRIAL_HOLD_MILLIS); // the trial holds the dependency: real time is the point
+                    throw Load.DOWN;
+                });
+            } catch (CircuitOpenException | Load.DependencyDown expected) {
+                // rejected, or ran as a trial and failed
+            }
+        });
+        return ran.get();
+    }
+
+    /** What each of the {@link #THREADS} threads does with its breaker. */
+    private interface Work {
+        void run(CircuitBreaker mine) throws Exception;
+    }
+
+    /**
+     * Runs {@code work} on {@link #THREADS} threads named {@code name-i}, half of them on {@code a} and half on
+     * {@code b}, started together, and waits for them to end.
+     *
+     * @throws IllegalStateException with {@code failure} and the first error a thread met, if any did
+     */
+    private static void runTogether(CircuitBreaker a, CircuitBreaker b, String name, String failure, Work work) {
         CyclicBarrier start = new CyclicBarrier(THREADS);
         List<Thread> threads = new ArrayList<>();
         List<Throwable> errors = new ArrayList<>();
@@ -151,27 +156,20 @@ final class AtomicBench {
             Thread th = new Thread(() -> {
                 try {
                     start.await(30, TimeUnit.SECONDS);
-                    mine.execute(op, () -> {
-                        ran.incrementAndGet();
-                        Thread.sleep(TRIAL_HOLD_MILLIS); // the trial holds the dependency: real time is the point
-                        throw Load.DOWN;
-                    });
-                } catch (CircuitOpenException | Load.DependencyDown expected) {
-                    // rejected, or ran as a trial and failed
-                } catch (InterruptedException | BrokenBarrierException | TimeoutException e) {
+                    work.run(mine);
+                } catch (Throwable e) {
                     synchronized (errors) {
                         errors.add(e);
                     }
                 }
-            }, "trial-race-" + i);
+            }, name + "-" + i);
             threads.add(th);
             th.start();
         }
         Load.joinAll(threads);
         if (!errors.isEmpty()) {
-            throw new IllegalStateException("a racing thread failed", errors.get(0));
+            throw new IllegalStateException(failure, errors.get(0));
         }
-        return ran.get();
     }
 
     private static CircuitBreaker breaker(Store store, ManualClock clock, int failureThreshold) {

@@ -28,66 +28,44 @@ import java.util.function.Supplier;
  */
 public enum BreakerType {
     /** No breaker at all: the call itself, the limit every breaker is measured against. */
-    DIRECT {
-        @Override
-        public BreakerAdapter create() {
-            return new Direct();
-        }
-    },
+    DIRECT(Direct::new),
     /** redeye in local mode (no store), reference defaults, stack traces off (its default). */
-    REDEYE {
-        @Override
-        public BreakerAdapter create() {
-            return new Redeye(false);
-        }
-    },
+    REDEYE(() -> new Redeye(false)),
     /**
      * {@link #REDEYE} called with {@code executeOrElse(op, call, orElse)}: a rejected call returns a fallback
      * value and builds no exception. The target: a rejection at most 2x {@link #REDEYE}'s healthy call, 0 B/op.
      */
-    REDEYE_OR_ELSE {
-        @Override
-        public BreakerAdapter create() {
-            return new RedeyeOrElse();
-        }
-    },
+    REDEYE_OR_ELSE(RedeyeOrElse::new),
     /**
      * {@link #REDEYE} with a {@code RedeyeMetrics} binder (redeye-micrometer, its defaults: sampled call
      * timing) bound to a {@code SimpleMeterRegistry}: what metrics cost the healthy path. The target: 0 B/op
      * and within 10 % of {@link #REDEYE}.
      */
-    REDEYE_MICROMETER {
-        @Override
-        public BreakerAdapter create() {
-            return new Redeye(true);
-        }
-    },
+    REDEYE_MICROMETER(() -> new Redeye(true)),
     /** Resilience4j 2.4.0 {@code CircuitBreaker}, default configuration. */
-    RESILIENCE4J {
-        @Override
-        public BreakerAdapter create() {
-            return new Resilience4j();
-        }
-    },
+    RESILIENCE4J(Resilience4j::new),
     /** Failsafe 3.3.2 {@code CircuitBreaker}, default configuration, through one {@code FailsafeExecutor}. */
-    FAILSAFE {
-        @Override
-        public BreakerAdapter create() {
-            return new FailsafeBreaker();
-        }
-    };
+    FAILSAFE(FailsafeBreaker::new);
 
     /** The open period every tripped breaker gets: long enough that no benchmark sees it elapse. */
     static final Duration OPEN_FOR = Duration.ofHours(1);
     /** The one operation name the redeye adapter uses. */
     static final String OPERATION = "bench";
 
+    private final Supplier<BreakerAdapter> factory;
+
+    BreakerType(Supplier<BreakerAdapter> factory) {
+        this.factory = factory;
+    }
+
     /**
      * A new, closed breaker of this type with its own state. Cheap (no threads, no I/O).
      *
      * @return an adapter the caller closes
      */
-    public abstract BreakerAdapter create();
+    public BreakerAdapter create() {
+        return factory.get();
+    }
 
     /** The value the benchmark's trivial call returns; a field, not a constant, so the JIT cannot fold it. */
     static final class Payload {
@@ -137,10 +115,15 @@ public enum BreakerType {
 
         @Override
         public void trip() {
+            recordThresholdFailures();
+            requireRejected(call(), CircuitOpenException.class, this);
+        }
+
+        /** Records as many failures as open the breaker. */
+        final void recordThresholdFailures() {
             for (int i = 0; i < breaker.config().failureThreshold(); i++) {
                 breaker.recordFailure(OPERATION);
             }
-            requireRejected(call(), CircuitOpenException.class, this);
         }
 
         @Override
@@ -168,9 +151,7 @@ public enum BreakerType {
 
         @Override
         public void trip() {
-            for (int i = 0; i < breaker.config().failureThreshold(); i++) {
-                breaker.recordFailure(OPERATION);
-            }
+            recordThresholdFailures();
             Object rejected = call();
             if (rejected != fallback.value || breaker.metrics(OPERATION).rejections() != 1) {
                 throw new IllegalStateException("RedeyeOrElse did not reject after trip(): " + rejected);

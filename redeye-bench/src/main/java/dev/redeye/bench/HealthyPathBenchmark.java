@@ -1,16 +1,8 @@
 package dev.redeye.bench;
 
-import java.util.concurrent.TimeUnit;
-import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Threads;
 
 /**
  * The per-call cost of a closed, healthy breaker (local mode): one trivial call through each competitor, on
@@ -28,39 +20,14 @@ import org.openjdk.jmh.annotations.Threads;
  * {@code ... HealthyPathBenchmark -p type=REDEYE,REDEYE_MICROMETER -prof gc}.
  */
 @State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-public class HealthyPathBenchmark {
+public class HealthyPathBenchmark extends OneAndTwoThreads {
 
     /** The competitor. */
     @Param({"DIRECT", "REDEYE", "REDEYE_MICROMETER", "RESILIENCE4J", "FAILSAFE"})
     public BreakerType type;
 
-    private BreakerAdapter breaker;
-
-    /** Builds one closed breaker shared by every benchmark thread. */
-    @Setup
-    public void setUp() {
-        breaker = type.create();
-    }
-
-    /** Closes the breaker. */
-    @TearDown
-    public void tearDown() {
-        breaker.close();
-    }
-
-    /** One thread calling through the breaker. */
-    @Benchmark
-    @Threads(1)
-    public Object oneThread() {
-        return breaker.call();
-    }
-
-    /** Two threads calling through the same breaker and operation. */
-    @Benchmark
-    @Threads(2)
-    public Object twoThreads() {
-        return breaker.call();
+    @Override
+    BreakerType type() {
+        return type;
     }
 }

@@ -1,16 +1,8 @@
 package dev.redeye.bench;
 
-import java.util.concurrent.TimeUnit;
-import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Threads;
 
 /**
  * The per-call cost of a rejection by an open breaker (local mode), on one thread and on two threads sharing
@@ -26,9 +18,7 @@ import org.openjdk.jmh.annotations.Threads;
  * </pre>
  */
 @State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-public class RejectionBenchmark {
+public class RejectionBenchmark extends OneAndTwoThreads {
 
     /**
      * The competitor ({@link BreakerType#DIRECT} has nothing to reject); {@link BreakerType#REDEYE_OR_ELSE} is
@@ -37,36 +27,18 @@ public class RejectionBenchmark {
     @Param({"REDEYE", "REDEYE_OR_ELSE", "RESILIENCE4J", "FAILSAFE"})
     public BreakerType type;
 
-    private BreakerAdapter breaker;
+    @Override
+    BreakerType type() {
+        return type;
+    }
 
     /**
-     * Builds one breaker shared by every benchmark thread and opens it for an hour.
+     * Opens the breaker for an hour, so that every call is rejected.
      *
      * @throws IllegalStateException if the breaker does not reject after being opened
      */
-    @Setup
-    public void setUp() {
-        breaker = type.create();
+    @Override
+    void prepare() {
         breaker.trip();
-    }
-
-    /** Closes the breaker. */
-    @TearDown
-    public void tearDown() {
-        breaker.close();
-    }
-
-    /** One thread rejected by the open breaker. */
-    @Benchmark
-    @Threads(1)
-    public Object oneThread() {
-        return breaker.call();
-    }
-
-    /** Two threads rejected by the same open breaker and operation. */
-    @Benchmark
-    @Threads(2)
-    public Object twoThreads() {
-        return breaker.call();
     }
 }

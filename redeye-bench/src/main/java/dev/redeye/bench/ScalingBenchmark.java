@@ -7,9 +7,7 @@ import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 
 /**
@@ -27,27 +25,16 @@ import org.openjdk.jmh.annotations.Threads;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class ScalingBenchmark {
 
-    /**
-     * The breaker a state holds: built before the measurement, closed after it. JMH wants a {@code @State} on
-     * the class that declares the {@code @Param}; each subclass sets its own scope.
-     */
+    /** The breaker a state holds; each subclass sets its own scope. */
     @State(Scope.Benchmark)
-    public abstract static class Holder {
+    public abstract static class Holder extends BreakerHolder {
         /** The competitor. */
         @Param({"REDEYE"})
         public BreakerType type;
-        BreakerAdapter breaker;
 
-        /** Builds the breaker. */
-        @Setup
-        public void setUp() {
-            breaker = type.create();
-        }
-
-        /** Closes it. */
-        @TearDown
-        public void tearDown() {
-            breaker.close();
+        @Override
+        BreakerType type() {
+            return type;
         }
     }
 

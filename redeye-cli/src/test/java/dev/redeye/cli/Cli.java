@@ -1,12 +1,21 @@
 package dev.redeye.cli;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.redeye.Stores;
 import dev.redeye.api.Store;
+import dev.redeye.api.StoreUris;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.URI;
 import java.util.Arrays;
 import java.util.UUID;
 import picocli.CommandLine;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 
 /** Runs the real entry point in-process and captures what it prints. */
 final class Cli {
@@ -63,6 +72,28 @@ final class Cli {
         return "dynamodb://cli:s3cretkey@" + table + "?region=us-east-1&createTable=true"
                 + "&attemptTimeoutMillis=2000&callTimeoutMillis=5000&callDeadlineMillis=60000&feedPollMillis=100"
                 + "&endpoint=" + env.trim();
+    }
+
+    /** Deletes {@code table} from REDEYE_DYNAMODB_URL, if the variable is set and the table exists. */
+    static void dropDynamoDbTable(String table) {
+        String env = System.getenv("REDEYE_DYNAMODB_URL");
+        if (env == null) {
+            return;
+        }
+        try (DynamoDbClient c = DynamoDbClient.builder().endpointOverride(URI.create(env.trim()))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("cli", "x")))
+                .build()) {
+            c.deleteTable(r -> r.tableName(table));
+        } catch (ResourceNotFoundException e) {
+            // never created
+        }
+    }
+
+    /** Fails, saying how to start Redis and PostgreSQL, unless the store behind the URI answers a read. */
+    static void assertReachable(String uri) {
+        assertTrue(reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri)
+                + " (run scripts/test.sh, which starts Redis and PostgreSQL, or set REDEYE_REDIS_URL / REDEYE_POSTGRES_URL)");
     }
 
     /** Whether the store behind the URI answers a read (tests against it fail with how to provide it otherwise). */

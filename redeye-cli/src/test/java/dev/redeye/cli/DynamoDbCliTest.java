@@ -10,16 +10,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.Stores;
 import dev.redeye.api.CircuitOpenException;
-import java.net.URI;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 
 /**
  * The commands over {@code dynamodb://} on dynalite (REDEYE_DYNAMODB_URL, started by scripts/services.sh):
@@ -41,18 +35,7 @@ class DynamoDbCliTest {
 
     @AfterAll
     static void dropTable() {
-        String env = System.getenv("REDEYE_DYNAMODB_URL");
-        if (env == null) {
-            return;
-        }
-        try (DynamoDbClient c = DynamoDbClient.builder().endpointOverride(URI.create(env.trim()))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("cli", "x")))
-                .build()) {
-            c.deleteTable(r -> r.tableName(TABLE));
-        } catch (ResourceNotFoundException e) {
-            // never created
-        }
+        Cli.dropDynamoDbTable(TABLE);
     }
 
     static JsonNode status(String op) throws Exception {

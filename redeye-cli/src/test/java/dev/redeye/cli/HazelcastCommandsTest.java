@@ -9,10 +9,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.Stores;
 import dev.redeye.api.CircuitOpenException;
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -62,29 +58,7 @@ class HazelcastCommandsTest {
 
     @Test
     void watchPrintsTransitionsFromTheFeed() throws Exception {
-        String uri = HazelcastMember.uri();
-        String op = Cli.uniqueOperation();
-        CompletableFuture<Cli.Run> watch = CompletableFuture.supplyAsync(
-                () -> Cli.run("watch", "--store", uri, "--count", "2", "--timeout", "30s", "--json", op));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        boolean open = false;
-        while (!watch.isDone() && System.nanoTime() < deadline) {
-            assertEquals(0, Cli.run(open ? "reset" : "force-open", "--store", uri, op).exit());
-            open = !open;
-            Thread.sleep(300);
-        }
-        Cli.Run run = watch.get(10, TimeUnit.SECONDS);
-        assertEquals(0, run.exit(), run::toString);
-        List<String> lines = run.out().strip().lines().toList();
-        assertEquals(2, lines.size(), run::toString);
-        long last = 0;
-        for (String line : lines) {
-            JsonNode e = Json.mapper().readTree(line);
-            assertEquals(op, e.get("operation").asText(), line);
-            assertTrue(e.get("version").asLong() > last, line);
-            last = e.get("version").asLong();
-        }
-        Cli.run("reset", "--store", uri, op);
+        OpsCommandsTest.assertWatchPrintsTransitions(HazelcastMember.uri());
     }
 
     @Test

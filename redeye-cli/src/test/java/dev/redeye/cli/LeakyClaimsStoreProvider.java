@@ -3,11 +3,9 @@ package dev.redeye.cli;
 import dev.redeye.InMemoryStore;
 import dev.redeye.api.ForwardingStore;
 import dev.redeye.api.Store;
-import dev.redeye.api.StoreProvider;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -15,16 +13,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * Test fixture, scheme {@code leaky:}: a shared in-memory store (one per URI) whose trial claims never
  * refuse, like the TCK's deliberately broken stores. Everything else is the real {@link InMemoryStore}.
  */
-public final class LeakyClaimsStoreProvider implements StoreProvider {
+public final class LeakyClaimsStoreProvider extends OneSchemeProvider {
     private static final Map<String, InMemoryStore> BACKENDS = new ConcurrentHashMap<>();
 
     /** ServiceLoader calls this. */
     public LeakyClaimsStoreProvider() {
-    }
-
-    @Override
-    public Set<String> schemes() {
-        return Set.of("leaky");
+        super("leaky");
     }
 
     @Override

@@ -3,11 +3,9 @@ package dev.redeye.cli;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
-import dev.redeye.api.StoreProvider;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -15,16 +13,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * atomic recording, no trial claims). Every client of the same URI shares one map, so it stands for the
  * naive get-then-set shared breaker the simulation must tell apart from an atomic one.
  */
-public final class NaiveSharedStoreProvider implements StoreProvider {
+public final class NaiveSharedStoreProvider extends OneSchemeProvider {
     private static final Map<String, Map<String, BreakerState>> DATA = new ConcurrentHashMap<>();
 
     /** ServiceLoader calls this. */
     public NaiveSharedStoreProvider() {
-    }
-
-    @Override
-    public Set<String> schemes() {
-        return Set.of("naive");
+        super("naive");
     }
 
     @Override

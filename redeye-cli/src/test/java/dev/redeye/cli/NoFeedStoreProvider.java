@@ -1,8 +1,6 @@
 package dev.redeye.cli;
 
 import dev.redeye.api.Store;
-import dev.redeye.api.StoreProvider;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -10,15 +8,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * so no transition feed) and private data per instance (two clients share nothing, so the TCK's two-client
  * rules fail). Registered in src/test/resources/META-INF/services.
  */
-public final class NoFeedStoreProvider implements StoreProvider {
+public final class NoFeedStoreProvider extends OneSchemeProvider {
 
     /** ServiceLoader calls this. */
     public NoFeedStoreProvider() {
-    }
-
-    @Override
-    public Set<String> schemes() {
-        return Set.of("nofeed");
+        super("nofeed");
     }
 
     @Override

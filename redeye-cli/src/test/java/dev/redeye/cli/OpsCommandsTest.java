@@ -47,8 +47,7 @@ class OpsCommandsTest {
     @ParameterizedTest
     @MethodSource("stores")
     void forceOpenHalfOpenAndResetControlEveryInstance(String uri) throws Exception {
-        assertTrue(Cli.reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri)
-                + " (run scripts/test.sh, which starts Redis and PostgreSQL, or set REDEYE_REDIS_URL / REDEYE_POSTGRES_URL)");
+        Cli.assertReachable(uri);
         String op = Cli.uniqueOperation();
 
         assertUnknown(Cli.run("status", "--store", uri, op), op);
@@ -100,8 +99,7 @@ class OpsCommandsTest {
     @ParameterizedTest
     @MethodSource("stores")
     void statusShowsAnOpenBreakerWithItsRetryAfter(String uri) throws Exception {
-        assertTrue(Cli.reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri)
-                + " (run scripts/test.sh, which starts Redis and PostgreSQL, or set REDEYE_REDIS_URL / REDEYE_POSTGRES_URL)");
+        Cli.assertReachable(uri);
         String op = Cli.uniqueOperation();
         try (CircuitBreaker app = CircuitBreaker.builder().store(Stores.open(uri)).failureThreshold(2)
                 .resetTimeout(Duration.ofSeconds(30)).jitter(0).build()) {
@@ -127,8 +125,12 @@ class OpsCommandsTest {
     @ParameterizedTest
     @MethodSource("stores")
     void watchPrintsTransitionsFromTheFeed(String uri) throws Exception {
-        assertTrue(Cli.reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri)
-                + " (run scripts/test.sh, which starts Redis and PostgreSQL, or set REDEYE_REDIS_URL / REDEYE_POSTGRES_URL)");
+        Cli.assertReachable(uri);
+        assertWatchPrintsTransitions(uri);
+    }
+
+    /** {@code watch --count 2} on {@code uri} prints the two transitions made while it runs, as JSON lines. */
+    static void assertWatchPrintsTransitions(String uri) throws Exception {
         String op = Cli.uniqueOperation();
         CompletableFuture<Cli.Run> watch = CompletableFuture.supplyAsync(
                 () -> Cli.run("watch", "--store", uri, "--count", "2", "--timeout", "30s", "--json", op));
@@ -161,8 +163,7 @@ class OpsCommandsTest {
     @ParameterizedTest
     @MethodSource("stores")
     void watchWithACountFailsWhenTheTimeoutPassesFirst(String uri) {
-        assertTrue(Cli.reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri)
-                + " (run scripts/test.sh, which starts Redis and PostgreSQL, or set REDEYE_REDIS_URL / REDEYE_POSTGRES_URL)");
+        Cli.assertReachable(uri);
         Cli.Run run = Cli.run("watch", "--store", uri, "--count", "1", "--timeout", "300ms", Cli.uniqueOperation());
         assertEquals(RedeyeCommand.EXIT_FAILURE, run.exit(), run::toString);
         assertTrue(run.err().contains("0 of 1 event(s) before the timeout"), run::toString);
@@ -172,8 +173,7 @@ class OpsCommandsTest {
     @ParameterizedTest
     @MethodSource("stores")
     void simulateRunsOnTheRealStoreAndCleansUp(String uri) throws Exception {
-        assertTrue(Cli.reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri)
-                + " (run scripts/test.sh, which starts Redis and PostgreSQL, or set REDEYE_REDIS_URL / REDEYE_POSTGRES_URL)");
+        Cli.assertReachable(uri);
         Cli.Run run = Cli.run("simulate", "--store", uri, "--instances", "4", "--threads-per-instance", "1",
                 "--duration", "2500ms", "--down-at", "300ms", "--up-at", "1500ms", "--reset-timeout", "400ms",
                 "--backoff-multiplier", "1", "--think-time", "20ms", "--progress", "never", "--json");
@@ -230,8 +230,7 @@ class OpsCommandsTest {
     @ParameterizedTest
     @MethodSource("stores")
     void statusOfAnUnknownOperationSaysSoAndPrintsTheKnownOnes(String uri) throws Exception {
-        assertTrue(Cli.reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri)
-                + " (run scripts/test.sh, which starts Redis and PostgreSQL, or set REDEYE_REDIS_URL / REDEYE_POSTGRES_URL)");
+        Cli.assertReachable(uri);
         String known = Cli.uniqueOperation();
         String unknown = Cli.uniqueOperation();
         assertEquals(0, Cli.run("force-open", "--store", uri, known).exit());

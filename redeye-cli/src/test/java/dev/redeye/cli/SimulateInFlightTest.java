@@ -5,18 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 
 /**
  * What {@code simulate} says reached the dead dependency adds up, on the stores where a call admitted by a read
@@ -32,18 +26,7 @@ class SimulateInFlightTest {
 
     @AfterAll
     static void dropTable() {
-        String env = System.getenv("REDEYE_DYNAMODB_URL");
-        if (env == null) {
-            return;
-        }
-        try (DynamoDbClient c = DynamoDbClient.builder().endpointOverride(URI.create(env.trim()))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("cli", "x")))
-                .build()) {
-            c.deleteTable(r -> r.tableName(TABLE));
-        } catch (ResourceNotFoundException e) {
-            // never created
-        }
+        Cli.dropDynamoDbTable(TABLE);
     }
 
     private static String uri(String store) {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redeye.api.StoreUris;
 import org.junit.jupiter.api.Test;
 
 /** redeye tck: the real TCK through the JUnit Platform launcher. */
@@ -87,8 +86,7 @@ class TckCommandTest {
     @Test
     void redisStorePassesTheAtomicCountingRules() {
         String uri = Cli.redisUri();
-        assertTrue(Cli.reachable(uri), () -> "store not reachable: " + StoreUris.redact(uri)
-                + " (run scripts/test.sh, which starts Redis and PostgreSQL, or set REDEYE_REDIS_URL / REDEYE_POSTGRES_URL)");
+        Cli.assertReachable(uri);
         Cli.Run run = Cli.run("tck", "--store", uri, "--rule", "R2.7,R4.4,R6.3");
         assertEquals(0, run.exit(), run::toString);
         assertTrue(run.out().contains("3 passed, 0 failed, 0 skipped"), run::toString);

@@ -9,13 +9,9 @@ import dev.redeye.Stores;
 import dev.redeye.api.Store;
 import dev.redeye.spring.boot.app.InventoryApplication;
 import java.io.IOException;
-import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -25,9 +21,6 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import redis.clients.jedis.JedisPooled;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 
 /**
  * The {@code redeye} endpoint over real HTTP, on a Boot application over the real Redis. Reading it never creates
@@ -43,7 +36,6 @@ import redis.clients.jedis.resps.ScanResult;
 class EndpointOverHttpTest {
     private static final String PREFIX = TestServices.newPrefix();
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final List<String> MADE_UP = List.of("a", "made-up", "guess-3", "admin", "x y");
 
     @LocalServerPort
@@ -59,11 +51,7 @@ class EndpointOverHttpTest {
 
     @AfterAll
     static void deleteKeys() {
-        try (JedisPooled jedis = new JedisPooled(URI.create(TestServices.redisUrl()))) {
-            for (String k : keys(jedis)) {
-                jedis.del(k);
-            }
-        }
+        TestServices.deleteRedisKeys(PREFIX);
     }
 
     @Test
@@ -71,10 +59,7 @@ class EndpointOverHttpTest {
         assertThat(get("/stock/apple").statusCode()).isEqualTo(200); // the operation "warehouse" is held
         long meterLines = redeyeLines();
         assertThat(meterLines).isPositive();
-        List<String> keysBefore;
-        try (JedisPooled jedis = new JedisPooled(URI.create(TestServices.redisUrl()))) {
-            keysBefore = keys(jedis);
-        }
+        List<String> keysBefore = TestServices.redisKeys(PREFIX);
 
         for (String name : MADE_UP) {
             HttpResponse<String> r = get("/actuator/redeye/default/" + URLEncoder.encode(name, StandardCharsets.UTF_8)
@@ -85,9 +70,7 @@ class EndpointOverHttpTest {
         assertThat(redeyeLines()).as("Prometheus lines of redeye meters after reading made-up names")
                 .isEqualTo(meterLines);
         assertThat(breaker.allMetrics()).containsOnlyKeys("warehouse");
-        try (JedisPooled jedis = new JedisPooled(URI.create(TestServices.redisUrl()))) {
-            assertThat(keys(jedis)).containsExactlyInAnyOrderElementsOf(keysBefore);
-        }
+        assertThat(TestServices.redisKeys(PREFIX)).containsExactlyInAnyOrderElementsOf(keysBefore);
         assertThat(get("/actuator/redeye/default/warehouse").statusCode()).isEqualTo(200);
     }
 
@@ -148,25 +131,11 @@ class EndpointOverHttpTest {
         return scrape.body().lines().filter(l -> l.contains("redeye_")).count();
     }
 
-    private static List<String> keys(JedisPooled jedis) {
-        List<String> out = new java.util.ArrayList<>();
-        String cursor = ScanParams.SCAN_POINTER_START;
-        do {
-            ScanResult<String> page = jedis.scan(cursor, new ScanParams().match(PREFIX + "*").count(100));
-            out.addAll(page.getResult());
-            cursor = page.getCursor();
-        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
-        return out;
-    }
-
     private HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+        return TestServices.httpPost("http://127.0.0.1:" + port + path, json);
     }
 
     private HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        return TestServices.httpGet("http://127.0.0.1:" + port + path);
     }
 }

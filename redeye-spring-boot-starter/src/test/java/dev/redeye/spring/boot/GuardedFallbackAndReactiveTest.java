@@ -270,17 +270,6 @@ class GuardedFallbackAndReactiveTest {
         }
     }
 
-    /** A Publisher that is neither Mono nor Flux. */
-    public interface Stream<T> extends Publisher<T> {
-    }
-
-    public static class OtherPublisher {
-        @CircuitBreakerGuarded("stream")
-        public Stream<String> stream() {
-            return s -> { };
-        }
-    }
-
     @Test
     void aFallbackThatDoesNotResolveOrAnotherPublisherFailsTheStart() {
         ApplicationContextRunner bare = new ApplicationContextRunner().withConfiguration(RedeyeAutoConfigurationTest.ALL);
@@ -294,7 +283,7 @@ class GuardedFallbackAndReactiveTest {
             assertThat(RedeyeAutoConfigurationTest.allMessages(context)).contains("fallbackMethod 'fb'",
                     "found only ", "String fb(String)", "Integer fb(String, Exception)");
         });
-        bare.withBean(OtherPublisher.class).run(context -> {
+        bare.withBean(GuardedAnnotationTest.ReactiveClient.class).run(context -> {
             assertThat(context).hasFailed();
             assertThat(RedeyeAutoConfigurationTest.allMessages(context)).contains("Mono or Flux", "tryAcquire");
         });

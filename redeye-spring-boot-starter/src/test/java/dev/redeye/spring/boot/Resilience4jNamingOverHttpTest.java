@@ -4,11 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.redeye.spring.boot.app.InventoryApplication;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
@@ -16,9 +12,6 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import redis.clients.jedis.JedisPooled;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 
 /**
  * {@code redeye.metrics.naming=resilience4j} on a Boot application over the real Redis, scraped over real HTTP
@@ -31,7 +24,6 @@ import redis.clients.jedis.resps.ScanResult;
             "spring.main.banner-mode=off"})
 class Resilience4jNamingOverHttpTest {
     private static final String PREFIX = TestServices.newPrefix();
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @LocalServerPort
     int port;
@@ -43,14 +35,7 @@ class Resilience4jNamingOverHttpTest {
 
     @AfterAll
     static void deleteKeys() {
-        try (JedisPooled jedis = new JedisPooled(URI.create(TestServices.redisUrl()))) {
-            String cursor = ScanParams.SCAN_POINTER_START;
-            do {
-                ScanResult<String> page = jedis.scan(cursor, new ScanParams().match(PREFIX + "*").count(100));
-                page.getResult().forEach(jedis::del);
-                cursor = page.getCursor();
-            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
-        }
+        TestServices.deleteRedisKeys(PREFIX);
     }
 
     @Test
@@ -72,7 +57,6 @@ class Resilience4jNamingOverHttpTest {
     }
 
     private HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        return TestServices.httpGet("http://127.0.0.1:" + port + path);
     }
 }

@@ -6,9 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.redeye.spring.boot.fleetapp.PricingApplication;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,9 +20,6 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import redis.clients.jedis.JedisPooled;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 
 /**
  * What a Resilience4j user expects of the starter, over real HTTP with two instances of one Boot application
@@ -45,7 +39,6 @@ import redis.clients.jedis.resps.ScanResult;
 class ResilienceFeaturesOverRedisTest {
     private static final String PREFIX = TestServices.newPrefix();
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     /** The properties both instances run with, besides the store. */
     private static final String[] PROPERTIES = {
         "spring.main.banner-mode=off",
@@ -89,14 +82,7 @@ class ResilienceFeaturesOverRedisTest {
         if (instanceB != null) {
             instanceB.close();
         }
-        try (JedisPooled jedis = new JedisPooled(URI.create(TestServices.redisUrl()))) {
-            String cursor = ScanParams.SCAN_POINTER_START;
-            do {
-                ScanResult<String> page = jedis.scan(cursor, new ScanParams().match(PREFIX + "*").count(100));
-                page.getResult().forEach(jedis::del);
-                cursor = page.getCursor();
-            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
-        }
+        TestServices.deleteRedisKeys(PREFIX);
     }
 
     private String a() {
@@ -197,12 +183,10 @@ class ResilienceFeaturesOverRedisTest {
     }
 
     private static HttpResponse<String> get(String url) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+        return TestServices.httpGet(url);
     }
 
     private static void post(String url) throws IOException, InterruptedException {
-        HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
-                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        TestServices.httpPost(url, null);
     }
 }

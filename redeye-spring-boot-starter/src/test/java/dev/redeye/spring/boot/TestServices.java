@@ -4,14 +4,27 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.redeye.CircuitBreaker;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
 
 /**
  * What the tests share: the build's real Redis and PostgreSQL ({@code REDEYE_REDIS_URL},
  * {@code REDEYE_POSTGRES_URL}, exported by {@code scripts/services.sh}; a test fails saying how to provide
- * them, never skips), fresh names so runs sharing the servers never meet, and calls that fail.
+ * them, never skips), fresh names so runs sharing the servers never meet, calls that fail, and HTTP requests
+ * to the applications the tests start.
  */
 public final class TestServices {
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
     private TestServices() {
     }
 
@@ -45,6 +58,44 @@ public final class TestServices {
     public static String redisStoreUri(String prefix) {
         String url = redisUrl();
         return url + (url.contains("?") ? "&" : "?") + "prefix=" + prefix;
+    }
+
+    /** The keys of the build's Redis under {@code prefix}. */
+    public static List<String> redisKeys(String prefix) {
+        try (JedisPooled jedis = new JedisPooled(URI.create(redisUrl()))) {
+            List<String> out = new ArrayList<>();
+            String cursor = ScanParams.SCAN_POINTER_START;
+            do {
+                ScanResult<String> page = jedis.scan(cursor, new ScanParams().match(prefix + "*").count(100));
+                out.addAll(page.getResult());
+                cursor = page.getCursor();
+            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+            return out;
+        }
+    }
+
+    /** Deletes the keys of the build's Redis under {@code prefix}. */
+    public static void deleteRedisKeys(String prefix) {
+        List<String> keys = redisKeys(prefix);
+        try (JedisPooled jedis = new JedisPooled(URI.create(redisUrl()))) {
+            keys.forEach(jedis::del);
+        }
+    }
+
+    /** A GET of {@code url}, answered within 10 s. */
+    public static HttpResponse<String> httpGet(String url) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(URI.create(url)).GET());
+    }
+
+    /** A POST to {@code url} of {@code json}, or of no body if it is null, answered within 10 s. */
+    public static HttpResponse<String> httpPost(String url, String json) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url));
+        return send(json == null ? request.POST(HttpRequest.BodyPublishers.noBody())
+                : request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)));
+    }
+
+    private static HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
+        return HTTP.send(request.timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /** A fresh name (schemas, maps, in-memory stores, operations). */

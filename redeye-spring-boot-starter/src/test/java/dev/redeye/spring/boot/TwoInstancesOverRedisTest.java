@@ -6,9 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.redeye.spring.boot.app.InventoryApplication;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -20,9 +17,6 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import redis.clients.jedis.JedisPooled;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 
 /**
  * Two instances of one Boot application ({@link InventoryApplication}: no redeye Java configuration, only
@@ -37,7 +31,6 @@ import redis.clients.jedis.resps.ScanResult;
 class TwoInstancesOverRedisTest {
     private static final String PREFIX = TestServices.newPrefix();
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private static ConfigurableApplicationContext instanceB;
     private static String b;
@@ -65,14 +58,7 @@ class TwoInstancesOverRedisTest {
         if (instanceB != null) {
             instanceB.close();
         }
-        try (JedisPooled jedis = new JedisPooled(URI.create(TestServices.redisUrl()))) {
-            String cursor = ScanParams.SCAN_POINTER_START;
-            do {
-                ScanResult<String> page = jedis.scan(cursor, new ScanParams().match(PREFIX + "*").count(100));
-                page.getResult().forEach(jedis::del);
-                cursor = page.getCursor();
-            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
-        }
+        TestServices.deleteRedisKeys(PREFIX);
     }
 
     private String a() {
@@ -152,13 +138,10 @@ class TwoInstancesOverRedisTest {
     }
 
     private static HttpResponse<String> get(String url) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+        return TestServices.httpGet(url);
     }
 
     private static HttpResponse<String> post(String url, String json) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return TestServices.httpPost(url, json);
     }
 }

@@ -2,7 +2,6 @@ package dev.redeye.store.hazelcast;
 
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import dev.redeye.api.StoreException;
 import java.io.IOException;
 import java.util.Map;
 
@@ -42,17 +41,8 @@ final class ClaimProcessor extends MemberProcessor {
 
     @Override
     String run(Map.Entry<String, Object> entry) {
-        StoredValue current;
-        try {
-            current = StateValues.decode(entry.getValue(), StateValues.where(entry.getKey()));
-        } catch (StoreException e) {
-            return StateValues.error(e.getMessage());
-        }
-        long clock = clusterMillis();
-        Updates.Update<Boolean> u = claim ? Updates.claim(current, token, permits, ttlMillis, clock)
-                : Updates.release(current, token, clock);
-        write(entry, u, clock);
-        return u.answer ? "1" : "0";
+        return update(entry, (current, clock) -> claim ? Updates.claim(current, token, permits, ttlMillis, clock)
+                : Updates.release(current, token, clock), done -> done ? "1" : "0");
     }
 
     @Override

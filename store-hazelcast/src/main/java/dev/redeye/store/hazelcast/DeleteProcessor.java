@@ -28,7 +28,7 @@ final class DeleteProcessor extends MemberProcessor {
     String run(Map.Entry<String, Object> entry) {
         StoredValue current;
         try {
-            current = StateValues.decode(entry.getValue(), StateValues.where(entry.getKey()));
+            current = decode(entry);
         } catch (StoreException malformed) {
             write(entry, (String) null, NO_EXPIRY);
             return "1";

@@ -7,9 +7,11 @@ import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import dev.redeye.api.StoreException;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * The base of redeye's entry processors (native mode): they run on the member that owns the key, one network
@@ -85,6 +87,34 @@ abstract class MemberProcessor implements EntryProcessor<String, Object, String>
      */
     final long clusterMillis() {
         return member != null ? member.getCluster().getClusterTime() : System.currentTimeMillis();
+    }
+
+    /** The entry's value, decoded by {@link StateValues#decode}: a {@code StoreException} for malformed data. */
+    static StoredValue decode(Map.Entry<String, Object> entry) {
+        return StateValues.decode(entry.getValue(), StateValues.where(entry.getKey()));
+    }
+
+    /** What a processor computes from the entry's value at the cluster clock. */
+    interface Change<T> {
+        Updates.Update<T> apply(StoredValue current, long clockMillis);
+    }
+
+    /**
+     * The work of a processor that leaves malformed data as it is and answers its error: decodes the entry,
+     * applies {@code change} at the cluster clock, writes the result and answers what {@code answer} makes of
+     * the update's answer.
+     */
+    final <T> String update(Map.Entry<String, Object> entry, Change<T> change, Function<T, String> answer) {
+        StoredValue current;
+        try {
+            current = decode(entry);
+        } catch (StoreException e) {
+            return StateValues.error(e.getMessage());
+        }
+        long clock = clusterMillis();
+        Updates.Update<T> u = change.apply(current, clock);
+        write(entry, u, clock);
+        return answer.apply(u.answer);
     }
 
     /** Writes what {@link Updates} computed, if anything; {@code clockMillis} is the clock it used. */

@@ -29,15 +29,18 @@ final class PutProcessor extends MemberProcessor {
 
     @Override
     String run(Map.Entry<String, Object> entry) {
-        StoredValue current;
-        try {
-            current = StateValues.decode(entry.getValue(), StateValues.where(entry.getKey()));
-        } catch (StoreException malformed) {
-            current = StoredValue.NOTHING;
-        }
         long clock = clusterMillis();
-        write(entry, Updates.put(current, state, ttlMillis, clock), clock);
+        write(entry, Updates.put(decodeOrNothing(entry), state, ttlMillis, clock), clock);
         return "1";
+    }
+
+    /** The entry's value, or nothing for malformed data, which the put overwrites. */
+    private static StoredValue decodeOrNothing(Map.Entry<String, Object> entry) {
+        try {
+            return decode(entry);
+        } catch (StoreException malformed) {
+            return StoredValue.NOTHING;
+        }
     }
 
     @Override

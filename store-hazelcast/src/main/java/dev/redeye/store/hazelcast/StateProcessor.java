@@ -4,8 +4,6 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
-import dev.redeye.api.StoreException;
 import dev.redeye.api.Strategy;
 import java.io.IOException;
 import java.util.Map;
@@ -43,16 +41,9 @@ final class StateProcessor extends MemberProcessor {
 
     @Override
     String run(Map.Entry<String, Object> entry) {
-        StoredValue current;
-        try {
-            current = StateValues.decode(entry.getValue(), StateValues.where(entry.getKey()));
-        } catch (StoreException e) {
-            return StateValues.error(e.getMessage());
-        }
-        long clock = clusterMillis();
-        Updates.Update<StateChange> u = Updates.change(entry.getKey(), current, op, removesClaims, policy, now, clock);
-        write(entry, u, clock);
-        return StateValues.result(u.answer);
+        return update(entry,
+                (current, clock) -> Updates.change(entry.getKey(), current, op, removesClaims, policy, now, clock),
+                StateValues::result);
     }
 
     @Override

@@ -120,14 +120,19 @@ final class EmbeddedCluster implements AutoCloseable {
     public void close() {
         List<HazelcastInstance> all = new ArrayList<>(clients);
         all.addAll(members);
-        for (HazelcastInstance h : all) {
+        terminateAll(all);
+        clients.clear();
+        members.clear();
+    }
+
+    /** Terminates every instance of {@code instances}, those already down included. */
+    static void terminateAll(List<HazelcastInstance> instances) {
+        for (HazelcastInstance h : instances) {
             try {
                 h.getLifecycleService().terminate();
             } catch (RuntimeException ignored) {
                 // already down
             }
         }
-        clients.clear();
-        members.clear();
     }
 }

@@ -123,45 +123,45 @@ class HazelcastAtomicityTest {
     @ParameterizedTest(name = "{1} mode on {0} members")
     @MethodSource("everyMode")
     void forceClosedRemovesTheClaimsInTheSameStep(String cluster, HazelcastStore.Mode mode) {
-        HazelcastInstance[] c = clients(cluster);
-        String m = map("closed");
-        FailAt fail = new FailAt();
-        HazelcastStore faulty = HazelcastStore.builder(HookedInstance.wrap(c[0], fail)).map(m).mode(mode).build();
-        HazelcastStore other = HazelcastStore.builder(c[1]).map(m).mode(mode).build();
-        try {
-            for (int n = 1; n <= MAX_CALLS; n++) {
-                for (boolean answerLost : new boolean[] {false, true}) {
-                    String key = "fault-" + n + (answerLost ? "-after" : "-before");
-                    other.apply(key, AtomicOperation.force(BreakerStatus.FORCED_OPEN), P, 1);
-                    assertTrue(other.claimTrial(key, 1, Duration.ofMinutes(1)).isPresent());
-                    boolean failed = false;
-                    fail.arm(n, answerLost);
-                    try {
-                        faulty.apply(key, AtomicOperation.force(BreakerStatus.CLOSED), P, 2);
-                    } catch (StoreException e) {
-                        failed = true;
-                    } finally {
-                        fail.disarm();
-                    }
-                    boolean closed = !other.get(key).orElseThrow().open();
-                    boolean claimsGone = other.claimTrial(key, 1, Duration.ofMinutes(1)).isPresent();
-                    String what = key + " (" + (failed ? "the call failed" : "the call succeeded") + ")";
-                    assertEquals(closed, claimsGone, what + ": closed=" + closed + " but claims removed=" + claimsGone);
-                    assertTrue(failed || closed, what + ": a call that returned must have closed the breaker");
-                }
-            }
-        } finally {
-            faulty.close();
-            other.close();
-        }
+        assertDoneExactlyWhenTheClaimsAreGone(cluster, mode, "closed",
+                (store, key) -> store.apply(key, AtomicOperation.force(BreakerStatus.FORCED_OPEN), P, 1),
+                (store, key) -> store.apply(key, AtomicOperation.force(BreakerStatus.CLOSED), P, 2),
+                (store, key) -> !store.get(key).orElseThrow().open(),
+                "closed", "a call that returned must have closed the breaker");
     }
 
     /** The same for delete: the state is gone exactly when its claims are. */
     @ParameterizedTest(name = "{1} mode on {0} members")
     @MethodSource("everyMode")
     void deleteRemovesTheStateAndItsClaimsInOneStep(String cluster, HazelcastStore.Mode mode) {
+        assertDoneExactlyWhenTheClaimsAreGone(cluster, mode, "delete",
+                (store, key) -> store.apply(key, AtomicOperation.failure(), P, 1),
+                HazelcastStore::delete,
+                (store, key) -> store.get(key).isEmpty(),
+                "state deleted", "a delete that returned must have deleted the state");
+    }
+
+    /** A store call on one key. */
+    private interface KeyCall {
+        void run(HazelcastStore store, String key);
+    }
+
+    /** A question about one key, asked of a store. */
+    private interface KeyCheck {
+        boolean test(HazelcastStore store, String key);
+    }
+
+    /**
+     * For each of {@code call}'s map operations in turn, the connection failing before the request leaves and
+     * after the member applied it: on a key that {@code prepare} set up through another client, with a trial
+     * claimed, the call made through the faulty client must have done its work ({@code done}, named
+     * {@code doneName} in messages) exactly when the key's claims are gone, and must have done it if it
+     * returned ({@code returnedMustHave} otherwise).
+     */
+    private static void assertDoneExactlyWhenTheClaimsAreGone(String cluster, HazelcastStore.Mode mode, String mapName,
+            KeyCall prepare, KeyCall call, KeyCheck done, String doneName, String returnedMustHave) {
         HazelcastInstance[] c = clients(cluster);
-        String m = map("delete");
+        String m = map(mapName);
         FailAt fail = new FailAt();
         HazelcastStore faulty = HazelcastStore.builder(HookedInstance.wrap(c[0], fail)).map(m).mode(mode).build();
         HazelcastStore other = HazelcastStore.builder(c[1]).map(m).mode(mode).build();
@@ -169,22 +169,23 @@ class HazelcastAtomicityTest {
             for (int n = 1; n <= MAX_CALLS; n++) {
                 for (boolean answerLost : new boolean[] {false, true}) {
                     String key = "fault-" + n + (answerLost ? "-after" : "-before");
-                    other.apply(key, AtomicOperation.failure(), P, 1);
+                    prepare.run(other, key);
                     assertTrue(other.claimTrial(key, 1, Duration.ofMinutes(1)).isPresent());
                     boolean failed = false;
                     fail.arm(n, answerLost);
                     try {
-                        faulty.delete(key);
+                        call.run(faulty, key);
                     } catch (StoreException e) {
                         failed = true;
                     } finally {
                         fail.disarm();
                     }
-                    boolean gone = other.get(key).isEmpty();
+                    boolean isDone = done.test(other, key);
                     boolean claimsGone = other.claimTrial(key, 1, Duration.ofMinutes(1)).isPresent();
                     String what = key + " (" + (failed ? "the call failed" : "the call succeeded") + ")";
-                    assertEquals(gone, claimsGone, what + ": state deleted=" + gone + " but claims removed=" + claimsGone);
-                    assertTrue(failed || gone, what + ": a delete that returned must have deleted the state");
+                    assertEquals(isDone, claimsGone,
+                            what + ": " + doneName + "=" + isDone + " but claims removed=" + claimsGone);
+                    assertTrue(failed || isDone, what + ": " + returnedMustHave);
                 }
             }
         } finally {

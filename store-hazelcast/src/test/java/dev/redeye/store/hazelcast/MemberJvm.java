@@ -154,13 +154,7 @@ final class MemberJvm implements AutoCloseable {
 
     @Override
     public void close() {
-        for (HazelcastInstance c : clients) {
-            try {
-                c.getLifecycleService().terminate();
-            } catch (RuntimeException ignored) {
-                // already down
-            }
-        }
+        EmbeddedCluster.terminateAll(clients);
         clients.clear();
         process.destroy();
         try {

@@ -2,8 +2,8 @@ package dev.redeye.spring.boot.app;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.api.CircuitOpenException;
+import dev.redeye.spring.boot.TestDependency;
 import java.io.IOException;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.http.HttpStatus;
@@ -29,15 +29,13 @@ public class InventoryApplication {
 
     /** The downstream dependency, which the test can take down. */
     @Component
-    public static class Warehouse {
-        private final AtomicInteger calls = new AtomicInteger();
-        private volatile boolean down;
+    public static class Warehouse extends TestDependency {
+        public Warehouse() {
+            super("warehouse unreachable");
+        }
 
         String stock(String item) throws IOException {
-            calls.incrementAndGet();
-            if (down) {
-                throw new IOException("warehouse unreachable");
-            }
+            call();
             return item + ": 7 in stock";
         }
     }
@@ -66,13 +64,13 @@ public class InventoryApplication {
         /** Test control of this instance's dependency. */
         @PostMapping("/test/warehouse")
         public String warehouse(@RequestParam boolean down) {
-            warehouse.down = down;
+            warehouse.down(down);
             return "down=" + down;
         }
 
         @GetMapping("/test/warehouse/calls")
         public int calls() {
-            return warehouse.calls.get();
+            return warehouse.calls();
         }
     }
 }

@@ -2,8 +2,8 @@ package dev.redeye.spring.boot.fleetapp;
 
 import dev.redeye.api.CircuitOpenException;
 import dev.redeye.spring.boot.CircuitBreakerGuarded;
+import dev.redeye.spring.boot.TestDependency;
 import java.io.IOException;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.stereotype.Component;
@@ -30,15 +30,13 @@ public class PricingApplication {
 
     /** The downstream dependency, which the test can take down. */
     @Component
-    public static class Upstream {
-        private final AtomicInteger calls = new AtomicInteger();
-        private volatile boolean down;
+    public static class Upstream extends TestDependency {
+        public Upstream() {
+            super("pricing upstream unreachable");
+        }
 
         String price(String item) throws IOException {
-            calls.incrementAndGet();
-            if (down) {
-                throw new IOException("pricing upstream unreachable");
-            }
+            call();
             return "price " + item;
         }
     }
@@ -97,13 +95,13 @@ public class PricingApplication {
         /** Test control of this instance's dependency. */
         @PostMapping("/test/upstream")
         public String upstream(@RequestParam boolean down) {
-            upstream.down = down;
+            upstream.down(down);
             return "down=" + down;
         }
 
         @GetMapping("/test/upstream/calls")
         public int calls() {
-            return upstream.calls.get();
+            return upstream.calls();
         }
     }
 }
