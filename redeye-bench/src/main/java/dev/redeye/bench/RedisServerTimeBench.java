@@ -52,8 +52,12 @@ final class RedisServerTimeBench {
     static final Map<String, Integer> TARGETS = Map.of("recordFailure, sub-threshold", 8,
             "recordFailure, sub-threshold, in a run of consecutive calls", 8, "recordFailure that opens", 20);
 
-    /** How many consecutive calls a run-of-calls sample reads back at once (below slowlog-max-len). */
-    private static final int RUN = 500;
+    /**
+     * How many consecutive calls a run-of-calls sample reads back at once: with the other commands a breaker
+     * call sends (up to three slow-log entries per call), within the slow log's length for the run.
+     */
+    private static final int RUN = 250;
+    private static final int SLOWLOG_LENGTH = 4 * RUN + 24;
 
     private RedisServerTimeBench() {
     }
@@ -73,7 +77,7 @@ final class RedisServerTimeBench {
             String oldThreshold = admin.configGet("slowlog-log-slower-than").get("slowlog-log-slower-than");
             String oldLength = admin.configGet("slowlog-max-len").get("slowlog-max-len");
             admin.configSet("slowlog-log-slower-than", "0");
-            admin.configSet("slowlog-max-len", String.valueOf(2 * RUN + 24));
+            admin.configSet("slowlog-max-len", String.valueOf(SLOWLOG_LENGTH));
             try {
                 RedisStore store = (RedisStore) fixture.open();
                 String sha = admin.scriptLoad("return 1");
@@ -195,7 +199,7 @@ final class RedisServerTimeBench {
                 call.accept(i++);
             }
             int found = 0;
-            for (Slowlog log : admin.slowlogGet(2 * RUN)) {
+            for (Slowlog log : admin.slowlogGet(SLOWLOG_LENGTH)) {
                 if (mine.test(log) && found < batch) {
                     l.add(log.getExecutionTime() * 1_000);
                     found++;
@@ -203,7 +207,7 @@ final class RedisServerTimeBench {
             }
             if (found < batch) {
                 throw new IllegalStateException("found " + found + " of " + batch + " calls in the slow log (is "
-                        + "slowlog-max-len at least " + 2 * RUN + "?)");
+                        + "slowlog-max-len at least " + SLOWLOG_LENGTH + "?)");
             }
         }
         return l;
