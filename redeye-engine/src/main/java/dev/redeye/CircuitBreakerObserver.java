@@ -1,5 +1,6 @@
 package dev.redeye;
 
+import dev.redeye.api.StoreOperation;
 import dev.redeye.api.TransitionEvent;
 
 /**
@@ -71,37 +72,6 @@ public interface CircuitBreakerObserver {
          * permit never completed whose lease ran out.
          */
         RELEASED
-    }
-
-    /** The store operations the breaker times, named as the Store SPI names them. */
-    enum StoreOperation {
-        /** {@code Store.get}. */
-        GET("get"),
-        /** An outcome recorded: {@code AtomicRecording.recordOutcome}, or get-then-put without it. */
-        RECORD_OUTCOME("recordOutcome"),
-        /** {@code AtomicTransitions.trialSucceeded}, or get-then-put without it. */
-        TRIAL_SUCCEEDED("trialSucceeded"),
-        /** {@code AtomicTransitions.trialFailed}, or get-then-put without it. */
-        TRIAL_FAILED("trialFailed"),
-        /** {@code AtomicTransitions.force}, or get-then-put without it. */
-        FORCE("force"),
-        /** {@code TrialClaims.claimTrial}. */
-        CLAIM_TRIAL("claimTrial"),
-        /** {@code TrialClaims.releaseTrial}. */
-        RELEASE_TRIAL("releaseTrial"),
-        /** {@code TransitionFeed.subscribe}. */
-        SUBSCRIBE("subscribe");
-
-        private final String spiName;
-
-        StoreOperation(String spiName) {
-            this.spiName = spiName;
-        }
-
-        /** The SPI method's name, e.g. {@code recordOutcome}: a stable tag value. */
-        public String spiName() {
-            return spiName;
-        }
     }
 
     /**

@@ -1,18 +1,11 @@
 package dev.redeye;
 
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
-import dev.redeye.api.BreakerState;
-import dev.redeye.api.BreakerStatus;
-import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
+import dev.redeye.api.ForwardingStore;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreProvider;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionFeed;
-import dev.redeye.api.TrialClaims;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -37,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * naming the last failure; the thread retries with jittered backoff ({@link #FIRST_BACKOFF_MILLIS} doubling
  * to {@link #MAX_BACKOFF_MILLIS}) and ends once connected and every waiting subscription is started, or
  * when the store is closed.</li>
- * <li>A subscription made while not connected is held (a {@link Pending} one); the connector starts it on the
+ * <li>A subscription made while not connected is held (a {@link HeldSubscription} one); the connector starts it on the
  * real store once connected, then runs its {@code onGap} (events of the time before are unknown to it). A held
  * subscription the real store refuses, whatever it throws, is retried with the same backoff.</li>
  * <li>Once connected, calls go straight to the real store (one volatile read more), whose own client deals
@@ -47,14 +40,12 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. {@link #close()} stops the connector (its attempt in progress finishes and its store, if
  * any, is closed) and closes the real store.
  */
-final class ConnectingStore implements Store, AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed {
+final class ConnectingStore extends ForwardingStore {
     private static final Logger LOG = LoggerFactory.getLogger(Stores.class);
     static final long FIRST_BACKOFF_MILLIS = 100;
     static final long MAX_BACKOFF_MILLIS = 5_000;
     /** The longest a first use waits for the first attempt (a provider's own bounds are shorter). */
     static final long FIRST_WAIT_MILLIS = 10_000;
-    private static final List<Class<?>> CAPABILITIES = List.of(AtomicRecording.class, TrialClaims.class,
-            AtomicTransitions.class, TransitionFeed.class);
     private static final AtomicLong THREADS = new AtomicLong();
 
     private final String description;
@@ -63,7 +54,7 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
     private final Set<Class<?>> declared;
     private final Object lock = new Object();
     /** Null until connected; never null again after (until close, which keeps it for closing). */
-    private volatile Connected connected;
+    private volatile Store connected;
 
     // guarded by lock
     private boolean closed;
@@ -71,19 +62,14 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
     private boolean firstAttemptDone;
     private int failedAttempts;
     private Throwable lastError;
-    private final List<Held> held = new ArrayList<>();
-
-    /** The real store and its capabilities, looked up once. */
-    private record Connected(Store store, AtomicRecording recording, TrialClaims claims,
-            AtomicTransitions transitions, TransitionFeed feed) {
-    }
+    private final List<HeldSubscription> held = new ArrayList<>();
 
     /**
      * @param description how messages and logs name the store (a redacted URI; never a password)
      * @param declared    the class of the real store and the capability interfaces to declare, a subset of the
-     *                    four of the SPI
+     *                    SPI's ({@link ForwardingStore#CAPABILITIES})
      * @param opener      opens the real store, connected, or throws; called on the connector thread
-     * @throws IllegalArgumentException if a capability is not one of the SPI's four
+     * @throws IllegalArgumentException if a capability is not one of the SPI's
      */
     ConnectingStore(String description, StoreProvider.Description declared, Supplier<? extends Store> opener) {
         this.description = Objects.requireNonNull(description, "description");
@@ -93,7 +79,7 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
         for (Class<?> c : capabilities) {
             if (!CAPABILITIES.contains(c)) {
                 throw new IllegalArgumentException("not a store capability: " + c.getName() + " (expected some of "
-                        + "AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed)");
+                        + CAPABILITIES.stream().map(Class::getSimpleName).toList() + ")");
             }
         }
         this.declared = capabilities;
@@ -106,20 +92,21 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
 
     // ------------------------------------------------------------------------------------ connecting
 
-    private Connected store() {
-        Connected c = connected;
+    /** The real store, after waiting for the first attempt if it is under way; throws while not connected. */
+    @Override
+    protected Store delegate() {
+        Store c = connected;
         return c != null ? c : awaitConnection();
     }
 
-    /** The real store, after waiting for the first attempt if it is under way; throws while not connected. */
-    private Connected awaitConnection() {
+    private Store awaitConnection() {
         synchronized (lock) {
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FIRST_WAIT_MILLIS);
             while (true) {
                 if (closed) {
                     throw closedError();
                 }
-                Connected c = connected;
+                Store c = connected;
                 if (c != null) {
                     return c;
                 }
@@ -152,7 +139,7 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
     private void connectLoop() {
         long backoff = FIRST_BACKOFF_MILLIS;
         while (true) {
-            Connected c = null;
+            Store c = null;
             Throwable failure = null;
             try {
                 c = open();
@@ -174,7 +161,7 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
                     connector = null;
                     lock.notifyAll();
                     if (c != null) {
-                        closeQuietly(c.store);
+                        closeQuietly(c);
                     }
                     return;
                 }
@@ -212,7 +199,7 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
     }
 
     /** The provider's store, checked to offer every declared capability. */
-    private Connected open() {
+    private Store open() {
         Store s = opener.get();
         if (s == null) {
             throw new StoreException("the provider of " + description + " opened null");
@@ -223,16 +210,13 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
                     + "provider opened a " + s.getClass().getName());
         }
         try {
-            Connected c = new Connected(s, s.capability(AtomicRecording.class).orElse(null),
-                    s.capability(TrialClaims.class).orElse(null), s.capability(AtomicTransitions.class).orElse(null),
-                    s.capability(TransitionFeed.class).orElse(null));
             for (Class<?> type : declared) {
-                if (c.store.capability(type).isEmpty()) {
+                if (s.capability(type).isEmpty()) {
                     throw new StoreException("store " + description + " was declared with " + type.getSimpleName()
                             + " but the store its provider opened (" + s.getClass().getName() + ") lacks it");
                 }
             }
-            return c;
+            return s;
         } catch (Throwable e) { // whatever the store's capability() throws: the client it opened goes
             closeQuietly(s);
             throw e;
@@ -245,7 +229,7 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
      */
     private void startHeld(long backoff) {
         while (true) {
-            List<Held> toStart;
+            List<HeldSubscription> toStart;
             synchronized (lock) {
                 if (closed || held.isEmpty()) {
                     connector = null;
@@ -254,8 +238,8 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
                 toStart = new ArrayList<>(held);
             }
             boolean refused = false;
-            for (Held h : toStart) {
-                refused |= !h.start(connected.feed);
+            for (HeldSubscription h : toStart) {
+                refused |= !h.start(connected);
             }
             if (refused && !pause(backoff)) {
                 return;
@@ -298,180 +282,21 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
         return new StoreException("store " + description + " is closed");
     }
 
-    /**
-     * A subscription returned before the real store took it: it delivers nothing until it is live, which the
-     * engine waits for before it trusts the feed (its local cache).
-     */
-    interface Pending extends Subscription {
-        /**
-         * Runs {@code onLive} once the subscription runs on the real store (after its {@code onGap}), at once if
-         * it already does; never if it is closed first. {@code onLive} runs on the connector thread and must not
-         * throw.
-         */
-        void whenLive(Runnable onLive);
-    }
-
-    /** A subscription made before the real store could take it. */
-    private final class Held implements Pending {
-        private final Consumer<TransitionEvent> listener;
-        private final Runnable onGap;
-        // guarded by lock
-        private Subscription real;
-        private boolean cancelled;
-        private boolean live;
-        private Runnable onLive;
-
-        Held(Consumer<TransitionEvent> listener, Runnable onGap) {
-            this.listener = listener;
-            this.onGap = onGap;
-        }
-
-        /** Starts it on {@code feed}; false if the feed refused it (it stays held). */
-        boolean start(TransitionFeed feed) {
-            Subscription s;
-            try {
-                s = feed.subscribe(listener, onGap);
-            } catch (Throwable e) { // whatever the store throws but a VirtualMachineError: retried
-                LOG.debug("redeye: store {} refused a held feed subscription; retrying: {}", description,
-                        StoreErrors.storeError(e).toString());
-                return false;
-            }
-            boolean keep;
-            synchronized (lock) {
-                keep = !cancelled && !closed;
-                if (keep) {
-                    real = s;
-                    held.remove(this);
-                }
-            }
-            if (!keep) {
-                try {
-                    s.close();
-                } catch (Throwable e) {
-                    LOG.debug("redeye: closing a feed subscription of store {} failed", description,
-                            StoreErrors.storeError(e));
-                }
-                return true;
-            }
-            try {
-                onGap.run(); // what happened before the subscription started is unknown to the subscriber
-            } catch (Throwable e) {
-                LOG.warn("redeye: a feed subscriber's onGap threw", StoreErrors.storeError(e));
-            }
-            Runnable then;
-            synchronized (lock) {
-                live = true;
-                then = onLive;
-                onLive = null;
-            }
-            if (then != null) {
-                then.run();
-            }
-            return true;
-        }
-
-        @Override
-        public void whenLive(Runnable then) {
-            Objects.requireNonNull(then, "onLive");
-            synchronized (lock) {
-                if (cancelled) {
-                    return;
-                }
-                if (!live) {
-                    onLive = then;
-                    return;
-                }
-            }
-            then.run();
-        }
-
-        @Override
-        public void close() {
-            Subscription s;
-            synchronized (lock) {
-                cancelled = true;
-                onLive = null;
-                held.remove(this);
-                s = real;
-                real = null;
-            }
-            if (s != null) {
-                s.close();
-            }
-        }
-    }
-
     // ------------------------------------------------------------------------------------ the SPI
 
     @Override
+    protected boolean offers(Class<?> type) {
+        return declared.contains(type);
+    }
+
+    /** A capability type of the SPI as declared; any other type from the real store if connected, else empty. */
+    @Override
     public <C> Optional<C> capability(Class<C> type) {
         if (CAPABILITIES.contains(type)) {
-            return declared.contains(type) ? Optional.of(type.cast(this)) : Optional.empty();
+            return super.capability(type);
         }
-        Connected c = connected;
-        return c == null ? Optional.empty() : c.store.capability(type);
-    }
-
-    private <C> C need(C capability, Class<C> type) {
-        if (!declared.contains(type)) {
-            throw new UnsupportedOperationException("store " + description + " does not offer " + type.getSimpleName());
-        }
-        return capability;
-    }
-
-    @Override
-    public Optional<BreakerState> get(String key) {
-        return store().store.get(key);
-    }
-
-    @Override
-    public void put(String key, BreakerState state, Duration ttl) {
-        store().store.put(key, state, ttl);
-    }
-
-    @Override
-    public void delete(String key) {
-        store().store.delete(key);
-    }
-
-    @Override
-    public StateChange recordFailure(String key, Policy policy, long now) {
-        return need(store().recording, AtomicRecording.class).recordFailure(key, policy, now);
-    }
-
-    @Override
-    public StateChange recordSuccess(String key, Policy policy, long now) {
-        return need(store().recording, AtomicRecording.class).recordSuccess(key, policy, now);
-    }
-
-    @Override
-    public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-        return need(store().recording, AtomicRecording.class).recordOutcome(key, success, policy, now);
-    }
-
-    @Override
-    public Optional<String> claimTrial(String key, int permits, Duration ttl) {
-        return need(store().claims, TrialClaims.class).claimTrial(key, permits, ttl);
-    }
-
-    @Override
-    public void releaseTrial(String key, String token) {
-        need(store().claims, TrialClaims.class).releaseTrial(key, token);
-    }
-
-    @Override
-    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
-        return need(store().transitions, AtomicTransitions.class).trialSucceeded(key, trialVersion, policy, now);
-    }
-
-    @Override
-    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
-        return need(store().transitions, AtomicTransitions.class).trialFailed(key, trialVersion, policy, now);
-    }
-
-    @Override
-    public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
-        return need(store().transitions, AtomicTransitions.class).force(key, status, policy, now);
+        Store c = connected;
+        return c == null ? Optional.empty() : c.capability(type);
     }
 
     /**
@@ -484,30 +309,31 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
     public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
         Objects.requireNonNull(listener, "listener");
         Objects.requireNonNull(onGap, "onGap");
-        need(null, TransitionFeed.class);
-        Connected c;
+        if (!offers(TransitionFeed.class)) {
+            return super.subscribe(listener, onGap); // throws: not offered
+        }
         try {
-            c = store();
+            delegate();
         } catch (StoreException notYet) {
             synchronized (lock) {
                 if (closed) {
                     throw closedError();
                 }
                 if (connected == null) {
-                    Held h = new Held(listener, onGap);
+                    HeldSubscription h = new HeldSubscription(listener, onGap, lock, held, () -> closed,
+                            description);
                     held.add(h);
                     startConnector();
                     return h;
                 }
-                c = connected;
             }
         }
-        return c.feed.subscribe(listener, onGap);
+        return super.subscribe(listener, onGap);
     }
 
     @Override
     public void close() {
-        Connected c;
+        Store c;
         Thread t;
         synchronized (lock) {
             if (closed) {
@@ -523,7 +349,7 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
             t.interrupt();
         }
         if (c != null) {
-            c.store.close();
+            c.close();
         }
     }
 
@@ -537,8 +363,8 @@ final class ConnectingStore implements Store, AtomicRecording, TrialClaims, Atom
 
     @Override
     public String toString() {
-        Connected c = connected;
+        Store c = connected;
         return "ConnectingStore[" + type.getSimpleName() + " " + description + ", "
-                + (c != null ? "connected: " + c.store : "not connected") + "]";
+                + (c != null ? "connected: " + c : "not connected") + "]";
     }
 }

@@ -1,11 +1,12 @@
 package dev.redeye;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.ForwardingStore;
 import dev.redeye.api.Store;
+import dev.redeye.api.StoreOperation;
 import dev.redeye.api.TransitionEvent;
 import java.time.Duration;
 import java.util.Arrays;
@@ -17,7 +18,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
- * A store decorator that counts every store operation by method: what "store operations per call" means
+ * A store decorator that counts every store operation by SPI method, and the updates by rule: what "store operations per call" means
  * for a breaker, measured rather than assumed (the fleet simulation and the benchmarks report it, and an
  * application can wrap its store in one to watch its own cost).
  *
@@ -31,15 +32,6 @@ import java.util.function.Consumer;
  */
 public final class CountingStore extends ForwardingStore {
 
-    /** The store operations counted, one per SPI method. */
-    public enum Op {
-        GET, PUT, DELETE,
-        RECORD_FAILURE, RECORD_SUCCESS, RECORD_OUTCOME,
-        CLAIM_TRIAL, RELEASE_TRIAL,
-        TRIAL_SUCCEEDED, TRIAL_FAILED, FORCE,
-        SUBSCRIBE
-    }
-
     /**
      * Told of each counted operation, after it returned, on the thread that made it. Must be quick and must
      * not throw.
@@ -48,17 +40,20 @@ public final class CountingStore extends ForwardingStore {
     public interface Listener {
         /**
          * @param op    the operation
-         * @param key   the operation name it was made for ({@code null} for {@link Op#SUBSCRIBE})
-         * @param token for {@link Op#CLAIM_TRIAL} the token won ({@code null} if the claim was refused); for
-         *              {@link Op#RELEASE_TRIAL} the token released; {@code null} otherwise
+         * @param key   the operation name it was made for ({@code null} for {@link StoreOperation#SUBSCRIBE})
+         * @param token for {@link StoreOperation#CLAIM_TRIAL} the token won ({@code null} if the claim was
+         *              refused); for {@link StoreOperation#RELEASE_TRIAL} the token released; {@code null}
+         *              otherwise
          */
-        void after(Op op, String key, String token);
+        void after(StoreOperation op, String key, String token);
     }
 
     private static final Listener NONE = (op, key, token) -> { };
+    private static final int OPS = StoreOperation.values().length;
 
     private final Listener listener;
-    private final LongAdder[] counts = new LongAdder[Op.values().length];
+    /** One counter per {@link StoreOperation}, then one per {@link AtomicOperation.Kind} of the updates. */
+    private final LongAdder[] counts = new LongAdder[OPS + AtomicOperation.Kind.values().length];
 
     /**
      * @param delegate the store to count; its capabilities are forwarded
@@ -81,16 +76,17 @@ public final class CountingStore extends ForwardingStore {
         }
     }
 
-    private void count(Op op) {
-        counts[op.ordinal()].increment();
-    }
-
-    /** The count so far of one operation. */
-    public long countOf(Op op) {
+    /** The count so far of one operation ({@link StoreOperation#UPDATE}: every update, whatever its rule). */
+    public long countOf(StoreOperation op) {
         return counts[op.ordinal()].sum();
     }
 
-    /** The counts so far, by operation; a consistent-enough snapshot once the calls being counted are done. */
+    /** The count so far of the updates applying one rule. */
+    public long countOf(AtomicOperation.Kind rule) {
+        return counts[OPS + rule.ordinal()].sum();
+    }
+
+    /** The counts so far; a consistent-enough snapshot once the calls being counted are done. */
     public Counts snapshot() {
         long[] out = new long[counts.length];
         for (int i = 0; i < out.length; i++) {
@@ -99,8 +95,8 @@ public final class CountingStore extends ForwardingStore {
         return new Counts(out);
     }
 
-    private <T> T counted(Op op, String key, java.util.function.Supplier<T> call) {
-        count(op);
+    private <T> T counted(StoreOperation op, String key, java.util.function.Supplier<T> call) {
+        counts[op.ordinal()].increment();
         T out = call.get();
         listener.after(op, key, null);
         return out;
@@ -108,12 +104,12 @@ public final class CountingStore extends ForwardingStore {
 
     @Override
     public Optional<BreakerState> get(String key) {
-        return counted(Op.GET, key, () -> super.get(key));
+        return counted(StoreOperation.GET, key, () -> super.get(key));
     }
 
     @Override
     public void put(String key, BreakerState state, Duration ttl) {
-        counted(Op.PUT, key, () -> {
+        counted(StoreOperation.PUT, key, () -> {
             super.put(key, state, ttl);
             return null;
         });
@@ -121,63 +117,39 @@ public final class CountingStore extends ForwardingStore {
 
     @Override
     public void delete(String key) {
-        counted(Op.DELETE, key, () -> {
+        counted(StoreOperation.DELETE, key, () -> {
             super.delete(key);
             return null;
         });
     }
 
     @Override
-    public StateChange recordFailure(String key, Policy policy, long now) {
-        return counted(Op.RECORD_FAILURE, key, () -> super.recordFailure(key, policy, now));
-    }
-
-    @Override
-    public StateChange recordSuccess(String key, Policy policy, long now) {
-        return counted(Op.RECORD_SUCCESS, key, () -> super.recordSuccess(key, policy, now));
-    }
-
-    @Override
-    public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-        return counted(Op.RECORD_OUTCOME, key, () -> super.recordOutcome(key, success, policy, now));
+    public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+        counts[OPS + operation.kind().ordinal()].increment();
+        return counted(StoreOperation.UPDATE, key, () -> super.apply(key, operation, policy, now));
     }
 
     @Override
     public Optional<String> claimTrial(String key, int permits, Duration ttl) {
-        count(Op.CLAIM_TRIAL);
+        counts[StoreOperation.CLAIM_TRIAL.ordinal()].increment();
         Optional<String> out = super.claimTrial(key, permits, ttl);
-        listener.after(Op.CLAIM_TRIAL, key, out.orElse(null));
+        listener.after(StoreOperation.CLAIM_TRIAL, key, out.orElse(null));
         return out;
     }
 
     @Override
     public void releaseTrial(String key, String token) {
-        count(Op.RELEASE_TRIAL);
+        counts[StoreOperation.RELEASE_TRIAL.ordinal()].increment();
         super.releaseTrial(key, token);
-        listener.after(Op.RELEASE_TRIAL, key, token);
-    }
-
-    @Override
-    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
-        return counted(Op.TRIAL_SUCCEEDED, key, () -> super.trialSucceeded(key, trialVersion, policy, now));
-    }
-
-    @Override
-    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
-        return counted(Op.TRIAL_FAILED, key, () -> super.trialFailed(key, trialVersion, policy, now));
-    }
-
-    @Override
-    public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
-        return counted(Op.FORCE, key, () -> super.force(key, status, policy, now));
+        listener.after(StoreOperation.RELEASE_TRIAL, key, token);
     }
 
     @Override
     public Subscription subscribe(Consumer<TransitionEvent> eventListener, Runnable onGap) {
-        return counted(Op.SUBSCRIBE, null, () -> super.subscribe(eventListener, onGap));
+        return counted(StoreOperation.SUBSCRIBE, null, () -> super.subscribe(eventListener, onGap));
     }
 
-    /** An immutable snapshot of the counts, by {@link Op}. */
+    /** An immutable snapshot of the counts. */
     public static final class Counts {
         private final long[] values;
 
@@ -186,29 +158,34 @@ public final class CountingStore extends ForwardingStore {
         }
 
         /** The count of one operation. */
-        public long get(Op op) {
+        public long get(StoreOperation op) {
             return values[op.ordinal()];
         }
 
-        /** Every operation counted (reads, writes, claims; not {@link Op#SUBSCRIBE}). */
+        /** The count of the updates applying one rule. */
+        public long get(AtomicOperation.Kind rule) {
+            return values[OPS + rule.ordinal()];
+        }
+
+        /** Every operation counted (reads, writes, claims; not {@link StoreOperation#SUBSCRIBE}). */
         public long total() {
             long t = 0;
-            for (Op op : Op.values()) {
-                if (op != Op.SUBSCRIBE) {
+            for (StoreOperation op : StoreOperation.values()) {
+                if (op != StoreOperation.SUBSCRIBE) {
                     t += get(op);
                 }
             }
             return t;
         }
 
-        /** Reads ({@link Op#GET}). */
+        /** Reads ({@link StoreOperation#GET}). */
         public long reads() {
-            return get(Op.GET);
+            return get(StoreOperation.GET);
         }
 
         /** Operations that may write: everything but reads, claims, releases and subscriptions. */
         public long writes() {
-            return total() - reads() - get(Op.CLAIM_TRIAL) - get(Op.RELEASE_TRIAL);
+            return total() - reads() - get(StoreOperation.CLAIM_TRIAL) - get(StoreOperation.RELEASE_TRIAL);
         }
 
         /** This snapshot minus an earlier one. */
@@ -221,9 +198,9 @@ public final class CountingStore extends ForwardingStore {
         }
 
         /** The non-zero counts by operation, in declaration order. */
-        public Map<Op, Long> nonZero() {
-            Map<Op, Long> out = new EnumMap<>(Op.class);
-            for (Op op : Op.values()) {
+        public Map<StoreOperation, Long> nonZero() {
+            Map<StoreOperation, Long> out = new EnumMap<>(StoreOperation.class);
+            for (StoreOperation op : StoreOperation.values()) {
                 if (get(op) != 0) {
                     out.put(op, get(op));
                 }

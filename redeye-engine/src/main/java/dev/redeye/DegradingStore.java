@@ -1,7 +1,7 @@
 package dev.redeye;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.ForwardingStore;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
@@ -138,36 +138,9 @@ final class DegradingStore extends ForwardingStore {
     }
 
     @Override
-    public StateChange recordFailure(String key, Policy policy, long now) {
-        return change(key, () -> super.recordFailure(key, policy, now), () -> memory.recordFailure(key, policy, now));
-    }
-
-    @Override
-    public StateChange recordSuccess(String key, Policy policy, long now) {
-        return change(key, () -> super.recordSuccess(key, policy, now), () -> memory.recordSuccess(key, policy, now));
-    }
-
-    @Override
-    public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-        return change(key, () -> super.recordOutcome(key, success, policy, now),
-                () -> memory.recordOutcome(key, success, policy, now));
-    }
-
-    @Override
-    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
-        return change(key, () -> super.trialSucceeded(key, trialVersion, policy, now),
-                () -> memory.trialSucceeded(key, trialVersion, policy, now));
-    }
-
-    @Override
-    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
-        return change(key, () -> super.trialFailed(key, trialVersion, policy, now),
-                () -> memory.trialFailed(key, trialVersion, policy, now));
-    }
-
-    @Override
-    public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
-        return change(key, () -> super.force(key, status, policy, now), () -> memory.force(key, status, policy, now));
+    public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+        return write(key, () -> Objects.requireNonNull(super.apply(key, operation, policy, now),
+                "the store answered null"), () -> memory.apply(key, operation, policy, now));
     }
 
     @Override
@@ -186,11 +159,6 @@ final class DegradingStore extends ForwardingStore {
         } catch (Throwable e) {
             onError.accept(key, StoreErrors.storeError(e)); // the real claim expires by itself; nothing to fall back to
         }
-    }
-
-    /** An atomic change: a null answer of the real store is a failure like a throw. */
-    private StateChange change(String key, Supplier<StateChange> onReal, Supplier<StateChange> onMemory) {
-        return write(key, () -> Objects.requireNonNull(onReal.get(), "the store answered null"), onMemory);
     }
 
     /** A write: the real store first; on its failure the in-process store, within the key's outage. */

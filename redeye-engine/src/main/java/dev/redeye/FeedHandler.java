@@ -80,11 +80,11 @@ final class FeedHandler implements AutoCloseable {
             return;
         }
         int failed;
-        ConnectingStore.Pending pending = null;
+        HeldSubscription pending = null;
         synchronized (lock) {
             if (!closed) {
                 subscription = s;
-                if (s instanceof ConnectingStore.Pending p) {
+                if (s instanceof HeldSubscription p) {
                     pending = p; // held until a lazily opened store connects: no feed runs yet
                 } else {
                     activateCache();

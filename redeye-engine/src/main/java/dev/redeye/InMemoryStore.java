@@ -1,9 +1,8 @@
 package dev.redeye;
 
 import dev.redeye.api.AtomicOperation;
-import dev.redeye.api.AtomicRules;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.FeedSubscribers;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
@@ -21,15 +20,10 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The in-process store local mode runs on: every capability, applying {@link Transitions} under a per-key
@@ -64,8 +58,7 @@ import org.slf4j.LoggerFactory;
  * its own {@code close()}); several views stand for several processes sharing one backend, which is how the
  * fleet simulation and the TCK use this store. {@code Stores.open("memory:")} returns a new, empty store.
  */
-public final class InMemoryStore implements Store, AtomicRules, TrialClaims, TransitionFeed {
-    private static final Logger LOG = LoggerFactory.getLogger(InMemoryStore.class);
+public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed {
     /** How many undelivered feed events the store holds before it drops and signals a gap. */
     static final int DEFAULT_FEED_CAPACITY = 10_000;
     /** How often at most a write sweeps expired states and claims of every key. */
@@ -74,15 +67,11 @@ public final class InMemoryStore implements Store, AtomicRules, TrialClaims, Tra
     private static final long MAX_TTL_NANOS = TimeUnit.DAYS.toNanos(36_500);
 
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
-    private final FeedSubscribers subscribers = new FeedSubscribers((what, t) -> LOG.warn("{}", what, t));
-    private final LinkedBlockingQueue<Runnable> deliveries;
-    private final AtomicBoolean feedOverflowed = new AtomicBoolean();
+    private final InMemoryFeed feed;
     /** The highest version of any state deleted or expired (UNKNOWN_VERSION if none); new lives start above it. */
     private final AtomicLong floor = new AtomicLong(BreakerState.UNKNOWN_VERSION);
     private final long sweepIntervalNanos;
     private final AtomicLong nextSweep;
-    private final Object feedLock = new Object();
-    private volatile Thread feedThread;
     private volatile boolean closed;
 
     /** A new, empty store. */
@@ -95,7 +84,7 @@ public final class InMemoryStore implements Store, AtomicRules, TrialClaims, Tra
         if (feedCapacity < 1) {
             throw new IllegalArgumentException("feedCapacity must be >= 1, was " + feedCapacity);
         }
-        this.deliveries = new LinkedBlockingQueue<>(feedCapacity);
+        this.feed = new InMemoryFeed(feedCapacity);
         this.sweepIntervalNanos = Objects.requireNonNull(sweepInterval, "sweepInterval").toNanos();
         this.nextSweep = new AtomicLong(System.nanoTime() + sweepIntervalNanos);
     }
@@ -225,8 +214,7 @@ public final class InMemoryStore implements Store, AtomicRules, TrialClaims, Tra
         Objects.requireNonNull(listener, "listener");
         Objects.requireNonNull(onGap, "onGap");
         ensureOpen();
-        startFeedThread();
-        return subscribers.add(listener, onGap);
+        return feed.subscribe(listener, onGap);
     }
 
     /**
@@ -235,8 +223,7 @@ public final class InMemoryStore implements Store, AtomicRules, TrialClaims, Tra
      */
     public void simulateFeedGap() {
         ensureOpen();
-        startFeedThread();
-        enqueue(subscribers::signalGap);
+        feed.simulateGap();
     }
 
     /**
@@ -248,7 +235,7 @@ public final class InMemoryStore implements Store, AtomicRules, TrialClaims, Tra
      */
     public Store newClient() {
         ensureOpen();
-        return new Client(this);
+        return new InMemoryClient(this);
     }
 
     /** Whether {@link #close()} was called. */
@@ -262,16 +249,7 @@ public final class InMemoryStore implements Store, AtomicRules, TrialClaims, Tra
             return;
         }
         closed = true;
-        subscribers.clear();
-        Thread t;
-        synchronized (feedLock) {
-            t = feedThread;
-            feedThread = null;
-        }
-        if (t != null) {
-            t.interrupt();
-        }
-        deliveries.clear();
+        feed.close();
     }
 
     @Override
@@ -302,9 +280,8 @@ public final class InMemoryStore implements Store, AtomicRules, TrialClaims, Tra
             if (clearClaims) {
                 e.claims.clear();
             }
-            if (c.isTransition() && !subscribers.isEmpty()) {
-                TransitionEvent ev = c.toEvent(key, policy, now);
-                enqueue(() -> subscribers.publish(ev));
+            if (c.isTransition() && feed.hasSubscribers()) {
+                feed.publish(c.toEvent(key, policy, now));
             }
             return c;
         });
@@ -374,49 +351,6 @@ public final class InMemoryStore implements Store, AtomicRules, TrialClaims, Tra
         }
     }
 
-    /** Queues a delivery; when the queue is full the delivery is dropped and the feed thread signals a gap. */
-    private void enqueue(Runnable delivery) {
-        if (!deliveries.offer(delivery) && feedOverflowed.compareAndSet(false, true)) {
-            LOG.warn("InMemoryStore feed queue is full ({} events): subscribers fall behind; dropping events and "
-                    + "signalling a gap", deliveries.size());
-        }
-    }
-
-    private void startFeedThread() {
-        if (feedThread != null) {
-            return;
-        }
-        synchronized (feedLock) {
-            if (feedThread != null || closed) {
-                return;
-            }
-            Thread t = new Thread(this::runFeed, "redeye-memory-feed");
-            t.setDaemon(true);
-            feedThread = t;
-            t.start();
-        }
-    }
-
-    private void runFeed() {
-        while (!closed) {
-            Runnable r;
-            try {
-                r = deliveries.poll(1, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                return;
-            }
-            if (closed) {
-                return;
-            }
-            if (r != null) {
-                r.run();
-            }
-            if (feedOverflowed.compareAndSet(true, false)) {
-                subscribers.signalGap(); // events were dropped: subscribers must re-read
-            }
-        }
-    }
-
     /** One life of a key's state: the state and when it expires. Immutable. */
     private static final class Life {
         final BreakerState state;
@@ -461,84 +395,6 @@ public final class InMemoryStore implements Store, AtomicRules, TrialClaims, Tra
         Claim(String token, long expiresAtNanos) {
             this.token = token;
             this.expiresAtNanos = expiresAtNanos;
-        }
-    }
-
-    /** A client view: shared data, own subscriptions, own closed flag. */
-    private static final class Client implements Store, AtomicRules, TrialClaims, TransitionFeed {
-        private final InMemoryStore backend;
-        private final List<Subscription> subs = new CopyOnWriteArrayList<>();
-        private volatile boolean closed;
-
-        Client(InMemoryStore backend) {
-            this.backend = backend;
-        }
-
-        private InMemoryStore b() {
-            if (closed) {
-                throw new StoreException("InMemoryStore client is closed");
-            }
-            return backend;
-        }
-
-        @Override
-        public Optional<BreakerState> get(String key) {
-            return b().get(key);
-        }
-
-        @Override
-        public void put(String key, BreakerState state, Duration ttl) {
-            b().put(key, state, ttl);
-        }
-
-        @Override
-        public void delete(String key) {
-            b().delete(key);
-        }
-
-        @Override
-        public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
-            return b().apply(key, operation, policy, now);
-        }
-
-        @Override
-        public Optional<String> claimTrial(String key, int permits, Duration ttl) {
-            return b().claimTrial(key, permits, ttl);
-        }
-
-        @Override
-        public void releaseTrial(String key, String token) {
-            b().releaseTrial(key, token);
-        }
-
-        @Override
-        public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
-            Subscription inner = b().subscribe(listener, onGap);
-            Subscription outer = new Subscription() {
-                @Override
-                public void close() {
-                    inner.close();
-                    subs.remove(this);
-                }
-            };
-            subs.add(outer);
-            return outer;
-        }
-
-        @Override
-        public void close() {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            for (Subscription s : subs) {
-                s.close();
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "InMemoryStore.client[" + backend + "]";
         }
     }
 }

@@ -2,8 +2,8 @@ package dev.redeye;
 
 import dev.redeye.CircuitBreakerObserver.CallOutcome;
 import dev.redeye.CircuitBreakerObserver.CallTiming;
-import dev.redeye.CircuitBreakerObserver.StoreOperation;
 import dev.redeye.CircuitBreakerObserver.TrialOutcome;
+import dev.redeye.api.StoreOperation;
 import dev.redeye.api.TransitionEvent;
 import java.util.Arrays;
 import java.util.Objects;

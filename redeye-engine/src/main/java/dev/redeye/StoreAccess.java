@@ -1,18 +1,16 @@
 package dev.redeye;
 
-import dev.redeye.CircuitBreakerObserver.StoreOperation;
 import dev.redeye.api.AtomicOperation;
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
+import dev.redeye.api.StoreOperation;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionFeed;
-import dev.redeye.api.Transitions;
 import dev.redeye.api.TrialClaims;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
@@ -25,7 +23,7 @@ import org.slf4j.Logger;
 
 /**
  * The store as the engine uses it: each capability if the store has it, else the best-effort fallback
- * (get-then-put of the same {@link Transitions} rule). The missing capabilities are looked up once per breaker;
+ * (get-then-put of the same rule). The missing capabilities are looked up once per breaker;
  * each logs one warning per store instance (the user's store object, remembered weakly), however many
  * breakers are built over it.
  *
@@ -40,9 +38,8 @@ import org.slf4j.Logger;
  */
 final class StoreAccess {
     final Store store;
-    final AtomicRecording recording;
+    final AtomicUpdates updates;
     final TrialClaims claims;
-    final AtomicTransitions transitions;
     final TransitionFeed feed;
     /** Null in local mode: the in-process store is not timed. */
     private final Observers observers;
@@ -73,12 +70,11 @@ final class StoreAccess {
         this.store = store;
         this.observers = observers;
         this.time = time;
-        this.recording = store.capability(AtomicRecording.class).orElse(null);
+        this.updates = store.capability(AtomicUpdates.class).orElse(null);
         this.claims = store.capability(TrialClaims.class).orElse(null);
-        this.transitions = store.capability(AtomicTransitions.class).orElse(null);
         this.feed = store.capability(TransitionFeed.class).orElse(null);
         boolean lacksFeed = feed == null && localCacheRequested;
-        if (recording == null || claims == null || transitions == null || lacksFeed) {
+        if (updates == null || claims == null || lacksFeed) {
             int what = toReport(userStore, lacksFeed);
             if ((what & CAPABILITIES) != 0) {
                 warnMissing(log, storeName);
@@ -121,17 +117,13 @@ final class StoreAccess {
     }
 
     private void warnMissing(Logger log, String storeName) {
-        if (recording == null) {
-            log.warn("store {} lacks AtomicRecording: outcomes are recorded with get-then-put, so failure counts "
-                    + "may be lost under concurrency", storeName);
+        if (updates == null) {
+            log.warn("store {} lacks AtomicUpdates: outcomes, trial outcomes and forced changes are written with "
+                    + "get-then-put, so failure counts and transitions may be lost under concurrency", storeName);
         }
         if (claims == null) {
             log.warn("store {} lacks TrialClaims: half-open trials are claimed per instance, so each instance may "
                     + "run its own trials at the same time", storeName);
-        }
-        if (transitions == null) {
-            log.warn("store {} lacks AtomicTransitions: trial outcomes and forced changes use get-then-put and "
-                    + "may be lost under concurrency", storeName);
         }
     }
 
@@ -151,70 +143,52 @@ final class StoreAccess {
         }
     }
 
+    /** Records one outcome of a call that was not a trial. */
     StateChange record(String op, boolean success, Policy p, long now) {
-        long t0 = startTiming();
-        boolean failed = true;
-        try {
-            StateChange ch;
-            if (recording != null) {
-                ch = nonNull(recording.recordOutcome(op, success, p, now), "recordOutcome");
-            } else {
-                BreakerState prev = store.get(op).orElse(null);
-                ch = putIfChanged(op, Transitions.recordOutcome(prev, success, p, now), p);
-            }
-            failed = false;
-            return ch;
-        } catch (Throwable e) {
-            throw storeError("recordOutcome", e);
-        } finally {
-            timed(StoreOperation.RECORD_OUTCOME, failed, t0);
-        }
+        return update(op, AtomicOperation.outcome(success), p, now);
     }
 
+    /** Records the outcome of a trial admitted under the open period {@code trialVersion}. */
     StateChange trialOutcome(String op, long trialVersion, boolean success, Policy p, long now) {
-        long t0 = startTiming();
-        boolean failed = true;
-        try {
-            StateChange ch;
-            if (transitions != null) {
-                ch = nonNull(success ? transitions.trialSucceeded(op, trialVersion, p, now)
-                        : transitions.trialFailed(op, trialVersion, p, now), "trial outcome");
-            } else {
-                BreakerState prev = store.get(op).orElse(null);
-                ch = putIfChanged(op, Transitions.trialOutcome(prev, trialVersion, success, p, now), p);
-            }
-            failed = false;
-            return ch;
-        } catch (Throwable e) {
-            throw storeError(success ? "trialSucceeded" : "trialFailed", e);
-        } finally {
-            timed(success ? StoreOperation.TRIAL_SUCCEEDED : StoreOperation.TRIAL_FAILED, failed, t0);
-        }
+        return update(op, success ? AtomicOperation.trialSucceeded(trialVersion)
+                : AtomicOperation.trialFailed(trialVersion), p, now);
     }
 
+    /** An operator's change to {@code target}. */
     StateChange force(String op, BreakerStatus target, Policy p, long now) {
+        return update(op, AtomicOperation.force(target), p, now);
+    }
+
+    /**
+     * Applies {@code operation}: {@link AtomicUpdates#apply} if the store has it, else the best-effort
+     * fallback, get-then-put of the same rule (and, for an operation that removes claims, a delete first, which
+     * removes the stored claims too).
+     */
+    StateChange update(String op, AtomicOperation operation, Policy p, long now) {
         long t0 = startTiming();
         boolean failed = true;
         try {
             StateChange ch;
-            if (transitions != null) {
-                ch = nonNull(transitions.force(op, target, p, now), "force");
+            if (updates != null) {
+                ch = updates.apply(op, operation, p, now);
+                if (ch == null) {
+                    throw new StoreException("apply returned null");
+                }
             } else {
-                BreakerState prev = store.get(op).orElse(null);
-                ch = Transitions.force(prev, target, p, now);
-                if (AtomicOperation.force(target).removesClaims()) {
-                    // delete removes the stored trial claims too, which a forced close or half-open must drop
-                    // (AtomicTransitions does it atomically; here it is best effort like the rest of the fallback)
+                ch = operation.apply(store.get(op).orElse(null), p, now);
+                if (operation.removesClaims()) {
                     store.delete(op);
                 }
-                store.put(op, ch.state(), p.stateTtl());
+                if (ch.changed()) {
+                    store.put(op, ch.state(), p.stateTtl());
+                }
             }
             failed = false;
             return ch;
         } catch (Throwable e) {
-            throw storeError("force", e);
+            throw storeError("apply (" + operation.kind().method() + ")", e);
         } finally {
-            timed(StoreOperation.FORCE, failed, t0);
+            timed(StoreOperation.UPDATE, failed, t0);
         }
     }
 
@@ -275,20 +249,6 @@ final class StoreAccess {
                 o.storeOperation(op, failed, time.nanos() - t0);
             }
         }
-    }
-
-    private StateChange putIfChanged(String op, StateChange ch, Policy p) {
-        if (ch.changed()) {
-            store.put(op, ch.state(), p.stateTtl());
-        }
-        return ch;
-    }
-
-    private static StateChange nonNull(StateChange ch, String method) {
-        if (ch == null) {
-            throw new StoreException(method + " returned null");
-        }
-        return ch;
     }
 
     /**

@@ -128,8 +128,8 @@ public final class Stores {
      *                    lacking one of them, fails to connect
      * @param opener      opens the store, connected, or throws; the returned store owns what it opened
      * @throws NullPointerException     if an argument is null
-     * @throws IllegalArgumentException if a capability is not one of {@code AtomicRecording},
-     *                                  {@code TrialClaims}, {@code AtomicTransitions}, {@code TransitionFeed}
+     * @throws IllegalArgumentException if a capability is not one of {@code AtomicUpdates},
+     *                                  {@code TrialClaims}, {@code TransitionFeed}
      */
     public static Store connecting(String description, StoreProvider.Description declared,
             Supplier<? extends Store> opener) {

@@ -2,7 +2,7 @@ package dev.redeye;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TrialClaims;
 import org.junit.jupiter.api.Test;
@@ -17,15 +17,15 @@ class CapabilityWarningsTest {
     void oncePerStoreInstanceNotOncePerBreaker() {
         InMemoryStore backend = new InMemoryStore();
         try (LogCapture log = LogCapture.start()) {
-            SpyStore one = SpyStore.over(backend, AtomicRecording.class, TrialClaims.class);
+            SpyStore one = SpyStore.over(backend, AtomicUpdates.class, TrialClaims.class);
             for (int i = 0; i < 5; i++) {
                 CircuitBreaker.builder().store(one).closeStore(false).build().close();
             }
-            assertEquals(1, log.warnings("lacks AtomicRecording"));
+            assertEquals(1, log.warnings("lacks AtomicUpdates"));
             assertEquals(1, log.warnings("lacks TrialClaims"));
-            SpyStore other = SpyStore.over(backend, AtomicRecording.class);
+            SpyStore other = SpyStore.over(backend, AtomicUpdates.class);
             CircuitBreaker.builder().store(other).closeStore(false).build().close();
-            assertEquals(2, log.warnings("lacks AtomicRecording"), "another store instance is reported again");
+            assertEquals(2, log.warnings("lacks AtomicUpdates"), "another store instance is reported again");
             assertEquals(1, log.warnings("lacks TrialClaims"));
         } finally {
             backend.close();

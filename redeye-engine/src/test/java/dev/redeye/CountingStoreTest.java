@@ -3,10 +3,12 @@ package dev.redeye;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicOperation;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.Store;
+import dev.redeye.api.StoreOperation;
 import dev.redeye.api.TrialClaims;
 import java.time.Duration;
 import java.util.List;
@@ -31,17 +33,17 @@ class CountingStoreTest {
         for (int t = 0; t < 4; t++) {
             CountingStore s = t % 2 == 0 ? a : b;
             pool.submit(() -> {
-                AtomicRecording r = s.capability(AtomicRecording.class).orElseThrow();
+                AtomicUpdates r = s.capability(AtomicUpdates.class).orElseThrow();
                 for (int i = 0; i < 500; i++) {
-                    r.recordFailure("k", p, i);
+                    r.apply("k", AtomicOperation.failure(), p, i);
                 }
             });
         }
         pool.shutdown();
         assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
         assertEquals(2000, a.get("k").orElseThrow().failures(), "forwarded capability stays atomic");
-        assertEquals(1000, a.countOf(CountingStore.Op.RECORD_FAILURE));
-        assertEquals(1000, b.snapshot().get(CountingStore.Op.RECORD_FAILURE));
+        assertEquals(1000, a.countOf(AtomicOperation.Kind.FAILURE));
+        assertEquals(1000, b.snapshot().get(StoreOperation.UPDATE));
         assertEquals(1, a.snapshot().reads());
 
         TrialClaims claims = a.capability(TrialClaims.class).orElseThrow();
@@ -49,7 +51,7 @@ class CountingStoreTest {
         assertTrue(claims.claimTrial("k", 1, Duration.ofMinutes(1)).isEmpty());
         claims.releaseTrial("k", token.orElseThrow());
         assertTrue(seen.containsAll(List.of("CLAIM_TRIAL:true", "CLAIM_TRIAL:false", "RELEASE_TRIAL:true")), seen.toString());
-        assertEquals(2, a.snapshot().get(CountingStore.Op.CLAIM_TRIAL));
+        assertEquals(2, a.snapshot().get(StoreOperation.CLAIM_TRIAL));
         assertEquals(1004, a.snapshot().total(), "1000 failures, 1 read, 2 claims, 1 release");
         assertEquals(0, a.snapshot().minus(a.snapshot()).total());
 
@@ -59,7 +61,7 @@ class CountingStoreTest {
             @Override public void delete(String key) { }
             @Override public void close() { }
         };
-        assertTrue(new CountingStore(plain).capability(AtomicRecording.class).isEmpty(),
+        assertTrue(new CountingStore(plain).capability(AtomicUpdates.class).isEmpty(),
                 "a capability the wrapped store lacks stays absent");
         a.close();
         b.close();

@@ -2,6 +2,7 @@ package dev.redeye;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.Policy;
 import org.junit.jupiter.api.Test;
 
@@ -17,22 +18,22 @@ class DegradingStoreBoundsTest {
         for (int i = 0; i < 1_000; i++) {
             store.get("op-" + i); // nothing stored
         }
-        store.recordFailure("flaky", p, 1);
-        store.recordSuccess("flaky", p, 2); // cleared: a plain closed state
+        store.apply("flaky", AtomicOperation.failure(), p, 1);
+        store.apply("flaky", AtomicOperation.success(), p, 2); // cleared: a plain closed state
         for (int i = 0; i < 100; i++) {
             store.get("flaky");
         }
         assertEquals(0, store.trackedKeys(), "healthy keys leave nothing behind");
-        store.recordFailure("flaky", p, 3);
+        store.apply("flaky", AtomicOperation.failure(), p, 3);
         assertEquals(1, store.trackedKeys(), "a key with failures counted is kept for a seed");
         store.forget("flaky");
         assertEquals(0, store.trackedKeys(), "and dropped when the engine evicts the operation");
         real.failing = true;
-        store.recordFailure("down", p, 4);
+        store.apply("down", AtomicOperation.failure(), p, 4);
         assertEquals(1, store.trackedKeys(), "an outage");
         real.failing = false;
-        store.recordFailure("down", p, 5); // the real store takes writes again: the outage ends
-        store.recordSuccess("down", p, 6);
+        store.apply("down", AtomicOperation.failure(), p, 5); // the real store takes writes again: the outage ends
+        store.apply("down", AtomicOperation.success(), p, 6);
         assertEquals(0, store.trackedKeys());
         store.closeLocalOnly();
         backend.close();

@@ -7,8 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Strategy;
@@ -202,10 +201,8 @@ class DistributedModeTest {
     @Test
     void missingCapabilitiesFallBackWithExactlyOneWarningEachPerBreaker() {
         try (LogCapture log = LogCapture.start()) {
-            SpyStore plain1 = SpyStore.over(backend, AtomicRecording.class, TrialClaims.class,
-                    AtomicTransitions.class, TransitionFeed.class);
-            SpyStore plain2 = SpyStore.over(backend, AtomicRecording.class, TrialClaims.class,
-                    AtomicTransitions.class, TransitionFeed.class);
+            SpyStore plain1 = SpyStore.over(backend, AtomicUpdates.class, TrialClaims.class, TransitionFeed.class);
+            SpyStore plain2 = SpyStore.over(backend, AtomicUpdates.class, TrialClaims.class, TransitionFeed.class);
             CircuitBreaker b1 = build(builder(plain1).failureThreshold(2).localCache());
             CircuitBreaker b2 = build(builder(plain2).failureThreshold(2));
             // the fallbacks work: get-then-put counting across instances, local claims, put-based force
@@ -225,9 +222,9 @@ class DistributedModeTest {
                 ok(b2, OP);
             }
             assertFalse(b1.isLocalCacheActive());
-            assertEquals(2, log.warnings("lacks AtomicRecording: outcomes are recorded with get-then-put"));
+            assertEquals(2, log.warnings("lacks AtomicUpdates: outcomes, trial outcomes and forced changes are "
+                    + "written with get-then-put"));
             assertEquals(2, log.warnings("lacks TrialClaims: half-open trials are claimed per instance"));
-            assertEquals(2, log.warnings("lacks AtomicTransitions"));
             assertEquals(1, log.warnings("lacks TransitionFeed: the local cache is unavailable"),
                     "only the breaker that asked for the local cache warns about the feed");
         }
@@ -236,9 +233,9 @@ class DistributedModeTest {
     @Test
     void underTheLocalPolicyWarningsNameTheUsersStoreAndTheFallbacksDegradeToo() {
         try (LogCapture log = LogCapture.start()) {
-            SpyStore s = SpyStore.over(backend, AtomicRecording.class);
+            SpyStore s = SpyStore.over(backend, AtomicUpdates.class);
             CircuitBreaker b = build(builder(s).failureThreshold(2).storeErrorPolicy(StoreErrorPolicy.LOCAL));
-            assertEquals(1, log.warnings("store dev.redeye.SpyStore lacks AtomicRecording"));
+            assertEquals(1, log.warnings("store dev.redeye.SpyStore lacks AtomicUpdates"));
             assertEquals(0, log.warnings("DegradingStore"));
             failOnce(b, OP);
             s.failing = true;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -60,10 +61,10 @@ class InMemoryStoreTest {
             }, slowGaps::incrementAndGet);
             store.subscribe(e -> other.add(e.version()), otherGaps::incrementAndGet);
             Policy p = Policy.builder().jitter(0).build();
-            store.force("op", BreakerStatus.HALF_OPEN, p, 1);
+            store.apply("op", AtomicOperation.force(BreakerStatus.HALF_OPEN), p, 1);
             assertTrue(blocked.await(10, TimeUnit.SECONDS), "the first event reaches the slow subscriber");
             for (int i = 0; i < 30; i++) { // 8 fit in the queue, the rest are dropped
-                store.force("op", i % 2 == 0 ? BreakerStatus.CLOSED : BreakerStatus.HALF_OPEN, p, 2 + i);
+                store.apply("op", AtomicOperation.force(i % 2 == 0 ? BreakerStatus.CLOSED : BreakerStatus.HALF_OPEN), p, 2 + i);
             }
             assertEquals(0, slowGaps.get() + otherGaps.get(), "no gap while the feed thread is blocked");
             release.countDown();
@@ -71,7 +72,7 @@ class InMemoryStoreTest {
             await(() -> other.size() == 9, "the 9 events that were not dropped");
             assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L), other, "delivered in version order");
             long last = store.get("op").orElseThrow().version();
-            store.force("op", BreakerStatus.CLOSED, p, 100);
+            store.apply("op", AtomicOperation.force(BreakerStatus.CLOSED), p, 100);
             await(() -> other.contains(last + 1), "delivery after the overflow");
             assertEquals(1, otherGaps.get(), "one gap per overflow");
         }
@@ -80,22 +81,22 @@ class InMemoryStoreTest {
     @Test
     void versionsNeverGoBackwardsAcrossDeleteAndExpiry() throws Exception {
         try (InMemoryStore store = new InMemoryStore()) {
-            assertEquals(0, store.recordFailure("fresh", Policy.defaults(), 1).state().version(),
+            assertEquals(0, store.apply("fresh", AtomicOperation.failure(), Policy.defaults(), 1).state().version(),
                     "a fresh store starts keys at version 0");
-            StateChange opened = store.recordFailure("k", SHORT, 1);
+            StateChange opened = store.apply("k", AtomicOperation.failure(), SHORT, 1);
             assertEquals(1, opened.state().version());
-            store.force("k", BreakerStatus.CLOSED, SHORT, 2);
+            store.apply("k", AtomicOperation.force(BreakerStatus.CLOSED), SHORT, 2);
             store.delete("k");
-            StateChange reborn = store.recordFailure("k", SHORT, 3);
+            StateChange reborn = store.apply("k", AtomicOperation.failure(), SHORT, 3);
             assertEquals(BreakerState.initial(3), reborn.previous(), "a new life starts above the deleted version");
             assertEquals(4, reborn.state().version());
             store.put("high", BreakerState.INITIAL.withVersion(40), Duration.ofMillis(20));
             await(() -> store.get("high").isEmpty(), "expiry of a put with a 20 ms ttl");
             assertNotNull(store.peek("high"), "peek reads no clock: the expired state is still held");
-            assertEquals(BreakerState.initial(41), store.recordSuccess("high", SHORT, 4).previous(),
+            assertEquals(BreakerState.initial(41), store.apply("high", AtomicOperation.success(), SHORT, 4).previous(),
                     "an expired state raises the floor, also for a call that writes nothing");
             assertNull(store.peek("high"), "an atomic operation drops the expired state");
-            assertEquals(42, store.recordFailure("other", SHORT, 5).state().version(),
+            assertEquals(42, store.apply("other", AtomicOperation.failure(), SHORT, 5).state().version(),
                     "the floor is store-wide: every new life starts above it");
         }
     }
@@ -103,9 +104,9 @@ class InMemoryStoreTest {
     @Test
     void atomicWritesRefreshTheTtlAndForcedStatesNeverExpire() throws Exception {
         try (InMemoryStore store = new InMemoryStore()) {
-            store.force("held", BreakerStatus.FORCED_OPEN, SHORT, 1);
+            store.apply("held", AtomicOperation.force(BreakerStatus.FORCED_OPEN), SHORT, 1);
             store.put("put-held", BreakerState.builder().open(true).forced(true).build(), Duration.ofMillis(10));
-            store.recordFailure("plain", Policy.builder().failureThreshold(100).resetTimeout(Duration.ofMillis(5))
+            store.apply("plain", AtomicOperation.failure(), Policy.builder().failureThreshold(100).resetTimeout(Duration.ofMillis(5))
                     .maxResetTimeout(Duration.ofMillis(5)).stateTtl(Duration.ofMillis(40)).build(), 1);
             await(() -> store.get("plain").isEmpty(), "expiry of a state written by an atomic operation");
             assertTrue(store.get("held").orElseThrow().forced(), "a forced state outlives stateTtl");
@@ -123,9 +124,9 @@ class InMemoryStoreTest {
             for (int i = 0; i < 200; i++) {
                 store.put("s" + i, BreakerState.INITIAL.withVersion(i), Duration.ofMillis(20));
                 store.claimTrial("c" + i, 1, Duration.ofMillis(20));
-                store.recordSuccess("n" + i, SHORT, 1); // writes nothing: leaves at most an empty entry
+                store.apply("n" + i, AtomicOperation.success(), SHORT, 1); // writes nothing: leaves at most an empty entry
             }
-            store.force("kept", BreakerStatus.FORCED_OPEN, SHORT, 1);
+            store.apply("kept", AtomicOperation.force(BreakerStatus.FORCED_OPEN), SHORT, 1);
             String live = store.claimTrial("live", 1, Duration.ofMinutes(5)).orElseThrow();
             Thread.sleep(40);
             await(() -> {
@@ -135,7 +136,7 @@ class InMemoryStoreTest {
             assertTrue(store.get("kept").isPresent());
             assertFalse(store.claimTrial("live", 1, Duration.ofMinutes(5)).isPresent(), "the live claim is kept");
             store.releaseTrial("live", live);
-            assertEquals(200, store.recordFailure("s0", SHORT, 2).previous().version(),
+            assertEquals(200, store.apply("s0", AtomicOperation.failure(), SHORT, 2).previous().version(),
                     "swept states raised the floor: a new life starts above the highest");
         }
     }
@@ -149,8 +150,7 @@ class InMemoryStoreTest {
             for (int t = 0; t < writers.length; t++) {
                 writers[t] = new Thread(() -> {
                     for (int i = 0; i < 250; i++) {
-                        store.force("op", i % 2 == 0 ? BreakerStatus.HALF_OPEN : BreakerStatus.CLOSED,
-                                Policy.defaults(), i);
+                        store.apply("op", AtomicOperation.force(i % 2 == 0 ? BreakerStatus.HALF_OPEN : BreakerStatus.CLOSED), Policy.defaults(), i);
                     }
                 });
                 writers[t].start();

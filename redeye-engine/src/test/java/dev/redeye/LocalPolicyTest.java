@@ -7,7 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicOperation;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -92,10 +93,10 @@ class LocalPolicyTest {
     void seedingNeverRacesConcurrentRecords() throws Exception {
         SpyStore real = SpyStore.over(backend);
         DegradingStore store = new DegradingStore(real, (op, t) -> { });
-        AtomicRecording recording = store.capability(AtomicRecording.class).orElseThrow();
+        AtomicUpdates recording = store.capability(AtomicUpdates.class).orElseThrow();
         Policy p = Policy.builder().failureThreshold(1_000_000).build();
         for (int i = 0; i < 5; i++) {
-            recording.recordFailure(OP, p, clock.millis());
+            recording.apply(OP, AtomicOperation.failure(), p, clock.millis());
         }
         assertEquals(5, store.get(OP).orElseThrow().failures(), "seen in the real store");
         real.failWrites = true;
@@ -110,7 +111,7 @@ class LocalPolicyTest {
                     go.await();
                     for (int i = 0; i < perThread; i++) {
                         store.get(OP); // good reads interleaved with failed writes
-                        recording.recordFailure(OP, p, clock.millis());
+                        recording.apply(OP, AtomicOperation.failure(), p, clock.millis());
                     }
                     return null;
                 }));

@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreakerObserver.CallOutcome;
 import dev.redeye.CircuitBreakerObserver.CallTiming;
-import dev.redeye.CircuitBreakerObserver.StoreOperation;
 import dev.redeye.CircuitBreakerObserver.TrialOutcome;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.StoreOperation;
 import dev.redeye.api.TransitionEvent;
 import java.io.IOException;
 import java.time.Duration;
@@ -72,7 +72,7 @@ class ObserverTest {
 
         @Override
         public void storeOperation(StoreOperation operation, boolean failed, long nanos) {
-            lines.add("store " + operation.spiName() + (failed ? " failed" : ""));
+            lines.add("store " + operation.method() + (failed ? " failed" : ""));
         }
 
         @Override
@@ -132,7 +132,7 @@ class ObserverTest {
             }));
             FeedProbes.await(opened);
             // sorted: the in-process feed may deliver before the write that published returns
-            assertEquals(List.of("added " + OP, "feed OPENED", "store get", "store recordOutcome", "store subscribe"),
+            assertEquals(List.of("added " + OP, "feed OPENED", "store apply", "store get", "store subscribe"),
                     r.drain().stream().sorted().toList(), "the subscription, a read, a write, the feed; no call timed");
         } finally {
             backend.close();

@@ -1,7 +1,7 @@
 package dev.redeye;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.ForwardingStore;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
@@ -70,8 +70,8 @@ class SpyStore extends ForwardingStore {
     }
 
     @Override
-    public <C> Optional<C> capability(Class<C> type) {
-        return hidden.contains(type) ? Optional.empty() : super.capability(type);
+    protected boolean offers(Class<?> type) {
+        return !hidden.contains(type) && super.offers(type);
     }
 
     /**
@@ -127,24 +127,10 @@ class SpyStore extends ForwardingStore {
     }
 
     @Override
-    public StateChange recordFailure(String key, Policy policy, long now) {
+    public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
         writes.incrementAndGet();
         checkWrite();
-        return super.recordFailure(key, policy, now);
-    }
-
-    @Override
-    public StateChange recordSuccess(String key, Policy policy, long now) {
-        writes.incrementAndGet();
-        checkWrite();
-        return super.recordSuccess(key, policy, now);
-    }
-
-    @Override
-    public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-        writes.incrementAndGet();
-        checkWrite();
-        return super.recordOutcome(key, success, policy, now);
+        return super.apply(key, operation, policy, now);
     }
 
     @Override
@@ -162,27 +148,6 @@ class SpyStore extends ForwardingStore {
         releases.incrementAndGet();
         check();
         super.releaseTrial(key, token);
-    }
-
-    @Override
-    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
-        writes.incrementAndGet();
-        checkWrite();
-        return super.trialSucceeded(key, trialVersion, policy, now);
-    }
-
-    @Override
-    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
-        writes.incrementAndGet();
-        checkWrite();
-        return super.trialFailed(key, trialVersion, policy, now);
-    }
-
-    @Override
-    public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
-        writes.incrementAndGet();
-        checkWrite();
-        return super.force(key, status, policy, now);
     }
 
     @Override

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.ForwardingStore;
@@ -74,14 +75,14 @@ class StoreFailureTest {
         }
 
         @Override
-        public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
+        public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
             if (writesBroken) {
                 if (failure == null) {
                     return null;
                 }
                 throw failure.get();
             }
-            return super.recordOutcome(key, success, policy, now);
+            return super.apply(key, operation, policy, now);
         }
     }
 

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.ForwardingStore;
 import dev.redeye.api.Policy;
@@ -92,21 +92,9 @@ class StoreThrowableTest {
         }
 
         @Override
-        public StateChange recordFailure(String key, Policy policy, long now) {
+        public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
             check(false);
-            return super.recordFailure(key, policy, now);
-        }
-
-        @Override
-        public StateChange recordSuccess(String key, Policy policy, long now) {
-            check(false);
-            return super.recordSuccess(key, policy, now);
-        }
-
-        @Override
-        public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-            check(false);
-            return super.recordOutcome(key, success, policy, now);
+            return super.apply(key, operation, policy, now);
         }
 
         @Override
@@ -119,24 +107,6 @@ class StoreThrowableTest {
         public void releaseTrial(String key, String token) {
             check(true);
             super.releaseTrial(key, token);
-        }
-
-        @Override
-        public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
-            check(false);
-            return super.trialSucceeded(key, trialVersion, policy, now);
-        }
-
-        @Override
-        public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
-            check(false);
-            return super.trialFailed(key, trialVersion, policy, now);
-        }
-
-        @Override
-        public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
-            check(false);
-            return super.force(key, status, policy, now);
         }
 
         @Override

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.Store;
@@ -80,7 +81,7 @@ class StoresTest {
         assertTrue(claims.claimTrial("k", 1, Duration.ofMinutes(1)).isPresent(), "delete freed the claim");
 
         Policy p = Policy.builder().failureThreshold(1).build();
-        backend.recordFailure("op", p, 10);
+        backend.apply("op", AtomicOperation.failure(), p, 10);
         backend.simulateFeedGap();
         assertTrue(delivered.await(10, TimeUnit.SECONDS), "the event and the gap reach the other client");
         assertEquals(1, seenByTwo.size());

@@ -1,7 +1,6 @@
 package dev.redeye;
 
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreProvider;
@@ -19,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * opens). It declares its capabilities from the URI, so {@code Stores.open} opens it lazily.
  */
 public final class SwitchableStoreProvider implements StoreProvider {
-    static final Set<Class<?>> ALL = Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class,
+    static final Set<Class<?>> ALL = Set.of(AtomicUpdates.class, TrialClaims.class,
             TransitionFeed.class);
     private static final ConcurrentHashMap<String, Backend> BACKENDS = new ConcurrentHashMap<>();
 

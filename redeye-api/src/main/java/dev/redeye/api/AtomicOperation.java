@@ -5,10 +5,9 @@ import java.util.Objects;
 /**
  * One atomic read-modify-write of a breaker's state as a value: which {@link Transitions} rule runs, with the
  * argument it needs beyond {@code (state, policy, now)}. A store that runs Java where its data lives implements
- * {@link AtomicRules#apply} once, applying {@link #apply(BreakerState, Policy, long)} inside its own atomic
- * step (a row lock, a conditional-write loop, an entry processor, a monitor), and gets every method of
- * {@link AtomicRecording} and {@link AtomicTransitions}; a store that cannot run Java (Redis Lua) names the
- * rule with {@link Kind#wireName()}.
+ * {@link AtomicUpdates#apply} by applying {@link #apply(BreakerState, Policy, long)} inside its own atomic
+ * step (a row lock, a conditional-write loop, an entry processor, a monitor); a store that cannot run Java
+ * (Redis Lua) names the rule with {@link Kind#wireName()}.
  *
  * <p>Immutable and thread-safe. The operations without an argument are shared constants, so recording an
  * outcome allocates nothing here.
@@ -170,6 +169,25 @@ public final class AtomicOperation {
     }
 
     /**
+     * The status an operator's change goes to: {@link BreakerStatus#FORCED_OPEN}, {@link BreakerStatus#HALF_OPEN}
+     * or {@link BreakerStatus#CLOSED}.
+     *
+     * @throws IllegalStateException if this is not an operator's change
+     */
+    public BreakerStatus target() {
+        switch (kind) {
+            case FORCE_OPEN:
+                return BreakerStatus.FORCED_OPEN;
+            case FORCE_HALF_OPEN:
+                return BreakerStatus.HALF_OPEN;
+            case FORCE_CLOSED:
+                return BreakerStatus.CLOSED;
+            default:
+                throw new IllegalStateException(kind.wireName + " is not an operator's change");
+        }
+    }
+
+    /**
      * Whether the operation also removes every trial claim of the key, in the same step: a forced close, and a
      * forced half-open (a new period, whose trials must not wait for the claims of the old one to expire).
      */
@@ -193,12 +211,8 @@ public final class AtomicOperation {
                 return Transitions.trialSucceeded(current, trialVersion, policy, now);
             case TRIAL_FAILURE:
                 return Transitions.trialFailed(current, trialVersion, policy, now);
-            case FORCE_OPEN:
-                return Transitions.force(current, BreakerStatus.FORCED_OPEN, policy, now);
-            case FORCE_HALF_OPEN:
-                return Transitions.force(current, BreakerStatus.HALF_OPEN, policy, now);
             default:
-                return Transitions.force(current, BreakerStatus.CLOSED, policy, now);
+                return Transitions.force(current, target(), policy, now);
         }
     }
 

@@ -36,8 +36,8 @@ public interface StoreProvider {
 
     /**
      * What every store {@link #open} returns for {@code uri} is, known without reaching the backend: its class
-     * and the capability interfaces it offers ({@link AtomicRecording}, {@link TrialClaims},
-     * {@link AtomicTransitions}, {@link TransitionFeed}). Checks the URI as {@code open} does, without
+     * and the capability interfaces it offers ({@link AtomicUpdates}, {@link TrialClaims},
+     * {@link TransitionFeed}). Checks the URI as {@code open} does, without
      * connecting. A circuit breaker looks a store's capabilities up once, when it is built, which may be before
      * the backend answers: a store opened later must then offer at least these (a store that offers fewer
      * fails to connect with a {@link StoreException} that says so).
@@ -67,10 +67,9 @@ public interface StoreProvider {
             capabilities = Set.copyOf(Objects.requireNonNull(capabilities, "capabilities"));
         }
 
-        /** A store of {@code type} offering all four capabilities. */
+        /** A store of {@code type} offering every capability of the SPI. */
         public static Description allCapabilities(Class<? extends Store> type) {
-            return new Description(type, Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class,
-                    TransitionFeed.class));
+            return new Description(type, Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class));
         }
     }
 }

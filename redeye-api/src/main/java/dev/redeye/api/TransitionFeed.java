@@ -18,13 +18,12 @@ import java.util.function.Consumer;
  * compare versions with what they hold (a store's feed is not the only source of state they read).
  *
  * <p><b>Puts.</b> The engine writes with get-then-put whatever the store offers no atomic capability for
- * (recording without {@link AtomicRecording}; trial outcomes and forced changes without
- * {@link AtomicTransitions}), and its transitions must reach the feed too. So a store that declares this
- * capability but lacks {@link AtomicRecording} or {@link AtomicTransitions} publishes every put whose state
+ * (every change of a store without {@link AtomicUpdates}), and its transitions must reach the feed too. So
+ * a store that declares this capability but lacks {@link AtomicUpdates} publishes every put whose state
  * has a higher version than the state stored under the key before it (an absent key counts as version 0),
  * deciding it in the same atomic step as the write; {@link TransitionEvent#ofPut} builds the event. A put
- * that keeps or lowers the version (a counter write) publishes nothing. A store with both atomic
- * capabilities publishes from those and may ignore puts.
+ * that keeps or lowers the version (a counter write) publishes nothing. A store with {@link AtomicUpdates}
+ * publishes from its updates and may ignore puts.
  */
 public interface TransitionFeed {
 

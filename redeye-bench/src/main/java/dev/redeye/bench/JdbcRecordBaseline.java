@@ -1,6 +1,7 @@
 package dev.redeye.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
 import dev.redeye.store.postgres.PostgresStore;
@@ -46,7 +47,7 @@ final class JdbcRecordBaseline {
                 + "WHERE key_hash = ?";
         this.hash = sha256(key);
         store.delete(key);
-        store.recordFailure(key, Policy.builder().failureThreshold(Integer.MAX_VALUE).build(), 1);
+        store.apply(key, AtomicOperation.failure(), Policy.builder().failureThreshold(Integer.MAX_VALUE).build(), 1);
     }
 
     /** The quoted, schema-qualified name of the store's table. */

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.redeye.OpenMode;
 import dev.redeye.Stores;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.Store;
@@ -186,7 +187,7 @@ public final class PostgresPathBench {
         store.delete(storeKey);
         store.delete(openKey);
         store.delete(jdbcKey);
-        pg.recordFailure(storeKey, never, 1);
+        pg.apply(storeKey, AtomicOperation.failure(), never, 1);
         // the baseline's row, written by the store: the same layout
         JdbcRecordBaseline baseline = new JdbcRecordBaseline(jdbc, pg, jdbcKey);
         byte[] jdbcHash = JdbcRecordBaseline.sha256(jdbcKey);
@@ -211,12 +212,12 @@ public final class PostgresPathBench {
             for (int which : order) {
                 long t0 = System.nanoTime();
                 switch (which) {
-                    case 0 -> pg.recordFailure(storeKey, never, now++);
+                    case 0 -> pg.apply(storeKey, AtomicOperation.failure(), never, now++);
                     case 1 -> baseline.once();
                     case 2 -> pg.get(storeKey);
                     case 3 -> jdbcRead(jdbc, read, jdbcHash);
                     default -> {
-                        if (!pg.recordFailure(openKey, opens, now++).isTransition()) {
+                        if (!pg.apply(openKey, AtomicOperation.failure(), opens, now++).isTransition()) {
                             throw new IllegalStateException("the opening's recordFailure did not open");
                         }
                     }

@@ -49,7 +49,11 @@ import redis.clients.jedis.resps.Slowlog;
  */
 final class RedisServerTimeBench {
     /** The targets, p50 in µs, by path. */
-    static final Map<String, Integer> TARGETS = Map.of("recordFailure, sub-threshold", 8, "recordFailure that opens", 20);
+    static final Map<String, Integer> TARGETS = Map.of("recordFailure, sub-threshold", 8,
+            "recordFailure, sub-threshold, in a run of consecutive calls", 8, "recordFailure that opens", 20);
+
+    /** How many consecutive calls a run-of-calls sample reads back at once (below slowlog-max-len). */
+    private static final int RUN = 500;
 
     private RedisServerTimeBench() {
     }
@@ -69,7 +73,7 @@ final class RedisServerTimeBench {
             String oldThreshold = admin.configGet("slowlog-log-slower-than").get("slowlog-log-slower-than");
             String oldLength = admin.configGet("slowlog-max-len").get("slowlog-max-len");
             admin.configSet("slowlog-log-slower-than", "0");
-            admin.configSet("slowlog-max-len", "1024");
+            admin.configSet("slowlog-max-len", String.valueOf(2 * RUN + 24));
             try {
                 RedisStore store = (RedisStore) fixture.open();
                 String sha = admin.scriptLoad("return 1");
@@ -89,13 +93,16 @@ final class RedisServerTimeBench {
                     }
                     row(t, verdicts, "recordFailure, sub-threshold", measure(admin, samples, warmup,
                             i -> never.recordFailure(sub), names(store, sub)));
+                    row(t, verdicts, "recordFailure, sub-threshold, in a run of consecutive calls",
+                            measureRun(admin, samples, warmup, i -> never.recordFailure(sub), names(store, sub)));
                     row(t, verdicts, "recordFailure, error rate, not opening", measure(admin, samples, warmup,
                             i -> rate.recordFailure(rated), names(store, rated)));
+                    row(t, verdicts, "recordFailure, error rate, in a run of consecutive calls", measureRun(admin,
+                            samples, warmup, i -> rate.recordFailure(rated), names(store, rated)));
                     row(t, verdicts, "recordFailure that opens", measureOpening(admin, samples, warmup, two, open,
                             names(store, open)));
+                    function = calledAs(admin, () -> never.recordFailure(sub), names(store, sub));
                 }
-                function = admin.functionList("redeye_*").stream().map(l -> "FCALL of the library " + l.getLibraryName())
-                        .findFirst().orElse("EVALSHA (no redeye Function library on this server)");
             } finally {
                 admin.configSet("slowlog-log-slower-than", oldThreshold);
                 admin.configSet("slowlog-max-len", oldLength);
@@ -103,7 +110,8 @@ final class RedisServerTimeBench {
         }
         StringBuilder out = new StringBuilder();
         out.append("Redis's own execution time per call (SLOWLOG, threshold 0), one breaker call per sample after ")
-                .append(warmup).append(" untimed; the store's calls are ").append(function)
+                .append(warmup).append(" untimed (\"in a run of consecutive calls\": ").append(RUN)
+                .append(" calls back to back, then the slow log read); the store's calls are ").append(function)
                 .append(". Load average (1, 5, 15 min) before: ").append(loadBefore).append("; after: ")
                 .append(loadAverage()).append(".\n\n");
         out.append(t).append('\n');
@@ -168,6 +176,39 @@ final class RedisServerTimeBench {
         return l;
     }
 
+    /**
+     * {@code samples} server times in µs of {@code call} made back to back, as during a bench run: the slow log
+     * is reset, {@link #RUN} calls are made, and every entry {@code mine} matches is read back at once. Warmer
+     * than {@link #measure}, whose every sample follows the bench's own slow-log commands.
+     */
+    private static Latencies measureRun(Jedis admin, int samples, int warmup, Consumer<Integer> call,
+            java.util.function.Predicate<Slowlog> mine) {
+        int i = 0;
+        for (; i < warmup; i++) {
+            call.accept(i);
+        }
+        Latencies l = new Latencies(samples);
+        while (l.size() < samples) {
+            admin.slowlogReset();
+            int batch = Math.min(RUN, samples - l.size());
+            for (int j = 0; j < batch; j++) {
+                call.accept(i++);
+            }
+            int found = 0;
+            for (Slowlog log : admin.slowlogGet(2 * RUN)) {
+                if (mine.test(log) && found < batch) {
+                    l.add(log.getExecutionTime() * 1_000);
+                    found++;
+                }
+            }
+            if (found < batch) {
+                throw new IllegalStateException("found " + found + " of " + batch + " calls in the slow log (is "
+                        + "slowlog-max-len at least " + 2 * RUN + "?)");
+            }
+        }
+        return l;
+    }
+
     private static Latencies measureOpening(Jedis admin, int samples, int warmup, CircuitBreaker two, String op,
             java.util.function.Predicate<Slowlog> mine) {
         Latencies l = new Latencies(samples);
@@ -185,6 +226,19 @@ final class RedisServerTimeBench {
             }
         }
         return l;
+    }
+
+    /** How the store's call appears in the slow log: its command and, for FCALL, the function it calls. */
+    private static String calledAs(Jedis admin, Runnable call, java.util.function.Predicate<Slowlog> mine) {
+        admin.slowlogReset();
+        call.run();
+        for (Slowlog log : admin.slowlogGet(64)) {
+            if (mine.test(log)) {
+                List<String> args = log.getArgs();
+                return args.get(0).equalsIgnoreCase("FCALL") ? "FCALL of " + args.get(1) : args.get(0);
+            }
+        }
+        return "(not found in the slow log)";
     }
 
     private static long serverMicros(Jedis admin, java.util.function.Predicate<Slowlog> mine) {

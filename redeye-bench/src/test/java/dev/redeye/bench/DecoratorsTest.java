@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.CountingStore;
 import dev.redeye.InMemoryStore;
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicOperation;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.Store;
@@ -32,9 +32,9 @@ class DecoratorsTest {
     void aCapabilityTheWrappedStoreLacksStaysAbsent() {
         try (InMemoryStore memory = new InMemoryStore()) {
             CountingStore store = new CountingStore(new BestEffortStore(memory.newClient()));
-            assertFalse(store.capability(AtomicRecording.class).isPresent());
+            assertFalse(store.capability(AtomicUpdates.class).isPresent());
             assertFalse(store.capability(TrialClaims.class).isPresent());
-            assertFalse(store.capability(AtomicTransitions.class).isPresent());
+            assertFalse(store.capability(AtomicUpdates.class).isPresent());
             assertFalse(store.capability(TransitionFeed.class).isPresent());
         }
     }
@@ -43,20 +43,20 @@ class DecoratorsTest {
     @Test
     void forwardedRecordingStaysAtomicUnderEightThreadsOverTwoClients() throws Exception {
         try (InMemoryStore memory = new InMemoryStore()) {
-            AtomicRecording[] clients = {
-                new CountingStore(memory.newClient()).capability(AtomicRecording.class).orElseThrow(),
-                new CountingStore(memory.newClient()).capability(AtomicRecording.class).orElseThrow()
+            AtomicUpdates[] clients = {
+                new CountingStore(memory.newClient()).capability(AtomicUpdates.class).orElseThrow(),
+                new CountingStore(memory.newClient()).capability(AtomicUpdates.class).orElseThrow()
             };
             CyclicBarrier start = new CyclicBarrier(8);
             List<Thread> threads = new ArrayList<>();
             List<Throwable> errors = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
-                AtomicRecording r = clients[i % 2];
+                AtomicUpdates r = clients[i % 2];
                 Thread t = new Thread(() -> {
                     try {
                         start.await();
                         for (int k = 0; k < 500; k++) {
-                            r.recordFailure("op", NEVER_OPENS, 1_000 + k);
+                            r.apply("op", AtomicOperation.failure(), NEVER_OPENS, 1_000 + k);
                         }
                     } catch (Throwable e) {
                         synchronized (errors) {
@@ -99,8 +99,8 @@ class DecoratorsTest {
             assertEquals(s, plain.get("k").orElseThrow());
             plain.delete("k");
             assertTrue(memory.get("k").isEmpty());
-            assertTrue(memory.capability(AtomicRecording.class).isPresent(), "the wrapped store has it");
-            assertFalse(plain.capability(AtomicRecording.class).isPresent());
+            assertTrue(memory.capability(AtomicUpdates.class).isPresent(), "the wrapped store has it");
+            assertFalse(plain.capability(AtomicUpdates.class).isPresent());
             assertFalse(plain.capability(TransitionFeed.class).isPresent());
         }
     }

@@ -3,7 +3,8 @@ package dev.redeye.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicOperation;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.Policy;
 import dev.redeye.api.Store;
 import org.junit.jupiter.api.Test;
@@ -16,7 +17,7 @@ class HazelcastFixtureTest {
         try (StoreFixture f = StoreFixture.hazelcast(null)) {
             Store a = f.open();
             Store b = f.open();
-            a.capability(AtomicRecording.class).orElseThrow().recordFailure("op", Policy.defaults(), 1);
+            a.capability(AtomicUpdates.class).orElseThrow().apply("op", AtomicOperation.failure(), Policy.defaults(), 1);
             assertEquals(1, b.get("op").orElseThrow().failures());
             try (StoreFixture.RoundTrip rt = f.roundTrip()) {
                 rt.once();

@@ -1,5 +1,6 @@
 package dev.redeye.cli;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.ForwardingStore;
 import dev.redeye.api.Policy;
@@ -100,24 +101,17 @@ final class OpeningProbe extends ForwardingStore {
     }
 
     @Override
-    public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-        StateChange ch = null;
-        try {
-            ch = super.recordOutcome(key, success, policy, now);
-            return ch;
-        } finally {
-            note(success, ch);
+    public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+        AtomicOperation.Kind kind = operation.kind();
+        if (kind != AtomicOperation.Kind.FAILURE && kind != AtomicOperation.Kind.SUCCESS) {
+            return super.apply(key, operation, policy, now);
         }
-    }
-
-    @Override
-    public StateChange recordFailure(String key, Policy policy, long now) {
         StateChange ch = null;
         try {
-            ch = super.recordFailure(key, policy, now);
+            ch = super.apply(key, operation, policy, now);
             return ch;
         } finally {
-            note(false, ch);
+            note(kind == AtomicOperation.Kind.SUCCESS, ch);
         }
     }
 

@@ -9,6 +9,7 @@ import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
+import dev.redeye.api.StoreOperation;
 import dev.redeye.api.StoreUnavailableException;
 import dev.redeye.api.StoreUris;
 import dev.redeye.api.TransitionEvent;
@@ -425,7 +426,7 @@ final class Simulation {
 
     private static Map<String, Long> opsByKind(List<CountingStore> counting) {
         Map<String, Long> byKind = new LinkedHashMap<>();
-        for (CountingStore.Op op : CountingStore.Op.values()) {
+        for (StoreOperation op : StoreOperation.values()) {
             long sum = 0;
             for (CountingStore c : counting) {
                 sum += c.countOf(op);

@@ -63,8 +63,8 @@ public final class TckCommand implements Callable<Integer> {
     List<String> ruleIds = new ArrayList<>();
 
     @Option(names = "--expect", paramLabel = "CAPABILITIES",
-            description = "Capabilities the store must declare (rule R0.1): comma-separated AtomicRecording, "
-                + "TrialClaims, AtomicTransitions, TransitionFeed, or all; none for a store meant to offer only "
+            description = "Capabilities the store must declare (rule R0.1): comma-separated AtomicUpdates, "
+                + "TrialClaims, TransitionFeed, or all; none for a store meant to offer only "
                 + "get/put/delete (without it, a store declaring nothing fails R0.1).")
     String expect;
 

@@ -1,6 +1,7 @@
 package dev.redeye.cli;
 
 import dev.redeye.CountingStore;
+import dev.redeye.api.StoreOperation;
 
 /**
  * Marks the calling thread while it holds a trial claim, which is how the simulation knows, honestly, that a
@@ -13,9 +14,9 @@ final class TrialMark {
 
     /** The listener to give every counting store of the simulation. */
     static final CountingStore.Listener LISTENER = (op, key, token) -> {
-        if (op == CountingStore.Op.CLAIM_TRIAL && token != null) {
+        if (op == StoreOperation.CLAIM_TRIAL && token != null) {
             TOKEN.set(token);
-        } else if (op == CountingStore.Op.RELEASE_TRIAL && token != null && token.equals(TOKEN.get())) {
+        } else if (op == StoreOperation.RELEASE_TRIAL && token != null && token.equals(TOKEN.get())) {
             TOKEN.remove();
         }
     };

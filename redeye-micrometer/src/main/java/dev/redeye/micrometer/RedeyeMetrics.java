@@ -4,12 +4,12 @@ import dev.redeye.CircuitBreaker;
 import dev.redeye.CircuitBreakerObserver;
 import dev.redeye.CircuitBreakerObserver.CallOutcome;
 import dev.redeye.CircuitBreakerObserver.CallTiming;
-import dev.redeye.CircuitBreakerObserver.StoreOperation;
 import dev.redeye.CircuitBreakerObserver.TrialOutcome;
 import dev.redeye.ObservedOperation;
 import dev.redeye.Stores;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.StoreOperation;
 import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
@@ -77,7 +77,7 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code succeeded} / {@code failed} / {@code released}</td><td>half-open trials this instance ran, by
  * outcome</td></tr>
  * <tr><td>{@code redeye.store.operations}</td><td>timer</td><td>store, operation (the SPI method:
- * {@code get}, {@code recordOutcome}, {@code claimTrial}, ...), outcome = {@code success} / {@code error}</td>
+ * {@code get}, {@code apply}, {@code claimTrial}, ...), outcome = {@code success} / {@code error}</td>
  * <td>every store operation and its duration (distributed mode)</td></tr>
  * <tr><td>{@code redeye.store.errors}</td><td>function counter</td><td>store, name</td><td>store operations
  * that failed for the operation (distributed mode)</td></tr>
@@ -321,7 +321,7 @@ public final class RedeyeMetrics implements MeterBinder, AutoCloseable {
                 t = Timer.builder(STORE_OPERATIONS)
                         .description("Store operations made by the circuit breaker, and their durations")
                         .tags(commonTags).tag("store", store == null ? "local" : store)
-                        .tag("operation", op.spiName()).tag("outcome", failed ? "error" : "success")
+                        .tag("operation", op.method()).tag("outcome", failed ? "error" : "success")
                         .register(registry);
                 storeTimers.set(i, t);
             }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.api.StoreOperation;
 import dev.redeye.tck.MutableClock;
 import dev.redeye.CountingStore;
 import dev.redeye.api.CircuitOpenException;
@@ -46,14 +47,14 @@ class FleetTest {
                 failing(a, OP);
             }
             assertEquals(1.0, gauge(ra, RedeyeMetrics.STATE, OP, "state", "open"), "A tripped it");
-            long readsBefore = storeB.countOf(CountingStore.Op.GET);
+            long readsBefore = storeB.countOf(StoreOperation.GET);
             Fixtures.await("instance B's state gauge to show the trip",
                     () -> gauge(rb, RedeyeMetrics.STATE, OP, "state", "open") == 1.0);
             assertAgree(ra, rb, "open");
-            assertEquals(readsBefore, storeB.countOf(CountingStore.Op.GET), "B learned it from the feed, not a read");
+            assertEquals(readsBefore, storeB.countOf(StoreOperation.GET), "B learned it from the feed, not a read");
             assertEquals(1.0, rb.get(RedeyeMetrics.FEED_EVENTS).tags("kind", "opened").counter().count());
             assertThrows(CircuitOpenException.class, () -> succeed(b, OP), "B rejects from what it learned");
-            assertEquals(readsBefore, storeB.countOf(CountingStore.Op.GET), "and rejects without a store read");
+            assertEquals(readsBefore, storeB.countOf(StoreOperation.GET), "and rejects without a store read");
 
             clock.advance(Duration.ofMinutes(1));
             assertAgree(ra, rb, "half_open");

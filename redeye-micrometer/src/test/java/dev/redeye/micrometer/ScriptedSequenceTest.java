@@ -99,7 +99,7 @@ class ScriptedSequenceTest {
      */
     private static void assertStoreOperations(MeterRegistry r) throws InterruptedException {
         assertEquals(10, storeOps(r, "get", "success"));
-        assertEquals(5, storeOps(r, "recordOutcome", "success"));
+        assertEquals(5, storeOps(r, "apply", "success"));
         assertEquals(1, storeOps(r, "claimTrial", "success"));
         assertEquals(1, storeOps(r, "trialSucceeded", "success"));
         assertEquals(1, storeOps(r, "releaseTrial", "success"));

@@ -1,7 +1,7 @@
 package dev.redeye.tck;
 
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicOperation;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -39,12 +39,12 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
 
     /** The methods a model rule calls, each with the capability it needs ({@code null}: every store has it). */
     enum Op {
-        RECORD_FAILURE(AtomicRecording.class, "recordFailure"),
-        RECORD_SUCCESS(AtomicRecording.class, "recordSuccess"),
-        RECORD_OUTCOME(AtomicRecording.class, "recordOutcome"),
-        TRIAL_SUCCEEDED(AtomicTransitions.class, "trialSucceeded"),
-        TRIAL_FAILED(AtomicTransitions.class, "trialFailed"),
-        FORCE(AtomicTransitions.class, "force"),
+        RECORD_FAILURE(AtomicUpdates.class, "recordFailure"),
+        RECORD_SUCCESS(AtomicUpdates.class, "recordSuccess"),
+        RECORD_OUTCOME(AtomicUpdates.class, "recordOutcome"),
+        TRIAL_SUCCEEDED(AtomicUpdates.class, "trialSucceeded"),
+        TRIAL_FAILED(AtomicUpdates.class, "trialFailed"),
+        FORCE(AtomicUpdates.class, "force"),
         PUT(null, "put"),
         DELETE(null, "delete"),
         GET(null, "get"),
@@ -66,7 +66,7 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
 
         /** Whether the call returns a {@link StateChange} that {@link Transitions} predicts. */
         boolean atomic() {
-            return capability == AtomicRecording.class || capability == AtomicTransitions.class;
+            return capability == AtomicUpdates.class;
         }
 
         /** Whether the call can change the stored state (so the state is read back after it). */
@@ -119,23 +119,58 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
     }
 
     /**
+     * The update an atomic call applies.
+     *
+     * @throws IllegalStateException if this call is not one of {@link Op#atomic()}
+     */
+    AtomicOperation operation() {
+        switch (op) {
+            case RECORD_FAILURE:
+                return AtomicOperation.failure();
+            case RECORD_SUCCESS:
+                return AtomicOperation.success();
+            case RECORD_OUTCOME:
+                return AtomicOperation.outcome(success);
+            case TRIAL_SUCCEEDED:
+                return AtomicOperation.trialSucceeded(trialVersion);
+            case TRIAL_FAILED:
+                return AtomicOperation.trialFailed(trialVersion);
+            case FORCE:
+                return AtomicOperation.force(status);
+            default:
+                throw new IllegalStateException(op + " is not an update");
+        }
+    }
+
+    /** {@code o} as the Java expression that makes it. */
+    private static String java(AtomicOperation o) {
+        switch (o.kind()) {
+            case FAILURE:
+                return "AtomicOperation.failure()";
+            case SUCCESS:
+                return "AtomicOperation.success()";
+            case TRIAL_SUCCESS:
+                return "AtomicOperation.trialSucceeded(" + o.trialVersion() + "L)";
+            case TRIAL_FAILURE:
+                return "AtomicOperation.trialFailed(" + o.trialVersion() + "L)";
+            default:
+                return "AtomicOperation.force(BreakerStatus." + o.target() + ")";
+        }
+    }
+
+    /**
      * Runs the call on {@code store} under the store's name for the key: a {@link StateChange}, an
      * {@code Optional} (get, claimTrial) or {@code null} (put, delete, releaseTrial). Exceptions propagate.
      */
     Object invoke(Store store, String keyName) {
         switch (op) {
             case RECORD_FAILURE:
-                return cap(store, AtomicRecording.class).recordFailure(keyName, policy, now);
             case RECORD_SUCCESS:
-                return cap(store, AtomicRecording.class).recordSuccess(keyName, policy, now);
             case RECORD_OUTCOME:
-                return cap(store, AtomicRecording.class).recordOutcome(keyName, success, policy, now);
             case TRIAL_SUCCEEDED:
-                return cap(store, AtomicTransitions.class).trialSucceeded(keyName, trialVersion, policy, now);
             case TRIAL_FAILED:
-                return cap(store, AtomicTransitions.class).trialFailed(keyName, trialVersion, policy, now);
             case FORCE:
-                return cap(store, AtomicTransitions.class).force(keyName, status, policy, now);
+                return cap(store, AtomicUpdates.class).apply(keyName, operation(), policy, now);
             case PUT:
                 store.put(keyName, state, PUT_TTL);
                 return null;
@@ -184,23 +219,18 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
      * The call as a Java statement a store author can paste into a test: {@code client} names the store
      * variable, {@code keyVar} and {@code policyVar} the key and policy variables, {@code tokens} names the
      * variable holding a token returned by an earlier claim (or returns {@code null} for a token never
-     * issued, printed as a literal). The capability helpers {@code rec}, {@code tr} and {@code claims} stand
-     * for {@code s.capability(X.class).orElseThrow()}.
+     * issued, printed as a literal). The capability helpers {@code up} and {@code claims} stand for
+     * {@code s.capability(X.class).orElseThrow()}.
      */
     String java(String client, String keyVar, String policyVar, Function<String, String> tokens) {
         switch (op) {
             case RECORD_FAILURE:
             case RECORD_SUCCESS:
-                return "rec(" + client + ")." + op.method + "(" + keyVar + ", " + policyVar + ", " + now(now) + ")";
             case RECORD_OUTCOME:
-                return "rec(" + client + ").recordOutcome(" + keyVar + ", " + success + ", " + policyVar + ", "
-                        + now(now) + ")";
             case TRIAL_SUCCEEDED:
             case TRIAL_FAILED:
-                return "tr(" + client + ")." + op.method + "(" + keyVar + ", " + trialVersion + "L, " + policyVar
-                        + ", " + now(now) + ")";
             case FORCE:
-                return "tr(" + client + ").force(" + keyVar + ", BreakerStatus." + status + ", " + policyVar + ", "
+                return "up(" + client + ").apply(" + keyVar + ", " + java(operation()) + ", " + policyVar + ", "
                         + now(now) + ")";
             case PUT:
                 return client + ".put(" + keyVar + ", " + States.java(state) + ", Duration.ofHours(1))";

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicOperation;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -57,7 +57,7 @@ abstract class FeedRules extends TransitionRules {
         assertEquals(BreakerStatus.CLOSED, e.from(), "event from");
         flush(b, c);
         assertEquals(1, c.of(k).size(), "events for one transition: " + c.of(k));
-        if (b.capability(AtomicRecording.class).isEmpty() || b.capability(AtomicTransitions.class).isEmpty()) {
+        if (b.capability(AtomicUpdates.class).isEmpty()) {
             // The engine writes what the store cannot do atomically with get-then-put: such a put is published.
             String kp = key("put");
             StateChange put = putTransition(b, kp);
@@ -80,13 +80,13 @@ abstract class FeedRules extends TransitionRules {
         awaitLive(b, c);
         String k = key("quiet");
         Policy p = consecutive(10);
-        Optional<AtomicRecording> rec = b.capability(AtomicRecording.class);
+        Optional<AtomicUpdates> rec = b.capability(AtomicUpdates.class);
         if (rec.isPresent()) {
-            rec.get().recordSuccess(k, p, now()); // unknown key: nothing to clear
+            rec.get().apply(k, AtomicOperation.success(), p, now()); // unknown key: nothing to clear
             b.put(k, BreakerState.INITIAL, STATE_TTL);
-            rec.get().recordSuccess(k, p, now()); // stored, nothing to clear
+            rec.get().apply(k, AtomicOperation.success(), p, now()); // stored, nothing to clear
             for (int i = 0; i < 5; i++) {
-                rec.get().recordFailure(k, p, now()); // sub-threshold
+                rec.get().apply(k, AtomicOperation.failure(), p, now()); // sub-threshold
             }
         } else {
             // The engine's fallback writes counters with puts that keep the version: no event.
@@ -268,7 +268,7 @@ abstract class FeedRules extends TransitionRules {
 
     /**
      * R6.9 Events of one key reach each subscriber in version order, also while two clients make transitions
-     * of the key concurrently (with AtomicTransitions; a store without it gets its transitions by turns, since
+     * of the key concurrently (with AtomicUpdates; a store without it gets its transitions by turns, since
      * racing get-then-put writers lose updates). If this fails, check the publication order (publish inside
      * the atomic step, or drop late, older events with {@code FeedSubscribers.inVersionOrder}).
      */
@@ -280,9 +280,9 @@ abstract class FeedRules extends TransitionRules {
         FeedCollector[] cs = {subscribe(a), subscribe(b)};
         awaitLive(b, cs);
         String k = key("ordered");
-        // Without AtomicTransitions some transitions are get-then-put, and two such writers racing lose
+        // Without AtomicUpdates some transitions are get-then-put, and two such writers racing lose
         // updates and move the stored version backwards, which no feed can order: they take turns instead.
-        Object turns = a.capability(AtomicTransitions.class).isPresent() ? null : new Object();
+        Object turns = a.capability(AtomicUpdates.class).isPresent() ? null : new Object();
         race(2, new Store[] {a, b}, (t, c) -> {
             for (int i = 0; i < 40; i++) {
                 if (turns == null) {
@@ -312,16 +312,16 @@ abstract class FeedRules extends TransitionRules {
 
     /** A transition of {@code k} if it still is one when it lands (two clients race): never asserted. */
     private void concurrentTransition(Store c, String k, int i) {
-        Optional<AtomicTransitions> tr = c.capability(AtomicTransitions.class);
-        Optional<AtomicRecording> rec = c.capability(AtomicRecording.class);
+        Optional<AtomicUpdates> tr = c.capability(AtomicUpdates.class);
+        Optional<AtomicUpdates> rec = c.capability(AtomicUpdates.class);
         if (tr.isPresent()) {
-            tr.get().force(k, i % 2 == 0 ? BreakerStatus.HALF_OPEN : BreakerStatus.CLOSED, ONE, now());
+            tr.get().apply(k, AtomicOperation.force(i % 2 == 0 ? BreakerStatus.HALF_OPEN : BreakerStatus.CLOSED), ONE, now());
         } else if (rec.isPresent()) {
             BreakerState cur = c.get(k).orElse(null);
             if (cur != null && cur.open()) {
                 c.put(k, Transitions.closedFrom(cur), STATE_TTL);
             } else {
-                rec.get().recordFailure(k, ONE, now());
+                rec.get().apply(k, AtomicOperation.failure(), ONE, now());
             }
         } else {
             putTransition(c, k);
@@ -399,33 +399,33 @@ abstract class FeedRules extends TransitionRules {
      * when the store lacks that call (its get-then-put fallback).
      */
     private static StateChange make(Store s, String k, TransitionKind kind, long now) {
-        Optional<AtomicRecording> rec = s.capability(AtomicRecording.class);
-        Optional<AtomicTransitions> tr = s.capability(AtomicTransitions.class);
+        Optional<AtomicUpdates> rec = s.capability(AtomicUpdates.class);
+        Optional<AtomicUpdates> tr = s.capability(AtomicUpdates.class);
         BreakerState cur = s.get(k).orElse(null);
         long v = cur == null ? 0 : cur.version();
         StateChange c;
         switch (kind) {
             case OPENED:
                 if (rec.isPresent()) {
-                    return rec.get().recordFailure(k, ONE, now);
+                    return rec.get().apply(k, AtomicOperation.failure(), ONE, now);
                 }
                 c = Transitions.recordFailure(cur, ONE, now);
                 break;
             case REOPENED:
                 if (tr.isPresent()) {
-                    return tr.get().trialFailed(k, v, ONE, now);
+                    return tr.get().apply(k, AtomicOperation.trialFailed(v), ONE, now);
                 }
                 c = Transitions.trialFailed(cur, v, ONE, now);
                 break;
             case CLOSED:
                 if (tr.isPresent()) {
-                    return tr.get().trialSucceeded(k, v, ONE, now);
+                    return tr.get().apply(k, AtomicOperation.trialSucceeded(v), ONE, now);
                 }
                 c = Transitions.trialSucceeded(cur, v, ONE, now);
                 break;
             default:
                 if (tr.isPresent()) {
-                    return tr.get().force(k, kind.to(), ONE, now);
+                    return tr.get().apply(k, AtomicOperation.force(kind.to()), ONE, now);
                 }
                 c = Transitions.force(cur, kind.to(), ONE, now);
         }
@@ -435,7 +435,7 @@ abstract class FeedRules extends TransitionRules {
 
     private static String how(Store s, TransitionKind kind) {
         boolean recording = kind == TransitionKind.OPENED;
-        Class<?> cap = recording ? AtomicRecording.class : AtomicTransitions.class;
+        Class<?> cap = AtomicUpdates.class;
         if (s.capability(cap).isEmpty()) {
             return "a put of the state, as the engine writes it without " + cap.getSimpleName();
         }

@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreaker;
-import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicOperation;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * Rules R9 (AtomicRecording, leaky strategy): a failure adds 1, a success subtracts 1 (floored at 0), the
+ * Rules R9 (AtomicUpdates, leaky strategy): a failure adds 1, a success subtracts 1 (floored at 0), the
  * breaker opens when the count reaches {@code failureThreshold}. Extend {@link StoreTck}.
  */
 abstract class LeakyRules extends ModelRules {
@@ -40,7 +41,7 @@ abstract class LeakyRules extends ModelRules {
     @DisplayName("R9.1 leaky: a failure adds 1, a success subtracts 1, floored at 0")
     void r9_1_leakyCountAddsAndSubtracts() {
         Store[] clients = {client(), client()};
-        recording(clients[0]);
+        updates(clients[0]);
         String k = key("leaky-level");
         Policy p = leaky(100);
         String pattern = "SFFFSFSSFFFFSSSSSSFSF";
@@ -48,9 +49,9 @@ abstract class LeakyRules extends ModelRules {
         for (int i = 0; i < pattern.length(); i++) {
             boolean success = pattern.charAt(i) == 'S';
             level = success ? Math.max(0, level - 1) : level + 1;
-            AtomicRecording rec = recording(clients[i % 2]);
-            StateChange c = i % 3 == 2 ? rec.recordOutcome(k, success, p, T0 + i)
-                    : success ? rec.recordSuccess(k, p, T0 + i) : rec.recordFailure(k, p, T0 + i);
+            AtomicUpdates rec = updates(clients[i % 2]);
+            StateChange c = i % 3 == 2 ? rec.apply(k, AtomicOperation.outcome(success), p, T0 + i)
+                    : success ? rec.apply(k, AtomicOperation.success(), p, T0 + i) : rec.apply(k, AtomicOperation.failure(), p, T0 + i);
             String where = "call " + (i + 1) + " (" + (success ? "success" : "failure") + ") of " + pattern;
             assertEquals(level, c.state().failures(), where + ": the leaky count returned");
             assertFalse(c.state().open(), where + ": opened under a threshold of 100");
@@ -69,10 +70,10 @@ abstract class LeakyRules extends ModelRules {
     void r9_2_leakIsAWriteNotATransition() {
         Store a = client();
         Store b = client();
-        recording(a);
+        updates(a);
         Policy p = leaky(5);
         String unknown = key("leaky-unknown");
-        StateChange onUnknown = recording(a).recordSuccess(unknown, p, T0);
+        StateChange onUnknown = updates(a).apply(unknown, AtomicOperation.success(), p, T0);
         assertFalse(onUnknown.isTransition() || onUnknown.changed(), "a leaky success on an unknown key: "
                 + onUnknown);
         assertEquals(Optional.empty(), b.get(unknown), "a leaky success must not create an unknown key");
@@ -84,19 +85,19 @@ abstract class LeakyRules extends ModelRules {
         String k = key("leaky-quiet");
         a.put(k, BreakerState.INITIAL.toBuilder().version(9).build(), STATE_TTL);
         for (int i = 0; i < 3; i++) {
-            recording(i % 2 == 0 ? a : b).recordFailure(k, p, T0 + i);
+            updates(i % 2 == 0 ? a : b).apply(k, AtomicOperation.failure(), p, T0 + i);
         }
         for (int i = 3; i >= 1; i--) {
             BreakerState before = a.get(k).orElseThrow();
-            StateChange c = i == 2 ? recording(b).recordOutcome(k, true, p, T0 + 10 + i)
-                    : recording(b).recordSuccess(k, p, T0 + 10 + i);
+            StateChange c = i == 2 ? updates(b).apply(k, AtomicOperation.outcome(true), p, T0 + 10 + i)
+                    : updates(b).apply(k, AtomicOperation.success(), p, T0 + 10 + i);
             String what = "a leaky success at a count of " + i;
             assertNull(c.transition(), what + " is a write, not a transition");
             assertSameState(before.toBuilder().failures(i - 1).build(), c.state(), what + ": failures " + (i - 1)
                     + ", the same version " + before.version() + ", every other field kept");
             assertSameState(c.state(), a.get(k).orElseThrow(), what + ": the stored state");
         }
-        StateChange atZero = recording(a).recordSuccess(k, p, T0 + 20);
+        StateChange atZero = updates(a).apply(k, AtomicOperation.success(), p, T0 + 20);
         assertFalse(atZero.isTransition() || atZero.changed(), "a leaky success at 0 changes nothing: " + atZero);
         if (events != null) {
             flush(b, events);
@@ -121,7 +122,7 @@ abstract class LeakyRules extends ModelRules {
         StateChange last = null;
         for (int i = 0; i < pattern.length(); i++) {
             boolean success = pattern.charAt(i) == 'S';
-            last = recording(i % 2 == 0 ? a : b).recordOutcome(k, success, p, T0 + i * 10L);
+            last = updates(i % 2 == 0 ? a : b).apply(k, AtomicOperation.outcome(success), p, T0 + i * 10L);
             if (i < pattern.length() - 1) {
                 assertFalse(last.state().open(), "open after call " + (i + 1) + " of " + pattern + " (count "
                         + last.state().failures() + " of 3)");
@@ -133,11 +134,11 @@ abstract class LeakyRules extends ModelRules {
         assertEquals(T0 + 40, last.state().openedAt(), "openedAt = now of the opening failure");
         assertEquals(last.previous().version() + 1, last.state().version(), "version + 1 on opening");
         BreakerState opened = last.state();
-        StateChange failure = recording(b).recordFailure(k, p, T0 + 5_000);
+        StateChange failure = updates(b).apply(k, AtomicOperation.failure(), p, T0 + 5_000);
         assertSameState(opened.toBuilder().failures(4).lastFailureAt(T0 + 5_000).build(), failure.state(),
                 "a failure while open: failures + 1, lastFailureAt = now, openedAt and version kept");
         assertNull(failure.transition(), "a failure while open is not a transition");
-        StateChange success = recording(a).recordSuccess(k, p, T0 + 6_000);
+        StateChange success = updates(a).apply(k, AtomicOperation.success(), p, T0 + 6_000);
         assertSameState(failure.state(), success.state(), "a success while open (not a trial) changes nothing");
         assertSameState(failure.state(), b.get(k).orElseThrow(), "stored state while open");
     }
@@ -161,8 +162,8 @@ abstract class LeakyRules extends ModelRules {
         int[] expected = {1, 2, 3, 2, 3, 1, 0, 1, 1};
         for (int i = 0; i < times.length; i++) {
             boolean success = kinds.charAt(i) == 'S';
-            AtomicRecording rec = recording(i % 2 == 0 ? a : b);
-            StateChange c = success ? rec.recordSuccess(k, p, T0 + times[i]) : rec.recordFailure(k, p, T0 + times[i]);
+            AtomicUpdates rec = updates(i % 2 == 0 ? a : b);
+            StateChange c = success ? rec.apply(k, AtomicOperation.success(), p, T0 + times[i]) : rec.apply(k, AtomicOperation.failure(), p, T0 + times[i]);
             assertEquals(expected[i], c.state().failures(), "count after the " + (success ? "success" : "failure")
                     + " at now = T0 + " + times[i] + " ms (gap 1000 ms; pattern " + kinds + " at " + List.of(0, 500,
                     900, 950, 1_900, 2_901, 2_950, 3_000, 9_000) + ")");
@@ -179,22 +180,22 @@ abstract class LeakyRules extends ModelRules {
     @DisplayName("R9.5 8 threads record 2 failures per success from 5,000: the leaky count is exact")
     void r9_5_concurrentLeakyOutcomesAreCountedExactly() throws Exception {
         Store[] clients = {client(), client()};
-        recording(clients[0]);
+        updates(clients[0]);
         String k = key("leaky-count");
         Policy p = leaky(1_000_000);
         clients[0].put(k, BreakerState.INITIAL.toBuilder().failures(5_000).version(3).build(), STATE_TTL);
         int threads = 8;
         int each = 300;
         race(threads, clients, (t, c) -> {
-            AtomicRecording rec = recording(c);
+            AtomicUpdates rec = updates(c);
             for (int i = 0; i < each; i++) {
                 boolean success = (i + t) % 3 == 0;
                 if (i % 2 == 0) {
-                    rec.recordOutcome(k, success, p, T0 + i);
+                    rec.apply(k, AtomicOperation.outcome(success), p, T0 + i);
                 } else if (success) {
-                    rec.recordSuccess(k, p, T0 + i);
+                    rec.apply(k, AtomicOperation.success(), p, T0 + i);
                 } else {
-                    rec.recordFailure(k, p, T0 + i);
+                    rec.apply(k, AtomicOperation.failure(), p, T0 + i);
                 }
             }
         });

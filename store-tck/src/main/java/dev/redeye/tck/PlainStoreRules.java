@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicOperation;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -19,7 +19,6 @@ import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TrialClaims;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -33,7 +32,7 @@ import org.junit.jupiter.api.function.Executable;
 /** Rules R0 (the TCK's own) and R1 (plain store, required of every store). Extend {@link StoreTck}. */
 abstract class PlainStoreRules extends TransitionSupport {
     private static final List<Class<?>> CAPABILITIES = List.of(
-            AtomicRecording.class, TrialClaims.class, AtomicTransitions.class, TransitionFeed.class);
+            AtomicUpdates.class, TrialClaims.class, TransitionFeed.class);
 
     /** A ttl short enough for real-time expiry rules. */
     static final Duration SHORT_STATE_TTL = Duration.ofMillis(300);
@@ -73,7 +72,7 @@ abstract class PlainStoreRules extends TransitionSupport {
         }
         assertFalse(s.capability(String.class).isPresent(), "capability(String.class) must be empty");
         if (declared.isEmpty() && expected.isEmpty() && !expectationsStated()) {
-            fail("the store declares no optional capability (AtomicRecording, TrialClaims, AtomicTransitions, "
+            fail("the store declares no optional capability (AtomicUpdates, TrialClaims, "
                     + "TransitionFeed) and no expectation was stated, so every rule group but R1 would be "
                     + "skipped and the run would look green; if the store is meant to be plain, say so with "
                     + TckRunner.EXPECT_PARAMETER + "=none (redeye tck --expect none), else check capability(Class)");
@@ -200,7 +199,7 @@ abstract class PlainStoreRules extends TransitionSupport {
     void r1_6_manyKeysWithDifferentPolicies() {
         Store a = client();
         Store b = client();
-        Optional<AtomicRecording> rec = a.capability(AtomicRecording.class);
+        Optional<AtomicUpdates> rec = a.capability(AtomicUpdates.class);
         int keys = 6;
         if (rec.isEmpty()) {
             for (int round = 0; round < 3; round++) {
@@ -218,7 +217,7 @@ abstract class PlainStoreRules extends TransitionSupport {
         for (int round = 1; round <= keys; round++) {
             for (int i = 0; i < keys; i++) {
                 Policy p = consecutive(i + 1);
-                StateChange c = rec.get().recordFailure(key("k" + i), p, now++);
+                StateChange c = rec.get().apply(key("k" + i), AtomicOperation.failure(), p, now++);
                 boolean shouldOpen = round == i + 1;
                 assertEquals(shouldOpen, c.isTransition(), "failure " + round + " of key k" + i
                         + " with failureThreshold " + (i + 1) + ": transition reported");
@@ -255,9 +254,9 @@ abstract class PlainStoreRules extends TransitionSupport {
             Assumptions.abort("the corrupt(Store, String) hook is not provided");
         }
         assertThrowsStoreException(() -> b.get(k), "get of malformed data");
-        Optional<AtomicRecording> rec = b.capability(AtomicRecording.class);
+        Optional<AtomicUpdates> rec = b.capability(AtomicUpdates.class);
         if (rec.isPresent()) {
-            assertThrowsStoreException(() -> rec.get().recordFailure(k, consecutive(5), T0),
+            assertThrowsStoreException(() -> rec.get().apply(k, AtomicOperation.failure(), consecutive(5), T0),
                     "recordFailure over malformed data (a silent reset is not allowed)");
             assertThrowsStoreException(() -> b.get(k), "get of malformed data after recordFailure");
         }
@@ -273,9 +272,9 @@ abstract class PlainStoreRules extends TransitionSupport {
         Store s = client();
         String k = key("closed");
         Policy p = consecutive(5);
-        Optional<AtomicRecording> rec = s.capability(AtomicRecording.class);
+        Optional<AtomicUpdates> rec = s.capability(AtomicUpdates.class);
         Optional<TrialClaims> claims = s.capability(TrialClaims.class);
-        Optional<AtomicTransitions> tr = s.capability(AtomicTransitions.class);
+        Optional<AtomicUpdates> tr = s.capability(AtomicUpdates.class);
         Optional<TransitionFeed> feed = s.capability(TransitionFeed.class);
         s.put(k, RICH, STATE_TTL);
         s.close();
@@ -285,9 +284,9 @@ abstract class PlainStoreRules extends TransitionSupport {
             assertThrowsStoreException(() -> s.put(k, RICH, STATE_TTL), "put after close");
             assertThrowsStoreException(() -> s.delete(k), "delete after close");
             if (rec.isPresent()) {
-                assertThrowsStoreException(() -> rec.get().recordFailure(k, p, T0), "recordFailure after close");
-                assertThrowsStoreException(() -> rec.get().recordSuccess(k, p, T0), "recordSuccess after close");
-                assertThrowsStoreException(() -> rec.get().recordOutcome(k, false, p, T0),
+                assertThrowsStoreException(() -> rec.get().apply(k, AtomicOperation.failure(), p, T0), "recordFailure after close");
+                assertThrowsStoreException(() -> rec.get().apply(k, AtomicOperation.success(), p, T0), "recordSuccess after close");
+                assertThrowsStoreException(() -> rec.get().apply(k, AtomicOperation.outcome(false), p, T0),
                         "recordOutcome after close");
             }
             if (claims.isPresent()) {
@@ -296,9 +295,9 @@ abstract class PlainStoreRules extends TransitionSupport {
                 assertThrowsStoreException(() -> claims.get().releaseTrial(k, "token"), "releaseTrial after close");
             }
             if (tr.isPresent()) {
-                assertThrowsStoreException(() -> tr.get().trialSucceeded(k, 0, p, T0), "trialSucceeded after close");
-                assertThrowsStoreException(() -> tr.get().trialFailed(k, 0, p, T0), "trialFailed after close");
-                assertThrowsStoreException(() -> tr.get().force(k, BreakerStatus.CLOSED, p, T0), "force after close");
+                assertThrowsStoreException(() -> tr.get().apply(k, AtomicOperation.trialSucceeded(0), p, T0), "trialSucceeded after close");
+                assertThrowsStoreException(() -> tr.get().apply(k, AtomicOperation.trialFailed(0), p, T0), "trialFailed after close");
+                assertThrowsStoreException(() -> tr.get().apply(k, AtomicOperation.force(BreakerStatus.CLOSED), p, T0), "force after close");
             }
             if (feed.isPresent()) {
                 assertThrowsStoreException(() -> feed.get().subscribe(e -> { }, () -> { }), "subscribe after close");
@@ -443,9 +442,9 @@ abstract class PlainStoreRules extends TransitionSupport {
      */
     private static void assertNewLifeAbove(Store writer, Store reader, String k, Policy counts, long now, long last,
             String when) {
-        Optional<AtomicRecording> rec = writer.capability(AtomicRecording.class);
-        StateChange c = rec.isPresent() ? rec.get().recordFailure(k, counts, now)
-                : need(writer, AtomicTransitions.class).force(k, BreakerStatus.HALF_OPEN, counts, now);
+        Optional<AtomicUpdates> rec = writer.capability(AtomicUpdates.class);
+        StateChange c = rec.isPresent() ? rec.get().apply(k, AtomicOperation.failure(), counts, now)
+                : need(writer, AtomicUpdates.class).apply(k, AtomicOperation.force(BreakerStatus.HALF_OPEN), counts, now);
         BreakerState p = c.previous();
         assertTrue(p.version() >= 0 && p.equals(BreakerState.initial(p.version())), when + ", the key is absent, "
                 + "so the first write of its new life must start from BreakerState.initial(v), but it reported the "
@@ -460,11 +459,11 @@ abstract class PlainStoreRules extends TransitionSupport {
 
     /** One atomic write of {@code k} that is not forced: a sub-threshold failure, else a forced half-open. */
     private static long write(Store s, String k, Policy p, int i) {
-        Optional<AtomicRecording> rec = s.capability(AtomicRecording.class);
+        Optional<AtomicUpdates> rec = s.capability(AtomicUpdates.class);
         if (rec.isPresent()) {
-            rec.get().recordFailure(k, p, T0 + i);
+            rec.get().apply(k, AtomicOperation.failure(), p, T0 + i);
         } else {
-            need(s, AtomicTransitions.class).force(k, BreakerStatus.HALF_OPEN, p, T0 + i);
+            need(s, AtomicUpdates.class).apply(k, AtomicOperation.force(BreakerStatus.HALF_OPEN), p, T0 + i);
         }
         return System.nanoTime();
     }

@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.redeye.api.AtomicRecording;
+import dev.redeye.api.AtomicOperation;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
@@ -25,7 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-/** Rules R2 (AtomicRecording, consecutive strategy) and R3 (AtomicRecording, errorRate). Extend {@link StoreTck}. */
+/** Rules R2 (AtomicUpdates, consecutive strategy) and R3 (AtomicUpdates, errorRate). Extend {@link StoreTck}. */
 abstract class RecordingRules extends PlainStoreRules {
 
     static Policy errorRate(int minimumCalls, double threshold, double decay) {
@@ -57,7 +58,7 @@ abstract class RecordingRules extends PlainStoreRules {
         Store b = client();
         String k = key("first");
         long now = T0 + 123;
-        StateChange c = recording(a).recordFailure(k, consecutive(5), now);
+        StateChange c = updates(a).apply(k, AtomicOperation.failure(), consecutive(5), now);
         BreakerState start = startOf(c, "the first failure");
         BreakerState expected = start.toBuilder().failures(1).lastFailureAt(now).build();
         assertSameState(expected, c.state(), "returned state (a first failure keeps the starting version "
@@ -80,7 +81,7 @@ abstract class RecordingRules extends PlainStoreRules {
         a.put(k, BreakerState.INITIAL.toBuilder().version(4).build(), STATE_TTL);
         Store[] clients = {a, b};
         for (int i = 1; i <= 3; i++) {
-            StateChange c = recording(clients[i % 2]).recordFailure(k, p, T0 + i * 10L);
+            StateChange c = updates(clients[i % 2]).apply(k, AtomicOperation.failure(), p, T0 + i * 10L);
             assertEquals(i, c.state().failures(), "failures after failure " + i);
             if (i < 3) {
                 assertFalse(c.state().open(), "open after " + i + " of 3 failures");
@@ -111,7 +112,7 @@ abstract class RecordingRules extends PlainStoreRules {
         String k = key("sub");
         a.put(k, BreakerState.INITIAL.toBuilder().version(7).build(), STATE_TTL);
         for (int i = 1; i <= 4; i++) {
-            StateChange c = recording(i % 2 == 0 ? a : b).recordFailure(k, consecutive(10), T0 + i);
+            StateChange c = updates(i % 2 == 0 ? a : b).apply(k, AtomicOperation.failure(), consecutive(10), T0 + i);
             assertNull(c.transition(), "failure " + i + " of 10 reported a transition");
             assertEquals(7, c.state().version(), "version after failure " + i + " of 10");
             assertEquals(i, c.state().failures(), "failures");
@@ -130,10 +131,10 @@ abstract class RecordingRules extends PlainStoreRules {
         Store b = client();
         String k = key("open");
         Policy p = consecutive(2);
-        recording(a).recordFailure(k, p, T0);
-        StateChange opened = recording(b).recordFailure(k, p, T0 + 10);
+        updates(a).apply(k, AtomicOperation.failure(), p, T0);
+        StateChange opened = updates(b).apply(k, AtomicOperation.failure(), p, T0 + 10);
         assertTrue(opened.state().open(), "2 of 2 failures must open");
-        StateChange c = recording(a).recordFailure(k, p, T0 + 5_000);
+        StateChange c = updates(a).apply(k, AtomicOperation.failure(), p, T0 + 5_000);
         BreakerState expected = opened.state().toBuilder().failures(3).lastFailureAt(T0 + 5_000).build();
         assertSameState(expected, c.state(), "failure while open");
         assertNull(c.transition(), "a failure while open is not a transition");
@@ -155,7 +156,7 @@ abstract class RecordingRules extends PlainStoreRules {
         long[] times = {T0, T0 + 1_000, T0 + 1_500, T0 + 2_501, T0 + 3_000, T0 + 60_000, T0 + 60_999};
         int[] expected = {1, 2, 3, 1, 2, 1, 2};
         for (int i = 0; i < times.length; i++) {
-            StateChange c = recording(i % 2 == 0 ? a : b).recordFailure(k, p, times[i]);
+            StateChange c = updates(i % 2 == 0 ? a : b).apply(k, AtomicOperation.failure(), p, times[i]);
             assertEquals(expected[i], c.state().failures(), "failures after the failure at now = T0 + "
                     + (times[i] - T0) + " ms (gap 1000 ms, previous failure at T0 + "
                     + (i == 0 ? "-" : Long.toString(times[i - 1] - T0)) + " ms)");
@@ -175,12 +176,12 @@ abstract class RecordingRules extends PlainStoreRules {
         Store b = client();
         Policy p = consecutive(5);
         String unknown = key("unknown");
-        StateChange onUnknown = recording(a).recordSuccess(unknown, p, T0);
+        StateChange onUnknown = updates(a).apply(unknown, AtomicOperation.success(), p, T0);
         assertNull(onUnknown.transition(), "a success on an unknown key is not a transition");
         assertFalse(onUnknown.changed(), "a success on an unknown key changes nothing: " + onUnknown);
         startOf(onUnknown, "a success on an unknown key");
         assertEquals(Optional.empty(), b.get(unknown), "a success on an unknown key must not create it");
-        StateChange outcomeOnUnknown = recording(b).recordOutcome(unknown, true, p, T0 + 1);
+        StateChange outcomeOnUnknown = updates(b).apply(unknown, AtomicOperation.outcome(true), p, T0 + 1);
         assertFalse(outcomeOnUnknown.isTransition() || outcomeOnUnknown.changed(), "recordOutcome(success) on an "
                 + "unknown key: " + outcomeOnUnknown);
         assertEquals(Optional.empty(), a.get(unknown), "recordOutcome(success) must not create an unknown key");
@@ -188,11 +189,11 @@ abstract class RecordingRules extends PlainStoreRules {
         String k = key("nothing");
         BreakerState stored = BreakerState.INITIAL.toBuilder().lastFailureAt(T0 - 5).version(6).build();
         a.put(k, stored, STATE_TTL);
-        StateChange again = recording(b).recordSuccess(k, p, T0 + 3);
+        StateChange again = updates(b).apply(k, AtomicOperation.success(), p, T0 + 3);
         assertNull(again.transition(), "a success with nothing to clear is not a transition");
         assertSameState(stored, again.state(), "state after a no-op success");
         assertSameState(stored, a.get(k).orElseThrow(), "stored state after a no-op success");
-        StateChange outcome = recording(a).recordOutcome(k, true, p, T0 + 4);
+        StateChange outcome = updates(a).apply(k, AtomicOperation.outcome(true), p, T0 + 4);
         assertNull(outcome.transition(), "recordOutcome(success) with nothing to clear");
         assertSameState(stored, b.get(k).orElseThrow(), "stored state after recordOutcome(success)");
     }
@@ -205,16 +206,16 @@ abstract class RecordingRules extends PlainStoreRules {
     @DisplayName("R2.7 8 threads over 2 clients record 4,000 failures: exactly 4,000 counted")
     void r2_7_concurrentFailuresAreCountedExactly() throws Exception {
         Store[] clients = {client(), client()};
-        recording(clients[0]);
+        updates(clients[0]);
         String k = key("count");
         Policy p = consecutive(1_000_000);
         int threads = 8;
         int each = 500;
         ConcurrentLinkedQueue<Integer> seen = new ConcurrentLinkedQueue<>();
         race(threads, clients, (t, c) -> {
-            AtomicRecording rec = recording(c);
+            AtomicUpdates rec = updates(c);
             for (int i = 0; i < each; i++) {
-                seen.add(rec.recordFailure(k, p, T0 + i).state().failures());
+                seen.add(rec.apply(k, AtomicOperation.failure(), p, T0 + i).state().failures());
             }
         });
         int total = threads * each;
@@ -232,7 +233,7 @@ abstract class RecordingRules extends PlainStoreRules {
     @DisplayName("R2.8 8 threads race past failureThreshold 100: exactly one opening, version + 1")
     void r2_8_exactlyOneCallOpens() throws Exception {
         Store[] clients = {client(), client()};
-        recording(clients[0]);
+        updates(clients[0]);
         Policy p = consecutive(100);
         for (int round = 0; round < 3; round++) {
             String k = key("race-" + round);
@@ -240,9 +241,9 @@ abstract class RecordingRules extends PlainStoreRules {
             AtomicInteger openings = new AtomicInteger();
             ConcurrentLinkedQueue<Long> versions = new ConcurrentLinkedQueue<>();
             race(8, clients, (t, c) -> {
-                AtomicRecording rec = recording(c);
+                AtomicUpdates rec = updates(c);
                 for (int i = 0; i < 5; i++) {
-                    StateChange ch = rec.recordFailure(k, p, T0 + i);
+                    StateChange ch = rec.apply(k, AtomicOperation.failure(), p, T0 + i);
                     if (ch.isTransition()) {
                         openings.incrementAndGet();
                         assertEquals(TransitionKind.OPENED, ch.transition(), "kind of the opening transition");
@@ -294,13 +295,13 @@ abstract class RecordingRules extends PlainStoreRules {
                 actual = new StateChange(model, closed, null);
             } else if (kind < 6) {
                 call = "recordFailure";
-                actual = recording(c).recordFailure(k, p, now);
+                actual = updates(c).apply(k, AtomicOperation.failure(), p, now);
             } else if (kind < 8) {
                 call = "recordSuccess";
-                actual = recording(c).recordSuccess(k, p, now);
+                actual = updates(c).apply(k, AtomicOperation.success(), p, now);
             } else {
                 call = "recordOutcome(" + (kind == 8) + ")";
-                actual = recording(c).recordOutcome(k, kind == 8, p, now);
+                actual = updates(c).apply(k, AtomicOperation.outcome(kind == 8), p, now);
             }
             String where = "step " + step + " " + call + " at now = T0 + " + (now - T0) + " from "
                     + (model == null ? "a key never written" : model) + " (" + p.strategy().wireName() + ")";
@@ -337,7 +338,7 @@ abstract class RecordingRules extends PlainStoreRules {
     void r2_10_clearingIsAWriteNotATransition() {
         Store a = client();
         Store b = client();
-        recording(a);
+        updates(a);
         FeedCollector events = null;
         if (a.capability(TransitionFeed.class).isPresent()) {
             events = FeedCollector.subscribe(a);
@@ -346,11 +347,11 @@ abstract class RecordingRules extends PlainStoreRules {
         String k = key("clear");
         Policy p = consecutive(5);
         for (int round = 1; round <= 3; round++) {
-            recording(a).recordFailure(k, p, T0 + round * 10L);
-            recording(b).recordFailure(k, p, T0 + round * 10L + 1);
+            updates(a).apply(k, AtomicOperation.failure(), p, T0 + round * 10L);
+            updates(b).apply(k, AtomicOperation.failure(), p, T0 + round * 10L + 1);
             BreakerState before = a.get(k).orElseThrow();
-            StateChange c = round == 2 ? recording(b).recordOutcome(k, true, p, T0 + round * 10L + 2)
-                    : recording(b).recordSuccess(k, p, T0 + round * 10L + 2);
+            StateChange c = round == 2 ? updates(b).apply(k, AtomicOperation.outcome(true), p, T0 + round * 10L + 2)
+                    : updates(b).apply(k, AtomicOperation.success(), p, T0 + round * 10L + 2);
             String what = "round " + round + ": a success clearing " + before.failures() + " failures";
             assertNull(c.transition(), what + " is a write, not a transition (contract v2)");
             assertSameState(before.toBuilder().failures(0).build(), c.state(), what + ": failures 0, the same "
@@ -378,7 +379,7 @@ abstract class RecordingRules extends PlainStoreRules {
         for (int i = 0; i < pattern.length(); i++) {
             boolean success = pattern.charAt(i) == 'S';
             long now = T0 + i * 7L;
-            StateChange actual = recording(clients[i % 2]).recordOutcome(k, success, p, now);
+            StateChange actual = updates(clients[i % 2]).apply(k, AtomicOperation.outcome(success), p, now);
             String where = "outcome " + (i + 1) + " (" + (success ? "success" : "failure") + ")";
             StateChange expected = Transitions.recordOutcome(model != null ? model : startOf(actual, where), success,
                     p, now);
@@ -406,12 +407,12 @@ abstract class RecordingRules extends PlainStoreRules {
         Policy p = errorRate(10, 0.5, 0.9);
         String k = key("min-calls");
         for (int i = 1; i <= 9; i++) {
-            StateChange c = recording(i % 2 == 0 ? a : b).recordOutcome(k, false, p, T0 + i);
+            StateChange c = updates(i % 2 == 0 ? a : b).apply(k, AtomicOperation.outcome(false), p, T0 + i);
             assertFalse(c.state().open(), "failure " + i + " of minimumCalls 10 opened the breaker (rate "
                     + c.state().errorRate() + ", samples " + c.state().samples() + ")");
             assertNull(c.transition(), "failure " + i + " reported a transition");
         }
-        StateChange tenth = recording(a).recordOutcome(k, false, p, T0 + 10);
+        StateChange tenth = updates(a).apply(k, AtomicOperation.outcome(false), p, T0 + 10);
         assertTrue(tenth.state().open(), "the 10th failure (samples = minimumCalls, rate 1.0) must open");
         assertEquals(TransitionKind.OPENED, tenth.transition(), "the opening is a transition");
         assertEquals(tenth.previous().version() + 1, tenth.state().version(), "version + 1 on opening");
@@ -420,7 +421,7 @@ abstract class RecordingRules extends PlainStoreRules {
         String low = key("low-rate");
         for (int i = 1; i <= 14; i++) {
             boolean success = i != 14;
-            StateChange c = recording(i % 2 == 0 ? a : b).recordOutcome(low, success, p, T0 + i);
+            StateChange c = updates(i % 2 == 0 ? a : b).apply(low, AtomicOperation.outcome(success), p, T0 + i);
             assertFalse(c.state().open(), "outcome " + i + " opened the breaker although errorRate "
                     + c.state().errorRate() + " < 0.5");
         }
@@ -435,14 +436,14 @@ abstract class RecordingRules extends PlainStoreRules {
     @DisplayName("R3.3 8 threads over 2 clients record 2,000 outcomes: samples is exactly 2,000")
     void r3_3_concurrentOutcomesAreCountedExactly() throws Exception {
         Store[] clients = {client(), client()};
-        recording(clients[0]);
+        updates(clients[0]);
         String k = key("samples");
         Policy p = errorRate(Integer.MAX_VALUE, 1.0, 0.9);
         ConcurrentLinkedQueue<Long> seen = new ConcurrentLinkedQueue<>();
         race(8, clients, (t, c) -> {
-            AtomicRecording rec = recording(c);
+            AtomicUpdates rec = updates(c);
             for (int i = 0; i < 250; i++) {
-                seen.add(rec.recordOutcome(k, (i + t) % 3 != 0, p, T0 + i).state().samples());
+                seen.add(rec.apply(k, AtomicOperation.outcome((i + t) % 3 != 0), p, T0 + i).state().samples());
             }
         });
         BreakerState end = clients[0].get(k).orElseThrow();
@@ -471,7 +472,7 @@ abstract class RecordingRules extends PlainStoreRules {
             boolean success = i % 5 == 4;
             outcomes.add(success);
             StateChange expected = Transitions.recordOutcome(model, success, p, T0 + i);
-            StateChange c = recording(i % 2 == 0 ? a : b).recordOutcome(k, success, p, T0 + i);
+            StateChange c = updates(i % 2 == 0 ? a : b).apply(k, AtomicOperation.outcome(success), p, T0 + i);
             assertEquals(expected.state().open(), c.state().open(), "open after call " + (i + 1)
                     + " (rate " + c.state().errorRate() + ", samples " + c.state().samples() + ")");
             model = expected.state();

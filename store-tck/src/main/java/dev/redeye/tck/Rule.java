@@ -11,13 +11,13 @@ import java.util.Optional;
  *
  * <p>Group R0 is the TCK's own (the store declares what the implementer expects); R1 is required of every
  * store, except R1.10 to R1.12, which make transitions and so run when the store declares
- * {@code AtomicRecording} or {@code AtomicTransitions}; R2 to R6 run when the store declares the capability
+ * {@code AtomicUpdates}; R2 to R6 run when the store declares the capability
  * the group needs and are reported skipped with the reason otherwise (a group never needs a second
  * capability, but for R5.11, which also needs {@code TrialClaims}: R6 makes its transitions with whatever the
  * store offers, puts included); R7 runs the engine
  * ({@code dev.redeye.CircuitBreaker}) over the store; R8 checks the store against a reference model on random
  * scenarios (R8.1, R8.3 and R8.4 use whatever the store declares, so they run for every store; R8.2 and R8.5
- * need {@code TrialClaims}); R9 holds {@code AtomicRecording} to the leaky strategy (R9.7 through the engine, for
+ * need {@code TrialClaims}); R9 holds {@code AtomicUpdates} to the leaky strategy (R9.7 through the engine, for
  * every store).
  */
 public enum Rule {

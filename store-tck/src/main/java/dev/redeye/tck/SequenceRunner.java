@@ -1,11 +1,9 @@
 package dev.redeye.tck;
 
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
-import dev.redeye.api.Transitions;
 import dev.redeye.tck.ReferenceModel.Claim;
 import dev.redeye.tck.ReferenceModel.KeyModel;
 import dev.redeye.tck.ReferenceModel.Verdict;
@@ -18,7 +16,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -128,8 +125,8 @@ final class SequenceRunner {
                         .append(skewText(scenario.skew(0))).append(", b ").append(skewText(scenario.skew(1)))
                         .append('\n');
             }
-            sb.append("  Replay (a and b: two clients of the store; rec(s), tr(s), claims(s): "
-                    + "s.capability(AtomicRecording / AtomicTransitions / TrialClaims .class).orElseThrow()):\n");
+            sb.append("  Replay (a and b: two clients of the store; up(s), claims(s): "
+                    + "s.capability(AtomicUpdates / TrialClaims .class).orElseThrow()):\n");
             for (Line l : lines) {
                 if (l.call() == null && scenario.steps().get(l.step()).kind() == Scenario.Kind.WAIT) {
                     sb.append(String.format("    %3d. Thread.sleep(%d);  // wait: every short claim surely expired%n",

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * class RedisStoreTckTest extends StoreTck {
  *     protected Store newClient() { return RedisStore.open(redisUri); }
  *     protected Set<Class<?>> expectedCapabilities() {
- *         return Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class, TransitionFeed.class);
+ *         return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class);
  *     }
  * }
  * }</pre>
@@ -20,7 +20,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * <p>Every test method carries the id of the rule it checks ({@code r2_7_...} checks R2.7); {@link Rule} is
  * the numbered list (83 rules) with each rule's statement and what to check when it fails, and every failure
  * message starts with "R2.7 violated:" and ends with that hint. R1 is required (R1.10 to R1.12 make
- * transitions, so they need {@code AtomicRecording} or {@code AtomicTransitions}); R2 to R6 run when the
+ * transitions, so they need {@code AtomicUpdates}); R2 to R6 run when the
  * store declares the capability ({@code store.capability(X).isPresent()}) and are reported as skipped with the
  * reason ("store does not declare TrialClaims") when it does not; a declared capability is never skipped for
  * want of another (R6 makes its transitions with whatever the store offers, puts included), and a declared
@@ -36,7 +36,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * empty.
  *
  * <p>R9 holds the store to the leaky strategy ({@code Strategy.LEAKY}: a failure adds 1, a success subtracts 1,
- * floored at 0) when it declares {@code AtomicRecording}; R9.7 runs it through the engine.
+ * floored at 0) when it declares {@code AtomicUpdates}; R9.7 runs it through the engine.
  *
  * <p>R8 checks the store against a reference model ({@code Transitions} plus a claim table) on random
  * scenarios drawn from a fixed seed: R8.1 sequences of every call the store declares over two clients, R8.2

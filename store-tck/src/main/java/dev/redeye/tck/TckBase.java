@@ -1,7 +1,6 @@
 package dev.redeye.tck;
 
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
@@ -17,8 +16,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -26,7 +23,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestInstancePostProcessor;
-import org.opentest4j.TestAbortedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -123,7 +119,7 @@ abstract class TckBase {
      * R0.1, so a store cannot silently skip a whole group of rules. A store meant to offer only the plain
      * methods returns {@code Set.of()}; that is the only way such a store passes R0.1.
      *
-     * @return some of {@code AtomicRecording}, {@code TrialClaims}, {@code AtomicTransitions},
+     * @return some of {@code AtomicUpdates}, {@code TrialClaims},
      *         {@code TransitionFeed}
      */
     protected abstract Set<Class<?>> expectedCapabilities();
@@ -193,16 +189,13 @@ abstract class TckBase {
         return c.get();
     }
 
-    static AtomicRecording recording(Store s) {
-        return need(s, AtomicRecording.class);
+    /** The store's {@link AtomicUpdates}; the rule is skipped, with the reason, if it lacks it. */
+    static AtomicUpdates updates(Store s) {
+        return need(s, AtomicUpdates.class);
     }
 
     static TrialClaims claims(Store s) {
         return need(s, TrialClaims.class);
-    }
-
-    static AtomicTransitions transitions(Store s) {
-        return need(s, AtomicTransitions.class);
     }
 
     static TransitionFeed feed(Store s) {

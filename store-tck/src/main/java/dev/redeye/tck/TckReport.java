@@ -17,7 +17,7 @@ import java.util.Optional;
  * order, plus a plain-text {@link #format()}. Immutable and thread-safe.
  */
 public final class TckReport {
-    private static final List<String> CAPABILITIES = List.of("AtomicRecording", "TrialClaims", "AtomicTransitions",
+    private static final List<String> CAPABILITIES = List.of("AtomicUpdates", "TrialClaims",
             "TransitionFeed");
     private static final String UNDECLARED = "store does not declare ";
 
@@ -133,7 +133,7 @@ public final class TckReport {
 
     /**
      * The rule groups ({@code "R2"}, ...) that did not run at all: every selected rule of the group was
-     * skipped. Each maps to the distinct skip reasons (typically "store does not declare AtomicRecording"),
+     * skipped. Each maps to the distinct skip reasons (typically "store does not declare AtomicUpdates"),
      * in group order. A skipped group is not a pass: the store was not tested there.
      */
     public Map<String, Set<String>> skippedGroups() {
@@ -196,7 +196,7 @@ public final class TckReport {
 
     /**
      * The capabilities the store does not declare, as the skip reasons of this run name them ("store does not
-     * declare TrialClaims"), in the order AtomicRecording, TrialClaims, AtomicTransitions, TransitionFeed.
+     * declare TrialClaims"), in the order AtomicUpdates, TrialClaims, TransitionFeed.
      */
     public Set<String> undeclaredCapabilities() {
         Set<String> out = new LinkedHashSet<>();

@@ -2,8 +2,7 @@ package dev.redeye.tck;
 
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
 
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.Store;
 import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TrialClaims;
@@ -54,7 +53,7 @@ public final class TckRunner {
     /**
      * The JUnit configuration parameter (and system property) listing the capabilities the store must declare
      * for R0.1 when run through {@link #run(String)} or {@link #run(Supplier)}: comma-separated simple names
-     * ({@code AtomicRecording,TrialClaims,AtomicTransitions,TransitionFeed}), {@code all}, or {@code none} for
+     * ({@code AtomicUpdates,TrialClaims,TransitionFeed}), {@code all}, or {@code none} for
      * a store meant to be plain. Unset, R0.1 expects nothing but fails a store that declares no capability at
      * all, since every group but R1 would then be skipped.
      */
@@ -75,8 +74,7 @@ public final class TckRunner {
     public static final long DEFAULT_SEED = 20261130L;
     /** How many scenarios the model rules run unless {@link #TRIES_PARAMETER} says otherwise. */
     public static final int DEFAULT_TRIES = 100;
-    private static final List<Class<?>> CAPABILITIES = List.of(AtomicRecording.class, TrialClaims.class,
-            AtomicTransitions.class, TransitionFeed.class);
+    private static final List<Class<?>> CAPABILITIES = List.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class);
     /** The configuration parameter naming a registered supplier of {@link SuppliedStoreTck}. */
     static final String SUPPLIER_PARAMETER = "redeye.tck.supplier";
 
@@ -152,7 +150,7 @@ public final class TckRunner {
             }
             Class<?> found = CAPABILITIES.stream().filter(c -> c.getSimpleName().equalsIgnoreCase(n)).findFirst()
                     .orElseThrow(() -> new IllegalArgumentException(EXPECT_PARAMETER + ": unknown capability '" + n
-                            + "' (expected all, none, or some of AtomicRecording, TrialClaims, AtomicTransitions, "
+                            + "' (expected all, none, or some of AtomicUpdates, TrialClaims, "
                             + "TransitionFeed)"));
             out.add(found);
         }

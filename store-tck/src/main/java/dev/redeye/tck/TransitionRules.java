@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicOperation;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -26,7 +26,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-/** Rules R5 (AtomicTransitions). Extend {@link StoreTck}. */
+/** Rules R5 (AtomicUpdates). Extend {@link StoreTck}. */
 abstract class TransitionRules extends ClaimRules {
 
     /** An open, not forced state with counters in every field, as a breaker has after some failed trials. */
@@ -47,7 +47,7 @@ abstract class TransitionRules extends ClaimRules {
         Policy p = consecutive(5);
         BreakerState open = openState(T0, 3);
         a.put(k, open, STATE_TTL);
-        StateChange c = transitions(b).trialSucceeded(k, open.version(), p, T0 + 70_000);
+        StateChange c = updates(b).apply(k, AtomicOperation.trialSucceeded(open.version()), p, T0 + 70_000);
         BreakerState expected = Transitions.closedFrom(open);
         assertSameState(expected, c.state(), "state after a trial success");
         assertEquals(TransitionKind.CLOSED, c.transition(), "a closing trial success is a transition");
@@ -68,14 +68,14 @@ abstract class TransitionRules extends ClaimRules {
         Policy p = Policy.builder().successThreshold(3).jitter(0).build();
         a.put(k, openState(T0, 8), STATE_TTL);
         for (int i = 1; i <= 2; i++) {
-            StateChange c = transitions(i == 1 ? a : b).trialSucceeded(k, 8, p, T0 + 70_000 + i);
+            StateChange c = updates(i == 1 ? a : b).apply(k, AtomicOperation.trialSucceeded(8), p, T0 + 70_000 + i);
             assertNull(c.transition(), "trial success " + i + " of 3 is not a transition");
             assertEquals(i, c.state().trialSuccesses(), "trialSuccesses after trial success " + i);
             assertTrue(c.state().open(), "still open after trial success " + i + " of 3");
             assertEquals(8, c.state().version(), "version after trial success " + i + " of 3");
             assertEquals(i, a.get(k).orElseThrow().trialSuccesses(), "stored trialSuccesses");
         }
-        StateChange third = transitions(a).trialSucceeded(k, 8, p, T0 + 70_010);
+        StateChange third = updates(a).apply(k, AtomicOperation.trialSucceeded(8), p, T0 + 70_010);
         assertEquals(TransitionKind.CLOSED, third.transition(), "the third trial success closes");
         assertFalse(third.state().open(), "closed after 3 of 3");
         assertEquals(0, third.state().trialSuccesses(), "trialSuccesses reset on close");
@@ -96,7 +96,7 @@ abstract class TransitionRules extends ClaimRules {
         BreakerState open = new BreakerState(1, T0 - 5, true, T0, 1, 0.0, 0, 2, false, 12);
         a.put(k, open, STATE_TTL);
         long now = T0 + 120_000;
-        StateChange c = transitions(b).trialFailed(k, 12, p, now);
+        StateChange c = updates(b).apply(k, AtomicOperation.trialFailed(12), p, now);
         BreakerState expected = new BreakerState(5, now, true, now, 2, 0.0, 0, 0, false, 13);
         assertSameState(expected, c.state(), "state after a trial failure at now = T0 + 120000");
         assertEquals(TransitionKind.REOPENED, c.transition(), "a trial failure is a transition");
@@ -118,12 +118,12 @@ abstract class TransitionRules extends ClaimRules {
         long now = T0;
         for (int i = 1; i <= 4; i++) {
             now += 60_000L << i;
-            StateChange c = transitions(i % 2 == 0 ? a : b).trialFailed(k, i, p, now);
+            StateChange c = updates(i % 2 == 0 ? a : b).apply(k, AtomicOperation.trialFailed(i), p, now);
             assertEquals(i, c.state().openCount(), "openCount after failed trial " + i);
             assertEquals(now, c.state().openedAt(), "openedAt after failed trial " + i);
             assertEquals(1 + i, c.state().version(), "version after failed trial " + i);
         }
-        StateChange closed = transitions(a).trialSucceeded(k, 5, p, now + 1_000_000);
+        StateChange closed = updates(a).apply(k, AtomicOperation.trialSucceeded(5), p, now + 1_000_000);
         assertEquals(0, closed.state().openCount(), "openCount after the breaker closed");
         assertEquals(0, b.get(k).orElseThrow().openCount(), "stored openCount after the breaker closed");
     }
@@ -140,11 +140,11 @@ abstract class TransitionRules extends ClaimRules {
         Store b = client();
         String k = key("force");
         Policy p = consecutive(5);
-        AtomicTransitions ta = transitions(a);
+        AtomicUpdates ta = updates(a);
         recordFailures(a, k, p, 2);
         long v = a.get(k).map(BreakerState::version).orElse(0L);
 
-        StateChange open = ta.force(k, BreakerStatus.FORCED_OPEN, p, T0 + 100);
+        StateChange open = ta.apply(k, AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, T0 + 100);
         assertEquals(TransitionKind.FORCED_OPEN, open.transition(), "force OPEN is a transition");
         BreakerState s = b.get(k).orElseThrow();
         assertSameState(Transitions.force(open.previous(), BreakerStatus.FORCED_OPEN, p, T0 + 100).state(), s,
@@ -153,11 +153,11 @@ abstract class TransitionRules extends ClaimRules {
         assertTrue(s.forced() && s.open(), "force OPEN must be held open (forced)");
         assertEquals(BreakerStatus.FORCED_OPEN, Transitions.status(s, p, T0 + 100 + 365L * 86_400_000, 1.0),
                 "a forced-open breaker offers no trials, even a year later");
-        StateChange trial = transitions(b).trialSucceeded(k, s.version(), p, T0 + 200);
+        StateChange trial = updates(b).apply(k, AtomicOperation.trialSucceeded(s.version()), p, T0 + 200);
         assertFalse(trial.isTransition(), "a trial success must not close a forced-open breaker");
         assertTrue(b.get(k).orElseThrow().forced(), "still forced after a stray trial success");
 
-        StateChange half = transitions(b).force(k, BreakerStatus.HALF_OPEN, p, T0 + 300);
+        StateChange half = updates(b).apply(k, AtomicOperation.force(BreakerStatus.HALF_OPEN), p, T0 + 300);
         assertEquals(TransitionKind.FORCED_HALF_OPEN, half.transition(), "force HALF_OPEN is a transition");
         s = a.get(k).orElseThrow();
         assertEquals(BreakerStatus.HALF_OPEN, Transitions.status(s, p, T0 + 300, 1.0 + p.jitter()),
@@ -167,7 +167,7 @@ abstract class TransitionRules extends ClaimRules {
 
         Optional<TrialClaims> claims = a.capability(TrialClaims.class);
         claims.ifPresent(c -> assertTrue(c.claimTrial(k, 1, ClaimRules.LONG_TTL).isPresent(), "a half-open trial claim"));
-        StateChange closed = ta.force(k, BreakerStatus.CLOSED, p, T0 + 400);
+        StateChange closed = ta.apply(k, AtomicOperation.force(BreakerStatus.CLOSED), p, T0 + 400);
         assertEquals(TransitionKind.FORCED_CLOSED, closed.transition(), "force CLOSED is a transition");
         s = b.get(k).orElseThrow();
         assertSameState(Transitions.closedFrom(half.state()), s, "stored state after force CLOSED");
@@ -176,17 +176,17 @@ abstract class TransitionRules extends ClaimRules {
         claims.ifPresent(c -> assertTrue(c.claimTrial(k, 1, ClaimRules.LONG_TTL).isPresent(),
                 "force CLOSED must remove every trial claim of the key"));
 
-        StateChange again = transitions(b).force(k, BreakerStatus.CLOSED, p, T0 + 500);
+        StateChange again = updates(b).apply(k, AtomicOperation.force(BreakerStatus.CLOSED), p, T0 + 500);
         assertEquals(TransitionKind.FORCED_CLOSED, again.transition(), "forcing an already closed breaker");
         assertEquals(v + 4, a.get(k).orElseThrow().version(), "every force bumps version, even a repeated one");
     }
 
     private static void recordFailures(Store s, String k, Policy p, int n) {
-        Optional<AtomicRecording> rec = s.capability(AtomicRecording.class);
+        Optional<AtomicUpdates> rec = s.capability(AtomicUpdates.class);
         BreakerState st = s.get(k).orElse(BreakerState.INITIAL);
         for (int i = 0; i < n; i++) {
             if (rec.isPresent()) {
-                rec.get().recordFailure(k, p, T0 + i);
+                rec.get().apply(k, AtomicOperation.failure(), p, T0 + i);
             } else {
                 st = Transitions.recordFailure(st, p, T0 + i).state();
                 s.put(k, st, STATE_TTL);
@@ -207,11 +207,11 @@ abstract class TransitionRules extends ClaimRules {
         String k = key("forced-state-ttl");
         Policy p = Policy.builder().failureThreshold(2).resetTimeout(java.time.Duration.ofMillis(100))
                 .maxResetTimeout(java.time.Duration.ofMillis(100)).stateTtl(PlainStoreRules.SHORT_STATE_TTL).build();
-        StateChange held = transitions(a).force(k, BreakerStatus.FORCED_OPEN, p, T0);
+        StateChange held = updates(a).apply(k, AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, T0);
         assertTrue(held.state().forced(), "force OPEN must hold the breaker open");
-        Optional<AtomicRecording> rec = b.capability(AtomicRecording.class);
+        Optional<AtomicUpdates> rec = b.capability(AtomicUpdates.class);
         if (rec.isPresent()) {
-            assertTrue(rec.get().recordFailure(k, p, T0 + 1).state().forced(), "a failure while forced keeps it forced");
+            assertTrue(rec.get().apply(k, AtomicOperation.failure(), p, T0 + 1).state().forced(), "a failure while forced keeps it forced");
         }
         Thread.sleep(PlainStoreRules.FORCED_WAIT_MILLIS);
         Optional<BreakerState> read = b.get(k);
@@ -229,18 +229,18 @@ abstract class TransitionRules extends ClaimRules {
     @DisplayName("R5.6 concurrent trial outcomes from 2 clients are linearizable")
     void r5_6_concurrentTrialOutcomesAreLinearizable() throws Exception {
         Store[] clients = {client(), client()};
-        transitions(clients[0]);
+        updates(clients[0]);
         String k = key("linear");
         Policy p = Policy.builder().failureThreshold(3).successThreshold(2).jitter(0).build();
         BreakerState start = openState(T0, 20);
         clients[0].put(k, start, STATE_TTL);
         ConcurrentLinkedQueue<StateChange> results = new ConcurrentLinkedQueue<>();
         race(8, clients, (t, c) -> {
-            AtomicTransitions tr = transitions(c);
+            AtomicUpdates tr = updates(c);
             for (int i = 0; i < 25; i++) {
                 long now = T0 + 1_000 + i;
                 long v = c.get(k).orElseThrow().version(); // the period this trial was admitted under
-                results.add((i + t) % 3 == 0 ? tr.trialFailed(k, v, p, now) : tr.trialSucceeded(k, v, p, now));
+                results.add((i + t) % 3 == 0 ? tr.apply(k, AtomicOperation.trialFailed(v), p, now) : tr.apply(k, AtomicOperation.trialSucceeded(v), p, now));
             }
         });
         BreakerState end = clients[1].get(k).orElseThrow();
@@ -296,26 +296,26 @@ abstract class TransitionRules extends ClaimRules {
         String k = key("fenced");
         Policy p = Policy.builder().failureThreshold(3).jitter(0).build();
         a.put(k, openState(T0, 30), STATE_TTL);
-        StateChange reopened = transitions(b).trialFailed(k, 30, p, T0 + 70_000);
+        StateChange reopened = updates(b).apply(k, AtomicOperation.trialFailed(30), p, T0 + 70_000);
         assertEquals(TransitionKind.REOPENED, reopened.transition(), "a failing trial of the current period (30)");
         BreakerState current = reopened.state();
-        StateChange late = transitions(a).trialSucceeded(k, 30, p, T0 + 70_001);
+        StateChange late = updates(a).apply(k, AtomicOperation.trialSucceeded(30), p, T0 + 70_001);
         assertNull(late.transition(), "a late success of period 30 closed a breaker that reopened since (version "
                 + current.version() + ")");
         assertSameState(current, late.state(), "a fenced-out success returns the current state");
         assertSameState(current, b.get(k).orElseThrow(), "stored state after a late success");
-        StateChange lateFailure = transitions(b).trialFailed(k, 30, p, T0 + 70_002);
+        StateChange lateFailure = updates(b).apply(k, AtomicOperation.trialFailed(30), p, T0 + 70_002);
         assertNull(lateFailure.transition(), "a late failure of period 30 reopened the breaker again");
         assertSameState(current, lateFailure.state(), "a fenced-out failure returns the current state");
         for (long other : new long[] {current.version() + 1, 0, BreakerState.UNKNOWN_VERSION}) {
-            StateChange stray = transitions(a).trialSucceeded(k, other, p, T0 + 70_003);
+            StateChange stray = updates(a).apply(k, AtomicOperation.trialSucceeded(other), p, T0 + 70_003);
             assertNull(stray.transition(), "a success carrying version " + other + ", never the current period's");
             assertSameState(current, stray.state(), "state after an outcome carrying version " + other);
         }
         assertSameState(current, a.get(k).orElseThrow(), "stored state after every fenced-out outcome");
-        StateChange closed = transitions(b).trialSucceeded(k, current.version(), p, T0 + 70_004);
+        StateChange closed = updates(b).apply(k, AtomicOperation.trialSucceeded(current.version()), p, T0 + 70_004);
         assertEquals(TransitionKind.CLOSED, closed.transition(), "a success of the current period closes");
-        StateChange afterClose = transitions(a).trialFailed(k, current.version(), p, T0 + 70_005);
+        StateChange afterClose = updates(a).apply(k, AtomicOperation.trialFailed(current.version()), p, T0 + 70_005);
         assertNull(afterClose.transition(), "a late failure after the breaker closed reopened it");
         assertSameState(closed.state(), b.get(k).orElseThrow(), "stored state after a failure arriving once closed");
     }
@@ -328,7 +328,7 @@ abstract class TransitionRules extends ClaimRules {
     @DisplayName("R5.9 three failing trials of one period reopen once: openCount + 1, version + 1")
     void r5_9_failingTrialsOfOnePeriodReopenOnce() throws Exception {
         Store[] clients = {client(), client()};
-        transitions(clients[0]);
+        updates(clients[0]);
         Policy p = Policy.builder().failureThreshold(2).jitter(0).build();
         for (int round = 0; round < 4; round++) {
             String k = key("three-" + round);
@@ -337,10 +337,10 @@ abstract class TransitionRules extends ClaimRules {
             ConcurrentLinkedQueue<StateChange> results = new ConcurrentLinkedQueue<>();
             if (round == 0) {
                 for (int t = 0; t < 3; t++) { // one after another
-                    results.add(transitions(clients[t % 2]).trialFailed(k, 40, p, T0 + 90_000 + t));
+                    results.add(updates(clients[t % 2]).apply(k, AtomicOperation.trialFailed(40), p, T0 + 90_000 + t));
                 }
             } else {
-                race(3, clients, (t, c) -> results.add(transitions(c).trialFailed(k, 40, p, T0 + 90_000 + t)));
+                race(3, clients, (t, c) -> results.add(updates(c).apply(k, AtomicOperation.trialFailed(40), p, T0 + 90_000 + t)));
             }
             String how = round == 0 ? "one after another" : "racing over 2 clients";
             long reopenings = results.stream().filter(StateChange::isTransition).count();
@@ -369,26 +369,26 @@ abstract class TransitionRules extends ClaimRules {
         for (String period : List.of("after a failed trial", "after a forced half-open",
                 "after a forced open and a forced half-open")) {
             for (int i = 1; i <= 2; i++) {
-                StateChange c = transitions(i == 1 ? a : b).trialSucceeded(k, v, p, now++);
+                StateChange c = updates(i == 1 ? a : b).apply(k, AtomicOperation.trialSucceeded(v), p, now++);
                 assertEquals(i, c.state().trialSuccesses(), "trial success " + i + " of 3 in the period at version "
                         + v);
             }
             StateChange next;
             if (period.startsWith("after a failed")) {
-                next = transitions(b).trialFailed(k, v, p, now++);
+                next = updates(b).apply(k, AtomicOperation.trialFailed(v), p, now++);
             } else if (period.startsWith("after a forced half")) {
-                next = transitions(a).force(k, BreakerStatus.HALF_OPEN, p, now++);
+                next = updates(a).apply(k, AtomicOperation.force(BreakerStatus.HALF_OPEN), p, now++);
             } else {
-                transitions(a).force(k, BreakerStatus.FORCED_OPEN, p, now++);
-                next = transitions(b).force(k, BreakerStatus.HALF_OPEN, p, now++);
+                updates(a).apply(k, AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, now++);
+                next = updates(b).apply(k, AtomicOperation.force(BreakerStatus.HALF_OPEN), p, now++);
             }
             assertEquals(0, next.state().trialSuccesses(), "trialSuccesses " + period);
             v = next.state().version();
-            StateChange first = transitions(a).trialSucceeded(k, v, p, now++);
+            StateChange first = updates(a).apply(k, AtomicOperation.trialSucceeded(v), p, now++);
             assertEquals(1, first.state().trialSuccesses(), "the first trial success of the new period " + period
                     + " (version " + v + ")");
             assertNull(first.transition(), "one trial success of 3 does not close");
-            transitions(b).force(k, BreakerStatus.HALF_OPEN, p, now++);
+            updates(b).apply(k, AtomicOperation.force(BreakerStatus.HALF_OPEN), p, now++);
             v = b.get(k).orElseThrow().version();
         }
     }
@@ -405,7 +405,7 @@ abstract class TransitionRules extends ClaimRules {
         Store b = client();
         TrialClaims ca = claims(a);
         TrialClaims cb = claims(b);
-        AtomicTransitions tb = transitions(b);
+        AtomicUpdates tb = updates(b);
         Policy p = consecutive(1);
         String other = key("half-claims-other");
         token(ca.claimTrial(other, 1, LONG_TTL), "a claim of another key");
@@ -417,7 +417,7 @@ abstract class TransitionRules extends ClaimRules {
                         + permits);
             }
             assertEquals(Optional.empty(), ca.claimTrial(k, permits, LONG_TTL), "every permit is taken");
-            StateChange half = tb.force(k, BreakerStatus.HALF_OPEN, p, T0 + 1_000);
+            StateChange half = tb.apply(k, AtomicOperation.force(BreakerStatus.HALF_OPEN), p, T0 + 1_000);
             assertEquals(TransitionKind.FORCED_HALF_OPEN, half.transition(), "force HALF_OPEN is a transition");
             for (int i = 0; i < permits; i++) {
                 token((i % 2 == 0 ? cb : ca).claimTrial(k, permits, LONG_TTL), "with " + permits + " permit(s), "

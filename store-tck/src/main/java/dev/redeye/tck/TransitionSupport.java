@@ -3,8 +3,8 @@ package dev.redeye.tck;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicOperation;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -34,28 +34,27 @@ abstract class TransitionSupport extends TckBase {
 
     /** The rule is skipped unless the store can make transitions atomically (R1.10, R1.11). */
     static void needAtomic(Store s) {
-        Assumptions.assumeTrue(s.capability(AtomicRecording.class).isPresent()
-                        || s.capability(AtomicTransitions.class).isPresent(),
-                "store declares neither AtomicRecording nor AtomicTransitions: this rule makes transitions with one");
+        Assumptions.assumeTrue(s.capability(AtomicUpdates.class).isPresent(),
+                "store declares not AtomicUpdates: this rule makes transitions with one");
     }
 
     /**
      * One transition of {@code k} made by an atomic operation, never to a forced state: with
-     * {@link AtomicTransitions} force HALF_OPEN when closed and CLOSED when open; else an opening failure
+     * {@link AtomicUpdates} force HALF_OPEN when closed and CLOSED when open; else an opening failure
      * under {@code p} (whose failureThreshold must be 1), after a put of the closed state when open.
      */
     static StateChange atomicTransition(Store s, String k, Policy p, long now) {
-        Optional<AtomicTransitions> tr = s.capability(AtomicTransitions.class);
+        Optional<AtomicUpdates> tr = s.capability(AtomicUpdates.class);
         BreakerState cur = s.get(k).orElse(null);
         boolean open = cur != null && cur.open();
         StateChange c;
         if (tr.isPresent()) {
-            c = tr.get().force(k, open ? BreakerStatus.CLOSED : BreakerStatus.HALF_OPEN, p, now);
+            c = tr.get().apply(k, AtomicOperation.force(open ? BreakerStatus.CLOSED : BreakerStatus.HALF_OPEN), p, now);
         } else {
             if (open) {
                 s.put(k, Transitions.closedFrom(cur), p.stateTtl());
             }
-            c = need(s, AtomicRecording.class).recordFailure(k, p, now);
+            c = need(s, AtomicUpdates.class).apply(k, AtomicOperation.failure(), p, now);
         }
         assertTrue(c.isTransition(), "the TCK's transition of " + describe(k) + " was not a transition: " + c);
         return c;
@@ -75,14 +74,14 @@ abstract class TransitionSupport extends TckBase {
     }
 
     /**
-     * Makes one transition of {@code k} through {@code writer} with what it offers: with AtomicTransitions a
-     * forced close when open (a forced open when closed and it cannot record); with AtomicRecording an
+     * Makes one transition of {@code k} through {@code writer} with what it offers: with AtomicUpdates a
+     * forced close when open (a forced open when closed and it cannot record); with AtomicUpdates an
      * opening failure (after a put of the closed state when open); with neither, a put that raises the
      * version ({@link #putTransition}).
      */
     StateChange transition(Store writer, String k) {
-        Optional<AtomicRecording> rec = writer.capability(AtomicRecording.class);
-        Optional<AtomicTransitions> tr = writer.capability(AtomicTransitions.class);
+        Optional<AtomicUpdates> rec = writer.capability(AtomicUpdates.class);
+        Optional<AtomicUpdates> tr = writer.capability(AtomicUpdates.class);
         if (rec.isEmpty() && tr.isEmpty()) {
             return putTransition(writer, k);
         }
@@ -90,14 +89,14 @@ abstract class TransitionSupport extends TckBase {
         boolean open = cur != null && cur.open();
         StateChange c;
         if (open && tr.isPresent()) {
-            c = tr.get().force(k, BreakerStatus.CLOSED, ONE, now());
+            c = tr.get().apply(k, AtomicOperation.force(BreakerStatus.CLOSED), ONE, now());
         } else if (rec.isPresent()) {
             if (open) {
                 writer.put(k, Transitions.closedFrom(cur), STATE_TTL);
             }
-            c = rec.get().recordFailure(k, ONE, now());
+            c = rec.get().apply(k, AtomicOperation.failure(), ONE, now());
         } else {
-            c = tr.get().force(k, BreakerStatus.FORCED_OPEN, ONE, now());
+            c = tr.get().apply(k, AtomicOperation.force(BreakerStatus.FORCED_OPEN), ONE, now());
         }
         assertTrue(c.isTransition(), "the TCK's transition of " + describe(k) + " was not a transition: " + c);
         return c;

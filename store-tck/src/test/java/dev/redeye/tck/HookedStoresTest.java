@@ -3,8 +3,7 @@ package dev.redeye.tck;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.redeye.InMemoryStore;
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.StateCodec;
 import dev.redeye.api.Store;
@@ -132,7 +131,7 @@ class HookedStoresTest {
 
         @Override
         protected Set<Class<?>> expectedCapabilities() {
-            return Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class, TransitionFeed.class);
+            return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class);
         }
     }
 

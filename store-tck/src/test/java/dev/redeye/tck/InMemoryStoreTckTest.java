@@ -1,8 +1,7 @@
 package dev.redeye.tck;
 
 import dev.redeye.InMemoryStore;
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Store;
 import dev.redeye.api.TransitionFeed;
@@ -49,6 +48,6 @@ class InMemoryStoreTckTest extends StoreTck {
 
     @Override
     protected Set<Class<?>> expectedCapabilities() {
-        return Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class, TransitionFeed.class);
+        return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class);
     }
 }

@@ -26,17 +26,17 @@ class RulesDocumentTest {
 
     static {
         GROUPS.put("R0", "The TCK's own rule (every store)");
-        GROUPS.put("R1", "Plain store: get, put, delete, close (every store; R1.10 to R1.12 need AtomicRecording "
-                + "or AtomicTransitions)");
-        GROUPS.put("R2", "AtomicRecording, consecutive strategy (needs AtomicRecording)");
-        GROUPS.put("R3", "AtomicRecording, errorRate strategy (needs AtomicRecording)");
+        GROUPS.put("R1", "Plain store: get, put, delete, close (every store; R1.10 to R1.12 need "
+                + "AtomicUpdates)");
+        GROUPS.put("R2", "Recording outcomes, consecutive strategy (needs AtomicUpdates)");
+        GROUPS.put("R3", "Recording outcomes, errorRate strategy (needs AtomicUpdates)");
         GROUPS.put("R4", "TrialClaims (needs TrialClaims)");
-        GROUPS.put("R5", "AtomicTransitions (needs AtomicTransitions)");
+        GROUPS.put("R5", "Trial outcomes and operator changes (needs AtomicUpdates)");
         GROUPS.put("R6", "TransitionFeed (needs TransitionFeed)");
         GROUPS.put("R7", "The engine over the store (every store; R7.2 needs TrialClaims, R7.5 TransitionFeed)");
         GROUPS.put("R8", "The store against a reference model (every store, with the calls it declares; R8.2 "
                 + "and R8.5 need TrialClaims)");
-        GROUPS.put("R9", "AtomicRecording, leaky strategy (needs AtomicRecording; R9.7 runs the engine over every "
+        GROUPS.put("R9", "Recording outcomes, leaky strategy (needs AtomicUpdates; R9.7 runs the engine over every "
                 + "store)");
     }
 

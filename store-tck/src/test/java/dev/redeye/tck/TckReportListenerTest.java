@@ -43,7 +43,7 @@ class TckReportListenerTest {
 
         @Override
         protected Set<Class<?>> expectedCapabilities() {
-            return Set.of(dev.redeye.api.AtomicRecording.class);
+            return Set.of(dev.redeye.api.AtomicUpdates.class);
         }
     }
 
@@ -91,13 +91,13 @@ class TckReportListenerTest {
         String text = bytes.toString(StandardCharsets.UTF_8);
         assertTrue(text.contains("redeye store TCK against " + NothingDeclaredTck.class.getName() + " (7 rules"), text);
         assertTrue(text.contains("FAILED   R0.1"), text);
-        assertTrue(text.contains("store does not declare AtomicRecording although expectedCapabilities() lists it"),
+        assertTrue(text.contains("store does not declare AtomicUpdates although expectedCapabilities() lists it"),
                 text);
         assertTrue(text.contains("PASSED   R1.1"), text);
         assertTrue(text.contains("SKIPPED  R4.1"), text);
         assertTrue(text.contains("    R4: store does not declare TrialClaims"), text);
-        assertTrue(text.contains("WARNING: THE STORE DECLARES NO CAPABILITY (AtomicRecording, TrialClaims, "
-                + "AtomicTransitions, TransitionFeed)"), text);
+        assertTrue(text.contains("WARNING: THE STORE DECLARES NO CAPABILITY (AtomicUpdates, TrialClaims, "
+                + "TransitionFeed)"), text);
         assertTrue(text.contains("1 passed, 1 failed, 5 skipped"), text);
     }
 

@@ -72,7 +72,7 @@ class TckRunnerTest {
             assertEquals(Status.PASSED, all.result("R0.1").status(), all.format());
         }
         TckReport plain = TckRunner.run("memory:", EnumSet.of(Rule.R0_1), Map.of(TckRunner.EXPECT_PARAMETER,
-                "AtomicRecording, transitionfeed"));
+                "AtomicUpdates, transitionfeed"));
         assertEquals(Status.PASSED, plain.result("R0.1").status(), plain.format());
         try (InMemoryStore backing = new InMemoryStore()) {
             TckReport missing = TckRunner.run(() -> new ForwardingStore(backing.newClient()) {

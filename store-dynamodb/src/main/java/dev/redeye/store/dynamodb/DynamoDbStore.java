@@ -1,9 +1,7 @@
 package dev.redeye.store.dynamodb;
 
 import dev.redeye.api.AtomicOperation;
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicRules;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
@@ -33,8 +31,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
- * A {@link Store} on Amazon DynamoDB with every capability: {@link AtomicRecording}, {@link TrialClaims},
- * {@link AtomicTransitions} and {@link TransitionFeed}. It needs nothing beyond single-item reads and
+ * A {@link Store} on Amazon DynamoDB with every capability: {@link AtomicUpdates}, {@link TrialClaims}
+ * and {@link TransitionFeed}. It needs nothing beyond single-item reads and
  * conditional writes: no Streams, no transactions, no TTL (all three are missing on dynalite, the open-source
  * server its tests run on).
  *
@@ -97,7 +95,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * <p>Thread-safe. Every failure (throttling, timeouts, an unreachable endpoint, a missing table, malformed
  * items) is a {@link StoreException}; after {@link #close()} every method throws it at once.
  */
-public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, TransitionFeed {
+public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed {
     private static final Logger LOG = LoggerFactory.getLogger(DynamoDbStore.class);
     /** The table name used when none is given. */
     public static final String DEFAULT_TABLE = "redeye_breakers";
@@ -225,12 +223,11 @@ public final class DynamoDbStore implements Store, AtomicRules, TrialClaims, Tra
                         ":gc", Items.n(clock.millis() / 1000 + retentionSeconds))), deadline);
     }
 
-    // ------------------------------------------------------------------------ AtomicRecording, AtomicTransitions
+    // ------------------------------------------------------------------------ AtomicUpdates
 
     /**
      * {@inheritDoc} A consistent read, the rule in Java, and one write conditioned on the item's write counter,
      * retried with jitter when another writer won; a forced close or half-open clears the claims map in the same write.
-     * Every {@link AtomicRecording} and {@link AtomicTransitions} method is this one.
      */
     @Override
     public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {

@@ -1,10 +1,10 @@
 package dev.redeye.store.dynamodb;
 
+import dev.redeye.api.Backoff;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreException;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -188,20 +188,7 @@ final class Requests {
      * never past the call's deadline (the next request then reports it).
      */
     static void backoff(int attempt, long capMillis, long deadline) {
-        long bound = Math.min(capMillis, 1L << Math.min(attempt, 20));
-        long pause = TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextLong(bound + 1));
-        if (deadline != NO_DEADLINE) {
-            pause = Math.max(0, Math.min(pause, deadline - System.nanoTime()));
-        }
-        if (pause == 0) {
-            Thread.onSpinWait();
-            return;
-        }
-        try {
-            TimeUnit.NANOSECONDS.sleep(pause);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StoreException("interrupted while retrying a DynamoDB conditional write", e);
-        }
+        new Backoff(Duration.ofMillis(Math.min(2, capMillis)), Duration.ofMillis(capMillis)).pause(attempt,
+                deadline == NO_DEADLINE ? Backoff.NO_DEADLINE : deadline, "a DynamoDB conditional write");
     }
 }

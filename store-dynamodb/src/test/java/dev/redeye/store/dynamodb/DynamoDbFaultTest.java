@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.StoreErrorPolicy;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
@@ -44,7 +45,7 @@ class DynamoDbFaultTest {
             assertTrue(e.getMessage().contains("ProvisionedThroughputExceededException"), e.getMessage());
             assertEquals(3, endpoint.requests.get(), "the provider's client makes 3 attempts");
             assertTrue(millis < 1_500, "throttled call took " + millis + " ms (the call timeout is 1 s)");
-            assertThrows(StoreException.class, () -> store.recordFailure("op", Policy.defaults(), 1L));
+            assertThrows(StoreException.class, () -> store.apply("op", AtomicOperation.failure(), Policy.defaults(), 1L));
             assertThrows(StoreException.class, () -> store.claimTrial("op", 1, Duration.ofSeconds(1)));
         }
     }
@@ -70,15 +71,15 @@ class DynamoDbFaultTest {
         try (PrivateDynalite server = PrivateDynalite.start(false);
              DynamoDbStore store = DynamoDbStore.open(uri(server.url(), "frozen", "createTable=true"))) {
             Policy p = Policy.builder().failureThreshold(100).jitter(0).build();
-            store.recordFailure("op", p, 1L);
+            store.apply("op", AtomicOperation.failure(), p, 1L);
             server.signal("STOP");
             long start = System.nanoTime();
-            StoreException e = assertThrows(StoreException.class, () -> store.recordFailure("op", p, 2L));
+            StoreException e = assertThrows(StoreException.class, () -> store.apply("op", AtomicOperation.failure(), p, 2L));
             long millis = (System.nanoTime() - start) / 1_000_000;
             assertTrue(e.getMessage().contains("timed out"), e.getMessage());
             assertTrue(millis < 2_500, "a frozen server held the call for " + millis + " ms (call timeout 1 s)");
             server.signal("CONT");
-            assertEquals(2, store.recordFailure("op", p, 3L).state().failures(), "recovered on the next call");
+            assertEquals(2, store.apply("op", AtomicOperation.failure(), p, 3L).state().failures(), "recovered on the next call");
         }
     }
 
@@ -92,12 +93,12 @@ class DynamoDbFaultTest {
              DynamoDbStore store = DynamoDbStore.open(uri(server.url(), "frozen_deadline",
                      "createTable=true&attemptTimeoutMillis=10000&callTimeoutMillis=20000"))) {
             Policy p = Policy.builder().failureThreshold(100).jitter(0).build();
-            store.recordFailure("op", p, 1L);
+            store.apply("op", AtomicOperation.failure(), p, 1L);
             String token = store.claimTrial("op", 2, Duration.ofSeconds(30)).orElseThrow();
             server.signal("STOP");
             List<Executable> calls = List.of(
                     () -> store.get("op"),
-                    () -> store.recordFailure("op", p, 2L),
+                    () -> store.apply("op", AtomicOperation.failure(), p, 2L),
                     () -> store.claimTrial("op", 2, Duration.ofSeconds(30)),
                     () -> store.releaseTrial("op", token),
                     () -> store.put("op", BreakerState.INITIAL, Duration.ofMinutes(1)),
@@ -135,7 +136,7 @@ class DynamoDbFaultTest {
             proxy.delayAnswers(1_200);
             long start = System.nanoTime();
             try {
-                store.recordFailure("op", p, 1L);
+                store.apply("op", AtomicOperation.failure(), p, 1L);
             } catch (StoreException e) {
                 assertTrue(e.getMessage().contains("deadline"), e.getMessage());
             }
@@ -211,10 +212,10 @@ class DynamoDbFaultTest {
         try (LosingProxy proxy = new LosingProxy(port);
              DynamoDbStore store = DynamoDbStore.open(uri(proxy.url(), table, "createTable=true"))) {
             Policy p = Policy.builder().failureThreshold(100).jitter(0).build();
-            store.recordFailure("op", p, 1L);
+            store.apply("op", AtomicOperation.failure(), p, 1L);
             long failuresBefore = store.usage().conditionFailures();
             proxy.loseNextAnswerOf("UpdateItem");
-            assertEquals(2, store.recordFailure("op", p, 2L).state().failures(), "the returned count");
+            assertEquals(2, store.apply("op", AtomicOperation.failure(), p, 2L).state().failures(), "the returned count");
             assertEquals(1, proxy.lost.get(), "the answer of the write was lost");
             assertEquals(failuresBefore + 1, store.usage().conditionFailures(), "the SDK's retry lost its condition");
             assertEquals(2, store.get("op").orElseThrow().failures(), "counted once, not twice");
@@ -242,9 +243,9 @@ class DynamoDbFaultTest {
         try (LosingProxy proxy = new LosingProxy(port);
              DynamoDbStore store = DynamoDbStore.open(uri(proxy.url(), table, "createTable=true&maxAttempts=1"))) {
             Policy p = Policy.builder().failureThreshold(100).jitter(0).build();
-            store.recordFailure("op", p, 1L);
+            store.apply("op", AtomicOperation.failure(), p, 1L);
             proxy.loseNextAnswerOf("UpdateItem");
-            assertEquals(2, store.recordFailure("op", p, 2L).state().failures(), "the write that landed is returned");
+            assertEquals(2, store.apply("op", AtomicOperation.failure(), p, 2L).state().failures(), "the write that landed is returned");
             assertEquals(1, proxy.lost.get(), "the answer of the write was lost");
             assertEquals(2, store.get("op").orElseThrow().failures(), "counted once");
         } finally {
@@ -274,11 +275,11 @@ class DynamoDbFaultTest {
                 stores.add(DynamoDbStore.open(uri(proxy.url(), table, params)));
             }
             Policy p = Policy.builder().failureThreshold(1_000_000).jitter(0).build();
-            stores.get(0).recordFailure("op", p, 1L);
+            stores.get(0).apply("op", AtomicOperation.failure(), p, 1L);
             proxy.loseNextAnswerOf("UpdateItem", heldFor);
             Race.run(clients, Duration.ofMinutes(3), t -> {
                 for (int i = 0; i < each; i++) {
-                    stores.get(t).recordFailure("op", p, 2L + i);
+                    stores.get(t).apply("op", AtomicOperation.failure(), p, 2L + i);
                 }
             });
             assertEquals(1, proxy.lost.get(), "one answer was lost");

@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.Transitions;
 import dev.redeye.tck.MutableClock;
 import dev.redeye.tck.Race;
@@ -99,7 +99,7 @@ class DynamoDbStoreTest {
         ConcurrentLinkedQueue<Integer> seen = new ConcurrentLinkedQueue<>();
         Race.run(threads, Duration.ofMinutes(2), t -> {
             for (int i = 0; i < each; i++) {
-                seen.add(both[t % 2].recordFailure(k, p, T0 + i).state().failures());
+                seen.add(both[t % 2].apply(k, AtomicOperation.failure(), p, T0 + i).state().failures());
             }
         });
         assertEquals(threads * each, both[0].get(k).orElseThrow().failures(), "stored count after the storm");
@@ -142,7 +142,7 @@ class DynamoDbStoreTest {
         Race.run(8, Duration.ofMinutes(2), t -> {
             for (int i = 0; i < 20; i++) {
                 try {
-                    (t % 2 == 0 ? strict : other).recordFailure(k, p, T0);
+                    (t % 2 == 0 ? strict : other).apply(k, AtomicOperation.failure(), p, T0);
                     ok.incrementAndGet();
                 } catch (StoreException e) {
                     assertTrue(e.getMessage().contains("lost its conditional write 1 times"), e.getMessage());
@@ -166,13 +166,13 @@ class DynamoDbStoreTest {
         String k = key("lives");
         Policy p = Policy.builder().failureThreshold(1).jitter(0).resetTimeout(Duration.ofSeconds(1))
                 .maxResetTimeout(Duration.ofSeconds(2)).stateTtl(Duration.ofSeconds(10)).build();
-        StateChange first = a.recordFailure(k, p, T0);
+        StateChange first = a.apply(k, AtomicOperation.failure(), p, T0);
         assertTrue(first.isTransition());
         long v1 = first.state().version();
         assertTrue(v1 > 1_700_000_000_000_000L - 1, "a new life starts at the store clock in microseconds: " + v1);
         a.delete(k);
         assertEquals(Optional.empty(), b.get(k));
-        StateChange second = b.recordFailure(k, p, T0);
+        StateChange second = b.apply(k, AtomicOperation.failure(), p, T0);
         assertTrue(second.state().version() > v1, "after delete, through a clock an hour behind: "
                 + second.state().version() + " <= " + v1);
         assertEquals(second.state().version() - 1, second.previous().version(), "the new life's base");
@@ -180,7 +180,7 @@ class DynamoDbStoreTest {
         behind.advance(Duration.ofSeconds(11));
         clockA.advance(Duration.ofSeconds(11));
         assertEquals(Optional.empty(), b.get(k), "expired after stateTtl");
-        StateChange third = b.recordFailure(k, p, T0);
+        StateChange third = b.apply(k, AtomicOperation.failure(), p, T0);
         assertTrue(third.state().version() > second.state().version(), "after expiry: " + third.state().version()
                 + " <= " + second.state().version());
     }
@@ -193,20 +193,20 @@ class DynamoDbStoreTest {
         Policy p = Policy.builder().failureThreshold(100).jitter(0).resetTimeout(Duration.ofSeconds(1))
                 .maxResetTimeout(Duration.ofSeconds(2)).stateTtl(Duration.ofSeconds(10)).build();
         for (int i = 0; i < 5; i++) {
-            s.recordFailure(k, p, T0 + i);
+            s.apply(k, AtomicOperation.failure(), p, T0 + i);
             clock.advance(Duration.ofSeconds(9));
             assertEquals(i + 1, s.get(k).orElseThrow(() -> new AssertionError("expired although written 9 s ago"))
                     .failures());
         }
         clock.advance(Duration.ofSeconds(2));
         assertEquals(Optional.empty(), s.get(k), "not written for 11 s with stateTtl 10 s");
-        s.force(k, BreakerStatus.FORCED_OPEN, p, T0);
-        s.recordFailure(k, p, T0 + 1); // written again while forced
+        s.apply(k, AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, T0);
+        s.apply(k, AtomicOperation.failure(), p, T0 + 1); // written again while forced
         assertFalse(item(k).containsKey(Items.EXPIRES), "a forced state has no expiry attribute");
         assertFalse(item(k).containsKey(Items.GC), "a forced state is never garbage collected");
         clock.advance(Duration.ofDays(400));
         assertTrue(s.get(k).orElseThrow().forced(), "forced a year ago and still held");
-        s.force(k, BreakerStatus.CLOSED, p, T0);
+        s.apply(k, AtomicOperation.force(BreakerStatus.CLOSED), p, T0);
         assertTrue(item(k).containsKey(Items.EXPIRES), "no longer forced: the ttl applies again");
         s.put(k, BreakerState.builder().open(true).forced(true).version(3).build(), Duration.ofMillis(1));
         clock.advance(Duration.ofDays(1));
@@ -222,7 +222,7 @@ class DynamoDbStoreTest {
         String k = key("layout");
         Policy p = Policy.builder().failureThreshold(5).jitter(0).resetTimeout(Duration.ofSeconds(1))
                 .maxResetTimeout(Duration.ofSeconds(2)).stateTtl(Duration.ofMinutes(1)).build();
-        s.recordFailure(k, p, T0);
+        s.apply(k, AtomicOperation.failure(), p, T0);
         Map<String, AttributeValue> it = item(k);
         assertEquals("o#" + k, it.get(Items.PK).s());
         assertEquals(k, it.get(Items.OP).s());
@@ -249,7 +249,7 @@ class DynamoDbStoreTest {
         DynamoDbStore s = store();
         String longName = key("long-") + "\u00e9".repeat(1500); // 3,000 bytes of UTF-8
         Policy p = Policy.builder().failureThreshold(5).jitter(0).build();
-        s.recordFailure(longName, p, T0);
+        s.apply(longName, AtomicOperation.failure(), p, T0);
         String pk = Keys.partitionKey(longName);
         assertTrue(pk.startsWith("h#"), pk);
         assertEquals(longName, item(longName).get(Items.OP).s());
@@ -260,7 +260,7 @@ class DynamoDbStoreTest {
                 .expressionAttributeValues(Map.of(":op", Items.s("someone else"))));
         StoreException e = assertThrows(StoreException.class, () -> s.get(longName));
         assertTrue(e.getMessage().contains("belongs to another operation name"), e.getMessage());
-        assertThrows(StoreException.class, () -> s.recordFailure(longName, p, T0));
+        assertThrows(StoreException.class, () -> s.apply(longName, AtomicOperation.failure(), p, T0));
     }
 
     @Test
@@ -268,10 +268,10 @@ class DynamoDbStoreTest {
         DynamoDbStore s = store();
         Policy p = Policy.builder().failureThreshold(5).jitter(0).build();
         assertThrows(IllegalArgumentException.class, () -> s.get("bad\uD800name"));
-        assertThrows(IllegalArgumentException.class, () -> s.recordFailure("bad\uDC00", p, T0));
+        assertThrows(IllegalArgumentException.class, () -> s.apply("bad\uDC00", AtomicOperation.failure(), p, T0));
         assertThrows(IllegalArgumentException.class, () -> s.get("x".repeat(Keys.MAX_NAME_BYTES + 1)));
         String nul = key("nul\u0000inside");
-        s.recordFailure(nul, p, T0);
+        s.apply(nul, AtomicOperation.failure(), p, T0);
         assertEquals(1, s.get(nul).orElseThrow().failures());
         assertEquals(Optional.empty(), s.get(key("nul")), "the name before the NUL is another key");
     }
@@ -298,7 +298,7 @@ class DynamoDbStoreTest {
         for (String n : List.of(names[0], names[1], names[2], names[4])) {
             Map<String, AttributeValue> before = item(n);
             assertThrows(StoreException.class, () -> s.get(n), n);
-            assertThrows(StoreException.class, () -> s.recordFailure(n, p, T0), n);
+            assertThrows(StoreException.class, () -> s.apply(n, AtomicOperation.failure(), p, T0), n);
             assertEquals(before, item(n), "an atomic operation over a malformed item changed it: " + n);
         }
         assertThrows(StoreException.class, () -> s.claimTrial(names[3], 1, Duration.ofSeconds(5)));
@@ -320,7 +320,7 @@ class DynamoDbStoreTest {
                 () -> DynamoDbStore.open(DynamoTestSupport.uri(missing, "")));
         assertTrue(viaUri.getMessage().contains("create-table --table-name " + missing), viaUri.getMessage());
         try (DynamoDbStore created = DynamoDbStore.open(DynamoTestSupport.uri(missing, "createTable=true"))) {
-            created.recordFailure("x", Policy.defaults(), T0);
+            created.apply("x", AtomicOperation.failure(), Policy.defaults(), T0);
             assertEquals(1, created.get("x").orElseThrow().failures());
             DynamoTestSupport.deleteTable(missing);
             // A table deleted under a running store: every call says so.
@@ -358,8 +358,8 @@ class DynamoDbStoreTest {
         List<Long> versions = new ArrayList<>();
         long start = System.nanoTime();
         for (int i = 0; i < 4; i++) { // 8 transitions: 5 more than the ring holds
-            versions.add(writer.recordFailure(k, p, T0 + i).state().version());
-            versions.add(writer.force(k, BreakerStatus.CLOSED, p, T0 + i).state().version());
+            versions.add(writer.apply(k, AtomicOperation.failure(), p, T0 + i).state().version());
+            versions.add(writer.apply(k, AtomicOperation.force(BreakerStatus.CLOSED), p, T0 + i).state().version());
         }
         long burstMillis = (System.nanoTime() - start) / 1_000_000;
         org.junit.jupiter.api.Assumptions.assumeTrue(burstMillis < 2_500, "the burst took " + burstMillis
@@ -382,7 +382,7 @@ class DynamoDbStoreTest {
         long slowest = 0;
         for (int i = 0; i < 6; i++) {
             long start = System.nanoTime();
-            StateChange c = i % 2 == 0 ? writer.recordFailure(k, p, T0 + i) : writer.force(k, BreakerStatus.CLOSED, p, T0 + i);
+            StateChange c = i % 2 == 0 ? writer.apply(k, AtomicOperation.failure(), p, T0 + i) : writer.apply(k, AtomicOperation.force(BreakerStatus.CLOSED), p, T0 + i);
             long v = c.state().version();
             await(() -> events.stream().anyMatch(e -> e.version() == v), "transition " + i);
             slowest = Math.max(slowest, (System.nanoTime() - start) / 1_000_000);
@@ -417,8 +417,8 @@ class DynamoDbStoreTest {
         Policy p = Policy.builder().failureThreshold(1).jitter(0).build();
         long last = 0;
         for (int i = 0; i < 5; i++) {
-            writer.recordFailure(k, p, T0 + i);
-            last = writer.force(k, BreakerStatus.CLOSED, p, T0 + i).state().version();
+            writer.apply(k, AtomicOperation.failure(), p, T0 + i);
+            last = writer.apply(k, AtomicOperation.force(BreakerStatus.CLOSED), p, T0 + i).state().version();
         }
         long lastVersion = last;
         await(() -> events.stream().anyMatch(e -> e.version() == lastVersion), "the last event");
@@ -439,8 +439,8 @@ class DynamoDbStoreTest {
         Policy p = Policy.builder().failureThreshold(5).jitter(0).build();
         DynamoDbStore.Usage before = s.usage();
         s.get(k);
-        s.recordFailure(k, p, T0);
-        s.recordSuccess(key("never"), p, T0);
+        s.apply(k, AtomicOperation.failure(), p, T0);
+        s.apply(key("never"), AtomicOperation.success(), p, T0);
         DynamoDbStore.Usage after = s.usage();
         assertEquals(4, after.requests() - before.requests(), "get 1, recordFailure 2, no-op success 1");
         assertEquals(3.0, after.readUnits() - before.readUnits(), 1e-9, "three consistent reads of < 4 KB");
@@ -462,10 +462,10 @@ class DynamoDbStoreTest {
         DynamoDbStore s = store();
         String k = key("noop");
         Policy p = Policy.builder().failureThreshold(5).jitter(0).build();
-        StateChange c = s.recordSuccess(k, p, T0);
+        StateChange c = s.apply(k, AtomicOperation.success(), p, T0);
         assertEquals(BreakerState.INITIAL, c.state());
         assertTrue(item(k).isEmpty(), "a success on an unknown key created an item");
-        assertEquals(Optional.empty(), s.trialSucceeded(k, 0, p, T0).transition() == null ? Optional.empty()
+        assertEquals(Optional.empty(), s.apply(k, AtomicOperation.trialSucceeded(0), p, T0).transition() == null ? Optional.empty()
                 : Optional.of("transition"));
         assertTrue(item(k).isEmpty());
         assertNotEquals(0, s.usage().requests());

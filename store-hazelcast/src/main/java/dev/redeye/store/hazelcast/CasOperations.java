@@ -1,15 +1,15 @@
 package dev.redeye.store.hazelcast;
 
 import com.hazelcast.map.IMap;
+import dev.redeye.api.Backoff;
 import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.StoreException;
+import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * CAS mode, for members that cannot run redeye's processors: read the entry, compute the new value on the client
@@ -35,6 +35,8 @@ import java.util.concurrent.locks.LockSupport;
 final class CasOperations implements Operations {
     private final IMap<String, Object> states;
     private final long tombstoneTtlMillis;
+    /** After a lost race: up to 250 µs, doubling to at most 4 ms. */
+    private static final Backoff BACKOFF = new Backoff(Duration.ofNanos(250_000), Duration.ofMillis(4));
     private final int attempts;
 
     CasOperations(IMap<String, Object> states, long tombstoneTtlMillis, int attempts) {
@@ -115,7 +117,7 @@ final class CasOperations implements Operations {
             if (next == null || write(key, raw, next, clock)) {
                 return u.answer;
             }
-            pause(attempt);
+            BACKOFF.pause(attempt, Backoff.NO_DEADLINE, what + " at " + where);
         }
         throw lost(what, where);
     }
@@ -128,12 +130,6 @@ final class CasOperations implements Operations {
                     TimeUnit.MILLISECONDS) == null;
         }
         return value == null ? states.remove(key, expected) : states.replace(key, expected, value);
-    }
-
-    /** Backs off after a lost race: a random pause of up to {@code min(attempt, 16) * 250} µs. */
-    private static void pause(int attempt) {
-        long maxNanos = Math.min(attempt, 16) * 250_000L;
-        LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(maxNanos / 4, maxNanos + 1));
     }
 
     private StoreException lost(String what, String where) {

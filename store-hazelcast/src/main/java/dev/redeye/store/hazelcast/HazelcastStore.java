@@ -3,9 +3,7 @@ package dev.redeye.store.hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.redeye.api.AtomicOperation;
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicRules;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
@@ -28,7 +26,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A redeye {@link Store} on Hazelcast 5 (community edition) over a user-given {@link HazelcastInstance}: an
- * embedded member or a client. It offers every capability: {@link AtomicRecording}, {@link AtomicTransitions},
+ * embedded member or a client. It offers every capability: {@link AtomicUpdates},
  * {@link TrialClaims} and {@link TransitionFeed}. The stored layout is documented in the
  * {@linkplain dev.redeye.store.hazelcast package Javadoc}.
  *
@@ -74,7 +72,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Threads.</b> Thread-safe. Feed callbacks run on the store's feed thread.
  */
-public final class HazelcastStore implements Store, AtomicRules, TrialClaims, TransitionFeed {
+public final class HazelcastStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed {
     private static final Logger LOG = LoggerFactory.getLogger(HazelcastStore.class);
 
     /** How the store changes the maps; see the class Javadoc. */
@@ -242,7 +240,7 @@ public final class HazelcastStore implements Store, AtomicRules, TrialClaims, Tr
         }
     }
 
-    // ---------------------------------------------------------------- AtomicRecording, AtomicTransitions
+    // ---------------------------------------------------------------- AtomicUpdates
 
     /**
      * {@inheritDoc} One entry processor (native) or a CAS loop; nothing is written when nothing changes. A

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.hazelcast.core.EntryView;
 import com.hazelcast.core.HazelcastException;
 import com.hazelcast.core.HazelcastInstance;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
@@ -80,18 +81,18 @@ class HazelcastAtomicityTest {
             for (int n = 1; n <= MAX_CALLS; n++) {
                 String key = "after-call-" + n;
                 keys.add(key);
-                a.recordFailure(key, SHORT, 1); // the key exists: A's next write replaces a value
+                a.apply(key, AtomicOperation.failure(), SHORT, 1); // the key exists: A's next write replaces a value
                 int stopAt = n;
                 Future<?> write = pool.submit(() -> {
                     pause.arm(stopAt);
                     try {
-                        a.recordFailure(key, SHORT, 2);
+                        a.apply(key, AtomicOperation.failure(), SHORT, 2);
                     } finally {
                         pause.disarm();
                     }
                 });
                 boolean stopped = pause.awaitStopped(write);
-                b.force(key, BreakerStatus.FORCED_OPEN, SHORT, 3);
+                b.apply(key, AtomicOperation.force(BreakerStatus.FORCED_OPEN), SHORT, 3);
                 pause.release();
                 write.get(30, TimeUnit.SECONDS);
                 EntryView<String, Object> v = c[1].<String, Object>getMap(m).getEntryView(key);
@@ -131,12 +132,12 @@ class HazelcastAtomicityTest {
             for (int n = 1; n <= MAX_CALLS; n++) {
                 for (boolean answerLost : new boolean[] {false, true}) {
                     String key = "fault-" + n + (answerLost ? "-after" : "-before");
-                    other.force(key, BreakerStatus.FORCED_OPEN, P, 1);
+                    other.apply(key, AtomicOperation.force(BreakerStatus.FORCED_OPEN), P, 1);
                     assertTrue(other.claimTrial(key, 1, Duration.ofMinutes(1)).isPresent());
                     boolean failed = false;
                     fail.arm(n, answerLost);
                     try {
-                        faulty.force(key, BreakerStatus.CLOSED, P, 2);
+                        faulty.apply(key, AtomicOperation.force(BreakerStatus.CLOSED), P, 2);
                     } catch (StoreException e) {
                         failed = true;
                     } finally {
@@ -168,7 +169,7 @@ class HazelcastAtomicityTest {
             for (int n = 1; n <= MAX_CALLS; n++) {
                 for (boolean answerLost : new boolean[] {false, true}) {
                     String key = "fault-" + n + (answerLost ? "-after" : "-before");
-                    other.recordFailure(key, P, 1);
+                    other.apply(key, AtomicOperation.failure(), P, 1);
                     assertTrue(other.claimTrial(key, 1, Duration.ofMinutes(1)).isPresent());
                     boolean failed = false;
                     fail.arm(n, answerLost);

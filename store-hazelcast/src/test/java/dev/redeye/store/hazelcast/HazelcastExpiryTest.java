@@ -8,6 +8,7 @@ import com.hazelcast.core.EntryView;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import java.time.Duration;
@@ -58,7 +59,7 @@ class HazelcastExpiryTest {
     private static void checkStateTtl(HazelcastStore s, boolean nativeMode) throws InterruptedException {
         try {
             long before = System.currentTimeMillis();
-            s.recordFailure("k", POLICY, 1);
+            s.apply("k", AtomicOperation.failure(), POLICY, 1);
             long after = System.currentTimeMillis();
             StoredValue first = value(s, "k");
             assertTrue(first.expiresAt >= before - 1_000 + STATE_TTL && first.expiresAt <= after + 1_000 + STATE_TTL,
@@ -67,7 +68,7 @@ class HazelcastExpiryTest {
             assertEquals(STATE_TTL + MemberProcessor.EXPIRY_MARGIN_MILLIS, created.getTtl(),
                     s + ": a new entry's clean-up ttl covers the value's expiry");
             Thread.sleep(nativeMode ? 1_100 : 20); // Hazelcast keeps expiry times in whole seconds
-            s.recordFailure("k", POLICY, 2); // a sub-threshold increment: a write, not a transition
+            s.apply("k", AtomicOperation.failure(), POLICY, 2); // a sub-threshold increment: a write, not a transition
             assertTrue(value(s, "k").expiresAt > first.expiresAt, s + ": a later write refreshes the expiry");
             if (nativeMode) {
                 assertTrue(entry(s, "k").getExpirationTime() >= created.getExpirationTime() + 1_000,
@@ -77,14 +78,14 @@ class HazelcastExpiryTest {
                         s + ": replace cannot carry a ttl, so a rewritten entry has none (and no second step sets one)");
             }
 
-            s.force("k", BreakerStatus.FORCED_OPEN, POLICY, 3);
+            s.apply("k", AtomicOperation.force(BreakerStatus.FORCED_OPEN), POLICY, 3);
             assertEquals(StoredValue.NEVER, value(s, "k").expiresAt, s + ": forced open never expires");
             assertEquals(NEVER, entry(s, "k").getExpirationTime(), s + ": nor is its entry collected");
-            s.recordFailure("k", POLICY, 4); // counted while forced: still forced, still no expiry
+            s.apply("k", AtomicOperation.failure(), POLICY, 4); // counted while forced: still forced, still no expiry
             assertTrue(s.get("k").orElseThrow().forced());
             assertEquals(StoredValue.NEVER, value(s, "k").expiresAt, s + ": a write while forced keeps no expiry");
             assertEquals(NEVER, entry(s, "k").getExpirationTime());
-            s.force("k", BreakerStatus.CLOSED, POLICY, 5);
+            s.apply("k", AtomicOperation.force(BreakerStatus.CLOSED), POLICY, 5);
             assertNotEquals(StoredValue.NEVER, value(s, "k").expiresAt, s + ": the ttl applies again after reset");
             if (nativeMode) {
                 assertNotEquals(NEVER, entry(s, "k").getExpirationTime());
@@ -159,14 +160,14 @@ class HazelcastExpiryTest {
         try {
             long before = 0;
             for (HazelcastStore s : new HazelcastStore[] {nat, cas}) {
-                before = Math.max(before, s.recordFailure("k", shortTtl, 0).state().version());
+                before = Math.max(before, s.apply("k", AtomicOperation.failure(), shortTtl, 0).state().version());
             }
             long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3_000);
             int n = 1;
             while (System.nanoTime() < end) {
                 Thread.sleep(400);
                 for (HazelcastStore s : new HazelcastStore[] {nat, cas}) {
-                    s.recordFailure("k", shortTtl, n);
+                    s.apply("k", AtomicOperation.failure(), shortTtl, n);
                     assertTrue(s.get("k").isPresent(), s + ": a state written every 400 ms expired (ttl 1.2 s)");
                 }
                 n++;
@@ -177,7 +178,7 @@ class HazelcastExpiryTest {
                     assertTrue(System.nanoTime() < deadline, s + ": the state did not expire once left alone");
                     Thread.sleep(100);
                 }
-                long next = s.force("k", BreakerStatus.FORCED_OPEN, shortTtl, n).state().version();
+                long next = s.apply("k", AtomicOperation.force(BreakerStatus.FORCED_OPEN), shortTtl, n).state().version();
                 assertTrue(next > before, s + ": the next life's version " + next + " <= " + before);
             }
         } finally {

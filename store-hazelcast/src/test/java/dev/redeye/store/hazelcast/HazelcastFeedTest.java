@@ -8,6 +8,7 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.instance.impl.HazelcastInstanceProxy;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.impl.MapService;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -94,7 +95,7 @@ class HazelcastFeedTest {
             assertEquals(1, c.gaps.get(), "a version jump of 2 is a gap");
             raw.set("k", "redeye-state/2 failures=1&open=0"); // no kind: a plain write, filtered on the members
             raw.set("other", "garbage");
-            s.force("marker", BreakerStatus.FORCED_OPEN, ONE, 1);
+            s.apply("marker", AtomicOperation.force(BreakerStatus.FORCED_OPEN), ONE, 1);
             assertTrue(eventually(() -> !c.versions("marker").isEmpty()));
             assertEquals(List.of(10L, 11L, 13L), c.versions("k"));
         } finally {
@@ -110,7 +111,7 @@ class HazelcastFeedTest {
         HazelcastStore writer = HazelcastStore.builder(SharedClusters.embedded().clientB()).map(m).build();
         try {
             Collector c = Collector.on(reader);
-            long v1 = writer.recordFailure("before", ONE, 1).state().version();
+            long v1 = writer.apply("before", AtomicOperation.failure(), ONE, 1).state().version();
             assertTrue(eventually(() -> c.versions("before").contains(v1)));
 
             Hooks.cutConnections(own);
@@ -129,7 +130,7 @@ class HazelcastFeedTest {
             long cut = System.nanoTime();
             long deadline = cut + TimeUnit.SECONDS.toNanos(30);
             while (true) {
-                long v = writer.force("after", BreakerStatus.FORCED_OPEN, ONE, 2).state().version();
+                long v = writer.apply("after", AtomicOperation.force(BreakerStatus.FORCED_OPEN), ONE, 2).state().version();
                 long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
                 while (System.nanoTime() < end && !c.versions("after").contains(v)) {
                     Thread.sleep(20);

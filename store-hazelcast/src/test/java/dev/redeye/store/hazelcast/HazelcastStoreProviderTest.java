@@ -10,6 +10,7 @@ import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.client.config.ClientConnectionStrategyConfig;
 import dev.redeye.Stores;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.Policy;
 import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
@@ -115,7 +116,7 @@ class HazelcastStoreProviderTest {
         try {
             assertEquals(HazelcastStore.Mode.NATIVE, h.mode());
             assertEquals("provider-test", h.mapName());
-            h.recordFailure("op", Policy.defaults(), 1);
+            h.apply("op", AtomicOperation.failure(), Policy.defaults(), 1);
             assertEquals(1, s.get("op").orElseThrow().failures());
         } finally {
             s.close();

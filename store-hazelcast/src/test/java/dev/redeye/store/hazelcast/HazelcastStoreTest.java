@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -15,10 +16,8 @@ import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.tck.Race;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -76,7 +75,7 @@ class HazelcastStoreTest {
             Race.run(THREADS, Duration.ofSeconds(120), i -> {
                 HazelcastStore store = (HazelcastStore) s[i % 2];
                 for (int n = 0; n < PER_THREAD; n++) {
-                    store.recordFailure(k, NEVER_OPENS, 1_000 + n);
+                    store.apply(k, AtomicOperation.failure(), NEVER_OPENS, 1_000 + n);
                 }
             });
             assertEquals(THREADS * PER_THREAD, s[0].get(k).orElseThrow().failures(),
@@ -89,7 +88,7 @@ class HazelcastStoreTest {
     }
 
     /**
-     * The same load through a get-then-put (what the engine would fall back to without AtomicRecording) loses
+     * The same load through a get-then-put (what the engine would fall back to without AtomicUpdates) loses
      * counts: the exact-count test above is one a non-atomic implementation fails.
      */
     @Test
@@ -128,16 +127,16 @@ class HazelcastStoreTest {
             Race.run(8, Duration.ofSeconds(120), i -> {
                 HazelcastStore store = i % 2 == 0 ? nat : cas;
                 for (int n = 0; n < PER_THREAD; n++) {
-                    store.recordFailure("shared", NEVER_OPENS, 1_000 + n);
+                    store.apply("shared", AtomicOperation.failure(), NEVER_OPENS, 1_000 + n);
                 }
             });
             assertEquals(8 * PER_THREAD, cas.get("shared").orElseThrow().failures());
             Policy three = Policy.builder().failureThreshold(3).jitter(0).build();
-            nat.recordFailure("t", three, 1);
-            cas.recordFailure("t", three, 2);
-            StateChange opened = nat.recordFailure("t", three, 3);
+            nat.apply("t", AtomicOperation.failure(), three, 1);
+            cas.apply("t", AtomicOperation.failure(), three, 2);
+            StateChange opened = nat.apply("t", AtomicOperation.failure(), three, 3);
             assertTrue(opened.isTransition());
-            StateChange closed = cas.trialSucceeded("t", opened.state().version(), three, 4);
+            StateChange closed = cas.apply("t", AtomicOperation.trialSucceeded(opened.state().version()), three, 4);
             assertEquals(opened.state().version() + 1, closed.state().version());
             assertFalse(nat.get("t").orElseThrow().open());
         } finally {
@@ -154,7 +153,7 @@ class HazelcastStoreTest {
         try {
             Race.run(8, Duration.ofSeconds(120), i -> {
                 for (int n = 0; n < PER_THREAD; n++) {
-                    ((HazelcastStore) s[i % 2]).recordFailure("k", NEVER_OPENS, n);
+                    ((HazelcastStore) s[i % 2]).apply("k", AtomicOperation.failure(), NEVER_OPENS, n);
                 }
             });
             assertEquals(8 * PER_THREAD, s[1].get("k").orElseThrow().failures());
@@ -192,7 +191,7 @@ class HazelcastStoreTest {
                 .mode(HazelcastStore.Mode.NATIVE).build();
         try {
             assertEquals(HazelcastStore.Mode.NATIVE, s.mode());
-            StateChange c = s.recordFailure("k", NEVER_OPENS, 10);
+            StateChange c = s.apply("k", AtomicOperation.failure(), NEVER_OPENS, 10);
             assertEquals(1, c.state().failures());
             assertEquals(HazelcastStore.Mode.CAS, s.mode());
             assertTrue(s.toString().contains("mode=cas (a member has no " + RedeyeSerializableFactory.class.getName()),
@@ -221,13 +220,13 @@ class HazelcastStoreTest {
             raw.set("number", 42);
             StoreException e = assertThrows(StoreException.class, () -> store.get("number"));
             assertTrue(e.getMessage().contains("java.lang.Integer"), e.getMessage());
-            assertThrows(StoreException.class, () -> store.recordFailure("number", NEVER_OPENS, 1));
+            assertThrows(StoreException.class, () -> store.apply("number", AtomicOperation.failure(), NEVER_OPENS, 1));
 
             raw.set("future", "redeye-state/3 something=new");
             e = assertThrows(StoreException.class, () -> store.get("future"));
             assertTrue(e.getMessage().contains("redeye-state/3 format") && e.getMessage().contains("another redeye"
                     + " version"), e.getMessage());
-            e = assertThrows(StoreException.class, () -> store.recordFailure("future", NEVER_OPENS, 1));
+            e = assertThrows(StoreException.class, () -> store.apply("future", AtomicOperation.failure(), NEVER_OPENS, 1));
             assertTrue(e.getMessage().contains("another redeye version"), e.getMessage());
             e = assertThrows(StoreException.class, () -> store.claimTrial("future", 1, Duration.ofSeconds(5)));
             assertTrue(e.getMessage().contains("another redeye version"), e.getMessage());
@@ -261,9 +260,9 @@ class HazelcastStoreTest {
         try {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> s.get("a\uD800"));
             assertTrue(e.getMessage().contains("unpaired high surrogate U+D800 at index 1"), e.getMessage());
-            assertThrows(IllegalArgumentException.class, () -> s.recordFailure("\uDC00", NEVER_OPENS, 1));
+            assertThrows(IllegalArgumentException.class, () -> s.apply("\uDC00", AtomicOperation.failure(), NEVER_OPENS, 1));
             assertThrows(IllegalArgumentException.class, () -> s.claimTrial("x\uD800y", 1, Duration.ofSeconds(1)));
-            s.recordFailure("emoji \uD83D\uDE00 \u0000", NEVER_OPENS, 1);
+            s.apply("emoji \uD83D\uDE00 \u0000", AtomicOperation.failure(), NEVER_OPENS, 1);
             assertEquals(1, s.get("emoji \uD83D\uDE00 \u0000").orElseThrow().failures());
         } finally {
             s.close();
@@ -285,18 +284,18 @@ class HazelcastStoreTest {
             // Native mode reads the cluster clock on the member, which may run a few ms behind this JVM's
             // clock: compare with a second of slack (the point is the µs scale, not the exact instant).
             long before = (System.currentTimeMillis() - 1_000) * 1000;
-            StateChange first = a.recordFailure("k", one, 1);
+            StateChange first = a.apply("k", AtomicOperation.failure(), one, 1);
             assertTrue(first.previous().version() >= before, "a new key starts at the clock in µs: " + first);
             long v = first.state().version();
             b.delete("k");
             assertEquals(Optional.empty(), a.get("k"));
-            StateChange again = a.recordFailure("k", one, 2);
+            StateChange again = a.apply("k", AtomicOperation.failure(), one, 2);
             assertTrue(again.state().version() > v, "after delete: " + again.state().version() + " <= " + v);
 
             long far = Long.MAX_VALUE / 2;
             a.put("k", BreakerState.builder().open(true).openedAt(1).version(far).build(), Duration.ofMinutes(1));
             b.delete("k");
-            StateChange third = b.force("k", BreakerStatus.FORCED_OPEN, one, 3);
+            StateChange third = b.apply("k", AtomicOperation.force(BreakerStatus.FORCED_OPEN), one, 3);
             assertEquals(far + 2, third.state().version(), "the new life starts above the tombstone");
         } finally {
             a.close();

@@ -115,7 +115,7 @@ class MapChecksTest {
                 assertEquals(HazelcastStore.Mode.CAS, s.mode(), s::toString);
                 assertTrue(s.toString().contains("has no " + RedeyeSerializableFactory.class.getName()
                         + " registered under factory id " + RedeyeSerializableFactory.FACTORY_ID), s::toString);
-                s.recordFailure("k", Policy.defaults(), 1);
+                s.apply("k", AtomicOperation.failure(), Policy.defaults(), 1);
                 assertEquals(1, s.get("k").orElseThrow().failures());
                 assertTrue(s.claimTrial("k", 1, Duration.ofSeconds(30)).isPresent());
             } finally {

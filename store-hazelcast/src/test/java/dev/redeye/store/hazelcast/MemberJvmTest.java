@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.core.HazelcastInstance;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
@@ -33,10 +34,10 @@ class MemberJvmTest {
                 assertEquals(HazelcastStore.Mode.NATIVE, s.mode(), s::toString);
                 Policy p = Policy.builder().failureThreshold(5).resetTimeout(Duration.ofMillis(500))
                         .maxResetTimeout(Duration.ofMillis(500)).stateTtl(Duration.ofSeconds(5)).jitter(0).build();
-                s.recordFailure("op", p, 1);
+                s.apply("op", AtomicOperation.failure(), p, 1);
                 assertEquals(1, s.get("op").map(st -> st.failures()).orElse(0),
                         "the state written a moment ago with a 5 s ttl reads as live");
-                assertEquals(2, s.recordFailure("op", p, 2).state().failures(), "and the next write continues it");
+                assertEquals(2, s.apply("op", AtomicOperation.failure(), p, 2).state().failures(), "and the next write continues it");
             } finally {
                 s.close();
             }
@@ -55,24 +56,24 @@ class MemberJvmTest {
                 }
                 Race.run(8, Duration.ofSeconds(120), i -> {
                     for (int n = 0; n < 100; n++) {
-                        s[i % 2].recordFailure("count", NEVER_OPENS, n);
+                        s[i % 2].apply("count", AtomicOperation.failure(), NEVER_OPENS, n);
                     }
                 });
                 assertEquals(800, s[0].get("count").orElseThrow().failures());
                 Policy two = Policy.builder().failureThreshold(2).jitter(0).build();
-                s[0].recordFailure("op", two, 1);
-                StateChange opened = s[1].recordFailure("op", two, 2);
+                s[0].apply("op", AtomicOperation.failure(), two, 1);
+                StateChange opened = s[1].apply("op", AtomicOperation.failure(), two, 2);
                 assertTrue(opened.isTransition());
                 Optional<String> token = s[0].claimTrial("op", 1, Duration.ofSeconds(30));
                 assertTrue(token.isPresent());
                 assertEquals(Optional.empty(), s[1].claimTrial("op", 1, Duration.ofSeconds(30)));
                 s[1].releaseTrial("op", "not-the-token");
                 assertEquals(Optional.empty(), s[1].claimTrial("op", 1, Duration.ofSeconds(30)));
-                assertFalse(s[1].trialSucceeded("op", opened.state().version(), two, 3).state().open());
+                assertFalse(s[1].apply("op", AtomicOperation.trialSucceeded(opened.state().version()), two, 3).state().open());
                 s[0].releaseTrial("op", token.get());
-                s[0].force("op", BreakerStatus.FORCED_OPEN, two, 4);
+                s[0].apply("op", AtomicOperation.force(BreakerStatus.FORCED_OPEN), two, 4);
                 s[1].delete("op");
-                long next = s[0].recordFailure("op", two, 5).state().version();
+                long next = s[0].apply("op", AtomicOperation.failure(), two, 5).state().version();
                 assertTrue(next > opened.state().version() + 2, "a new life starts above the tombstone");
                 for (HazelcastStore store : s) {
                     assertEquals(HazelcastStore.Mode.NATIVE, store.mode(), "no call fell back: " + store);
@@ -92,7 +93,7 @@ class MemberJvmTest {
             try {
                 assertEquals(HazelcastStore.Mode.CAS, s.mode(), s::toString);
                 assertTrue(s.toString().contains("dev/redeye/api/"), s::toString);
-                s.recordFailure("k", NEVER_OPENS, 1);
+                s.apply("k", AtomicOperation.failure(), NEVER_OPENS, 1);
                 assertEquals(1, s.get("k").orElseThrow().failures());
             } finally {
                 s.close();

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.core.HazelcastInstance;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -76,11 +77,10 @@ class MemberLossTest {
                 for (int n = 0; n < OPS_PER_THREAD; n++) {
                     try {
                         if (toggler) {
-                            store.force("toggle-" + k, n % 2 == 0 ? BreakerStatus.FORCED_OPEN : BreakerStatus.CLOSED,
-                                    POLICY, n);
+                            store.apply("toggle-" + k, AtomicOperation.force(n % 2 == 0 ? BreakerStatus.FORCED_OPEN : BreakerStatus.CLOSED), POLICY, n);
                             ackedToggles.incrementAndGet(k);
                         } else {
-                            store.recordFailure("count-" + k, NEVER_OPENS, n);
+                            store.apply("count-" + k, AtomicOperation.failure(), NEVER_OPENS, n);
                             ackedCounts.incrementAndGet(k);
                         }
                         if (killedAt[0] != 0) {

@@ -3,6 +3,7 @@ package dev.redeye.store.hazelcast;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.hazelcast.core.HazelcastInstance;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -90,13 +91,13 @@ class OperationCountTest {
         try {
             out.put("get", c.count(() -> s.get("a")));
             out.put("put", c.count(() -> s.put("b", BreakerState.INITIAL, Duration.ofMinutes(1))));
-            out.put("recordFailure, new key", c.count(() -> s.recordFailure("k", P, 1)));
-            out.put("recordFailure", c.count(() -> s.recordFailure("k", P, 2)));
-            out.put("recordSuccess, nothing to clear", c.count(() -> s.recordSuccess("b", P, 3)));
-            long opened = s.recordFailure("k", P, 4).state().version();
-            out.put("trialSucceeded", c.count(() -> s.trialSucceeded("k", opened, P, 5)));
-            out.put("force OPEN", c.count(() -> s.force("k", BreakerStatus.FORCED_OPEN, P, 6)));
-            out.put("force CLOSED", c.count(() -> s.force("k", BreakerStatus.CLOSED, P, 7)));
+            out.put("recordFailure, new key", c.count(() -> s.apply("k", AtomicOperation.failure(), P, 1)));
+            out.put("recordFailure", c.count(() -> s.apply("k", AtomicOperation.failure(), P, 2)));
+            out.put("recordSuccess, nothing to clear", c.count(() -> s.apply("b", AtomicOperation.success(), P, 3)));
+            long opened = s.apply("k", AtomicOperation.failure(), P, 4).state().version();
+            out.put("trialSucceeded", c.count(() -> s.apply("k", AtomicOperation.trialSucceeded(opened), P, 5)));
+            out.put("force OPEN", c.count(() -> s.apply("k", AtomicOperation.force(BreakerStatus.FORCED_OPEN), P, 6)));
+            out.put("force CLOSED", c.count(() -> s.apply("k", AtomicOperation.force(BreakerStatus.CLOSED), P, 7)));
             String[] token = new String[1];
             out.put("claimTrial", c.count(() -> token[0] = s.claimTrial("k", 1, Duration.ofSeconds(30)).orElseThrow()));
             out.put("releaseTrial", c.count(() -> s.releaseTrial("k", token[0])));

@@ -1,9 +1,7 @@
 package dev.redeye.store.postgres;
 
 import dev.redeye.api.AtomicOperation;
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicRules;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
@@ -35,8 +33,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link Store} on PostgreSQL with every capability: {@link AtomicRecording}, {@link TrialClaims},
- * {@link AtomicTransitions} and {@link TransitionFeed}.
+ * A {@link Store} on PostgreSQL with every capability: {@link AtomicUpdates}, {@link TrialClaims}
+ * and {@link TransitionFeed}.
  *
  * <h2>How it works</h2>
  * Every atomic operation is one short transaction on one connection that holds the key's row lock for one
@@ -92,7 +90,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. Every backend failure is reported as {@link StoreException}; after {@link #close()} every
  * method throws {@link StoreException} at once.
  */
-public final class PostgresStore implements Store, AtomicRules, TrialClaims, TransitionFeed {
+public final class PostgresStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresStore.class);
 
     /** Event lines longer than this travel by reference through the events table (NOTIFY caps at 8000). */
@@ -312,13 +310,12 @@ public final class PostgresStore implements Store, AtomicRules, TrialClaims, Tra
         });
     }
 
-    // ---------------------------------------------------------------- AtomicRecording, AtomicTransitions
+    // ---------------------------------------------------------------- AtomicUpdates
 
     /**
      * {@inheritDoc} One transaction of two round trips: lock (or create) the key's row and read it, apply the
      * rule in Java, then write it (with {@code pg_notify} for a transition, and the claims' removal for a forced
-     * close) and commit. Every {@link dev.redeye.api.AtomicRecording} and
-     * {@link dev.redeye.api.AtomicTransitions} method is this one.
+     * close) and commit.
      */
     @Override
     public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {

@@ -1,12 +1,13 @@
 package dev.redeye.store.postgres;
 
+import dev.redeye.api.Backoff;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.concurrent.ThreadLocalRandom;
+import java.time.Duration;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -20,6 +21,9 @@ import org.jdbi.v3.core.Jdbi;
  * Thread-safe.
  */
 final class SqlRunner {
+    /** Between the tries of a transaction that lost a serialization race: up to 5 ms, doubling to 40 ms. */
+    private static final Backoff RETRY_BACKOFF = new Backoff(Duration.ofMillis(5), Duration.ofMillis(40));
+
     /** Where connections come from: a {@link DataSource}, or a {@link Jdbi} (one handle per call). */
     interface Source {
         Lease open() throws SQLException;
@@ -251,12 +255,7 @@ final class SqlRunner {
     }
 
     private static void pauseBeforeRetry(int attempt) {
-        try {
-            Thread.sleep(ThreadLocalRandom.current().nextLong(1, 1 + 5L * attempt));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StoreException("interrupted while retrying a serialization failure", e);
-        }
+        RETRY_BACKOFF.pause(attempt, Backoff.NO_DEADLINE, "a serialization failure");
     }
 
     /**

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -64,7 +65,7 @@ class PgBouncerTest {
             Policy one = Policy.builder().failureThreshold(1).build();
             for (int i = 0; i < 10; i++) {
                 String op = "op-" + i;
-                long v = writer.recordFailure(op, one, 1_000 + i).state().version();
+                long v = writer.apply(op, AtomicOperation.failure(), one, 1_000 + i).state().version();
                 long t0 = System.nanoTime();
                 assertTrue(waitFor(Duration.ofSeconds(1), () -> events.has(op, v)),
                         op + ": the transition was not delivered within 1 s through PgBouncer");
@@ -80,7 +81,7 @@ class PgBouncerTest {
             assertTrue(reader.claimTrial("plain", 1, Duration.ofMinutes(1)).isEmpty());
             writer.releaseTrial("plain", token);
             assertTrue(reader.claimTrial("plain", 1, Duration.ofMinutes(1)).isPresent());
-            writer.force("plain", BreakerStatus.CLOSED, one, 5);
+            writer.apply("plain", AtomicOperation.force(BreakerStatus.CLOSED), one, 5);
             writer.delete("plain");
             assertEquals(Optional.empty(), reader.get("plain"));
             writer.purgeExpired();
@@ -92,7 +93,7 @@ class PgBouncerTest {
     void aHeldRowLockFailsTheCallWithinItsBoundThroughPgBouncer() throws Exception {
         try (PostgresStore s = open("held", "")) {
             Policy p = Policy.builder().failureThreshold(100).build();
-            s.recordFailure("k", p, 1);
+            s.apply("k", AtomicOperation.failure(), p, 1);
             try (Connection c = PgTestSupport.dataSource().getConnection()) {
                 c.setAutoCommit(false);
                 try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM " + TableNames.quote(schema)
@@ -100,13 +101,13 @@ class PgBouncerTest {
                     assertTrue(rs.next());
                 }
                 long t0 = System.nanoTime();
-                StoreException e = assertThrows(StoreException.class, () -> s.recordFailure("k", p, 2));
+                StoreException e = assertThrows(StoreException.class, () -> s.apply("k", AtomicOperation.failure(), p, 2));
                 long took = (System.nanoTime() - t0) / 1_000_000;
                 assertTrue(took < 3 * Timeouts.DEFAULT_LOCK_MILLIS, "took " + took + " ms");
                 assertTrue(e.getMessage().contains("55P03") || e.getMessage().contains("57014"), e.getMessage());
                 c.rollback();
             }
-            assertEquals(2, s.recordFailure("k", p, 3).state().failures());
+            assertEquals(2, s.apply("k", AtomicOperation.failure(), p, 3).state().failures());
         }
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.StoreErrorPolicy;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -240,7 +241,7 @@ class PostgresFaultTest {
             stores.forEach((p, s) -> assertTrue(waitFor(FEED_PATIENCE, () -> s.feedBackendPid() > 0),
                     when + ": the feed of the " + p + " store does not listen again"));
             String op = "probe-" + probes++;
-            long v = stores.get(StoreErrorPolicy.ALLOW).force(op, BreakerStatus.OPEN, Policy.builder().build(), 1)
+            long v = stores.get(StoreErrorPolicy.ALLOW).apply(op, AtomicOperation.force(BreakerStatus.OPEN), Policy.builder().build(), 1)
                     .state().version();
             feeds.forEach((p, c) -> assertTrue(waitFor(FEED_PATIENCE, () -> c.has(op, v)),
                     when + ": the feed of the " + p + " store did not deliver " + op));
@@ -393,18 +394,18 @@ class PostgresFaultTest {
         try (PostgresStore counts = PostgresStore.open(server.uri(params));
              PostgresStore durable = PostgresStore.open(server.uri(params + "&synchronousCounts=true"))) {
             Policy five = Policy.builder().failureThreshold(5).build();
-            durable.recordFailure("warm", five, 1); // both pools hold a connection before commits start to wait
-            counts.recordFailure("warm", five, 1);
+            durable.apply("warm", AtomicOperation.failure(), five, 1); // both pools hold a connection before commits start to wait
+            counts.apply("warm", AtomicOperation.failure(), five, 1);
             requireAbsentStandby(true);
             try {
                 for (int i = 1; i <= 4; i++) {
-                    assertEquals(i, counts.recordFailure("counted", five, i).state().failures(), "count " + i);
+                    assertEquals(i, counts.apply("counted", AtomicOperation.failure(), five, i).state().failures(), "count " + i);
                 }
                 StoreException opening = assertThrows(StoreException.class,
-                        () -> counts.recordFailure("counted", five, 5), "the opening must wait for the flush");
+                        () -> counts.apply("counted", AtomicOperation.failure(), five, 5), "the opening must wait for the flush");
                 assertTrue(opening.getMessage().contains("socketTimeout"), opening.getMessage());
                 StoreException count = assertThrows(StoreException.class,
-                        () -> durable.recordFailure("durable", five, 1), "synchronousCounts=true: counts wait too");
+                        () -> durable.apply("durable", AtomicOperation.failure(), five, 1), "synchronousCounts=true: counts wait too");
                 assertTrue(count.getMessage().contains("socketTimeout"), count.getMessage());
             } finally {
                 requireAbsentStandby(false);

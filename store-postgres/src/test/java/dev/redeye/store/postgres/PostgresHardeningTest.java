@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -136,15 +137,15 @@ class PostgresHardeningTest {
         PostgresStore s = kind.equals("URI") ? openUri(table, "")
                 : keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(schema).table(table).build());
         s.put("held", RICH, TTL);
-        s.recordFailure("other", threshold(100), 1);
+        s.apply("other", AtomicOperation.failure(), threshold(100), 1);
         try (RowLock lock = new RowLock(table, "held")) {
             for (String call : List.of("recordFailure", "force", "claimTrial")) {
                 long t0 = System.nanoTime();
                 StoreException e = assertTimeoutPreemptively(Duration.ofSeconds(15), () ->
                         assertThrows(StoreException.class, () -> {
                             switch (call) {
-                                case "recordFailure" -> s.recordFailure("held", threshold(100), 2);
-                                case "force" -> s.force("held", BreakerStatus.OPEN, threshold(100), 2);
+                                case "recordFailure" -> s.apply("held", AtomicOperation.failure(), threshold(100), 2);
+                                case "force" -> s.apply("held", AtomicOperation.force(BreakerStatus.OPEN), threshold(100), 2);
                                 default -> s.claimTrial("held", 1, Duration.ofSeconds(30));
                             }
                         }), call + " waited for the held row lock without bound");
@@ -159,9 +160,9 @@ class PostgresHardeningTest {
             assertTimeoutPreemptively(Duration.ofSeconds(2), () -> assertEquals(Optional.of(RICH), s.get("held")),
                     "a read never waits for a row lock");
             assertEquals(2, assertTimeoutPreemptively(Duration.ofSeconds(5),
-                    () -> s.recordFailure("other", threshold(100), 2)).state().failures(), "other keys unaffected");
+                    () -> s.apply("other", AtomicOperation.failure(), threshold(100), 2)).state().failures(), "other keys unaffected");
         }
-        assertEquals(4, s.recordFailure("held", threshold(100), 3).state().failures(),
+        assertEquals(4, s.apply("held", AtomicOperation.failure(), threshold(100), 3).state().failures(),
                 "once the lock is released the key works again, and nothing was counted while it was held");
     }
 
@@ -203,12 +204,12 @@ class PostgresHardeningTest {
         PostgresStore other = keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(schema).table(table)
                 .createSchema(false).lockTimeout(Duration.ofSeconds(10)).statementTimeout(Duration.ofSeconds(10))
                 .build());
-        victim.recordFailure("k", threshold(100), 1);
+        victim.apply("k", AtomicOperation.failure(), threshold(100), 1);
         armed.set(true);
         List<Throwable> victimResult = new CopyOnWriteArrayList<>();
         Thread t = new Thread(() -> {
             try {
-                victim.recordFailure("k", threshold(100), 2);
+                victim.apply("k", AtomicOperation.failure(), threshold(100), 2);
                 victimResult.add(new AssertionError("the stalled call succeeded"));
             } catch (Throwable e) {
                 victimResult.add(e);
@@ -217,7 +218,7 @@ class PostgresHardeningTest {
         t.start();
         assertTrue(stalled.await(10, TimeUnit.SECONDS), "the victim reached its stall, holding the row lock");
         long t0 = System.nanoTime();
-        assertEquals(2, other.recordFailure("k", threshold(100), 3).state().failures(),
+        assertEquals(2, other.apply("k", AtomicOperation.failure(), threshold(100), 3).state().failures(),
                 "the stalled call counted nothing");
         long waited = (System.nanoTime() - t0) / 1_000_000;
         System.out.println("a call queued behind a stalled lock holder got the lock after " + waited + " ms "
@@ -271,7 +272,7 @@ class PostgresHardeningTest {
         config.setMaximumPoolSize(1);
         try (HikariDataSource pool = new HikariDataSource(config)) {
             PostgresStore s = keep(PostgresStore.builder(pool).schema(schema).table(newTable()).build());
-            s.recordFailure("k", threshold(5), 1);
+            s.apply("k", AtomicOperation.failure(), threshold(5), 1);
             s.get("k");
             s.claimTrial("k", 1, Duration.ofSeconds(5));
             try (Connection c = pool.getConnection(); Statement st = c.createStatement();
@@ -316,7 +317,7 @@ class PostgresHardeningTest {
                     + "WHERE application_name = ?) t", app);
             assertTrue(killed >= 1, "terminated " + killed + " connections");
             assertEquals(Optional.of(RICH), s.get("k"), "round " + round + ": the next read");
-            assertEquals(round + 1, s.recordFailure("counted", threshold(100), round).state().failures(),
+            assertEquals(round + 1, s.apply("counted", AtomicOperation.failure(), threshold(100), round).state().failures(),
                     "round " + round + ": the next write");
         }
     }
@@ -501,7 +502,7 @@ class PostgresHardeningTest {
         s.claimTrial("k", 1, Duration.ofMinutes(1)).orElseThrow();
         assertEquals(1, count("SELECT count(*) FROM " + qualified(table) + " WHERE key = 'k' AND layout = 0"));
         assertEquals(Optional.empty(), s.get("k"));
-        assertEquals(1, s.recordFailure("k", threshold(5), 1).state().failures());
+        assertEquals(1, s.apply("k", AtomicOperation.failure(), threshold(5), 1).state().failures());
         s.put("p", RICH, TTL);
         s.delete("p");
         s.claimTrial("p", 1, Duration.ofMinutes(1)).orElseThrow();
@@ -511,8 +512,8 @@ class PostgresHardeningTest {
 
     private static void assertRefusedAndUntouched(PostgresStore s, String k, String why) {
         Policy p = threshold(5);
-        for (Runnable call : List.<Runnable>of(() -> s.get(k), () -> s.recordFailure(k, p, 1),
-                () -> s.recordSuccess(k, p, 1), () -> s.force(k, BreakerStatus.CLOSED, p, 1),
+        for (Runnable call : List.<Runnable>of(() -> s.get(k), () -> s.apply(k, AtomicOperation.failure(), p, 1),
+                () -> s.apply(k, AtomicOperation.success(), p, 1), () -> s.apply(k, AtomicOperation.force(BreakerStatus.CLOSED), p, 1),
                 () -> s.claimTrial(k, 1, Duration.ofSeconds(5)))) {
             StoreException e = assertThrows(StoreException.class, call::run);
             assertTrue(e.getMessage().contains(why) || e.getMessage().contains("layout"), e.getMessage());
@@ -537,11 +538,11 @@ class PostgresHardeningTest {
             }
         }, () -> { });
         Collector c = Collector.subscribe(s);
-        long v1 = writer.force("boom", BreakerStatus.OPEN, threshold(1), 1).state().version();
+        long v1 = writer.apply("boom", AtomicOperation.force(BreakerStatus.OPEN), threshold(1), 1).state().version();
         assertTrue(eventually(thrown::get), "the killing event arrived");
         assertTrue(eventually(() -> c.gaps.get() >= 1), "the dead loop said so with onGap");
         assertTrue(eventually(() -> s.feedBackendPid() > 0), "and listens again");
-        long v2 = writer.force("after", BreakerStatus.OPEN, threshold(1), 2).state().version();
+        long v2 = writer.apply("after", AtomicOperation.force(BreakerStatus.OPEN), threshold(1), 2).state().version();
         assertTrue(eventually(() -> c.has("after", v2)), "events flow after the restart");
         assertTrue(s.feedThreadAlive());
         assertNotEquals(v1, v2);
@@ -569,7 +570,7 @@ class PostgresHardeningTest {
                     .lockTimeout(Duration.ofSeconds(10)).statementTimeout(Duration.ofSeconds(10)).build());
             for (int round = 0; round < 4; round++) {
                 String k = "race-" + round;
-                s.force(k, BreakerStatus.OPEN, threshold(1), 1);
+                s.apply(k, AtomicOperation.force(BreakerStatus.OPEN), threshold(1), 1);
                 AtomicInteger winners = new AtomicInteger();
                 List<Throwable> errors = new CopyOnWriteArrayList<>();
                 CountDownLatch go = new CountDownLatch(1);

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.StoreErrorPolicy;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -171,8 +172,8 @@ class PostgresProductionTest {
         String table = newTable();
         PostgresStore first = keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(schema).table(table)
                 .build());
-        first.recordFailure("held", Policy.builder().failureThreshold(100).build(), 1);
-        first.recordFailure("written", Policy.builder().failureThreshold(100).build(), 1);
+        first.apply("held", AtomicOperation.failure(), Policy.builder().failureThreshold(100).build(), 1);
+        first.apply("written", AtomicOperation.failure(), Policy.builder().failureThreshold(100).build(), 1);
         PgTestSupport.exec("DROP INDEX " + TableNames.quote(schema) + "." + TableNames.quote(table + "_exp_at"));
         CompletableFuture<PostgresStore> second;
         try (Connection x = PgTestSupport.dataSource().getConnection()) {
@@ -185,7 +186,7 @@ class PostgresProductionTest {
             assertTrue(PgTestSupport.eventually(() -> indexBuildWaiting(table)), "the index build started");
             for (int i = 2; i <= 4; i++) {
                 long t0 = System.nanoTime();
-                assertEquals(i, first.recordFailure("written", Policy.builder().failureThreshold(100).build(), i)
+                assertEquals(i, first.apply("written", AtomicOperation.failure(), Policy.builder().failureThreshold(100).build(), i)
                         .state().failures());
                 long took = (System.nanoTime() - t0) / 1_000_000;
                 // a write queued behind the build would wait for its row lock until lock_timeout and fail; below
@@ -243,8 +244,7 @@ class PostgresProductionTest {
 
         // Through a breaker: the error reaches onStoreError, and under ALLOW the trial runs on the instance's slot.
         String op = "breaker-op";
-        s.recordFailure(op, Policy.builder().failureThreshold(1).resetTimeout(Duration.ofMillis(1)).jitter(0).build(),
-                System.currentTimeMillis() - 60_000);
+        s.apply(op, AtomicOperation.failure(), Policy.builder().failureThreshold(1).resetTimeout(Duration.ofMillis(1)).jitter(0).build(), System.currentTimeMillis() - 60_000);
         s.claimTrial(op, 1, Duration.ofMinutes(1)).orElseThrow();
         update("UPDATE " + qualified(table + "_claims") + " SET expires_at = 'infinity'");
         List<String> errors = new CopyOnWriteArrayList<>();
@@ -311,7 +311,7 @@ class PostgresProductionTest {
         String table = newTable();
         PostgresStore s = store(kind, table, Timeouts.DEFAULT_STATEMENT_MILLIS);
         String op = "trial";
-        s.recordFailure(op, Policy.builder().failureThreshold(1).build(), System.currentTimeMillis() - 60_000);
+        s.apply(op, AtomicOperation.failure(), Policy.builder().failureThreshold(1).build(), System.currentTimeMillis() - 60_000);
         List<String> errors = new CopyOnWriteArrayList<>();
         try (CircuitBreaker b = CircuitBreaker.builder().store(s).closeStore(false).failureThreshold(1)
                 .resetTimeout(Duration.ofMillis(1)).jitter(0).storeErrorPolicy(StoreErrorPolicy.ALLOW)
@@ -345,7 +345,7 @@ class PostgresProductionTest {
         for (int i = 0; i < 3; i++) {
             stores.add(store(i % 2 == 0 ? "URI" : "user DataSource", table, 3_000));
         }
-        stores.get(0).recordFailure(op, Policy.builder().failureThreshold(1_000_000).build(), 1);
+        stores.get(0).apply(op, AtomicOperation.failure(), Policy.builder().failureThreshold(1_000_000).build(), 1);
         List<String> errors = new CopyOnWriteArrayList<>();
         List<Long> worst = new CopyOnWriteArrayList<>();
         List<Thread> threads = new ArrayList<>();

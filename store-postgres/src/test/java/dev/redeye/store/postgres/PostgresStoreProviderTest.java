@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -181,10 +182,10 @@ class PostgresStoreProviderTest {
             BreakerState st = BreakerState.builder().open(true).forced(true).build();
             Duration ttl = Duration.ofSeconds(5);
             List<Executable> calls = List.of(() -> s.get("k"),
-                    () -> s.put("k", st, ttl), () -> s.delete("k"), () -> s.recordFailure("k", p, 1),
-                    () -> s.recordSuccess("k", p, 1), () -> s.recordOutcome("k", false, p, 1),
-                    () -> s.trialSucceeded("k", 1, p, 1), () -> s.trialFailed("k", 1, p, 1),
-                    () -> s.force("k", BreakerStatus.FORCED_OPEN, p, 1),
+                    () -> s.put("k", st, ttl), () -> s.delete("k"), () -> s.apply("k", AtomicOperation.failure(), p, 1),
+                    () -> s.apply("k", AtomicOperation.success(), p, 1), () -> s.apply("k", AtomicOperation.outcome(false), p, 1),
+                    () -> s.apply("k", AtomicOperation.trialSucceeded(1), p, 1), () -> s.apply("k", AtomicOperation.trialFailed(1), p, 1),
+                    () -> s.apply("k", AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, 1),
                     () -> s.claimTrial("k", 1, ttl), () -> s.releaseTrial("k", "t"), s::purgeExpired,
                     () -> s.subscribe(e -> { }, () -> { }));
             for (Executable call : calls) {

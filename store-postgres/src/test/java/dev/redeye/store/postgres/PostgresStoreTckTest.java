@@ -1,7 +1,6 @@
 package dev.redeye.store.postgres;
 
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Store;
 import dev.redeye.api.TransitionFeed;
@@ -104,6 +103,6 @@ class PostgresStoreTckTest extends StoreTck {
 
     @Override
     protected Set<Class<?>> expectedCapabilities() {
-        return Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class, TransitionFeed.class);
+        return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class);
     }
 }

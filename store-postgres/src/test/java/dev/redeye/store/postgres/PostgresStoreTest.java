@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.redeye.Stores;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -106,7 +107,7 @@ class PostgresStoreTest {
             for (String name : names) {
                 s.put(name, RICH, TTL);
                 assertEquals(Optional.of(RICH), s.get(name), "round trip of a hostile name");
-                StateChange c = s.recordFailure(name, threshold(100), 5);
+                StateChange c = s.apply(name, AtomicOperation.failure(), threshold(100), 5);
                 assertEquals(RICH.failures() + 1, c.state().failures());
                 Optional<String> token = s.claimTrial(name, 1, Duration.ofSeconds(30));
                 assertTrue(token.isPresent());
@@ -142,7 +143,7 @@ class PostgresStoreTest {
         Collector c = subscribe(reader);
         Policy p = threshold(1);
         for (String name : hostileNames()) {
-            long v = writer.force(name, BreakerStatus.OPEN, p, 10).state().version();
+            long v = writer.apply(name, AtomicOperation.force(BreakerStatus.OPEN), p, 10).state().version();
             assertTrue(eventually(() -> c.has(name, v)), "the event of a hostile name (length "
                     + name.length() + ") arrived with the name exact");
         }
@@ -206,8 +207,8 @@ class PostgresStoreTest {
         update("UPDATE " + qualified("") + " SET " + corruption + " WHERE key = ?", k);
         StoreException e = assertThrows(StoreException.class, () -> s.get(k));
         assertTrue(e.getMessage().contains("malformed"), e.getMessage());
-        assertThrows(StoreException.class, () -> s.recordFailure(k, threshold(5), 1));
-        assertThrows(StoreException.class, () -> s.force(k, BreakerStatus.CLOSED, threshold(5), 1));
+        assertThrows(StoreException.class, () -> s.apply(k, AtomicOperation.failure(), threshold(5), 1));
+        assertThrows(StoreException.class, () -> s.apply(k, AtomicOperation.force(BreakerStatus.CLOSED), threshold(5), 1));
         assertThrows(StoreException.class, () -> s.claimTrial(k, 1, Duration.ofSeconds(5)));
         assertEquals(1, count("SELECT count(*) FROM " + qualified("") + " WHERE key = ? AND " + corruption
                 .replace(",", " AND"), k), "a malformed row is left as it was, never silently reset");
@@ -229,12 +230,12 @@ class PostgresStoreTest {
                 + TableNames.quote(schema) + ".refuse_doomed()");
         try {
             StoreException e = assertThrows(StoreException.class,
-                    () -> s.recordFailure("doomed", threshold(1), 100));
+                    () -> s.apply("doomed", AtomicOperation.failure(), threshold(1), 100));
             assertTrue(e.getMessage().contains("refused at commit"), e.getMessage());
-            assertThrows(StoreException.class, () -> s.force("doomed-too", BreakerStatus.OPEN, threshold(1), 100));
+            assertThrows(StoreException.class, () -> s.apply("doomed-too", AtomicOperation.force(BreakerStatus.OPEN), threshold(1), 100));
             assertEquals(Optional.empty(), s.get("doomed"), "the rolled-back transition left no state");
             // Notifications arrive in commit order: once a later marker arrives, the doomed ones never will.
-            long v = s.force("marker", BreakerStatus.OPEN, threshold(1), 100).state().version();
+            long v = s.apply("marker", AtomicOperation.force(BreakerStatus.OPEN), threshold(1), 100).state().version();
             assertTrue(eventually(() -> c.has("marker", v)), "the marker event arrived");
             assertEquals(List.of(), c.of("doomed"), "a rolled-back transition was published");
             assertEquals(List.of(), c.of("doomed-too"), "a rolled-back transition was published");
@@ -252,7 +253,7 @@ class PostgresStoreTest {
         Collector c = subscribe(s);
         assertThrows(IllegalStateException.class, () -> userJdbi.useTransaction(h -> {
             h.execute("SELECT 1");
-            s.recordFailure("in-user-tx", threshold(1), 5);   // e.g. the breaker recording the failed call
+            s.apply("in-user-tx", AtomicOperation.failure(), threshold(1), 5);   // e.g. the breaker recording the failed call
             throw new IllegalStateException("the business transaction fails and rolls back");
         }));
         BreakerState st = s.get("in-user-tx").orElseThrow(() -> new AssertionError(
@@ -267,7 +268,7 @@ class PostgresStoreTest {
         PostgresStore s = open();
         PostgresStore writer = open();
         Collector c = subscribe(s);
-        long v1 = writer.force("before", BreakerStatus.OPEN, threshold(1), 1).state().version();
+        long v1 = writer.apply("before", AtomicOperation.force(BreakerStatus.OPEN), threshold(1), 1).state().version();
         assertTrue(eventually(() -> c.has("before", v1)));
         int pid = s.feedBackendPid();
         assertTrue(pid > 0);
@@ -276,7 +277,7 @@ class PostgresStoreTest {
         assertTrue(count("SELECT count(*) FROM (SELECT pg_terminate_backend(?)) t", pid) == 1);
         assertTrue(eventually(() -> c.gaps.get() > 0), "onGap after the backend was terminated");
         assertTrue(eventually(() -> s.feedBackendPid() > 0 && s.feedBackendPid() != pid), "a new LISTEN connection");
-        long v2 = writer.force("after", BreakerStatus.OPEN, threshold(1), 2).state().version();
+        long v2 = writer.apply("after", AtomicOperation.force(BreakerStatus.OPEN), threshold(1), 2).state().version();
         assertTrue(eventually(() -> c.has("after", v2)), "events resume after the reconnect");
         assertTrue(s.feedThreadAlive());
     }
@@ -301,7 +302,7 @@ class PostgresStoreTest {
                     Thread.currentThread().interrupt(); // a subscriber that cancels "its" work by interrupting
                 }, () -> Thread.currentThread().interrupt());
                 Collector c = subscribe(s);
-                long v1 = writer.force("before", BreakerStatus.OPEN, threshold(1), 1).state().version();
+                long v1 = writer.apply("before", AtomicOperation.force(BreakerStatus.OPEN), threshold(1), 1).state().version();
                 assertTrue(eventually(() -> c.has("before", v1)));
                 int pid = s.feedBackendPid();
 
@@ -310,14 +311,14 @@ class PostgresStoreTest {
                 assertEquals(1, count("SELECT count(*) FROM (SELECT pg_terminate_backend(?)) t", pid));
                 assertTrue(eventually(() -> c.gaps.get() >= 1), "onGap as soon as the connection is lost");
                 assertEquals(-1, s.feedBackendPid(), "no connection while the server refuses");
-                long v2 = writer.force("missed", BreakerStatus.OPEN, threshold(1), 2).state().version();
+                long v2 = writer.apply("missed", AtomicOperation.force(BreakerStatus.OPEN), threshold(1), 2).state().version();
                 Thread.sleep(400); // the thread is in its backoff, with the interrupt flag set by onGap
 
                 role.allowConnections();
                 assertTrue(eventually(() -> s.feedBackendPid() > 0), "reconnected after backing off");
                 assertTrue(eventually(() -> c.gaps.get() >= 2), "a second onGap once listening again");
                 assertFalse(c.has("missed", v2), "an event committed while disconnected is lost (hence onGap)");
-                long v3 = writer.force("after", BreakerStatus.OPEN, threshold(1), 3).state().version();
+                long v3 = writer.apply("after", AtomicOperation.force(BreakerStatus.OPEN), threshold(1), 3).state().version();
                 assertTrue(eventually(() -> c.has("after", v3)), "events resume");
                 assertTrue(s.feedThreadAlive());
                 assertTrue(interrupted.get() >= 2, "the interrupting subscriber got the events too");
@@ -339,7 +340,7 @@ class PostgresStoreTest {
         Collector c = subscribe(s);
         for (int i = 1; i <= 3; i++) {
             String k = "op" + i;
-            long v = s.force(k, BreakerStatus.OPEN, threshold(1), i).state().version();
+            long v = s.apply(k, AtomicOperation.force(BreakerStatus.OPEN), threshold(1), i).state().version();
             assertTrue(eventually(() -> c.has(k, v)), "event " + i + " delivered after a subscriber threw");
         }
         assertEquals(3, thrown.get(), "the throwing subscriber stays subscribed");
@@ -353,7 +354,7 @@ class PostgresStoreTest {
         Collector kept = subscribe(s);
         sub.close();
         sub.close();
-        long v = s.force("k", BreakerStatus.OPEN, threshold(1), 1).state().version();
+        long v = s.apply("k", AtomicOperation.force(BreakerStatus.OPEN), threshold(1), 1).state().version();
         assertTrue(eventually(() -> kept.has("k", v)));
         assertEquals(List.of(), gone.events);
     }
@@ -367,7 +368,7 @@ class PostgresStoreTest {
         PostgresStore s = (PostgresStore) new PostgresStoreProvider().open(
                 PgTestSupport.urlWith("schema=" + schema + "&table=leak&ApplicationName=" + app));
         Collector c = subscribe(s);
-        long v = s.force("k", BreakerStatus.OPEN, threshold(1), 1).state().version();
+        long v = s.apply("k", AtomicOperation.force(BreakerStatus.OPEN), threshold(1), 1).state().version();
         assertTrue(eventually(() -> c.has("k", v)));
         s.put("p", RICH, TTL);
         s.claimTrial("k", 1, Duration.ofSeconds(5)).orElseThrow();
@@ -402,7 +403,7 @@ class PostgresStoreTest {
             s.close();
             closedInCallback.countDown();
         }, () -> { });
-        s.force("k", BreakerStatus.OPEN, threshold(1), 1);
+        s.apply("k", AtomicOperation.force(BreakerStatus.OPEN), threshold(1), 1);
         assertTrue(closedInCallback.await(5, TimeUnit.SECONDS), "close() inside a callback returned");
         assertTrue(eventually(() -> !s.feedThreadAlive()), "the feed thread ended after its callback");
         assertTrue(eventually(() -> {
@@ -423,7 +424,7 @@ class PostgresStoreTest {
         try (HikariDataSource pool = new HikariDataSource(config)) {
             PostgresStore s = PostgresStore.builder(pool).schema(schema).table("pooled").build();
             Collector c = subscribe(s);
-            long v = s.force("k", BreakerStatus.OPEN, threshold(1), 1).state().version();
+            long v = s.apply("k", AtomicOperation.force(BreakerStatus.OPEN), threshold(1), 1).state().version();
             assertTrue(eventually(() -> c.has("k", v)));
             assertTrue(eventually(() -> pool.getHikariPoolMXBean().getActiveConnections() == 1),
                     "the feed holds one connection, calls hold none once they return");
@@ -488,7 +489,7 @@ class PostgresStoreTest {
     @Test
     void noOpSuccessAndClaimsLeaveNoVisibleState() throws Exception {
         PostgresStore s = open();
-        StateChange c = s.recordSuccess("quiet", threshold(3), 1);
+        StateChange c = s.apply("quiet", AtomicOperation.success(), threshold(3), 1);
         assertFalse(c.isTransition());
         assertEquals(0, count("SELECT count(*) FROM " + qualified("") + " WHERE key = 'quiet'"),
                 "a success with nothing to clear writes nothing");
@@ -504,11 +505,11 @@ class PostgresStoreTest {
     void forceClosedDropsClaims() throws Exception {
         PostgresStore s = open();
         Policy p = threshold(1);
-        s.recordFailure("k", p, 1);
+        s.apply("k", AtomicOperation.failure(), p, 1);
         s.claimTrial("k", 2, Duration.ofSeconds(30)).orElseThrow();
         s.claimTrial("k", 2, Duration.ofSeconds(30)).orElseThrow();
         assertEquals(2, count("SELECT count(*) FROM " + qualified("_claims")));
-        s.force("k", BreakerStatus.CLOSED, p, 2);
+        s.apply("k", AtomicOperation.force(BreakerStatus.CLOSED), p, 2);
         assertEquals(0, count("SELECT count(*) FROM " + qualified("_claims")));
     }
 
@@ -518,7 +519,7 @@ class PostgresStoreTest {
         s.put("short", RICH, Duration.ofMillis(200));
         assertEquals(Optional.of(RICH), s.get("short"));
         assertTrue(eventually(() -> s.get("short").isEmpty()), "state gone after its ttl (database clock)");
-        StateChange c = s.recordFailure("short", threshold(5), 7);
+        StateChange c = s.apply("short", AtomicOperation.failure(), threshold(5), 7);
         assertEquals(1, c.state().failures(), "an expired state counts as never written");
     }
 
@@ -606,11 +607,11 @@ class PostgresStoreTest {
         PostgresStore s = open();
         Policy p = stateTtl(Duration.ofMillis(150));
         Policy day = stateTtl(Duration.ofDays(1));
-        assertTrue(s.force("op", BreakerStatus.FORCED_OPEN, p, 10).state().forced());
+        assertTrue(s.apply("op", AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, 10).state().forced());
         assertEquals(null, expiresInMillis("op"), "force OPEN stores no expiry");
-        assertTrue(s.recordFailure("op", p, 11).state().forced());
+        assertTrue(s.apply("op", AtomicOperation.failure(), p, 11).state().forced());
         assertEquals(null, expiresInMillis("op"), "a failure counted while forced stores no expiry");
-        assertTrue(s.recordOutcome("op", false, p, 12).state().forced());
+        assertTrue(s.apply("op", AtomicOperation.outcome(false), p, 12).state().forced());
         assertEquals(null, expiresInMillis("op"), "an outcome recorded while forced stores no expiry");
         Thread.sleep(400); // real time, well past the policy's 150 ms stateTtl
         BreakerState held = s.get("op").orElseThrow(() -> new AssertionError("the forced state expired"));
@@ -618,12 +619,12 @@ class PostgresStoreTest {
         assertEquals(1, count("SELECT count(*) FROM " + qualified("") + " WHERE key = 'op'"));
         assertEquals(0, s.purgeExpired(), "purge leaves a forced row alone");
 
-        assertFalse(s.force("op", BreakerStatus.CLOSED, day, 13).state().forced());
+        assertFalse(s.apply("op", AtomicOperation.force(BreakerStatus.CLOSED), day, 13).state().forced());
         long left = expiresInMillis("op");
         assertTrue(left > 86_000_000 && left <= 86_400_000, "reset applies stateTtl again, " + left + " ms left");
-        s.force("op", BreakerStatus.FORCED_OPEN, day, 14);
+        s.apply("op", AtomicOperation.force(BreakerStatus.FORCED_OPEN), day, 14);
         assertEquals(null, expiresInMillis("op"));
-        assertFalse(s.force("op", BreakerStatus.HALF_OPEN, day, 15).state().forced());
+        assertFalse(s.apply("op", AtomicOperation.force(BreakerStatus.HALF_OPEN), day, 15).state().forced());
         assertNotEquals(null, expiresInMillis("op"), "force HALF_OPEN unforces: the ttl applies again");
     }
 
@@ -638,7 +639,7 @@ class PostgresStoreTest {
         assertEquals(Optional.empty(), s.get("plain"));
         assertEquals(1, s.purgeExpired(), "only the unforced expired row is purged");
         assertEquals(Optional.of(FORCED), s.get("legacy"));
-        StateChange c = s.recordFailure("legacy", threshold(2), 20);
+        StateChange c = s.apply("legacy", AtomicOperation.failure(), threshold(2), 20);
         assertTrue(c.state().forced(), "an atomic operation sees the forced state, not an absent one");
         assertEquals(null, expiresInMillis("legacy"), "and rewrites it without expiry");
     }
@@ -647,7 +648,7 @@ class PostgresStoreTest {
     void aNewLifeStartsAtTheDatabaseClockInMicrosecondsOrAboveAnExpiredVersion() throws Exception {
         PostgresStore s = open();
         long before = count("SELECT " + PostgresStore.NOW_MICROS);
-        StateChange first = s.recordFailure("fresh", threshold(1), 1);
+        StateChange first = s.apply("fresh", AtomicOperation.failure(), threshold(1), 1);
         long after = count("SELECT " + PostgresStore.NOW_MICROS);
         long base = first.previous().version();
         assertEquals(BreakerState.initial(base), first.previous(), "a new key starts from initial(base)");
@@ -661,13 +662,13 @@ class PostgresStoreTest {
         update("UPDATE " + qualified("") + " SET expires_at = clock_timestamp() - interval '1 second' "
                 + "WHERE key = 'high'");
         assertEquals(Optional.empty(), s.get("high"), "the expired state reads as absent");
-        StateChange reborn = s.recordFailure("high", threshold(1), 2);
+        StateChange reborn = s.apply("high", AtomicOperation.failure(), threshold(1), 2);
         assertEquals(BreakerState.initial(high + 1), reborn.previous(), "the new life starts above the expired "
                 + "version, never at it");
         assertEquals(high + 2, reborn.state().version());
         // A claim's lock row (layout 0) holds no version: the clock again.
         s.claimTrial("claimed", 1, Duration.ofMinutes(1)).orElseThrow();
-        assertTrue(s.recordFailure("claimed", threshold(1), 3).previous().version() >= after);
+        assertTrue(s.apply("claimed", AtomicOperation.failure(), threshold(1), 3).previous().version() >= after);
     }
 
     @Test
@@ -675,8 +676,8 @@ class PostgresStoreTest {
         PostgresStore s = open();
         // A policy meaning "keep state forever": PostgreSQL refuses such an interval ("interval out of range").
         Policy forever = Policy.builder().failureThreshold(2).stateTtl(Duration.ofMillis(Long.MAX_VALUE)).build();
-        assertEquals(1, s.recordFailure("forever", forever, 1).state().failures());
-        assertTrue(s.recordFailure("forever", forever, 2).state().open());
+        assertEquals(1, s.apply("forever", AtomicOperation.failure(), forever, 1).state().failures());
+        assertTrue(s.apply("forever", AtomicOperation.failure(), forever, 2).state().open());
         assertTrue(expiresInMillis("forever") > Duration.ofDays(36_000).toMillis(), "capped at ~100 years");
         s.put("forever-put", RICH, Duration.ofMillis(Long.MAX_VALUE));
         assertEquals(Optional.of(RICH), s.get("forever-put"));
@@ -707,7 +708,7 @@ class PostgresStoreTest {
                     go.await();
                     for (int i = 0; i < each; i++) {
                         try {
-                            s.recordFailure(key, threshold(1_000_000), i);
+                            s.apply(key, AtomicOperation.failure(), threshold(1_000_000), i);
                         } catch (StoreException e) {
                             errors.add(e);
                         }

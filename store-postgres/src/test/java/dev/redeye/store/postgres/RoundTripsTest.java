@@ -3,6 +3,7 @@ package dev.redeye.store.postgres;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -94,35 +95,35 @@ class RoundTripsTest {
         rows.put("get", new int[] {trips(() -> store.get("existing")), 1});
         rows.put("put", new int[] {trips(() -> store.put("p", BreakerState.INITIAL, TTL)), 1});
         rows.put("delete", new int[] {trips(() -> store.delete("gone")), 1});
-        rows.put("recordFailure (below the threshold)", new int[] {trips(() -> store.recordFailure("existing", high, 1)), 2});
+        rows.put("recordFailure (below the threshold)", new int[] {trips(() -> store.apply("existing", AtomicOperation.failure(), high, 1)), 2});
         rows.put("recordSuccess (clears failures, quiet write)", new int[] {trips(() -> {
-            store.recordFailure("clears", high, 1);
+            store.apply("clears", AtomicOperation.failure(), high, 1);
             relay.reset();
-            store.recordSuccess("clears", high, 2);
+            store.apply("clears", AtomicOperation.success(), high, 2);
         }), 2});
         store.put("clear", BreakerState.INITIAL, TTL);
-        rows.put("recordSuccess (nothing to clear)", new int[] {trips(() -> store.recordSuccess("clear", high, 1)), 2});
+        rows.put("recordSuccess (nothing to clear)", new int[] {trips(() -> store.apply("clear", AtomicOperation.success(), high, 1)), 2});
         rows.put("recordSuccess (a key without a row: nothing to write)",
-                new int[] {trips(() -> store.recordSuccess("no-row", high, 1)), 2});
+                new int[] {trips(() -> store.apply("no-row", AtomicOperation.success(), high, 1)), 2});
         int[] opening = {0};
         rows.put("recordFailure (opens: transition + NOTIFY)", new int[] {trips(() -> {
             String k = "opens-" + opening[0]++;
-            store.recordFailure(k, threshold(2), 1);
+            store.apply(k, AtomicOperation.failure(), threshold(2), 1);
             relay.reset();
-            store.recordFailure(k, threshold(2), 2);
+            store.apply(k, AtomicOperation.failure(), threshold(2), 2);
         }), 2});
         rows.put("recordFailure (a key without a row)", new int[] {trips(() -> {
             store.delete("new");
             relay.reset();
-            store.recordFailure("new", high, 1);
+            store.apply("new", AtomicOperation.failure(), high, 1);
         }), 3});
         rows.put("force OPEN (transition + NOTIFY)", new int[] {trips(() -> {
-            store.force("forced", BreakerStatus.CLOSED, high, 1);
+            store.apply("forced", AtomicOperation.force(BreakerStatus.CLOSED), high, 1);
             relay.reset();
-            store.force("forced", BreakerStatus.OPEN, high, 2);
+            store.apply("forced", AtomicOperation.force(BreakerStatus.OPEN), high, 2);
         }), 2});
-        long v = store.force("trial", BreakerStatus.OPEN, high, 1).state().version();
-        rows.put("trialFailed (stale version: no-op)", new int[] {trips(() -> store.trialFailed("trial", v - 1, high, 2)), 2});
+        long v = store.apply("trial", AtomicOperation.force(BreakerStatus.OPEN), high, 1).state().version();
+        rows.put("trialFailed (stale version: no-op)", new int[] {trips(() -> store.apply("trial", AtomicOperation.trialFailed(v - 1), high, 2)), 2});
         rows.put("claimTrial (granted)", new int[] {trips(() -> store.claimTrial("trial", 1_000, Duration.ofMinutes(1))), 2});
         rows.put("claimTrial (every permit taken)", new int[] {trips(() -> store.claimTrial("trial", 1, Duration.ofMinutes(1))), 2});
         String token = store.claimTrial("release", 1, Duration.ofMinutes(1)).orElseThrow();

@@ -17,9 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.redeye.api.AtomicOperation;
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicRules;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
@@ -49,7 +47,7 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 /**
  * A redeye {@link Store} on Redis (standalone, replicated or Cluster) through a user-supplied Jedis
  * {@link UnifiedJedis} ({@link JedisPooled}, {@link JedisCluster}, ...), offering every capability natively:
- * {@link AtomicRecording}, {@link AtomicTransitions} (one Lua script per call), {@link TrialClaims} (SET NX
+ * {@link AtomicUpdates} (one Lua function call per update), {@link TrialClaims} (SET NX
  * PX for one permit, a sorted set of expiring claims for several) and {@link TransitionFeed} (a stream read
  * by one dedicated connection).
  * The stored layout is documented in the {@linkplain dev.redeye.store.redis package Javadoc}.
@@ -119,7 +117,7 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * surrogate (which UTF-8 cannot encode; Jedis would turn it into {@code ?} and merge it with another name)
  * is refused with {@link IllegalArgumentException} by every method. U+0000 is accepted and round-trips.
  */
-public final class RedisStore implements Store, AtomicRules, TrialClaims, TransitionFeed {
+public final class RedisStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed {
     private static final Logger LOG = LoggerFactory.getLogger(RedisStore.class);
     private static final AtomicLong INSTANCES = new AtomicLong();
 
@@ -268,12 +266,8 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         return keys.feed();
     }
 
-    /**
-     * The Jedis client this store sends its commands through: the one given to {@link #builder}, or the pool
-     * {@link #open(String)} built. For side commands on the same pool (benchmarks, checks); the store owns a
-     * client it opened, so do not close it.
-     */
-    public UnifiedJedis client() {
+    /** The Jedis client this store sends its commands through (for this module's tests). */
+    UnifiedJedis client() {
         return client;
     }
 
@@ -282,11 +276,8 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         return feedClientName;
     }
 
-    /**
-     * Whether this instance's feed reader thread is running (started by the first {@link #subscribe},
-     * stopped by {@link #close()}). For monitoring and tests.
-     */
-    public boolean isFeedReaderAlive() {
+    /** Whether this instance's feed reader thread is running (for this module's tests). */
+    boolean isFeedReaderAlive() {
         synchronized (feedLock) {
             return reader != null && reader.thread() != null && reader.thread().isAlive();
         }
@@ -401,7 +392,7 @@ public final class RedisStore implements Store, AtomicRules, TrialClaims, Transi
         }
     }
 
-    // ---------------------------------------------------------------- AtomicRecording, AtomicTransitions
+    // ---------------------------------------------------------------- AtomicUpdates
 
     /**
      * {@inheritDoc} One call of the library's state function, which expresses the rule named by

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.TransitionEvent;
@@ -71,11 +72,11 @@ class RedisAclTest {
             Policy policy = Policy.builder().failureThreshold(2).build();
             for (int i = 0; i < 10; i++) {
                 String op = "op-" + i;
-                store.recordFailure(op, policy, 1);
-                store.recordFailure(op, policy, 2); // opens: published by a second call on a Cluster
+                store.apply(op, AtomicOperation.failure(), policy, 1);
+                store.apply(op, AtomicOperation.failure(), policy, 2); // opens: published by a second call on a Cluster
                 String token = store.claimTrial(op, 1, Duration.ofSeconds(5)).orElseThrow();
                 store.releaseTrial(op, token);
-                store.force(op, BreakerStatus.CLOSED, policy, 3);
+                store.apply(op, AtomicOperation.force(BreakerStatus.CLOSED), policy, 3);
                 store.put(op + "-put", dev.redeye.api.BreakerState.INITIAL, Duration.ofMinutes(1));
                 store.delete(op + "-put");
             }

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
@@ -81,7 +82,7 @@ class RedisFeedGapTest {
         b.subscribe(eventsB::add, gapsB::incrementAndGet);
         Policy p = Policy.builder().failureThreshold(1).build();
 
-        StateChange opened = a.recordFailure("lost", p, 1);
+        StateChange opened = a.apply("lost", AtomicOperation.failure(), p, 1);
         assertEquals(TransitionKind.OPENED, opened.transition(), "the state change itself is committed and returned");
         assertEquals(1, gapsA.get(), "this instance's subscribers learn at once that they missed an event");
         assertTrue(a.get("lost").orElseThrow().open());
@@ -91,7 +92,7 @@ class RedisFeedGapTest {
         await(() -> gapsB.get() == 1, "another instance's reader signals a gap when it reads the marker");
         assertTrue(eventsB.isEmpty(), "the lost event itself cannot be delivered: " + eventsB);
 
-        a.force("later", BreakerStatus.FORCED_OPEN, p, 2);
+        a.apply("later", AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, 2);
         await(() -> eventsB.size() == 1, "events flow again");
         assertEquals(1, gapsA.get(), "the instance that wrote the marker does not signal its own gap twice");
         assertEquals(1, gapsB.get());
@@ -117,16 +118,16 @@ class RedisFeedGapTest {
             List<TransitionEvent> events = new CopyOnWriteArrayList<>();
             store.subscribe(events::add, gaps::incrementAndGet);
             Policy p = Policy.defaults();
-            store.force("before", BreakerStatus.FORCED_OPEN, p, 1); // appended at aheadMs-1: read
+            store.apply("before", AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, 1); // appended at aheadMs-1: read
             await(() -> events.size() == 1, "the event before the fail-over");
 
             admin.del(store.feedKey()); // the new primary's stream: re-created, its end below the reader's position
             admin.xadd(store.feedKey(), new StreamEntryID(1, 1), Map.of("note", "the new primary's stream"));
             // appended at the server's now, below aheadMs: skipped by a reader that resumes after its position;
             // delivered or not, it happened before the gap, which makes subscribers re-read the state
-            store.force("after", BreakerStatus.FORCED_OPEN, p, 2);
+            store.apply("after", AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, 2);
             await(() -> gaps.get() >= 1, "a gap once the reader sees the stream end below its position");
-            store.force("later", BreakerStatus.FORCED_OPEN, p, 3);
+            store.apply("later", AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, 3);
             await(() -> events.stream().anyMatch(e -> e.operation().equals("later")),
                     "the events appended after the gap");
             Thread.sleep(600); // three more idle reads with their checks: the gap is not signalled again
@@ -148,7 +149,7 @@ class RedisFeedGapTest {
             Thread.currentThread().interrupt();
         });
         Policy p = Policy.defaults();
-        store.force("i", BreakerStatus.FORCED_OPEN, p, 1);
+        store.apply("i", AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, 1);
         await(() -> events.size() == 1, "the first event");
 
         server.kill(); // reconnects now fail at once (connection refused): only the backoff paces them
@@ -159,7 +160,7 @@ class RedisFeedGapTest {
 
         server.restart();
         try (RedisStore writer = RedisStore.open(server.url() + "?prefix=" + prefix)) {
-            writer.force("i", BreakerStatus.FORCED_OPEN, p, 2);
+            writer.apply("i", AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, 2);
             await(() -> events.size() == 2, "the reader reconnects and delivers again");
         }
         assertTrue(store.isFeedReaderAlive());

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import redis.clients.jedis.Jedis;
@@ -50,11 +51,11 @@ class RedisFunctionsTest {
     private static void exercise(RedisStore store, String op) {
         Policy p = Policy.builder().failureThreshold(100).build();
         for (int i = 0; i < 2; i++) {
-            store.recordFailure(op, p, 1 + i);
+            store.apply(op, AtomicOperation.failure(), p, 1 + i);
             String token = store.claimTrial(op, 2, Duration.ofSeconds(5)).orElseThrow();
             store.releaseTrial(op, token);
             store.put(op + "-put", BreakerState.INITIAL, Duration.ofMinutes(1));
-            store.force(op + "-forced", dev.redeye.api.BreakerStatus.FORCED_OPEN, p, 1 + i); // publishes
+            store.apply(op + "-forced", AtomicOperation.force(dev.redeye.api.BreakerStatus.FORCED_OPEN), p, 1 + i); // publishes
         }
     }
 
@@ -69,7 +70,7 @@ class RedisFunctionsTest {
             for (int i = 1; i <= 4; i++) {
                 admin.functionFlush();
                 admin.scriptFlush();
-                assertEquals(i, store.recordFailure("op", p, i).state().failures());
+                assertEquals(i, store.apply("op", AtomicOperation.failure(), p, i).state().failures());
                 admin.functionFlush();
                 admin.scriptFlush();
                 assertTrue(store.claimTrial("op" + i, 1, Duration.ofSeconds(5)).isPresent());
@@ -123,8 +124,8 @@ class RedisFunctionsTest {
                 RedisStore old = RedisStore.builder(b).prefix("v:").library(older).build()) {
             Policy p = Policy.builder().failureThreshold(100).build();
             for (int i = 1; i <= 3; i++) {
-                assertEquals(2 * i - 1, current.recordFailure("op", p, i).state().failures());
-                assertEquals(2 * i, old.recordFailure("op", p, i).state().failures());
+                assertEquals(2 * i - 1, current.apply("op", AtomicOperation.failure(), p, i).state().failures());
+                assertEquals(2 * i, old.apply("op", AtomicOperation.failure(), p, i).state().failures());
             }
             assertEquals(2, admin.functionList().size(), "each version loaded its own library, neither replaced");
         }

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -67,8 +68,8 @@ class RedisHashLayoutUpgradeTest {
 
     /** Two failures recorded by the previous release: a hash, as it left it. */
     private BreakerState previousHash(String op) {
-        previous.recordFailure(op, THREE, 1);
-        BreakerState s = previous.recordFailure(op, THREE, 2).state();
+        previous.apply(op, AtomicOperation.failure(), THREE, 1);
+        BreakerState s = previous.apply(op, AtomicOperation.failure(), THREE, 2).state();
         assertEquals("hash", raw.type(previous.stateKey(op)), "the previous release writes a hash");
         assertEquals(10, raw.hlen(previous.stateKey(op)));
         return s;
@@ -85,7 +86,7 @@ class RedisHashLayoutUpgradeTest {
             BreakerState before = previousHash("sub");
             assertEquals(Optional.of(before), s.get("sub"), "get reads the hash");
             Policy many = Policy.builder().failureThreshold(100).build();
-            StateChange c = s.recordFailure("sub", many, 3);
+            StateChange c = s.apply("sub", AtomicOperation.failure(), many, 3);
             assertEquals(before, c.previous());
             assertEquals(3, c.state().failures());
             assertEquals(3, c.state().lastFailureAt());
@@ -102,7 +103,7 @@ class RedisHashLayoutUpgradeTest {
     void theOpeningOverAHashMovesTheVersionByOneAndPublishesIt(LuaRunner.Mode mode) {
         try (RedisStore s = newStore(mode)) {
             BreakerState before = previousHash("op");
-            StateChange c = s.recordFailure("op", THREE, 3);
+            StateChange c = s.apply("op", AtomicOperation.failure(), THREE, 3);
             assertEquals(TransitionKind.OPENED, c.transition());
             assertEquals(before, c.previous());
             assertEquals(before.version() + 1, c.state().version());
@@ -113,10 +114,10 @@ class RedisHashLayoutUpgradeTest {
 
     @Test
     void aSuccessThatChangesNothingLeavesTheHashAsItIs() {
-        previous.recordFailure("quiet", THREE, 1);
-        previous.recordSuccess("quiet", THREE, 2); // failures 0 again
+        previous.apply("quiet", AtomicOperation.failure(), THREE, 1);
+        previous.apply("quiet", AtomicOperation.success(), THREE, 2); // failures 0 again
         BreakerState before = store.get("quiet").orElseThrow();
-        StateChange c = store.recordSuccess("quiet", THREE, 3);
+        StateChange c = store.apply("quiet", AtomicOperation.success(), THREE, 3);
         assertFalse(c.changed());
         assertEquals(before, c.state());
         assertEquals("hash", raw.type(store.stateKey("quiet")), "nothing written, nothing converted");
@@ -125,16 +126,16 @@ class RedisHashLayoutUpgradeTest {
     @Test
     void claimsAndTrialOutcomesOverAHashBehaveAsOverAValue() {
         Policy p = Policy.builder().failureThreshold(1).successThreshold(1).build();
-        BreakerState opened = previous.recordFailure("trial", p, 1).state();
+        BreakerState opened = previous.apply("trial", AtomicOperation.failure(), p, 1).state();
         assertEquals("hash", raw.type(previous.stateKey("trial")));
         assertTrue(opened.open());
         Optional<String> token = store.claimTrial("trial", 1, Duration.ofSeconds(30));
         assertTrue(token.isPresent(), "the claim is won");
         assertTrue(store.claimTrial("trial", 1, Duration.ofSeconds(30)).isEmpty(), "and held");
         assertEquals("hash", raw.type(store.stateKey("trial")), "claims do not touch the state");
-        StateChange stale = store.trialSucceeded("trial", opened.version() - 1, p, 2);
+        StateChange stale = store.apply("trial", AtomicOperation.trialSucceeded(opened.version() - 1), p, 2);
         assertFalse(stale.changed(), "an outcome of another period changes nothing");
-        StateChange closed = store.trialSucceeded("trial", opened.version(), p, 3);
+        StateChange closed = store.apply("trial", AtomicOperation.trialSucceeded(opened.version()), p, 3);
         assertEquals(TransitionKind.CLOSED, closed.transition());
         assertEquals(opened.version() + 1, closed.state().version());
         assertStringLayout("trial");
@@ -146,11 +147,11 @@ class RedisHashLayoutUpgradeTest {
     void forcingOverAHashConvertsItWithoutExpiryAndRemovesTheClaims() {
         previousHash("forced");
         assertTrue(store.claimTrial("forced", 2, Duration.ofSeconds(30)).isPresent());
-        StateChange f = store.force("forced", BreakerStatus.FORCED_OPEN, THREE, 3);
+        StateChange f = store.apply("forced", AtomicOperation.force(BreakerStatus.FORCED_OPEN), THREE, 3);
         assertEquals(TransitionKind.FORCED_OPEN, f.transition());
         assertStringLayout("forced");
         assertEquals(-1, raw.pttl(store.stateKey("forced")), "a forced state has no expiry");
-        StateChange h = store.force("forced", BreakerStatus.HALF_OPEN, THREE, 4);
+        StateChange h = store.apply("forced", AtomicOperation.force(BreakerStatus.HALF_OPEN), THREE, 4);
         assertEquals(TransitionKind.FORCED_HALF_OPEN, h.transition());
         assertFalse(raw.exists(store.claimsKey("forced")), "a forced half-open removes the claims");
         assertTrue(raw.pttl(store.stateKey("forced")) > 0, "unforced: the ttl applies again");
@@ -158,12 +159,12 @@ class RedisHashLayoutUpgradeTest {
 
     @Test
     void anUnchangedForcedHashIsConvertedWithoutExpiry() {
-        previous.force("held", BreakerStatus.FORCED_OPEN, THREE, 1);
+        previous.apply("held", AtomicOperation.force(BreakerStatus.FORCED_OPEN), THREE, 1);
         assertEquals("hash", raw.type(previous.stateKey("held")));
         assertEquals(-1, raw.pttl(previous.stateKey("held")));
         BreakerState before = store.get("held").orElseThrow();
         assertTrue(before.forced());
-        StateChange c = store.recordSuccess("held", THREE, 2); // a success while open changes nothing
+        StateChange c = store.apply("held", AtomicOperation.success(), THREE, 2); // a success while open changes nothing
         assertFalse(c.changed());
         assertEquals(before, c.state());
         assertStringLayout("held");
@@ -183,7 +184,7 @@ class RedisHashLayoutUpgradeTest {
         store.delete("del");
         assertFalse(raw.exists(store.stateKey("del")));
         assertEquals(Optional.empty(), store.get("del"));
-        StateChange reborn = store.recordFailure("del", THREE, 10);
+        StateChange reborn = store.apply("del", AtomicOperation.failure(), THREE, 10);
         assertTrue(reborn.state().version() > gone.version(), "a new life starts above the hash's version: "
                 + reborn.state().version() + " vs " + gone.version());
         assertStringLayout("del");
@@ -203,7 +204,7 @@ class RedisHashLayoutUpgradeTest {
         new LuaRunner(raw, PREVIOUS, LuaRunner.Mode.AUTO).run(LuaLibrary.Fn.PUT, List.of(k), args);
         assertEquals("hash", raw.type(k));
         assertEquals(Optional.of(s), store.get("oldput"));
-        StateChange c = store.recordFailure("oldput", Policy.builder().failureThreshold(10).build(), 6);
+        StateChange c = store.apply("oldput", AtomicOperation.failure(), Policy.builder().failureThreshold(10).build(), 6);
         assertEquals(s, c.previous());
         assertEquals(3, c.state().failures());
         assertStringLayout("oldput");
@@ -217,7 +218,7 @@ class RedisHashLayoutUpgradeTest {
         f.remove(StateCodec.VERSION);
         raw.hset(store.stateKey("nover"), f);
         assertEquals(BreakerState.UNKNOWN_VERSION, store.get("nover").orElseThrow().version());
-        StateChange c = store.recordFailure("nover", THREE, 2);
+        StateChange c = store.apply("nover", AtomicOperation.failure(), THREE, 2);
         assertEquals(TransitionKind.OPENED, c.transition());
         assertEquals(1, c.state().version());
         assertStringLayout("nover");
@@ -229,7 +230,7 @@ class RedisHashLayoutUpgradeTest {
         bad.put(StateCodec.FAILURES, "twelve");
         raw.hset(store.stateKey("bad"), bad);
         assertThrows(StoreException.class, () -> store.get("bad"));
-        assertThrows(StoreException.class, () -> store.recordFailure("bad", THREE, 1));
+        assertThrows(StoreException.class, () -> store.apply("bad", AtomicOperation.failure(), THREE, 1));
         assertEquals("hash", raw.type(store.stateKey("bad")));
         assertEquals("twelve", raw.hget(store.stateKey("bad"), StateCodec.FAILURES));
     }
@@ -241,9 +242,9 @@ class RedisHashLayoutUpgradeTest {
     @Test
     void thePreviousReleaseReportsAConvertedKeyAsAStoreError() {
         previousHash("mixed");
-        store.recordFailure("mixed", THREE, 3);
+        store.apply("mixed", AtomicOperation.failure(), THREE, 3);
         assertStringLayout("mixed");
-        StoreException e = assertThrows(StoreException.class, () -> previous.recordFailure("mixed", THREE, 4));
+        StoreException e = assertThrows(StoreException.class, () -> previous.apply("mixed", AtomicOperation.failure(), THREE, 4));
         assertTrue(e.getMessage().contains("another Redis type"), e.getMessage());
     }
 }

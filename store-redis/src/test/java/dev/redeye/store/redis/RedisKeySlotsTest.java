@@ -13,6 +13,7 @@ import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import redis.clients.jedis.Jedis;
@@ -143,8 +144,8 @@ class RedisKeySlotsTest {
             for (String prefix : List.of("app{x}:", "app{", "app{:", "app}{", "{x}{}", "a{b}{}", "}", "{{")) {
                 try (RedisStore store = RedisStore.builder(raw).prefix(run + prefix).build()) {
                     for (String name : List.of("a", "{}", "}{", "")) {
-                        store.recordFailure(name, policy, 1);
-                        store.recordFailure(name, policy, 2);
+                        store.apply(name, AtomicOperation.failure(), policy, 1);
+                        store.apply(name, AtomicOperation.failure(), policy, 2);
                         String token = store.claimTrial(name, 1, java.time.Duration.ofSeconds(5)).orElseThrow();
                         store.releaseTrial(name, token);
                         store.put(name, BreakerState.INITIAL, java.time.Duration.ofMinutes(1));

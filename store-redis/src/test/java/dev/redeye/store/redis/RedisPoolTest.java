@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.StoreErrorPolicy;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
 import redis.clients.jedis.Connection;
@@ -101,7 +102,7 @@ class RedisPoolTest {
             SERVER.kill();
             SERVER.restart();
             Thread.sleep(300); // past idleCheck: the PING on borrow finds the connection stale
-            assertEquals(17, store.recordFailure("warm", p, 2).state().failures(),
+            assertEquals(17, store.apply("warm", AtomicOperation.failure(), p, 2).state().failures(),
                     "a counting write (never sent twice) after the restart");
         }
     }
@@ -132,7 +133,7 @@ class RedisPoolTest {
             List<Future<?>> fs = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
                 fs.add(pool.submit(() -> {
-                    store.recordFailure("warm", p, 1);
+                    store.apply("warm", AtomicOperation.failure(), p, 1);
                     store.get("warm");
                 }));
             }

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -92,11 +93,11 @@ class RedisRecordPathTest {
                 if (openings % 2 == 0) {
                     store.delete(op);
                 } else {
-                    store.force(op, BreakerStatus.CLOSED, p, now);
+                    store.apply(op, AtomicOperation.force(BreakerStatus.CLOSED), p, now);
                 }
                 before = store.get(op).orElse(BreakerState.INITIAL);
             }
-            StateChange got = success ? store.recordSuccess(op, p, now) : store.recordFailure(op, p, now);
+            StateChange got = success ? store.apply(op, AtomicOperation.success(), p, now) : store.apply(op, AtomicOperation.failure(), p, now);
             BreakerState prev = got.previous();
             if (before != BreakerState.INITIAL) {
                 assertEquals(before, prev, what + " #" + i);
@@ -127,16 +128,16 @@ class RedisRecordPathTest {
     void aValueWrittenOverTheRecordPathsOwnIsReadAsItIs() {
         try (RedisStore store = store(LuaRunner.Mode.AUTO, true)) {
             Policy p = Policy.builder().failureThreshold(100).build();
-            store.recordFailure("op", p, 1);
-            store.recordFailure("op", p, 2);
+            store.apply("op", AtomicOperation.failure(), p, 1);
+            store.apply("op", AtomicOperation.failure(), p, 2);
             String k = store.stateKey("op");
             String written = raw.get(k);
             raw.set(k, RedisTestSupport.withField(written, StateCodec.FAILURES, "x"));
-            assertThrows(StoreException.class, () -> store.recordFailure("op", p, 3));
+            assertThrows(StoreException.class, () -> store.apply("op", AtomicOperation.failure(), p, 3));
             raw.set(k, RedisTestSupport.withField(written, StateCodec.FAILURES, "40"));
-            assertEquals(41, store.recordFailure("op", p, 4).state().failures());
+            assertEquals(41, store.apply("op", AtomicOperation.failure(), p, 4).state().failures());
             raw.set(k, written); // the very value it wrote before: read alike
-            assertEquals(3, store.recordFailure("op", p, 5).state().failures());
+            assertEquals(3, store.apply("op", AtomicOperation.failure(), p, 5).state().failures());
         }
     }
 }

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
@@ -104,8 +105,8 @@ class RedisResendTest {
     @Test
     void aDeleteWhoseReplyWasLostIsNotResentOverALifeAnotherInstanceBegan() throws Exception {
         Policy p = Policy.builder().failureThreshold(5).build();
-        b.recordFailure("op", p, 1);
-        Throwable outcome = writeWithLostReply(s -> s.delete("op"), s -> s.recordFailure("op", p, 2));
+        b.apply("op", AtomicOperation.failure(), p, 1);
+        Throwable outcome = writeWithLostReply(s -> s.delete("op"), s -> s.apply("op", AtomicOperation.failure(), p, 2));
         BreakerState kept = b.get("op").orElseThrow(() -> new AssertionError(
                 "the failure B counted after A's delete ran was erased by a re-sent delete"));
         assertEquals(1, kept.failures(), "B's new life, begun after the delete ran");
@@ -117,7 +118,7 @@ class RedisResendTest {
         Policy p = Policy.builder().failureThreshold(100).build();
         BreakerState five = BreakerState.INITIAL.toBuilder().failures(5).version(7).build();
         Throwable outcome = writeWithLostReply(s -> s.put("op", five, Duration.ofMinutes(1)),
-                s -> assertEquals(6, s.recordFailure("op", p, 2).state().failures()));
+                s -> assertEquals(6, s.apply("op", AtomicOperation.failure(), p, 2).state().failures()));
         assertEquals(6, b.get("op").orElseThrow().failures(),
                 "the failure B counted on top of A's put was erased by a re-sent put");
         assertTrue(outcome instanceof StoreException, "the caller learns the put's outcome is unknown: " + outcome);

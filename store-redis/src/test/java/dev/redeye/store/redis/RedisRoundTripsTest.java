@@ -3,6 +3,7 @@ package dev.redeye.store.redis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
@@ -68,26 +69,26 @@ class RedisRoundTripsTest {
         try (RedisStore store = RedisStore.open(server.url() + "?prefix=rt:")) {
             Policy p = Policy.builder().failureThreshold(2).build();
             Policy many = Policy.builder().failureThreshold(100).build();
-            store.recordFailure("sub", many, 1); // loads the library, starts the key's life
+            store.apply("sub", AtomicOperation.failure(), many, 1); // loads the library, starts the key's life
             assertEquals(1L, calls().get("function|load"), "the library is loaded once: " + calls());
-            store.force("warm", BreakerStatus.FORCED_OPEN, p, 1); // a forced change's event, by a second call
+            store.apply("warm", AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, 1); // a forced change's event, by a second call
             reset();
-            StateChange sub = store.recordFailure("sub", many, 2);
+            StateChange sub = store.apply("sub", AtomicOperation.failure(), many, 2);
             assertEquals(null, sub.transition());
             assertEquals(2, sub.state().failures());
             Map<String, Long> c = calls();
             assertEquals(Map.of("fcall", 1L, "get", 1L, "set", 1L), c,
                     "one FCALL per failure: the state value is read inside it (GET) and written whole with its ttl"
                             + " (SET PX); no event below the threshold");
-            store.recordSuccess("sub", many, 3); // clears the failures
+            store.apply("sub", AtomicOperation.success(), many, 3); // clears the failures
             reset();
-            StateChange none = store.recordSuccess("sub", many, 4);
+            StateChange none = store.apply("sub", AtomicOperation.success(), many, 4);
             assertEquals(false, none.changed());
             assertEquals(Map.of("fcall", 1L, "get", 1L), calls(), "a success that changes nothing writes nothing");
 
-            store.recordFailure("op", p, 5);
+            store.apply("op", AtomicOperation.failure(), p, 5);
             reset();
-            StateChange opened = store.recordFailure("op", p, 6);
+            StateChange opened = store.apply("op", AtomicOperation.failure(), p, 6);
             assertEquals(TransitionKind.OPENED, opened.transition());
             c = calls();
             assertEquals(1L, c.get("fcall"), "the opening appends its event in the same call: " + c);
@@ -95,7 +96,7 @@ class RedisRoundTripsTest {
             assertEvent(store, opened, "op", 6);
 
             reset();
-            StateChange forced = store.force("op", BreakerStatus.CLOSED, p, 7);
+            StateChange forced = store.apply("op", AtomicOperation.force(BreakerStatus.CLOSED), p, 7);
             assertEquals(TransitionKind.FORCED_CLOSED, forced.transition());
             assertEquals(2L, calls().get("fcall"), "a forced change is published by a second call");
         }
@@ -107,9 +108,9 @@ class RedisRoundTripsTest {
                 RedisStore store = RedisStore.builder(jedis).prefix("rt4:").publishInScript(true)
                         .scripting(LuaRunner.Mode.SCRIPTS).build()) {
             Policy many = Policy.builder().failureThreshold(100).build();
-            store.recordFailure("sub", many, 1); // loads the state function's script
+            store.apply("sub", AtomicOperation.failure(), many, 1); // loads the state function's script
             reset();
-            assertEquals(2, store.recordFailure("sub", many, 2).state().failures());
+            assertEquals(2, store.apply("sub", AtomicOperation.failure(), many, 2).state().failures());
             assertEquals(Map.of("evalsha", 1L, "get", 1L, "set", 1L), calls());
         }
     }
@@ -119,9 +120,9 @@ class RedisRoundTripsTest {
         try (JedisPooled jedis = new JedisPooled("127.0.0.1", server.port());
                 RedisStore store = RedisStore.builder(jedis).prefix("rt2:").build()) {
             Policy p = Policy.builder().failureThreshold(1).build();
-            store.recordFailure("warm", p, 1); // loads the library (an opening, published by a second call)
+            store.apply("warm", AtomicOperation.failure(), p, 1); // loads the library (an opening, published by a second call)
             reset();
-            StateChange opened = store.recordFailure("op", p, 5);
+            StateChange opened = store.apply("op", AtomicOperation.failure(), p, 5);
             assertEquals(TransitionKind.OPENED, opened.transition());
             Map<String, Long> c = calls();
             assertEquals(2L, c.get("fcall"), "the state function, then publish: " + c);
@@ -134,12 +135,12 @@ class RedisRoundTripsTest {
         try (RedisStore store = RedisStore.open(server.url() + "?prefix=rt3:")) {
             Policy p = Policy.builder().failureThreshold(10).build();
             String k = store.stateKey("op");
-            store.recordFailure("op", p, 1); // a new key: every field
+            store.apply("op", AtomicOperation.failure(), p, 1); // a new key: every field
             assertEquals("string", admin.type(k));
             // a field in a form every reader parses alike, but not the canonical one: the general path
             admin.set(k, RedisTestSupport.withField(admin.get(k), StateCodec.OPEN_COUNT, "+0"));
             reset();
-            StateChange ch = store.recordFailure("op", p, 2);
+            StateChange ch = store.apply("op", AtomicOperation.failure(), p, 2);
             assertEquals(2, ch.state().failures());
             assertEquals(Map.of("fcall", 1L, "get", 1L, "set", 1L), calls(), "one SET of the whole value");
             String v = admin.get(k);
@@ -155,7 +156,7 @@ class RedisRoundTripsTest {
     void getIsOneGetAndAHashOfAnEarlierReleaseOneHgetallMore() {
         try (RedisStore store = RedisStore.open(server.url() + "?prefix=rt5:")) {
             Policy p = Policy.builder().failureThreshold(10).build();
-            StateChange ch = store.recordFailure("op", p, 1);
+            StateChange ch = store.apply("op", AtomicOperation.failure(), p, 1);
             reset();
             assertEquals(ch.state(), store.get("op").orElseThrow());
             assertEquals(Map.of("get", 1L), calls());

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateCodec;
@@ -53,12 +54,12 @@ class RedisScriptInputTest {
     @Test
     void aForeverStateTtlIsCappedAndNeverLeavesAHalfWrittenState() {
         Policy forever = Policy.builder().failureThreshold(3).stateTtl(FOREVER_MS).build();
-        assertEquals(1, store.recordFailure("f", forever, 1).state().failures(), "a new key");
-        assertEquals(2, store.recordFailure("f", forever, 2).state().failures(), "an existing key");
+        assertEquals(1, store.apply("f", AtomicOperation.failure(), forever, 1).state().failures(), "a new key");
+        assertEquals(2, store.apply("f", AtomicOperation.failure(), forever, 2).state().failures(), "an existing key");
         long ttl = raw.pttl(store.stateKey("f"));
         assertTrue(ttl > RedisStore.MAX_TTL_MILLIS - 60_000 && ttl <= RedisStore.MAX_TTL_MILLIS,
                 "capped at 100 years: " + ttl);
-        assertTrue(store.recordFailure("f", forever, 3).isTransition(), "opens normally");
+        assertTrue(store.apply("f", AtomicOperation.failure(), forever, 3).isTransition(), "opens normally");
     }
 
     @Test
@@ -80,7 +81,7 @@ class RedisScriptInputTest {
     void malformedArgumentsOfTheStateFunctionChangeNothing(LuaRunner.Mode mode) {
         LuaRunner lua = new LuaRunner(store.client(), LuaLibrary.standard(), mode);
         Policy p = Policy.builder().failureThreshold(5).build();
-        store.recordFailure("s", p, 1);
+        store.apply("s", AtomicOperation.failure(), p, 1);
         String k = store.stateKey("s");
         Snapshot before = Snapshot.of(raw, k);
         // the state key alone for an operation that keeps the claims (args[5] 0), with the claim keys otherwise

@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
 import redis.clients.jedis.Jedis;
@@ -38,7 +39,7 @@ class RedisServerChecksTest {
             assertTrue(store.client() instanceof JedisCluster, "a cluster client, not " + store.client().getClass());
             Policy p = Policy.builder().failureThreshold(100).build();
             for (int i = 0; i < 60; i++) { // 60 operations land on all three masters
-                assertEquals(1, store.recordFailure("op-" + i, p, 1).state().failures(), "op-" + i);
+                assertEquals(1, store.apply("op-" + i, AtomicOperation.failure(), p, 1).state().failures(), "op-" + i);
                 assertEquals(1, store.get("op-" + i).orElseThrow().failures());
             }
             for (int i = 0; i < 60; i++) {
@@ -61,7 +62,7 @@ class RedisServerChecksTest {
             config("maxmemory-policy", policy);
             String out = captureStderr(() -> {
                 try (RedisStore store = RedisStore.open(SERVER.url() + "?prefix=" + RedisTestSupport.newPrefix())) {
-                    store.recordFailure("x", Policy.defaults(), 1);
+                    store.apply("x", AtomicOperation.failure(), Policy.defaults(), 1);
                     store.get("x");
                 }
             });

@@ -14,6 +14,7 @@ import java.util.ServiceLoader;
 
 import org.junit.jupiter.api.Test;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.Store;
@@ -148,7 +149,7 @@ class RedisStoreProviderTest {
                 store.capability(TransitionFeed.class).orElseThrow().subscribe(events::add, () -> { });
                 store.put("uri-op", BreakerState.INITIAL, Duration.ofMinutes(1));
                 assertTrue(raw.exists(prefix + "{uri-op}:state"));
-                rs.recordFailure("uri-op", Policy.builder().failureThreshold(1).build(), 1);
+                rs.apply("uri-op", AtomicOperation.failure(), Policy.builder().failureThreshold(1).build(), 1);
                 long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
                 while (events.isEmpty() && System.nanoTime() < deadline) {
                     Thread.sleep(10);

@@ -4,8 +4,7 @@ import java.util.Set;
 
 import org.junit.jupiter.api.AfterAll;
 
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Store;
 import dev.redeye.api.TransitionFeed;
@@ -82,6 +81,6 @@ class RedisStoreTckTest extends StoreTck {
 
     @Override
     protected Set<Class<?>> expectedCapabilities() {
-        return Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class, TransitionFeed.class);
+        return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class);
     }
 }

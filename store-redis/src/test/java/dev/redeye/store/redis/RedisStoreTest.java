@@ -26,6 +26,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -93,7 +94,7 @@ class RedisStoreTest {
         RedisStore store = newStore();
         Policy p = Policy.builder().failureThreshold(2).build();
         long before = serverMicros();
-        store.recordFailure("payment-gateway", p, 1_000);
+        store.apply("payment-gateway", AtomicOperation.failure(), p, 1_000);
         long after = serverMicros();
 
         String stateKey = prefix + "{payment-gateway}:state";
@@ -108,7 +109,7 @@ class RedisStoreTest {
         long ttl = raw.pttl(stateKey);
         assertTrue(ttl > 0 && ttl <= p.stateTtlMillis(), "state TTL " + ttl);
 
-        StateChange opened = store.recordFailure("payment-gateway", p, 2_000);
+        StateChange opened = store.apply("payment-gateway", AtomicOperation.failure(), p, 2_000);
         assertEquals(TransitionKind.OPENED, opened.transition());
         assertEquals("2,2000,1,2000,0,0,0,0,0," + (base + 1), raw.get(stateKey));
 
@@ -172,7 +173,7 @@ class RedisStoreTest {
         }
         for (String n : names) {
             store.delete(n);
-            assertEquals(TransitionKind.OPENED, store.recordFailure(n, p, 5).transition());
+            assertEquals(TransitionKind.OPENED, store.apply(n, AtomicOperation.failure(), p, 5).transition());
         }
         await(() -> events.size() >= names.size(), "an event per hostile name");
         List<String> seen = new ArrayList<>();
@@ -188,7 +189,7 @@ class RedisStoreTest {
         Policy p = Policy.defaults();
         raw.set(store.stateKey("str"), "not a state");
         assertThrows(StoreException.class, () -> store.get("str"));
-        assertThrows(StoreException.class, () -> store.recordFailure("str", p, 1));
+        assertThrows(StoreException.class, () -> store.apply("str", AtomicOperation.failure(), p, 1));
         assertEquals("not a state", raw.get(store.stateKey("str")));
         String good = RedisStore.value(BreakerState.INITIAL);
         for (String v : List.of("", good + ",", good + ",1", good.substring(good.indexOf(',') + 1),
@@ -199,22 +200,22 @@ class RedisStoreTest {
                 RedisTestSupport.withField(good, "failures", "99999999999"))) {
             raw.set(store.stateKey("badvalue"), v);
             assertThrows(StoreException.class, () -> store.get("badvalue"), v);
-            StoreException bad = assertThrows(StoreException.class, () -> store.recordFailure("badvalue", p, 1), v);
+            StoreException bad = assertThrows(StoreException.class, () -> store.apply("badvalue", AtomicOperation.failure(), p, 1), v);
             assertTrue(bad.getMessage().contains("malformed"), bad.getMessage());
-            assertThrows(StoreException.class, () -> store.trialFailed("badvalue", 0, p, 1), v);
+            assertThrows(StoreException.class, () -> store.apply("badvalue", AtomicOperation.trialFailed(0), p, 1), v);
             assertEquals(v, raw.get(store.stateKey("badvalue")), "left alone");
         }
         // a value in another form every reader parses alike is a state
         raw.set(store.stateKey("lenient"), RedisTestSupport.withField(RedisTestSupport.withField(good, "open", "false"),
                 "failures", "+2"));
         assertEquals(2, store.get("lenient").orElseThrow().failures());
-        assertEquals(3, store.recordFailure("lenient", p, 1).state().failures());
+        assertEquals(3, store.apply("lenient", AtomicOperation.failure(), p, 1).state().failures());
 
         // the hash of an earlier release, malformed
 
         raw.hset(store.stateKey("garbage"), Map.of("foo", "bar"));
         assertThrows(StoreException.class, () -> store.get("garbage"));
-        StoreException e = assertThrows(StoreException.class, () -> store.recordSuccess("garbage", p, 1));
+        StoreException e = assertThrows(StoreException.class, () -> store.apply("garbage", AtomicOperation.success(), p, 1));
         assertTrue(e.getMessage().contains("malformed"), e.getMessage());
         assertEquals(Map.of("foo", "bar"), raw.hgetAll(store.stateKey("garbage")));
 
@@ -222,12 +223,12 @@ class RedisStoreTest {
         bad.put("failures", "twelve");
         raw.hset(store.stateKey("badnum"), bad);
         assertThrows(StoreException.class, () -> store.get("badnum"));
-        assertThrows(StoreException.class, () -> store.recordFailure("badnum", p, 1));
+        assertThrows(StoreException.class, () -> store.apply("badnum", AtomicOperation.failure(), p, 1));
         bad.put("failures", "0");
         bad.put("errorRate", "1.5");
         raw.hset(store.stateKey("badnum"), bad);
         assertThrows(StoreException.class, () -> store.get("badnum"));
-        assertThrows(StoreException.class, () -> store.trialFailed("badnum", 0, p, 1));
+        assertThrows(StoreException.class, () -> store.apply("badnum", AtomicOperation.trialFailed(0), p, 1));
 
         raw.set(store.claimsKey("claims"), "x");
         assertThrows(StoreException.class, () -> store.claimTrial("claims", 1, Duration.ofSeconds(1)));
@@ -252,7 +253,7 @@ class RedisStoreTest {
         f.remove("version");
         raw.hset(store.stateKey("old"), f);
         assertEquals(BreakerState.UNKNOWN_VERSION, store.get("old").orElseThrow().version());
-        StateChange c = store.recordFailure("old", Policy.builder().failureThreshold(4).build(), 20);
+        StateChange c = store.apply("old", AtomicOperation.failure(), Policy.builder().failureThreshold(4).build(), 20);
         assertEquals(TransitionKind.OPENED, c.transition());
         assertEquals(1, c.state().version());
     }
@@ -271,7 +272,7 @@ class RedisStoreTest {
         BreakerState expected = null;
         for (int i = 0; i < 300; i++) {
             boolean success = rnd.nextInt(3) != 0;
-            StateChange got = store.recordOutcome("ewma", success, p, 1_000 + i);
+            StateChange got = store.apply("ewma", AtomicOperation.outcome(success), p, 1_000 + i);
             BreakerState from = expected != null ? expected : got.previous(); // a new key: the server's base
             StateChange want = dev.redeye.api.Transitions.recordOutcome(from, success, p, 1_000 + i);
             assertEquals(want, got, "call #" + i);
@@ -340,7 +341,7 @@ class RedisStoreTest {
         long t = raw.pttl(store.stateKey("ttl"));
         assertTrue(t > 0 && t <= 60_000, "put ttl " + t);
         Policy p = Policy.builder().stateTtl(Duration.ofHours(30)).build();
-        store.recordFailure("ttl", p, 1);
+        store.apply("ttl", AtomicOperation.failure(), p, 1);
         t = raw.pttl(store.stateKey("ttl"));
         assertTrue(t > 60_000 && t <= p.stateTtlMillis(), "atomic write refreshed ttl to the policy's: " + t);
         assertThrows(IllegalArgumentException.class, () -> store.put("ttl", BreakerState.INITIAL, Duration.ZERO));
@@ -359,12 +360,12 @@ class RedisStoreTest {
         store.subscribe(events::add, gaps::incrementAndGet);
         Policy p = Policy.builder().failureThreshold(1).build();
 
-        writer.recordFailure("k1", p, 1);
+        writer.apply("k1", AtomicOperation.failure(), p, 1);
         await(() -> events.size() == 1, "the first event");
 
         assertTrue(RedisTestSupport.killClient(raw, store.feedClientName()), "the named feed connection exists");
         await(() -> gaps.get() >= 1, "onGap after CLIENT KILL");
-        writer.recordFailure("k2", p, 2);
+        writer.apply("k2", AtomicOperation.failure(), p, 2);
         await(() -> events.stream().anyMatch(e -> e.operation().equals("k2")), "events after the reconnect");
         assertTrue(store.isFeedReaderAlive());
         assertEquals(1, RedisTestSupport.clientIds(raw, store.feedClientName()).size(), "reconnected under its name");
@@ -385,7 +386,7 @@ class RedisStoreTest {
                         .feedBackoff(Duration.ofMillis(10), Duration.ofMillis(200))
                         .build()) {
             store.subscribe(events::add, gaps::incrementAndGet);
-            writer.recordFailure("p1", p, 1);
+            writer.apply("p1", AtomicOperation.failure(), p, 1);
             await(() -> events.size() == 1, "the first event through the proxy");
 
             proxy.freeze(); // the TCP connection stays up but nothing answers: a partition
@@ -395,7 +396,7 @@ class RedisStoreTest {
             assertTrue(toGapMillis < 5_000, "a dead read is noticed after block + margin, took " + toGapMillis + " ms");
 
             proxy.unfreeze();
-            writer.recordFailure("p2", p, 2);
+            writer.apply("p2", AtomicOperation.failure(), p, 2);
             await(() -> events.stream().anyMatch(e -> e.operation().equals("p2")), "events after the partition heals");
             assertTrue(store.isFeedReaderAlive());
         }
@@ -422,11 +423,11 @@ class RedisStoreTest {
             }
         }, gaps::incrementAndGet);
         Policy p = Policy.defaults();
-        store.force("trim", BreakerStatus.FORCED_OPEN, p, 1);
+        store.apply("trim", AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, 1);
         await(() -> events.size() == 1, "the first event");
         int published = 600;
         for (int i = 0; i < published; i++) {
-            store.force("trim", BreakerStatus.FORCED_OPEN, p, 2 + i);
+            store.apply("trim", AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, 2 + i);
         }
         assertTrue(raw.xlen(store.feedKey()) < published, "MAXLEN ~ 5 trimmed the stream");
         assertEquals(0, gaps.get());
@@ -449,12 +450,12 @@ class RedisStoreTest {
         }, () -> { });
         TransitionFeed.Subscription s2 = store.subscribe(got::add, () -> { });
         Policy p = Policy.builder().failureThreshold(1).build();
-        store.recordFailure("t1", p, 1);
-        store.recordFailure("t2", p, 2);
+        store.apply("t1", AtomicOperation.failure(), p, 1);
+        store.apply("t2", AtomicOperation.failure(), p, 2);
         await(() -> got.size() == 2 && thrown.get() == 2, "both events on both subscribers");
         s2.close();
         s2.close();
-        store.recordFailure("t3", p, 3);
+        store.apply("t3", AtomicOperation.failure(), p, 3);
         await(() -> thrown.get() == 3, "the throwing subscriber still subscribed");
         assertEquals(2, got.size(), "the closed subscription received nothing more");
     }
@@ -490,7 +491,7 @@ class RedisStoreTest {
         List<TransitionEvent> b = new CopyOnWriteArrayList<>();
         explicit.capability(TransitionFeed.class).orElseThrow().subscribe(a::add, () -> { });
         pooled.capability(TransitionFeed.class).orElseThrow().subscribe(b::add, () -> { });
-        pooled.force("f", BreakerStatus.FORCED_OPEN, Policy.defaults(), 1);
+        pooled.apply("f", AtomicOperation.force(BreakerStatus.FORCED_OPEN), Policy.defaults(), 1);
         await(() -> a.size() == 1 && b.size() == 1, "the event on both readers");
         assertEquals(TransitionKind.FORCED_OPEN, a.get(0).kind());
         assertEquals(pooled.get("f").orElseThrow().version(), a.get(0).version());
@@ -498,7 +499,7 @@ class RedisStoreTest {
         try (redis.clients.jedis.UnifiedJedis plain = new redis.clients.jedis.UnifiedJedis(parsed.address, parsed.config);
                 RedisStore s = RedisStore.builder(plain).prefix(prefix).build()) {
             assertTrue(s.capability(TransitionFeed.class).isEmpty());
-            assertTrue(s.capability(dev.redeye.api.AtomicRecording.class).isPresent());
+            assertTrue(s.capability(dev.redeye.api.AtomicUpdates.class).isPresent());
             assertThrows(StoreException.class, () -> s.subscribe(e -> { }, () -> { }));
         }
     }
@@ -520,12 +521,12 @@ class RedisStoreTest {
         assertThrows(StoreException.class, () -> store.get("x"));
         assertThrows(StoreException.class, () -> store.put("x", BreakerState.INITIAL, Duration.ofSeconds(1)));
         assertThrows(StoreException.class, () -> store.delete("x"));
-        assertThrows(StoreException.class, () -> store.recordFailure("x", p, 1));
-        assertThrows(StoreException.class, () -> store.recordSuccess("x", p, 1));
-        assertThrows(StoreException.class, () -> store.recordOutcome("x", true, p, 1));
-        assertThrows(StoreException.class, () -> store.trialSucceeded("x", 0, p, 1));
-        assertThrows(StoreException.class, () -> store.trialFailed("x", 0, p, 1));
-        assertThrows(StoreException.class, () -> store.force("x", BreakerStatus.CLOSED, p, 1));
+        assertThrows(StoreException.class, () -> store.apply("x", AtomicOperation.failure(), p, 1));
+        assertThrows(StoreException.class, () -> store.apply("x", AtomicOperation.success(), p, 1));
+        assertThrows(StoreException.class, () -> store.apply("x", AtomicOperation.outcome(true), p, 1));
+        assertThrows(StoreException.class, () -> store.apply("x", AtomicOperation.trialSucceeded(0), p, 1));
+        assertThrows(StoreException.class, () -> store.apply("x", AtomicOperation.trialFailed(0), p, 1));
+        assertThrows(StoreException.class, () -> store.apply("x", AtomicOperation.force(BreakerStatus.CLOSED), p, 1));
         assertThrows(StoreException.class, () -> store.claimTrial("x", 1, Duration.ofSeconds(1)));
         assertThrows(StoreException.class, () -> store.releaseTrial("x", "t"));
         assertThrows(StoreException.class, () -> store.subscribe(e -> { }, () -> { }));
@@ -575,15 +576,15 @@ class RedisStoreTest {
     void versionsOnlyMoveOnTransitions() {
         RedisStore store = newStore();
         Policy p = Policy.builder().failureThreshold(3).build();
-        long base = store.recordFailure("v", p, 1).state().version();
-        assertEquals(base, store.recordFailure("v", p, 2).state().version());
-        StateChange open = store.recordFailure("v", p, 3);
+        long base = store.apply("v", AtomicOperation.failure(), p, 1).state().version();
+        assertEquals(base, store.apply("v", AtomicOperation.failure(), p, 2).state().version());
+        StateChange open = store.apply("v", AtomicOperation.failure(), p, 3);
         assertEquals(base + 1, open.state().version());
-        assertEquals(base + 1, store.recordFailure("v", p, 4).state().version(), "failure while open");
-        StateChange noop = store.recordSuccess("none", p, 5);
+        assertEquals(base + 1, store.apply("v", AtomicOperation.failure(), p, 4).state().version(), "failure while open");
+        StateChange noop = store.apply("none", AtomicOperation.success(), p, 5);
         assertFalse(noop.changed());
         assertFalse(raw.exists(store.stateKey("none")), "a no-op success writes nothing");
-        assertNotEquals(open.state().version(), store.force("v", BreakerStatus.CLOSED, p, 6).state().version());
+        assertNotEquals(open.state().version(), store.apply("v", AtomicOperation.force(BreakerStatus.CLOSED), p, 6).state().version());
     }
 
     @Test
@@ -598,7 +599,7 @@ class RedisStoreTest {
                 RedisStore s = t % 2 == 0 ? a : b;
                 fs.add(pool.submit(() -> {
                     for (int i = 0; i < 250; i++) {
-                        s.recordFailure("count", p, 1);
+                        s.apply("count", AtomicOperation.failure(), p, 1);
                     }
                 }));
             }
@@ -618,8 +619,8 @@ class RedisStoreTest {
         store.claimTrial("fc2", 2, Duration.ofSeconds(30)).orElseThrow();
         store.claimTrial("fc2", 2, Duration.ofSeconds(30)).orElseThrow();
         assertTrue(raw.exists(store.claim1Key("fc")));
-        store.force("fc", BreakerStatus.CLOSED, Policy.defaults(), 1);
-        store.force("fc2", BreakerStatus.CLOSED, Policy.defaults(), 1);
+        store.apply("fc", AtomicOperation.force(BreakerStatus.CLOSED), Policy.defaults(), 1);
+        store.apply("fc2", AtomicOperation.force(BreakerStatus.CLOSED), Policy.defaults(), 1);
         assertFalse(raw.exists(store.claimsKey("fc")));
         assertFalse(raw.exists(store.claim1Key("fc")));
         assertFalse(raw.exists(store.claimsKey("fc2")));
@@ -635,26 +636,26 @@ class RedisStoreTest {
         Policy p = Policy.builder().failureThreshold(2).resetTimeout(Duration.ofMillis(100))
                 .maxResetTimeout(Duration.ofMillis(400)).stateTtl(Duration.ofSeconds(10)).build();
         String k = store.stateKey("f");
-        store.recordFailure("f", p, 1);
+        store.apply("f", AtomicOperation.failure(), p, 1);
         assertTrue(raw.pttl(k) > 0, "an unforced state carries the clean-up ttl");
 
-        assertTrue(store.force("f", BreakerStatus.FORCED_OPEN, p, 2).state().forced());
+        assertTrue(store.apply("f", AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, 2).state().forced());
         assertEquals(-1, raw.pttl(k), "force OPEN persists the state key");
-        store.recordFailure("f", p, 3);
-        store.recordFailure("f", p, 4);
-        store.trialFailed("f", store.get("f").orElseThrow().version(), p, 5);
+        store.apply("f", AtomicOperation.failure(), p, 3);
+        store.apply("f", AtomicOperation.failure(), p, 4);
+        store.apply("f", AtomicOperation.trialFailed(store.get("f").orElseThrow().version()), p, 5);
         assertEquals(3, store.get("f").orElseThrow().failures(), "failures counted while forced");
         assertEquals(-1, raw.pttl(k), "writes while forced keep it without expiry");
         raw.pexpire(k, 60_000); // a forced state stored before this rule: the next write persists it
-        store.recordSuccess("f", p, 6);
+        store.apply("f", AtomicOperation.success(), p, 6);
         assertEquals(-1, raw.pttl(k), "an unchanged forced state is persisted too");
 
-        store.force("f", BreakerStatus.CLOSED, p, 7);
+        store.apply("f", AtomicOperation.force(BreakerStatus.CLOSED), p, 7);
         long t = raw.pttl(k);
         assertTrue(t > 0 && t <= 10_000, "reset: the clean-up ttl applies again: " + t);
-        store.force("f", BreakerStatus.FORCED_OPEN, p, 8);
+        store.apply("f", AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, 8);
         assertEquals(-1, raw.pttl(k));
-        store.force("f", BreakerStatus.HALF_OPEN, p, 9);
+        store.apply("f", AtomicOperation.force(BreakerStatus.HALF_OPEN), p, 9);
         t = raw.pttl(k);
         assertTrue(t > 0 && t <= 10_000, "forced half-open is not forced: ttl again: " + t);
     }
@@ -760,8 +761,8 @@ class RedisStoreTest {
             assertTrue(e.getMessage().contains("UTF-16") && e.getMessage().contains("surrogate"), e.getMessage());
             assertThrows(IllegalArgumentException.class, () -> store.put(bad, BreakerState.INITIAL, Duration.ofMinutes(1)));
             assertThrows(IllegalArgumentException.class, () -> store.delete(bad));
-            assertThrows(IllegalArgumentException.class, () -> store.recordFailure(bad, p, 1));
-            assertThrows(IllegalArgumentException.class, () -> store.force(bad, BreakerStatus.FORCED_OPEN, p, 1));
+            assertThrows(IllegalArgumentException.class, () -> store.apply(bad, AtomicOperation.failure(), p, 1));
+            assertThrows(IllegalArgumentException.class, () -> store.apply(bad, AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, 1));
             assertThrows(IllegalArgumentException.class, () -> store.claimTrial(bad, 1, Duration.ofSeconds(1)));
             assertThrows(IllegalArgumentException.class, () -> store.releaseTrial(bad, "t"));
             assertThrows(IllegalArgumentException.class, () -> store.stateKey(bad));
@@ -775,7 +776,7 @@ class RedisStoreTest {
         assertEquals(8, store.get("a\u0000").orElseThrow().failures());
         assertEquals(9, store.get("a").orElseThrow().failures());
         assertEquals(10, store.get("\uD83D\uDE00").orElseThrow().failures());
-        assertEquals(9, store.recordFailure("a\u0000", Policy.builder().failureThreshold(100).build(), 1).state().failures());
+        assertEquals(9, store.apply("a\u0000", AtomicOperation.failure(), Policy.builder().failureThreshold(100).build(), 1).state().failures());
         assertEquals(9, store.get("a").orElseThrow().failures(), "a and a\\u0000 stay distinct");
     }
 }

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
@@ -77,7 +78,7 @@ class RedisTlsClusterTest {
             Policy p = Policy.builder().failureThreshold(2).build();
             for (int i = 0; i < 30; i++) {
                 String op = "op-" + i;
-                assertEquals(1, store.recordFailure(op, p, 1).state().failures(), op);
+                assertEquals(1, store.apply(op, AtomicOperation.failure(), p, 1).state().failures(), op);
                 assertEquals(1, store.get(op).orElseThrow().failures(), op);
             }
             for (Map.Entry<String, ConnectionPool> node : nodes.entrySet()) {
@@ -88,7 +89,7 @@ class RedisTlsClusterTest {
 
             List<TransitionEvent> events = new CopyOnWriteArrayList<>();
             store.subscribe(events::add, () -> { });
-            store.force("tls-feed", BreakerStatus.FORCED_OPEN, p, 2);
+            store.apply("tls-feed", AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, 2);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (events.isEmpty() && System.nanoTime() < deadline) {
                 Thread.sleep(10);

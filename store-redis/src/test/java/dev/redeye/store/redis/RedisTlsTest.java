@@ -20,6 +20,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -67,7 +68,7 @@ class RedisTlsTest {
             assertEquals(2, store.get("tls").orElseThrow().failures());
             List<TransitionEvent> events = new CopyOnWriteArrayList<>();
             store.subscribe(events::add, () -> { });
-            store.force("tls", BreakerStatus.FORCED_OPEN, Policy.defaults(), 1);
+            store.apply("tls", AtomicOperation.force(BreakerStatus.FORCED_OPEN), Policy.defaults(), 1);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (events.isEmpty() && System.nanoTime() < deadline) {
                 Thread.sleep(10);

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreException;
@@ -82,7 +83,7 @@ class RedisWaitTest {
         Policy p = Policy.builder().failureThreshold(1).build();
         try (RedisStore store = RedisStore.open(primary.url() + "?prefix=w:")) {
             link.freeze();
-            assertEquals(TransitionKind.OPENED, store.recordFailure("op", p, 1).transition(), "acknowledged");
+            assertEquals(TransitionKind.OPENED, store.apply("op", AtomicOperation.failure(), p, 1).transition(), "acknowledged");
             assertTrue(store.get("op").orElseThrow().open());
         }
         try (Jedis promoted = failOver()) {
@@ -95,19 +96,19 @@ class RedisWaitTest {
         Policy p = Policy.builder().failureThreshold(2).build();
         try (RedisStore store = RedisStore.open(primary.url() + "?prefix=w:&waitReplicas=1&waitTimeout=" + WAIT_MILLIS);
                 Jedis onReplica = new Jedis("127.0.0.1", replica.port())) {
-            store.recordFailure("a", p, 1);
-            assertEquals(TransitionKind.OPENED, store.recordFailure("a", p, 2).transition());
+            store.apply("a", AtomicOperation.failure(), p, 1);
+            assertEquals(TransitionKind.OPENED, store.apply("a", AtomicOperation.failure(), p, 2).transition());
             assertEquals("1", RedisTestSupport.field(onReplica.get("w:{a}:state"), StateCodec.OPEN),
                     "the replica holds the opening when it is answered");
 
             link.freeze();
             long t0 = System.nanoTime();
-            assertEquals(1, store.recordFailure("b", p, 3).state().failures(), "a failure below the threshold");
+            assertEquals(1, store.apply("b", AtomicOperation.failure(), p, 3).state().failures(), "a failure below the threshold");
             long belowMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
             assertTrue(belowMillis < WAIT_MILLIS, "no WAIT below the threshold: " + belowMillis + " ms");
 
             t0 = System.nanoTime();
-            StoreException e = assertThrows(StoreException.class, () -> store.recordFailure("b", p, 4));
+            StoreException e = assertThrows(StoreException.class, () -> store.apply("b", AtomicOperation.failure(), p, 4));
             long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
             assertTrue(e.getMessage().contains("opened") && e.getMessage().contains("0 of 1 replicas"), e.getMessage());
             assertTrue(waitedMillis >= WAIT_MILLIS - 10, "waited out waitTimeout: " + waitedMillis + " ms");
@@ -115,8 +116,8 @@ class RedisWaitTest {
 
             link.unfreeze();
             awaitLinkUp();
-            store.recordFailure("c", p, 5);
-            assertEquals(TransitionKind.OPENED, store.recordFailure("c", p, 6).transition(), "acknowledged again");
+            store.apply("c", AtomicOperation.failure(), p, 5);
+            assertEquals(TransitionKind.OPENED, store.apply("c", AtomicOperation.failure(), p, 6).transition(), "acknowledged again");
         }
     }
 
@@ -132,8 +133,8 @@ class RedisWaitTest {
             Policy many = Policy.builder().failureThreshold(100).build();
             for (int i = 0; i < 6; i++) {
                 String op = "op-" + i;
-                assertEquals(1, store.recordFailure(op + "-sub", many, 1).state().failures(), "no WAIT below it");
-                StoreException e = assertThrows(StoreException.class, () -> store.recordFailure(op, p, 1));
+                assertEquals(1, store.apply(op + "-sub", AtomicOperation.failure(), many, 1).state().failures(), "no WAIT below it");
+                StoreException e = assertThrows(StoreException.class, () -> store.apply(op, AtomicOperation.failure(), p, 1));
                 assertTrue(e.getMessage().contains("0 of 1 replicas"), e.getMessage());
                 assertTrue(store.get(op).orElseThrow().open(), op);
             }

@@ -183,7 +183,7 @@ public class BrokenStoresTest {
         for (Rule r : EnumSet.of(Rule.R1_10, Rule.R1_11, Rule.R1_12)) {
             RuleResult res = report.result(r).orElseThrow();
             assertEquals(Status.SKIPPED, res.status(), report.format());
-            assertTrue(res.message().contains("neither AtomicRecording nor AtomicTransitions"), res.message());
+            assertTrue(res.message().contains("not AtomicUpdates"), res.message());
         }
         Set<Rule> passed = report.results().stream().filter(r -> r.status() == Status.PASSED).map(RuleResult::rule)
                 .collect(Collectors.toSet());
@@ -193,7 +193,7 @@ public class BrokenStoresTest {
         // Loudly: the groups that did not run at all, with the reason, and the rules skipped elsewhere.
         assertEquals(List.of("R2", "R3", "R4", "R5", "R6", "R7"), List.copyOf(report.skippedGroups().keySet()),
                 report.format());
-        assertEquals(Set.of("store does not declare AtomicRecording"), report.skippedGroups().get("R3"));
+        assertEquals(Set.of("store does not declare AtomicUpdates"), report.skippedGroups().get("R3"));
         String text = report.format();
         assertTrue(text.contains("WARNING: " + report.skipped() + " rule(s) SKIPPED, not passed"), text);
         assertTrue(text.contains("6 of 8 rule groups did not run at all:"), text);
@@ -214,9 +214,9 @@ public class BrokenStoresTest {
     @Test
     void skipReasonsNameTheMissingCapability() {
         TckReport report = runPlain(EnumSet.of(R2_1, R4_1, R5_1, Rule.R6_1));
-        assertEquals("store does not declare AtomicRecording", report.result("R2.1").message());
+        assertEquals("store does not declare AtomicUpdates", report.result("R2.1").message());
         assertEquals("store does not declare TrialClaims", report.result("R4.1").message());
-        assertEquals("store does not declare AtomicTransitions", report.result("R5.1").message());
+        assertEquals("store does not declare AtomicUpdates", report.result("R5.1").message());
         assertEquals("store does not declare TransitionFeed", report.result("R6.1").message());
         assertTrue(report.format().contains("SKIPPED  R4.1"), report.format());
         assertEquals(Status.PASSED, TckRunner.run(() -> new PlainOnlyStore(backing.newClient()), EnumSet.of(R1_1))

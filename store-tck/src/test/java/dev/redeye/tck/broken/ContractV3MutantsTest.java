@@ -3,10 +3,9 @@ package dev.redeye.tck.broken;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.InMemoryStore;
-import dev.redeye.api.AtomicRecording;
-import dev.redeye.api.AtomicTransitions;
+import dev.redeye.api.AtomicOperation;
+import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
@@ -166,33 +165,8 @@ class ContractV3MutantsTest {
             }
 
             @Override
-            public StateChange recordFailure(String key, Policy p, long now) {
-                return atomic(key, p, q -> super.recordFailure(key, q, now));
-            }
-
-            @Override
-            public StateChange recordSuccess(String key, Policy p, long now) {
-                return atomic(key, p, q -> super.recordSuccess(key, q, now));
-            }
-
-            @Override
-            public StateChange recordOutcome(String key, boolean success, Policy p, long now) {
-                return atomic(key, p, q -> super.recordOutcome(key, success, q, now));
-            }
-
-            @Override
-            public StateChange trialSucceeded(String key, long trialVersion, Policy p, long now) {
-                return atomic(key, p, q -> super.trialSucceeded(key, trialVersion, q, now));
-            }
-
-            @Override
-            public StateChange trialFailed(String key, long trialVersion, Policy p, long now) {
-                return atomic(key, p, q -> super.trialFailed(key, trialVersion, q, now));
-            }
-
-            @Override
-            public StateChange force(String key, BreakerStatus status, Policy p, long now) {
-                return atomic(key, p, q -> super.force(key, status, q, now));
+            public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                return atomic(key, policy, q -> super.apply(key, operation, q, now));
             }
         };
     }
@@ -276,7 +250,7 @@ class ContractV3MutantsTest {
 
         @Override
         protected Set<Class<?>> expectedCapabilities() {
-            return Set.of(AtomicRecording.class, TrialClaims.class, AtomicTransitions.class, TransitionFeed.class);
+            return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class);
         }
     }
 }

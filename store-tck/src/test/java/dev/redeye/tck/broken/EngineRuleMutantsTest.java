@@ -14,6 +14,7 @@ import static dev.redeye.tck.Rule.R7_10;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.redeye.InMemoryStore;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
@@ -91,18 +92,25 @@ class EngineRuleMutantsTest {
             }
 
             @Override
-            public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
-                synchronized (lock) {
-                    return super.trialFailed(key, current(key), policy, now);
+            public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                switch (operation.kind()) {
+                    case TRIAL_FAILURE: {
+                        long trialVersion = operation.trialVersion();
+                        synchronized (lock) {
+                            return super.apply(key, AtomicOperation.trialFailed(current(key)), policy, now);
+                        }
+                    }
+                    case TRIAL_SUCCESS: {
+                        long trialVersion = operation.trialVersion();
+                        synchronized (lock) {
+                            return super.apply(key, AtomicOperation.trialSucceeded(current(key)), policy, now);
+                        }
+                    }
+                    default:
+                        return super.apply(key, operation, policy, now);
                 }
             }
 
-            @Override
-            public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
-                synchronized (lock) {
-                    return super.trialSucceeded(key, current(key), policy, now);
-                }
-            }
         }, EnumSet.of(R7_9), EnumSet.of(R7_1, R7_2, R7_3, R7_4, R7_8, R7_10));
     }
 
@@ -123,22 +131,28 @@ class EngineRuleMutantsTest {
             }
 
             @Override
-            public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
-                awaitingOutcome.remove(key);
-                return super.trialSucceeded(key, trialVersion, policy, now);
-            }
-
-            @Override
-            public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
-                awaitingOutcome.remove(key);
-                return super.trialFailed(key, trialVersion, policy, now);
+            public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                switch (operation.kind()) {
+                    case TRIAL_SUCCESS: {
+                        long trialVersion = operation.trialVersion();
+                        awaitingOutcome.remove(key);
+                        return super.apply(key, AtomicOperation.trialSucceeded(trialVersion), policy, now);
+                    }
+                    case TRIAL_FAILURE: {
+                        long trialVersion = operation.trialVersion();
+                        awaitingOutcome.remove(key);
+                        return super.apply(key, AtomicOperation.trialFailed(trialVersion), policy, now);
+                    }
+                    default:
+                        return super.apply(key, operation, policy, now);
+                }
             }
 
             @Override
             public void releaseTrial(String key, String token) {
                 if (awaitingOutcome.remove(key, token)) { // the defect: no outcome means it failed
                     long version = inner.get(key).map(BreakerState::version).orElse(0L);
-                    super.trialFailed(key, version, Policy.builder().build(), System.currentTimeMillis());
+                    super.apply(key, AtomicOperation.trialFailed(version), Policy.builder().build(), System.currentTimeMillis());
                 }
                 super.releaseTrial(key, token);
             }

@@ -164,13 +164,22 @@ final class FlawedClaims {
             }
 
             @Override
-            public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
-                StateChange c = super.force(key, status, policy, now);
-                boolean keep = defect == Defect.FORCE_HALF_OPEN_KEEPS_CLAIMS && status == BreakerStatus.HALF_OPEN;
-                if (AtomicOperation.force(status).removesClaims() && !keep) {
-                    clear(key); // forcing CLOSED or HALF_OPEN removes every claim of the key, as the SPI requires
+            public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                switch (operation.kind()) {
+                    case FORCE_OPEN:
+                    case FORCE_HALF_OPEN:
+                    case FORCE_CLOSED: {
+                        BreakerStatus status = operation.target();
+                        StateChange c = super.apply(key, AtomicOperation.force(status), policy, now);
+                        boolean keep = defect == Defect.FORCE_HALF_OPEN_KEEPS_CLAIMS && status == BreakerStatus.HALF_OPEN;
+                        if (AtomicOperation.force(status).removesClaims() && !keep) {
+                            clear(key); // forcing CLOSED or HALF_OPEN removes every claim of the key, as the SPI requires
+                        }
+                        return c;
+                    }
+                    default:
+                        return super.apply(key, operation, policy, now);
                 }
-                return c;
             }
 
             @Override

@@ -1,6 +1,6 @@
 package dev.redeye.tck.broken;
 
-import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
@@ -28,39 +28,9 @@ public class ForwardingStore extends dev.redeye.api.ForwardingStore {
     }
 
     @Override
-    public StateChange recordFailure(String key, Policy policy, long now) {
+    public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
         before(key, policy);
-        return written(key, policy, now, super.recordFailure(key, policy, now));
-    }
-
-    @Override
-    public StateChange recordSuccess(String key, Policy policy, long now) {
-        before(key, policy);
-        return written(key, policy, now, super.recordSuccess(key, policy, now));
-    }
-
-    @Override
-    public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-        before(key, policy);
-        return written(key, policy, now, super.recordOutcome(key, success, policy, now));
-    }
-
-    @Override
-    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
-        before(key, policy);
-        return written(key, policy, now, super.trialSucceeded(key, trialVersion, policy, now));
-    }
-
-    @Override
-    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
-        before(key, policy);
-        return written(key, policy, now, super.trialFailed(key, trialVersion, policy, now));
-    }
-
-    @Override
-    public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
-        before(key, policy);
-        return written(key, policy, now, super.force(key, status, policy, now));
+        return written(key, policy, now, super.apply(key, operation, policy, now));
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.redeye.tck.broken;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.InMemoryStore;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -116,8 +117,8 @@ class ModelRuleMutantsTest {
         return inner -> new ForwardingStore(inner) {
             private StateChange outcome(String key, boolean success, Policy p, long now) {
                 synchronized (lock) {
-                    StateChange c = inner.capability(dev.redeye.api.AtomicRecording.class).orElseThrow()
-                            .recordOutcome(key, success, p, now);
+                    StateChange c = inner.capability(dev.redeye.api.AtomicUpdates.class).orElseThrow()
+                            .apply(key, AtomicOperation.outcome(success), p, now);
                     BreakerState prev = c.previous();
                     if (p.strategy() != Strategy.ERROR_RATE || prev.open() || prev.samples() == 0) {
                         return c;
@@ -136,19 +137,21 @@ class ModelRuleMutantsTest {
             }
 
             @Override
-            public StateChange recordOutcome(String key, boolean success, Policy p, long now) {
-                return outcome(key, success, p, now);
+            public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                switch (operation.kind()) {
+                    case FAILURE: {
+                        Policy p = policy;
+                        return outcome(key, false, p, now);
+                    }
+                    case SUCCESS: {
+                        Policy p = policy;
+                        return outcome(key, true, p, now);
+                    }
+                    default:
+                        return super.apply(key, operation, policy, now);
+                }
             }
 
-            @Override
-            public StateChange recordFailure(String key, Policy p, long now) {
-                return outcome(key, false, p, now);
-            }
-
-            @Override
-            public StateChange recordSuccess(String key, Policy p, long now) {
-                return outcome(key, true, p, now);
-            }
         };
     }
 
@@ -172,24 +175,33 @@ class ModelRuleMutantsTest {
             }
 
             @Override
-            public StateChange recordFailure(String key, Policy p, long now) {
-                return track(key, super.recordFailure(key, policy(key, p), now));
-            }
-
-            @Override
-            public StateChange recordOutcome(String key, boolean success, Policy p, long now) {
-                return track(key, super.recordOutcome(key, success, policy(key, p), now));
-            }
-
-            @Override
-            public StateChange force(String key, BreakerStatus status, Policy p, long now) {
-                StateChange c = super.force(key, status, p, now);
-                if (status == BreakerStatus.CLOSED) {
-                    forcedClosed.add(key);
-                } else {
-                    forcedClosed.remove(key);
+            public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                switch (operation.kind()) {
+                    case FAILURE: {
+                        Policy p = policy;
+                        return track(key, super.apply(key, AtomicOperation.failure(), policy(key, p), now));
+                    }
+                    case SUCCESS: {
+                        Policy p = policy;
+                        boolean success = operation.kind() == AtomicOperation.Kind.SUCCESS;
+                        return track(key, super.apply(key, AtomicOperation.outcome(success), policy(key, p), now));
+                    }
+                    case FORCE_OPEN:
+                    case FORCE_HALF_OPEN:
+                    case FORCE_CLOSED: {
+                        Policy p = policy;
+                        BreakerStatus status = operation.target();
+                        StateChange c = super.apply(key, AtomicOperation.force(status), p, now);
+                        if (status == BreakerStatus.CLOSED) {
+                            forcedClosed.add(key);
+                        } else {
+                            forcedClosed.remove(key);
+                        }
+                        return c;
+                    }
+                    default:
+                        return super.apply(key, operation, policy, now);
                 }
-                return c;
             }
 
             @Override
@@ -211,7 +223,7 @@ class ModelRuleMutantsTest {
             private StateChange success(String key, Policy p, long now) {
                 BreakerState read = get(key).orElse(null);
                 if (p.strategy() != Strategy.CONSECUTIVE || read == null || read.open() || read.failures() == 0) {
-                    return super.recordSuccess(key, p, now);
+                    return super.apply(key, AtomicOperation.success(), p, now);
                 }
                 LockSupport.parkNanos(10_000_000L);
                 BreakerState cleared = read.toBuilder().failures(0).build();
@@ -220,14 +232,22 @@ class ModelRuleMutantsTest {
             }
 
             @Override
-            public StateChange recordSuccess(String key, Policy p, long now) {
-                return success(key, p, now);
+            public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                switch (operation.kind()) {
+                    case SUCCESS: {
+                        Policy p = policy;
+                        return success(key, p, now);
+                    }
+                    case FAILURE: {
+                        Policy p = policy;
+                        boolean ok = operation.kind() == AtomicOperation.Kind.SUCCESS;
+                        return ok ? success(key, p, now) : super.apply(key, AtomicOperation.outcome(false), p, now);
+                    }
+                    default:
+                        return super.apply(key, operation, policy, now);
+                }
             }
 
-            @Override
-            public StateChange recordOutcome(String key, boolean ok, Policy p, long now) {
-                return ok ? success(key, p, now) : super.recordOutcome(key, false, p, now);
-            }
         };
     }
 }

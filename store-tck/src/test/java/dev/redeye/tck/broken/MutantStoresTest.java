@@ -4,6 +4,7 @@ import static dev.redeye.tck.Rule.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.redeye.InMemoryStore;
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -105,19 +106,17 @@ class MutantStoresTest {
     private static Function<Store, Store> rewritingPolicy(java.util.function.UnaryOperator<Policy> f) {
         return inner -> new ForwardingStore(inner) {
             @Override
-            public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-                return super.recordOutcome(key, success, f.apply(policy), now);
+            public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                switch (operation.kind()) {
+                    case FAILURE:
+                        return super.apply(key, AtomicOperation.failure(), f.apply(policy), now);
+                    case SUCCESS:
+                        return super.apply(key, AtomicOperation.success(), f.apply(policy), now);
+                    default:
+                        return super.apply(key, operation, policy, now);
+                }
             }
 
-            @Override
-            public StateChange recordFailure(String key, Policy policy, long now) {
-                return super.recordFailure(key, f.apply(policy), now);
-            }
-
-            @Override
-            public StateChange recordSuccess(String key, Policy policy, long now) {
-                return super.recordSuccess(key, f.apply(policy), now);
-            }
         };
     }
 
@@ -159,14 +158,19 @@ class MutantStoresTest {
         out.add(new Mutant("a success with nothing to clear is reported as a transition", () -> inner ->
                 new ForwardingStore(inner) {
                     @Override
-                    public StateChange recordSuccess(String key, Policy policy, long now) {
-                        StateChange c = super.recordSuccess(key, policy, now);
-                        if (c.isTransition() || c.state().open()) {
-                            return c;
+                    public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                        switch (operation.kind()) {
+                            case SUCCESS:
+                                StateChange c = super.apply(key, AtomicOperation.success(), policy, now);
+                                if (c.isTransition() || c.state().open()) {
+                                    return c;
+                                }
+                                BreakerState bumped = c.state().withVersion(c.state().version() + 1);
+                                inner.put(key, bumped, TTL);
+                                return new StateChange(c.previous(), bumped, TransitionKind.CLOSED);
+                            default:
+                                return super.apply(key, operation, policy, now);
                         }
-                        BreakerState bumped = c.state().withVersion(c.state().version() + 1);
-                        inner.put(key, bumped, TTL);
-                        return new StateChange(c.previous(), bumped, TransitionKind.CLOSED);
                     }
                 }, of(R2_6), of(R2_1, R2_3)));
         out.add(new Mutant("error-rate policy counted as consecutive", () -> rewritingPolicy(
@@ -183,8 +187,13 @@ class MutantStoresTest {
             }
 
             @Override
-            public StateChange recordFailure(String key, Policy policy, long now) {
-                return super.recordFailure(key, cached(policy), now);
+            public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                switch (operation.kind()) {
+                    case FAILURE:
+                        return super.apply(key, AtomicOperation.failure(), cached(policy), now);
+                    default:
+                        return super.apply(key, operation, policy, now);
+                }
             }
         }, of(R1_6), of(R1_1, R2_1)));
         out.add(new Mutant("forced states expire after their ttl like any other", () -> {
@@ -197,10 +206,19 @@ class MutantStoresTest {
                 }
 
                 @Override
-                public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
-                    StateChange c = super.force(key, status, policy, now);
-                    deadlines.put(key, System.nanoTime() + policy.stateTtl().toNanos());
-                    return c;
+                public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                    switch (operation.kind()) {
+                        case FORCE_OPEN:
+                        case FORCE_HALF_OPEN:
+                        case FORCE_CLOSED: {
+                            BreakerStatus status = operation.target();
+                            StateChange c = super.apply(key, AtomicOperation.force(status), policy, now);
+                            deadlines.put(key, System.nanoTime() + policy.stateTtl().toNanos());
+                            return c;
+                        }
+                        default:
+                            return super.apply(key, operation, policy, now);
+                    }
                 }
             };
         }, of(R1_9, R5_7), of(R1_1, R1_3, R5_5)));
@@ -229,13 +247,19 @@ class MutantStoresTest {
                 }
 
                 @Override
-                public StateChange recordFailure(String key, Policy policy, long now) {
-                    return super.recordFailure(strip.apply(key), policy, now);
-                }
-
-                @Override
-                public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
-                    return super.force(strip.apply(key), status, policy, now);
+                public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                    switch (operation.kind()) {
+                        case FAILURE:
+                            return super.apply(strip.apply(key), AtomicOperation.failure(), policy, now);
+                        case FORCE_OPEN:
+                        case FORCE_HALF_OPEN:
+                        case FORCE_CLOSED: {
+                            BreakerStatus status = operation.target();
+                            return super.apply(strip.apply(key), AtomicOperation.force(status), policy, now);
+                        }
+                        default:
+                            return super.apply(key, operation, policy, now);
+                    }
                 }
 
                 @Override
@@ -300,8 +324,15 @@ class MutantStoresTest {
                 of(R5_5, R7_7), of(R5_1, R7_1)));
         out.add(new Mutant("trial success not persisted", () -> inner -> new ForwardingStore(inner) {
             @Override
-            public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
-                return Transitions.trialSucceeded(get(key).orElse(null), trialVersion, policy, now);
+            public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                switch (operation.kind()) {
+                    case TRIAL_SUCCESS: {
+                        long trialVersion = operation.trialVersion();
+                        return Transitions.trialSucceeded(get(key).orElse(null), trialVersion, policy, now);
+                    }
+                    default:
+                        return super.apply(key, operation, policy, now);
+                }
             }
         }, of(R5_1, R7_4), of(R5_3, R7_1)));
         out.add(new Mutant("claim tokens from a per-client counter",
@@ -443,17 +474,31 @@ class MutantStoresTest {
         out.add(new Mutant("trial successes are not fenced (a late success closes)", () -> inner ->
                 new ForwardingStore(inner) {
                     @Override
-                    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
-                        long current = get(key).map(BreakerState::version).orElse(trialVersion);
-                        return super.trialSucceeded(key, current, policy, now);
+                    public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                        switch (operation.kind()) {
+                            case TRIAL_SUCCESS: {
+                                long trialVersion = operation.trialVersion();
+                                long current = get(key).map(BreakerState::version).orElse(trialVersion);
+                                return super.apply(key, AtomicOperation.trialSucceeded(current), policy, now);
+                            }
+                            default:
+                                return super.apply(key, operation, policy, now);
+                        }
                     }
                 }, of(R5_8), of(R5_1, R5_2, R5_9)));
         out.add(new Mutant("trial failures are not fenced (every failing trial reopens)", () -> inner ->
                 new ForwardingStore(inner) {
                     @Override
-                    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
-                        long current = get(key).map(BreakerState::version).orElse(trialVersion);
-                        return super.trialFailed(key, current, policy, now);
+                    public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                        switch (operation.kind()) {
+                            case TRIAL_FAILURE: {
+                                long trialVersion = operation.trialVersion();
+                                long current = get(key).map(BreakerState::version).orElse(trialVersion);
+                                return super.apply(key, AtomicOperation.trialFailed(current), policy, now);
+                            }
+                            default:
+                                return super.apply(key, operation, policy, now);
+                        }
                     }
                 }, of(R5_8, R5_9), of(R5_1, R5_3, R5_4)));
         out.add(new Mutant("a forced half-open keeps the trial successes of the previous period", () -> altering(

@@ -1,7 +1,7 @@
 package dev.redeye.tck.broken;
 
+import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
@@ -32,32 +32,7 @@ final class NonAtomicStore extends ForwardingStore {
     }
 
     @Override
-    public StateChange recordFailure(String key, Policy policy, long now) {
-        return readModifyWrite(key, s -> Transitions.recordFailure(s, policy, now));
-    }
-
-    @Override
-    public StateChange recordSuccess(String key, Policy policy, long now) {
-        return readModifyWrite(key, s -> Transitions.recordSuccess(s, policy, now));
-    }
-
-    @Override
-    public StateChange recordOutcome(String key, boolean success, Policy policy, long now) {
-        return readModifyWrite(key, s -> Transitions.recordOutcome(s, success, policy, now));
-    }
-
-    @Override
-    public StateChange trialSucceeded(String key, long trialVersion, Policy policy, long now) {
-        return readModifyWrite(key, s -> Transitions.trialSucceeded(s, trialVersion, policy, now));
-    }
-
-    @Override
-    public StateChange trialFailed(String key, long trialVersion, Policy policy, long now) {
-        return readModifyWrite(key, s -> Transitions.trialFailed(s, trialVersion, policy, now));
-    }
-
-    @Override
-    public StateChange force(String key, BreakerStatus status, Policy policy, long now) {
-        return readModifyWrite(key, s -> Transitions.force(s, status, policy, now));
+    public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+        return readModifyWrite(key, s -> operation.apply(s, policy, now));
     }
 }

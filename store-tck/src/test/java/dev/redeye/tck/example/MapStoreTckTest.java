@@ -1,0 +1,28 @@
+package dev.redeye.tck.example;
+
+import dev.redeye.api.AtomicUpdates;
+import dev.redeye.api.Store;
+import dev.redeye.api.TrialClaims;
+import dev.redeye.tck.StoreTck;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+
+/** The READMEs' minimal store through the whole TCK. */
+class MapStoreTckTest extends StoreTck {
+    private static final MapStore BACKEND = new MapStore();
+
+    @Override
+    protected Store newClient() {
+        return BACKEND.newClient();
+    }
+
+    @Override
+    protected Set<Class<?>> expectedCapabilities() {
+        return Set.of(AtomicUpdates.class, TrialClaims.class);
+    }
+
+    @AfterAll
+    static void closeBackend() {
+        BACKEND.close();
+    }
+}
