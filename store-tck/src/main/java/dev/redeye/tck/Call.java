@@ -255,7 +255,7 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
     }
 
     private static String now(long now) {
-        long d = now - TckBase.T0;
+        long d = now - TckSupport.T0;
         return d >= 0 ? "T0 + " + d : "T0 - " + (-d);
     }
 

@@ -1,9 +1,16 @@
 package dev.redeye.tck;
 
+import static dev.redeye.tck.TckSupport.EARLY_MILLIS;
+import static dev.redeye.tck.TckSupport.LATE_MILLIS;
+import static dev.redeye.tck.TckSupport.LONG_CLAIMS;
+import static dev.redeye.tck.TckSupport.LONG_TTL;
+import static dev.redeye.tck.TckSupport.SHORT_TTL;
+import static dev.redeye.tck.TckSupport.claims;
+import static dev.redeye.tck.TckSupport.race;
+import static dev.redeye.tck.TckSupport.sleep;
+import static dev.redeye.tck.TckSupport.token;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -19,27 +26,15 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-/** Rules R4 (TrialClaims). Extend {@link StoreTck}. */
-abstract class ClaimRules extends RecordingRules {
-    /** Long enough that no claim of a non-expiry rule expires while the rule runs. */
-    static final Duration LONG_TTL = Duration.ofMinutes(5);
-    /** The short ttl of the real-time expiry rules. */
-    static final Duration SHORT_TTL = Duration.ofMillis(300);
-
-    static String token(Optional<String> claim, String what) {
-        assertNotNull(claim, what + ": claimTrial returned null instead of an Optional");
-        assertTrue(claim.isPresent(), what + ": the claim must succeed");
-        assertFalse(claim.get().isEmpty(), what + ": the token must not be empty");
-        return claim.get();
-    }
-
+/** Rules R4 (TrialClaims). Run by {@link StoreTck}. */
+interface ClaimRules extends TckContext {
     /**
      * R4.1 With permits = 1, the first claim returns a token and a second claim returns empty. If this fails,
      * check that claimTrial counts live claims against permits.
      */
     @Test
     @DisplayName("R4.1 with permits 1 the first claim wins and a second returns empty")
-    void r4_1_singlePermit() {
+    default void r4_1_singlePermit() {
         Store a = client();
         Store b = client();
         String k = key("one");
@@ -54,7 +49,7 @@ abstract class ClaimRules extends RecordingRules {
      */
     @Test
     @DisplayName("R4.2 tokens are unique across calls and clients")
-    void r4_2_tokensAreUnique() {
+    default void r4_2_tokensAreUnique() {
         Store[] clients = {client(), client()};
         Set<String> tokens = new HashSet<>();
         for (int i = 0; i < 40; i++) {
@@ -66,7 +61,7 @@ abstract class ClaimRules extends RecordingRules {
     /** R4.3 With permits = 3, exactly three claims succeed. If this fails, check the permit count. */
     @Test
     @DisplayName("R4.3 with permits 3 exactly three claims succeed")
-    void r4_3_threePermits() {
+    default void r4_3_threePermits() {
         Store[] clients = {client(), client()};
         String k = key("three");
         for (int i = 1; i <= 3; i++) {
@@ -82,7 +77,7 @@ abstract class ClaimRules extends RecordingRules {
      */
     @Test
     @DisplayName("R4.4 32 racing callers over 2 clients: exactly permits winners (1 and 3)")
-    void r4_4_claimRaceHasExactlyPermitsWinners() throws Exception {
+    default void r4_4_claimRaceHasExactlyPermitsWinners() throws Exception {
         Store[] clients = {client(), client()};
         claims(clients[0]);
         for (int permits : new int[] {1, 3}) {
@@ -100,7 +95,7 @@ abstract class ClaimRules extends RecordingRules {
     /** R4.5 Releasing with the winning token frees that permit. If this fails, check releaseTrial's delete. */
     @Test
     @DisplayName("R4.5 releasing with the winning token frees the permit")
-    void r4_5_releaseFreesThePermit() {
+    default void r4_5_releaseFreesThePermit() {
         Store a = client();
         Store b = client();
         String k = key("release");
@@ -125,7 +120,7 @@ abstract class ClaimRules extends RecordingRules {
      */
     @Test
     @DisplayName("R4.6 a wrong or stale token never frees another caller's claim")
-    void r4_6_wrongOrStaleTokenDoesNotRelease() {
+    default void r4_6_wrongOrStaleTokenDoesNotRelease() {
         Store a = client();
         Store b = client();
         String k = key("stale");
@@ -150,7 +145,7 @@ abstract class ClaimRules extends RecordingRules {
      */
     @Test
     @DisplayName("R4.7 releasing an unknown key or an expired token throws nothing")
-    void r4_7_releaseOfUnknownIsANoOp() {
+    default void r4_7_releaseOfUnknownIsANoOp() {
         Store a = client();
         Store b = client();
         TrialClaims ca = claims(a);
@@ -177,7 +172,7 @@ abstract class ClaimRules extends RecordingRules {
      */
     @Test
     @DisplayName("R4.8 a claim expires after its ttl; the expired holder's late release keeps the new claim")
-    void r4_8_claimExpiresAndLateReleaseIsHarmless() {
+    default void r4_8_claimExpiresAndLateReleaseIsHarmless() {
         Store a = client();
         Store b = client();
         String k = key("expiry");
@@ -208,7 +203,7 @@ abstract class ClaimRules extends RecordingRules {
      */
     @Test
     @DisplayName("R4.9 claims of different keys are independent")
-    void r4_9_claimsOfDifferentKeysAreIndependent() {
+    default void r4_9_claimsOfDifferentKeysAreIndependent() {
         Store a = client();
         Store b = client();
         String k1 = key("k1");
@@ -226,13 +221,6 @@ abstract class ClaimRules extends RecordingRules {
         token(claims(b).claimTrial(k1, 1, LONG_TTL), "claim of k1 after its release");
     }
 
-    /** The ttls of R4.10, in the engine's range, with the permits each is claimed under. */
-    private static final long[][] LONG_CLAIMS = {{1_500, 1}, {10_000, 2}};
-    /** How early a backend may free a claim (its clock's granularity: PX in whole ms). */
-    static final long EARLY_MILLIS = 5;
-    /** How late a backend may free a claim after its ttl in R4.10. */
-    static final long LATE_MILLIS = 100;
-
     /**
      * R4.10 (real time) Claims of 1.5 s and 10 s keep their permits until their ttl and free them within 100 ms
      * after it. Both run at once, so the rule takes about 10 s. If this fails, check the ttl claimTrial sets for
@@ -240,7 +228,7 @@ abstract class ClaimRules extends RecordingRules {
      */
     @Test
     @DisplayName("R4.10 (real time) claims of 1.5 s and 10 s hold until their ttl and are free within 100 ms after")
-    void r4_10_longClaimsExpireOnTime() {
+    default void r4_10_longClaimsExpireOnTime() {
         Store a = client();
         Store b = client();
         int n = LONG_CLAIMS.length;
@@ -320,7 +308,7 @@ abstract class ClaimRules extends RecordingRules {
      */
     @Test
     @DisplayName("R4.11 (real time) after 20 expired claims under 20 permits, a claim with 1 permit succeeds")
-    void r4_11_manyExpiredClaimsNeverBlock() {
+    default void r4_11_manyExpiredClaimsNeverBlock() {
         Store a = client();
         Store b = client();
         String k = key("many-expired");

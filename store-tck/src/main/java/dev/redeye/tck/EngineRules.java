@@ -1,13 +1,20 @@
 package dev.redeye.tck;
 
+import static dev.redeye.tck.TckSupport.CallFailed;
+import static dev.redeye.tck.TckSupport.INJECTED_FAULT;
+import static dev.redeye.tck.TckSupport.Outcome;
+import static dev.redeye.tck.TckSupport.T0;
+import static dev.redeye.tck.TckSupport.call;
+import static dev.redeye.tck.TckSupport.claims;
+import static dev.redeye.tck.TckSupport.feed;
+import static dev.redeye.tck.TckSupport.race;
+import static dev.redeye.tck.TckSupport.sleep;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.redeye.CircuitBreaker;
-import dev.redeye.CircuitBreakerBuilder;
 import dev.redeye.CountingStore;
 import dev.redeye.StoreErrorPolicy;
 import dev.redeye.api.BreakerState;
@@ -22,8 +29,6 @@ import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TrialClaims;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -31,80 +36,21 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
  * Rules R7: the engine ({@link CircuitBreaker}) over the store, two breakers on two clients sharing one
- * virtual {@link MutableClock}. Extend {@link StoreTck}.
+ * virtual {@link MutableClock}. Run by {@link StoreTck}.
  */
-abstract class EngineRules extends FeedRules {
-    private final List<CircuitBreaker> breakers = new ArrayList<>();
-
-    /** How a call through a breaker went. */
-    enum Outcome { RAN, REJECTED }
-
-    /** The failure a failing TCK call throws. */
-    static final class CallFailed extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        CallFailed() {
-            super("TCK call failed on purpose", null, false, false);
-        }
-    }
-
-    @AfterEach
-    final void tckCloseBreakers() {
-        for (CircuitBreaker b : breakers) {
-            b.close();
-        }
-        breakers.clear();
-    }
-
-    /**
-     * A breaker builder over {@code store} (not closed by the breaker) on {@code clock}, without jitter; a
-     * {@link MutableClock} is its ticker too, so that its local durations run on the same virtual time.
-     */
-    CircuitBreakerBuilder breaker(Store store, Clock clock) {
-        CircuitBreakerBuilder b = CircuitBreaker.builder().store(store).closeStore(false).clock(clock).jitter(0.0);
-        return clock instanceof MutableClock ? b.ticker((MutableClock) clock) : b;
-    }
-
-    CircuitBreaker build(CircuitBreakerBuilder b) {
-        CircuitBreaker cb = b.build();
-        breakers.add(cb);
-        return cb;
-    }
-
-    /** Runs one call through {@code b}: a success or a failure; returns whether it ran or was rejected. */
-    static Outcome call(CircuitBreaker b, String op, boolean succeed) {
-        AtomicBoolean ran = new AtomicBoolean();
-        try {
-            b.execute(op, () -> {
-                ran.set(true);
-                if (!succeed) {
-                    throw new CallFailed();
-                }
-                return "ok";
-            });
-        } catch (CircuitOpenException e) {
-            assertFalse(ran.get(), "a call that ran was reported as rejected");
-            return Outcome.REJECTED;
-        } catch (CallFailed e) {
-            // the call's own failure, rethrown unchanged: expected
-        }
-        assertTrue(ran.get(), "execute returned without running the call or rejecting it");
-        return Outcome.RAN;
-    }
-
+interface EngineRules extends TckContext {
     /**
      * R7.1 Two breakers on two clients share one operation: failures split between them open both after exactly
      * failureThreshold in total. If this fails, check recordFailure and that get returns fresh state.
      */
     @Test
     @DisplayName("R7.1 two breakers on two clients open together after exactly failureThreshold failures")
-    void r7_1_twoBreakersOpenTogether() {
+    default void r7_1_twoBreakersOpenTogether() {
         MutableClock clock = new MutableClock(T0);
         CircuitBreaker a = build(breaker(client(), clock).failureThreshold(5));
         CircuitBreaker b = build(breaker(client(), clock).failureThreshold(5));
@@ -128,7 +74,7 @@ abstract class EngineRules extends FeedRules {
      */
     @Test
     @DisplayName("R7.2 at trial eligibility 16 concurrent callers run exactly halfOpenPermits trials")
-    void r7_2_exactlyPermitsTrialsRun() throws Exception {
+    default void r7_2_exactlyPermitsTrialsRun() throws Exception {
         Store ca = client();
         Store cb = client();
         claims(ca);
@@ -178,7 +124,7 @@ abstract class EngineRules extends FeedRules {
      */
     @Test
     @DisplayName("R7.3 each failed trial lengthens the open window by backoffMultiplier up to the cap")
-    void r7_3_failedTrialsBackOff() {
+    default void r7_3_failedTrialsBackOff() {
         MutableClock clock = new MutableClock(T0);
         double jitter = 0.1;
         CircuitBreaker[] both = new CircuitBreaker[2];
@@ -219,7 +165,7 @@ abstract class EngineRules extends FeedRules {
      */
     @Test
     @DisplayName("R7.4 a successful trial through one breaker closes the operation for the other")
-    void r7_4_trialThroughOneClosesForTheOther() {
+    default void r7_4_trialThroughOneClosesForTheOther() {
         MutableClock clock = new MutableClock(T0);
         CircuitBreaker a = build(breaker(client(), clock).failureThreshold(2).resetTimeout(Duration.ofSeconds(30)));
         CircuitBreaker b = build(breaker(client(), clock).failureThreshold(2).resetTimeout(Duration.ofSeconds(30)));
@@ -245,7 +191,7 @@ abstract class EngineRules extends FeedRules {
      */
     @Test
     @DisplayName("R7.5 (real time) with the local cache, the other breaker rejects within 1 s through the feed")
-    void r7_5_localCacheInvalidatedByTheFeed() {
+    default void r7_5_localCacheInvalidatedByTheFeed() {
         Store ca = client();
         Store cb = client();
         feed(ca);
@@ -285,7 +231,7 @@ abstract class EngineRules extends FeedRules {
      */
     @Test
     @DisplayName("R7.6 the errorRate strategy across two breakers opens on the 4-in-5 pattern")
-    void r7_6_errorRateAcrossBreakers() {
+    default void r7_6_errorRateAcrossBreakers() {
         MutableClock clock = new MutableClock(T0);
         CircuitBreaker[] both = new CircuitBreaker[2];
         for (int i = 0; i < 2; i++) {
@@ -309,7 +255,7 @@ abstract class EngineRules extends FeedRules {
      */
     @Test
     @DisplayName("R7.7 forceOpen through one breaker holds every breaker open, with no trials, until reset")
-    void r7_7_forceOpenHoldsEveryBreaker() {
+    default void r7_7_forceOpenHoldsEveryBreaker() {
         MutableClock clock = new MutableClock(T0);
         CircuitBreaker a = build(breaker(client(), clock).resetTimeout(Duration.ofSeconds(1)));
         CircuitBreaker b = build(breaker(client(), clock).resetTimeout(Duration.ofSeconds(1)));
@@ -336,7 +282,7 @@ abstract class EngineRules extends FeedRules {
      */
     @Test
     @DisplayName("R7.8 callers that lose the trial claim cost zero store operations until the outcome is known")
-    void r7_8_losersCostNoStoreOperations() throws Exception {
+    default void r7_8_losersCostNoStoreOperations() throws Exception {
         CountingStore ca = new CountingStore(client());
         CountingStore cb = new CountingStore(client());
         claims(ca);
@@ -383,7 +329,7 @@ abstract class EngineRules extends FeedRules {
      */
     @Test
     @DisplayName("R7.9 a throwing claimTrial: REJECT runs no call, ALLOW at most halfOpenPermits trials per breaker")
-    void r7_9_throwingClaimsFollowThePolicy() throws Exception {
+    default void r7_9_throwingClaimsFollowThePolicy() throws Exception {
         Store ca = client();
         Store cb = client();
         claims(ca);
@@ -443,13 +389,6 @@ abstract class EngineRules extends FeedRules {
         }
     }
 
-    /**
-     * What the faults R7.9 injects say: the engine logs them as store errors (a WARN line in the middle of a
-     * report), so they name themselves as the TCK's own, not the store's.
-     */
-    static final String INJECTED_FAULT = "injected by the TCK on purpose (R7.9 makes claimTrial fail): not a fault "
-            + "of the store under test";
-
     /** A client whose claimTrial throws: a store error, alternately the store's own and a driver's exception. */
     private static Store throwingClaims(Store client) {
         AtomicInteger n = new AtomicInteger();
@@ -471,7 +410,7 @@ abstract class EngineRules extends FeedRules {
      */
     @Test
     @DisplayName("R7.10 an interrupted or cancelled call is not a failure; an interrupted trial releases its claim")
-    void r7_10_interruptsAreNotFailures() throws Exception {
+    default void r7_10_interruptsAreNotFailures() throws Exception {
         MutableClock clock = new MutableClock(T0);
         CircuitBreaker a = build(breaker(client(), clock).failureThreshold(1).resetTimeout(Duration.ofSeconds(10)));
         CircuitBreaker b = build(breaker(client(), clock).failureThreshold(1).resetTimeout(Duration.ofSeconds(10)));

@@ -20,7 +20,7 @@ final class FeedCollector implements Consumer<TransitionEvent> {
     /** Subscribes a new collector to the feed of {@code s} (skips the rule if the store has no feed). */
     static FeedCollector subscribe(Store s) {
         FeedCollector c = new FeedCollector();
-        c.subscription = TckBase.feed(s).subscribe(c, c.gaps::incrementAndGet);
+        c.subscription = TckSupport.feed(s).subscribe(c, c.gaps::incrementAndGet);
         if (c.subscription == null) {
             fail("subscribe returned null instead of a Subscription");
         }

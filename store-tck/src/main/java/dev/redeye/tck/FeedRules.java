@@ -1,5 +1,15 @@
 package dev.redeye.tck;
 
+import static dev.redeye.tck.TckSupport.EVERY_KIND;
+import static dev.redeye.tck.TckSupport.ONE;
+import static dev.redeye.tck.TckSupport.STATE_TTL;
+import static dev.redeye.tck.TckSupport.assertSameState;
+import static dev.redeye.tck.TckSupport.consecutive;
+import static dev.redeye.tck.TckSupport.describe;
+import static dev.redeye.tck.TckSupport.hostileNames;
+import static dev.redeye.tck.TckSupport.race;
+import static dev.redeye.tck.TckSupport.sleep;
+import static dev.redeye.tck.TckSupport.subscribe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -28,22 +38,17 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Rules R6 (TransitionFeed). Transitions are made with whatever the store offers (see
- * {@link TransitionSupport#transition}), puts included, so a store that declares a feed and nothing atomic
- * still runs every rule. Extend {@link StoreTck}.
+ * {@link TckContext#transition}), puts included, so a store that declares a feed and nothing atomic
+ * still runs every rule. Run by {@link StoreTck}.
  */
-abstract class FeedRules extends TransitionRules {
-
-    static FeedCollector subscribe(Store s) {
-        return FeedCollector.subscribe(s);
-    }
-
+interface FeedRules extends TckContext {
     /**
      * R6.1 A transition produces one event carrying the operation name, the new state and its version. If this
      * fails, check that every transition is published with the full state.
      */
     @Test
     @DisplayName("R6.1 a transition produces one event with the operation, the new state and its version")
-    void r6_1_transitionProducesOneEvent() {
+    default void r6_1_transitionProducesOneEvent() {
         Store a = client();
         Store b = client();
         FeedCollector c = subscribe(a);
@@ -73,7 +78,7 @@ abstract class FeedRules extends TransitionRules {
      */
     @Test
     @DisplayName("R6.2 sub-threshold increments and no-op successes produce no event")
-    void r6_2_nonTransitionsProduceNoEvent() {
+    default void r6_2_nonTransitionsProduceNoEvent() {
         Store a = client();
         Store b = client();
         FeedCollector c = subscribe(a);
@@ -108,7 +113,7 @@ abstract class FeedRules extends TransitionRules {
      */
     @Test
     @DisplayName("R6.3 three subscribers on one client and one on the other each receive the event")
-    void r6_3_everySubscriberReceives() {
+    default void r6_3_everySubscriberReceives() {
         Store a = client();
         Store b = client();
         FeedCollector[] cs = {subscribe(a), subscribe(a), subscribe(a), subscribe(b)};
@@ -125,7 +130,7 @@ abstract class FeedRules extends TransitionRules {
     /** R6.4 Unsubscribing stops delivery to that subscriber only. If this fails, check Subscription.close. */
     @Test
     @DisplayName("R6.4 unsubscribing stops delivery to that subscriber only")
-    void r6_4_unsubscribeStopsOnlyThatSubscriber() {
+    default void r6_4_unsubscribeStopsOnlyThatSubscriber() {
         Store a = client();
         Store b = client();
         FeedCollector gone = subscribe(a);
@@ -144,7 +149,7 @@ abstract class FeedRules extends TransitionRules {
     /** R6.5 Events name hostile operation names exactly. If this fails, check the event payload encoding. */
     @Test
     @DisplayName("R6.5 events name hostile operation names exactly")
-    void r6_5_hostileNamesInEvents() {
+    default void r6_5_hostileNamesInEvents() {
         Store a = client();
         Store b = client();
         FeedCollector c = subscribe(a);
@@ -165,7 +170,7 @@ abstract class FeedRules extends TransitionRules {
      */
     @Test
     @DisplayName("R6.6 the event's version equals the stored version after the transition")
-    void r6_6_eventVersionEqualsStoredVersion() {
+    default void r6_6_eventVersionEqualsStoredVersion() {
         Store a = client();
         Store b = client();
         FeedCollector c = subscribe(a);
@@ -186,7 +191,7 @@ abstract class FeedRules extends TransitionRules {
      */
     @Test
     @DisplayName("R6.7 close ends every subscription and frees its threads")
-    void r6_7_closeEndsSubscriptions() {
+    default void r6_7_closeEndsSubscriptions() {
         Store writer = client();
         FeedCollector witness = subscribe(writer);
         awaitLive(writer, witness);
@@ -207,7 +212,7 @@ abstract class FeedRules extends TransitionRules {
         AtomicReference<Set<String>> leaked = new AtomicReference<>(Set.of());
         boolean freed = eventually(() -> {
             leaked.set(Thread.getAllStackTraces().keySet().stream()
-                    .filter(t -> !before.contains(t) && t.isAlive() && !jvmShared(t) && !backendThread(t))
+                    .filter(t -> !before.contains(t) && t.isAlive() && !jvmShared(t) && !hooks().backendThread(t))
                     .map(Thread::getName).collect(Collectors.toSet()));
             return leaked.get().isEmpty();
         });
@@ -222,7 +227,7 @@ abstract class FeedRules extends TransitionRules {
     private void cutFeedAndAwaitGap(Store a, FeedCollector c) throws Exception {
         int gapsBefore = c.gaps.get();
         try {
-            interruptFeed(a);
+            hooks().interruptFeed(a);
         } catch (UnsupportedOperationException e) {
             Assumptions.abort("the interruptFeed(Store) hook is not provided");
         }
@@ -244,7 +249,7 @@ abstract class FeedRules extends TransitionRules {
      */
     @Test
     @DisplayName("R6.8 after the feed connection is cut, onGap fires and delivery resumes")
-    void r6_8_feedRecoversAfterInterruption() throws Exception {
+    default void r6_8_feedRecoversAfterInterruption() throws Exception {
         Store a = client();
         Store b = client();
         FeedCollector c = subscribe(a);
@@ -274,7 +279,7 @@ abstract class FeedRules extends TransitionRules {
      */
     @Test
     @DisplayName("R6.9 events of one key reach each subscriber in version order")
-    void r6_9_eventsOfOneKeyArriveInVersionOrder() throws Exception {
+    default void r6_9_eventsOfOneKeyArriveInVersionOrder() throws Exception {
         Store a = client();
         Store b = client();
         FeedCollector[] cs = {subscribe(a), subscribe(b)};
@@ -335,7 +340,7 @@ abstract class FeedRules extends TransitionRules {
      */
     @Test
     @DisplayName("R6.10 (real time) every transition through the other client is delivered within 1 s")
-    void r6_10_transitionsAreDeliveredPromptly() {
+    default void r6_10_transitionsAreDeliveredPromptly() {
         Store a = client();
         Store b = client();
         FeedCollector c = subscribe(a);
@@ -356,18 +361,13 @@ abstract class FeedRules extends TransitionRules {
         }
     }
 
-    /** The transitions of R6.11, in an order that reaches every kind, also through the engine's puts. */
-    private static final TransitionKind[] EVERY_KIND = {TransitionKind.OPENED, TransitionKind.REOPENED,
-        TransitionKind.CLOSED, TransitionKind.FORCED_OPEN, TransitionKind.FORCED_HALF_OPEN, TransitionKind.FORCED_OPEN,
-        TransitionKind.FORCED_CLOSED};
-
     /**
      * R6.11 Every TransitionKind produces exactly one event with its kind, version and state. If this fails,
      * check the publication of the kind the message names.
      */
     @Test
     @DisplayName("R6.11 every transition kind (opened, reopened, closed, forced) produces exactly one event")
-    void r6_11_everyTransitionKindProducesOneEvent() {
+    default void r6_11_everyTransitionKindProducesOneEvent() {
         Store a = client();
         Store b = client();
         FeedCollector c = subscribe(a);
@@ -458,7 +458,7 @@ abstract class FeedRules extends TransitionRules {
      */
     @Test
     @DisplayName("R6.12 after a gap and a lost write, a re-issued version is delivered again")
-    void r6_12_reissuedVersionsAreDeliveredAfterAGap() throws Exception {
+    default void r6_12_reissuedVersionsAreDeliveredAfterAGap() throws Exception {
         Store a = client();
         Store b = client();
         FeedCollector c = subscribe(a);
@@ -470,7 +470,7 @@ abstract class FeedRules extends TransitionRules {
         await(c, k, v, "the subscriber");
         cutFeedAndAwaitGap(a, c);
         try {
-            rewind(b, k, earlier.state());
+            hooks().rewind(b, k, earlier.state());
         } catch (UnsupportedOperationException e) {
             Assumptions.abort("the rewind(Store, String, BreakerState) hook is not provided");
         }
@@ -504,7 +504,7 @@ abstract class FeedRules extends TransitionRules {
                         + "(then lost by the backend), and the feed still drops it as a duplicate; events: "
                         + c.of(k).stream().map(e -> e.kind() + " v" + e.version()).collect(Collectors.toList()));
             }
-            rewind(b, k, earlier.state());
+            hooks().rewind(b, k, earlier.state());
         }
     }
 }

@@ -1,5 +1,12 @@
 package dev.redeye.tck;
 
+import static dev.redeye.tck.TckSupport.Outcome;
+import static dev.redeye.tck.TckSupport.STATE_TTL;
+import static dev.redeye.tck.TckSupport.T0;
+import static dev.redeye.tck.TckSupport.assertSameState;
+import static dev.redeye.tck.TckSupport.call;
+import static dev.redeye.tck.TckSupport.race;
+import static dev.redeye.tck.TckSupport.updates;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -23,10 +30,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Rules R9 (AtomicUpdates, leaky strategy): a failure adds 1, a success subtracts 1 (floored at 0), the
- * breaker opens when the count reaches {@code failureThreshold}. Extend {@link StoreTck}.
+ * breaker opens when the count reaches {@code failureThreshold}. Run by {@link StoreTck}.
  */
-abstract class LeakyRules extends ModelRules {
-
+interface LeakyRules extends TckContext {
     /** A leaky-strategy policy without jitter. */
     static Policy leaky(int failureThreshold) {
         return Policy.builder().strategy(Strategy.LEAKY).failureThreshold(failureThreshold).jitter(0.0).build();
@@ -39,7 +45,7 @@ abstract class LeakyRules extends ModelRules {
      */
     @Test
     @DisplayName("R9.1 leaky: a failure adds 1, a success subtracts 1, floored at 0")
-    void r9_1_leakyCountAddsAndSubtracts() {
+    default void r9_1_leakyCountAddsAndSubtracts() {
         Store[] clients = {client(), client()};
         updates(clients[0]);
         String k = key("leaky-level");
@@ -67,7 +73,7 @@ abstract class LeakyRules extends ModelRules {
      */
     @Test
     @DisplayName("R9.2 leaky: a success lowering the count keeps the version and publishes no event")
-    void r9_2_leakIsAWriteNotATransition() {
+    default void r9_2_leakIsAWriteNotATransition() {
         Store a = client();
         Store b = client();
         updates(a);
@@ -113,7 +119,7 @@ abstract class LeakyRules extends ModelRules {
      */
     @Test
     @DisplayName("R9.3 leaky: F F S F F opens at threshold 3; while open failures count and successes do nothing")
-    void r9_3_leakyOpensAtTheThreshold() {
+    default void r9_3_leakyOpensAtTheThreshold() {
         Store a = client();
         Store b = client();
         String k = key("leaky-opens");
@@ -150,7 +156,7 @@ abstract class LeakyRules extends ModelRules {
      */
     @Test
     @DisplayName("R9.4 leaky: a failure later than maxGapBetweenFailures restarts the count at 1")
-    void r9_4_leakyGapRestartsTheCount() {
+    default void r9_4_leakyGapRestartsTheCount() {
         Store a = client();
         Store b = client();
         String k = key("leaky-gap");
@@ -178,7 +184,7 @@ abstract class LeakyRules extends ModelRules {
      */
     @Test
     @DisplayName("R9.5 8 threads record 2 failures per success from 5,000: the leaky count is exact")
-    void r9_5_concurrentLeakyOutcomesAreCountedExactly() throws Exception {
+    default void r9_5_concurrentLeakyOutcomesAreCountedExactly() throws Exception {
         Store[] clients = {client(), client()};
         updates(clients[0]);
         String k = key("leaky-count");
@@ -219,7 +225,7 @@ abstract class LeakyRules extends ModelRules {
      */
     @Test
     @DisplayName("R9.6 leaky: every call equals Transitions applied to the prior state (60 mixed calls)")
-    void r9_6_leakyParityWithTransitions() {
+    default void r9_6_leakyParityWithTransitions() {
         assertParity(Policy.builder().strategy(Strategy.LEAKY).failureThreshold(4)
                 .maxGapBetweenFailures(Duration.ofMillis(300)).jitter(0).build(), 2_027L, 60);
     }
@@ -231,7 +237,7 @@ abstract class LeakyRules extends ModelRules {
      */
     @Test
     @DisplayName("R9.7 the leaky strategy across two breakers opens on F F S F S F F at threshold 3")
-    void r9_7_leakyAcrossBreakers() {
+    default void r9_7_leakyAcrossBreakers() {
         MutableClock clock = new MutableClock(T0);
         CircuitBreaker[] both = new CircuitBreaker[2];
         for (int i = 0; i < 2; i++) {

@@ -1,5 +1,13 @@
 package dev.redeye.tck;
 
+import static dev.redeye.tck.TckSupport.CALLS_PER_THREAD;
+import static dev.redeye.tck.TckSupport.MAX_EXPIRY_STEPS;
+import static dev.redeye.tck.TckSupport.MAX_PREFIX_STEPS;
+import static dev.redeye.tck.TckSupport.MAX_SHRINK_RUNS;
+import static dev.redeye.tck.TckSupport.MAX_STEPS;
+import static dev.redeye.tck.TckSupport.SHRINK_BUDGET_NANOS;
+import static dev.redeye.tck.TckSupport.THREADS;
+import static dev.redeye.tck.TckSupport.claims;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.redeye.api.Store;
@@ -11,8 +19,6 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -26,24 +32,7 @@ import org.junit.jupiter.api.Test;
  * is shrunk against the store to a short one and printed as Java a store author can replay. Extend
  * {@link StoreTck}.
  */
-abstract class ModelRules extends EngineRules {
-    /** The most steps of one R8.1 sequence. */
-    static final int MAX_STEPS = 40;
-    /** The most steps of one R8.2 sequence. */
-    static final int MAX_EXPIRY_STEPS = 14;
-    /** The most steps of the sequential prefix of an R8.3 scenario. */
-    static final int MAX_PREFIX_STEPS = 8;
-    /** Threads of an R8.3 scenario, over the two clients. */
-    static final int THREADS = 3;
-    /** Calls of each thread of an R8.3 scenario. */
-    static final int CALLS_PER_THREAD = 3;
-    /** The most candidate runs shrinking spends on one failure. */
-    static final int MAX_SHRINK_RUNS = 2_000;
-    /** The most wall time shrinking spends on one failure. */
-    static final long SHRINK_BUDGET_NANOS = TimeUnit.SECONDS.toNanos(60);
-
-    private final AtomicLong runs = new AtomicLong();
-
+interface ModelRules extends TckContext {
     /**
      * R8.1 Random sequences of every call the store declares, over two clients with virtual now moving
      * forward, return and store exactly what the reference model does. If this fails, replay the printed
@@ -51,7 +40,7 @@ abstract class ModelRules extends EngineRules {
      */
     @Test
     @DisplayName("R8.1 random sequences of the store's calls over two clients match the reference model")
-    void r8_1_sequencesMatchTheReferenceModel() {
+    default void r8_1_sequencesMatchTheReferenceModel() {
         Store[] clients = {client(), client()};
         sequences(Rule.R8_1, clients, declaredOps(clients[0]), Purpose.MODEL, 1, MAX_STEPS, tries());
     }
@@ -64,7 +53,7 @@ abstract class ModelRules extends EngineRules {
      */
     @Test
     @DisplayName("R8.2 (real time) random claims with short ttls, releases and waits match the reference claim table")
-    void r8_2_claimsExpireAsTheModelSays() {
+    default void r8_2_claimsExpireAsTheModelSays() {
         Store[] clients = {client(), client()};
         claims(clients[0]);
         sequences(Rule.R8_2, clients, EnumSet.of(Call.Op.CLAIM, Call.Op.RELEASE, Call.Op.DELETE, Call.Op.GET),
@@ -78,7 +67,7 @@ abstract class ModelRules extends EngineRules {
      */
     @Test
     @DisplayName("R8.3 concurrent scenarios over two clients are linearizable against the reference model")
-    void r8_3_concurrentScenariosAreLinearizable() {
+    default void r8_3_concurrentScenariosAreLinearizable() {
         concurrentScenarios(Rule.R8_3, new Store[] {client(), client()}, Purpose.CONCURRENT, false);
     }
 
@@ -89,7 +78,7 @@ abstract class ModelRules extends EngineRules {
      */
     @Test
     @DisplayName("R8.4 random sequences over two clients with skewed clocks match the reference model")
-    void r8_4_sequencesUnderClockSkewMatchTheReferenceModel() {
+    default void r8_4_sequencesUnderClockSkewMatchTheReferenceModel() {
         Store[] clients = {client(), client()};
         sequences(Rule.R8_4, clients, declaredOps(clients[0]), Purpose.MODEL, 1, MAX_STEPS, tries());
     }
@@ -100,7 +89,7 @@ abstract class ModelRules extends EngineRules {
      */
     @Test
     @DisplayName("R8.5 concurrent scenarios of claims are linearizable, the claim table read back included")
-    void r8_5_concurrentClaimsAreLinearizableWithTheClaimTable() {
+    default void r8_5_concurrentClaimsAreLinearizableWithTheClaimTable() {
         Store[] clients = {client(), client()};
         claims(clients[0]);
         concurrentScenarios(Rule.R8_5, clients, Purpose.CONCURRENT_CLAIMS, true);
@@ -198,7 +187,7 @@ abstract class ModelRules extends EngineRules {
 
     /** A key prefix no earlier run of this test used. */
     private String runPrefix() {
-        return key("m" + runs.incrementAndGet() + "/");
+        return key("m" + modelRuns().incrementAndGet() + "/");
     }
 
     /** Shrinks a failing run against the store and describes the result with how to run it again. */

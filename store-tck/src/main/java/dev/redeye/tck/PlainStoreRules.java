@@ -1,5 +1,20 @@
 package dev.redeye.tck;
 
+import static dev.redeye.tck.TckSupport.CAPABILITIES;
+import static dev.redeye.tck.TckSupport.FORCED_WAIT_MILLIS;
+import static dev.redeye.tck.TckSupport.RICH;
+import static dev.redeye.tck.TckSupport.RICH_FORCED;
+import static dev.redeye.tck.TckSupport.SHORT_STATE_TTL;
+import static dev.redeye.tck.TckSupport.STATE_TTL;
+import static dev.redeye.tck.TckSupport.T0;
+import static dev.redeye.tck.TckSupport.assertSameState;
+import static dev.redeye.tck.TckSupport.atomicTransition;
+import static dev.redeye.tck.TckSupport.consecutive;
+import static dev.redeye.tck.TckSupport.describe;
+import static dev.redeye.tck.TckSupport.hostileNames;
+import static dev.redeye.tck.TckSupport.need;
+import static dev.redeye.tck.TckSupport.needAtomic;
+import static dev.redeye.tck.TckSupport.sleep;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -29,23 +44,8 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
-/** Rules R0 (the TCK's own) and R1 (plain store, required of every store). Extend {@link StoreTck}. */
-abstract class PlainStoreRules extends TransitionSupport {
-    private static final List<Class<?>> CAPABILITIES = List.of(
-            AtomicUpdates.class, TrialClaims.class, TransitionFeed.class);
-
-    /** A ttl short enough for real-time expiry rules. */
-    static final Duration SHORT_STATE_TTL = Duration.ofMillis(300);
-    /** How long the forced-state rules wait: well past {@link #SHORT_STATE_TTL}. */
-    static final long FORCED_WAIT_MILLIS = 800;
-
-    /** A state with a distinct, awkward value in every field (bit-exact double checks). */
-    static final BreakerState RICH = new BreakerState(7, 1_700_000_123_456L, true, 1_700_000_100_000L, 3,
-            0.1 + 0.2, 12_345_678_901L, 2, false, 42L);
-    /** A forced state with a subnormal rate. */
-    static final BreakerState RICH_FORCED = new BreakerState(Integer.MAX_VALUE, 1L, true, 2L, 0, Double.MIN_VALUE,
-            1L, 0, true, 9_007_199_254_740_991L);
-
+/** Rules R0 (the TCK's own) and R1 (plain store, required of every store). Run by {@link StoreTck}. */
+interface PlainStoreRules extends TckContext {
     /**
      * R0.1 The store declares every capability the implementer expects. If this fails, check
      * {@code capability(Class)}: a store that returns empty for a capability it implements silently skips a
@@ -53,7 +53,7 @@ abstract class PlainStoreRules extends TransitionSupport {
      */
     @Test
     @DisplayName("R0.1 declared capabilities include expectedCapabilities()")
-    void r0_1_declaredCapabilitiesMatchExpectations() {
+    default void r0_1_declaredCapabilitiesMatchExpectations() {
         Store s = client();
         Set<String> declared = new TreeSet<>();
         for (Class<?> c : CAPABILITIES) {
@@ -61,17 +61,17 @@ abstract class PlainStoreRules extends TransitionSupport {
                 declared.add(c.getSimpleName());
             }
         }
-        Set<Class<?>> expected = expectedCapabilities();
-        assertNotNull(expected, expectationSource() + " returned null; return Set.of() for a plain store");
+        Set<Class<?>> expected = hooks().expectedCapabilities();
+        assertNotNull(expected, hooks().expectationSource() + " returned null; return Set.of() for a plain store");
         for (Class<?> e : expected) {
             Optional<?> found = s.capability(e);
             assertTrue(found.isPresent(), "store does not declare " + e.getSimpleName()
-                    + " although " + expectationSource() + " lists it; it declares " + declared);
+                    + " although " + hooks().expectationSource() + " lists it; it declares " + declared);
             assertTrue(e.isInstance(found.get()), "capability(" + e.getSimpleName()
                     + ") returned an object of the wrong type: " + found.get().getClass().getName());
         }
         assertFalse(s.capability(String.class).isPresent(), "capability(String.class) must be empty");
-        if (declared.isEmpty() && expected.isEmpty() && !expectationsStated()) {
+        if (declared.isEmpty() && expected.isEmpty() && !hooks().expectationsStated()) {
             fail("the store declares no optional capability (AtomicUpdates, TrialClaims, "
                     + "TransitionFeed) and no expectation was stated, so every rule group but R1 would be "
                     + "skipped and the run would look green; if the store is meant to be plain, say so with "
@@ -85,7 +85,7 @@ abstract class PlainStoreRules extends TransitionSupport {
      */
     @Test
     @DisplayName("R1.1 get of a key never written returns empty")
-    void r1_1_getOfUnknownKeyIsEmpty() {
+    default void r1_1_getOfUnknownKeyIsEmpty() {
         Store a = client();
         Optional<BreakerState> got = a.get(key("never-written"));
         assertNotNull(got, "get returned null instead of Optional.empty()");
@@ -99,7 +99,7 @@ abstract class PlainStoreRules extends TransitionSupport {
      */
     @Test
     @DisplayName("R1.2 put then get from the other client returns every field exactly")
-    void r1_2_putThenGetRoundTripsEveryField() {
+    default void r1_2_putThenGetRoundTripsEveryField() {
         Store a = client();
         Store b = client();
         for (BreakerState s : List.of(RICH, RICH_FORCED, BreakerState.INITIAL,
@@ -114,7 +114,7 @@ abstract class PlainStoreRules extends TransitionSupport {
     /** R1.3 {@code put} overwrites; the last put wins. If this fails, check that put replaces the whole state. */
     @Test
     @DisplayName("R1.3 put overwrites; the last put wins")
-    void r1_3_lastPutWins() {
+    default void r1_3_lastPutWins() {
         Store a = client();
         Store b = client();
         String k = key("overwrite");
@@ -131,7 +131,7 @@ abstract class PlainStoreRules extends TransitionSupport {
      */
     @Test
     @DisplayName("R1.4 delete removes the state and the claims of the key; unknown key is a no-op")
-    void r1_4_deleteRemovesStateAndClaims() {
+    default void r1_4_deleteRemovesStateAndClaims() {
         Store a = client();
         Store b = client();
         String k = key("deleted");
@@ -158,7 +158,7 @@ abstract class PlainStoreRules extends TransitionSupport {
      */
     @Test
     @DisplayName("R1.5 hostile keys round-trip and stay distinct")
-    void r1_5_hostileKeysRoundTripAndStayDistinct() {
+    default void r1_5_hostileKeysRoundTripAndStayDistinct() {
         Store a = client();
         Store b = client();
         List<String> names = hostileNames();
@@ -196,7 +196,7 @@ abstract class PlainStoreRules extends TransitionSupport {
      */
     @Test
     @DisplayName("R1.6 one store instance serves many keys with different policies at once")
-    void r1_6_manyKeysWithDifferentPolicies() {
+    default void r1_6_manyKeysWithDifferentPolicies() {
         Store a = client();
         Store b = client();
         Optional<AtomicUpdates> rec = a.capability(AtomicUpdates.class);
@@ -243,13 +243,13 @@ abstract class PlainStoreRules extends TransitionSupport {
      */
     @Test
     @DisplayName("R1.7 malformed data under a key makes get throw StoreException")
-    void r1_7_malformedDataIsAStoreException() throws Exception {
+    default void r1_7_malformedDataIsAStoreException() throws Exception {
         Store a = client();
         Store b = client();
         String k = key("corrupt");
         a.put(k, RICH, STATE_TTL);
         try {
-            corrupt(a, k);
+            hooks().corrupt(a, k);
         } catch (UnsupportedOperationException e) {
             Assumptions.abort("the corrupt(Store, String) hook is not provided");
         }
@@ -268,7 +268,7 @@ abstract class PlainStoreRules extends TransitionSupport {
      */
     @Test
     @DisplayName("R1.8 after close every method fails fast; close twice is harmless")
-    void r1_8_closedStoreFailsFast() {
+    default void r1_8_closedStoreFailsFast() {
         Store s = client();
         String k = key("closed");
         Policy p = consecutive(5);
@@ -313,7 +313,7 @@ abstract class PlainStoreRules extends TransitionSupport {
      */
     @Test
     @DisplayName("R1.9 (real time) a forced state put with a short ttl does not expire")
-    void r1_9_forcedStateIsNeverExpired() throws InterruptedException {
+    default void r1_9_forcedStateIsNeverExpired() throws InterruptedException {
         Store a = client();
         Store b = client();
         String k = key("forced-ttl");
@@ -341,7 +341,7 @@ abstract class PlainStoreRules extends TransitionSupport {
      */
     @Test
     @DisplayName("R1.10 (real time) versions of a key never go backwards across delete and expiry")
-    void r1_10_versionsNeverGoBackwards() {
+    default void r1_10_versionsNeverGoBackwards() {
         Store a = client();
         Store b = client();
         needAtomic(a);
@@ -377,7 +377,7 @@ abstract class PlainStoreRules extends TransitionSupport {
      */
     @Test
     @DisplayName("R1.11 (real time) an atomic write refreshes the ttl; a state not written again expires")
-    void r1_11_atomicWritesRefreshTheTtl() {
+    default void r1_11_atomicWritesRefreshTheTtl() {
         Store a = client();
         Store b = client();
         needAtomic(a);
@@ -412,7 +412,7 @@ abstract class PlainStoreRules extends TransitionSupport {
      */
     @Test
     @DisplayName("R1.12 (real time) a new life after expiry or delete starts above the version it replaced")
-    void r1_12_aNewLifeStartsAboveTheVersionItReplaced() {
+    default void r1_12_aNewLifeStartsAboveTheVersionItReplaced() {
         Store a = client();
         Store b = client();
         needAtomic(a);
@@ -472,13 +472,6 @@ abstract class PlainStoreRules extends TransitionSupport {
         Throwable t = assertThrows(Throwable.class, call, what + " must throw StoreException, but returned");
         if (!(t instanceof StoreException)) {
             fail(what + " must throw StoreException, but threw " + t, t);
-        }
-    }
-
-    static void assertSameState(BreakerState expected, BreakerState actual, String what) {
-        String diff = States.diff(expected, actual);
-        if (diff != null) {
-            fail(what + ": " + diff + "\n  expected " + expected + "\n  actual   " + actual);
         }
     }
 

@@ -1,5 +1,13 @@
 package dev.redeye.tck;
 
+import static dev.redeye.tck.TckSupport.STATE_TTL;
+import static dev.redeye.tck.TckSupport.T0;
+import static dev.redeye.tck.TckSupport.assertSameState;
+import static dev.redeye.tck.TckSupport.consecutive;
+import static dev.redeye.tck.TckSupport.errorRate;
+import static dev.redeye.tck.TckSupport.race;
+import static dev.redeye.tck.TckSupport.startOf;
+import static dev.redeye.tck.TckSupport.updates;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -12,7 +20,6 @@ import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StateChange;
 import dev.redeye.api.Store;
-import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TransitionKind;
 import dev.redeye.api.Transitions;
@@ -20,32 +27,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-/** Rules R2 (AtomicUpdates, consecutive strategy) and R3 (AtomicUpdates, errorRate). Extend {@link StoreTck}. */
-abstract class RecordingRules extends PlainStoreRules {
-
-    static Policy errorRate(int minimumCalls, double threshold, double decay) {
-        return Policy.builder().strategy(Strategy.ERROR_RATE).minimumCalls(minimumCalls)
-                .errorRateThreshold(threshold).errorRateDecay(decay).jitter(0.0).build();
-    }
-
-    /**
-     * The state a key never written (or deleted, or expired) starts from, as an atomic operation reported it:
-     * {@link BreakerState#initial(long)} of the store's starting version (0, or a base such as its clock).
-     */
-    static BreakerState startOf(StateChange first, String where) {
-        BreakerState p = first.previous();
-        assertTrue(p.version() >= 0 && p.equals(BreakerState.initial(p.version())), where
-                + ": a key never written must start from BreakerState.initial(v) (every counter 0, a starting "
-                + "version v >= 0), but the store reported the previous state " + p);
-        return p;
-    }
-
+/** Rules R2 (AtomicUpdates, consecutive strategy) and R3 (AtomicUpdates, errorRate). Run by {@link StoreTck}. */
+interface RecordingRules extends TckContext {
     /**
      * R2.1 A failure on an unknown key gives failures = 1, lastFailureAt = now, closed, and the store's
      * starting version for a new life of the key, the state a later get returns. If this fails, check that
@@ -53,7 +41,7 @@ abstract class RecordingRules extends PlainStoreRules {
      */
     @Test
     @DisplayName("R2.1 a failure on an unknown key gives failures 1, lastFailureAt now, closed, the starting version")
-    void r2_1_firstFailureOnUnknownKey() {
+    default void r2_1_firstFailureOnUnknownKey() {
         Store a = client();
         Store b = client();
         String k = key("first");
@@ -73,7 +61,7 @@ abstract class RecordingRules extends PlainStoreRules {
      */
     @Test
     @DisplayName("R2.2 the failure reaching failureThreshold opens with openedAt now, version + 1, a transition")
-    void r2_2_thresholdFailureOpens() {
+    default void r2_2_thresholdFailureOpens() {
         Store a = client();
         Store b = client();
         String k = key("opens");
@@ -106,7 +94,7 @@ abstract class RecordingRules extends PlainStoreRules {
      */
     @Test
     @DisplayName("R2.3 a sub-threshold increment keeps version and reports no transition")
-    void r2_3_subThresholdIncrementKeepsVersion() {
+    default void r2_3_subThresholdIncrementKeepsVersion() {
         Store a = client();
         Store b = client();
         String k = key("sub");
@@ -126,7 +114,7 @@ abstract class RecordingRules extends PlainStoreRules {
      */
     @Test
     @DisplayName("R2.4 a failure while open counts but keeps openedAt and version")
-    void r2_4_failureWhileOpenKeepsOpenedAtAndVersion() {
+    default void r2_4_failureWhileOpenKeepsOpenedAtAndVersion() {
         Store a = client();
         Store b = client();
         String k = key("open");
@@ -147,7 +135,7 @@ abstract class RecordingRules extends PlainStoreRules {
      */
     @Test
     @DisplayName("R2.5 a failure later than maxGapBetweenFailures restarts the count at 1")
-    void r2_5_maxGapRestartsTheCount() {
+    default void r2_5_maxGapRestartsTheCount() {
         Store a = client();
         Store b = client();
         String k = key("gap");
@@ -171,7 +159,7 @@ abstract class RecordingRules extends PlainStoreRules {
      */
     @Test
     @DisplayName("R2.6 a success with nothing to clear changes nothing")
-    void r2_6_successWithNothingToClearChangesNothing() {
+    default void r2_6_successWithNothingToClearChangesNothing() {
         Store a = client();
         Store b = client();
         Policy p = consecutive(5);
@@ -204,7 +192,7 @@ abstract class RecordingRules extends PlainStoreRules {
      */
     @Test
     @DisplayName("R2.7 8 threads over 2 clients record 4,000 failures: exactly 4,000 counted")
-    void r2_7_concurrentFailuresAreCountedExactly() throws Exception {
+    default void r2_7_concurrentFailuresAreCountedExactly() throws Exception {
         Store[] clients = {client(), client()};
         updates(clients[0]);
         String k = key("count");
@@ -231,7 +219,7 @@ abstract class RecordingRules extends PlainStoreRules {
      */
     @Test
     @DisplayName("R2.8 8 threads race past failureThreshold 100: exactly one opening, version + 1")
-    void r2_8_exactlyOneCallOpens() throws Exception {
+    default void r2_8_exactlyOneCallOpens() throws Exception {
         Store[] clients = {client(), client()};
         updates(clients[0]);
         Policy p = consecutive(100);
@@ -265,68 +253,9 @@ abstract class RecordingRules extends PlainStoreRules {
      */
     @Test
     @DisplayName("R2.9 every call equals Transitions applied to the prior state (50 mixed calls)")
-    void r2_9_parityWithTransitions() {
+    default void r2_9_parityWithTransitions() {
         assertParity(Policy.builder().failureThreshold(4).maxGapBetweenFailures(Duration.ofMillis(300)).jitter(0)
                 .build(), 20_26L, 50);
-    }
-
-    /**
-     * Parity with {@link Transitions} over two clients: {@code steps} calls drawn from {@code seed}
-     * (recordFailure, recordSuccess, recordOutcome, and a put of the closed state while open), each checked
-     * against the rule applied to the prior state, and the stored state read by the other client (R2.9, R9.6).
-     */
-    final void assertParity(Policy p, long seed, int steps) {
-        Store[] clients = {client(), client()};
-        String k = key("parity");
-        Random rnd = new Random(seed);
-        BreakerState model = null; // until the first write: the key starts from the store's initial(v)
-        long now = T0;
-        for (int step = 1; step <= steps; step++) {
-            Store c = clients[step % 2];
-            now += rnd.nextInt(3) == 0 ? 301 + rnd.nextInt(200) : rnd.nextInt(250);
-            String call;
-            StateChange expected;
-            StateChange actual;
-            int kind = rnd.nextInt(10);
-            if (model != null && model.open() && kind < 3) {
-                BreakerState closed = Transitions.closedFrom(model);
-                c.put(k, closed, STATE_TTL);
-                call = "put(closed state)";
-                actual = new StateChange(model, closed, null);
-            } else if (kind < 6) {
-                call = "recordFailure";
-                actual = updates(c).apply(k, AtomicOperation.failure(), p, now);
-            } else if (kind < 8) {
-                call = "recordSuccess";
-                actual = updates(c).apply(k, AtomicOperation.success(), p, now);
-            } else {
-                call = "recordOutcome(" + (kind == 8) + ")";
-                actual = updates(c).apply(k, AtomicOperation.outcome(kind == 8), p, now);
-            }
-            String where = "step " + step + " " + call + " at now = T0 + " + (now - T0) + " from "
-                    + (model == null ? "a key never written" : model) + " (" + p.strategy().wireName() + ")";
-            BreakerState from = model != null ? model : startOf(actual, where);
-            if (call.startsWith("put")) {
-                expected = actual;
-            } else if (kind < 6) {
-                expected = Transitions.recordFailure(from, p, now);
-            } else if (kind < 8) {
-                expected = Transitions.recordSuccess(from, p, now);
-            } else {
-                expected = Transitions.recordOutcome(from, kind == 8, p, now);
-            }
-            assertSameState(expected.previous(), actual.previous(), where + ": previous");
-            assertSameState(expected.state(), actual.state(), where + ": state");
-            assertEquals(expected.transition(), actual.transition(), where + ": transition");
-            Optional<BreakerState> stored = clients[(step + 1) % 2].get(k);
-            if (model == null && !expected.changed()) {
-                assertEquals(Optional.empty(), stored, where + ": a no-op on a key never written must write nothing");
-                continue;
-            }
-            model = expected.state();
-            assertSameState(model, stored.orElseThrow(() -> new AssertionError(where + ": nothing stored")),
-                    where + ": stored state read by the other client");
-        }
     }
 
     /**
@@ -335,7 +264,7 @@ abstract class RecordingRules extends PlainStoreRules {
      */
     @Test
     @DisplayName("R2.10 a clearing success keeps the version and publishes no event")
-    void r2_10_clearingIsAWriteNotATransition() {
+    default void r2_10_clearingIsAWriteNotATransition() {
         Store a = client();
         Store b = client();
         updates(a);
@@ -370,7 +299,7 @@ abstract class RecordingRules extends PlainStoreRules {
      */
     @Test
     @DisplayName("R3.1 50 outcomes give the errorRate (within 1e-9) and samples of Transitions")
-    void r3_1_errorRateParity() {
+    default void r3_1_errorRateParity() {
         Store[] clients = {client(), client()};
         String k = key("ewma");
         Policy p = errorRate(10, 0.95, 0.9);
@@ -401,7 +330,7 @@ abstract class RecordingRules extends PlainStoreRules {
      */
     @Test
     @DisplayName("R3.2 errorRate opens only with samples >= minimumCalls and rate >= threshold")
-    void r3_2_errorRateOpensOnBothConditions() {
+    default void r3_2_errorRateOpensOnBothConditions() {
         Store a = client();
         Store b = client();
         Policy p = errorRate(10, 0.5, 0.9);
@@ -434,7 +363,7 @@ abstract class RecordingRules extends PlainStoreRules {
      */
     @Test
     @DisplayName("R3.3 8 threads over 2 clients record 2,000 outcomes: samples is exactly 2,000")
-    void r3_3_concurrentOutcomesAreCountedExactly() throws Exception {
+    default void r3_3_concurrentOutcomesAreCountedExactly() throws Exception {
         Store[] clients = {client(), client()};
         updates(clients[0]);
         String k = key("samples");
@@ -460,7 +389,7 @@ abstract class RecordingRules extends PlainStoreRules {
      */
     @Test
     @DisplayName("R3.4 4 failures in 5 calls open the errorRate breaker without 5 consecutive failures")
-    void r3_4_fourInFivePatternOpens() {
+    default void r3_4_fourInFivePatternOpens() {
         Store a = client();
         Store b = client();
         String k = key("four-in-five");

@@ -135,7 +135,7 @@ final class ScenarioGenerator {
 
     /** Two keys with their own policies; some names are hostile (quotes, braces, newlines, non-BMP). */
     List<KeySpec> keys() {
-        List<String> hostile = new ArrayList<>(TckBase.hostileNames());
+        List<String> hostile = new ArrayList<>(TckSupport.hostileNames());
         hostile.removeIf(n -> n.length() > 100);
         String first = random.nextInt(4) == 0 ? hostile.get(random.nextInt(hostile.size())) : "k1";
         String second;

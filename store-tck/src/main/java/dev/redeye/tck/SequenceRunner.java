@@ -110,7 +110,7 @@ final class SequenceRunner {
         /** The replay, declaring the keys in {@code used}. */
         String replay(Set<Integer> used) {
             StringBuilder sb = new StringBuilder();
-            sb.append("  Keys and policies (a fresh key prefix replaces the TCK's; T0 = ").append(TckBase.T0)
+            sb.append("  Keys and policies (a fresh key prefix replaces the TCK's; T0 = ").append(TckSupport.T0)
                     .append("L):\n");
             for (int k = 0; k < scenario.keys().size(); k++) {
                 if (used.contains(k)) {
@@ -309,7 +309,7 @@ final class SequenceRunner {
         long start = System.nanoTime();
         long left;
         while ((left = until - System.nanoTime()) > 0) {
-            TckBase.sleep(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left) + 1));
+            TckSupport.sleep(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left) + 1));
         }
         return Math.max(1, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     }

@@ -108,7 +108,7 @@ final class States {
 
     /** A virtual time as an offset from the TCK's epoch: {@code T0+1250}. */
     static String time(long t) {
-        long d = t - TckBase.T0;
+        long d = t - TckSupport.T0;
         return d >= 0 ? "T0+" + d : "T0" + d;
     }
 }

@@ -66,7 +66,7 @@ final class StepResolver {
     Call resolve(int index, Step s, ReferenceModel m) {
         KeySpec spec = scenario.keys().get(s.key());
         Policy p = spec.policy();
-        long now = TckBase.T0 + s.at() + scenario.skew(s.client());
+        long now = TckSupport.T0 + s.at() + scenario.skew(s.client());
         KeyModel k = m.key(s.key());
         switch (s.kind()) {
             case RECORD_FAILURE:

@@ -61,5 +61,6 @@ import org.junit.jupiter.api.TestMethodOrder;
  * a build, hooks included, with {@link TckRunner#run(Class)}.
  */
 @TestMethodOrder(MethodOrderer.MethodName.class)
-public abstract class StoreTck extends LeakyRules {
+public abstract class StoreTck extends TckBase implements PlainStoreRules, RecordingRules, ClaimRules,
+        TransitionRules, FeedRules, EngineRules, ModelRules, LeakyRules {
 }

@@ -1,9 +1,11 @@
 package dev.redeye.tck;
 
+import static dev.redeye.tck.TckSupport.DEFAULT_PATIENCE;
+import static dev.redeye.tck.TckSupport.T0;
+
+import dev.redeye.CircuitBreaker;
 import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.OperationNames;
-import dev.redeye.api.Policy;
 import dev.redeye.api.Store;
 import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TrialClaims;
@@ -16,9 +18,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -27,26 +28,58 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The root of the TCK: the implementer's hooks and the support every rule group uses (client tracking, a
- * fresh random key prefix per test, capability assumptions, races, polling). Implementers extend
- * {@link StoreTck}, not this class.
+ * The state of a running test behind {@link TckContext}: the implementer's hooks, the clients the test opened
+ * (closed after it, after its breakers), a fresh random key prefix per test, the virtual clock and the run's
+ * settings. Implementers extend {@link StoreTck}, not this class.
  */
 @ExtendWith({RuleFailureReporter.class, TckBase.Settings.class})
-abstract class TckBase {
+abstract class TckBase implements TckContext {
     private static final Logger LOG = LoggerFactory.getLogger(TckBase.class);
-
-    /** The virtual epoch of every rule: {@code now} values are {@code T0} plus offsets. */
-    static final long T0 = 1_000_000L;
-    /** How long feed and expiry rules wait by default for something that should happen. */
-    static final Duration DEFAULT_PATIENCE = Duration.ofSeconds(10);
-    /** A clean-up ttl for put, far above anything a rule waits. */
-    static final Duration STATE_TTL = Duration.ofHours(1);
 
     private final List<Store> opened = new CopyOnWriteArrayList<>();
     private String prefix;
     private volatile Duration patience = DEFAULT_PATIENCE;
     private volatile long seed = TckRunner.DEFAULT_SEED;
     private volatile int tries = TckRunner.DEFAULT_TRIES;
+    private final AtomicLong clock = new AtomicLong(T0);
+    private final List<CircuitBreaker> breakers = new ArrayList<>();
+    private final AtomicLong runs = new AtomicLong();
+    private final TckHooks hooks = new TckHooks() {
+        @Override
+        public void corrupt(Store client, String key) throws Exception {
+            TckBase.this.corrupt(client, key);
+        }
+
+        @Override
+        public void interruptFeed(Store client) throws Exception {
+            TckBase.this.interruptFeed(client);
+        }
+
+        @Override
+        public void rewind(Store client, String key, BreakerState state) throws Exception {
+            TckBase.this.rewind(client, key, state);
+        }
+
+        @Override
+        public boolean backendThread(Thread thread) {
+            return TckBase.this.backendThread(thread);
+        }
+
+        @Override
+        public Set<Class<?>> expectedCapabilities() {
+            return TckBase.this.expectedCapabilities();
+        }
+
+        @Override
+        public boolean expectationsStated() {
+            return TckBase.this.expectationsStated();
+        }
+
+        @Override
+        public String expectationSource() {
+            return TckBase.this.expectationSource();
+        }
+    };
 
     /**
      * A new independent client each call (two clients stand for two processes). The TCK closes every client
@@ -145,6 +178,10 @@ abstract class TckBase {
 
     @AfterEach
     final void tckCloseClients() {
+        for (CircuitBreaker b : breakers) {
+            b.close();
+        }
+        breakers.clear();
         List<Store> toClose = new ArrayList<>(opened);
         opened.clear();
         Collections.reverse(toClose);
@@ -163,7 +200,8 @@ abstract class TckBase {
     }
 
     /** Opens a new client through the implementer's factory; the TCK closes it after the test. */
-    final Store client() {
+    @Override
+    public final Store client() {
         Store s;
         try {
             s = newClient();
@@ -178,106 +216,26 @@ abstract class TckBase {
     }
 
     /** A key unique to this test: the per-test random prefix plus {@code name}. */
-    final String key(String name) {
+    @Override
+    public final String key(String name) {
         return prefix + name;
-    }
-
-    /** The capability, or the test is skipped with "store does not declare X". */
-    static <C> C need(Store s, Class<C> type) {
-        var c = s.capability(type);
-        Assumptions.assumeTrue(c.isPresent(), () -> "store does not declare " + type.getSimpleName());
-        return c.get();
-    }
-
-    /** The store's {@link AtomicUpdates}; the rule is skipped, with the reason, if it lacks it. */
-    static AtomicUpdates updates(Store s) {
-        return need(s, AtomicUpdates.class);
-    }
-
-    static TrialClaims claims(Store s) {
-        return need(s, TrialClaims.class);
-    }
-
-    static TransitionFeed feed(Store s) {
-        return need(s, TransitionFeed.class);
-    }
-
-    /** A consecutive-strategy policy without jitter. */
-    static Policy consecutive(int failureThreshold) {
-        return Policy.builder().failureThreshold(failureThreshold).jitter(0.0).build();
     }
 
     /**
      * How long feed and expiry rules wait for something that should happen (they finish as soon as it does):
      * 10 s, or the JUnit configuration parameter / system property {@value TckRunner#PATIENCE_PARAMETER} in ms.
      */
-    final Duration patience() {
+    @Override
+    public final Duration patience() {
         return patience;
-    }
-
-    /** Polls {@code condition} every 20 ms until it holds or {@link #patience()} runs out; returns whether it held. */
-    final boolean eventually(BooleanSupplier condition) {
-        long deadline = System.nanoTime() + patience.toNanos();
-        while (true) {
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            sleep(20);
-        }
-    }
-
-    static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-    }
-
-    /** The body of one racing thread. */
-    @FunctionalInterface
-    interface RaceBody {
-        void run(int thread, Store client) throws Exception;
-    }
-
-    /**
-     * Runs {@code threads} threads, thread {@code i} on {@code clients[i % clients.length]}, released together
-     * ({@link Race}). Fails with the first exception any thread threw, or if a thread is still running after
-     * 60 s.
-     */
-    static void race(int threads, Store[] clients, RaceBody body) throws InterruptedException {
-        Race.run(threads, Duration.ofSeconds(60), i -> body.run(i, clients[i % clients.length]));
-    }
-
-    /**
-     * Keys that break naive schemes: braces (Redis hash tags), quotes and SQL, whitespace, a newline, 10 KB,
-     * non-BMP characters, pairs a naive prefix confuses, and the largest names the engine accepts
-     * ({@link OperationNames#MAX_LENGTH} code units of 3-byte UTF-8, and of surrogate pairs), which every store
-     * must take, since the engine lets them through.
-     */
-    static List<String> hostileNames() {
-        return List.of(
-                "{a}", "a}", "{a", "a", "a:trial", "a:claims", "'; DROP TABLE x; --", "\"quoted\" 'single'",
-                "with space", "new\nline", "tab\tand\\backslash", "%s %d ${x} $1 ? :name", "emoji \uD83D\uDE00 "
-                        + "\uD834\uDD1E", "\u00e9\u00e8 \u4e2d\u6587", "x".repeat(10 * 1024), "a*", "[a]",
-                "\u4e2d".repeat(OperationNames.MAX_LENGTH), "\uD83D\uDE00".repeat(OperationNames.MAX_LENGTH / 2));
-    }
-
-    /** A key or name as it appears in a failure message: quoted, escaped, long ones shortened. */
-    static String describe(String name) {
-        String shown = name.length() > 40 ? name.substring(0, 20) + "...(" + name.length() + " chars)" : name;
-        return "'" + shown.replace("\n", "\\n").replace("\t", "\\t") + "'";
     }
 
     /**
      * The seed of the model rules' random scenarios: {@value TckRunner#DEFAULT_SEED}, or the JUnit
      * configuration parameter / system property {@value TckRunner#SEED_PARAMETER}.
      */
-    final long seed() {
+    @Override
+    public final long seed() {
         return seed;
     }
 
@@ -285,8 +243,29 @@ abstract class TckBase {
      * How many random scenarios each model rule runs: {@value TckRunner#DEFAULT_TRIES}, or the JUnit
      * configuration parameter / system property {@value TckRunner#TRIES_PARAMETER}.
      */
-    final int tries() {
+    @Override
+    public final int tries() {
         return tries;
+    }
+
+    @Override
+    public final long now() {
+        return clock.addAndGet(1_000);
+    }
+
+    @Override
+    public final TckHooks hooks() {
+        return hooks;
+    }
+
+    @Override
+    public final List<CircuitBreaker> breakers() {
+        return breakers;
+    }
+
+    @Override
+    public final AtomicLong modelRuns() {
+        return runs;
     }
 
     /**

@@ -9,6 +9,10 @@ import dev.redeye.api.TrialClaims;
 import dev.redeye.api.StoreUris;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.Deque;
+import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
@@ -290,9 +294,9 @@ public final class TckRunner {
         return collector.report(target, selected, elapsed);
     }
 
-    /** The test method of {@code rule} in the class hierarchy of {@code testClass}. */
+    /** The test method of {@code rule} in the class hierarchy of {@code testClass}, its rule groups included. */
     static Method testMethod(Class<?> testClass, Rule rule) {
-        for (Class<?> c = testClass; c != null && c != Object.class; c = c.getSuperclass()) {
+        for (Class<?> c : hierarchy(testClass)) {
             for (Method m : c.getDeclaredMethods()) {
                 if (m.isAnnotationPresent(Test.class) && m.getName().startsWith(rule.methodPrefix())) {
                     return m;
@@ -300,5 +304,24 @@ public final class TckRunner {
             }
         }
         throw new IllegalStateException("no test method for rule " + rule.id() + " in " + testClass.getName());
+    }
+
+    /** {@code type}, its superclasses and every interface they implement (the rule groups), each once. */
+    static List<Class<?>> hierarchy(Class<?> type) {
+        List<Class<?>> out = new ArrayList<>();
+        Deque<Class<?>> todo = new ArrayDeque<>();
+        todo.add(type);
+        while (!todo.isEmpty()) {
+            Class<?> c = todo.poll();
+            if (c == Object.class || out.contains(c)) {
+                continue;
+            }
+            out.add(c);
+            if (c.getSuperclass() != null) {
+                todo.add(c.getSuperclass());
+            }
+            todo.addAll(Arrays.asList(c.getInterfaces()));
+        }
+        return out;
     }
 }

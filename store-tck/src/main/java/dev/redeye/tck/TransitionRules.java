@@ -1,5 +1,16 @@
 package dev.redeye.tck;
 
+import static dev.redeye.tck.TckSupport.FORCED_WAIT_MILLIS;
+import static dev.redeye.tck.TckSupport.LONG_TTL;
+import static dev.redeye.tck.TckSupport.SHORT_STATE_TTL;
+import static dev.redeye.tck.TckSupport.STATE_TTL;
+import static dev.redeye.tck.TckSupport.T0;
+import static dev.redeye.tck.TckSupport.assertSameState;
+import static dev.redeye.tck.TckSupport.claims;
+import static dev.redeye.tck.TckSupport.consecutive;
+import static dev.redeye.tck.TckSupport.race;
+import static dev.redeye.tck.TckSupport.token;
+import static dev.redeye.tck.TckSupport.updates;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -26,9 +37,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-/** Rules R5 (AtomicUpdates). Extend {@link StoreTck}. */
-abstract class TransitionRules extends ClaimRules {
-
+/** Rules R5 (AtomicUpdates). Run by {@link StoreTck}. */
+interface TransitionRules extends TckContext {
     /** An open, not forced state with counters in every field, as a breaker has after some failed trials. */
     static BreakerState openState(long openedAt, long version) {
         return new BreakerState(6, openedAt - 5, true, openedAt, 1, 0.75, 40, 0, false, version);
@@ -40,7 +50,7 @@ abstract class TransitionRules extends ClaimRules {
      */
     @Test
     @DisplayName("R5.1 a trial success with successThreshold 1 closes and resets every counter")
-    void r5_1_trialSuccessCloses() {
+    default void r5_1_trialSuccessCloses() {
         Store a = client();
         Store b = client();
         String k = key("close");
@@ -61,7 +71,7 @@ abstract class TransitionRules extends ClaimRules {
      */
     @Test
     @DisplayName("R5.2 with successThreshold 3 two trial successes count, the third closes")
-    void r5_2_successThresholdCounts() {
+    default void r5_2_successThresholdCounts() {
         Store a = client();
         Store b = client();
         String k = key("three");
@@ -88,7 +98,7 @@ abstract class TransitionRules extends ClaimRules {
      */
     @Test
     @DisplayName("R5.3 a trial failure reopens with openedAt now, openCount + 1, version + 1")
-    void r5_3_trialFailureReopens() {
+    default void r5_3_trialFailureReopens() {
         Store a = client();
         Store b = client();
         String k = key("reopen");
@@ -109,7 +119,7 @@ abstract class TransitionRules extends ClaimRules {
      */
     @Test
     @DisplayName("R5.4 openCount grows across failed trials and returns to 0 on close")
-    void r5_4_openCountGrowsAndResets() {
+    default void r5_4_openCountGrowsAndResets() {
         Store a = client();
         Store b = client();
         String k = key("backoff");
@@ -135,7 +145,7 @@ abstract class TransitionRules extends ClaimRules {
      */
     @Test
     @DisplayName("R5.5 forcing OPEN, HALF_OPEN and CLOSED reads back with that status and version + 1")
-    void r5_5_forceReadsBack() {
+    default void r5_5_forceReadsBack() {
         Store a = client();
         Store b = client();
         String k = key("force");
@@ -166,14 +176,14 @@ abstract class TransitionRules extends ClaimRules {
         assertEquals(v + 2, s.version(), "version + 1 after force HALF_OPEN");
 
         Optional<TrialClaims> claims = a.capability(TrialClaims.class);
-        claims.ifPresent(c -> assertTrue(c.claimTrial(k, 1, ClaimRules.LONG_TTL).isPresent(), "a half-open trial claim"));
+        claims.ifPresent(c -> assertTrue(c.claimTrial(k, 1, LONG_TTL).isPresent(), "a half-open trial claim"));
         StateChange closed = ta.apply(k, AtomicOperation.force(BreakerStatus.CLOSED), p, T0 + 400);
         assertEquals(TransitionKind.FORCED_CLOSED, closed.transition(), "force CLOSED is a transition");
         s = b.get(k).orElseThrow();
         assertSameState(Transitions.closedFrom(half.state()), s, "stored state after force CLOSED");
         assertEquals(BreakerStatus.CLOSED, Transitions.status(s, p, T0 + 400, 1.0), "status after force CLOSED");
         assertEquals(v + 3, s.version(), "version + 1 after force CLOSED");
-        claims.ifPresent(c -> assertTrue(c.claimTrial(k, 1, ClaimRules.LONG_TTL).isPresent(),
+        claims.ifPresent(c -> assertTrue(c.claimTrial(k, 1, LONG_TTL).isPresent(),
                 "force CLOSED must remove every trial claim of the key"));
 
         StateChange again = updates(b).apply(k, AtomicOperation.force(BreakerStatus.CLOSED), p, T0 + 500);
@@ -201,21 +211,21 @@ abstract class TransitionRules extends ClaimRules {
      */
     @Test
     @DisplayName("R5.7 (real time) a state forced open outlives the policy's stateTtl")
-    void r5_7_forcedOpenOutlivesStateTtl() throws InterruptedException {
+    default void r5_7_forcedOpenOutlivesStateTtl() throws InterruptedException {
         Store a = client();
         Store b = client();
         String k = key("forced-state-ttl");
         Policy p = Policy.builder().failureThreshold(2).resetTimeout(java.time.Duration.ofMillis(100))
-                .maxResetTimeout(java.time.Duration.ofMillis(100)).stateTtl(PlainStoreRules.SHORT_STATE_TTL).build();
+                .maxResetTimeout(java.time.Duration.ofMillis(100)).stateTtl(SHORT_STATE_TTL).build();
         StateChange held = updates(a).apply(k, AtomicOperation.force(BreakerStatus.FORCED_OPEN), p, T0);
         assertTrue(held.state().forced(), "force OPEN must hold the breaker open");
         Optional<AtomicUpdates> rec = b.capability(AtomicUpdates.class);
         if (rec.isPresent()) {
             assertTrue(rec.get().apply(k, AtomicOperation.failure(), p, T0 + 1).state().forced(), "a failure while forced keeps it forced");
         }
-        Thread.sleep(PlainStoreRules.FORCED_WAIT_MILLIS);
+        Thread.sleep(FORCED_WAIT_MILLIS);
         Optional<BreakerState> read = b.get(k);
-        assertTrue(read.isPresent(), "a state forced open was gone " + PlainStoreRules.FORCED_WAIT_MILLIS
+        assertTrue(read.isPresent(), "a state forced open was gone " + FORCED_WAIT_MILLIS
                 + " ms later (stateTtl " + p.stateTtlMillis() + " ms): the breaker an operator held open closed");
         assertTrue(read.get().forced(), "the state read back is no longer forced: " + read.get());
     }
@@ -227,7 +237,7 @@ abstract class TransitionRules extends ClaimRules {
      */
     @Test
     @DisplayName("R5.6 concurrent trial outcomes from 2 clients are linearizable")
-    void r5_6_concurrentTrialOutcomesAreLinearizable() throws Exception {
+    default void r5_6_concurrentTrialOutcomesAreLinearizable() throws Exception {
         Store[] clients = {client(), client()};
         updates(clients[0]);
         String k = key("linear");
@@ -290,7 +300,7 @@ abstract class TransitionRules extends ClaimRules {
      */
     @Test
     @DisplayName("R5.8 an outcome of an earlier open period is a no-op: a late success never closes")
-    void r5_8_lateOutcomesAreFencedOut() {
+    default void r5_8_lateOutcomesAreFencedOut() {
         Store a = client();
         Store b = client();
         String k = key("fenced");
@@ -326,7 +336,7 @@ abstract class TransitionRules extends ClaimRules {
      */
     @Test
     @DisplayName("R5.9 three failing trials of one period reopen once: openCount + 1, version + 1")
-    void r5_9_failingTrialsOfOnePeriodReopenOnce() throws Exception {
+    default void r5_9_failingTrialsOfOnePeriodReopenOnce() throws Exception {
         Store[] clients = {client(), client()};
         updates(clients[0]);
         Policy p = Policy.builder().failureThreshold(2).jitter(0).build();
@@ -358,7 +368,7 @@ abstract class TransitionRules extends ClaimRules {
      */
     @Test
     @DisplayName("R5.10 trialSuccesses restarts at 0 in every new open period")
-    void r5_10_trialSuccessesRestartEveryPeriod() {
+    default void r5_10_trialSuccessesRestartEveryPeriod() {
         Store a = client();
         Store b = client();
         String k = key("periods");
@@ -400,7 +410,7 @@ abstract class TransitionRules extends ClaimRules {
      */
     @Test
     @DisplayName("R5.11 forcing HALF_OPEN removes every live claim of the key")
-    void r5_11_forceHalfOpenRemovesClaims() {
+    default void r5_11_forceHalfOpenRemovesClaims() {
         Store a = client();
         Store b = client();
         TrialClaims ca = claims(a);

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 class HistoryCheckerTest {
     private static final Policy P = Policy.builder().failureThreshold(5).jitter(0).build();
     private static final BreakerState F0 = BreakerState.INITIAL.toBuilder().version(5).build();
-    private static final BreakerState F1 = F0.toBuilder().failures(1).lastFailureAt(TckBase.T0).build();
-    private static final BreakerState F2 = F0.toBuilder().failures(2).lastFailureAt(TckBase.T0).build();
+    private static final BreakerState F1 = F0.toBuilder().failures(1).lastFailureAt(TckSupport.T0).build();
+    private static final BreakerState F2 = F0.toBuilder().failures(2).lastFailureAt(TckSupport.T0).build();
 
     /** A model whose key 0 holds {@code s}. */
     private static ReferenceModel holding(BreakerState s) {
@@ -33,7 +33,7 @@ class HistoryCheckerTest {
     }
 
     private static Event failure(int thread, int index, StateChange returned, long from, long to) {
-        return new Event(thread, index, "a", Call.of(Call.Op.RECORD_FAILURE, 0, P, TckBase.T0),
+        return new Event(thread, index, "a", Call.of(Call.Op.RECORD_FAILURE, 0, P, TckSupport.T0),
                 new Observed(returned, null, from, to));
     }
 
@@ -96,10 +96,10 @@ class HistoryCheckerTest {
         // t1's force took effect before t2's put (it returned the state the put replaced), so the claim t2 took
         // after the put came after the force and outlives it: t3's token would need the force's claim removal
         // to come later than its state change, which no store may do (one atomic step per call).
-        BreakerState open = F2.toBuilder().open(true).openedAt(TckBase.T0).version(6).build();
+        BreakerState open = F2.toBuilder().open(true).openedAt(TckSupport.T0).version(6).build();
         BreakerState closed = dev.redeye.api.Transitions.closedFrom(open);
         BreakerState put = F1.toBuilder().version(9).build();
-        Call force = Call.force(0, dev.redeye.api.BreakerStatus.CLOSED, P, TckBase.T0);
+        Call force = Call.force(0, dev.redeye.api.BreakerStatus.CLOSED, P, TckSupport.T0);
         Call claim = Call.claim(0, 1, Duration.ofMinutes(5));
         List<Event> forcing = List.of(new Event(0, 0, "a", force, new Observed(new StateChange(open, closed,
                 dev.redeye.api.TransitionKind.FORCED_CLOSED), null, 0, 100)));
@@ -120,12 +120,12 @@ class HistoryCheckerTest {
         ReferenceModel deleted = holding(F1).apply(Call.plain(Call.Op.DELETE, 0), new Observed(null, null, 0, 0))
                 .next();
         BreakerState reborn = BreakerState.initial(1_000_000_007L);
-        StateChange fine = new StateChange(reborn, reborn.toBuilder().failures(1).lastFailureAt(TckBase.T0).build(),
+        StateChange fine = new StateChange(reborn, reborn.toBuilder().failures(1).lastFailureAt(TckSupport.T0).build(),
                 null);
         assertTrue(HistoryChecker.check(deleted, List.of(List.of(failure(0, 0, fine, 0, 1)))).linearizable());
         for (long v : new long[] {4, F1.version()}) { // below the old version, and the old version itself
             BreakerState backwards = BreakerState.initial(v);
-            StateChange bad = new StateChange(backwards, backwards.toBuilder().failures(1).lastFailureAt(TckBase.T0)
+            StateChange bad = new StateChange(backwards, backwards.toBuilder().failures(1).lastFailureAt(TckSupport.T0)
                     .build(), null);
             Result r = HistoryChecker.check(deleted, List.of(List.of(failure(0, 0, bad, 0, 1))));
             assertFalse(r.linearizable(), "a new life at version " + v);

@@ -19,7 +19,7 @@ class RuleListTest {
     @Test
     void everyRuleHasExactlyOneTestMethodNamedAfterIt() {
         Map<Rule, List<String>> methods = new EnumMap<>(Rule.class);
-        for (Class<?> c = StoreTck.class; c != Object.class; c = c.getSuperclass()) {
+        for (Class<?> c : TckRunner.hierarchy(StoreTck.class)) {
             for (Method m : c.getDeclaredMethods()) {
                 if (!m.isAnnotationPresent(Test.class)) {
                     continue;

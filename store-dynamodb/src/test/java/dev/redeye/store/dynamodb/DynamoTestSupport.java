@@ -3,8 +3,7 @@ package dev.redeye.store.dynamodb;
 import java.net.URI;
 import java.time.Duration;
 import java.util.UUID;
-import org.testcontainers.DockerClientFactory;
-import org.testcontainers.containers.GenericContainer;
+import dev.redeye.testsupport.ServiceAddress;
 import org.testcontainers.containers.wait.strategy.Wait;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -14,50 +13,26 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 
 /**
- * Where the tests find a DynamoDB endpoint: {@code REDEYE_DYNAMODB_URL} (dynalite, started by
- * {@code scripts/services.sh}); else dynalite in a Testcontainers container where a Docker engine exists; else
- * the test fails saying how to provide one. Never a mock, never a silent skip. Every test class works in
- * tables of its own (random names) and deletes them.
+ * Where the tests find a DynamoDB endpoint ({@link #DYNAMODB}: {@code REDEYE_DYNAMODB_URL}, dynalite started by
+ * {@code scripts/services.sh}; else dynalite in a Testcontainers container; else a failure saying how to
+ * provide one) and the raw client they check it with. Every test class works in tables of its own (random
+ * names) and deletes them.
  */
 final class DynamoTestSupport {
     static final String ENV = "REDEYE_DYNAMODB_URL";
-    private static String url;
-    private static GenericContainer<?> container;
+    static final ServiceAddress DYNAMODB = ServiceAddress.of(ENV, "node:20-alpine", 4567, "http://%s:%d",
+            "for example '. scripts/services.sh', which installs dynalite with npm and starts it, or 'npx dynalite"
+                    + " --port 4567 --createTableMs 0 --deleteTableMs 0 --updateTableMs 0' and export " + ENV
+                    + "=http://127.0.0.1:4567.")
+            .withContainer(c -> c.withCommand("npx", "-y", "dynalite@4.0.0", "--port", "4567", "--createTableMs",
+                    "0", "--deleteTableMs", "0", "--updateTableMs", "0")
+                    .waitingFor(Wait.forListeningPort().withStartupTimeout(Duration.ofMinutes(3))));
 
     private DynamoTestSupport() {
     }
 
-    static synchronized String url() {
-        if (url != null) {
-            return url;
-        }
-        String env = System.getenv(ENV);
-        if (env != null && !env.isBlank()) {
-            url = env.trim();
-            return url;
-        }
-        boolean docker;
-        try {
-            docker = DockerClientFactory.instance().isDockerAvailable();
-        } catch (RuntimeException e) {
-            docker = false;
-        }
-        if (!docker) {
-            throw new IllegalStateException("No DynamoDB endpoint for the store-dynamodb tests: set " + ENV
-                    + " (for example '. scripts/services.sh', which installs dynalite with npm and starts it, or "
-                    + "'npx dynalite --port 4567 --createTableMs 0 --deleteTableMs 0 --updateTableMs 0' and "
-                    + "export " + ENV + "=http://127.0.0.1:4567), or provide a Docker engine for Testcontainers.");
-        }
-        @SuppressWarnings("resource") // lives as long as the test JVM; Ryuk removes it
-        GenericContainer<?> c = new GenericContainer<>("node:20-alpine")
-                .withCommand("npx", "-y", "dynalite@4.0.0", "--port", "4567", "--createTableMs", "0",
-                        "--deleteTableMs", "0", "--updateTableMs", "0")
-                .withExposedPorts(4567)
-                .waitingFor(Wait.forListeningPort().withStartupTimeout(Duration.ofMinutes(3)));
-        c.start();
-        container = c;
-        url = "http://" + c.getHost() + ":" + c.getMappedPort(4567);
-        return url;
+    static String url() {
+        return DYNAMODB.url();
     }
 
     /** A random table name for one test class. */

@@ -2,6 +2,7 @@ package dev.redeye.store.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.redeye.testsupport.ServiceAddress;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -11,49 +12,29 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import org.postgresql.ds.PGSimpleDataSource;
-import org.testcontainers.DockerClientFactory;
-import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
-import org.testcontainers.utility.DockerImageName;
 
 /**
- * Where the tests find PostgreSQL: {@code REDEYE_POSTGRES_URL} (a {@code jdbc:postgresql://} or
- * {@code postgresql://} URL), else a Testcontainers PostgreSQL when a Docker engine is available, else the
- * test fails saying how to provide one. Each test class works in its own random schema and drops it.
+ * Where the tests find PostgreSQL ({@link #POSTGRES}: {@code REDEYE_POSTGRES_URL}, a {@code jdbc:postgresql://}
+ * or {@code postgresql://} URL, else a Testcontainers PostgreSQL, else a failure saying how to provide one) and
+ * the raw access they check it with. Each test class works in its own random schema and drops it.
  */
 final class PgTestSupport {
     static final String ENV = "REDEYE_POSTGRES_URL";
     /** How long {@link #eventually} waits. */
     static final Duration PATIENCE = Duration.ofSeconds(10);
-    private static String url;
-    private static GenericContainer<?> container;
+    static final ServiceAddress POSTGRES = ServiceAddress.of(ENV, "postgres:16-alpine", 5432,
+            "jdbc:postgresql://%s:%d/postgres?user=postgres", "for example export " + ENV
+                    + "='jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres'; see store-postgres/README.md.")
+            .withContainer(c -> c.withEnv("POSTGRES_HOST_AUTH_METHOD", "trust")
+                    .waitingFor(Wait.forLogMessage(".*database system is ready to accept connections.*", 2)));
 
     private PgTestSupport() {
     }
 
     /** A URL (jdbc: or postgresql:) of the server the tests use. */
-    static synchronized String url() {
-        if (url != null) {
-            return url;
-        }
-        String env = System.getenv(ENV);
-        if (env != null && !env.isBlank()) {
-            url = env.trim();
-            return url;
-        }
-        if (DockerClientFactory.instance().isDockerAvailable()) {
-            GenericContainer<?> c = new GenericContainer<>(DockerImageName.parse("postgres:16-alpine"))
-                    .withEnv("POSTGRES_HOST_AUTH_METHOD", "trust")
-                    .withExposedPorts(5432)
-                    .waitingFor(Wait.forLogMessage(".*database system is ready to accept connections.*", 2));
-            c.start();
-            container = c;
-            url = "jdbc:postgresql://" + c.getHost() + ":" + c.getMappedPort(5432) + "/postgres?user=postgres";
-            return url;
-        }
-        throw new AssertionError("These tests need PostgreSQL. Set " + ENV + " (for example "
-                + "export " + ENV + "='jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres') or run a Docker "
-                + "engine for Testcontainers; see store-postgres/README.md.");
+    static String url() {
+        return POSTGRES.url();
     }
 
     /** The test server's URL with extra query parameters appended (for the provider). */

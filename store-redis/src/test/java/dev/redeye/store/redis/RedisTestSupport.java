@@ -6,9 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-
-import org.testcontainers.DockerClientFactory;
-import org.testcontainers.containers.GenericContainer;
+import dev.redeye.testsupport.ServiceAddress;
 
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.UnifiedJedis;
@@ -18,42 +16,19 @@ import redis.clients.jedis.params.SetParams;
 import redis.clients.jedis.resps.ScanResult;
 
 /**
- * Where the tests find Redis: {@code REDEYE_REDIS_URL} if set; else a Testcontainers Redis where a Docker
- * engine exists; else the test fails saying how to provide one. Never a mock, never a silent skip.
+ * Where the tests find Redis ({@link #REDIS}: {@code REDEYE_REDIS_URL}, else a Testcontainers Redis, else a
+ * failure saying how to provide one) and the raw access they check it with.
  */
 final class RedisTestSupport {
-    private static String url;
-    private static GenericContainer<?> container;
+    static final ServiceAddress REDIS = ServiceAddress.of("REDEYE_REDIS_URL", "redis:7.2-alpine", 6379,
+            "redis://%s:%d", "for example export REDEYE_REDIS_URL=redis://127.0.0.1:6379 after"
+                    + " 'apt-get install -y redis-server' or 'redis-server --daemonize yes'.");
 
     private RedisTestSupport() {
     }
 
-    static synchronized String url() {
-        if (url != null) {
-            return url;
-        }
-        String env = System.getenv("REDEYE_REDIS_URL");
-        if (env != null && !env.isBlank()) {
-            url = env.trim();
-            return url;
-        }
-        boolean docker;
-        try {
-            docker = DockerClientFactory.instance().isDockerAvailable();
-        } catch (RuntimeException e) {
-            docker = false;
-        }
-        if (!docker) {
-            throw new IllegalStateException("No Redis for the store-redis tests: set REDEYE_REDIS_URL (for example"
-                    + " export REDEYE_REDIS_URL=redis://127.0.0.1:6379 after 'apt-get install -y redis-server' or"
-                    + " 'redis-server --daemonize yes'), or provide a Docker engine for Testcontainers.");
-        }
-        @SuppressWarnings("resource") // lives as long as the test JVM; Ryuk removes it
-        GenericContainer<?> c = new GenericContainer<>("redis:7.2-alpine").withExposedPorts(6379);
-        c.start();
-        container = c;
-        url = "redis://" + c.getHost() + ":" + c.getMappedPort(6379);
-        return url;
+    static String url() {
+        return REDIS.url();
     }
 
     /** A fresh key prefix, so concurrent test runs on one server never meet. */
