@@ -2,8 +2,8 @@ package dev.redeye;
 
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
+import dev.redeye.spi.Store;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;

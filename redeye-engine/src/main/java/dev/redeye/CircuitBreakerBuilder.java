@@ -4,10 +4,10 @@ import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.InvalidOptionException;
 import dev.redeye.api.Option;
 import dev.redeye.api.Policy;
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreUnavailableException;
 import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
+import dev.redeye.spi.Store;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
@@ -261,7 +261,7 @@ public final class CircuitBreakerBuilder {
     }
 
     /**
-     * Called with every transition the store publishes on its {@link dev.redeye.api.TransitionFeed}: any
+     * Called with every transition the store publishes on its {@link dev.redeye.spi.TransitionFeed}: any
      * instance's (this one's included) and any operation's, so an instance hears that another one opened
      * the breaker without reaching into {@code store.capability(TransitionFeed.class)}. The breaker
      * subscribes at build (in local mode, to its in-process store's feed), and retries a subscription
@@ -285,7 +285,7 @@ public final class CircuitBreakerBuilder {
     public CircuitBreakerBuilder writableStackTraces(boolean v) { writableStackTraces = v; return this; }
 
     /**
-     * Whether to subscribe to the store's {@link dev.redeye.api.TransitionFeed} at build even without the
+     * Whether to subscribe to the store's {@link dev.redeye.spi.TransitionFeed} at build even without the
      * local cache, a fleet listener or an observer (any of which subscribes anyway), so that this instance
      * learns other instances' transitions as they happen: a breaker another instance reset stops rejecting
      * here at once instead of at the next {@linkplain #openCacheRefresh(Duration) open-cache refresh}, and one

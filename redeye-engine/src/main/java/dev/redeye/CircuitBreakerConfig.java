@@ -1,9 +1,9 @@
 package dev.redeye;
 
 import dev.redeye.api.Policy;
-import dev.redeye.api.Store;
 import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
+import dev.redeye.spi.Store;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;

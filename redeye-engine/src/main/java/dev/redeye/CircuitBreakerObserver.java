@@ -1,7 +1,7 @@
 package dev.redeye;
 
-import dev.redeye.api.StoreOperation;
 import dev.redeye.api.TransitionEvent;
+import dev.redeye.spi.StoreOperation;
 
 /**
  * Sees what a {@link CircuitBreaker} does, for metrics and events: operations appearing and evicted, sampled
@@ -27,7 +27,7 @@ import dev.redeye.api.TransitionEvent;
  *
  * <h2>Feed</h2>
  * In distributed mode, registering an observer subscribes the breaker to the store's
- * {@link dev.redeye.api.TransitionFeed} (if it has one and the breaker is not subscribed yet), so that
+ * {@link dev.redeye.spi.TransitionFeed} (if it has one and the breaker is not subscribed yet), so that
  * {@link #feedEvent} and {@link #feedGap} report what the fleet does, and what this instance knows of the
  * operations it holds follows the fleet's transitions without a store read.
  */

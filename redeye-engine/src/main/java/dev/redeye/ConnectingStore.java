@@ -1,11 +1,11 @@
 package dev.redeye;
 
-import dev.redeye.api.ForwardingStore;
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
-import dev.redeye.api.StoreProvider;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.TransitionFeed;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.StoreProvider;
+import dev.redeye.spi.TransitionFeed;
+import dev.redeye.spi.support.ForwardingStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -1,13 +1,13 @@
 package dev.redeye;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
-import dev.redeye.api.ForwardingStore;
-import dev.redeye.api.Store;
-import dev.redeye.api.StoreOperation;
 import dev.redeye.api.TransitionEvent;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.StoreOperation;
+import dev.redeye.spi.support.ForwardingStore;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumMap;

@@ -2,7 +2,7 @@ package dev.redeye;
 
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.TransitionFeed;
+import dev.redeye.spi.TransitionFeed;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;

@@ -1,9 +1,9 @@
 package dev.redeye;
 
-import dev.redeye.api.Store;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.TransitionFeed;
-import dev.redeye.api.TransitionFeed.Subscription;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.TransitionFeed;
+import dev.redeye.spi.TransitionFeed.Subscription;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.BooleanSupplier;

@@ -1,9 +1,9 @@
 package dev.redeye;
 
-import dev.redeye.api.ForwardingStore;
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.support.ForwardingStore;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;

@@ -1,8 +1,8 @@
 package dev.redeye;
 
-import dev.redeye.api.FeedSubscribers;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.TransitionFeed.Subscription;
+import dev.redeye.spi.TransitionFeed.Subscription;
+import dev.redeye.spi.support.FeedSubscribers;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;

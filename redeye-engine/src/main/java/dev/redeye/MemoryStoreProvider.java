@@ -1,8 +1,8 @@
 package dev.redeye;
 
-import dev.redeye.api.Store;
-import dev.redeye.api.StoreProvider;
-import dev.redeye.api.StoreUris;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.StoreProvider;
+import dev.redeye.spi.support.StoreUris;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 

@@ -8,7 +8,7 @@ public enum OpenMode {
      * The default: a store that connects on first use and keeps trying until it does, so that a store that
      * cannot be reached when the application starts never fails the start. Applies to the network stores
      * (their providers declare their capabilities without connecting, see
-     * {@link dev.redeye.api.StoreProvider#describe(String)}); any other store is opened at once.
+     * {@link dev.redeye.spi.StoreProvider#describe(String)}); any other store is opened at once.
      *
      * <p>{@code Stores.open} then checks the URI and returns at once, without connecting. The first use of the
      * store (any call; a feed subscription; not a capability lookup) starts connecting and waits for that

@@ -3,8 +3,8 @@ package dev.redeye;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
-import dev.redeye.api.Transitions;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.Transitions;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**

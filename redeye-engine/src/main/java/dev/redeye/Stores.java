@@ -1,8 +1,8 @@
 package dev.redeye;
 
-import dev.redeye.api.Store;
-import dev.redeye.api.StoreProvider;
-import dev.redeye.api.StoreUris;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.StoreProvider;
+import dev.redeye.spi.support.StoreUris;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -16,7 +16,7 @@ import java.util.function.Supplier;
 
 /**
  * Opens a store from a URI through the {@link StoreProvider}s on the classpath
- * ({@link ServiceLoader}, {@code META-INF/services/dev.redeye.api.StoreProvider}). Swapping backends is a
+ * ({@link ServiceLoader}, {@code META-INF/services/dev.redeye.spi.StoreProvider}). Swapping backends is a
  * classpath change plus a URI change; no call site changes.
  *
  * <pre>{@code

@@ -20,7 +20,7 @@
  * ({@code -prof gc} reports {@code gc.alloc.rate.norm}, which should read 0 B/op for redeye's local mode.)
  *
  * <h2>Distributed mode</h2>
- * With a {@link dev.redeye.api.Store}, one store read per call on the closed path (zero with the opt-in local
+ * With a {@link dev.redeye.spi.Store}, one store read per call on the closed path (zero with the opt-in local
  * cache while it is trusted and fresh), zero while open between re-verifications, and writes only when there
  * is something to record. Each missing store capability degrades to a best-effort fallback and logs one
  * warning per store instance (not per breaker).

@@ -9,10 +9,10 @@ import dev.redeye.api.Policy;
 import java.time.Duration;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * Every invalid option fails in its setter with an {@link InvalidOptionException} whose {@code option()} is the

@@ -2,9 +2,9 @@ package dev.redeye;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.redeye.api.AtomicUpdates;
-import dev.redeye.api.TransitionFeed;
-import dev.redeye.api.TrialClaims;
+import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.TransitionFeed;
+import dev.redeye.spi.TrialClaims;
 import org.junit.jupiter.api.Test;
 
 /**

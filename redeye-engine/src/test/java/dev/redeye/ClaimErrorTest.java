@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.api.CircuitOpenException;
-import dev.redeye.api.ForwardingStore;
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUnavailableException;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.support.ForwardingStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

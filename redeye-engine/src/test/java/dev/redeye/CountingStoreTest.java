@@ -3,13 +3,13 @@ package dev.redeye;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redeye.api.AtomicOperation;
-import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
-import dev.redeye.api.Store;
-import dev.redeye.api.StoreOperation;
-import dev.redeye.api.TrialClaims;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.StoreOperation;
+import dev.redeye.spi.TrialClaims;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

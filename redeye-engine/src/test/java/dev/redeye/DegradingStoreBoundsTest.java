@@ -2,8 +2,8 @@ package dev.redeye;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.Policy;
+import dev.redeye.spi.AtomicOperation;
 import org.junit.jupiter.api.Test;
 
 /** Point 8: what {@link DegradingStore} keeps per key is bounded: nothing for healthy keys, pruned otherwise. */

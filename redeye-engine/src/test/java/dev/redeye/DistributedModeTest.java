@@ -7,14 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TransitionKind;
-import dev.redeye.api.TrialClaims;
+import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.TransitionFeed;
+import dev.redeye.spi.TrialClaims;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

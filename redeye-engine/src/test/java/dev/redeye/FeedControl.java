@@ -1,10 +1,10 @@
 package dev.redeye;
 
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.ForwardingStore;
-import dev.redeye.api.Store;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.support.ForwardingStore;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;

@@ -2,7 +2,7 @@ package dev.redeye;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redeye.api.TransitionFeed;
+import dev.redeye.spi.TransitionFeed;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;

@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redeye.api.ForwardingStore;
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.support.ForwardingStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

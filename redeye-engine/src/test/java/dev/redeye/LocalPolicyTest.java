@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redeye.api.AtomicOperation;
-import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.AtomicUpdates;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

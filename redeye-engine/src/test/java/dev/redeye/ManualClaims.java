@@ -1,7 +1,7 @@
 package dev.redeye;
 
-import dev.redeye.api.ForwardingStore;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.support.ForwardingStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
-import dev.redeye.api.Store;
-import dev.redeye.api.TrialClaims;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.TrialClaims;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;

@@ -9,9 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUnavailableException;
 import java.io.IOException;

@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.TrialClaims;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.TrialClaims;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -67,7 +67,7 @@ class StoresTest {
         List<TransitionEvent> seenByTwo = new CopyOnWriteArrayList<>();
         List<String> gaps = new CopyOnWriteArrayList<>();
         CountDownLatch delivered = new CountDownLatch(2);
-        two.capability(dev.redeye.api.TransitionFeed.class).orElseThrow().subscribe(e -> {
+        two.capability(dev.redeye.spi.TransitionFeed.class).orElseThrow().subscribe(e -> {
             seenByTwo.add(e);
             delivered.countDown();
         }, () -> {

@@ -1,11 +1,11 @@
 package dev.redeye;
 
-import dev.redeye.api.AtomicUpdates;
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
-import dev.redeye.api.StoreProvider;
-import dev.redeye.api.TransitionFeed;
-import dev.redeye.api.TrialClaims;
+import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.StoreProvider;
+import dev.redeye.spi.TransitionFeed;
+import dev.redeye.spi.TrialClaims;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;

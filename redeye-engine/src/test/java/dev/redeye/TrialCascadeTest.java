@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.api.BreakerStatus;
-import dev.redeye.api.TrialClaims;
+import dev.redeye.spi.TrialClaims;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class TrialCascadeTest extends BreakersOverInMemoryStore {
     private static final String OP = "hanging";
 
-    private CircuitBreaker build(dev.redeye.api.Store store) {
+    private CircuitBreaker build(dev.redeye.spi.Store store) {
         CircuitBreaker b = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(1)
                 .resetTimeout(Duration.ofSeconds(10)).trialTimeout(Duration.ofSeconds(5)).store(store).build();
         breakers.add(b);

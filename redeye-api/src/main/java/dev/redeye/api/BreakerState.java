@@ -1,5 +1,8 @@
 package dev.redeye.api;
 
+import dev.redeye.spi.Transitions;
+import dev.redeye.spi.support.StateCodec;
+
 /**
  * The immutable state of one breaker (one operation name), as stored.
  *

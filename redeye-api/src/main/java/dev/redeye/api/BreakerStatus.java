@@ -1,5 +1,7 @@
 package dev.redeye.api;
 
+import dev.redeye.spi.Transitions;
+
 /**
  * The externally visible status of one breaker.
  *

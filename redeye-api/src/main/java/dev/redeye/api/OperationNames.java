@@ -1,5 +1,6 @@
 package dev.redeye.api;
 
+import dev.redeye.spi.Store;
 import java.util.Locale;
 import java.util.Objects;
 

@@ -1,5 +1,6 @@
 package dev.redeye.api;
 
+import dev.redeye.spi.Transitions;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -1,5 +1,6 @@
 package dev.redeye.api;
 
+import dev.redeye.spi.TransitionFeed;
 import java.util.Objects;
 
 /**

@@ -1,5 +1,7 @@
 package dev.redeye.api;
 
+import dev.redeye.spi.TransitionFeed;
+
 /**
  * What kind of transition a state change was. Every transition bumps {@link BreakerState#version()} and is
  * published on the {@link TransitionFeed}; a sub-threshold increment, the clearing of sub-threshold failures by a

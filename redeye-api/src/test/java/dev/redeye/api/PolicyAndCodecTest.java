@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.spi.Transitions;
+import dev.redeye.spi.support.StateCodec;
+import dev.redeye.spi.support.StoreUris;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

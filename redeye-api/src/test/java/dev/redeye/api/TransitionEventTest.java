@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.redeye.spi.Transitions;
 import org.junit.jupiter.api.Test;
 
 /** {@link TransitionEvent#ofPut}: what a feed-only store publishes for a put. */

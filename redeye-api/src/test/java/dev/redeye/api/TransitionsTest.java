@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.Transitions;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -4,7 +4,7 @@ import dev.redeye.CircuitBreaker;
 import dev.redeye.CircuitBreakerBuilder;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.CircuitOpenException;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

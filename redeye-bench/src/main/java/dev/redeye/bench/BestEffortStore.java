@@ -1,7 +1,7 @@
 package dev.redeye.bench;
 
-import dev.redeye.api.ForwardingStore;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.support.ForwardingStore;
 import java.util.Objects;
 import java.util.Optional;
 

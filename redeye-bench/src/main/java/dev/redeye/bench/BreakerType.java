@@ -7,9 +7,9 @@ import dev.redeye.CheckedSupplier;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.api.CircuitOpenException;
 import dev.redeye.micrometer.RedeyeMetrics;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.function.Supplier;
 

@@ -1,9 +1,9 @@
 package dev.redeye.bench;
 
 import dev.redeye.CircuitBreaker;
-import dev.redeye.charts.TimelineChart;
 import dev.redeye.InMemoryStore;
 import dev.redeye.api.CircuitOpenException;
+import dev.redeye.charts.TimelineChart;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import java.io.IOException;

@@ -1,9 +1,9 @@
 package dev.redeye.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
+import dev.redeye.spi.AtomicOperation;
 import dev.redeye.store.postgres.PostgresStore;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,7 +1,7 @@
 package dev.redeye.bench;
 
 import dev.redeye.CircuitBreaker;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -2,7 +2,7 @@ package dev.redeye.bench;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -11,7 +11,7 @@ import java.util.function.Consumer;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.api.Strategy;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import dev.redeye.store.redis.RedisStore;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.resps.Slowlog;

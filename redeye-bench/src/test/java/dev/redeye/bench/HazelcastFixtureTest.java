@@ -3,10 +3,10 @@ package dev.redeye.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redeye.api.AtomicOperation;
-import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.Policy;
-import dev.redeye.api.Store;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.Store;
 import org.junit.jupiter.api.Test;
 
 /** The Hazelcast fixture without a URL: a member in this JVM, clients sharing one map, clean-up. */

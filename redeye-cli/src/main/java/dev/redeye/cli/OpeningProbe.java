@@ -1,12 +1,12 @@
 package dev.redeye.cli;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.ForwardingStore;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
-import dev.redeye.api.Store;
 import dev.redeye.api.TransitionKind;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.support.ForwardingStore;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;

@@ -54,7 +54,7 @@ import picocli.CommandLine.Spec;
             "  dynamodb://TABLE[?region=R&endpoint=URL&createTable=true]",
             "  hazelcast://[CLUSTER@]HOST:PORT[,HOST:PORT][?map=M]",
             "A store of your own: its jar on the class path (./redeye --classpath JAR),",
-            "its StoreProvider listed in META-INF/services/dev.redeye.api.StoreProvider.",
+            "its StoreProvider listed in META-INF/services/dev.redeye.spi.StoreProvider.",
             "Passwords in URIs are never printed."})
 public final class RedeyeCommand implements Runnable {
 

@@ -1,6 +1,6 @@
 package dev.redeye.cli;
 
-import dev.redeye.api.StoreUris;
+import dev.redeye.spi.support.StoreUris;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

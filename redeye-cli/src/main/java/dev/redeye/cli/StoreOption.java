@@ -2,8 +2,8 @@ package dev.redeye.cli;
 
 import dev.redeye.OpenMode;
 import dev.redeye.Stores;
-import dev.redeye.api.Store;
-import dev.redeye.api.StoreUris;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.support.StoreUris;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,8 +2,8 @@ package dev.redeye.cli;
 
 import dev.redeye.InMemoryStore;
 import dev.redeye.Stores;
-import dev.redeye.api.Store;
-import dev.redeye.api.StoreUris;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.support.StoreUris;
 import dev.redeye.tck.Rule;
 import dev.redeye.tck.TckReport;
 import dev.redeye.tck.TckRunner;
@@ -127,7 +127,7 @@ public final class TckCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), "no store provider for scheme '" + scheme + "' on the "
                 + "class path (schemes found: " + String.join(", ", schemes) + "). To check a store of your own, put "
                 + "its jar on the class path (./redeye --classpath my-store.jar tck ..., or REDEYE_CLASSPATH) and "
-                + "register its provider: a file META-INF/services/dev.redeye.api.StoreProvider in the jar naming "
+                + "register its provider: a file META-INF/services/dev.redeye.spi.StoreProvider in the jar naming "
                 + "your StoreProvider class, whose schemes() includes \"" + scheme + "\"");
     }
 

@@ -1,7 +1,7 @@
 package dev.redeye.cli;
 
 import dev.redeye.CountingStore;
-import dev.redeye.api.StoreOperation;
+import dev.redeye.spi.StoreOperation;
 
 /**
  * Marks the calling thread while it holds a trial claim, which is how the simulation knows, honestly, that a

@@ -1,15 +1,15 @@
 package dev.redeye.cli;
 
-import dev.redeye.api.Store;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.TransitionFeed;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.TransitionFeed;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.Set;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;

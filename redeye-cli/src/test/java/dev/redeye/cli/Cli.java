@@ -3,8 +3,8 @@ package dev.redeye.cli;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.Stores;
-import dev.redeye.api.Store;
-import dev.redeye.api.StoreUris;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.support.StoreUris;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;

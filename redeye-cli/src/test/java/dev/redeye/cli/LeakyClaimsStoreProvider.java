@@ -1,8 +1,8 @@
 package dev.redeye.cli;
 
 import dev.redeye.InMemoryStore;
-import dev.redeye.api.ForwardingStore;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.support.ForwardingStore;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;

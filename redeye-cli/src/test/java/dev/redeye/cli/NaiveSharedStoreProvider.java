@@ -1,8 +1,8 @@
 package dev.redeye.cli;
 
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
+import dev.redeye.spi.Store;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;

@@ -1,6 +1,6 @@
 package dev.redeye.cli;
 
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**

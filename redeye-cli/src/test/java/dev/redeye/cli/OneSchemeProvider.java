@@ -1,6 +1,6 @@
 package dev.redeye.cli;
 
-import dev.redeye.api.StoreProvider;
+import dev.redeye.spi.StoreProvider;
 import java.util.Set;
 
 /** A test fixture's provider: it opens the URIs of one scheme. */

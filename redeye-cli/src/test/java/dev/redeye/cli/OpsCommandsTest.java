@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.redeye.api.StoreUris;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.Stores;
 import dev.redeye.api.CircuitOpenException;
+import dev.redeye.spi.support.StoreUris;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

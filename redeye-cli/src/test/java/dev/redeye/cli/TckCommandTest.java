@@ -23,7 +23,7 @@ class TckCommandTest {
     void aSchemeWithoutAProviderSaysHowToRegisterOne() {
         Cli.Run run = Cli.run("tck", "--store", "mystore://somewhere");
         SimulateCommandTest.assertUsage(run, "no store provider for scheme 'mystore'");
-        assertTrue(run.err().contains("META-INF/services/dev.redeye.api.StoreProvider"), run::toString);
+        assertTrue(run.err().contains("META-INF/services/dev.redeye.spi.StoreProvider"), run::toString);
         assertTrue(run.err().contains("--classpath"), run::toString);
         assertFalse(run.err().contains("add a store module"), run::toString);
     }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.redeye.Stores;
 import dev.redeye.api.BreakerStatus;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.Permit;
 import dev.redeye.api.BreakerStatus;
-import dev.redeye.api.Store;
 import dev.redeye.api.Strategy;
 import dev.redeye.http.spring.RedeyeExchangeFilterFunction;
+import dev.redeye.spi.Store;
 import dev.redeye.tck.MutableClock;
 import java.io.IOException;
 import java.net.ServerSocket;

@@ -13,12 +13,12 @@ package dev.redeye.kotlin
 import dev.redeye.CircuitBreaker
 import dev.redeye.Permit
 import java.util.concurrent.TimeoutException
+import kotlin.coroutines.cancellation.CancellationException
 import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.isActive
-import kotlin.coroutines.cancellation.CancellationException
 
 /**
  * Runs [block] as one call of [operation] guarded by this breaker, in the calling coroutine:

@@ -4,7 +4,7 @@ import org.junit.jupiter.api.Assertions;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.Stores;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import dev.redeye.tck.MutableClock;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;

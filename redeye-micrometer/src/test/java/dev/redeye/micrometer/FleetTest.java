@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.redeye.CircuitBreaker;
-import dev.redeye.api.StoreOperation;
-import dev.redeye.tck.MutableClock;
 import dev.redeye.CountingStore;
 import dev.redeye.api.CircuitOpenException;
+import dev.redeye.spi.StoreOperation;
+import dev.redeye.tck.MutableClock;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;

@@ -11,9 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.CircuitBreakerBuilder;
-import dev.redeye.tck.MutableClock;
 import dev.redeye.api.CircuitOpenException;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
+import dev.redeye.tck.MutableClock;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;

@@ -8,7 +8,7 @@ import dev.redeye.Permit;
 import dev.redeye.Stores;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import dev.redeye.tck.MutableClock;
 import java.io.IOException;
 import java.time.Duration;

@@ -1,14 +1,14 @@
 package dev.redeye.tck;
 
-import dev.redeye.api.AtomicOperation;
-import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
-import dev.redeye.api.Store;
-import dev.redeye.api.Transitions;
-import dev.redeye.api.TrialClaims;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.Transitions;
+import dev.redeye.spi.TrialClaims;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -193,7 +193,7 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
 
     /**
      * What {@link Transitions} says an atomic call does to {@code prev}. Dispatched here on purpose, not through
-     * {@link dev.redeye.api.AtomicOperation#apply}: the stores under test dispatch through that, and an oracle
+     * {@link dev.redeye.spi.AtomicOperation#apply}: the stores under test dispatch through that, and an oracle
      * sharing it would agree with a wrong mapping instead of catching it.
      */
     StateChange expected(BreakerState prev) {

@@ -14,8 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.redeye.api.Store;
-import dev.redeye.api.TrialClaims;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.TrialClaims;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Optional;

@@ -1,6 +1,6 @@
 package dev.redeye.tck;
 
-import dev.redeye.api.TrialClaims;
+import dev.redeye.spi.TrialClaims;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.redeye.tck;
 
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import dev.redeye.tck.HistoryChecker.Event;
 import dev.redeye.tck.Scenario.Step;
 import java.util.ArrayList;
@@ -231,8 +231,8 @@ final class ConcurrencyRunner implements AutoCloseable {
                 && ((Optional<?>) v).get() instanceof dev.redeye.api.BreakerState) {
             return States.brief((dev.redeye.api.BreakerState) ((Optional<?>) v).get());
         }
-        if (v instanceof dev.redeye.api.StateChange) {
-            dev.redeye.api.StateChange c = (dev.redeye.api.StateChange) v;
+        if (v instanceof dev.redeye.spi.StateChange) {
+            dev.redeye.spi.StateChange c = (dev.redeye.spi.StateChange) v;
             return (c.transition() != null ? c.transition() + ": " : "") + States.brief(c.state());
         }
         return String.valueOf(v);

@@ -2,9 +2,9 @@ package dev.redeye.tck;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.redeye.api.Store;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.TransitionFeed;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.TransitionFeed;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -10,10 +10,10 @@ import static dev.redeye.tck.TckSupport.THREADS;
 import static dev.redeye.tck.TckSupport.claims;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import dev.redeye.tck.ConcurrencyRunner.Concurrent;
-import dev.redeye.tck.ScenarioGenerator.Purpose;
 import dev.redeye.tck.Scenario.Step;
+import dev.redeye.tck.ScenarioGenerator.Purpose;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;

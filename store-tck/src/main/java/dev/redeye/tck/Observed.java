@@ -1,6 +1,6 @@
 package dev.redeye.tck;
 
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 
 /**
  * What one call of a model rule returned or threw, and when it ran (local {@link System#nanoTime()}), which

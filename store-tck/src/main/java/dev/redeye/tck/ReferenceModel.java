@@ -2,7 +2,7 @@ package dev.redeye.tck;
 
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
-import dev.redeye.api.StateChange;
+import dev.redeye.spi.StateChange;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -10,7 +10,7 @@ import java.util.stream.Collectors;
 
 /**
  * The sequential reference model of the model-based rules (R8): what every key of a scenario must hold after
- * each call, as {@link dev.redeye.api.Transitions} says, plus a reference claim table. Immutable and a value
+ * each call, as {@link dev.redeye.spi.Transitions} says, plus a reference claim table. Immutable and a value
  * (equal models are interchangeable), so the linearizability search can branch and remember models it saw.
  *
  * <p>Where the contract lets the store choose, the model accepts the store's choice and checks only what is

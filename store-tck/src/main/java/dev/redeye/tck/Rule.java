@@ -109,7 +109,7 @@ public enum Rule {
     R2_9("R2.9", "The result of every call equals Transitions applied to the prior state, for a scripted "
             + "sequence of 50 mixed calls.",
             "recordFailure, recordSuccess or recordOutcome, whichever the failing step in the message names: "
-                    + "parity with dev.redeye.api.Transitions (a native script must express exactly the same rules)"),
+                    + "parity with dev.redeye.spi.Transitions (a native script must express exactly the same rules)"),
     R2_10("R2.10", "A success that clears sub-threshold failures stores failures = 0 with the same version, "
             + "reports no transition and publishes no event.",
             "recordSuccess with failures > 0: a write, not a transition (contract v2; v1's CLEARED is retired): "
@@ -341,7 +341,7 @@ public enum Rule {
     R9_6("R9.6", "The result of every call equals Transitions applied to the prior state, for a scripted sequence "
             + "of 60 mixed calls under a leaky policy with maxGapBetweenFailures.",
             "recordFailure, recordSuccess or recordOutcome with Strategy.LEAKY, whichever the failing step names: "
-                    + "parity with dev.redeye.api.Transitions (a native script must express exactly the same rules)"),
+                    + "parity with dev.redeye.spi.Transitions (a native script must express exactly the same rules)"),
     R9_7("R9.7", "Two breakers on two clients with the leaky strategy share one operation: the pattern F F S F S F "
             + "F split between them (threshold 3) opens both on its last failure.",
             "recordOutcome / recordSuccess with Strategy.LEAKY (R9.1 to R9.3), and get returning fresh state");

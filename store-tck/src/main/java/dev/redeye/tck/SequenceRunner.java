@@ -2,8 +2,8 @@ package dev.redeye.tck;
 
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
-import dev.redeye.api.Store;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.Store;
 import dev.redeye.tck.ReferenceModel.Claim;
 import dev.redeye.tck.ReferenceModel.KeyModel;
 import dev.redeye.tck.ReferenceModel.Verdict;

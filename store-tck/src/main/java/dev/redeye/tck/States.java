@@ -1,7 +1,7 @@
 package dev.redeye.tck;
 
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.StateChange;
+import dev.redeye.spi.StateChange;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -3,7 +3,7 @@ package dev.redeye.tck;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
-import dev.redeye.api.Transitions;
+import dev.redeye.spi.Transitions;
 import dev.redeye.tck.ReferenceModel.KeyModel;
 import dev.redeye.tck.Scenario.KeySpec;
 import dev.redeye.tck.Scenario.Step;

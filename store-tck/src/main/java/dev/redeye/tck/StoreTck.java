@@ -4,7 +4,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The redeye store TCK: the contract suite any {@link dev.redeye.api.Store} runs against itself. Extend this
+ * The redeye store TCK: the contract suite any {@link dev.redeye.spi.Store} runs against itself. Extend this
  * class in your store's test sources, return a new independent client from {@link #newClient()} on each call
  * (two clients stand for two processes), and run it with JUnit 5:
  *
@@ -28,9 +28,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * clients of the store. {@link #expectedCapabilities()} is abstract: the implementer states what the store
  * declares ({@code Set.of()} for a plain store), and R0.1 fails when the store lacks one of them.
  *
- * <p>Optional hooks, each written with raw access to the backend: {@link #corrupt(dev.redeye.api.Store, String)}
- * (R1.7: malformed data under a key), {@link #interruptFeed(dev.redeye.api.Store)} (R6.8 and R6.12: cut the
- * feed connection) and {@link #rewind(dev.redeye.api.Store, String, dev.redeye.api.BreakerState)} (R6.12: an
+ * <p>Optional hooks, each written with raw access to the backend: {@link #corrupt(dev.redeye.spi.Store, String)}
+ * (R1.7: malformed data under a key), {@link #interruptFeed(dev.redeye.spi.Store)} (R6.8 and R6.12: cut the
+ * feed connection) and {@link #rewind(dev.redeye.spi.Store, String, dev.redeye.api.BreakerState)} (R6.12: an
  * earlier state written back, as a lost write leaves it); without them those rules are skipped with the
  * reason. {@link #cleanup()} runs after each test; each test uses a fresh random key prefix, so it can stay
  * empty.

@@ -1,6 +1,6 @@
 package dev.redeye.tck;
 
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Assumptions;

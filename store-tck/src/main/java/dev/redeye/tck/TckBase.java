@@ -4,11 +4,11 @@ import static dev.redeye.tck.TckSupport.DEFAULT_PATIENCE;
 import static dev.redeye.tck.TckSupport.T0;
 
 import dev.redeye.CircuitBreaker;
-import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.Store;
-import dev.redeye.api.TransitionFeed;
-import dev.redeye.api.TrialClaims;
+import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.TransitionFeed;
+import dev.redeye.spi.TrialClaims;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

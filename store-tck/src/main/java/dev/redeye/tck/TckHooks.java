@@ -1,7 +1,7 @@
 package dev.redeye.tck;
 
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import java.util.Set;
 
 /** The implementer's hooks ({@link StoreTck}'s protected methods) as the rules call them. */

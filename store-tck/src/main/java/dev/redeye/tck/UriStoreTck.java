@@ -1,8 +1,8 @@
 package dev.redeye.tck;
 
 import dev.redeye.Stores;
-import dev.redeye.api.Store;
-import dev.redeye.api.StoreUris;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.support.StoreUris;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Assumptions;

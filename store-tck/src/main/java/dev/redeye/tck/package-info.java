@@ -1,5 +1,5 @@
 /**
- * The redeye store TCK: the contract suite every {@link dev.redeye.api.Store} runs against itself.
+ * The redeye store TCK: the contract suite every {@link dev.redeye.spi.Store} runs against itself.
  *
  * <ul>
  * <li>{@link dev.redeye.tck.StoreTck}: extend it in a store's tests and return a new client per call.</li>

@@ -2,11 +2,11 @@ package dev.redeye.tck;
 
 import dev.redeye.InMemoryStore;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.FeedSubscribers;
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.TransitionFeed;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.TransitionFeed;
+import dev.redeye.spi.support.FeedSubscribers;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.Store;
-import dev.redeye.api.TransitionFeed;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.TransitionFeed;
 import dev.redeye.tck.TckReport.RuleResult;
 import dev.redeye.tck.TckReport.Status;
 import dev.redeye.tck.broken.BrokenStoresTest;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
+import dev.redeye.spi.StateChange;
 import dev.redeye.tck.HistoryChecker.Event;
 import dev.redeye.tck.HistoryChecker.Result;
 import java.time.Duration;
@@ -97,7 +97,7 @@ class HistoryCheckerTest {
         // after the put came after the force and outlives it: t3's token would need the force's claim removal
         // to come later than its state change, which no store may do (one atomic step per call).
         BreakerState open = F2.toBuilder().open(true).openedAt(TckSupport.T0).version(6).build();
-        BreakerState closed = dev.redeye.api.Transitions.closedFrom(open);
+        BreakerState closed = dev.redeye.spi.Transitions.closedFrom(open);
         BreakerState put = F1.toBuilder().version(9).build();
         Call force = Call.force(0, dev.redeye.api.BreakerStatus.CLOSED, P, TckSupport.T0);
         Call claim = Call.claim(0, 1, Duration.ofMinutes(5));

@@ -1,11 +1,11 @@
 package dev.redeye.tck;
 
 import dev.redeye.InMemoryStore;
-import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.Store;
-import dev.redeye.api.TransitionFeed;
-import dev.redeye.api.TrialClaims;
+import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.TransitionFeed;
+import dev.redeye.spi.TrialClaims;
 import java.time.Duration;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;

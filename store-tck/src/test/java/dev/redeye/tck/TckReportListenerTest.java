@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.InMemoryStore;
-import dev.redeye.api.ForwardingStore;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.support.ForwardingStore;
 import dev.redeye.tck.TckReport.Status;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -43,7 +43,7 @@ class TckReportListenerTest {
 
         @Override
         protected Set<Class<?>> expectedCapabilities() {
-            return Set.of(dev.redeye.api.AtomicUpdates.class);
+            return Set.of(dev.redeye.spi.AtomicUpdates.class);
         }
     }
 

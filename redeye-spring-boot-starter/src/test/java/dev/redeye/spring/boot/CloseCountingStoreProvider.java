@@ -1,9 +1,9 @@
 package dev.redeye.spring.boot;
 
 import dev.redeye.Stores;
-import dev.redeye.api.ForwardingStore;
-import dev.redeye.api.Store;
-import dev.redeye.api.StoreProvider;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.StoreProvider;
+import dev.redeye.spi.support.ForwardingStore;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;

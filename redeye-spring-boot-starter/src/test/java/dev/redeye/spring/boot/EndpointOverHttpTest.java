@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.Stores;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import dev.redeye.spring.boot.app.InventoryApplication;
 import java.io.IOException;
 import java.net.URLEncoder;

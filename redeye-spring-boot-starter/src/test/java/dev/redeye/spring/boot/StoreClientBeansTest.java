@@ -11,7 +11,7 @@ import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.redeye.CircuitBreaker;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import dev.redeye.store.dynamodb.DynamoDbStore;
 import dev.redeye.store.hazelcast.HazelcastStore;
 import dev.redeye.store.hazelcast.RedeyeSerializableFactory;

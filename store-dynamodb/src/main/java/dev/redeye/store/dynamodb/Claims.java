@@ -1,5 +1,7 @@
 package dev.redeye.store.dynamodb;
 
+import dev.redeye.api.OperationNames;
+import dev.redeye.api.StoreException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -7,8 +9,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.regex.Pattern;
-import dev.redeye.api.OperationNames;
-import dev.redeye.api.StoreException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 

@@ -1,9 +1,9 @@
 package dev.redeye.store.dynamodb;
 
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
-import dev.redeye.api.StoreProvider;
-import dev.redeye.api.StoreUris;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.StoreProvider;
+import dev.redeye.spi.support.StoreUris;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;

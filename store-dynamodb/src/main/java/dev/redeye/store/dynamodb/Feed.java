@@ -1,11 +1,11 @@
 package dev.redeye.store.dynamodb;
 
-import dev.redeye.api.FeedSubscribers;
 import dev.redeye.api.OperationNames;
-import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.TransitionFeed;
+import dev.redeye.spi.TransitionFeed;
+import dev.redeye.spi.support.FeedSubscribers;
+import dev.redeye.spi.support.StateCodec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -2,8 +2,8 @@ package dev.redeye.store.dynamodb;
 
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.OperationNames;
-import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreException;
+import dev.redeye.spi.support.StateCodec;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

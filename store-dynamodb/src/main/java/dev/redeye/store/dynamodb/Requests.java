@@ -1,8 +1,8 @@
 package dev.redeye.store.dynamodb;
 
-import dev.redeye.api.Backoff;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreException;
+import dev.redeye.spi.support.Backoff;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

@@ -9,7 +9,7 @@
  * <li>{@code pk}: {@code o#<name>}, or {@code h#<base64url(sha256(name))>} when that would exceed DynamoDB's
  * 2,048-byte partition key limit;</li>
  * <li>{@code op} (S) the name, whole, checked on every read; {@code lay} (N) 1;</li>
- * <li>{@code st} (M of S) the state, with the field names and encodings of {@link dev.redeye.api.StateCodec};
+ * <li>{@code st} (M of S) the state, with the field names and encodings of {@link dev.redeye.spi.support.StateCodec};
  * absent when the key has no state;</li>
  * <li>{@code v} (N) the version of the state, kept after a delete (tombstone);</li>
  * <li>{@code exp} (N) epoch ms from which a non-forced state reads as absent (never on a forced state);</li>
@@ -23,7 +23,7 @@
  * </ul>
  * One feed-head item, {@code pk = f#head}: {@code seq} (N) the last event's sequence number, {@code ev} (L of
  * M) the last events ({@code s} sequence, {@code e} the event line of
- * {@link dev.redeye.api.StateCodec#eventToLine}), {@code lost} (N) events writers could not append.
+ * {@link dev.redeye.spi.support.StateCodec#eventToLine}), {@code lost} (N) events writers could not append.
  *
  * <p>Operation names are attribute values and expression attribute names only, never part of an expression's
  * text, so any string round-trips, except that a name must be well-formed UTF-16 (DynamoDB strings are UTF-8)

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.StoreErrorPolicy;
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUnavailableException;
+import dev.redeye.spi.AtomicOperation;
 import dev.redeye.tck.Race;
 import java.time.Duration;
 import java.util.List;

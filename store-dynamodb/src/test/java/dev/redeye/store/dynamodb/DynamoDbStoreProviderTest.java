@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.Stores;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -111,7 +111,7 @@ class DynamoDbStoreProviderTest {
             assertFalse(s.toString().contains("test:test"));
         }
         try (Store again = Stores.open(DynamoTestSupport.uri(TABLE, ""))) {
-            assertTrue(again.capability(dev.redeye.api.TransitionFeed.class).isPresent());
+            assertTrue(again.capability(dev.redeye.spi.TransitionFeed.class).isPresent());
         }
     }
 

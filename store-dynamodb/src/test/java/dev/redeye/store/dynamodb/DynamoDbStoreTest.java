@@ -6,14 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.Transitions;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.Transitions;
 import dev.redeye.tck.MutableClock;
 import dev.redeye.tck.Race;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package dev.redeye.store.dynamodb;
 
+import dev.redeye.testsupport.ServiceAddress;
 import java.net.URI;
 import java.time.Duration;
 import java.util.UUID;
-import dev.redeye.testsupport.ServiceAddress;
 import org.testcontainers.containers.wait.strategy.Wait;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;

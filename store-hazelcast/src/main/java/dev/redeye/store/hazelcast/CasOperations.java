@@ -1,12 +1,12 @@
 package dev.redeye.store.hazelcast;
 
 import com.hazelcast.map.IMap;
-import dev.redeye.api.Backoff;
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
 import dev.redeye.api.StoreException;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.support.Backoff;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;

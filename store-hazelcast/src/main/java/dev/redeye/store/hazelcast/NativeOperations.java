@@ -1,11 +1,11 @@
 package dev.redeye.store.hazelcast;
 
 import com.hazelcast.map.IMap;
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
 import dev.redeye.api.StoreException;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
 import java.util.Optional;
 
 /**

@@ -5,9 +5,9 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
 import java.util.Map;
 
 /**

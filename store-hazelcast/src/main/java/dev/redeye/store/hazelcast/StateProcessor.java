@@ -2,9 +2,9 @@ package dev.redeye.store.hazelcast;
 
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.Policy;
 import dev.redeye.api.Strategy;
+import dev.redeye.spi.AtomicOperation;
 import java.io.IOException;
 import java.util.Map;
 

@@ -1,9 +1,9 @@
 package dev.redeye.store.hazelcast;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
 import java.util.Map;
 
 /**

@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.Store;
 import dev.redeye.tck.Race;
 import java.time.Duration;
 import java.util.Optional;

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.core.HazelcastInstance;
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
 import dev.redeye.tck.Race;
 import java.time.Duration;
 import java.util.Optional;

@@ -3,10 +3,10 @@ package dev.redeye.store.hazelcast;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.hazelcast.core.HazelcastInstance;
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
+import dev.redeye.spi.AtomicOperation;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -6,15 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.nio.serialization.HazelcastSerializationException;
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
-import dev.redeye.api.Transitions;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.Transitions;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
@@ -102,18 +102,18 @@ class ValuesTest {
         assertTrue(claimed.answer);
         assertEquals(Map.of("a", 1_500L), claimed.next.claims);
         assertNull(claimed.next.state, "a claim on a key without a state stores only the claim");
-        Updates.Update<StateChange> failed = Updates.change("op", claimed.next, dev.redeye.api.AtomicOperation.failure(),
+        Updates.Update<StateChange> failed = Updates.change("op", claimed.next, dev.redeye.spi.AtomicOperation.failure(),
                 false, POLICY, 7, 1_100);
         assertEquals(1, failed.next.state.failures());
         assertEquals(1_100 + POLICY.stateTtlMillis(), failed.next.expiresAt, "the state's expiry is in the value");
         assertEquals(Map.of("a", 1_500L), failed.next.claims, "a state change keeps the live claims");
         Updates.Update<StateChange> closed = Updates.change("op", failed.next,
-                dev.redeye.api.AtomicOperation.force(BreakerStatus.CLOSED), true, POLICY, 8, 1_200);
+                dev.redeye.spi.AtomicOperation.force(BreakerStatus.CLOSED), true, POLICY, 8, 1_200);
         assertEquals(Map.of(), closed.next.claims, "an operation that removes claims removes them in the same write");
-        assertNull(Updates.change("op", closed.next, dev.redeye.api.AtomicOperation.success(), true, POLICY, 9, 1_300)
+        assertNull(Updates.change("op", closed.next, dev.redeye.spi.AtomicOperation.success(), true, POLICY, 9, 1_300)
                 .next, "nothing changes, no claim to remove: nothing is written");
         Updates.Update<StateChange> clears = Updates.change("op", closed.next.withClaims(Map.of("x", 9_999L)),
-                dev.redeye.api.AtomicOperation.success(), true, POLICY, 9, 1_300);
+                dev.redeye.spi.AtomicOperation.success(), true, POLICY, 9, 1_300);
         assertEquals(closed.next.state, clears.next.state, "the rule changed nothing...");
         assertEquals(Map.of(), clears.next.claims, "...but the claims are removed all the same");
         Updates.Update<Boolean> second = Updates.claim(failed.next, "b", 2, 100, 1_200);

@@ -1,10 +1,10 @@
 package dev.redeye.store.postgres;
 
-import dev.redeye.api.FeedSubscribers;
-import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.TransitionFeed;
+import dev.redeye.spi.TransitionFeed;
+import dev.redeye.spi.support.FeedSubscribers;
+import dev.redeye.spi.support.StateCodec;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

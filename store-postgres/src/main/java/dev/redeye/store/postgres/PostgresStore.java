@@ -1,17 +1,17 @@
 package dev.redeye.store.postgres;
 
-import dev.redeye.api.AtomicOperation;
-import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.TransitionFeed;
-import dev.redeye.api.Transitions;
-import dev.redeye.api.TrialClaims;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.TransitionFeed;
+import dev.redeye.spi.Transitions;
+import dev.redeye.spi.TrialClaims;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

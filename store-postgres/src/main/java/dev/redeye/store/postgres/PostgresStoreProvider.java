@@ -1,9 +1,9 @@
 package dev.redeye.store.postgres;
 
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
-import dev.redeye.api.StoreProvider;
-import dev.redeye.api.StoreUris;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.StoreProvider;
+import dev.redeye.spi.support.StoreUris;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Opens a {@link PostgresStore} from a URI, for {@code Stores.open(uri)} (registered through
- * {@code META-INF/services/dev.redeye.api.StoreProvider}).
+ * {@code META-INF/services/dev.redeye.spi.StoreProvider}).
  *
  * <p>Accepted forms:
  * <ul>

@@ -1,8 +1,8 @@
 package dev.redeye.store.postgres;
 
-import dev.redeye.api.Backoff;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreException;
+import dev.redeye.spi.support.Backoff;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

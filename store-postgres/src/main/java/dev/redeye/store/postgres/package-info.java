@@ -72,7 +72,7 @@
  * <h2>Contract v2</h2>
  * <ul>
  * <li><b>Trial fencing</b>: a trial outcome applies only while the locked state is open, not forced and still
- * at the version the trial was admitted under ({@link dev.redeye.api.Transitions#isCurrentTrialPeriod});
+ * at the version the trial was admitted under ({@link dev.redeye.spi.Transitions#isCurrentTrialPeriod});
  * otherwise it returns the current state and writes nothing.</li>
  * <li><b>Quiet clears</b>: a success clearing sub-threshold failures updates the row with the same version and
  * sends no notification.</li>
@@ -146,7 +146,7 @@
  * ({@link dev.redeye.store.postgres.PostgresStore.Builder#pollFeed(java.time.Duration)}, URI {@code feed=poll}),
  * which reads the table in id order and works behind PgBouncer in transaction mode.
  * Channel {@code redeye:<schema>.<table>} (or {@code redeye:} and a hash when that exceeds 63 bytes). The
- * payload is the event line of {@link dev.redeye.api.StateCodec#eventToLine} (percent-encoded, so any
+ * payload is the event line of {@link dev.redeye.spi.support.StateCodec#eventToLine} (percent-encoded, so any
  * operation name travels exactly) when it has at most 4,000 characters, and {@code ref:<id>} of an events
  * row otherwise, well under PostgreSQL's 8,000-byte NOTIFY limit.
  *

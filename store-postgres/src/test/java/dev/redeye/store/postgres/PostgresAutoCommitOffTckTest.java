@@ -1,6 +1,6 @@
 package dev.redeye.store.postgres;
 
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import java.time.Duration;
 
 /**

@@ -1,6 +1,6 @@
 package dev.redeye.store.postgres;
 
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 
 /**
  * The full TCK over URI stores whose transition feed polls the events table ({@code feed=poll}, the default

@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
-import dev.redeye.api.StoreProvider;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StoreProvider;
 import dev.redeye.tck.TcpRelay;
 import java.time.Duration;
 import java.util.List;

@@ -1,10 +1,10 @@
 package dev.redeye.store.postgres;
 
-import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.Store;
-import dev.redeye.api.TransitionFeed;
-import dev.redeye.api.TrialClaims;
+import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.TransitionFeed;
+import dev.redeye.spi.TrialClaims;
 import dev.redeye.tck.StoreTck;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

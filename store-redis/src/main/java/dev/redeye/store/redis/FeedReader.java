@@ -9,12 +9,12 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.redeye.api.FeedSubscribers;
 import dev.redeye.api.OperationNames;
-import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.TransitionFeed;
+import dev.redeye.spi.TransitionFeed;
+import dev.redeye.spi.support.FeedSubscribers;
+import dev.redeye.spi.support.StateCodec;
 import redis.clients.jedis.BuilderFactory;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.CommandObject;

@@ -11,7 +11,7 @@
  * <tr><th>key</th><th>type</th><th>content</th><th>TTL</th></tr>
  * <tr><td><code>myapp:{payment-gateway}:state</code></td><td>string</td>
  * <td>the {@link dev.redeye.api.BreakerState} as one value: its ten components in this order, joined by
- * {@code ,}, each in {@link dev.redeye.api.StateCodec}'s encoding: {@code failures}, {@code lastFailureAt},
+ * {@code ,}, each in {@link dev.redeye.spi.support.StateCodec}'s encoding: {@code failures}, {@code lastFailureAt},
  * {@code open} ({@code 0}/{@code 1}), {@code openedAt}, {@code openCount}, {@code errorRate} (17 significant
  * digits, or Java's {@code Double.toString} after {@code put}; round-trips bit-exactly), {@code samples},
  * {@code trialSuccesses}, {@code forced} ({@code 0}/{@code 1}), {@code version}; times are epoch
@@ -85,7 +85,7 @@
  * (EVALSHA, loaded again on NOSCRIPT); the choice follows the server's answers and costs no round trip. The
  * library is registered without flags: each function may write, so Redis refuses it before it runs (rather
  * than at its first write) on a read-only replica or over {@code maxmemory}. The state function is the Lua
- * twin of {@link dev.redeye.api.Transitions}: same rules, same IEEE double operations in the same order for the
+ * twin of {@link dev.redeye.spi.Transitions}: same rules, same IEEE double operations in the same order for the
  * error-rate EWMA ({@code decay * rate + (1 - decay) * x}), version moved only on a transition to
  * {@code max(version, 0) + 1}; its rules never read the server clock ({@code now} is an argument; the one
  * {@code TIME} it calls is for the version base of a new key). Its record path (an outcome that leaves a closed
@@ -165,7 +165,7 @@
  * {@link dev.redeye.store.redis.RedisStore#feedClientName()}), and fans each entry out to every subscriber of
  * the instance, per operation in increasing version order: an entry whose version is not above the last one
  * delivered for its operation is obsolete (a newer state was delivered already) and is dropped
- * ({@link dev.redeye.api.FeedSubscribers#inVersionOrder}, which remembers the last version of the 10,000 most
+ * ({@link dev.redeye.spi.support.FeedSubscribers#inVersionOrder}, which remembers the last version of the 10,000 most
  * recently published operations). A subscriber that throws is logged and stays subscribed. When the connection drops or a read
  * fails, every subscriber's {@code onGap} runs, then the reader reconnects with exponential backoff and
  * resumes after the last entry it delivered. {@code close()} disconnects the connection (which ends a pending

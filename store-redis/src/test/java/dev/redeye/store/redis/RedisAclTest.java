@@ -13,10 +13,10 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.TransitionEvent;
+import dev.redeye.spi.AtomicOperation;
 import dev.redeye.tck.TckReport;
 import dev.redeye.tck.TckRunner;
 import redis.clients.jedis.ConnectionPool;

@@ -20,9 +20,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.StoreErrorPolicy;
-import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreUnavailableException;
 import dev.redeye.api.TransitionEvent;
+import dev.redeye.spi.support.StateCodec;
 import redis.clients.jedis.Jedis;
 
 /**

@@ -16,12 +16,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.StreamEntryID;

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
+import dev.redeye.spi.AtomicOperation;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPooled;
 

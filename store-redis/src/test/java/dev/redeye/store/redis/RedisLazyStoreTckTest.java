@@ -1,7 +1,7 @@
 package dev.redeye.store.redis;
 
 import dev.redeye.Stores;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 
 /**
  * The full TCK over clients of {@code Stores.open(uri)} in its default, lazy mode: a store that connects on

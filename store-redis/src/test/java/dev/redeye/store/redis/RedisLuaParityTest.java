@@ -2,7 +2,7 @@ package dev.redeye.store.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import dev.redeye.tck.Rule;
 import dev.redeye.tck.TckReport;
 import dev.redeye.tck.TckRunner;

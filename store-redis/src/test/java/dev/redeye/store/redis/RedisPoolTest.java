@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Test;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.StoreErrorPolicy;
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
+import dev.redeye.spi.AtomicOperation;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.JedisPooled;

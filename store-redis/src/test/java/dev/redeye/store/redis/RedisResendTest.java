@@ -14,10 +14,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
+import dev.redeye.spi.AtomicOperation;
 import dev.redeye.tck.TcpRelay;
 import redis.clients.jedis.JedisPooled;
 

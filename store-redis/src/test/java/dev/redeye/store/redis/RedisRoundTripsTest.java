@@ -3,13 +3,13 @@ package dev.redeye.store.redis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
-import dev.redeye.api.StateCodec;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.support.StateCodec;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;

@@ -17,10 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateCodec;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.support.StateCodec;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.exceptions.JedisDataException;
 

@@ -14,9 +14,9 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
+import dev.redeye.spi.AtomicOperation;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisCluster;
 

@@ -14,13 +14,13 @@ import java.util.ServiceLoader;
 
 import org.junit.jupiter.api.Test;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
-import dev.redeye.api.StoreProvider;
-import dev.redeye.api.TransitionFeed;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.StoreProvider;
+import dev.redeye.spi.TransitionFeed;
 import redis.clients.jedis.JedisPooled;
 
 /** URI parsing, password redaction and discovery of {@link RedisStoreProvider}. */

@@ -4,11 +4,11 @@ import java.util.Set;
 
 import org.junit.jupiter.api.AfterAll;
 
-import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.Store;
-import dev.redeye.api.TransitionFeed;
-import dev.redeye.api.TrialClaims;
+import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.TransitionFeed;
+import dev.redeye.spi.TrialClaims;
 import dev.redeye.tck.StoreTck;
 import redis.clients.jedis.JedisPooled;
 

@@ -26,16 +26,16 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
-import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
-import dev.redeye.api.TransitionFeed;
 import dev.redeye.api.TransitionKind;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.TransitionFeed;
+import dev.redeye.spi.support.StateCodec;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisPooled;
@@ -274,7 +274,7 @@ class RedisStoreTest {
             boolean success = rnd.nextInt(3) != 0;
             StateChange got = store.apply("ewma", AtomicOperation.outcome(success), p, 1_000 + i);
             BreakerState from = expected != null ? expected : got.previous(); // a new key: the server's base
-            StateChange want = dev.redeye.api.Transitions.recordOutcome(from, success, p, 1_000 + i);
+            StateChange want = dev.redeye.spi.Transitions.recordOutcome(from, success, p, 1_000 + i);
             assertEquals(want, got, "call #" + i);
             assertEquals(Double.doubleToRawLongBits(want.state().errorRate()),
                     Double.doubleToRawLongBits(got.state().errorRate()), "bit-exact rate at call #" + i);
@@ -499,7 +499,7 @@ class RedisStoreTest {
         try (redis.clients.jedis.UnifiedJedis plain = new redis.clients.jedis.UnifiedJedis(parsed.address, parsed.config);
                 RedisStore s = RedisStore.builder(plain).prefix(prefix).build()) {
             assertTrue(s.capability(TransitionFeed.class).isEmpty());
-            assertTrue(s.capability(dev.redeye.api.AtomicUpdates.class).isPresent());
+            assertTrue(s.capability(dev.redeye.spi.AtomicUpdates.class).isPresent());
             assertThrows(StoreException.class, () -> s.subscribe(e -> { }, () -> { }));
         }
     }

@@ -1,16 +1,16 @@
 package dev.redeye.store.redis;
 
 import dev.redeye.api.BreakerState;
-import dev.redeye.api.StateCodec;
+import dev.redeye.spi.support.StateCodec;
+import dev.redeye.testsupport.ServiceAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import dev.redeye.testsupport.ServiceAddress;
 
 import redis.clients.jedis.JedisPooled;
-import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.params.SetParams;
 import redis.clients.jedis.resps.ScanResult;

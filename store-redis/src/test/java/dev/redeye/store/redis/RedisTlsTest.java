@@ -20,12 +20,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
+import dev.redeye.spi.AtomicOperation;
 
 /**
  * {@code rediss://} verifies the server: a private redis-server listening with TLS only ({@code --port 0

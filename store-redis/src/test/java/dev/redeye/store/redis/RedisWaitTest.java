@@ -11,11 +11,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateCodec;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionKind;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.support.StateCodec;
 import redis.clients.jedis.Jedis;
 
 /**

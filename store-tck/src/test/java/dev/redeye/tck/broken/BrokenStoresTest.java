@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.InMemoryStore;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import dev.redeye.tck.Rule;
 import dev.redeye.tck.TckReport;
 import dev.redeye.tck.TckReport.RuleResult;

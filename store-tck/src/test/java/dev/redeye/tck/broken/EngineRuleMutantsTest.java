@@ -14,12 +14,12 @@ import static dev.redeye.tck.Rule.R7_10;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.redeye.InMemoryStore;
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.Store;
 import dev.redeye.tck.Rule;
 import dev.redeye.tck.TckReport;
 import dev.redeye.tck.TckRunner;

@@ -1,11 +1,11 @@
 package dev.redeye.tck.broken;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.Store;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,16 +1,16 @@
 package dev.redeye.tck.broken;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
-import dev.redeye.api.Store;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.Store;
 
 /**
  * A store that forwards everything to a correct client (an {@code InMemoryStore} client view) and declares
  * exactly what that client declares. Each deliberately broken store extends it and overrides the one piece
  * it gets wrong, so the TCK failures it causes can be attributed to that defect alone.
  */
-public class ForwardingStore extends dev.redeye.api.ForwardingStore {
+public class ForwardingStore extends dev.redeye.spi.support.ForwardingStore {
     protected final Store inner;
 
     protected ForwardingStore(Store inner) {

@@ -3,13 +3,13 @@ package dev.redeye.tck.broken;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.InMemoryStore;
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
-import dev.redeye.api.Store;
 import dev.redeye.api.Strategy;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.Store;
 import dev.redeye.tck.Rule;
 import dev.redeye.tck.TckReport;
 import dev.redeye.tck.TckReport.RuleResult;
@@ -117,7 +117,7 @@ class ModelRuleMutantsTest {
         return inner -> new ForwardingStore(inner) {
             private StateChange outcome(String key, boolean success, Policy p, long now) {
                 synchronized (lock) {
-                    StateChange c = inner.capability(dev.redeye.api.AtomicUpdates.class).orElseThrow()
+                    StateChange c = inner.capability(dev.redeye.spi.AtomicUpdates.class).orElseThrow()
                             .apply(key, AtomicOperation.outcome(success), p, now);
                     BreakerState prev = c.previous();
                     if (p.strategy() != Strategy.ERROR_RATE || prev.open() || prev.samples() == 0) {

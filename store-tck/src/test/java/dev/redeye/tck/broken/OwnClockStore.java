@@ -1,9 +1,9 @@
 package dev.redeye.tck.broken;
 
-import dev.redeye.api.AtomicOperation;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
-import dev.redeye.api.Store;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.Store;
 
 /**
  * Broken on purpose: atomic, but ignores the {@code now} it is given and reads its own clock

@@ -1,6 +1,6 @@
 package dev.redeye.tck.broken;
 
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import java.util.Optional;
 
 /** A correct store that declares no optional capability: only get, put and delete. */

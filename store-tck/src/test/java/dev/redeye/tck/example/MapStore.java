@@ -1,13 +1,13 @@
 package dev.redeye.tck.example;
 
-import dev.redeye.api.AtomicOperation;
-import dev.redeye.api.AtomicUpdates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
-import dev.redeye.api.StateChange;
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
-import dev.redeye.api.TrialClaims;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.TrialClaims;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

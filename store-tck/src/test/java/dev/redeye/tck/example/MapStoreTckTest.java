@@ -1,8 +1,8 @@
 package dev.redeye.tck.example;
 
-import dev.redeye.api.AtomicUpdates;
-import dev.redeye.api.Store;
-import dev.redeye.api.TrialClaims;
+import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.TrialClaims;
 import dev.redeye.tck.StoreTck;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;

@@ -7,7 +7,7 @@ import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
-import dev.redeye.api.Transitions;
+import dev.redeye.spi.Transitions;
 import dev.redeye.spring.boot.RedeyeCircuitBreakers;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,7 +2,7 @@ package dev.redeye.spring.boot.actuate;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.api.BreakerStatus;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import dev.redeye.spring.boot.RedeyeCircuitBreakers;
 import java.util.Map;
 import java.util.TreeMap;

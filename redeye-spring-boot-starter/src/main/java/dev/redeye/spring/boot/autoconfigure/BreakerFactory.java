@@ -3,7 +3,7 @@ package dev.redeye.spring.boot.autoconfigure;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.CircuitBreakerBuilder;
 import dev.redeye.api.InvalidOptionException;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import dev.redeye.spring.boot.BreakerProperties;
 import dev.redeye.spring.boot.RedeyeBreakerCustomizer;
 import dev.redeye.spring.boot.RedeyeCircuitBreakers;

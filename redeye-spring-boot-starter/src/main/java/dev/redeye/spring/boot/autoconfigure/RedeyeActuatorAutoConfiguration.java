@@ -1,15 +1,15 @@
 package dev.redeye.spring.boot.autoconfigure;
 
 import dev.redeye.CircuitBreaker;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import dev.redeye.spring.boot.BreakerProperties;
 import dev.redeye.spring.boot.RedeyeCircuitBreakers;
 import dev.redeye.spring.boot.RedeyeProperties;
 import dev.redeye.spring.boot.actuate.RedeyeBreakerHealthIndicator;
 import dev.redeye.spring.boot.actuate.RedeyeEndpoint;
+import dev.redeye.spring.boot.actuate.RedeyeEndpointWebExtension;
 import dev.redeye.spring.boot.actuate.RedeyeEvents;
 import dev.redeye.spring.boot.actuate.RedeyeEventsEndpoint;
-import dev.redeye.spring.boot.actuate.RedeyeEndpointWebExtension;
 import dev.redeye.spring.boot.actuate.RedeyeHealthIndicator;
 import java.time.Clock;
 import java.util.LinkedHashMap;

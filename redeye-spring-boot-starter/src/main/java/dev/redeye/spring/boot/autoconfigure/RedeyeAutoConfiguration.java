@@ -2,7 +2,7 @@ package dev.redeye.spring.boot.autoconfigure;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.Stores;
-import dev.redeye.api.Store;
+import dev.redeye.spi.Store;
 import dev.redeye.spring.boot.RedeyeBreakerCustomizer;
 import dev.redeye.spring.boot.RedeyeCircuitBreakers;
 import dev.redeye.spring.boot.RedeyeProperties;

@@ -1,8 +1,8 @@
 package dev.redeye.spring.boot.autoconfigure;
 
 import com.hazelcast.core.HazelcastInstance;
-import dev.redeye.api.Store;
-import dev.redeye.api.StoreProvider.Description;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.StoreProvider.Description;
 import dev.redeye.spring.boot.RedeyeProperties;
 import dev.redeye.store.dynamodb.DynamoDbStore;
 import dev.redeye.store.hazelcast.HazelcastStore;

@@ -2,8 +2,8 @@ package dev.redeye.spring.boot.autoconfigure;
 
 import dev.redeye.OpenMode;
 import dev.redeye.Stores;
-import dev.redeye.api.Store;
-import dev.redeye.api.StoreProvider;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.StoreProvider;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Consumer;

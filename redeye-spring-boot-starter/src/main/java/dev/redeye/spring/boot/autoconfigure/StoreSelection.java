@@ -2,9 +2,9 @@ package dev.redeye.spring.boot.autoconfigure;
 
 import dev.redeye.OpenMode;
 import dev.redeye.Stores;
-import dev.redeye.api.Store;
 import dev.redeye.api.StoreException;
-import dev.redeye.api.StoreUris;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.support.StoreUris;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;

@@ -1,5 +1,8 @@
-package dev.redeye.api;
+package dev.redeye.spi;
 
+import dev.redeye.api.StoreException;
+import dev.redeye.api.TransitionEvent;
+import dev.redeye.spi.support.FeedSubscribers;
 import java.util.function.Consumer;
 
 /**

@@ -1,5 +1,10 @@
-package dev.redeye.api;
+package dev.redeye.spi;
 
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.OperationNames;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StoreException;
+import dev.redeye.spi.support.ForwardingStore;
 import java.time.Duration;
 import java.util.Optional;
 

@@ -1,5 +1,14 @@
-package dev.redeye.api;
+package dev.redeye.spi.support;
 
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.Policy;
+import dev.redeye.api.TransitionEvent;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.TransitionFeed;
+import dev.redeye.spi.TrialClaims;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

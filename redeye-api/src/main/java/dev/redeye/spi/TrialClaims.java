@@ -1,5 +1,6 @@
-package dev.redeye.api;
+package dev.redeye.spi;
 
+import dev.redeye.api.StoreException;
 import java.time.Duration;
 import java.util.Optional;
 

@@ -1,5 +1,6 @@
-package dev.redeye.api;
+package dev.redeye.spi.support;
 
+import dev.redeye.spi.StoreProvider;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

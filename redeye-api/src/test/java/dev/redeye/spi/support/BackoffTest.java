@@ -1,9 +1,10 @@
-package dev.redeye.api;
+package dev.redeye.spi.support;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.api.StoreException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

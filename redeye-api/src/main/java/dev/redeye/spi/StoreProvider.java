@@ -1,12 +1,14 @@
-package dev.redeye.api;
+package dev.redeye.spi;
 
+import dev.redeye.api.StoreException;
+import dev.redeye.spi.support.StoreUris;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
 /**
  * Maps URI schemes to a store, discovered with {@link java.util.ServiceLoader} through
- * {@code META-INF/services/dev.redeye.api.StoreProvider}. {@code Stores.open(uri)} in the engine picks the
+ * {@code META-INF/services/dev.redeye.spi.StoreProvider}. {@code Stores.open(uri)} in the engine picks the
  * provider whose scheme prefixes the URI (the longest one wins, so {@code jdbc:postgresql} beats
  * {@code jdbc}).
  *

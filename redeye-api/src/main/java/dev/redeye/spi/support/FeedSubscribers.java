@@ -1,5 +1,8 @@
-package dev.redeye.api;
+package dev.redeye.spi.support;
 
+import dev.redeye.api.OperationNames;
+import dev.redeye.api.TransitionEvent;
+import dev.redeye.spi.TransitionFeed;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;

@@ -1,5 +1,10 @@
-package dev.redeye.api;
+package dev.redeye.spi.support;
 
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.StoreException;
+import dev.redeye.api.TransitionEvent;
+import dev.redeye.api.TransitionKind;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,8 @@
-package dev.redeye.api;
+package dev.redeye.spi;
+
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StoreException;
 
 /**
  * Capability: every change of a breaker's state as one atomic read-modify-write where the data lives,

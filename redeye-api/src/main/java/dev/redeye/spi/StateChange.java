@@ -1,5 +1,10 @@
-package dev.redeye.api;
+package dev.redeye.spi;
 
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Policy;
+import dev.redeye.api.TransitionEvent;
+import dev.redeye.api.TransitionKind;
 import java.util.Objects;
 
 /**

@@ -1,10 +1,15 @@
-package dev.redeye.api;
+package dev.redeye.spi.support;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.TransitionEvent;
+import dev.redeye.api.TransitionKind;
+import dev.redeye.spi.TransitionFeed;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

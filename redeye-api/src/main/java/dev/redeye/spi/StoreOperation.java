@@ -1,4 +1,4 @@
-package dev.redeye.api;
+package dev.redeye.spi;
 
 /**
  * The methods of the store SPI, one constant each: what the engine times, what a counting decorator counts,
