@@ -3,6 +3,8 @@ package dev.redeye.store.postgres;
 import static dev.redeye.store.postgres.PgTestSupport.count;
 import static dev.redeye.store.postgres.PgTestSupport.eventually;
 import static dev.redeye.store.postgres.PgTestSupport.update;
+import static dev.redeye.store.postgres.StoredStates.RICH;
+import static dev.redeye.store.postgres.StoredStates.TTL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -50,9 +52,6 @@ import org.postgresql.ds.PGSimpleDataSource;
  * claims under REPEATABLE READ. The fault tests on a private server are in {@link PostgresFaultTest}.
  */
 class PostgresHardeningTest {
-    private static final Duration TTL = Duration.ofHours(1);
-    private static final BreakerState RICH = new BreakerState(3, 1_234_567L, true, 2_345_678L, 2,
-            0.1 + 0.2, 17L, 1, false, 9L);
     /** Three times the default lock_timeout: what a call blocked by a held row lock may take at most here. */
     private static final long LOCK_BOUND_MILLIS = 3 * Timeouts.DEFAULT_LOCK_MILLIS;
 
@@ -421,13 +420,22 @@ class PostgresHardeningTest {
 
     // ------------------------------------------------------------------ 4. rows that are not "no state"
 
+    /**
+     * A store through the provider over {@code table} with the URI parameters {@code params}, holding RICH at "k",
+     * whose row SQL then changes: {@code UPDATE table <set> WHERE key = 'k'}.
+     */
+    private PostgresStore withRowOfKChanged(String table, String params, String set) throws SQLException {
+        PostgresStore s = openUri(table, params);
+        s.put("k", RICH, TTL);
+        update("UPDATE " + PG.qualified(table) + " " + set + " WHERE key = 'k'");
+        return s;
+    }
+
     /** A layout-0 row is "no state" only when it is the store's own placeholder, not when it carries state. */
     @Test
     void aLayoutZeroRowCarryingStateIsAStoreExceptionAndIsNeverOverwritten() throws Exception {
         String table = PG.newTable();
-        PostgresStore s = openUri(table, "");
-        s.put("k", RICH, TTL);
-        update("UPDATE " + PG.qualified(table) + " SET layout = 0 WHERE key = 'k'");
+        PostgresStore s = withRowOfKChanged(table, "", "SET layout = 0");
         assertRefusedAndUntouched(s, "k", "layout 0 marks the store's placeholder");
         assertThrows(StoreException.class, () -> s.put("k", BreakerState.INITIAL, TTL), "put writes over no such row");
         assertEquals(1, count("SELECT count(*) FROM " + PG.qualified(table) + " WHERE key = 'k' AND layout = 0 "
@@ -438,10 +446,8 @@ class PostgresHardeningTest {
     @Test
     void anExpiredMalformedRowIsAStoreExceptionNotAFreshStart() throws Exception {
         String table = PG.newTable();
-        PostgresStore s = openUri(table, "purgeIntervalMillis=0");
-        s.put("k", RICH, TTL);
-        update("UPDATE " + PG.qualified(table) + " SET failures = -1, "
-                + "expires_at = clock_timestamp() - interval '1 second' WHERE key = 'k'");
+        PostgresStore s = withRowOfKChanged(table, "purgeIntervalMillis=0",
+                "SET failures = -1, expires_at = clock_timestamp() - interval '1 second'");
         assertRefusedAndUntouched(s, "k", "malformed");
         assertEquals(1, count("SELECT count(*) FROM " + PG.qualified(table) + " WHERE key = 'k' AND failures = -1"));
     }
@@ -450,9 +456,7 @@ class PostgresHardeningTest {
     @Test
     void putNeverOverwritesARowOfAnotherLayout() throws Exception {
         String table = PG.newTable();
-        PostgresStore s = openUri(table, "");
-        s.put("k", RICH, TTL);
-        update("UPDATE " + PG.qualified(table) + " SET layout = 99 WHERE key = 'k'");
+        PostgresStore s = withRowOfKChanged(table, "", "SET layout = 99");
         StoreException e = assertThrows(StoreException.class, () -> s.put("k", BreakerState.INITIAL, TTL));
         assertTrue(e.getMessage().contains("layout 99"), e.getMessage());
         assertEquals(1, count("SELECT count(*) FROM " + PG.qualified(table) + " WHERE key = 'k' AND layout = 99 "

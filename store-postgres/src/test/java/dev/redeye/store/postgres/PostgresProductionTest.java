@@ -2,6 +2,8 @@ package dev.redeye.store.postgres;
 
 import static dev.redeye.store.postgres.PgTestSupport.count;
 import static dev.redeye.store.postgres.PgTestSupport.update;
+import static dev.redeye.store.postgres.StoredStates.RICH;
+import static dev.redeye.store.postgres.StoredStates.TTL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -11,7 +13,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.StoreErrorPolicy;
 import dev.redeye.api.AtomicOperation;
-import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
@@ -38,10 +39,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  * can have.
  */
 class PostgresProductionTest {
-    private static final Duration TTL = Duration.ofHours(1);
-    private static final BreakerState RICH = new BreakerState(3, 1_234_567L, true, 2_345_678L, 2,
-            0.1 + 0.2, 17L, 1, false, 9L);
-
     @RegisterExtension
     static final PgSchema PG = new PgSchema("redeye_prod");
     // ------------------------------------------------------------------ 1. autoCommit=false pools
