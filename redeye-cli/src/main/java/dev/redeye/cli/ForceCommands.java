@@ -8,13 +8,11 @@ import dev.redeye.spi.Store;
 import dev.redeye.spi.Transitions;
 import java.io.PrintWriter;
 import java.util.Optional;
-import java.util.concurrent.Callable;
+import java.util.function.BiConsumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * The fleet-wide manual controls: {@code force-open}, {@code force-half-open} and {@code reset}. Each goes
@@ -37,16 +35,7 @@ public final class ForceCommands {
     }
 
     /** Shared body of the three commands. */
-    abstract static class Base implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        VerboseOption verbose;
-
-        @Mixin
-        StoreOption store;
-
+    abstract static class Base extends StoreCommand {
         @Mixin
         PolicyOptions policyOptions;
 
@@ -57,11 +46,19 @@ public final class ForceCommands {
         String operation;
 
         /** The status the operation has after a successful change. */
-        abstract BreakerStatus expected();
+        private final BreakerStatus expected;
 
-        abstract void apply(CircuitBreaker breaker, String op);
+        /** The change, made through the engine. */
+        private final BiConsumer<CircuitBreaker, String> change;
 
-        abstract String effect();
+        /** The line printed after a change that reached {@link #expected}. */
+        private final String effect;
+
+        Base(BreakerStatus expected, BiConsumer<CircuitBreaker, String> change, String effect) {
+            this.expected = expected;
+            this.change = change;
+            this.effect = effect;
+        }
 
         @Override
         public Integer call() {
@@ -80,8 +77,8 @@ public final class ForceCommands {
                 BreakerState before = stored.orElse(BreakerState.INITIAL);
                 long beforeNow = System.currentTimeMillis();
                 // the engine skips a change already in force (Transitions.inForce): no write, no event
-                boolean inForce = Transitions.inForce(stored.orElse(null), expected(), policy, beforeNow);
-                apply(breaker, operation);
+                boolean inForce = Transitions.inForce(stored.orElse(null), expected, policy, beforeNow);
+                change.accept(breaker, operation);
                 BreakerState after = s.get(operation).orElse(BreakerState.INITIAL);
                 long now = System.currentTimeMillis();
                 if (!inForce && after.version() <= before.version() && after.hasKnownVersion()) {
@@ -101,13 +98,13 @@ public final class ForceCommands {
                     String versions = stored.isEmpty() ? "a new state"
                             : "version " + before.version() + " -> " + after.version();
                     out.println(head + was + " -> " + is + " (" + versions + ")" + where);
-                    if (is == expected()) {
-                        out.println(effect());
+                    if (is == expected) {
+                        out.println(effect);
                     }
                 }
-                if (is != expected()) {
+                if (is != expected) {
                     err.println("warning: '" + Table.printable(operation) + "' now reads " + is + ", not "
-                            + expected() + ": another instance changed it meanwhile");
+                            + expected + ": another instance changed it meanwhile");
                 }
                 out.flush();
                 err.flush();
@@ -129,21 +126,8 @@ public final class ForceCommands {
     public static final class ForceOpen extends Base {
         /** Creates the command (picocli calls this). */
         public ForceOpen() {
-        }
-
-        @Override
-        BreakerStatus expected() {
-            return BreakerStatus.FORCED_OPEN;
-        }
-
-        @Override
-        void apply(CircuitBreaker breaker, String op) {
-            breaker.forceOpen(op);
-        }
-
-        @Override
-        String effect() {
-            return "Every instance sharing this store now rejects calls to it, with no trials, until 'redeye reset'.";
+            super(BreakerStatus.FORCED_OPEN, CircuitBreaker::forceOpen,
+                    "Every instance sharing this store now rejects calls to it, with no trials, until 'redeye reset'.");
         }
     }
 
@@ -157,21 +141,8 @@ public final class ForceCommands {
     public static final class ForceHalfOpen extends Base {
         /** Creates the command (picocli calls this). */
         public ForceHalfOpen() {
-        }
-
-        @Override
-        BreakerStatus expected() {
-            return BreakerStatus.HALF_OPEN;
-        }
-
-        @Override
-        void apply(CircuitBreaker breaker, String op) {
-            breaker.forceHalfOpen(op);
-        }
-
-        @Override
-        String effect() {
-            return "The next call from any instance may run as the trial; its outcome closes or reopens the breaker.";
+            super(BreakerStatus.HALF_OPEN, CircuitBreaker::forceHalfOpen,
+                    "The next call from any instance may run as the trial; its outcome closes or reopens the breaker.");
         }
     }
 
@@ -182,21 +153,8 @@ public final class ForceCommands {
     public static final class Reset extends Base {
         /** Creates the command (picocli calls this). */
         public Reset() {
-        }
-
-        @Override
-        BreakerStatus expected() {
-            return BreakerStatus.CLOSED;
-        }
-
-        @Override
-        void apply(CircuitBreaker breaker, String op) {
-            breaker.reset(op);
-        }
-
-        @Override
-        String effect() {
-            return "Every instance sharing this store lets calls through again.";
+            super(BreakerStatus.CLOSED, CircuitBreaker::reset,
+                    "Every instance sharing this store lets calls through again.");
         }
     }
 }

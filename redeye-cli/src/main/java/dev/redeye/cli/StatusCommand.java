@@ -11,13 +11,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code redeye status --store URI OP...}: the state of each named operation as the store holds it, as a
@@ -35,16 +32,7 @@ import picocli.CommandLine.Spec;
             "The store SPI cannot list keys, so name every operation to show. An operation the store holds no "
                 + "state for is reported as unknown (exit 1). Reads only: creates no key, table or schema."},
         footer = {"", "Example:", "  redeye status --store redis://127.0.0.1:6379 payment-gateway inventory"})
-public final class StatusCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    VerboseOption verbose;
-
-    @Mixin
-    StoreOption store;
+public final class StatusCommand extends StoreCommand {
 
     @Mixin
     PolicyOptions policyOptions;

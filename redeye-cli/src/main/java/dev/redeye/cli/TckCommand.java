@@ -15,14 +15,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code redeye tck --store URI}: runs the store TCK ({@link TckRunner}, through the JUnit Platform
@@ -47,16 +43,7 @@ import picocli.CommandLine.Spec;
             "  redeye tck --store postgresql://127.0.0.1:5432/test --rule R2.7 --rule R4.4",
             "  redeye tck --store redis://127.0.0.1:6379 --expect all",
             "  redeye tck --store redis://127.0.0.1:6379 --rule R8.1 --tries 2000 --seed 7"})
-public final class TckCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    VerboseOption verbose;
-
-    @Mixin
-    StoreOption store;
+public final class TckCommand extends StoreCommand {
 
     @Option(names = "--rule", paramLabel = "ID", split = ",",
             description = "Run only these rules (e.g. R2.7, repeatable or comma-separated; default: all).")

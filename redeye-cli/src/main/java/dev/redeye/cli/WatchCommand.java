@@ -10,17 +10,13 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code redeye watch --store URI}: prints every transition the store's {@link TransitionFeed} delivers, as
@@ -36,16 +32,7 @@ import picocli.CommandLine.Spec;
         footer = {"", "Examples:", "  redeye watch --store redis://127.0.0.1:6379",
             "  redeye watch --store redis://127.0.0.1:6379 payment-gateway",
             "  redeye watch --store postgresql://127.0.0.1:5432/app --count 1 --timeout 30s --json"})
-public final class WatchCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    VerboseOption verbose;
-
-    @Mixin
-    StoreOption store;
+public final class WatchCommand extends StoreCommand {
 
     @Option(names = "--count", paramLabel = "N",
             description = "Stop after N events (exit 1 if --timeout passes first).")

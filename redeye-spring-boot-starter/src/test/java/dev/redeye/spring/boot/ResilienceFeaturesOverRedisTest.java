@@ -8,16 +8,12 @@ import dev.redeye.spring.boot.fleetapp.PricingApplication;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -52,8 +48,8 @@ class ResilienceFeaturesOverRedisTest {
         "management.endpoint.health.group.payments.status.http-mapping.circuit_open=503",
     };
 
-    private static ConfigurableApplicationContext instanceB;
-    private static String b;
+    @RegisterExtension
+    static final SecondInstance B = new SecondInstance(PricingApplication.class, PREFIX, PROPERTIES);
 
     @LocalServerPort
     int portA;
@@ -67,31 +63,13 @@ class ResilienceFeaturesOverRedisTest {
         }
     }
 
-    @BeforeAll
-    static void startInstanceB() {
-        List<String> props = new ArrayList<>(List.of(PROPERTIES));
-        props.add("server.port=0");
-        props.add("redeye.store=" + TestServices.redisStoreUri(PREFIX));
-        instanceB = new SpringApplicationBuilder(PricingApplication.class).properties(props.toArray(String[]::new))
-                .run();
-        b = "http://127.0.0.1:" + instanceB.getEnvironment().getProperty("local.server.port");
-    }
-
-    @AfterAll
-    static void stopInstanceBAndDeleteKeys() {
-        if (instanceB != null) {
-            instanceB.close();
-        }
-        TestServices.deleteRedisKeys(PREFIX);
-    }
-
     private String a() {
         return "http://127.0.0.1:" + portA;
     }
 
     @Test
     void fallbacksMonoEventsAndHealthGroupsAcrossTwoInstances() throws Exception {
-        for (String instance : new String[] {a(), b}) {
+        for (String instance : new String[] {a(), B.url()}) {
             assertThat(get(instance + "/price/apple").body()).isEqualTo("price apple");
             assertThat(get(instance + "/quote/apple").body()).isEqualTo("price apple");
             assertThat(get(instance + "/actuator/health/payments").statusCode()).isEqualTo(200);
@@ -103,16 +81,16 @@ class ResilienceFeaturesOverRedisTest {
             assertThat(get(a() + "/price/apple").body()).isEqualTo("unavailable apple");
         }
         // B, whose upstream is healthy, is answered by the rejection fallback without calling it
-        int bCalls = Integer.parseInt(get(b + "/test/upstream/calls").body());
-        assertThat(get(b + "/price/apple").body()).isEqualTo("cached apple");
-        assertThat(Integer.parseInt(get(b + "/test/upstream/calls").body())).isEqualTo(bCalls);
+        int bCalls = Integer.parseInt(get(B.url() + "/test/upstream/calls").body());
+        assertThat(get(B.url() + "/price/apple").body()).isEqualTo("cached apple");
+        assertThat(Integer.parseInt(get(B.url() + "/test/upstream/calls").body())).isEqualTo(bCalls);
 
         // the Mono method: no fallback takes A's IOException (a 500), the opening rejects B's subscription
         for (int i = 0; i < 2; i++) {
             assertThat(get(a() + "/quote/apple").statusCode()).isEqualTo(500);
         }
-        assertThat(get(b + "/quote/apple").body()).isEqualTo("quote rejected");
-        assertThat(Integer.parseInt(get(b + "/test/upstream/calls").body())).isEqualTo(bCalls);
+        assertThat(get(B.url() + "/quote/apple").body()).isEqualTo("quote rejected");
+        assertThat(Integer.parseInt(get(B.url() + "/test/upstream/calls").body())).isEqualTo(bCalls);
 
         // events: the opening is A's own and the fleet's for B, filtered by operation
         JsonNode ownA = json(get(a() + "/actuator/redeyeevents/pricing")).path("events");
@@ -122,17 +100,17 @@ class ResilienceFeaturesOverRedisTest {
         assertThat(ownA.get(0).path("breaker").asText()).isEqualTo("payments");
         assertThat(ownA.get(0).path("to").asText()).isEqualTo("OPEN");
         assertThat(java.time.Instant.parse(ownA.get(0).path("seenAt").asText())).isNotNull(); // ISO-8601
-        JsonNode fleetB = until(b + "/actuator/redeyeevents/pricing", e -> e.path("events").size() == 1)
+        JsonNode fleetB = until(B.url() + "/actuator/redeyeevents/pricing", e -> e.path("events").size() == 1)
                 .path("events");
         assertThat(fleetB.get(0).path("origin").asText()).isEqualTo("FLEET");
         assertThat(fleetB.get(0).path("breaker").asText()).isEqualTo("payments");
         assertThat(fleetB.get(0).path("version").asLong()).isEqualTo(ownA.get(0).path("version").asLong());
-        JsonNode allB = until(b + "/actuator/redeyeevents", e -> e.path("events").size() == 2).path("events");
+        JsonNode allB = until(B.url() + "/actuator/redeyeevents", e -> e.path("events").size() == 2).path("events");
         assertThat(List.of(allB.get(0).path("operation").asText(), allB.get(1).path("operation").asText()))
                 .containsExactly("pricing", "quotes");
 
         // health: the group answers 503 CIRCUIT_OPEN on both instances, the application stays UP
-        for (String instance : new String[] {a(), b}) {
+        for (String instance : new String[] {a(), B.url()}) {
             HttpResponse<String> group = get(instance + "/actuator/health/payments");
             assertThat(group.statusCode()).as(instance).isEqualTo(503);
             assertThat(json(group).path("status").asText()).isEqualTo("CIRCUIT_OPEN");
@@ -146,7 +124,7 @@ class ResilienceFeaturesOverRedisTest {
 
         // an operator resets both operations through B: A's group is healthy again
         post(a() + "/test/upstream?down=false");
-        RedeyeCircuitBreakers breakersB = instanceB.getBean(RedeyeCircuitBreakers.class);
+        RedeyeCircuitBreakers breakersB = B.bean(RedeyeCircuitBreakers.class);
         breakersB.get("payments").reset("pricing");
         breakersB.get("payments").reset("quotes");
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();

@@ -8,13 +8,10 @@ import dev.redeye.spring.boot.app.InventoryApplication;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -32,8 +29,10 @@ class TwoInstancesOverRedisTest {
     private static final String PREFIX = TestServices.newPrefix();
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private static ConfigurableApplicationContext instanceB;
-    private static String b;
+    @RegisterExtension
+    static final SecondInstance B = new SecondInstance(InventoryApplication.class, PREFIX,
+            "management.endpoint.health.show-details=always", "redeye.defaults.failure-threshold=3",
+            "redeye.defaults.open-cache-refresh=200ms", "spring.main.banner-mode=off");
 
     @LocalServerPort
     int portA;
@@ -43,24 +42,6 @@ class TwoInstancesOverRedisTest {
         registry.add("redeye.store", () -> TestServices.redisStoreUri(PREFIX));
     }
 
-    @BeforeAll
-    static void startInstanceB() {
-        instanceB = new SpringApplicationBuilder(InventoryApplication.class)
-                .properties("server.port=0", "redeye.store=" + TestServices.redisStoreUri(PREFIX),
-                        "management.endpoint.health.show-details=always", "redeye.defaults.failure-threshold=3",
-                        "redeye.defaults.open-cache-refresh=200ms", "spring.main.banner-mode=off")
-                .run();
-        b = "http://127.0.0.1:" + instanceB.getEnvironment().getProperty("local.server.port");
-    }
-
-    @AfterAll
-    static void stopInstanceBAndDeleteKeys() {
-        if (instanceB != null) {
-            instanceB.close();
-        }
-        TestServices.deleteRedisKeys(PREFIX);
-    }
-
     private String a() {
         return "http://127.0.0.1:" + portA;
     }
@@ -68,7 +49,7 @@ class TwoInstancesOverRedisTest {
     @Test
     void failuresThroughOneInstanceOpenTheBreakerInTheOtherAndTheEndpointsAnswerOverHttp() throws Exception {
         assertThat(get(a() + "/stock/apple").statusCode()).isEqualTo(200);
-        assertThat(get(b + "/stock/apple").statusCode()).isEqualTo(200);
+        assertThat(get(B.url() + "/stock/apple").statusCode()).isEqualTo(200);
 
         // instance A's dependency fails: failure-threshold (3) failures through A open the shared breaker
         post(a() + "/test/warehouse?down=true", "");
@@ -78,14 +59,14 @@ class TwoInstancesOverRedisTest {
         assertThat(get(a() + "/stock/apple").statusCode()).isEqualTo(503);
 
         // instance B, whose own dependency is healthy, now rejects without calling it
-        int bCalls = Integer.parseInt(get(b + "/test/warehouse/calls").body());
-        HttpResponse<String> rejected = get(b + "/stock/apple");
+        int bCalls = Integer.parseInt(get(B.url() + "/test/warehouse/calls").body());
+        HttpResponse<String> rejected = get(B.url() + "/stock/apple");
         assertThat(rejected.statusCode()).isEqualTo(503);
         assertThat(rejected.body()).isEqualTo("breaker open");
-        assertThat(Integer.parseInt(get(b + "/test/warehouse/calls").body())).isEqualTo(bCalls);
+        assertThat(Integer.parseInt(get(B.url() + "/test/warehouse/calls").body())).isEqualTo(bCalls);
 
         // health: UP on both (the store answers), the open breaker listed, never DOWN because of it
-        for (String instance : new String[] {a(), b}) {
+        for (String instance : new String[] {a(), B.url()}) {
             HttpResponse<String> health = get(instance + "/actuator/health");
             assertThat(health.statusCode()).isEqualTo(200);
             JsonNode redeye = JSON.readTree(health.body()).path("components").path("redeye");
@@ -103,8 +84,8 @@ class TwoInstancesOverRedisTest {
                 .path("warehouse");
         assertThat(warehouse.path("status").asText()).isEqualTo("OPEN");
         assertThat(warehouse.path("failures").asLong()).isEqualTo(3);
-        assertThat(get(b + "/actuator/redeye").statusCode()).isEqualTo(404);
-        assertThat(post(b + "/actuator/redeye/default/warehouse", "{\"action\":\"reset\"}").statusCode())
+        assertThat(get(B.url() + "/actuator/redeye").statusCode()).isEqualTo(404);
+        assertThat(post(B.url() + "/actuator/redeye/default/warehouse", "{\"action\":\"reset\"}").statusCode())
                 .isEqualTo(404);
         assertThat(get(a() + "/actuator/redeye/nope/warehouse").statusCode()).isEqualTo(404);
         assertThat(post(a() + "/actuator/redeye/default/warehouse", "{\"action\":\"explode\"}").statusCode())
@@ -119,7 +100,7 @@ class TwoInstancesOverRedisTest {
         post(a() + "/test/warehouse?down=false", "");
         HttpResponse<String> reset = post(a() + "/actuator/redeye/default/warehouse", "{\"action\":\"reset\"}");
         assertThat(JSON.readTree(reset.body()).path("status").asText()).isEqualTo("CLOSED");
-        assertThat(untilStatus(b + "/stock/apple", 200, Duration.ofSeconds(10))).isEqualTo(200);
+        assertThat(untilStatus(B.url() + "/stock/apple", 200, Duration.ofSeconds(10))).isEqualTo(200);
         assertThat(get(a() + "/stock/apple").statusCode()).isEqualTo(200);
     }
 

@@ -31,9 +31,13 @@ public class RedeyeSpringCloudAutoConfiguration {
     @ConditionalOnMissingBean(CircuitBreakerFactory.class)
     RedeyeCircuitBreakerFactory redeyeCircuitBreakerFactory(RedeyeCircuitBreakers breakers,
             ObjectProvider<Customizer<RedeyeCircuitBreakerFactory>> customizers) {
-        RedeyeCircuitBreakerFactory f = new RedeyeCircuitBreakerFactory(breakers);
-        customizers.orderedStream().forEach(c -> c.customize(f));
-        return f;
+        return customized(new RedeyeCircuitBreakerFactory(breakers), customizers);
+    }
+
+    /** {@code factory} after every customizer of its kind, in their order. */
+    static <F> F customized(F factory, ObjectProvider<Customizer<F>> customizers) {
+        customizers.orderedStream().forEach(c -> c.customize(factory));
+        return factory;
     }
 
     /** The reactive factory, with Reactor (and redeye-reactor, which the starter brings) on the class path. */
@@ -44,9 +48,7 @@ public class RedeyeSpringCloudAutoConfiguration {
         @ConditionalOnMissingBean(ReactiveCircuitBreakerFactory.class)
         ReactiveRedeyeCircuitBreakerFactory reactiveRedeyeCircuitBreakerFactory(RedeyeCircuitBreakers breakers,
                 ObjectProvider<Customizer<ReactiveRedeyeCircuitBreakerFactory>> customizers) {
-            ReactiveRedeyeCircuitBreakerFactory f = new ReactiveRedeyeCircuitBreakerFactory(breakers);
-            customizers.orderedStream().forEach(c -> c.customize(f));
-            return f;
+            return customized(new ReactiveRedeyeCircuitBreakerFactory(breakers), customizers);
         }
     }
 }

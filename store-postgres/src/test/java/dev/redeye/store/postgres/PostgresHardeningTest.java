@@ -3,6 +3,8 @@ package dev.redeye.store.postgres;
 import static dev.redeye.store.postgres.PgTestSupport.count;
 import static dev.redeye.store.postgres.PgTestSupport.eventually;
 import static dev.redeye.store.postgres.PgTestSupport.update;
+import static dev.redeye.store.postgres.StoredStates.RICH;
+import static dev.redeye.store.postgres.StoredStates.TTL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -38,8 +40,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -53,47 +53,15 @@ import org.postgresql.ds.PGSimpleDataSource;
  * claims under REPEATABLE READ. The fault tests on a private server are in {@link PostgresFaultTest}.
  */
 class PostgresHardeningTest {
-    private static final Duration TTL = Duration.ofHours(1);
-    private static final BreakerState RICH = new BreakerState(3, 1_234_567L, true, 2_345_678L, 2,
-            0.1 + 0.2, 17L, 1, false, 9L);
     /** Three times the default lock_timeout: what a call blocked by a held row lock may take at most here. */
     private static final long LOCK_BOUND_MILLIS = 3 * Timeouts.DEFAULT_LOCK_MILLIS;
 
     @RegisterExtension
-    static final PgSchema SCHEMA = new PgSchema("redeye_hard");
-    private static String schema;
-    private final List<Store> stores = new ArrayList<>();
-
-    @BeforeEach
-    void schemaName() {
-        schema = SCHEMA.name();
-    }
-
-    @AfterEach
-    void closeStores() {
-        stores.forEach(Store::close);
-        stores.clear();
-    }
-
-    private static String newTable() {
-        return "t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
-    }
-
+    static final PgSchema PG = new PgSchema("redeye_hard");
     /** A store through the provider (its own pool, timeouts set per session) with extra URI parameters. */
     private PostgresStore openUri(String table, String params) {
-        PostgresStore s = PostgresStore.open(PgTestSupport.urlWith("schema=" + schema + "&table=" + table
-                + (params.isEmpty() ? "" : "&" + params)));
-        stores.add(s);
-        return s;
-    }
-
-    private <T extends Store> T keep(T s) {
-        stores.add(s);
-        return s;
-    }
-
-    private static String qualified(String table) {
-        return TableNames.quote(schema) + "." + TableNames.quote(table);
+        return PG.keep(PostgresStore.open(PgTestSupport.urlWith("schema=" + PG.name() + "&table=" + table
+                + (params.isEmpty() ? "" : "&" + params))));
     }
 
     private static Policy threshold(int n) {
@@ -107,7 +75,7 @@ class PostgresHardeningTest {
         RowLock(String table, String key) throws SQLException {
             c = PgTestSupport.dataSource().getConnection();
             c.setAutoCommit(false);
-            try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM " + qualified(table)
+            try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM " + PG.qualified(table)
                     + " WHERE key_hash = sha256(convert_to(?, 'UTF8')) FOR UPDATE")) {
                 ps.setString(1, key);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -133,9 +101,9 @@ class PostgresHardeningTest {
     @ParameterizedTest
     @ValueSource(strings = {"user DataSource", "URI"})
     void aRowLockHeldByAnotherSessionFailsTheCallWithinLockTimeout(String kind) throws Exception {
-        String table = newTable();
+        String table = PG.newTable();
         PostgresStore s = kind.equals("URI") ? openUri(table, "")
-                : keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(schema).table(table).build());
+                : PG.keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(PG.name()).table(table).build());
         s.put("held", RICH, TTL);
         s.apply("other", AtomicOperation.failure(), threshold(100), 1);
         try (RowLock lock = new RowLock(table, "held")) {
@@ -169,14 +137,14 @@ class PostgresHardeningTest {
     /** statement_timeout bounds a statement that waits for something else than a row lock (here a table lock). */
     @Test
     void aStatementBlockedByATableLockFailsWithinStatementTimeout() throws Exception {
-        String table = newTable();
-        PostgresStore s = keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(schema).table(table)
+        String table = PG.newTable();
+        PostgresStore s = PG.keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(PG.name()).table(table)
                 .lockTimeout(Duration.ZERO).statementTimeout(Duration.ofMillis(400)).build());
         s.put("k", RICH, TTL);
         try (Connection c = PgTestSupport.dataSource().getConnection()) {
             c.setAutoCommit(false);
             try (Statement st = c.createStatement()) {
-                st.execute("LOCK TABLE " + qualified(table) + " IN ACCESS EXCLUSIVE MODE"); // a migration, say
+                st.execute("LOCK TABLE " + PG.qualified(table) + " IN ACCESS EXCLUSIVE MODE"); // a migration, say
             }
             long t0 = System.nanoTime();
             StoreException e = assertTimeoutPreemptively(Duration.ofSeconds(15),
@@ -195,13 +163,13 @@ class PostgresHardeningTest {
      */
     @Test
     void aClientStalledWhileHoldingTheRowLockLosesItAfterIdleInTransactionTimeout() throws Exception {
-        String table = newTable();
+        String table = PG.newTable();
         CountDownLatch stalled = new CountDownLatch(1);
         AtomicBoolean armed = new AtomicBoolean();
         DataSource stalling = stallingBeforeCommit(PgTestSupport.dataSource(), armed, stalled, 3_000);
-        PostgresStore victim = keep(PostgresStore.builder(stalling).schema(schema).table(table)
+        PostgresStore victim = PG.keep(PostgresStore.builder(stalling).schema(PG.name()).table(table)
                 .idleInTransactionTimeout(Duration.ofMillis(300)).build());
-        PostgresStore other = keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(schema).table(table)
+        PostgresStore other = PG.keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(PG.name()).table(table)
                 .createSchema(false).lockTimeout(Duration.ofSeconds(10)).statementTimeout(Duration.ofSeconds(10))
                 .build());
         victim.apply("k", AtomicOperation.failure(), threshold(100), 1);
@@ -271,7 +239,7 @@ class PostgresHardeningTest {
         config.setDataSource(PgTestSupport.dataSource());
         config.setMaximumPoolSize(1);
         try (HikariDataSource pool = new HikariDataSource(config)) {
-            PostgresStore s = keep(PostgresStore.builder(pool).schema(schema).table(newTable()).build());
+            PostgresStore s = PG.keep(PostgresStore.builder(pool).schema(PG.name()).table(PG.newTable()).build());
             s.apply("k", AtomicOperation.failure(), threshold(5), 1);
             s.get("k");
             s.claimTrial("k", 1, Duration.ofSeconds(5));
@@ -309,7 +277,7 @@ class PostgresHardeningTest {
     @Test
     void connectionsTheServerClosedAreReplacedWithoutFailingTheNextCall() throws Exception {
         String app = "redeye-term-" + UUID.randomUUID().toString().substring(0, 8);
-        PostgresStore s = openUri(newTable(), "poolSize=4&ApplicationName=" + app);
+        PostgresStore s = openUri(PG.newTable(), "poolSize=4&ApplicationName=" + app);
         s.put("k", RICH, TTL);
         for (int round = 0; round < 3; round++) {
             warmConnections(s, 4);
@@ -350,7 +318,7 @@ class PostgresHardeningTest {
 
     @Test
     void theCleanUpThreadPurgesExpiredStatesPlaceholdersClaimsAndOldEvents() throws Exception {
-        String table = newTable();
+        String table = PG.newTable();
         PostgresStore s = openUri(table, "purgeIntervalMillis=200");
         s.put("live", RICH, TTL);
         s.put("dead", RICH, Duration.ofMillis(1));
@@ -360,9 +328,9 @@ class PostgresHardeningTest {
         s.claimTrial("placeholder", 1, Duration.ofMillis(1)).orElseThrow();      // placeholder row + claim
         BreakerState forced = BreakerState.builder().open(true).forced(true).openedAt(5).version(3).build();
         s.put("forced", forced, TTL);
-        update("UPDATE " + qualified(table) + " SET expires_at = clock_timestamp() - interval '1 second' "
+        update("UPDATE " + PG.qualified(table) + " SET expires_at = clock_timestamp() - interval '1 second' "
                 + "WHERE key = 'forced'"); // as an older version wrote it: a forced state never expires
-        update("INSERT INTO " + qualified(table + "_events") + " (created_at, line) VALUES "
+        update("INSERT INTO " + PG.qualified(table + "_events") + " (created_at, line) VALUES "
                 + "(clock_timestamp() - interval '11 minutes', 'old'), (clock_timestamp(), 'fresh')");
         assertTrue(eventually(() -> rows(table).equals(Set.of("live", "claimed", "forced"))),
                 "expired states and placeholders purged, others kept: " + rows(table));
@@ -371,7 +339,7 @@ class PostgresHardeningTest {
         assertTrue(eventually(() -> lines(table).equals(List.of("fresh"))), "old events purged: " + lines(table));
         assertEquals(Optional.of(forced), s.get("forced"));
         assertTrue(s.claimTrial("claimed", 1, Duration.ofSeconds(5)).isEmpty(), "the live claim still counts");
-        String thread = "redeye-pg-janitor " + qualified(table);
+        String thread = "redeye-pg-janitor " + PG.qualified(table);
         assertTrue(threadNames().contains(thread), threadNames().toString());
         assertTrue(s.janitorAlive());
         s.close();
@@ -381,11 +349,11 @@ class PostgresHardeningTest {
 
     @Test
     void withoutAPurgeIntervalNoCleanUpThreadRuns() throws Exception {
-        String table = newTable();
+        String table = PG.newTable();
         PostgresStore s = openUri(table, "purgeIntervalMillis=0");
         s.put("dead", RICH, Duration.ofMillis(1));
         assertFalse(s.janitorAlive());
-        assertFalse(threadNames().contains("redeye-pg-janitor " + qualified(table)));
+        assertFalse(threadNames().contains("redeye-pg-janitor " + PG.qualified(table)));
         Thread.sleep(300);
         assertEquals(Set.of("dead"), rows(table));
         assertEquals(1, s.purgeExpired());
@@ -394,9 +362,9 @@ class PostgresHardeningTest {
     /** Every clean-up statement finds its rows through an index: the plan names it once scans are priced out. */
     @Test
     void cleanUpStatementsUseTheirIndexes() throws Exception {
-        String table = newTable();
+        String table = PG.newTable();
         openUri(table, "purgeIntervalMillis=0");
-        TableNames names = new TableNames(schema, table);
+        TableNames names = new TableNames(PG.name(), table);
         for (String index : List.of(names.statesExpiryIndex, names.claimsExpiryIndex, names.eventsAgeIndex)) {
             assertEquals(0, count("SELECT count(*) FROM (SELECT to_regclass(?) IS NULL AS missing) t WHERE missing",
                     index), index + " exists");
@@ -422,15 +390,15 @@ class PostgresHardeningTest {
     }
 
     private static Set<String> rows(String table) {
-        return strings("SELECT key FROM " + qualified(table)).stream().collect(Collectors.toSet());
+        return strings("SELECT key FROM " + PG.qualified(table)).stream().collect(Collectors.toSet());
     }
 
     private static List<String> claims(String table) {
-        return strings("SELECT token FROM " + qualified(table + "_claims"));
+        return strings("SELECT token FROM " + PG.qualified(table + "_claims"));
     }
 
     private static List<String> lines(String table) {
-        return strings("SELECT line FROM " + qualified(table + "_events"));
+        return strings("SELECT line FROM " + PG.qualified(table + "_events"));
     }
 
     private static List<String> strings(String sql) {
@@ -453,41 +421,46 @@ class PostgresHardeningTest {
 
     // ------------------------------------------------------------------ 4. rows that are not "no state"
 
+    /**
+     * A store through the provider over {@code table} with the URI parameters {@code params}, holding RICH at "k",
+     * whose row SQL then changes: {@code UPDATE table <set> WHERE key = 'k'}.
+     */
+    private PostgresStore withRowOfKChanged(String table, String params, String set) throws SQLException {
+        PostgresStore s = openUri(table, params);
+        s.put("k", RICH, TTL);
+        update("UPDATE " + PG.qualified(table) + " " + set + " WHERE key = 'k'");
+        return s;
+    }
+
     /** A layout-0 row is "no state" only when it is the store's own placeholder, not when it carries state. */
     @Test
     void aLayoutZeroRowCarryingStateIsAStoreExceptionAndIsNeverOverwritten() throws Exception {
-        String table = newTable();
-        PostgresStore s = openUri(table, "");
-        s.put("k", RICH, TTL);
-        update("UPDATE " + qualified(table) + " SET layout = 0 WHERE key = 'k'");
+        String table = PG.newTable();
+        PostgresStore s = withRowOfKChanged(table, "", "SET layout = 0");
         assertRefusedAndUntouched(s, "k", "layout 0 marks the store's placeholder");
         assertThrows(StoreException.class, () -> s.put("k", BreakerState.INITIAL, TTL), "put writes over no such row");
-        assertEquals(1, count("SELECT count(*) FROM " + qualified(table) + " WHERE key = 'k' AND layout = 0 "
+        assertEquals(1, count("SELECT count(*) FROM " + PG.qualified(table) + " WHERE key = 'k' AND layout = 0 "
                 + "AND failures = 3 AND open"), "the row is left exactly as it was");
     }
 
     /** Malformed data is malformed also when its expiry has passed: never read as absent and reused. */
     @Test
     void anExpiredMalformedRowIsAStoreExceptionNotAFreshStart() throws Exception {
-        String table = newTable();
-        PostgresStore s = openUri(table, "purgeIntervalMillis=0");
-        s.put("k", RICH, TTL);
-        update("UPDATE " + qualified(table) + " SET failures = -1, "
-                + "expires_at = clock_timestamp() - interval '1 second' WHERE key = 'k'");
+        String table = PG.newTable();
+        PostgresStore s = withRowOfKChanged(table, "purgeIntervalMillis=0",
+                "SET failures = -1, expires_at = clock_timestamp() - interval '1 second'");
         assertRefusedAndUntouched(s, "k", "malformed");
-        assertEquals(1, count("SELECT count(*) FROM " + qualified(table) + " WHERE key = 'k' AND failures = -1"));
+        assertEquals(1, count("SELECT count(*) FROM " + PG.qualified(table) + " WHERE key = 'k' AND failures = -1"));
     }
 
     /** put is an overwrite of this store's own rows only; a row of another layout is refused, then deletable. */
     @Test
     void putNeverOverwritesARowOfAnotherLayout() throws Exception {
-        String table = newTable();
-        PostgresStore s = openUri(table, "");
-        s.put("k", RICH, TTL);
-        update("UPDATE " + qualified(table) + " SET layout = 99 WHERE key = 'k'");
+        String table = PG.newTable();
+        PostgresStore s = withRowOfKChanged(table, "", "SET layout = 99");
         StoreException e = assertThrows(StoreException.class, () -> s.put("k", BreakerState.INITIAL, TTL));
         assertTrue(e.getMessage().contains("layout 99"), e.getMessage());
-        assertEquals(1, count("SELECT count(*) FROM " + qualified(table) + " WHERE key = 'k' AND layout = 99 "
+        assertEquals(1, count("SELECT count(*) FROM " + PG.qualified(table) + " WHERE key = 'k' AND layout = 99 "
                 + "AND failures = 3"), "the foreign row is left as it was");
         s.delete("k");
         s.put("k", BreakerState.INITIAL, TTL);
@@ -497,10 +470,10 @@ class PostgresHardeningTest {
     /** The store's own placeholder (made by a claim on an unknown key) still reads as absent and is taken over. */
     @Test
     void theStoresOwnPlaceholderReadsAsAbsentAndIsTakenOver() throws Exception {
-        String table = newTable();
+        String table = PG.newTable();
         PostgresStore s = openUri(table, "");
         s.claimTrial("k", 1, Duration.ofMinutes(1)).orElseThrow();
-        assertEquals(1, count("SELECT count(*) FROM " + qualified(table) + " WHERE key = 'k' AND layout = 0"));
+        assertEquals(1, count("SELECT count(*) FROM " + PG.qualified(table) + " WHERE key = 'k' AND layout = 0"));
         assertEquals(Optional.empty(), s.get("k"));
         assertEquals(1, s.apply("k", AtomicOperation.failure(), threshold(5), 1).state().failures());
         s.put("p", RICH, TTL);
@@ -528,7 +501,7 @@ class PostgresHardeningTest {
      */
     @Test
     void aFeedLoopKilledByAnErrorSignalsAGapAndRestarts() throws Exception {
-        String table = newTable();
+        String table = PG.newTable();
         PostgresStore s = openUri(table, "");
         PostgresStore writer = openUri(table, "");
         AtomicBoolean thrown = new AtomicBoolean();
@@ -566,8 +539,9 @@ class PostgresHardeningTest {
     @Test
     void aClaimRaceUnderRepeatableReadGrantsExactlyThePermits() throws Exception {
         try (HikariDataSource pool = PgTestSupport.repeatableReadPool(8)) {
-            PostgresStore s = keep(PostgresStore.builder(pool).schema(schema).table(newTable()).maxAttempts(10_000)
-                    .lockTimeout(Duration.ofSeconds(10)).statementTimeout(Duration.ofSeconds(10)).build());
+            PostgresStore s = PG.keep(PostgresStore.builder(pool).schema(PG.name()).table(PG.newTable())
+                    .maxAttempts(10_000).lockTimeout(Duration.ofSeconds(10)).statementTimeout(Duration.ofSeconds(10))
+                    .build());
             for (int round = 0; round < 4; round++) {
                 String k = "race-" + round;
                 s.apply(k, AtomicOperation.force(BreakerStatus.OPEN), threshold(1), 1);

@@ -2,6 +2,8 @@ package dev.redeye.store.postgres;
 
 import static dev.redeye.store.postgres.PgTestSupport.count;
 import static dev.redeye.store.postgres.PgTestSupport.update;
+import static dev.redeye.store.postgres.StoredStates.RICH;
+import static dev.redeye.store.postgres.StoredStates.TTL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,7 +12,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.StoreErrorPolicy;
-import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
@@ -23,12 +24,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,41 +39,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * can have.
  */
 class PostgresProductionTest {
-    private static final Duration TTL = Duration.ofHours(1);
-    private static final BreakerState RICH = new BreakerState(3, 1_234_567L, true, 2_345_678L, 2,
-            0.1 + 0.2, 17L, 1, false, 9L);
-
     @RegisterExtension
-    static final PgSchema SCHEMA = new PgSchema("redeye_prod");
-    private static String schema;
-    private final List<AutoCloseable> resources = new ArrayList<>();
-
-    @BeforeEach
-    void schemaName() {
-        schema = SCHEMA.name();
-    }
-
-    @AfterEach
-    void closeResources() throws Exception {
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            resources.get(i).close();
-        }
-        resources.clear();
-    }
-
-    private <T extends AutoCloseable> T keep(T resource) {
-        resources.add(resource);
-        return resource;
-    }
-
-    private static String newTable() {
-        return "t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
-    }
-
-    private static String qualified(String table) {
-        return TableNames.quote(schema) + "." + TableNames.quote(table);
-    }
-
+    static final PgSchema PG = new PgSchema("redeye_prod");
     // ------------------------------------------------------------------ 1. autoCommit=false pools
 
     /**
@@ -85,11 +50,11 @@ class PostgresProductionTest {
      */
     @Test
     void everyWriteCommitsOverAPoolWhoseConnectionsDefaultToAutoCommitOff() throws Exception {
-        String table = newTable();
-        HikariDataSource pool = keep(PgTestSupport.autoCommitOffPool(4));
-        PostgresStore s = keep(PostgresStore.builder(pool).schema(schema).table(table).purgeInterval(Duration.ZERO)
-                .build());
-        String byKey = "SELECT count(*) FROM " + qualified(table) + " WHERE key = ?";
+        String table = PG.newTable();
+        HikariDataSource pool = PG.keep(PgTestSupport.autoCommitOffPool(4));
+        PostgresStore s = PG.keep(PostgresStore.builder(pool).schema(PG.name()).table(table)
+                .purgeInterval(Duration.ZERO).build());
+        String byKey = "SELECT count(*) FROM " + PG.qualified(table) + " WHERE key = ?";
 
         s.put("put", RICH, TTL);
         assertEquals(1, count(byKey, "put"), "put is committed");
@@ -100,19 +65,19 @@ class PostgresProductionTest {
 
         String token = s.claimTrial("claimed", 1, TTL).orElseThrow();
         s.releaseTrial("claimed", token);
-        assertEquals(0, count("SELECT count(*) FROM " + qualified(table + "_claims")), "releaseTrial is committed");
+        assertEquals(0, count("SELECT count(*) FROM " + PG.qualified(table + "_claims")), "releaseTrial is committed");
         assertTrue(s.claimTrial("claimed", 1, TTL).isPresent(), "the released permit is free again");
 
         s.put("dead", RICH, Duration.ofMillis(1));
         s.claimTrial("lapsed", 5, Duration.ofMillis(1)).orElseThrow();
-        update("INSERT INTO " + qualified(table + "_events") + " (created_at, line) VALUES "
+        update("INSERT INTO " + PG.qualified(table + "_events") + " (created_at, line) VALUES "
                 + "(clock_timestamp() - interval '11 minutes', 'old')");
         Thread.sleep(20); // the 1 ms ttls pass on the database clock
         s.purgeExpired();
         assertEquals(0, count(byKey, "dead"), "the purge of expired states is committed");
-        assertEquals(1, count("SELECT count(*) FROM " + qualified(table + "_claims")),
+        assertEquals(1, count("SELECT count(*) FROM " + PG.qualified(table + "_claims")),
                 "the purge of expired claims is committed (the live claim stays)");
-        assertEquals(0, count("SELECT count(*) FROM " + qualified(table + "_events") + " WHERE line = 'old'"),
+        assertEquals(0, count("SELECT count(*) FROM " + PG.qualified(table + "_events") + " WHERE line = 'old'"),
                 "the pruning of old events is committed");
         assertFalse(pool.isClosed(), "the store never closes the user's pool");
     }
@@ -122,21 +87,21 @@ class PostgresProductionTest {
     /** With createSchema off the store creates nothing: it checks the layout and names the DDL to run. */
     @Test
     void withoutCreateSchemaAMissingLayoutFailsTheBuildWithTheDdlToRun() throws Exception {
-        String table = newTable();
-        StoreException e = assertThrows(StoreException.class, () -> keep(PostgresStore.builder(
-                PgTestSupport.dataSource()).schema(schema).table(table).createSchema(false).build()));
+        String table = PG.newTable();
+        StoreException e = assertThrows(StoreException.class, () -> PG.keep(PostgresStore.builder(
+                PgTestSupport.dataSource()).schema(PG.name()).table(table).createSchema(false).build()));
         assertTrue(e.getMessage().contains("dev/redeye/store/postgres/schema.sql"), e.getMessage());
-        assertTrue(e.getMessage().contains("CREATE TABLE IF NOT EXISTS " + qualified(table) + " ("), e.getMessage());
+        assertTrue(e.getMessage().contains("CREATE TABLE IF NOT EXISTS " + PG.qualified(table) + " ("), e.getMessage());
         assertEquals(0, count("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                + "WHERE n.nspname = ? AND c.relname LIKE ?", schema, table + "%"), "nothing was created");
-        StoreException uri = assertThrows(StoreException.class, () -> keep(PostgresStore.open(
-                PgTestSupport.urlWith("schema=" + schema + "&table=" + table + "&createSchema=false"))));
-        assertTrue(uri.getMessage().contains("CREATE TABLE IF NOT EXISTS " + qualified(table) + " ("),
+                + "WHERE n.nspname = ? AND c.relname LIKE ?", PG.name(), table + "%"), "nothing was created");
+        StoreException uri = assertThrows(StoreException.class, () -> PG.keep(PostgresStore.open(
+                PgTestSupport.urlWith("schema=" + PG.name() + "&table=" + table + "&createSchema=false"))));
+        assertTrue(uri.getMessage().contains("CREATE TABLE IF NOT EXISTS " + PG.qualified(table) + " ("),
                 uri.getMessage());
 
         // Run what the message says (as a migration tool would), and the same build passes its check.
-        PgTestSupport.exec(PostgresStore.schemaSql(schema, table));
-        PostgresStore s = keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(schema).table(table)
+        PgTestSupport.exec(PostgresStore.schemaSql(PG.name(), table));
+        PostgresStore s = PG.keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(PG.name()).table(table)
                 .createSchema(false).build());
         s.put("k", RICH, TTL);
         assertEquals(Optional.of(RICH), s.get("k"));
@@ -145,17 +110,17 @@ class PostgresProductionTest {
     /** A missing column or index is named, with the statement that adds it. */
     @Test
     void withoutCreateSchemaAMissingIndexOrColumnIsNamedWithItsStatement() throws Exception {
-        String table = newTable();
-        PgTestSupport.exec(PostgresStore.schemaSql(schema, table));
-        PgTestSupport.exec("DROP INDEX " + TableNames.quote(schema) + "." + TableNames.quote(table + "_exp_at"));
-        StoreException e = assertThrows(StoreException.class, () -> keep(PostgresStore.builder(
-                PgTestSupport.dataSource()).schema(schema).table(table).createSchema(false).build()));
+        String table = PG.newTable();
+        PgTestSupport.exec(PostgresStore.schemaSql(PG.name(), table));
+        PgTestSupport.exec("DROP INDEX " + PG.qualified(table + "_exp_at"));
+        StoreException e = assertThrows(StoreException.class, () -> PG.keep(PostgresStore.builder(
+                PgTestSupport.dataSource()).schema(PG.name()).table(table).createSchema(false).build()));
         assertTrue(e.getMessage().contains("CREATE INDEX CONCURRENTLY IF NOT EXISTS \"" + table + "_exp_at\""),
                 e.getMessage());
-        PgTestSupport.exec("ALTER TABLE " + qualified(table + "_claims") + " DROP COLUMN ttl_ms");
-        e = assertThrows(StoreException.class, () -> keep(PostgresStore.builder(PgTestSupport.dataSource())
-                .schema(schema).table(table).createSchema(false).build()));
-        assertTrue(e.getMessage().contains("ALTER TABLE " + qualified(table + "_claims")
+        PgTestSupport.exec("ALTER TABLE " + PG.qualified(table + "_claims") + " DROP COLUMN ttl_ms");
+        e = assertThrows(StoreException.class, () -> PG.keep(PostgresStore.builder(PgTestSupport.dataSource())
+                .schema(PG.name()).table(table).createSchema(false).build()));
+        assertTrue(e.getMessage().contains("ALTER TABLE " + PG.qualified(table + "_claims")
                 + " ADD COLUMN IF NOT EXISTS ttl_ms bigint NOT NULL;"), e.getMessage());
         assertTrue(e.getMessage().contains("CREATE INDEX CONCURRENTLY IF NOT EXISTS \"" + table + "_exp_at\""),
                 "the index is still named beside the column: " + e.getMessage());
@@ -169,20 +134,20 @@ class PostgresProductionTest {
      */
     @Test
     void anIndexAddedToAnExistingTableNeverBlocksWrites() throws Exception {
-        String table = newTable();
-        PostgresStore first = keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(schema).table(table)
+        String table = PG.newTable();
+        PostgresStore first = PG.keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(PG.name()).table(table)
                 .build());
         first.apply("held", AtomicOperation.failure(), Policy.builder().failureThreshold(100).build(), 1);
         first.apply("written", AtomicOperation.failure(), Policy.builder().failureThreshold(100).build(), 1);
-        PgTestSupport.exec("DROP INDEX " + TableNames.quote(schema) + "." + TableNames.quote(table + "_exp_at"));
+        PgTestSupport.exec("DROP INDEX " + PG.qualified(table + "_exp_at"));
         CompletableFuture<PostgresStore> second;
         try (Connection x = PgTestSupport.dataSource().getConnection()) {
             x.setAutoCommit(false);
             try (Statement st = x.createStatement()) {
-                st.execute("UPDATE " + qualified(table) + " SET updated_at = clock_timestamp() WHERE key = 'held'");
+                st.execute("UPDATE " + PG.qualified(table) + " SET updated_at = clock_timestamp() WHERE key = 'held'");
             }
             second = CompletableFuture.supplyAsync(() -> PostgresStore.builder(PgTestSupport.dataSource())
-                    .schema(schema).table(table).build());
+                    .schema(PG.name()).table(table).build());
             assertTrue(PgTestSupport.eventually(() -> indexBuildWaiting(table)), "the index build started");
             for (int i = 2; i <= 4; i++) {
                 long t0 = System.nanoTime();
@@ -196,9 +161,9 @@ class PostgresProductionTest {
             assertFalse(second.isDone(), "the build still waits for the open transaction");
             x.rollback();
         }
-        keep(second.get(30, TimeUnit.SECONDS));
+        PG.keep(second.get(30, TimeUnit.SECONDS));
         assertEquals(1, count("SELECT count(*) FROM pg_index i WHERE i.indexrelid = to_regclass(?) AND i.indisvalid",
-                TableNames.quote(schema) + "." + TableNames.quote(table + "_exp_at")), "the index is built and valid");
+                PG.qualified(table + "_exp_at")), "the index is built and valid");
     }
 
     /** Whether a backend builds the index of the table (and waits, as it must, for the open transaction). */
@@ -221,15 +186,15 @@ class PostgresProductionTest {
      */
     @Test
     void aClaimWithAnImpossibleExpiryIsAStoreErrorAndLivesNoLongerThanItsTtl() throws Exception {
-        String table = newTable();
-        PostgresStore s = keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(schema).table(table)
+        String table = PG.newTable();
+        PostgresStore s = PG.keep(PostgresStore.builder(PgTestSupport.dataSource()).schema(PG.name()).table(table)
                 .purgeInterval(Duration.ZERO).build());
         // the ttl the claims are made with: long enough that the next claim comes within it on a loaded machine
         long ttlMillis = 3_000;
         for (String expiry : List.of("'infinity'", "clock_timestamp() + interval '50 years'")) {
             String k = "garbage " + expiry;
             s.claimTrial(k, 1, Duration.ofMillis(ttlMillis)).orElseThrow();
-            update("UPDATE " + qualified(table + "_claims") + " SET expires_at = " + expiry
+            update("UPDATE " + PG.qualified(table + "_claims") + " SET expires_at = " + expiry
                     + " WHERE key_hash = sha256(convert_to(?, 'UTF8'))", k);
             long t0 = System.nanoTime();
             StoreException e = assertThrows(StoreException.class, () -> s.claimTrial(k, 1, Duration.ofSeconds(5)),
@@ -238,7 +203,7 @@ class PostgresProductionTest {
             assertTrue(PgTestSupport.eventually(() -> claims(s, k)), expiry + ": the claim counted longer than its ttl");
             assertTrue((System.nanoTime() - t0) / 1_000_000 < ttlMillis + 5_000);
             s.purgeExpired();
-            assertEquals(0, count("SELECT count(*) FROM " + qualified(table + "_claims") + " WHERE expires_at = "
+            assertEquals(0, count("SELECT count(*) FROM " + PG.qualified(table + "_claims") + " WHERE expires_at = "
                     + "'infinity' OR expires_at > clock_timestamp() + interval '1 year'"), "the clean-up deletes it");
         }
 
@@ -246,7 +211,7 @@ class PostgresProductionTest {
         String op = "breaker-op";
         s.apply(op, AtomicOperation.failure(), Policy.builder().failureThreshold(1).resetTimeout(Duration.ofMillis(1)).jitter(0).build(), System.currentTimeMillis() - 60_000);
         s.claimTrial(op, 1, Duration.ofMinutes(1)).orElseThrow();
-        update("UPDATE " + qualified(table + "_claims") + " SET expires_at = 'infinity'");
+        update("UPDATE " + PG.qualified(table + "_claims") + " SET expires_at = 'infinity'");
         List<String> errors = new CopyOnWriteArrayList<>();
         try (CircuitBreaker b = CircuitBreaker.builder().store(s).closeStore(false).failureThreshold(1)
                 .resetTimeout(Duration.ofMillis(1)).jitter(0).storeErrorPolicy(StoreErrorPolicy.ALLOW)
@@ -280,9 +245,9 @@ class PostgresProductionTest {
 
     /** A store of either kind with the default bounds but {@code statementMillis} as its statementTimeout. */
     private PostgresStore store(String kind, String table, long statementMillis) {
-        return keep(kind.equals("URI") ? PostgresStore.open(PgTestSupport.urlWith("schema=" + schema + "&table="
+        return PG.keep(kind.equals("URI") ? PostgresStore.open(PgTestSupport.urlWith("schema=" + PG.name() + "&table="
                 + table + "&statementTimeoutMillis=" + statementMillis))
-                : PostgresStore.builder(keep(PgTestSupport.pool(8))).schema(schema).table(table)
+                : PostgresStore.builder(PG.keep(PgTestSupport.pool(8))).schema(PG.name()).table(table)
                 .statementTimeout(Duration.ofMillis(statementMillis)).build());
     }
 
@@ -290,7 +255,7 @@ class PostgresProductionTest {
     private static Connection holdRow(String table, String key) throws Exception {
         Connection c = PgTestSupport.dataSource().getConnection();
         c.setAutoCommit(false);
-        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM " + qualified(table)
+        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM " + PG.qualified(table)
                 + " WHERE key_hash = sha256(convert_to(?, 'UTF8')) FOR UPDATE")) {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
@@ -308,7 +273,7 @@ class PostgresProductionTest {
     @ParameterizedTest
     @ValueSource(strings = {"URI", "user DataSource"})
     void aHalfOpenTrialOnAHeldRowWaitsOneBoundInAll(String kind) throws Exception {
-        String table = newTable();
+        String table = PG.newTable();
         PostgresStore s = store(kind, table, Timeouts.DEFAULT_STATEMENT_MILLIS);
         String op = "trial";
         s.apply(op, AtomicOperation.failure(), Policy.builder().failureThreshold(1).build(), System.currentTimeMillis() - 60_000);
@@ -339,7 +304,7 @@ class PostgresProductionTest {
      */
     @Test
     void breakerCallsQueuedOnAHeldRowEachEndWithinTheBound() throws Exception {
-        String table = newTable();
+        String table = PG.newTable();
         String op = "queued";
         List<PostgresStore> stores = new ArrayList<>();
         for (int i = 0; i < 3; i++) {

@@ -23,15 +23,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -47,38 +44,9 @@ class PostgresSchemaUpgradeTest {
     private static final String PREVIOUS_RELEASE = "previous-release-schema.sql";
 
     @RegisterExtension
-    static final PgSchema SCHEMA = new PgSchema("redeye_upgrade");
-    private static String schema;
-    private final List<AutoCloseable> resources = new ArrayList<>();
-
-    @BeforeEach
-    void schemaName() {
-        schema = SCHEMA.name();
-    }
-
-    @AfterEach
-    void closeResources() throws Exception {
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            resources.get(i).close();
-        }
-        resources.clear();
-    }
-
-    private <T extends AutoCloseable> T keep(T resource) {
-        resources.add(resource);
-        return resource;
-    }
-
-    private static String newTable() {
-        return "t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
-    }
-
-    private static String qualified(String table) {
-        return TableNames.quote(schema) + "." + TableNames.quote(table);
-    }
-
+    static final PgSchema PG = new PgSchema("redeye_upgrade");
     private static PostgresStore.Builder builder(String table) {
-        return PostgresStore.builder(PgTestSupport.dataSource()).schema(schema).table(table)
+        return PostgresStore.builder(PgTestSupport.dataSource()).schema(PG.name()).table(table)
                 .purgeInterval(Duration.ZERO);
     }
 
@@ -88,23 +56,33 @@ class PostgresSchemaUpgradeTest {
         try (InputStream in = PostgresSchemaUpgradeTest.class.getResourceAsStream(PREVIOUS_RELEASE)) {
             ddl = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
-        PgTestSupport.exec(ddl.replace("${schema}", schema).replace("${table}", table));
+        PgTestSupport.exec(ddl.replace("${schema}", PG.name()).replace("${table}", table));
         assertEquals(0, count("SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass(?) AND attname IN "
-                + "('created_at', 'ttl_ms') AND NOT attisdropped", qualified(table + "_claims")),
+                + "('created_at', 'ttl_ms') AND NOT attisdropped", PG.qualified(table + "_claims")),
                 "the previous release's claims table has neither column");
+    }
+
+    /**
+     * The previous release's tables with the state table also lacking {@code samples} (a column with a default),
+     * and a live claim on the key "claimed".
+     */
+    private static void previousReleaseLackingSamplesWithAClaim(String table) throws IOException, SQLException {
+        previousRelease(table);
+        PgTestSupport.exec("ALTER TABLE " + PG.qualified(table) + " DROP COLUMN samples");
+        liveClaimOfThePreviousRelease(table, "claimed");
     }
 
     /** A key's row and a live claim on it, written as the previous release wrote them. */
     private static void liveClaimOfThePreviousRelease(String table, String key) throws SQLException {
-        update("INSERT INTO " + qualified(table) + " (key_hash, key, layout) VALUES (sha256(convert_to(?, 'UTF8')), ?, "
-                + "0)", key, key);
-        update("INSERT INTO " + qualified(table + "_claims") + " (key_hash, token, expires_at) VALUES "
+        update("INSERT INTO " + PG.qualified(table) + " (key_hash, key, layout) "
+                + "VALUES (sha256(convert_to(?, 'UTF8')), ?, 0)", key, key);
+        update("INSERT INTO " + PG.qualified(table + "_claims") + " (key_hash, token, expires_at) VALUES "
                 + "(sha256(convert_to(?, 'UTF8')), 'old-token', clock_timestamp() + interval '1 hour')", key);
     }
 
     /** A state row the previous release wrote (its state table is this version's). */
     private static void stateOfThePreviousRelease(String table, String key) throws SQLException {
-        update("INSERT INTO " + qualified(table) + " (key_hash, key, layout, failures, last_failure_at, samples, "
+        update("INSERT INTO " + PG.qualified(table) + " (key_hash, key, layout, failures, last_failure_at, samples, "
                 + "version, expires_at) VALUES (sha256(convert_to(?, 'UTF8')), ?, 1, 2, 1000, 7, 5, "
                 + "clock_timestamp() + interval '1 hour')", key, key);
     }
@@ -130,15 +108,15 @@ class PostgresSchemaUpgradeTest {
 
     /** The columns of the three tables equal those of tables this version's schema.sql creates afresh. */
     private static void assertLayoutIsCurrent(String table) throws SQLException {
-        String reference = newTable();
-        PgTestSupport.exec(PostgresStore.schemaSql(schema, reference));
+        String reference = PG.newTable();
+        PgTestSupport.exec(PostgresStore.schemaSql(PG.name(), reference));
         for (String suffix : List.of("", "_claims", "_events")) {
             Map<String, String> expected = new TreeMap<>();
-            columns(qualified(reference + suffix)).forEach((column, declared) -> expected.put(column,
+            columns(PG.qualified(reference + suffix)).forEach((column, declared) -> expected.put(column,
                     declared.replace(reference, table))); // the events id's sequence is named after its table
             assertFalse(expected.isEmpty());
-            assertEquals(expected, columns(qualified(table + suffix)), table + suffix + ": each column as schema.sql "
-                    + "declares it (type, NOT NULL, DEFAULT)");
+            assertEquals(expected, columns(PG.qualified(table + suffix)),
+                    table + suffix + ": each column as schema.sql declares it (type, NOT NULL, DEFAULT)");
         }
     }
 
@@ -155,21 +133,21 @@ class PostgresSchemaUpgradeTest {
      */
     @Test
     void thePreviousReleasesClaimsTableGetsItsColumnsAndItsLiveClaimsAreDropped() throws Exception {
-        String table = newTable();
+        String table = PG.newTable();
         previousRelease(table);
         liveClaimOfThePreviousRelease(table, "claimed");
         stateOfThePreviousRelease(table, "counted");
-        long statesNode = fileNode(qualified(table));
+        long statesNode = fileNode(PG.qualified(table));
 
-        PostgresStore s = keep(builder(table).build());
+        PostgresStore s = PG.keep(builder(table).build());
 
         assertLayoutIsCurrent(table);
-        assertEquals(0, count("SELECT count(*) FROM " + qualified(table + "_claims")), "the live claim was dropped");
+        assertEquals(0, count("SELECT count(*) FROM " + PG.qualified(table + "_claims")), "the live claim was dropped");
         assertTrue(s.claimTrial("claimed", 1, TTL).isPresent(), "the key's one permit is free again");
         assertEquals(Optional.of(new BreakerState(2, 1000, false, 0, 0, 0, 7, 0, false, 5)), s.get("counted"),
                 "a state of the previous release reads as it was");
-        assertEquals(statesNode, fileNode(qualified(table)), "the state table was not rewritten");
-        keep(builder(table).build()); // the next start finds nothing to do
+        assertEquals(statesNode, fileNode(PG.qualified(table)), "the state table was not rewritten");
+        PG.keep(builder(table).build()); // the next start finds nothing to do
     }
 
     /**
@@ -178,18 +156,18 @@ class PostgresSchemaUpgradeTest {
      */
     @Test
     void aStateTableLackingAColumnWithADefaultGetsItWithoutARewrite() throws Exception {
-        String table = newTable();
+        String table = PG.newTable();
         BreakerState state = new BreakerState(3, 1_234_567L, true, 2_345_678L, 2, 0.5, 17L, 1, false, 9L);
         try (PostgresStore first = builder(table).build()) {
             first.put("k", state, TTL);
         }
-        PgTestSupport.exec("ALTER TABLE " + qualified(table) + " DROP COLUMN samples");
-        long node = fileNode(qualified(table));
+        PgTestSupport.exec("ALTER TABLE " + PG.qualified(table) + " DROP COLUMN samples");
+        long node = fileNode(PG.qualified(table));
 
-        PostgresStore s = keep(builder(table).build());
+        PostgresStore s = PG.keep(builder(table).build());
 
         assertLayoutIsCurrent(table);
-        assertEquals(node, fileNode(qualified(table)), "adding a column with a constant default rewrote the table");
+        assertEquals(node, fileNode(PG.qualified(table)), "adding a column with a constant default rewrote the table");
         assertEquals(Optional.of(new BreakerState(3, 1_234_567L, true, 2_345_678L, 2, 0.5, 0L, 1, false, 9L)),
                 s.get("k"), "the row reads the column's default");
     }
@@ -200,23 +178,23 @@ class PostgresSchemaUpgradeTest {
      */
     @Test
     void aNotNullColumnWithoutADefaultFailsTheStartOnATableWithRowsOtherThanTheClaims() throws Exception {
-        String table = newTable();
+        String table = PG.newTable();
         try (PostgresStore first = builder(table).build()) {
             first.put("k", BreakerState.INITIAL.withVersion(3), TTL);
         }
-        PgTestSupport.exec("ALTER TABLE " + qualified(table) + " DROP COLUMN layout");
+        PgTestSupport.exec("ALTER TABLE " + PG.qualified(table) + " DROP COLUMN layout");
 
-        StoreException e = assertThrows(StoreException.class, () -> keep(builder(table).build()));
-        assertTrue(e.getMessage().contains(qualified(table) + " lacks column(s) layout"), e.getMessage());
+        StoreException e = assertThrows(StoreException.class, () -> PG.keep(builder(table).build()));
+        assertTrue(e.getMessage().contains(PG.qualified(table) + " lacks column(s) layout"), e.getMessage());
         assertTrue(e.getMessage().contains("NOT NULL without a DEFAULT"), e.getMessage());
-        assertTrue(e.getMessage().contains("ALTER TABLE " + qualified(table) + " ADD COLUMN IF NOT EXISTS layout "
+        assertTrue(e.getMessage().contains("ALTER TABLE " + PG.qualified(table) + " ADD COLUMN IF NOT EXISTS layout "
                 + "smallint NOT NULL"), e.getMessage());
         assertEquals(0, count("SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass(?) AND attname = "
-                + "'layout' AND NOT attisdropped", qualified(table)), "nothing was added");
-        assertEquals(1, count("SELECT count(*) FROM " + qualified(table)), "nothing was deleted");
+                + "'layout' AND NOT attisdropped", PG.qualified(table)), "nothing was added");
+        assertEquals(1, count("SELECT count(*) FROM " + PG.qualified(table)), "nothing was deleted");
 
-        update("DELETE FROM " + qualified(table));
-        keep(builder(table).build());
+        update("DELETE FROM " + PG.qualified(table));
+        PG.keep(builder(table).build());
         assertLayoutIsCurrent(table);
     }
 
@@ -228,30 +206,29 @@ class PostgresSchemaUpgradeTest {
      */
     @Test
     void withoutCreateSchemaTheErrorNamesTheColumnsAndTheStatementsToRun() throws Exception {
-        String table = newTable();
-        previousRelease(table);
-        PgTestSupport.exec("ALTER TABLE " + qualified(table) + " DROP COLUMN samples");
-        liveClaimOfThePreviousRelease(table, "claimed");
+        String table = PG.newTable();
+        previousReleaseLackingSamplesWithAClaim(table);
 
-        StoreException e = assertThrows(StoreException.class, () -> keep(builder(table).createSchema(false).build()));
+        StoreException e = assertThrows(StoreException.class,
+                () -> PG.keep(builder(table).createSchema(false).build()));
         String m = e.getMessage();
-        assertTrue(m.contains(qualified(table) + " lacks column(s) samples"), m);
-        assertTrue(m.contains(qualified(table + "_claims") + " lacks column(s) created_at, ttl_ms"), m);
-        assertTrue(m.contains("ALTER TABLE " + qualified(table) + " ADD COLUMN IF NOT EXISTS samples bigint NOT NULL "
-                + "DEFAULT 0;"), m);
-        assertTrue(m.contains("DELETE FROM " + qualified(table + "_claims") + ";"), m);
-        assertTrue(m.contains("ALTER TABLE " + qualified(table + "_claims") + " ADD COLUMN IF NOT EXISTS created_at "
+        assertTrue(m.contains(PG.qualified(table) + " lacks column(s) samples"), m);
+        assertTrue(m.contains(PG.qualified(table + "_claims") + " lacks column(s) created_at, ttl_ms"), m);
+        assertTrue(m.contains("ALTER TABLE " + PG.qualified(table)
+                + " ADD COLUMN IF NOT EXISTS samples bigint NOT NULL DEFAULT 0;"), m);
+        assertTrue(m.contains("DELETE FROM " + PG.qualified(table + "_claims") + ";"), m);
+        assertTrue(m.contains("ALTER TABLE " + PG.qualified(table + "_claims") + " ADD COLUMN IF NOT EXISTS created_at "
                 + "timestamptz NOT NULL, ADD COLUMN IF NOT EXISTS ttl_ms bigint NOT NULL;"), m);
-        assertEquals(1, count("SELECT count(*) FROM " + qualified(table + "_claims")), "nothing was deleted");
-        StoreException uri = assertThrows(StoreException.class, () -> keep(PostgresStore.open(
-                PgTestSupport.urlWith("schema=" + schema + "&table=" + table + "&createSchema=false"))));
-        assertTrue(uri.getMessage().contains("ALTER TABLE " + qualified(table + "_claims")), uri.getMessage());
+        assertEquals(1, count("SELECT count(*) FROM " + PG.qualified(table + "_claims")), "nothing was deleted");
+        StoreException uri = assertThrows(StoreException.class, () -> PG.keep(PostgresStore.open(
+                PgTestSupport.urlWith("schema=" + PG.name() + "&table=" + table + "&createSchema=false"))));
+        assertTrue(uri.getMessage().contains("ALTER TABLE " + PG.qualified(table + "_claims")), uri.getMessage());
 
         int begin = m.indexOf("BEGIN;");
         int end = m.indexOf("COMMIT;", begin);
         assertTrue(begin >= 0 && end > begin, "the statements form one transaction: " + m);
         PgTestSupport.exec(m.substring(begin, end + "COMMIT;".length()));
-        PostgresStore s = keep(builder(table).createSchema(false).build());
+        PostgresStore s = PG.keep(builder(table).createSchema(false).build());
         assertLayoutIsCurrent(table);
         assertTrue(s.claimTrial("claimed", 1, TTL).isPresent());
     }
@@ -264,16 +241,14 @@ class PostgresSchemaUpgradeTest {
      */
     @Test
     void storesStartingAtOnceOverAnOldLayoutAllSucceed() throws Exception {
-        String table = newTable();
-        previousRelease(table);
-        PgTestSupport.exec("ALTER TABLE " + qualified(table) + " DROP COLUMN samples");
-        liveClaimOfThePreviousRelease(table, "claimed");
+        String table = PG.newTable();
+        previousReleaseLackingSamplesWithAClaim(table);
         int n = 4;
         ExecutorService pool = Executors.newFixedThreadPool(n);
         try (Connection reader = PgTestSupport.dataSource().getConnection()) {
             reader.setAutoCommit(false);
             try (Statement st = reader.createStatement()) {
-                st.execute("SELECT count(*) FROM " + qualified(table + "_claims"));
+                st.execute("SELECT count(*) FROM " + PG.qualified(table + "_claims"));
             }
             CyclicBarrier start = new CyclicBarrier(n);
             List<Future<PostgresStore>> builds = new ArrayList<>();
@@ -287,13 +262,13 @@ class PostgresSchemaUpgradeTest {
                     "the stores did not all reach their set-up: " + waitingOnLocksSafe(table));
             reader.rollback();
             for (Future<PostgresStore> build : builds) {
-                keep(build.get(60, TimeUnit.SECONDS));
+                PG.keep(build.get(60, TimeUnit.SECONDS));
             }
         } finally {
             pool.shutdownNow();
         }
         assertLayoutIsCurrent(table);
-        assertEquals(0, count("SELECT count(*) FROM " + qualified(table + "_claims")));
+        assertEquals(0, count("SELECT count(*) FROM " + PG.qualified(table + "_claims")));
     }
 
     /**
@@ -303,16 +278,16 @@ class PostgresSchemaUpgradeTest {
      */
     @Test
     void addingColumnsNeverHoldsWritersForLong() throws Exception {
-        String table = newTable();
+        String table = PG.newTable();
         previousRelease(table);
-        update("INSERT INTO " + qualified(table) + " (key_hash, key, layout) VALUES (sha256(convert_to('w', 'UTF8')), "
-                + "'w', 0)");
+        update("INSERT INTO " + PG.qualified(table) + " (key_hash, key, layout) "
+                + "VALUES (sha256(convert_to('w', 'UTF8')), 'w', 0)");
         CompletableFuture<PostgresStore> build;
         try (Connection reader = PgTestSupport.dataSource().getConnection();
              Connection writer = PgTestSupport.dataSource().getConnection()) {
             reader.setAutoCommit(false);
             try (Statement st = reader.createStatement()) {
-                st.execute("SELECT count(*) FROM " + qualified(table + "_claims"));
+                st.execute("SELECT count(*) FROM " + PG.qualified(table + "_claims"));
             }
             build = CompletableFuture.supplyAsync(() -> builder(table).build());
             assertTrue(PgTestSupport.eventually(() -> exclusiveLockAsked(table)),
@@ -320,7 +295,7 @@ class PostgresSchemaUpgradeTest {
             long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
             long worst = 0;
             int written = 0;
-            try (PreparedStatement insert = writer.prepareStatement("INSERT INTO " + qualified(table + "_claims")
+            try (PreparedStatement insert = writer.prepareStatement("INSERT INTO " + PG.qualified(table + "_claims")
                     + " (key_hash, token, expires_at) VALUES (sha256(convert_to('w', 'UTF8')), ?, "
                     + "clock_timestamp() + interval '1 second')");
                  Statement st = writer.createStatement()) {
@@ -340,9 +315,9 @@ class PostgresSchemaUpgradeTest {
             assertFalse(build.isDone(), "the set-up still waits for the reader's transaction");
             reader.rollback();
         }
-        keep(build.get(60, TimeUnit.SECONDS));
+        PG.keep(build.get(60, TimeUnit.SECONDS));
         assertLayoutIsCurrent(table);
-        assertEquals(0, count("SELECT count(*) FROM " + qualified(table + "_claims")),
+        assertEquals(0, count("SELECT count(*) FROM " + PG.qualified(table + "_claims")),
                 "the previous release's claims were dropped with the upgrade");
     }
 
@@ -368,7 +343,7 @@ class PostgresSchemaUpgradeTest {
     private static boolean exclusiveLockAsked(String table) {
         try {
             return count("SELECT count(*) FROM pg_locks WHERE relation = to_regclass(?) AND mode = "
-                    + "'AccessExclusiveLock' AND NOT granted", qualified(table + "_claims")) > 0;
+                    + "'AccessExclusiveLock' AND NOT granted", PG.qualified(table + "_claims")) > 0;
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }

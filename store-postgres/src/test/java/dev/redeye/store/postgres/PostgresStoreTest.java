@@ -4,6 +4,8 @@ import static dev.redeye.store.postgres.Collector.subscribe;
 import static dev.redeye.store.postgres.PgTestSupport.count;
 import static dev.redeye.store.postgres.PgTestSupport.eventually;
 import static dev.redeye.store.postgres.PgTestSupport.update;
+import static dev.redeye.store.postgres.StoredStates.RICH;
+import static dev.redeye.store.postgres.StoredStates.TTL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -49,10 +51,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** PostgreSQL-specific behaviour of {@link PostgresStore}, against a real server, in a random schema. */
 class PostgresStoreTest {
-    private static final Duration TTL = Duration.ofHours(1);
-    private static final BreakerState RICH = new BreakerState(3, 1_234_567L, true, 2_345_678L, 2,
-            0.1 + 0.2, 17L, 1, false, 9L);
-
     @RegisterExtension
     static final PgSchema SCHEMA = new PgSchema("redeye_pgtest");
     private static String schema;

@@ -3,16 +3,13 @@ package dev.redeye.store.postgres;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * A PgBouncer of the test's own in front of a PostgreSQL server: {@code pgbouncer} on a free loopback port, in
@@ -55,10 +52,9 @@ final class PrivatePgBouncer implements AutoCloseable {
                     + "install it (apt-get install pgbouncer; scripts/services.sh does) or set REDEYE_PGBOUNCER.");
         }
         Path dir = Files.createTempDirectory("redeye-pgbouncer-");
-        PrivatePgBouncer b = new PrivatePgBouncer(dir, freePort());
-        Runtime.getRuntime().addShutdownHook(b.shutdownHook);
-        try {
-            boolean asRoot = "root".equals(System.getProperty("user.name"));
+        PrivatePgBouncer b = new PrivatePgBouncer(dir, LocalProcesses.freePort());
+        LocalProcesses.startOrClose(b.shutdownHook, () -> {
+            boolean asRoot = LocalProcesses.asRoot();
             Path ini = dir.resolve("pgbouncer.ini");
             Files.writeString(ini, String.join("\n",
                     "[databases]",
@@ -79,19 +75,11 @@ final class PrivatePgBouncer implements AutoCloseable {
             if (asRoot) {
                 run(List.of("chown", "-R", "postgres", dir.toString()));
             }
-            List<String> cmd = new ArrayList<>();
-            if (asRoot) {
-                cmd.addAll(List.of("runuser", "-u", "postgres", "--"));
-            }
-            cmd.addAll(List.of(bin.toString(), ini.toString()));
-            b.process = new ProcessBuilder(cmd).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("stdout.log").toFile())).start();
+            b.process = LocalProcesses.startLogged(List.of(bin.toString(), ini.toString()), asRoot,
+                    dir.resolve("stdout.log"));
             b.awaitListening();
-            return b;
-        } catch (IOException | InterruptedException | RuntimeException e) {
-            b.close();
-            throw e;
-        }
+        }, b::close);
+        return b;
     }
 
     int port() {
@@ -103,35 +91,19 @@ final class PrivatePgBouncer implements AutoCloseable {
         return "jdbc:postgresql://127.0.0.1:" + port + "/" + database + "?user=postgres";
     }
 
-    private void awaitListening() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MILLIS);
-        while (true) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("pgbouncer exited at start; its log:\n" + log());
-            }
+    private void awaitListening() throws IOException, InterruptedException {
+        LocalProcesses.awaitStarted(process, () -> {
             try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
-                if (Files.exists(dir.resolve("pgbouncer.pid"))) {
-                    return;
-                }
+                return Files.exists(dir.resolve("pgbouncer.pid"));
             } catch (IOException notYet) {
-                // not listening yet
+                return false; // not listening yet
             }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("pgbouncer did not listen within " + START_TIMEOUT_MILLIS
-                        + " ms; its log:\n" + log());
-            }
-            Thread.sleep(50);
-        }
+        }, START_TIMEOUT_MILLIS, "pgbouncer", "listen", this::log);
     }
 
     @Override
     public synchronized void close() {
-        stopQuietly();
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException shuttingDown) {
-            // the hook runs or ran
-        }
+        LocalProcesses.stopAndUnhook(this::stopQuietly, shutdownHook);
     }
 
     private synchronized void stopQuietly() {
@@ -141,17 +113,8 @@ final class PrivatePgBouncer implements AutoCloseable {
                 long pid = Long.parseLong(Files.readString(pidFile).trim());
                 run(List.of("kill", "-TERM", String.valueOf(pid))); // immediate shutdown, by its own pid
             }
-            if (process != null && !process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly(); // never leave a launcher behind
-                process.waitFor(10, TimeUnit.SECONDS);
-            }
-            if (Files.exists(dir)) {
-                try (Stream<Path> walk = Files.walk(dir)) {
-                    for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                        Files.deleteIfExists(p);
-                    }
-                }
-            }
+            LocalProcesses.awaitLauncher(process);
+            LocalProcesses.deleteTree(dir);
         } catch (IOException | InterruptedException | RuntimeException e) {
             System.err.println("[private-pgbouncer] stopping it in " + dir + " failed: " + e);
         }
@@ -181,16 +144,6 @@ final class PrivatePgBouncer implements AutoCloseable {
     }
 
     private static void run(List<String> cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", cmd) + " failed:\n" + out);
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
+        LocalProcesses.run(cmd, 30);
     }
 }

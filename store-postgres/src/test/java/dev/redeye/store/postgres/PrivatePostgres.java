@@ -2,8 +2,6 @@ package dev.redeye.store.postgres;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,7 +46,7 @@ final class PrivatePostgres implements AutoCloseable {
         this.dir = dir;
         this.data = dir.resolve("data");
         this.port = port;
-        this.asRoot = "root".equals(System.getProperty("user.name"));
+        this.asRoot = LocalProcesses.asRoot();
         this.shutdownHook = new Thread(this::stopQuietly, "private-postgres-stop");
     }
 
@@ -56,20 +54,16 @@ final class PrivatePostgres implements AutoCloseable {
     static PrivatePostgres start() throws IOException, InterruptedException {
         Path bin = findBin();
         Path dir = Files.createTempDirectory("redeye-pgfault-");
-        PrivatePostgres pg = new PrivatePostgres(bin, dir, freePort());
-        Runtime.getRuntime().addShutdownHook(pg.shutdownHook);
-        try {
+        PrivatePostgres pg = new PrivatePostgres(bin, dir, LocalProcesses.freePort());
+        LocalProcesses.startOrClose(pg.shutdownHook, () -> {
             if (pg.asRoot) {
                 run(List.of("chown", "postgres", dir.toString()));
             }
             pg.runAs(List.of(bin.resolve("initdb").toString(), "-D", pg.data.toString(), "-U", "postgres",
                     "--auth=trust", "--no-sync", "--no-locale", "-E", "UTF8"));
             pg.launch();
-            return pg;
-        } catch (IOException | InterruptedException | RuntimeException e) {
-            pg.close();
-            throw e;
-        }
+        }, pg::close);
+        return pg;
     }
 
     int port() {
@@ -161,12 +155,7 @@ final class PrivatePostgres implements AutoCloseable {
     /** Stops the server (immediate shutdown) and deletes its directory. Idempotent. */
     @Override
     public synchronized void close() {
-        stopQuietly();
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException shuttingDown) {
-            // the hook runs or ran
-        }
+        LocalProcesses.stopAndUnhook(this::stopQuietly, shutdownHook);
     }
 
     private synchronized void stopQuietly() {
@@ -183,11 +172,8 @@ final class PrivatePostgres implements AutoCloseable {
                 }
                 postmaster = -1;
             }
-            if (process != null && !process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly(); // never leave a launcher behind
-                process.waitFor(10, TimeUnit.SECONDS);
-            }
-            deleteTree(dir);
+            LocalProcesses.awaitLauncher(process);
+            LocalProcesses.deleteTree(dir);
         } catch (IOException | InterruptedException | RuntimeException e) {
             System.err.println("[private-postgres] stopping the server in " + dir + " failed: " + e);
         }
@@ -201,26 +187,15 @@ final class PrivatePostgres implements AutoCloseable {
                 // for a synchronous standby that never connects (synchronous_standby_names); with no WAL sender,
                 // PostgreSQL ignores that setting
                 "-c", "max_connections=60", "-c", "max_wal_senders=1", "-c", "wal_level=replica"));
-        ProcessBuilder pb = new ProcessBuilder(asRoot ? withRunuser(cmd) : cmd)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.log").toFile()));
-        process = pb.start();
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MILLIS);
-        while (true) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("the private PostgreSQL server exited at start; its log:\n" + log());
-            }
+        process = LocalProcesses.startLogged(cmd, asRoot, dir.resolve("server.log"));
+        LocalProcesses.awaitStarted(process, () -> {
             try (Connection c = connect()) {
                 postmaster = readPostmasterPid();
-                return;
+                return true;
             } catch (SQLException notYet) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("the private PostgreSQL server did not accept connections within "
-                            + START_TIMEOUT_MILLIS + " ms; its log:\n" + log());
-                }
-                Thread.sleep(50);
+                return false;
             }
-        }
+        }, START_TIMEOUT_MILLIS, "the private PostgreSQL server", "accept connections", this::log);
     }
 
     private long readPostmasterPid() throws IOException {
@@ -261,22 +236,12 @@ final class PrivatePostgres implements AutoCloseable {
         p.waitFor(10, TimeUnit.SECONDS);
     }
 
-    private List<String> withRunuser(List<String> cmd) {
-        List<String> out = new ArrayList<>(List.of("runuser", "-u", "postgres", "--"));
-        out.addAll(cmd);
-        return out;
-    }
-
     private void runAs(List<String> cmd) throws IOException, InterruptedException {
-        run(asRoot ? withRunuser(cmd) : cmd);
+        run(LocalProcesses.asPostgres(cmd, asRoot));
     }
 
     private static void run(List<String> cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", cmd) + " failed:\n" + out);
-        }
+        LocalProcesses.run(cmd, 120);
     }
 
     private String log() {
@@ -284,12 +249,6 @@ final class PrivatePostgres implements AutoCloseable {
             return Files.readString(dir.resolve("server.log"));
         } catch (IOException e) {
             return "(no log: " + e + ")";
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
         }
     }
 
@@ -317,16 +276,5 @@ final class PrivatePostgres implements AutoCloseable {
         throw new IllegalStateException("The fault tests start a PostgreSQL server of their own and need its "
                 + "binaries (initdb, postgres): install PostgreSQL (scripts/services.sh does) or set REDEYE_PG_BIN "
                 + "to the directory that holds them.");
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 }

@@ -14,8 +14,6 @@ import java.util.Map;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.JedisPooled;
 
@@ -26,22 +24,8 @@ import redis.clients.jedis.JedisPooled;
  * rule, the call and the field. Each planted line is in {@code closed_outcome}, the one rule both the record
  * path and the general path apply.
  */
-class PlantedLuaDivergenceTest {
+class PlantedLuaDivergenceTest extends WithRedisPrefix {
     private static final Pattern SHRUNK = Pattern.compile("shrunk to (\\d+) steps?");
-    private JedisPooled raw;
-    private String prefix;
-
-    @BeforeEach
-    void open() {
-        raw = RedisTestSupport.raw();
-        prefix = RedisTestSupport.newPrefix();
-    }
-
-    @AfterEach
-    void close() {
-        RedisTestSupport.deleteAll(raw, prefix);
-        raw.close();
-    }
 
     /** Clients running {@code source} instead of {@code redeye.lua}. */
     private Supplier<Store> clients(String name, String source) {

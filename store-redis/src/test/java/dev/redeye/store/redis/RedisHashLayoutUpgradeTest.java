@@ -26,7 +26,6 @@ import dev.redeye.api.TransitionKind;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.support.StateCodec;
-import redis.clients.jedis.JedisPooled;
 
 /**
  * The upgrade path from the hash layout: keys written by the previous release (a hash of ten fields, written
@@ -34,20 +33,16 @@ import redis.clients.jedis.JedisPooled;
  * mechanism, or by its put) are read by {@code get} and by every function, and behave as keys of the string
  * layout: the first write of the state replaces the hash with the value, in the same call.
  */
-class RedisHashLayoutUpgradeTest {
+class RedisHashLayoutUpgradeTest extends WithRedisPrefix {
     private static final LuaLibrary PREVIOUS = LuaLibrary.load("redeye-hash-layout.lua");
     private static final Policy THREE = Policy.builder().failureThreshold(3).build();
 
-    private JedisPooled raw;
-    private String prefix;
     /** A store running the previous release's library: its atomic writes leave hashes. */
     private RedisStore previous;
     private RedisStore store;
 
     @BeforeEach
     void setUp() {
-        raw = RedisTestSupport.raw();
-        prefix = RedisTestSupport.newPrefix();
         previous = RedisStore.builder(RedisTestSupport.raw()).prefix(prefix).closeClient(true).library(PREVIOUS)
                 .build();
         store = newStore(LuaRunner.Mode.AUTO);
@@ -57,8 +52,6 @@ class RedisHashLayoutUpgradeTest {
     void tearDown() {
         previous.close();
         store.close();
-        RedisTestSupport.deleteAll(raw, prefix);
-        raw.close();
     }
 
     private RedisStore newStore(LuaRunner.Mode mode) {

@@ -8,8 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -24,7 +22,6 @@ import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Transitions;
 import dev.redeye.spi.support.StateCodec;
-import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.StreamEntryID;
 import redis.clients.jedis.resps.StreamEntry;
 
@@ -34,22 +31,7 @@ import redis.clients.jedis.resps.StreamEntry;
  * stored value (one string with a ttl) and the event it appends in the same call, also after changes of the
  * general path between its outcomes; and a value written over its own by someone else is read as it is.
  */
-class RedisRecordPathTest {
-    private JedisPooled raw;
-    private String prefix;
-
-    @BeforeEach
-    void setUp() {
-        raw = RedisTestSupport.raw();
-        prefix = RedisTestSupport.newPrefix();
-    }
-
-    @AfterEach
-    void tearDown() {
-        RedisTestSupport.deleteAll(raw, prefix);
-        raw.close();
-    }
-
+class RedisRecordPathTest extends WithRedisPrefix {
     private RedisStore store(LuaRunner.Mode mode, boolean publishInScript) {
         return RedisStore.builder(RedisTestSupport.raw()).prefix(prefix).closeClient(true)
                 .publishInScript(publishInScript).scripting(mode).build();

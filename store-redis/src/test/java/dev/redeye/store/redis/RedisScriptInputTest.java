@@ -29,26 +29,20 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * after a write, and Redis does not roll a script back), and every script checks its arguments before its first
  * write, so a malformed call leaves every key exactly as it was (same content, same TTL).
  */
-class RedisScriptInputTest {
+class RedisScriptInputTest extends WithRedisPrefix {
     private static final Duration FOREVER_MS = Duration.ofMillis(Long.MAX_VALUE);
     private static final Duration FOREVER = Duration.ofSeconds(Long.MAX_VALUE);
 
-    private JedisPooled raw;
-    private String prefix;
     private RedisStore store;
 
     @BeforeEach
     void setUp() {
-        raw = RedisTestSupport.raw();
-        prefix = RedisTestSupport.newPrefix();
         store = RedisStore.builder(RedisTestSupport.raw()).prefix(prefix).closeClient(true).build();
     }
 
     @AfterEach
     void tearDown() {
         store.close();
-        RedisTestSupport.deleteAll(raw, prefix);
-        raw.close();
     }
 
     @Test

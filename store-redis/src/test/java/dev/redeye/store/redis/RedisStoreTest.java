@@ -23,7 +23,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.redeye.api.BreakerState;
@@ -44,26 +43,14 @@ import redis.clients.jedis.resps.StreamEntry;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /** Redis-specific behaviour on a real redis-server: scripts, keys, feed connection, layout. */
-class RedisStoreTest {
+class RedisStoreTest extends WithRedisPrefix {
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private JedisPooled raw;
-    private String prefix;
     private final List<RedisStore> stores = new ArrayList<>();
-
-    @BeforeEach
-    void setUp() {
-        raw = RedisTestSupport.raw();
-        prefix = RedisTestSupport.newPrefix();
-    }
 
     @AfterEach
     void tearDown() {
         stores.forEach(RedisStore::close);
-        if (raw != null) {
-            RedisTestSupport.deleteAll(raw, prefix);
-            raw.close();
-        }
     }
 
     private RedisStore newStore() {

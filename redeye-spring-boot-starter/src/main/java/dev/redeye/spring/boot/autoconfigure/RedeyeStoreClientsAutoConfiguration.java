@@ -49,14 +49,12 @@ public class RedeyeStoreClientsAutoConfiguration {
     static class Redis {
         @Bean
         StoreClientSource redeyeRedisClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
-            String name = StoreClientSource.candidate(beans, UnifiedJedis.class);
             // building a RedisStore over a client reaches no server: it is built at once
-            return new StoreClientSource(Set.of("redis", "rediss"), name, StoreClientSource.describe(beans, name),
-                    null, () -> {
-                        RedisStore.Builder b = RedisStore.builder(beans.getBean(name, UnifiedJedis.class));
-                        StoreClientSource.option("redeye.redis.prefix", properties.getRedis().getPrefix(), b::prefix);
-                        return b::build;
-                    });
+            return StoreClientSource.over(beans, UnifiedJedis.class, Set.of("redis", "rediss"), null, client -> {
+                RedisStore.Builder b = RedisStore.builder(client);
+                StoreClientSource.option("redeye.redis.prefix", properties.getRedis().getPrefix(), b::prefix);
+                return b::build;
+            });
         }
     }
 
@@ -67,11 +65,10 @@ public class RedeyeStoreClientsAutoConfiguration {
     static class Postgres {
         @Bean
         StoreClientSource redeyePostgresClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
-            String name = StoreClientSource.candidate(beans, DataSource.class);
-            return new StoreClientSource(Set.of("postgresql", "postgres", "jdbc:postgresql"), name,
-                    StoreClientSource.describe(beans, name), Description.allCapabilities(PostgresStore.class), () -> {
+            return StoreClientSource.over(beans, DataSource.class, Set.of("postgresql", "postgres", "jdbc:postgresql"),
+                    Description.allCapabilities(PostgresStore.class), client -> {
                         RedeyeProperties.Postgres p = properties.getPostgres();
-                        PostgresStore.Builder b = PostgresStore.builder(beans.getBean(name, DataSource.class));
+                        PostgresStore.Builder b = PostgresStore.builder(client);
                         StoreClientSource.option("redeye.postgres.schema", p.getSchema(), b::schema);
                         StoreClientSource.option("redeye.postgres.table", p.getTable(), b::table);
                         StoreClientSource.option("redeye.postgres.create-schema", p.getCreateSchema(),
@@ -88,10 +85,9 @@ public class RedeyeStoreClientsAutoConfiguration {
     static class Hazelcast {
         @Bean
         StoreClientSource redeyeHazelcastClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
-            String name = StoreClientSource.candidate(beans, HazelcastInstance.class);
-            return new StoreClientSource(Set.of("hazelcast"), name, StoreClientSource.describe(beans, name),
-                    Description.allCapabilities(HazelcastStore.class), () -> {
-                        HazelcastStore.Builder b = HazelcastStore.builder(beans.getBean(name, HazelcastInstance.class));
+            return StoreClientSource.over(beans, HazelcastInstance.class, Set.of("hazelcast"),
+                    Description.allCapabilities(HazelcastStore.class), client -> {
+                        HazelcastStore.Builder b = HazelcastStore.builder(client);
                         StoreClientSource.option("redeye.hazelcast.map", properties.getHazelcast().getMap(), b::map);
                         return b::build;
                     });
@@ -105,11 +101,10 @@ public class RedeyeStoreClientsAutoConfiguration {
     static class DynamoDb {
         @Bean
         StoreClientSource redeyeDynamoDbClientStore(ListableBeanFactory beans, RedeyeProperties properties) {
-            String name = StoreClientSource.candidate(beans, DynamoDbClient.class);
-            return new StoreClientSource(Set.of("dynamodb"), name, StoreClientSource.describe(beans, name),
-                    Description.allCapabilities(DynamoDbStore.class), () -> {
+            return StoreClientSource.over(beans, DynamoDbClient.class, Set.of("dynamodb"),
+                    Description.allCapabilities(DynamoDbStore.class), client -> {
                         RedeyeProperties.DynamoDb p = properties.getDynamodb();
-                        DynamoDbStore.Builder b = DynamoDbStore.builder(beans.getBean(name, DynamoDbClient.class));
+                        DynamoDbStore.Builder b = DynamoDbStore.builder(client);
                         StoreClientSource.option("redeye.dynamodb.table", p.getTable(), b::table);
                         StoreClientSource.option("redeye.dynamodb.create-table", p.getCreateTable(), b::createTable);
                         return b::build;

@@ -7,6 +7,7 @@ import dev.redeye.spi.StoreProvider;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -53,6 +54,17 @@ record StoreClientSource(Set<String> schemes, String bean, String description, S
             return Stores.connecting(description, declared, build);
         }
         return build.get();
+    }
+
+    /**
+     * The source over the one candidate bean of {@code type} ({@link #candidate}): {@code prepare} gets that bean,
+     * looked up when the store is opened, and does what {@link #prepare} does.
+     */
+    static <C> StoreClientSource over(ListableBeanFactory beans, Class<C> type, Set<String> schemes,
+            StoreProvider.Description declared, Function<C, Supplier<Store>> prepare) {
+        String name = candidate(beans, type);
+        return new StoreClientSource(schemes, name, describe(beans, name), declared,
+                () -> prepare.apply(beans.getBean(name, type)));
     }
 
     /**
