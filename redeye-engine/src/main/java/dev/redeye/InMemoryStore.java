@@ -34,7 +34,7 @@ import java.util.function.Function;
  * no clock. Each atomic operation holds the monitor of one key only for the duration of the rule, never
  * during a user's call.
  *
- * <p><b>Expiry</b> (contract v2), by real time ({@link System#nanoTime()}), as for any store it is clean-up
+ * <p><b>Expiry</b>, by real time ({@link System#nanoTime()}), as for any store it is clean-up
  * only: {@link #put} stores a state for its {@code ttl}, an atomic operation that writes stores it for the
  * policy's {@link Policy#stateTtl()}, refreshed on every write; a forced state never expires (TCK rules
  * R1.9, R1.11, R5.7). An expired state reads as absent at once for {@link #get} and every atomic operation;
@@ -271,7 +271,7 @@ public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, T
         StateChange change = update(key, e -> {
             retireIfExpired(e, nowNanos);
             Life l = e.life;
-            // An absent key starts a new life above every version it had before (contract v2).
+            // An absent key starts a new life above every version it had before.
             BreakerState prev = l != null ? l.state : BreakerState.initial(floor.get() + 1);
             StateChange c = rule.apply(prev);
             if (c.changed()) {

@@ -17,8 +17,8 @@ public enum TransitionKind {
     REOPENED(2, "reopened", BreakerStatus.HALF_OPEN, BreakerStatus.OPEN),
     /** Enough trials succeeded: the breaker closes and every counter resets. */
     CLOSED(3, "closed", BreakerStatus.HALF_OPEN, BreakerStatus.CLOSED),
-    // Code 4 ("cleared") was contract v1's transition for a success clearing sub-threshold failures. Since
-    // contract v2 clearing is a plain write; the code stays reserved and is never reused.
+    // Code 4 is reserved and never used: stored events and scripts of earlier releases used it for a success
+    // clearing sub-threshold failures, which is a plain write, not a transition.
     /** An operator held the breaker open ({@code forceOpen}). */
     FORCED_OPEN(5, "forced_open", null, BreakerStatus.FORCED_OPEN),
     /** An operator made the breaker half-open ({@code forceHalfOpen}). */

@@ -27,7 +27,7 @@ import java.util.Optional;
  * {@link Policy#stateTtl()} as its time-to-live, refreshed on every write, except a forced state, which
  * never expires (TCK rules R1.9 and R5.7); when it stops being forced the ttl applies again.
  *
- * <p>Versions of a key never go backwards, also across {@link #delete} and a backend expiry (contract v2): an
+ * <p>Versions of a key never go backwards, also across {@link #delete} and a backend expiry: an
  * atomic operation on an absent key starts from {@link BreakerState#initial(long)} with a base above every
  * version the key had before (the backend's clock in microseconds, or a remembered tombstone version), so
  * that a cache holding an older life's version is never stuck behind the new one. {@link #put} stores the

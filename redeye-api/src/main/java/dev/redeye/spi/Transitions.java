@@ -25,8 +25,8 @@ import java.util.Objects;
  * <li><b>Failure while open</b> (any strategy, not a trial): {@code failures + 1} and
  * {@code lastFailureAt = now}; {@code openedAt} and version do not move; not a transition.</li>
  * <li><b>Success while closed</b> (consecutive): if {@code failures > 0} they are cleared: a write, not a
- * transition (no version bump, no event; contract v2: v1 made every clearing a transition, so a flapping
- * dependency published one event per failure); otherwise nothing changes and nothing is written.</li>
+ * transition (no version bump, no event: a flapping dependency would otherwise publish one event per
+ * failure); otherwise nothing changes and nothing is written.</li>
  * <li><b>Leaky failure</b> while closed ({@link Strategy#LEAKY}): exactly the consecutive failure rule (the
  * count adds 1, or restarts at 1 after a gap longer than {@code maxGapBetweenFailures}: an idle bucket is
  * drained; opens at {@code failures >= failureThreshold}). The strategies differ only in what a success
@@ -40,7 +40,7 @@ import java.util.Objects;
  * IEEE double); {@code samples + 1}; a failure also sets {@code lastFailureAt = now}; opens when
  * {@code samples >= minimumCalls && errorRate >= errorRateThreshold}. The {@code failures} counter is not
  * used by this strategy while closed.</li>
- * <li><b>Trial fencing</b> (contract v2): a trial is admitted under one open period, identified by the
+ * <li><b>Trial fencing</b>: a trial is admitted under one open period, identified by the
  * state's {@code version} when its claim was won, and its outcome carries that version
  * ({@code trialVersion}). An outcome whose version is not the current one, or that arrives when the breaker
  * is not open or is forced, changes nothing and returns the current state: a late success from an earlier
@@ -125,7 +125,7 @@ public final class Transitions {
             // One success leaks one failure out: a write, not a transition (same version, no event).
             return new StateChange(prev, prev.toBuilder().failures(prev.failures() - 1).build(), null);
         }
-        // Clearing is a write, not a transition (contract v2): same version, no event.
+        // Clearing is a write, not a transition: same version, no event.
         return new StateChange(prev, prev.toBuilder().failures(0).build(), null);
     }
 
@@ -135,7 +135,7 @@ public final class Transitions {
     }
 
     /**
-     * Records one successful trial admitted under the open period {@code trialVersion} (contract v2 fencing):
+     * Records one successful trial admitted under the open period {@code trialVersion} (fenced):
      * a no-op returning the current state unless the breaker is open, not forced, and still at that version.
      *
      * @param trialVersion the state's version when the trial's claim was won
@@ -155,7 +155,7 @@ public final class Transitions {
     }
 
     /**
-     * Records one failed trial admitted under the open period {@code trialVersion} (contract v2 fencing): a
+     * Records one failed trial admitted under the open period {@code trialVersion} (fenced): a
      * no-op returning the current state unless the breaker is open, not forced, and still at that version.
      *
      * @param trialVersion the state's version when the trial's claim was won

@@ -24,7 +24,7 @@ import java.util.function.Consumer;
  * can land swapped) builds this with {@link #inVersionOrder}: per operation, only an event with a strictly
  * higher version than the last one delivered is delivered; an older one is obsolete (the subscribers already
  * hold a newer state) and is dropped without a gap. Sound only for a store whose versions never go backwards
- * for a key (contract v2), which is what makes an older version obsolete, and only between gaps: every
+ * for a key, which is what makes an older version obsolete, and only between gaps: every
  * {@link #signalGap} forgets the versions delivered (TCK rule R6.12), since what causes a gap (a fail-over to a
  * replica that missed the latest writes, a restart that lost them) can make the backend issue again a version
  * already delivered, and that event carries the backend's current state.

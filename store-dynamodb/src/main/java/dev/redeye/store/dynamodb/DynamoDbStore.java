@@ -54,7 +54,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * call, all its requests, SDK retries, conditional attempts and feed-head writes included.</li>
  * <li><b>Global Tables</b> with eventually consistent replicas are refused at {@link Builder#build()} unless
  * {@link Builder#allowGlobalTable allowGlobalTable}: conditional writes are atomic only within a region there.</li>
- * <li><b>Versions never go backwards</b> (contract v2): {@link #delete} keeps the item as a tombstone that
+ * <li><b>Versions never go backwards</b>: {@link #delete} keeps the item as a tombstone that
  * keeps the last version, and an expired state stays in its item until garbage collection. An atomic
  * operation that finds no live state starts the key's new life from
  * {@link BreakerState#initial(long)} with base {@code max(last version + 1, clock in microseconds)}: the

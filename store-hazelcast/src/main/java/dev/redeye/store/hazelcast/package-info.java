@@ -14,7 +14,7 @@
  * <tr><td>{@code redeye-state/2 failures=0&lastFailureAt=0&open=0&openedAt=0&openCount=0&errorRate=0.0&samples=0&trialSuccesses=0&forced=0&version=5&expiresAt=1764500000123}</td>
  * <td>a state: {@link dev.redeye.spi.support.StateCodec}'s field names and encodings (errorRate as
  * {@code Double.toString}, bit-exact; times in epoch ms). {@code expiresAt} (epoch ms): from then on the state
- * reads as absent; {@code Policy.stateTtl} after every atomic write (contract v2, R1.11), the given ttl after
+ * reads as absent; {@code Policy.stateTtl} after every atomic write (R1.11), the given ttl after
  * {@code put}; absent while {@code forced=1} (R1.9, R5.7). A value written by a transition starts with
  * {@code kind=<wire name>&from=<status code>&} (what the feed delivers); any other write has no
  * {@code kind}.</td></tr>

@@ -101,7 +101,7 @@ public final class PostgresStore implements Store, AtomicUpdates, TrialClaims, T
     static final int EVENT_RETENTION_MINUTES = 10;
     /** Durations beyond ~100 years are capped, so {@code ttl.toMillis()} never overflows. */
     static final long MAX_TTL_MILLIS = Duration.ofDays(36_500).toMillis();
-    /** The database clock in microseconds: the version base of a key's new life (contract v2). */
+    /** The database clock in microseconds: the version base of a key's new life. */
     static final String NOW_MICROS = StateSql.NOW_MICROS;
     /** One digest per thread: {@code MessageDigest.getInstance} costs a provider lookup on every call. */
     private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {

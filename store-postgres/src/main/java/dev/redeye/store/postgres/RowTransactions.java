@@ -68,7 +68,7 @@ final class RowTransactions {
             row = lock(c, attempt, key, h, true);
         }
         BreakerState current = row.row.stateOrNull(key);
-        // An absent (or expired) state starts a new life above every version the key had (contract v2).
+        // An absent (or expired) state starts a new life above every version the key had.
         StateChange change = rule.apply(current != null ? current : BreakerState.initial(row.row.versionBase()));
         if (!change.changed() && !dropClaims) {
             c.rollback();

@@ -19,7 +19,7 @@ final class StateSql {
 
     /**
      * The columns an atomic operation reads under the row lock: {@link #READ_COLUMNS} and the database clock in
-     * microseconds (the version base of a new life, contract v2).
+     * microseconds (the version base of a new life).
      */
     static final String STATE_COLUMNS = READ_COLUMNS + ", " + NOW_MICROS + " AS now_micros";
 

@@ -106,7 +106,7 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * {@link JedisCluster} are). Feed callbacks run on the store's reader thread, except the {@code onGap} of an
  * event this instance failed to publish (on the publishing thread).
  *
- * <p><b>Versions</b> (contract v2) never go backwards for a key, also after {@link #delete} or expiry: a key
+ * <p><b>Versions</b> never go backwards for a key, also after {@link #delete} or expiry: a key
  * that does not exist starts its new life at the server clock in microseconds ({@code TIME}); see the
  * {@linkplain dev.redeye.store.redis package Javadoc}. Trial outcomes are fenced by the version they were
  * admitted under; clearing sub-threshold failures is a write, not a transition. Feed subscribers get each
