@@ -125,14 +125,11 @@ class EngineRuleMutantsTest {
 
             @Override
             public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
-                switch (operation.kind()) {
-                    case TRIAL_SUCCESS:
-                    case TRIAL_FAILURE:
-                        awaitingOutcome.remove(key);
-                        return super.apply(key, operation, policy, now);
-                    default:
-                        return super.apply(key, operation, policy, now);
+                AtomicOperation.Kind kind = operation.kind();
+                if (kind == AtomicOperation.Kind.TRIAL_SUCCESS || kind == AtomicOperation.Kind.TRIAL_FAILURE) {
+                    awaitingOutcome.remove(key);
                 }
+                return super.apply(key, operation, policy, now);
             }
 
             @Override
