@@ -163,14 +163,10 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
      * {@code Optional} (get, claimTrial) or {@code null} (put, delete, releaseTrial). Exceptions propagate.
      */
     Object invoke(Store store, String keyName) {
+        if (op.atomic()) {
+            return cap(store, AtomicUpdates.class).apply(keyName, operation(), policy, now);
+        }
         switch (op) {
-            case RECORD_FAILURE:
-            case RECORD_SUCCESS:
-            case RECORD_OUTCOME:
-            case TRIAL_SUCCEEDED:
-            case TRIAL_FAILED:
-            case FORCE:
-                return cap(store, AtomicUpdates.class).apply(keyName, operation(), policy, now);
             case PUT:
                 store.put(keyName, state, PUT_TTL);
                 return null;
@@ -223,15 +219,11 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
      * {@code s.capability(X.class).orElseThrow()}.
      */
     String java(String client, String keyVar, String policyVar, Function<String, String> tokens) {
+        if (op.atomic()) {
+            return "up(" + client + ").apply(" + keyVar + ", " + java(operation()) + ", " + policyVar + ", "
+                    + now(now) + ")";
+        }
         switch (op) {
-            case RECORD_FAILURE:
-            case RECORD_SUCCESS:
-            case RECORD_OUTCOME:
-            case TRIAL_SUCCEEDED:
-            case TRIAL_FAILED:
-            case FORCE:
-                return "up(" + client + ").apply(" + keyVar + ", " + java(operation()) + ", " + policyVar + ", "
-                        + now(now) + ")";
             case PUT:
                 return client + ".put(" + keyVar + ", " + States.java(state) + ", Duration.ofHours(1))";
             case DELETE:

@@ -1,7 +1,6 @@
 package dev.redeye.tck;
 
 import dev.redeye.spi.Store;
-import java.util.Set;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -14,10 +13,8 @@ import org.junit.jupiter.api.extension.TestInstancePostProcessor;
  * under an id and passes the id as a configuration parameter. Not meant to be run on its own.
  */
 @ExtendWith(SuppliedStoreTck.SupplierParameter.class)
-class SuppliedStoreTck extends StoreTck {
+class SuppliedStoreTck extends ConfiguredStoreTck {
     private volatile Supplier<? extends Store> clients;
-    private volatile Set<Class<?>> expected = Set.of();
-    private volatile boolean expectationStated;
 
     @BeforeEach
     final void requireSupplier() {
@@ -29,21 +26,6 @@ class SuppliedStoreTck extends StoreTck {
         return clients.get();
     }
 
-    @Override
-    protected Set<Class<?>> expectedCapabilities() {
-        return expected;
-    }
-
-    @Override
-    boolean expectationsStated() {
-        return expectationStated;
-    }
-
-    @Override
-    String expectationSource() {
-        return TckRunner.EXPECT_PARAMETER + " (redeye tck --expect)";
-    }
-
     /** Looks the supplier up by the id the runner passed. */
     static final class SupplierParameter implements TestInstancePostProcessor {
         @Override
@@ -52,8 +34,7 @@ class SuppliedStoreTck extends StoreTck {
             tck.clients = context.getConfigurationParameter(TckRunner.SUPPLIER_PARAMETER)
                     .map(TckRunner::supplier)
                     .orElse(null);
-            tck.expected = TckRunner.expected(context);
-            tck.expectationStated = TckRunner.expectationStated(context);
+            tck.readExpectations(context);
         }
     }
 }

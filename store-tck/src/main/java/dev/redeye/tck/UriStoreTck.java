@@ -4,7 +4,6 @@ import dev.redeye.Stores;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.support.StoreUris;
 import java.util.Optional;
-import java.util.Set;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -26,10 +25,8 @@ import org.junit.jupiter.api.extension.TestInstancePostProcessor;
  * capability unless that parameter says {@code none}.
  */
 @ExtendWith(UriStoreTck.UriParameter.class)
-public class UriStoreTck extends StoreTck {
+public class UriStoreTck extends ConfiguredStoreTck {
     private volatile String uri;
-    private volatile Set<Class<?>> expected = Set.of();
-    private volatile boolean expectationStated;
 
     /** Used by the JUnit Platform. */
     public UriStoreTck() {
@@ -51,22 +48,6 @@ public class UriStoreTck extends StoreTck {
         return Stores.open(uri);
     }
 
-    /** The capabilities listed by {@value TckRunner#EXPECT_PARAMETER}, if set; none otherwise. */
-    @Override
-    protected Set<Class<?>> expectedCapabilities() {
-        return expected;
-    }
-
-    @Override
-    boolean expectationsStated() {
-        return expectationStated;
-    }
-
-    @Override
-    String expectationSource() {
-        return TckRunner.EXPECT_PARAMETER + " (redeye tck --expect)";
-    }
-
     @Override
     public String toString() {
         return "UriStoreTck[" + StoreUris.redact(uri) + "]";
@@ -80,8 +61,7 @@ public class UriStoreTck extends StoreTck {
                     .or(() -> Optional.ofNullable(System.getProperty(TckRunner.URI_PARAMETER)));
             UriStoreTck tck = (UriStoreTck) testInstance;
             tck.uri = configured.orElse(null);
-            tck.expected = TckRunner.expected(context);
-            tck.expectationStated = TckRunner.expectationStated(context);
+            tck.readExpectations(context);
         }
     }
 }

@@ -153,6 +153,19 @@ class HookedStoresTest {
                 tck.getSimpleName());
     }
 
+    /**
+     * Runs {@code rule} on {@code keeps}, which must pass it, then {@code rule} and {@code other} on
+     * {@code breaks}, which must fail {@code rule} with {@code message}; returns the report of {@code breaks}.
+     */
+    private static TckReport keptThenBroken(Class<? extends StoreTck> keeps, Class<? extends StoreTck> breaks,
+            Rule rule, String message, Rule other) {
+        TckReport kept = launch(keeps, rule);
+        assertEquals(Status.PASSED, kept.result(rule.id()).status(), kept.format());
+        TckReport broken = launch(breaks, rule, other);
+        BrokenStoresTest.assertFails(broken, rule, message);
+        return broken;
+    }
+
     @Test
     void malformedDataMustBeAStoreExceptionNotASilentReset() {
         TckReport strict = launch(StrictFieldMapTck.class, Rule.R1_7, Rule.R1_1, Rule.R1_2, Rule.R1_8);
@@ -165,19 +178,15 @@ class HookedStoresTest {
 
     @Test
     void aMissingExpectedCapabilityFailsR0_1() {
-        TckReport plain = launch(StrictFieldMapTck.class, Rule.R0_1);
-        assertEquals(Status.PASSED, plain.result("R0.1").status(), plain.format());
-        TckReport over = launch(OverclaimingTck.class, Rule.R0_1, Rule.R4_1);
-        BrokenStoresTest.assertFails(over, Rule.R0_1, "does not declare TrialClaims");
+        TckReport over = keptThenBroken(StrictFieldMapTck.class, OverclaimingTck.class, Rule.R0_1,
+                "does not declare TrialClaims", Rule.R4_1);
         assertEquals(Status.SKIPPED, over.result("R4.1").status(), over.format());
     }
 
     @Test
     void aFeedDropMustReachOnGap() {
-        TckReport ok = launch(GapTck.class, Rule.R6_8);
-        assertEquals(Status.PASSED, ok.result("R6.8").status(), ok.format());
-        TckReport swallowed = launch(GapSwallowingTck.class, Rule.R6_8, Rule.R6_1);
-        BrokenStoresTest.assertFails(swallowed, Rule.R6_8, "onGap was not called");
+        TckReport swallowed = keptThenBroken(GapTck.class, GapSwallowingTck.class, Rule.R6_8,
+                "onGap was not called", Rule.R6_1);
         BrokenStoresTest.assertPasses(swallowed, Rule.R6_1);
     }
 }

@@ -94,18 +94,11 @@ class EngineRuleMutantsTest {
             @Override
             public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
                 switch (operation.kind()) {
-                    case TRIAL_FAILURE: {
-                        long trialVersion = operation.trialVersion();
+                    case TRIAL_FAILURE:
+                    case TRIAL_SUCCESS:
                         synchronized (lock) {
-                            return super.apply(key, AtomicOperation.trialFailed(current(key)), policy, now);
+                            return super.apply(key, AtomicOperation.of(operation.kind(), current(key)), policy, now);
                         }
-                    }
-                    case TRIAL_SUCCESS: {
-                        long trialVersion = operation.trialVersion();
-                        synchronized (lock) {
-                            return super.apply(key, AtomicOperation.trialSucceeded(current(key)), policy, now);
-                        }
-                    }
                     default:
                         return super.apply(key, operation, policy, now);
                 }
@@ -132,20 +125,11 @@ class EngineRuleMutantsTest {
 
             @Override
             public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
-                switch (operation.kind()) {
-                    case TRIAL_SUCCESS: {
-                        long trialVersion = operation.trialVersion();
-                        awaitingOutcome.remove(key);
-                        return super.apply(key, AtomicOperation.trialSucceeded(trialVersion), policy, now);
-                    }
-                    case TRIAL_FAILURE: {
-                        long trialVersion = operation.trialVersion();
-                        awaitingOutcome.remove(key);
-                        return super.apply(key, AtomicOperation.trialFailed(trialVersion), policy, now);
-                    }
-                    default:
-                        return super.apply(key, operation, policy, now);
+                AtomicOperation.Kind kind = operation.kind();
+                if (kind == AtomicOperation.Kind.TRIAL_SUCCESS || kind == AtomicOperation.Kind.TRIAL_FAILURE) {
+                    awaitingOutcome.remove(key);
                 }
+                return super.apply(key, operation, policy, now);
             }
 
             @Override

@@ -1,6 +1,5 @@
 package dev.redeye.tck.broken;
 
-import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
 import dev.redeye.spi.AtomicOperation;
@@ -165,21 +164,13 @@ final class FlawedClaims {
 
             @Override
             public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
-                switch (operation.kind()) {
-                    case FORCE_OPEN:
-                    case FORCE_HALF_OPEN:
-                    case FORCE_CLOSED: {
-                        BreakerStatus status = operation.target();
-                        StateChange c = super.apply(key, AtomicOperation.force(status), policy, now);
-                        boolean keep = defect == Defect.FORCE_HALF_OPEN_KEEPS_CLAIMS && status == BreakerStatus.HALF_OPEN;
-                        if (AtomicOperation.force(status).removesClaims() && !keep) {
-                            clear(key); // forcing CLOSED or HALF_OPEN removes every claim of the key, as the SPI requires
-                        }
-                        return c;
-                    }
-                    default:
-                        return super.apply(key, operation, policy, now);
+                StateChange c = super.apply(key, operation, policy, now);
+                boolean keep = defect == Defect.FORCE_HALF_OPEN_KEEPS_CLAIMS
+                        && operation.kind() == AtomicOperation.Kind.FORCE_HALF_OPEN;
+                if (operation.removesClaims() && !keep) {
+                    clear(key); // forcing CLOSED or HALF_OPEN removes every claim of the key, as the SPI requires
                 }
+                return c;
             }
 
             @Override

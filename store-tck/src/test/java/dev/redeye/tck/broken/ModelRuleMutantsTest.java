@@ -139,14 +139,9 @@ class ModelRuleMutantsTest {
             @Override
             public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
                 switch (operation.kind()) {
-                    case FAILURE: {
-                        Policy p = policy;
-                        return outcome(key, false, p, now);
-                    }
-                    case SUCCESS: {
-                        Policy p = policy;
-                        return outcome(key, true, p, now);
-                    }
+                    case FAILURE:
+                    case SUCCESS:
+                        return outcome(key, operation.kind() == AtomicOperation.Kind.SUCCESS, policy, now);
                     default:
                         return super.apply(key, operation, policy, now);
                 }
@@ -177,22 +172,14 @@ class ModelRuleMutantsTest {
             @Override
             public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
                 switch (operation.kind()) {
-                    case FAILURE: {
-                        Policy p = policy;
-                        return track(key, super.apply(key, AtomicOperation.failure(), policy(key, p), now));
-                    }
-                    case SUCCESS: {
-                        Policy p = policy;
-                        boolean success = operation.kind() == AtomicOperation.Kind.SUCCESS;
-                        return track(key, super.apply(key, AtomicOperation.outcome(success), policy(key, p), now));
-                    }
+                    case FAILURE:
+                    case SUCCESS:
+                        return track(key, super.apply(key, operation, policy(key, policy), now));
                     case FORCE_OPEN:
                     case FORCE_HALF_OPEN:
                     case FORCE_CLOSED: {
-                        Policy p = policy;
-                        BreakerStatus status = operation.target();
-                        StateChange c = super.apply(key, AtomicOperation.force(status), p, now);
-                        if (status == BreakerStatus.CLOSED) {
+                        StateChange c = super.apply(key, operation, policy, now);
+                        if (operation.target() == BreakerStatus.CLOSED) {
                             forcedClosed.add(key);
                         } else {
                             forcedClosed.remove(key);
@@ -234,15 +221,8 @@ class ModelRuleMutantsTest {
             @Override
             public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
                 switch (operation.kind()) {
-                    case SUCCESS: {
-                        Policy p = policy;
-                        return success(key, p, now);
-                    }
-                    case FAILURE: {
-                        Policy p = policy;
-                        boolean ok = operation.kind() == AtomicOperation.Kind.SUCCESS;
-                        return ok ? success(key, p, now) : super.apply(key, AtomicOperation.outcome(false), p, now);
-                    }
+                    case SUCCESS:
+                        return success(key, policy, now);
                     default:
                         return super.apply(key, operation, policy, now);
                 }

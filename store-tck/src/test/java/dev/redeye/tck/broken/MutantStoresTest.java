@@ -109,14 +109,27 @@ class MutantStoresTest {
             public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
                 switch (operation.kind()) {
                     case FAILURE:
-                        return super.apply(key, AtomicOperation.failure(), f.apply(policy), now);
                     case SUCCESS:
-                        return super.apply(key, AtomicOperation.success(), f.apply(policy), now);
+                        return super.apply(key, operation, f.apply(policy), now);
                     default:
                         return super.apply(key, operation, policy, now);
                 }
             }
 
+        };
+    }
+
+    /** A forwarding store that applies trial outcomes of {@code kind} under the stored version, not their own. */
+    private static Function<Store, Store> unfenced(AtomicOperation.Kind kind) {
+        return inner -> new ForwardingStore(inner) {
+            @Override
+            public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                if (operation.kind() != kind) {
+                    return super.apply(key, operation, policy, now);
+                }
+                long current = get(key).map(BreakerState::version).orElse(operation.trialVersion());
+                return super.apply(key, AtomicOperation.of(kind, current), policy, now);
+            }
         };
     }
 
@@ -211,8 +224,7 @@ class MutantStoresTest {
                         case FORCE_OPEN:
                         case FORCE_HALF_OPEN:
                         case FORCE_CLOSED: {
-                            BreakerStatus status = operation.target();
-                            StateChange c = super.apply(key, AtomicOperation.force(status), policy, now);
+                            StateChange c = super.apply(key, operation, policy, now);
                             deadlines.put(key, System.nanoTime() + policy.stateTtl().toNanos());
                             return c;
                         }
@@ -250,13 +262,10 @@ class MutantStoresTest {
                 public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
                     switch (operation.kind()) {
                         case FAILURE:
-                            return super.apply(strip.apply(key), AtomicOperation.failure(), policy, now);
                         case FORCE_OPEN:
                         case FORCE_HALF_OPEN:
-                        case FORCE_CLOSED: {
-                            BreakerStatus status = operation.target();
-                            return super.apply(strip.apply(key), AtomicOperation.force(status), policy, now);
-                        }
+                        case FORCE_CLOSED:
+                            return super.apply(strip.apply(key), operation, policy, now);
                         default:
                             return super.apply(key, operation, policy, now);
                     }
@@ -471,36 +480,10 @@ class MutantStoresTest {
                                 TransitionKind.CLOSED)
                         : c),
                 of(R2_10), of(R2_1, R2_2, R2_6)));
-        out.add(new Mutant("trial successes are not fenced (a late success closes)", () -> inner ->
-                new ForwardingStore(inner) {
-                    @Override
-                    public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
-                        switch (operation.kind()) {
-                            case TRIAL_SUCCESS: {
-                                long trialVersion = operation.trialVersion();
-                                long current = get(key).map(BreakerState::version).orElse(trialVersion);
-                                return super.apply(key, AtomicOperation.trialSucceeded(current), policy, now);
-                            }
-                            default:
-                                return super.apply(key, operation, policy, now);
-                        }
-                    }
-                }, of(R5_8), of(R5_1, R5_2, R5_9)));
-        out.add(new Mutant("trial failures are not fenced (every failing trial reopens)", () -> inner ->
-                new ForwardingStore(inner) {
-                    @Override
-                    public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
-                        switch (operation.kind()) {
-                            case TRIAL_FAILURE: {
-                                long trialVersion = operation.trialVersion();
-                                long current = get(key).map(BreakerState::version).orElse(trialVersion);
-                                return super.apply(key, AtomicOperation.trialFailed(current), policy, now);
-                            }
-                            default:
-                                return super.apply(key, operation, policy, now);
-                        }
-                    }
-                }, of(R5_8, R5_9), of(R5_1, R5_3, R5_4)));
+        out.add(new Mutant("trial successes are not fenced (a late success closes)",
+                () -> unfenced(AtomicOperation.Kind.TRIAL_SUCCESS), of(R5_8), of(R5_1, R5_2, R5_9)));
+        out.add(new Mutant("trial failures are not fenced (every failing trial reopens)",
+                () -> unfenced(AtomicOperation.Kind.TRIAL_FAILURE), of(R5_8, R5_9), of(R5_1, R5_3, R5_4)));
         out.add(new Mutant("a forced half-open keeps the trial successes of the previous period", () -> altering(
                 (s, k, p, now, c) -> c.transition() == TransitionKind.FORCED_HALF_OPEN
                         ? new StateChange(c.previous(), c.state().toBuilder()
