@@ -11,6 +11,7 @@ import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
 import dev.redeye.spi.Transitions;
 import dev.redeye.spi.TrialClaims;
+import dev.redeye.spi.support.Arguments;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -81,10 +82,7 @@ public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, T
 
     /** A store with another feed capacity and sweep interval (for tests of overflow and sweeping). */
     InMemoryStore(int feedCapacity, Duration sweepInterval) {
-        if (feedCapacity < 1) {
-            throw new IllegalArgumentException("feedCapacity must be >= 1, was " + feedCapacity);
-        }
-        this.feed = new InMemoryFeed(feedCapacity);
+        this.feed = new InMemoryFeed(Arguments.atLeast("feedCapacity", feedCapacity, 1));
         this.sweepIntervalNanos = Objects.requireNonNull(sweepInterval, "sweepInterval").toNanos();
         this.nextSweep = new AtomicLong(System.nanoTime() + sweepIntervalNanos);
     }
@@ -127,10 +125,7 @@ public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, T
     public void put(String key, BreakerState state, Duration ttl) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(state, "state");
-        Objects.requireNonNull(ttl, "ttl");
-        if (ttl.isZero() || ttl.isNegative()) {
-            throw new IllegalArgumentException("ttl must be positive, was " + ttl);
-        }
+        Arguments.positive("ttl", ttl);
         ensureOpen();
         long now = System.nanoTime();
         long ttlNanos = ttlNanos(ttl);
@@ -171,9 +166,7 @@ public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, T
     @Override
     public Optional<String> claimTrial(String key, int permits, Duration ttl) {
         Objects.requireNonNull(key, "key");
-        if (permits < 1) {
-            throw new IllegalArgumentException("permits must be >= 1, was " + permits);
-        }
+        Arguments.atLeast("permits", permits, 1);
         if (ttl == null || ttl.isZero() || ttl.isNegative()) {
             throw new IllegalArgumentException("ttl must be positive, was " + ttl);
         }

@@ -85,10 +85,7 @@ public final class FeedSubscribers {
      * @throws IllegalArgumentException if {@code maxKeys} is below 1
      */
     public static FeedSubscribers inVersionOrder(BiConsumer<String, Throwable> onCallbackError, int maxKeys) {
-        if (maxKeys < 1) {
-            throw new IllegalArgumentException("maxKeys must be >= 1, was " + maxKeys);
-        }
-        return new FeedSubscribers(onCallbackError, maxKeys);
+        return new FeedSubscribers(onCallbackError, Arguments.atLeast("maxKeys", maxKeys, 1));
     }
 
     /**

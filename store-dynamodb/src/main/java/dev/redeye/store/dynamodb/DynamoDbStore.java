@@ -12,6 +12,7 @@ import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
 import dev.redeye.spi.Transitions;
 import dev.redeye.spi.TrialClaims;
+import dev.redeye.spi.support.Arguments;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -255,9 +256,7 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
     public Optional<String> claimTrial(String key, int permits, Duration ttl) {
         long deadline = requests.deadline();
         String pk = Keys.partitionKey(key);
-        if (permits < 1) {
-            throw new IllegalArgumentException("permits must be >= 1, was " + permits);
-        }
+        Arguments.atLeast("permits", permits, 1);
         long ttlMillis = ttlMillis(ttl);
         requests.ensureOpen();
         return claims.claim(key, pk, permits, ttlMillis, deadline);
@@ -487,10 +486,7 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
     }
 
     private static long ttlMillis(Duration ttl) {
-        Objects.requireNonNull(ttl, "ttl");
-        if (ttl.isZero() || ttl.isNegative()) {
-            throw new IllegalArgumentException("ttl must be positive, was " + ttl);
-        }
+        Arguments.positive("ttl", ttl);
         return ttl.compareTo(Duration.ofMillis(MAX_TTL_MILLIS)) > 0 ? MAX_TTL_MILLIS : Math.max(1, ttl.toMillis());
     }
 
@@ -575,10 +571,7 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
          * @throws IllegalArgumentException if below 1
          */
         public Builder maxAttempts(int maxAttempts) {
-            if (maxAttempts < 1) {
-                throw new IllegalArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
-            }
-            this.maxAttempts = maxAttempts;
+            this.maxAttempts = Arguments.atLeast("maxAttempts", maxAttempts, 1);
             return this;
         }
 

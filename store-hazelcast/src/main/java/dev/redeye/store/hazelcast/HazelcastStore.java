@@ -13,6 +13,7 @@ import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
 import dev.redeye.spi.TrialClaims;
+import dev.redeye.spi.support.Arguments;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -266,9 +267,7 @@ public final class HazelcastStore implements Store, AtomicUpdates, TrialClaims, 
     @Override
     public Optional<String> claimTrial(String key, int permits, Duration ttl) {
         check(key);
-        if (permits < 1) {
-            throw new IllegalArgumentException("permits must be >= 1, was " + permits);
-        }
+        Arguments.atLeast("permits", permits, 1);
         long ttlMillis = positiveMillis(ttl, "ttl");
         String token = UUID.randomUUID().toString();
         boolean won = atomic("claimTrial", key, o -> o.claim(key, token, permits, ttlMillis));
@@ -385,11 +384,7 @@ public final class HazelcastStore implements Store, AtomicUpdates, TrialClaims, 
     }
 
     private static long positiveMillis(Duration d, String name) {
-        Objects.requireNonNull(d, name);
-        if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException(name + " must be positive, was " + d);
-        }
-        return Math.max(1L, d.toMillis());
+        return Math.max(1L, Arguments.positive(name, d).toMillis());
     }
 
     /**
@@ -439,11 +434,7 @@ public final class HazelcastStore implements Store, AtomicUpdates, TrialClaims, 
          * @throws IllegalArgumentException if below one second
          */
         public Builder tombstoneTtl(Duration ttl) {
-            Objects.requireNonNull(ttl, "tombstoneTtl");
-            if (ttl.compareTo(Duration.ofSeconds(1)) < 0) {
-                throw new IllegalArgumentException("tombstoneTtl must be >= 1 s, was " + ttl);
-            }
-            this.tombstoneTtl = ttl;
+            this.tombstoneTtl = Arguments.atLeast("tombstoneTtl", ttl, Duration.ofSeconds(1), "1 s");
             return this;
         }
 
@@ -454,10 +445,7 @@ public final class HazelcastStore implements Store, AtomicUpdates, TrialClaims, 
          * @throws IllegalArgumentException if below 1
          */
         public Builder casAttempts(int attempts) {
-            if (attempts < 1) {
-                throw new IllegalArgumentException("casAttempts must be >= 1, was " + attempts);
-            }
-            this.casAttempts = attempts;
+            this.casAttempts = Arguments.atLeast("casAttempts", attempts, 1);
             return this;
         }
 

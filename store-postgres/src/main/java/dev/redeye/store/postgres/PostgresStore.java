@@ -12,6 +12,7 @@ import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
 import dev.redeye.spi.Transitions;
 import dev.redeye.spi.TrialClaims;
+import dev.redeye.spi.support.Arguments;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -337,9 +338,7 @@ public final class PostgresStore implements Store, AtomicUpdates, TrialClaims, T
     @Override
     public Optional<String> claimTrial(String key, int permits, Duration ttl) {
         byte[] h = keyHash(key);
-        if (permits < 1) {
-            throw new IllegalArgumentException("permits must be >= 1, was " + permits);
-        }
+        Arguments.atLeast("permits", permits, 1);
         long ttlMillis = ttlMillis(ttl);
         ensureOpen();
         return runner.transaction("claimTrial", key, (c, a) -> rows.claim(c, a, key, h, permits, ttlMillis));
@@ -536,10 +535,7 @@ public final class PostgresStore implements Store, AtomicUpdates, TrialClaims, T
     }
 
     private static long ttlMillis(Duration ttl) {
-        Objects.requireNonNull(ttl, "ttl");
-        if (ttl.isZero() || ttl.isNegative()) {
-            throw new IllegalArgumentException("ttl must be positive, was " + ttl);
-        }
+        Arguments.positive("ttl", ttl);
         return ttl.compareTo(Duration.ofMillis(MAX_TTL_MILLIS)) > 0 ? MAX_TTL_MILLIS : Math.max(1, ttl.toMillis());
     }
 
@@ -655,10 +651,7 @@ public final class PostgresStore implements Store, AtomicUpdates, TrialClaims, T
          * @throws IllegalArgumentException if below 1
          */
         public Builder maxAttempts(int maxAttempts) {
-            if (maxAttempts < 1) {
-                throw new IllegalArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
-            }
-            this.maxAttempts = maxAttempts;
+            this.maxAttempts = Arguments.atLeast("maxAttempts", maxAttempts, 1);
             return this;
         }
 

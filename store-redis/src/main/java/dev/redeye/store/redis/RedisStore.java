@@ -1,5 +1,6 @@
 package dev.redeye.store.redis;
 
+import dev.redeye.spi.support.Arguments;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -420,9 +421,7 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
     public Optional<String> claimTrial(String key, int permits, Duration ttl) {
         String k = keys.claims(key);
         String k1 = keys.claim1(key);
-        if (permits < 1) {
-            throw new IllegalArgumentException("permits must be >= 1, was " + permits);
-        }
+        Arguments.atLeast("permits", permits, 1);
         long ttlMillis = ttlMillis(ttl);
         checkOpen();
         String token = UUID.randomUUID().toString();
@@ -795,10 +794,7 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
 
     /** A positive ttl in ms, at least 1 and at most {@link #MAX_TTL_MILLIS} (a longer one is capped). */
     private static long ttlMillis(Duration ttl) {
-        Objects.requireNonNull(ttl, "ttl");
-        if (ttl.isNegative() || ttl.isZero()) {
-            throw new IllegalArgumentException("ttl must be positive, was " + ttl);
-        }
+        Arguments.positive("ttl", ttl);
         if (ttl.compareTo(MAX_TTL) > 0) {
             return MAX_TTL_MILLIS; // also keeps toMillis() from overflowing
         }
@@ -872,10 +868,7 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
          * @throws IllegalArgumentException if below 1
          */
         public Builder feedMaxLength(long maxLength) {
-            if (maxLength < 1) {
-                throw new IllegalArgumentException("feedMaxLength must be >= 1, was " + maxLength);
-            }
-            this.feedMaxLength = maxLength;
+            this.feedMaxLength = Arguments.atLeast("feedMaxLength", maxLength, 1);
             return this;
         }
 
@@ -885,11 +878,7 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
          * @throws IllegalArgumentException if below one second
          */
         public Builder feedTtl(Duration ttl) {
-            Objects.requireNonNull(ttl, "feedTtl");
-            if (ttl.compareTo(Duration.ofSeconds(1)) < 0) {
-                throw new IllegalArgumentException("feedTtl must be >= 1 s, was " + ttl);
-            }
-            this.feedTtl = ttl;
+            this.feedTtl = Arguments.atLeast("feedTtl", ttl, Duration.ofSeconds(1), "1 s");
             return this;
         }
 
