@@ -26,8 +26,10 @@ import java.util.function.Consumer;
  * method is what the engine calls, and empty for the others; any other type is looked up on the delegate.
  * Calling a capability method that is not offered throws {@link UnsupportedOperationException}.
  *
- * <p>A decorator whose store is known only later (a store that connects on first use) uses the constructor
- * without a delegate and overrides {@link #delegate()} and {@link #offers}.
+ * <p>The capabilities of a delegate given to the constructor are looked up once, there, so a forwarded call
+ * costs no lookup. A decorator whose store is known only later (a store that connects on first use) uses the
+ * constructor without a delegate and overrides {@link #delegate()} and {@link #offers}; its store's
+ * capabilities are looked up per call.
  *
  * <p>Thread-safe if the delegate is. {@link #close()} closes the delegate.
  */
@@ -38,6 +40,10 @@ public abstract class ForwardingStore implements Store, AtomicUpdates, TrialClai
             TransitionFeed.class);
 
     private final Store delegate;
+    /** The delegate's capabilities, looked up at construction; null when it lacks one, or has no delegate. */
+    private final AtomicUpdates updates;
+    private final TrialClaims claims;
+    private final TransitionFeed feed;
 
     /**
      * @param delegate the store every call goes to
@@ -45,11 +51,17 @@ public abstract class ForwardingStore implements Store, AtomicUpdates, TrialClai
      */
     protected ForwardingStore(Store delegate) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
+        this.updates = delegate.capability(AtomicUpdates.class).orElse(null);
+        this.claims = delegate.capability(TrialClaims.class).orElse(null);
+        this.feed = delegate.capability(TransitionFeed.class).orElse(null);
     }
 
     /** For a subclass that overrides {@link #delegate()} and {@link #offers}: its store is known later. */
     protected ForwardingStore() {
         this.delegate = null;
+        this.updates = null;
+        this.claims = null;
+        this.feed = null;
     }
 
     /**
@@ -70,7 +82,21 @@ public abstract class ForwardingStore implements Store, AtomicUpdates, TrialClai
      * offers it.
      */
     protected boolean offers(Class<?> type) {
-        return delegate().capability(type).isPresent();
+        return capabilityOf(delegate(), type) != null;
+    }
+
+    /** {@code d}'s capability {@code type}: the one looked up at construction when {@code d} is that delegate. */
+    private Object capabilityOf(Store d, Class<?> type) {
+        if (d != delegate) {
+            return d.capability(type).orElse(null);
+        }
+        if (type == AtomicUpdates.class) {
+            return updates;
+        }
+        if (type == TrialClaims.class) {
+            return claims;
+        }
+        return type == TransitionFeed.class ? feed : null;
     }
 
     @Override
@@ -81,12 +107,17 @@ public abstract class ForwardingStore implements Store, AtomicUpdates, TrialClai
         return delegate().capability(type);
     }
 
+    /** The delegate's capability {@code type}; {@link #delegate()} is asked on every call (it may refuse). */
     private <C> C need(Class<C> type) {
         if (!offers(type)) {
             throw new UnsupportedOperationException(this + " does not offer " + type.getSimpleName());
         }
-        return delegate().capability(type).orElseThrow(() -> new UnsupportedOperationException(
-                "the wrapped store of " + this + " does not offer " + type.getSimpleName()));
+        Object c = capabilityOf(delegate(), type);
+        if (c == null) {
+            throw new UnsupportedOperationException("the wrapped store of " + this + " does not offer "
+                    + type.getSimpleName());
+        }
+        return type.cast(c);
     }
 
     @Override
