@@ -127,8 +127,6 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
         StateCodec.OPEN_COUNT, StateCodec.ERROR_RATE, StateCodec.SAMPLES, StateCodec.TRIAL_SUCCESSES,
         StateCodec.FORCED, StateCodec.VERSION,
     };
-    /** The state function's reply: kind, changed, the previous and the next fields (joined by ','), published. */
-    private static final int REPLY_SIZE = 5;
     private static final String MALFORMED = "REDEYE_MALFORMED";
     /**
      * The longest TTL the store writes, 100 years in ms: a longer one ("forever") is stored as this. Redis
@@ -505,11 +503,21 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
         } else {
             own = "";
         }
-        // the claim keys only for an operation that removes them: every key costs the server time per call
+        // Every key and argument costs the server time per call: a recorded outcome (what every guarded call
+        // sends) goes to the record function, which takes no own argument and no claim keys; the claim keys go
+        // only with an operation that removes them.
+        boolean recorded = kind == AtomicOperation.Kind.FAILURE || kind == AtomicOperation.Kind.SUCCESS;
         boolean removes = operation.removesClaims();
+        LuaLibrary.Fn fn = recorded ? LuaLibrary.Fn.RECORD : LuaLibrary.Fn.STATE;
         List<String> scriptKeys;
         List<String> scriptArgs;
-        if (publishInScript) {
+        if (recorded) {
+            scriptKeys = publishInScript ? List.of(state, keys.feed()) : List.of(state);
+            scriptArgs = publishInScript
+                    ? List.of(op, Long.toString(now), policyText(policy), key, Long.toString(feedMaxLength),
+                            Long.toString(feedTtlMillis))
+                    : List.of(op, Long.toString(now), policyText(policy));
+        } else if (publishInScript) {
             scriptKeys = removes ? List.of(state, claims, claim1, keys.feed()) : List.of(state, keys.feed());
             scriptArgs = List.of(op, Long.toString(now), policyText(policy), own, removes ? "1" : "0",
                     key, Long.toString(feedMaxLength), Long.toString(feedTtlMillis));
@@ -519,12 +527,16 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
         }
         long[] acked = {-1};
         Object raw = call(op, key, Repeat.AT_MOST_ONCE, () -> waitReplicas == 0
-                ? lua.run(LuaLibrary.Fn.STATE, scriptKeys, scriptArgs)
-                : runAndWait(state, scriptKeys, scriptArgs, acked));
-        StateChange change = decode(raw, key);
-        // "1": the function appended the event; "0": its append failed; "": it appends none (a forced change, or
+                ? lua.run(fn, scriptKeys, scriptArgs)
+                : runAndWait(fn, state, scriptKeys, scriptArgs, acked));
+        Reply reply = Reply.parse(raw);
+        if (reply == null) {
+            throw new StoreException("unexpected reply from the state function at " + where(key) + ": " + raw);
+        }
+        StateChange change = decode(reply, key);
+        // "1": the function appended the event; "0": its append failed; "-": it appends none (a forced change, or
         // publishing in the function is off). Publishing here also signals a gap if the stream still refuses.
-        if (change.isTransition() && !"1".equals(text(((List<?>) raw).get(REPLY_SIZE - 1)))) {
+        if (change.isTransition() && !"1".equals(reply.published)) {
             publish(change.toEvent(key, policy, now));
         }
         if (acked[0] >= 0 && acked[0] < waitReplicas) {
@@ -542,13 +554,14 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
      * of a {@link JedisPooled}, the connection to the node owning the key's slot of a {@link JedisCluster}
      * (following one MOVED / ASK redirection to the node it names). Sets {@code acked[0]} to WAIT's answer.
      */
-    private Object runAndWait(String stateKey, List<String> scriptKeys, List<String> scriptArgs, long[] acked) {
+    private Object runAndWait(LuaLibrary.Fn fn, String stateKey, List<String> scriptKeys, List<String> scriptArgs,
+            long[] acked) {
         Connection c = client instanceof JedisPooled ? ((JedisPooled) client).getPool().getResource()
                 : ((JedisCluster) client).getConnectionFromSlot(JedisClusterCRC16.getSlot(stateKey));
         try (UnifiedJedis one = new UnifiedJedis(c)) {
             Object raw;
             try {
-                raw = lua.run(one, LuaLibrary.Fn.STATE, scriptKeys, scriptArgs);
+                raw = lua.run(one, fn, scriptKeys, scriptArgs);
             } catch (JedisRedirectionException moved) {
                 if (!(client instanceof JedisCluster)) {
                     throw moved;
@@ -561,7 +574,7 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
                     if (moved instanceof JedisAskDataException) {
                         there.sendCommand(Protocol.Command.ASKING);
                     }
-                    raw = lua.run(there, LuaLibrary.Fn.STATE, scriptKeys, scriptArgs);
+                    raw = lua.run(there, fn, scriptKeys, scriptArgs);
                     if (isTransition(raw)) {
                         acked[0] = there.waitReplicas(stateKey, waitReplicas, waitTimeoutMillis);
                     }
@@ -576,7 +589,49 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
     }
 
     private static boolean isTransition(Object raw) {
-        return raw instanceof List && !((List<?>) raw).isEmpty() && !text(((List<?>) raw).get(0)).isEmpty();
+        Reply r = Reply.parse(raw);
+        return r != null && r.kind != null;
+    }
+
+    /**
+     * The reply of the state and record functions, one string whose parts ' ' separates (a state's fields are
+     * numbers joined by ','): {@code previous}, {@code previous next}, or {@code previous next kind published}.
+     */
+    static final class Reply {
+        final String previous;
+        final String next;
+        /** The transition's wire name, or null for none. */
+        final String kind;
+        /** "1" appended by the function, "0" its append failed, "-" none to append there; null without a kind. */
+        final String published;
+
+        private Reply(String previous, String next, String kind, String published) {
+            this.previous = previous;
+            this.next = next;
+            this.kind = kind;
+            this.published = published;
+        }
+
+        /** The reply in {@code raw}, or null when it is not of that form. */
+        static Reply parse(Object raw) {
+            if (!(raw instanceof byte[]) && !(raw instanceof String)) {
+                return null;
+            }
+            String r = text(raw);
+            int a = r.indexOf(' ');
+            if (a < 0) {
+                return r.isEmpty() ? null : new Reply(r, r, null, null);
+            }
+            int b = r.indexOf(' ', a + 1);
+            if (b < 0) {
+                return new Reply(r.substring(0, a), r.substring(a + 1), null, null);
+            }
+            int c = r.indexOf(' ', b + 1);
+            if (c < 0 || r.indexOf(' ', c + 1) >= 0 || c == b + 1 || c == r.length() - 1) {
+                return null;
+            }
+            return new Reply(r.substring(0, a), r.substring(a + 1, b), r.substring(b + 1, c), r.substring(c + 1));
+        }
     }
 
     /** A policy and the text the state function takes for it (args[3]). */
@@ -590,34 +645,34 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
         }
     }
 
-    /**
-     * The state function's policy argument: strategy code, failureThreshold, maxGapBetweenFailures,
-     * errorRateThreshold, minimumCalls, errorRateDecay, successThreshold, stateTtl (capped), joined by ','.
-     * Remembered for the last policy seen, since a breaker sends its own on every call.
-     */
+    /** The policy argument of the last policy seen, since a breaker sends its own on every call. */
     private String policyText(Policy policy) {
         PolicyText last = lastPolicy;
         if (last != null && last.policy == policy) {
             return last.text;
         }
-        String text = policy.strategy().code() + "," + policy.failureThreshold() + ","
-                + policy.maxGapBetweenFailuresMillis() + "," + Double.toString(policy.errorRateThreshold()) + ","
-                + policy.minimumCalls() + "," + Double.toString(policy.errorRateDecay()) + ","
-                + policy.successThreshold() + "," + Math.min(policy.stateTtlMillis(), MAX_TTL_MILLIS);
+        String text = policyArgument(policy);
         lastPolicy = new PolicyText(policy, text);
         return text;
     }
 
-    private StateChange decode(Object raw, String key) {
-        if (!(raw instanceof List) || ((List<?>) raw).size() != REPLY_SIZE) {
-            throw new StoreException("unexpected reply from the state function at " + where(key) + ": " + raw);
-        }
-        List<?> r = (List<?>) raw;
-        String kind = text(r.get(0));
+    /**
+     * The state and record functions' policy argument: strategy code, failureThreshold, maxGapBetweenFailures,
+     * errorRateThreshold, minimumCalls, errorRateDecay, successThreshold, stateTtl (capped), joined by ','.
+     */
+    static String policyArgument(Policy policy) {
+        return policy.strategy().code() + "," + policy.failureThreshold() + ","
+                + policy.maxGapBetweenFailuresMillis() + "," + Double.toString(policy.errorRateThreshold()) + ","
+                + policy.minimumCalls() + "," + Double.toString(policy.errorRateDecay()) + ","
+                + policy.successThreshold() + "," + Math.min(policy.stateTtlMillis(), MAX_TTL_MILLIS);
+    }
+
+    private StateChange decode(Reply r, String key) {
         String unexpected = "unexpected state from the state function at ";
-        BreakerState p = StateCodec.fromFields(fields(text(r.get(2)), key, unexpected), where(key));
-        BreakerState n = StateCodec.fromFields(fields(text(r.get(3)), key, unexpected), where(key));
-        TransitionKind k = kind.isEmpty() ? null : TransitionKind.fromWireName(kind);
+        BreakerState p = StateCodec.fromFields(fields(r.previous, key, unexpected), where(key));
+        BreakerState n = r.next.equals(r.previous) ? p
+                : StateCodec.fromFields(fields(r.next, key, unexpected), where(key));
+        TransitionKind k = r.kind == null ? null : TransitionKind.fromWireName(r.kind);
         return new StateChange(p, n, k);
     }
 

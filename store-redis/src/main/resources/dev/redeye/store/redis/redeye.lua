@@ -15,13 +15,14 @@
 -- THE STORED STATE is one string value at <prefix>{<tag>}:state: the ten fields of FIELDS in that order
 -- joined by ',' (see CANONICAL), read with one GET and written whole with one SET ... PX ttl (a forced state:
 -- SET without PX, so it has no expiry). A key written by a release before this layout holds a hash with one
--- field per name of FIELDS: the state function reads such a hash (GET answers WRONGTYPE, then HMGET) and its
--- first write of the state replaces it with the string value, in the same call; put replaces it; claim,
--- release and publish never read the state key.
+-- field per name of FIELDS: the state function (and record, through it) reads such a hash (GET answers
+-- WRONGTYPE, then HMGET) and its first write of the state replaces it with the string value, in the same call;
+-- put replaces it; claim, release and publish never read the state key.
 --
 -- Exported (registered without flags: each may write, so Redis refuses it up front, before it runs, while the
 -- server is over maxmemory or is a read-only replica, rather than failing at its first write):
---   state    every atomic state change: both recording strategies, trial outcomes, forced changes
+--   state    every atomic state change: recorded outcomes, trial outcomes, forced changes
+--   record   a recorded outcome (failure, success): what every guarded call sends, with a smaller interface
 --   claim    claim one half-open trial permit
 --   release  release a trial claim by its token (compare-and-delete)
 --   put      replace a whole state (Store.put)
@@ -100,21 +101,19 @@ end
 -- microsecond, so the new base is above every version the key had. Lua numbers are doubles, exact below
 -- 2^53; microsecond epochs (~1.8e15) are far below that. The one clock read is for the version base only.
 --
--- Returns {kind, changed, previous, next, published}: kind is a TransitionKind wire name or '' when the change
--- is not a transition; changed is '1' when the state changed (and so was written: one SET of the whole value);
--- previous and next are the ten fields of FIELDS (StateCodec's names) in that order joined by ',', as stored
--- when every reader parses them alike, else encoded; published is '1' when the event was appended here, '0'
--- when that append failed, '' when there was none to append here.
+-- Returns one string, the fields of a state being ten numbers joined by ',' (FIELDS, StateCodec's names, as
+-- stored when every reader parses them alike, else encoded), so ' ' separates the parts: 'previous' when the
+-- state did not change (nothing was written); 'previous next' when it changed without a transition;
+-- 'previous next kind published' for a transition, kind a TransitionKind wire name and published '1' when its
+-- event was appended here, '0' when that append failed, '-' when there was none to append here (a forced
+-- change, or no stream given). One string, not an array: every element of a reply costs the call server time.
 --
--- COST. This runs on every recorded outcome, so its server time is what caps one key's rate. The layout is one
--- string (GET, SET PX: two commands with one argument and one reply value each, where a hash of ten fields
--- costs HMGET's ten arguments and ten reply values, and HSET plus PEXPIRE). The function parses the policy
--- once per distinct text (POLICIES), validates the stored value and splits it into its fields with one match
--- (CAPTURE), passes the stored strings through to the reply, converts only the fields the policy's rule reads
--- and formats only the fields that change. An outcome recorded on a closed state, the opening included, runs
--- on that record path: a sub-threshold outcome is one GET, the rule on a few numbers, one concatenation and
--- one SET PX; the opening adds the XADD of its event. Everything else (open states, trials, forced changes, a
--- value in another form) takes the general path.
+-- COST. A recorded outcome is what caps one key's rate; it comes through record, which runs the record path
+-- (record_closed) and hands the rest here. The layout is one string (GET, SET PX: two commands with one
+-- argument and one reply value each, where a hash of ten fields costs HMGET's ten arguments and ten reply
+-- values, and HSET plus PEXPIRE). The policy is parsed once per distinct text (POLICIES); a stored value in
+-- the canonical form is validated and split into its fields with one match (CAPTURE), and its strings are
+-- passed through to the reply.
 
 local FIELDS = {'failures', 'lastFailureAt', 'open', 'openedAt', 'openCount',
                 'errorRate', 'samples', 'trialSuccesses', 'forced', 'version'}
@@ -399,31 +398,52 @@ local OWN_ARG = {trial_success = {-1, ANY_LONG}, trial_failure = {-1, ANY_LONG},
                  force_half_open = {-ANY_LONG, ANY_LONG}}
 
 -- THE RECORD PATH. An outcome recorded on a closed state (a sub-threshold failure, a success, the failure that
--- opens) is most of what this function ever runs, and what caps one key's rate. It runs here without the
--- general machinery below (a state table, a copy, a comparison of all ten fields): the stored value v has been
--- checked and split by one match (f1 .. f10, strings), only the fields the policy's rule reads are converted to
--- numbers, only the fields that change are formatted, and the value is written whole by one SET PX; an opening
--- also appends its event (feed: the caller gave the stream). The rule is closed_outcome, the same as on the
--- general path, and an opening moves the fields record() moves. It returns nil, having written nothing, for
+-- opens) is most of what the library ever runs, and what caps one key's rate. It runs without the general
+-- machinery of state (a state table, a copy, a comparison of all ten fields): the stored value v is checked and
+-- split by one match (f1 .. f10, strings), or not at all when it is the value this path last wrote under the
+-- key (WRITTEN); only the fields the policy's rule reads are converted to numbers, only the fields that change
+-- are formatted, and the value is written whole by one SET PX; an opening also appends its event (feed: the
+-- caller gave the stream, with its name, length and ttl arguments). The rule is closed_outcome, the same as on
+-- the general path, and an opening moves the fields record() moves. It returns nil, having written nothing, for
 -- anything else: a number the pattern does not bound out of range, or a state that is not closed or is
 -- forced, which the general path then handles (and reports).
-local function record_closed(keys, a, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now, success, feed)
-  -- the ranges the pattern does not bound: a 16-character field is compared with 2^53 as text (same length)
-  local n2, n4, n10 = #f2, #f4, #f10
-  if #f1 > 9 or #f5 > 9 or #f7 > 15 or #f8 > 9 or f9 ~= '0' or n2 > 16 or (n2 == 16 and f2 > LONG_MAX_TEXT)
-      or n4 > 16 or (n4 == 16 and f4 > LONG_MAX_TEXT) or n10 > 16 or (n10 == 16 and f10 > LONG_MAX_TEXT)
-      or (string.byte(f10) == 45 and f10 ~= '-1') then
-    return nil
-  end
-  local rate = 0
-  if f6 ~= '0' then
-    rate = tonumber(f6)
-    if not rate or rate > 1 then return nil end
+
+-- WRITTEN: per state key, the last value the record path wrote there, with its fields as strings and the
+-- failure count and error rate as numbers, so that the next outcome on the key, finding that very value, skips
+-- the match, the range checks and the conversions: the value was built here from checked fields and the rule's
+-- results. A cache of what depends on the value alone: any other value under the key (written by put, another
+-- library, another path, or by hand) is not the remembered one and is checked in full. At most 1,000 keys; the
+-- memory starts over beyond. Empty for EVALSHA, whose body runs afresh on every call.
+local WRITTEN = {}
+local NWRITTEN = 0
+
+local function record_closed(key, v, P, now, success, feed, name, length, stream_ttl)
+  local w = WRITTEN[key]
+  local f1, f2, f4, f5, f6, f7, f8, f10, failures, rate
+  if w and w[1] == v then
+    f1, f2, f4, f5, f6, f7, f8, f10, failures, rate = w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11]
+  else
+    local f3, f9
+    f1, f2, f3, f4, f5, f6, f7, f8, f9, f10 = string.match(v, CAPTURE)
+    if f3 ~= '0' then return nil end
+    -- the ranges the pattern does not bound: a 16-character field is compared with 2^53 as text (same length)
+    local n2, n4, n10 = #f2, #f4, #f10
+    if #f1 > 9 or #f5 > 9 or #f7 > 15 or #f8 > 9 or f9 ~= '0' or n2 > 16 or (n2 == 16 and f2 > LONG_MAX_TEXT)
+        or n4 > 16 or (n4 == 16 and f4 > LONG_MAX_TEXT) or n10 > 16 or (n10 == 16 and f10 > LONG_MAX_TEXT)
+        or (string.byte(f10) == 45 and f10 ~= '-1') then
+      return nil
+    end
+    rate = 0
+    if f6 ~= '0' then
+      rate = tonumber(f6)
+      if not rate or rate > 1 then return nil end
+    end
+    failures = tonumber(f1)
   end
   -- The last failure's time and the sample count are converted only where the rule reads them (the gap of
   -- the counting strategies; the error rate's count); elsewhere they are false, which the rule returns as it
   -- got them.
-  local failures, last, samples = tonumber(f1), false, false
+  local last, samples = false, false
   if P.strategy == 1 then
     samples = tonumber(f7)
   elseif P.max_gap > 0 then
@@ -448,36 +468,46 @@ local function record_closed(keys, a, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P,
     changed = true
   end
   if not opens then
-    if not changed then return {'', '0', v, v, ''} end
+    if not changed then return v end
     local nv = f1 .. ',' .. f2 .. ',0,' .. f4 .. ',' .. f5 .. ',' .. f6 .. ',' .. f7 .. ',' .. f8 .. ',0,' .. f10
-    redis.call('SET', keys[1], nv, 'PX', P.ttl)
-    return {'', '1', v, nv, ''}
+    redis.call('SET', key, nv, 'PX', P.ttl)
+    if not w then
+      if NWRITTEN >= 1000 then
+        WRITTEN = {}
+        NWRITTEN = 0
+      end
+      NWRITTEN = NWRITTEN + 1
+    end
+    WRITTEN[key] = {nv, f1, f2, f4, f5, f6, f7, f8, f10, f, r}
+    return v .. ' ' .. nv
   end
   -- the opening: open, openedAt now, no trial successes, the next version (record())
-  if feed and not (uint(a[7], 1, LONG_MAX) and uint(a[8], 1, MAX_TTL)) then
-    return redis.error_reply('REDEYE_BAD_ARGS state got a stream length ' .. tostring(a[7]) .. ' and ttl '
-        .. tostring(a[8]) .. ': both must be in range; nothing was changed')
+  if feed and not (uint(length, 1, LONG_MAX) and uint(stream_ttl, 1, MAX_TTL)) then
+    return redis.error_reply('REDEYE_BAD_ARGS record got a stream length ' .. tostring(length) .. ' and ttl '
+        .. tostring(stream_ttl) .. ': both must be in range; nothing was changed')
   end
   local version = tonumber(f10)
   if version < 0 then version = 0 end
   f4 = string.format('%d', now)
   f10 = string.format('%d', version + 1)
   local nv = f1 .. ',' .. f2 .. ',1,' .. f4 .. ',' .. f5 .. ',' .. f6 .. ',' .. f7 .. ',0,0,' .. f10
-  redis.call('SET', keys[1], nv, 'PX', P.ttl)
-  local published = ''
+  redis.call('SET', key, nv, 'PX', P.ttl)
+  local published = '-'
   if feed then
-    local id = redis.pcall('XADD', feed, 'MAXLEN', '~', a[7], '*', 'op', a[6], 'kind', 'opened', 'from', '0',
+    local id = redis.pcall('XADD', feed, 'MAXLEN', '~', length, '*', 'op', name, 'kind', 'opened', 'from', '0',
         'failures', f1, 'lastFailureAt', f2, 'open', '1', 'openedAt', f4, 'openCount', f5, 'errorRate', f6,
         'samples', f7, 'trialSuccesses', '0', 'forced', '0', 'version', f10)
     if type(id) == 'table' and id.err then
       published = '0'
     else
-      redis.pcall('PEXPIRE', feed, a[8])
+      redis.pcall('PEXPIRE', feed, stream_ttl)
       published = '1'
     end
   end
-  return {'opened', '1', v, nv, published}
+  return v .. ' ' .. nv .. ' opened ' .. published
 end
+
+local change
 
 local function state(keys, a)
   local nargs = #a
@@ -497,9 +527,19 @@ local function state(keys, a)
         .. ', policy ' .. tostring(a[3]) .. ': every argument must be present and in range; nothing was changed')
   end
 
+  if feed then
+    return change(keys, redis.pcall('GET', keys[1]), op, rule, now, P, own_arg, removes_claims, feed, a[6], a[7],
+        a[8])
+  end
+  return change(keys, redis.pcall('GET', keys[1]), op, rule, now, P, own_arg, removes_claims, false)
+end
+
+-- The general path of state, on the reply v of the state key's GET (the stored value; false when the key does
+-- not exist; a WRONGTYPE error for the hash of earlier releases), the arguments checked: name, length and
+-- stream_ttl are state's args[6..8] when feed is the stream.
+change = function(keys, v, op, rule, now, P, own_arg, removes_claims, feed, name, length, stream_ttl)
   -- v: the stored value; false when the key does not exist; nil for a hash of earlier releases that lacks a
   -- field (hash then holds HMGET's reply)
-  local v = redis.pcall('GET', keys[1])
   local hash
   if type(v) == 'table' then
     if not (v.err and string.sub(v.err, 1, 9) == 'WRONGTYPE') then return v end
@@ -520,11 +560,6 @@ local function state(keys, a)
   if v then
     local f1, f2, f3, f4, f5, f6, f7, f8, f9, f10 = string.match(v, CAPTURE)
     if f1 then
-      if f3 == '0' and removes_claims == '0' and (op == 'failure' or op == 'success') then
-        local done = record_closed(keys, a, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now, op == 'success',
-            feed)
-        if done then return done end
-      end
       p = {f1, f2, f3, f4, f5, f6, f7, f8, f9, f10}
       prev = parse(p)
       text = v
@@ -568,9 +603,9 @@ local function state(keys, a)
   local nxt, kind = rule(prev, P, now, own_arg)
   -- the stream's arguments, read only to append an event: checked before the first write all the same
   local publishes = feed and FROM[kind]
-  if publishes and not (uint(a[7], 1, LONG_MAX) and uint(a[8], 1, MAX_TTL)) then
-    return redis.error_reply('REDEYE_BAD_ARGS state got a stream length ' .. tostring(a[7]) .. ' and ttl '
-        .. tostring(a[8]) .. ': both must be in range; nothing was changed')
+  if publishes and not (uint(length, 1, LONG_MAX) and uint(stream_ttl, 1, MAX_TTL)) then
+    return redis.error_reply('REDEYE_BAD_ARGS ' .. op .. ' got a stream length ' .. tostring(length) .. ' and ttl '
+        .. tostring(stream_ttl) .. ': both must be in range; nothing was changed')
   end
 
   -- A field changed when its value did (the same test as comparing the encoded strings: integers are exact,
@@ -607,9 +642,9 @@ local function state(keys, a)
   -- change, so there is no second round trip. A failed append (the stream key holds another type, an ACL)
   -- does not undo the committed change: published '0' tells the caller to publish (and signal a gap) as when
   -- it appends by itself.
-  local published = ''
+  local published = '-'
   if publishes then
-    local entry = {feed, 'MAXLEN', '~', a[7], '*', 'op', a[6], 'kind', kind, 'from', FROM[kind]}
+    local entry = {feed, 'MAXLEN', '~', length, '*', 'op', name, 'kind', kind, 'from', FROM[kind]}
     for i = 1, NFIELDS do
       entry[#entry + 1] = FIELDS[i]
       entry[#entry + 1] = q[i]
@@ -618,11 +653,51 @@ local function state(keys, a)
     if type(id) == 'table' and id.err then
       published = '0'
     else
-      redis.pcall('PEXPIRE', feed, a[8])
+      redis.pcall('PEXPIRE', feed, stream_ttl)
       published = '1'
     end
   end
-  return {kind, changed and '1' or '0', text, qtext, published}
+  if kind ~= '' then return text .. ' ' .. qtext .. ' ' .. kind .. ' ' .. published end
+  if changed then return text .. ' ' .. qtext end
+  return text
+end
+
+--------------------------------------------------------------------------------------------------- record
+-- A recorded outcome, failure or success (AtomicOperation FAILURE, SUCCESS): what every guarded call sends, and
+-- so what caps one key's rate. Its interface is the smallest the rule allows (every key and argument costs the
+-- call server time): no own argument and no claim keys, since a recorded outcome neither reads the one nor
+-- removes the others.
+--
+-- keys[1] state string, as for state
+-- args[1] failure | success
+-- args[2] now, epoch ms, as for state
+-- args[3] the policy, as for state
+-- Optional, the three or none (a standalone server only), as state's args[6..8] with the stream as keys[2]:
+-- args[4] the operation's name; args[5] the stream's approximate maximum length; args[6] the stream's ttl ms
+--
+-- Returns what state returns. A closed, unforced state in the canonical form runs the record path
+-- (record_closed); any other state (open, forced, a hash of earlier releases, a value to report as malformed, a
+-- key that does not exist) is handed to state, with the same arguments in state's order, before anything is
+-- written.
+local function record(keys, a)
+  local op = a[1]
+  local nargs = #a
+  local nkeys = #keys
+  local feed = nargs == 6 and keys[2]
+  local now = whole(a[2], -ANY_LONG, ANY_LONG)
+  local P = policy(a[3])
+  if (op ~= 'failure' and op ~= 'success') or not now or not P or (nargs ~= 3 and nargs ~= 6)
+      or nkeys ~= (nargs == 6 and 2 or 1) then
+    return redis.error_reply('REDEYE_BAD_ARGS record got ' .. nargs .. ' arguments and ' .. nkeys .. ' keys, op '
+        .. tostring(op) .. ', policy ' .. tostring(a[3])
+        .. ': every argument must be present and in range; nothing was changed')
+  end
+  local v = redis.pcall('GET', keys[1])
+  if type(v) == 'string' then
+    local done = record_closed(keys[1], v, P, now, op == 'success', feed, a[4], a[5], a[6])
+    if done then return done end
+  end
+  return change(keys, v, op, RULES[op], now, P, false, '0', feed, a[4], a[5], a[6])
 end
 
 ---------------------------------------------------------------------------------------------------- claim
@@ -763,6 +838,7 @@ local function publish(keys, a)
 end
 
 export('state', state)
+export('record', record)
 export('claim', claim)
 export('release', release)
 export('put', put)

@@ -26,6 +26,7 @@ import dev.redeye.api.TransitionKind;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.support.StateCodec;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * The upgrade path from the hash layout: keys written by the previous release (a hash of ten fields, written
@@ -37,21 +38,25 @@ class RedisHashLayoutUpgradeTest extends WithRedisPrefix {
     private static final LuaLibrary PREVIOUS = LuaLibrary.load("redeye-hash-layout.lua");
     private static final Policy THREE = Policy.builder().failureThreshold(3).build();
 
-    /** A store running the previous release's library: its atomic writes leave hashes. */
-    private RedisStore previous;
     private RedisStore store;
 
     @BeforeEach
     void setUp() {
-        previous = RedisStore.builder(RedisTestSupport.raw()).prefix(prefix).closeClient(true).library(PREVIOUS)
-                .build();
         store = newStore(LuaRunner.Mode.AUTO);
     }
 
     @AfterEach
     void tearDown() {
-        previous.close();
         store.close();
+    }
+
+    /**
+     * The previous release's state function, with the arguments that release sent (op, now, policy, own argument,
+     * removes claims): its atomic writes leave hashes. Its reply is that release's own.
+     */
+    private Object previous(String op, String wireOp, Policy policy, long now) {
+        return new LuaRunner(raw, PREVIOUS, LuaRunner.Mode.AUTO).run(LuaLibrary.Fn.STATE, List.of(store.stateKey(op)),
+                List.of(wireOp, Long.toString(now), RedisStore.policyArgument(policy), "", "0"));
     }
 
     private RedisStore newStore(LuaRunner.Mode mode) {
@@ -61,10 +66,12 @@ class RedisHashLayoutUpgradeTest extends WithRedisPrefix {
 
     /** Two failures recorded by the previous release: a hash, as it left it. */
     private BreakerState previousHash(String op) {
-        previous.apply(op, AtomicOperation.failure(), THREE, 1);
-        BreakerState s = previous.apply(op, AtomicOperation.failure(), THREE, 2).state();
-        assertEquals("hash", raw.type(previous.stateKey(op)), "the previous release writes a hash");
-        assertEquals(10, raw.hlen(previous.stateKey(op)));
+        previous(op, "failure", THREE, 1);
+        previous(op, "failure", THREE, 2);
+        assertEquals("hash", raw.type(store.stateKey(op)), "the previous release writes a hash");
+        assertEquals(10, raw.hlen(store.stateKey(op)));
+        BreakerState s = store.get(op).orElseThrow();
+        assertEquals(2, s.failures());
         return s;
     }
 
@@ -107,8 +114,8 @@ class RedisHashLayoutUpgradeTest extends WithRedisPrefix {
 
     @Test
     void aSuccessThatChangesNothingLeavesTheHashAsItIs() {
-        previous.apply("quiet", AtomicOperation.failure(), THREE, 1);
-        previous.apply("quiet", AtomicOperation.success(), THREE, 2); // failures 0 again
+        previous("quiet", "failure", THREE, 1);
+        previous("quiet", "success", THREE, 2); // failures 0 again
         BreakerState before = store.get("quiet").orElseThrow();
         StateChange c = store.apply("quiet", AtomicOperation.success(), THREE, 3);
         assertFalse(c.changed());
@@ -119,8 +126,9 @@ class RedisHashLayoutUpgradeTest extends WithRedisPrefix {
     @Test
     void claimsAndTrialOutcomesOverAHashBehaveAsOverAValue() {
         Policy p = Policy.builder().failureThreshold(1).successThreshold(1).build();
-        BreakerState opened = previous.apply("trial", AtomicOperation.failure(), p, 1).state();
-        assertEquals("hash", raw.type(previous.stateKey("trial")));
+        previous("trial", "failure", p, 1);
+        assertEquals("hash", raw.type(store.stateKey("trial")));
+        BreakerState opened = store.get("trial").orElseThrow();
         assertTrue(opened.open());
         Optional<String> token = store.claimTrial("trial", 1, Duration.ofSeconds(30));
         assertTrue(token.isPresent(), "the claim is won");
@@ -152,9 +160,9 @@ class RedisHashLayoutUpgradeTest extends WithRedisPrefix {
 
     @Test
     void anUnchangedForcedHashIsConvertedWithoutExpiry() {
-        previous.apply("held", AtomicOperation.force(BreakerStatus.FORCED_OPEN), THREE, 1);
-        assertEquals("hash", raw.type(previous.stateKey("held")));
-        assertEquals(-1, raw.pttl(previous.stateKey("held")));
+        previous("held", "force_open", THREE, 1);
+        assertEquals("hash", raw.type(store.stateKey("held")));
+        assertEquals(-1, raw.pttl(store.stateKey("held")));
         BreakerState before = store.get("held").orElseThrow();
         assertTrue(before.forced());
         StateChange c = store.apply("held", AtomicOperation.success(), THREE, 2); // a success while open changes nothing
@@ -229,15 +237,17 @@ class RedisHashLayoutUpgradeTest extends WithRedisPrefix {
     }
 
     /**
-     * A fleet upgraded one instance at a time: an instance of the previous release reads a key this release
-     * converted as data of another type, a store error (its breaker's onStoreError), never as a wrong state.
+     * A fleet upgraded one instance at a time: the previous release's library refuses a key this release
+     * converted as data of another type (WRONGTYPE, which that release's store reports as a store error, its
+     * breaker's onStoreError), never reading it as a wrong state, and changes nothing.
      */
     @Test
-    void thePreviousReleaseReportsAConvertedKeyAsAStoreError() {
+    void thePreviousReleaseRefusesAConvertedKey() {
         previousHash("mixed");
-        store.apply("mixed", AtomicOperation.failure(), THREE, 3);
+        StateChange c = store.apply("mixed", AtomicOperation.failure(), THREE, 3);
         assertStringLayout("mixed");
-        StoreException e = assertThrows(StoreException.class, () -> previous.apply("mixed", AtomicOperation.failure(), THREE, 4));
-        assertTrue(e.getMessage().contains("another Redis type"), e.getMessage());
+        JedisDataException e = assertThrows(JedisDataException.class, () -> previous("mixed", "failure", THREE, 4));
+        assertTrue(e.getMessage().contains("WRONGTYPE"), e.getMessage());
+        assertEquals(Optional.of(c.state()), store.get("mixed"));
     }
 }

@@ -141,6 +141,53 @@ class RedisScriptInputTest extends WithRedisPrefix {
 
     @ParameterizedTest
     @EnumSource(LuaRunner.Mode.class)
+    void malformedArgumentsOfTheRecordFunctionChangeNothing(LuaRunner.Mode mode) {
+        LuaRunner lua = new LuaRunner(store.client(), LuaLibrary.standard(), mode);
+        Policy p = Policy.builder().failureThreshold(5).build();
+        store.apply("r", AtomicOperation.failure(), p, 1);
+        String k = store.stateKey("r");
+        Snapshot before = Snapshot.of(raw, k);
+        String stored = raw.get(k);
+        List<String> keys = List.of(k);
+        String policy = "0,5,0,0.5,10,0.5,1,60000";
+        List<String> good = List.of("failure", "2", policy);
+        // per argument, values that are malformed or out of range (see the args list of the record function)
+        List<List<String>> bad = List.of(
+                List.of("explode", "", "trial_success", "force_open"),  // op: failure or success only
+                List.of("", "abc", "1.5", "1e400"),                      // now
+                List.of("", "x", policy + ",1", "0,5,0,0.5,10,0.5,1")); // policy: eight fields
+        for (int i = 0; i < good.size(); i++) {
+            for (String b : bad.get(i)) {
+                List<String> args = new ArrayList<>(good);
+                args.set(i, b);
+                assertRejected(lua, LuaLibrary.Fn.RECORD, keys, args, k, before);
+            }
+        }
+        assertRejected(lua, LuaLibrary.Fn.RECORD, keys, good.subList(0, 2), k, before); // too few arguments
+        assertRejected(lua, LuaLibrary.Fn.RECORD, keys, List.of("failure", "2", policy, "", "0"), k, before);
+        assertRejected(lua, LuaLibrary.Fn.RECORD, List.of(k, store.claimsKey("r"), store.claim1Key("r")), good, k,
+                before); // keys it would not touch
+        // the stream's length and ttl, read only by the opening: checked before it writes
+        List<String> withFeed = List.of(k, store.feedKey());
+        String opens = "0,1,0,0.5,10,0.5,1,60000";
+        for (List<String> stream : List.of(List.of("0", "60000"), List.of("x", "60000"), List.of("100", ""),
+                List.of("100", Long.toString(Long.MAX_VALUE)))) {
+            assertRejected(lua, LuaLibrary.Fn.RECORD, withFeed,
+                    List.of("failure", "2", opens, "r", stream.get(0), stream.get(1)), k, before);
+        }
+        assertRejected(lua, LuaLibrary.Fn.RECORD, keys, List.of("failure", "2", policy, "r", "100", "60000"), k,
+                before); // stream arguments without the stream
+        // and the good arguments do write, answering the previous and the next state
+        Object reply = lua.run(LuaLibrary.Fn.RECORD, keys, good);
+        assertEquals("2", RedisTestSupport.field(raw.get(k), StateCodec.FAILURES));
+        RedisStore.Reply r = RedisStore.Reply.parse(reply);
+        assertEquals(stored, r.previous);
+        assertEquals(raw.get(k), r.next);
+        assertEquals(null, r.kind);
+    }
+
+    @ParameterizedTest
+    @EnumSource(LuaRunner.Mode.class)
     void malformedArgumentsOfPutLeaveTheOldStateInPlace(LuaRunner.Mode mode) {
         LuaRunner lua = new LuaRunner(store.client(), LuaLibrary.standard(), mode);
         store.put("p", BreakerState.INITIAL.toBuilder().failures(4).build(), Duration.ofMinutes(5));
