@@ -12,7 +12,6 @@ import static dev.redeye.tck.TckSupport.atomicTransition;
 import static dev.redeye.tck.TckSupport.consecutive;
 import static dev.redeye.tck.TckSupport.describe;
 import static dev.redeye.tck.TckSupport.hostileNames;
-import static dev.redeye.tck.TckSupport.need;
 import static dev.redeye.tck.TckSupport.needAtomic;
 import static dev.redeye.tck.TckSupport.sleep;
 import static dev.redeye.tck.TckSupport.updates;
@@ -440,14 +439,12 @@ interface PlainStoreRules extends TckContext {
 
     /**
      * The first write of a new life of {@code k} through {@code writer} (a sub-threshold failure under
-     * {@code counts}, else a forced half-open) must start from {@code initial(v)} with {@code v > last}, and the
-     * stored state carries that base.
+     * {@code counts}) must start from {@code initial(v)} with {@code v > last}, and the stored state carries that
+     * base.
      */
     private static void assertNewLifeAbove(Store writer, Store reader, String k, Policy counts, long now, long last,
             String when) {
-        Optional<AtomicUpdates> rec = writer.capability(AtomicUpdates.class);
-        StateChange c = rec.isPresent() ? rec.get().apply(k, AtomicOperation.failure(), counts, now)
-                : need(writer, AtomicUpdates.class).apply(k, AtomicOperation.force(BreakerStatus.HALF_OPEN), counts, now);
+        StateChange c = updates(writer).apply(k, AtomicOperation.failure(), counts, now);
         BreakerState p = c.previous();
         assertTrue(p.version() >= 0 && p.equals(BreakerState.initial(p.version())), when + ", the key is absent, "
                 + "so the first write of its new life must start from BreakerState.initial(v), but it reported the "
