@@ -82,9 +82,11 @@ class HazelcastAtomicityTest {
                 String key = "after-call-" + n;
                 keys.add(key);
                 a.apply(key, AtomicOperation.failure(), SHORT, 1); // the key exists: A's next write replaces a value
-                int stopAt = n;
+                // Armed before the write is submitted, so that this thread waits on this write's latches, also
+                // when the write starts late; the write's thread joins them when it starts.
+                pause.arm(n);
                 Future<?> write = pool.submit(() -> {
-                    pause.arm(stopAt);
+                    pause.attach();
                     try {
                         a.apply(key, AtomicOperation.failure(), SHORT, 2);
                     } finally {
@@ -194,7 +196,11 @@ class HazelcastAtomicityTest {
         }
     }
 
-    /** Stops the thread it is armed on after that thread's n-th map operation, until released. */
+    /**
+     * Stops the thread attached to it after that thread's n-th map operation, until released. {@link #arm} on the
+     * test's thread before the write is handed to its thread, {@link #attach} on that thread: the test's thread
+     * then waits for, and releases, this write's stop, however late the write's thread starts.
+     */
     static final class PauseAfter implements HookedInstance.Hook {
         private volatile Thread armed;
         private int stopAt;
@@ -202,11 +208,17 @@ class HazelcastAtomicityTest {
         private volatile CountDownLatch stopped = new CountDownLatch(1);
         private volatile CountDownLatch resume = new CountDownLatch(1);
 
+        /** A new stop after the n-th map operation; no thread is attached yet. */
         void arm(int n) {
+            armed = null;
             stopped = new CountDownLatch(1);
             resume = new CountDownLatch(1);
             seen = 0;
             stopAt = n;
+        }
+
+        /** The calling thread's map operations count from now on. */
+        void attach() {
             armed = Thread.currentThread();
         }
 

@@ -22,6 +22,8 @@ import java.util.concurrent.TimeUnit;
  * shutdown hook if the test JVM ends first.
  */
 final class MemberJvm implements AutoCloseable {
+    /** How many ports a member is started on before its start fails: each taken one costs a JVM start. */
+    private static final int MAX_STARTS = 5;
     final String name;
     final int port;
     private final Process process;
@@ -73,11 +75,9 @@ final class MemberJvm implements AutoCloseable {
         List<String> classPath = new java.util.ArrayList<>(List.of(jar));
         classPath.addAll(extraClassPath);
         name = Ports.clusterName(what);
-        port = Ports.free(1).get(0);
         Path dir = Paths.get("target", "member-jvm");
         Files.createDirectories(dir);
         Path config = dir.resolve(name + ".xml");
-        Files.writeString(config, xml(name, port, !extraClassPath.isEmpty()), StandardCharsets.UTF_8);
         log = dir.resolve(name + ".log");
         List<String> command = new java.util.ArrayList<>(List.of(
                 Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
@@ -86,23 +86,67 @@ final class MemberJvm implements AutoCloseable {
         command.addAll(List.of("-Dhazelcast.config=" + config.toAbsolutePath(),
                 "-cp", String.join(java.io.File.pathSeparator, classPath),
                 "com.hazelcast.core.server.HazelcastMemberStarter"));
-        ProcessBuilder pb = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile());
-        process = pb.start();
-        reaper = new Thread(process::destroyForcibly, "member-jvm-reaper");
-        Runtime.getRuntime().addShutdownHook(reaper);
+        // A port found free can be taken before the member binds it (another process's listener, or the local
+        // end of an outgoing connection): the member then exits saying so, and starts again on another port.
+        int candidate;
+        Process started;
+        Thread hook;
+        for (int attempt = 1; ; attempt++) {
+            candidate = Ports.free(1).get(0);
+            Files.writeString(config, xml(name, candidate, !extraClassPath.isEmpty()), StandardCharsets.UTF_8);
+            started = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            hook = new Thread(started::destroyForcibly, "member-jvm-reaper");
+            Runtime.getRuntime().addShutdownHook(hook);
+            if (awaitStarted(started)) {
+                break;
+            }
+            String output = Files.readString(log, StandardCharsets.UTF_8);
+            stop(started, hook);
+            if (!output.contains("Port [" + candidate + "] is already in use") || attempt == MAX_STARTS) {
+                throw new IllegalStateException("the Hazelcast member JVM exited with " + started.exitValue()
+                        + " (start " + attempt + " of at most " + MAX_STARTS + "); its log:\n" + output);
+            }
+        }
+        port = candidate;
+        process = started;
+        reaper = hook;
+    }
+
+    /**
+     * Waits until the member logs that it started (true) or exits (false).
+     *
+     * @throws IllegalStateException if it does neither within 90 s (it is stopped)
+     */
+    private boolean awaitStarted(Process started) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (!Files.readString(log, StandardCharsets.UTF_8).contains("is STARTED")) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("the Hazelcast member JVM exited with " + process.exitValue()
-                        + "; its log:\n" + Files.readString(log, StandardCharsets.UTF_8));
+            if (!started.isAlive()) {
+                return false;
             }
             if (System.nanoTime() > deadline) {
-                close();
+                started.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
                 throw new IllegalStateException("the Hazelcast member JVM did not start within 90 s; see " + log);
             }
             Thread.sleep(100);
+        }
+        return true;
+    }
+
+    /** Stops a member process and removes its shutdown hook. */
+    private static void stop(Process p, Thread hook) {
+        p.destroy();
+        try {
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook runs anyway
         }
     }
 
@@ -156,19 +200,6 @@ final class MemberJvm implements AutoCloseable {
     public void close() {
         EmbeddedCluster.terminateAll(clients);
         clients.clear();
-        process.destroy();
-        try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
-        try {
-            Runtime.getRuntime().removeShutdownHook(reaper);
-        } catch (IllegalStateException shuttingDown) {
-            // the hook runs anyway
-        }
+        stop(process, reaper);
     }
 }

@@ -16,12 +16,23 @@ final class Ports {
     private Ports() {
     }
 
-    /** {@code n} ports free on 127.0.0.1 now, from a random place in 20000..59999. */
+    /** The lowest port handed out. */
+    private static final int LOW = 20_000;
+    /**
+     * The highest port handed out: below the ports Linux (32768-60999), Windows and macOS (49152-65535) give the
+     * local end of outgoing connections by default, which the tests' many client connections take at random.
+     */
+    private static final int HIGH = 32_767;
+
+    /**
+     * {@code n} ports free on 127.0.0.1 now, from a random place in {@value #LOW}..{@value #HIGH}. Another
+     * process may still take one before it is bound: a caller that can, starts again on another port.
+     */
     static synchronized List<Integer> free(int n) {
         List<Integer> out = new ArrayList<>();
-        int port = 20_000 + ThreadLocalRandom.current().nextInt(40_000);
+        int port = LOW + ThreadLocalRandom.current().nextInt(HIGH - LOW + 1);
         while (out.size() < n) {
-            port = port >= 59_999 ? 20_000 : port + 1;
+            port = port >= HIGH ? LOW : port + 1;
             try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getByName("127.0.0.1"))) {
                 s.setReuseAddress(true);
                 out.add(port);

@@ -350,6 +350,10 @@ class PostgresFaultTest {
     void aSecondSessionHoldsTheBreakerRowsLocks() throws Exception {
         runFault("row locks held by a session", ASSERTED_LOCK_BOUND_MILLIS, false, fleet -> {
             try (Connection c = server.connect()) {
+                // A load thread's row exists once its first failing call (every third) was written: on a loaded
+                // machine that can take longer than the healthy load before the fault.
+                assertTrue(waitFor(FEED_PATIENCE, () -> loadRows(c, fleet) == fleet.loadOps().size()),
+                        "the load threads wrote " + loadRows(c, fleet) + " of " + fleet.loadOps().size() + " rows");
                 c.setAutoCommit(false);
                 try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM (SELECT 1 FROM faults."
                         + fleet.table + " WHERE key = ANY(?) FOR UPDATE) t")) {
@@ -367,6 +371,20 @@ class PostgresFaultTest {
                 assertTrue(fleet.storeErrors.get(p).get() > 0, p + ": no write met a held lock");
             }
         });
+    }
+
+    /** How many of the load threads' rows exist, or -1 when the query fails. */
+    private static int loadRows(Connection c, Fleet fleet) {
+        try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM faults." + fleet.table
+                + " WHERE key = ANY(?)")) {
+            ps.setArray(1, c.createArrayOf("text", fleet.loadOps().toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        } catch (SQLException e) {
+            return -1;
+        }
     }
 
     @Test

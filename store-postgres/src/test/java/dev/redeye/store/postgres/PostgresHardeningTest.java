@@ -273,11 +273,14 @@ class PostgresHardeningTest {
     /**
      * The server closes every connection of the store's pool (pg_terminate_backend, as a failover or restart
      * would): the next calls get fresh connections instead of failing on the dead ones the pool still holds.
+     * A call may find every pooled connection dead when the pool validates them, and then waits for the pool to
+     * open a new one: the pool's wait is set far above what opening a connection takes on a loaded machine, as
+     * this test is about the dead connections, not about how fast the server accepts new ones.
      */
     @Test
     void connectionsTheServerClosedAreReplacedWithoutFailingTheNextCall() throws Exception {
         String app = "redeye-term-" + UUID.randomUUID().toString().substring(0, 8);
-        PostgresStore s = openUri(PG.newTable(), "poolSize=4&ApplicationName=" + app);
+        PostgresStore s = openUri(PG.newTable(), "poolSize=4&poolTimeoutMillis=10000&ApplicationName=" + app);
         s.put("k", RICH, TTL);
         for (int round = 0; round < 3; round++) {
             warmConnections(s, 4);

@@ -27,6 +27,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -245,10 +247,16 @@ class PostgresProductionTest {
 
     /** A store of either kind with the default bounds but {@code statementMillis} as its statementTimeout. */
     private PostgresStore store(String kind, String table, long statementMillis) {
+        return store(kind, table, Timeouts.DEFAULT_LOCK_MILLIS, statementMillis);
+    }
+
+    /** A store of either kind with the default bounds but the given lockTimeout and statementTimeout. */
+    private PostgresStore store(String kind, String table, long lockMillis, long statementMillis) {
         return PG.keep(kind.equals("URI") ? PostgresStore.open(PgTestSupport.urlWith("schema=" + PG.name() + "&table="
-                + table + "&statementTimeoutMillis=" + statementMillis))
+                + table + "&lockTimeoutMillis=" + lockMillis + "&statementTimeoutMillis=" + statementMillis))
                 : PostgresStore.builder(PG.keep(PgTestSupport.pool(8))).schema(PG.name()).table(table)
-                .statementTimeout(Duration.ofMillis(statementMillis)).build());
+                .lockTimeout(Duration.ofMillis(lockMillis)).statementTimeout(Duration.ofMillis(statementMillis))
+                .build());
     }
 
     /** Holds the row lock of {@code key} in an open transaction of a connection of its own until closed. */
@@ -268,13 +276,18 @@ class PostgresProductionTest {
     /**
      * A half-open trial needs its key's row twice, for the claim and for the outcome. With another session holding
      * the row, under ALLOW, the claim waits its lock budget and fails, the call runs on the instance's slot, and
-     * the outcome's write fails after a probe: the breaker call waits one bound, not two lock timeouts.
+     * the outcome's write fails after a probe: the breaker call waits one bound, not two lock timeouts. The
+     * outcome's error names the probe it was given; and as the server's lock_timeout is a floor on each wait, a
+     * second full wait makes the call last at least 2 x lockTimeout, whatever the load, while the probe leaves the
+     * round trips 0.8 x lockTimeout of room below that. A lockTimeout of 2 s makes that room 1.6 s.
      */
     @ParameterizedTest
     @ValueSource(strings = {"URI", "user DataSource"})
     void aHalfOpenTrialOnAHeldRowWaitsOneBoundInAll(String kind) throws Exception {
         String table = PG.newTable();
-        PostgresStore s = store(kind, table, Timeouts.DEFAULT_STATEMENT_MILLIS);
+        long lockMillis = 2_000;
+        long probeMillis = new LockWaits(Timeouts.DEFAULTS.withLock(lockMillis)).probeMillis();
+        PostgresStore s = store(kind, table, lockMillis, lockMillis + 1_000);
         String op = "trial";
         s.apply(op, AtomicOperation.failure(), Policy.builder().failureThreshold(1).build(), System.currentTimeMillis() - 60_000);
         List<String> errors = new CopyOnWriteArrayList<>();
@@ -286,11 +299,16 @@ class PostgresProductionTest {
             long t0 = System.nanoTime();
             assertEquals("ran", b.execute(op, () -> "ran"));
             long took = (System.nanoTime() - t0) / 1_000_000;
-            System.out.println("[" + kind + "] a half-open trial on a held row took " + took + " ms (bound "
-                    + CALL_BOUND_MILLIS + " ms); store errors: " + errors);
+            System.out.println("[" + kind + "] a half-open trial on a held row took " + took + " ms (two full waits "
+                    + "take at least " + 2 * lockMillis + " ms); store errors: " + errors);
             assertEquals(2, errors.size(), "the claim and the outcome each met the held row: " + errors);
             errors.forEach(m -> assertTrue(m.contains("lock_timeout of"), m));
-            assertTrue(took <= CALL_BOUND_MILLIS, "the trial waited " + took + " ms on the held row");
+            Matcher outcome = Pattern.compile("lock_timeout of (\\d+) ms")
+                    .matcher(errors.get(1));
+            assertTrue(outcome.find() && Long.parseLong(outcome.group(1)) <= probeMillis, "the outcome's write "
+                    + "must wait at most a probe (" + probeMillis + " ms) on a row the claim found held: " + errors.get(1));
+            assertTrue(took < 2 * lockMillis, "the trial waited " + took + " ms on the held row: two full lock "
+                    + "waits of " + lockMillis + " ms");
             held.rollback();
         }
         assertTrue(s.claimTrial(op, 1, Duration.ofSeconds(5)).isPresent(), "once the row is free, the key works again");
