@@ -399,51 +399,31 @@ local OWN_ARG = {trial_success = {-1, ANY_LONG}, trial_failure = {-1, ANY_LONG},
 
 -- THE RECORD PATH. An outcome recorded on a closed state (a sub-threshold failure, a success, the failure that
 -- opens) is most of what the library ever runs, and what caps one key's rate. It runs without the general
--- machinery of state (a state table, a copy, a comparison of all ten fields): the stored value v is checked and
--- split by one match (f1 .. f10, strings), or not at all when it is the value this path last wrote under the
--- key (WRITTEN); only the fields the policy's rule reads are converted to numbers, only the fields that change
--- are formatted, and the value is written whole by one SET PX; an opening also appends its event (feed: the
--- caller gave the stream, with its name, length and ttl arguments). The rule is closed_outcome, the same as on
--- the general path, and an opening moves the fields record() moves. It returns nil, having written nothing, for
--- anything else: a number the pattern does not bound out of range, or a state that is not closed or is
--- forced, which the general path then handles (and reports).
-
--- WRITTEN: per state key, the last value the record path wrote there, with its fields as strings and the
--- failure count and error rate as numbers, so that the next outcome on the key, finding that very value, skips
--- the match, the range checks and the conversions: the value was built here from checked fields and the rule's
--- results. A cache of what depends on the value alone: any other value under the key (written by put, another
--- library, another path, or by hand) is not the remembered one and is checked in full. At most 1,000 keys; the
--- memory starts over beyond. Empty for EVALSHA, whose body runs afresh on every call.
-local WRITTEN = {}
-local NWRITTEN = 0
-
-local function record_closed(key, v, P, now, success, feed, name, length, stream_ttl)
-  local w = WRITTEN[key]
-  local f1, f2, f4, f5, f6, f7, f8, f10, failures, rate
-  if w and w[1] == v then
-    f1, f2, f4, f5, f6, f7, f8, f10, failures, rate = w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11]
-  else
-    local f3, f9
-    f1, f2, f3, f4, f5, f6, f7, f8, f9, f10 = string.match(v, CAPTURE)
-    if f3 ~= '0' then return nil end
-    -- the ranges the pattern does not bound: a 16-character field is compared with 2^53 as text (same length)
-    local n2, n4, n10 = #f2, #f4, #f10
-    if #f1 > 9 or #f5 > 9 or #f7 > 15 or #f8 > 9 or f9 ~= '0' or n2 > 16 or (n2 == 16 and f2 > LONG_MAX_TEXT)
-        or n4 > 16 or (n4 == 16 and f4 > LONG_MAX_TEXT) or n10 > 16 or (n10 == 16 and f10 > LONG_MAX_TEXT)
-        or (string.byte(f10) == 45 and f10 ~= '-1') then
-      return nil
-    end
-    rate = 0
-    if f6 ~= '0' then
-      rate = tonumber(f6)
-      if not rate or rate > 1 then return nil end
-    end
-    failures = tonumber(f1)
+-- machinery of state (a state table, a copy, a comparison of all ten fields): the stored value v has been
+-- checked and split by one match (f1 .. f10, strings), only the fields the policy's rule reads are converted to
+-- numbers, only the fields that change are formatted, and the value is written whole by one SET PX; an opening
+-- also appends its event (feed: the caller gave the stream, with its name, length and ttl arguments). The rule
+-- is closed_outcome, the same as on the general path, and an opening moves the fields record() moves. It
+-- returns nil, having written nothing, for anything else: a number the pattern does not bound out of range, or
+-- a state that is not closed or is forced, which the general path then handles (and reports).
+local function record_closed(key, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now, success, feed, name, length,
+    stream_ttl)
+  -- the ranges the pattern does not bound: a 16-character field is compared with 2^53 as text (same length)
+  local n2, n4, n10 = #f2, #f4, #f10
+  if #f1 > 9 or #f5 > 9 or #f7 > 15 or #f8 > 9 or f9 ~= '0' or n2 > 16 or (n2 == 16 and f2 > LONG_MAX_TEXT)
+      or n4 > 16 or (n4 == 16 and f4 > LONG_MAX_TEXT) or n10 > 16 or (n10 == 16 and f10 > LONG_MAX_TEXT)
+      or (string.byte(f10) == 45 and f10 ~= '-1') then
+    return nil
+  end
+  local rate = 0
+  if f6 ~= '0' then
+    rate = tonumber(f6)
+    if not rate or rate > 1 then return nil end
   end
   -- The last failure's time and the sample count are converted only where the rule reads them (the gap of
   -- the counting strategies; the error rate's count); elsewhere they are false, which the rule returns as it
   -- got them.
-  local last, samples = false, false
+  local failures, last, samples = tonumber(f1), false, false
   if P.strategy == 1 then
     samples = tonumber(f7)
   elseif P.max_gap > 0 then
@@ -471,14 +451,6 @@ local function record_closed(key, v, P, now, success, feed, name, length, stream
     if not changed then return v end
     local nv = f1 .. ',' .. f2 .. ',0,' .. f4 .. ',' .. f5 .. ',' .. f6 .. ',' .. f7 .. ',' .. f8 .. ',0,' .. f10
     redis.call('SET', key, nv, 'PX', P.ttl)
-    if not w then
-      if NWRITTEN >= 1000 then
-        WRITTEN = {}
-        NWRITTEN = 0
-      end
-      NWRITTEN = NWRITTEN + 1
-    end
-    WRITTEN[key] = {nv, f1, f2, f4, f5, f6, f7, f8, f10, f, r}
     return v .. ' ' .. nv
   end
   -- the opening: open, openedAt now, no trial successes, the next version (record())
@@ -694,8 +666,12 @@ local function record(keys, a)
   end
   local v = redis.pcall('GET', keys[1])
   if type(v) == 'string' then
-    local done = record_closed(keys[1], v, P, now, op == 'success', feed, a[4], a[5], a[6])
-    if done then return done end
+    local f1, f2, f3, f4, f5, f6, f7, f8, f9, f10 = string.match(v, CAPTURE)
+    if f3 == '0' then
+      local done = record_closed(keys[1], v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now, op == 'success', feed,
+          a[4], a[5], a[6])
+      if done then return done end
+    end
   end
   return change(keys, v, op, RULES[op], now, P, false, '0', feed, a[4], a[5], a[6])
 end
