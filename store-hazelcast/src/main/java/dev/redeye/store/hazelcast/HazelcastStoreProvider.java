@@ -9,16 +9,14 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.LifecycleEvent;
 import com.hazelcast.core.LifecycleListener;
 import dev.redeye.api.StoreException;
-import dev.redeye.spi.Store;
-import dev.redeye.spi.StoreProvider;
 import dev.redeye.spi.support.StoreUris;
+import dev.redeye.spi.support.UriStoreProvider;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -55,48 +53,24 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@link #describe(String)}); {@code Stores.open(uri, OpenMode.STRICT)} and {@link HazelcastStore#open}
  * do it at once. Hazelcast logs through SLF4J.
  */
-public final class HazelcastStoreProvider implements StoreProvider {
+public final class HazelcastStoreProvider extends UriStoreProvider<HazelcastStore> {
     private static final Set<String> PARAMS = Set.of("map", "mode", "timeout", "user", "password");
     private static final String SCHEME = "hazelcast";
     private static final AtomicLong CLIENTS = new AtomicLong();
 
     /** Used by {@link java.util.ServiceLoader}. */
     public HazelcastStoreProvider() {
-    }
-
-    /** {@code hazelcast}. */
-    @Override
-    public Set<String> schemes() {
-        return Set.of(SCHEME);
+        super(HazelcastStore.class, Set.of(SCHEME), HazelcastStoreProvider::parse,
+                HazelcastStoreProvider::openStore);
     }
 
     /**
-     * Opens a store with its own client (see the class Javadoc for the URI).
+     * A store with its own client (see the class Javadoc for the URI), in either mode: the mode is only known once
+     * connected, and native or CAS offer the same capabilities; see {@link HazelcastStore#open(String)}.
      *
-     * @throws IllegalArgumentException if the URI is malformed (the message carries the redacted URI)
-     * @throws StoreException           if the cluster cannot be reached within the timeout
+     * @throws StoreException if the cluster cannot be reached within the timeout
      */
-    @Override
-    public Store open(String uri) {
-        return openHazelcast(uri);
-    }
-
-    /**
-     * A {@link HazelcastStore} with every capability, in either mode (the mode is only known once connected: native or
-     * CAS offer the same ones), after checking the URI as {@link #open(String)} does: {@code Stores.open(uri)} then
-     * returns a store that starts its client, and detects its mode, on first use.
-     *
-     * @throws IllegalArgumentException if the URI is malformed
-     */
-    @Override
-    public Optional<Description> describe(String uri) {
-        parse(uri);
-        return Optional.of(Description.allCapabilities(HazelcastStore.class));
-    }
-
-    /** {@link #open(String)} with the concrete type; see {@link HazelcastStore#open(String)}. */
-    static HazelcastStore openHazelcast(String uri) {
-        Parsed p = parse(uri);
+    private static HazelcastStore openStore(Parsed p, String uri) {
         HazelcastInstance client = newClient(p);
         try {
             return HazelcastStore.builder(client).map(p.map).mode(p.mode).closeInstance(true).build();
@@ -297,10 +271,5 @@ public final class HazelcastStoreProvider implements StoreProvider {
             }
         }
         return -1;
-    }
-
-    @Override
-    public String toString() {
-        return "HazelcastStoreProvider[" + SCHEME + "]";
     }
 }

@@ -6,17 +6,14 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 import org.slf4j.LoggerFactory;
 
 import dev.redeye.api.StoreException;
-import dev.redeye.spi.Store;
-import dev.redeye.spi.StoreProvider;
 import dev.redeye.spi.support.StoreUris;
+import dev.redeye.spi.support.UriStoreProvider;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -75,7 +72,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * {@link RedisStore}). The cluster client follows no redirect and retries nothing itself (maxAttempts 1); the
  * store re-sends a command once when the server refused it with MOVED/ASK.
  */
-public final class RedisStoreProvider implements StoreProvider {
+public final class RedisStoreProvider extends UriStoreProvider<RedisStore> {
     private static final Set<String> PARAMS = Set.of("prefix", "timeout", "poolSize", "feedMaxLength", "idleCheck",
             "trustStore", "tlsServerName", "waitReplicas", "waitTimeout");
     static final int DEFAULT_TIMEOUT_MILLIS = 2_000;
@@ -85,41 +82,16 @@ public final class RedisStoreProvider implements StoreProvider {
 
     /** Used by {@link java.util.ServiceLoader}. */
     public RedisStoreProvider() {
-    }
-
-    /** {@code redis} and {@code rediss}. */
-    @Override
-    public Set<String> schemes() {
-        return Set.of("redis", "rediss");
+        super(RedisStore.class, Set.of("redis", "rediss"), RedisStoreProvider::parse, RedisStoreProvider::openStore);
     }
 
     /**
-     * Opens a store for the URI (see the class Javadoc for its form).
+     * The store of a parsed URI, standalone or cluster alike: the kind of server is only known once connected, and
+     * both have a feed connection; see {@link RedisStore#open(String)}.
      *
-     * @throws IllegalArgumentException if the URI is malformed (the message carries the redacted URI)
-     * @throws StoreException           if the server cannot be reached or rejects the credentials
+     * @throws StoreException if the server cannot be reached or rejects the credentials
      */
-    @Override
-    public Store open(String uri) {
-        return openRedis(uri);
-    }
-
-    /**
-     * A {@link RedisStore} with every capability, standalone or cluster alike (the kind of server is only known
-     * once connected; both have a feed connection), after checking the URI as {@link #open(String)} does:
-     * {@code Stores.open(uri)} then returns a store that connects on first use.
-     *
-     * @throws IllegalArgumentException if the URI is malformed
-     */
-    @Override
-    public Optional<Description> describe(String uri) {
-        parse(uri);
-        return Optional.of(Description.allCapabilities(RedisStore.class));
-    }
-
-    /** {@link #open(String)} with the concrete type; see {@link RedisStore#open(String)}. */
-    static RedisStore openRedis(String uri) {
-        Parsed p = parse(uri);
+    private static RedisStore openStore(Parsed p, String uri) {
         String safe = StoreUris.redact(uri);
         boolean cluster = probe(p, safe);
         RedisStore.Builder b;
@@ -368,10 +340,5 @@ public final class RedisStoreProvider implements StoreProvider {
 
     private static String decode(String s) {
         return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
-    }
-
-    @Override
-    public String toString() {
-        return "RedisStoreProvider" + schemes().toString().toLowerCase(Locale.ROOT);
     }
 }
