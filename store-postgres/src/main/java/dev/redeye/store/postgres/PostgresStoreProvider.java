@@ -133,14 +133,7 @@ public final class PostgresStoreProvider extends UriStoreProvider<PostgresStore>
      * client-side bounds the URI does not set itself.
      */
     static PGSimpleDataSource driverDataSource(Parsed p) {
-        PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setURL(p.jdbcUrl);
-        if (p.user != null) {
-            ds.setUser(p.user);
-        }
-        if (p.password != null) {
-            ds.setPassword(p.password);
-        }
+        PGSimpleDataSource ds = plainDataSource(p);
         if (!p.hasApplicationName) {
             ds.setApplicationName(DEFAULT_APPLICATION_NAME); // visible in pg_stat_activity
         }
@@ -157,6 +150,19 @@ public final class PostgresStoreProvider extends UriStoreProvider<PostgresStore>
         if (!p.driverParams.contains("loginTimeout")) {
             // bounds a connection opened around the pool (see StorePool) as a whole, TLS and login included
             ds.setLoginTimeout(DEFAULT_SOCKET_TIMEOUT_SECONDS);
+        }
+        return ds;
+    }
+
+    /** The driver's data source of a parsed URI with its URL and credentials only, the driver's defaults else. */
+    static PGSimpleDataSource plainDataSource(Parsed p) {
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setURL(p.jdbcUrl);
+        if (p.user != null) {
+            ds.setUser(p.user);
+        }
+        if (p.password != null) {
+            ds.setPassword(p.password);
         }
         return ds;
     }
