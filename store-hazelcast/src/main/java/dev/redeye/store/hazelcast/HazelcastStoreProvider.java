@@ -73,11 +73,11 @@ public final class HazelcastStoreProvider extends UriStoreProvider<HazelcastStor
     private static HazelcastStore openStore(Parsed p, String uri) {
         HazelcastInstance client = newClient(p);
         try {
-            return HazelcastStore.builder(client).map(p.map).mode(p.mode).closeInstance(true).build();
+            return HazelcastStore.builder(client).map(p.map()).mode(p.mode()).closeInstance(true).build();
         } catch (RuntimeException e) {
             client.shutdown();
             throw e instanceof StoreException ? (StoreException) e
-                    : new StoreException("cannot open the Hazelcast store at " + p.safe + ": " + e.getMessage(), e);
+                    : new StoreException("cannot open the Hazelcast store at " + p.safe() + ": " + e.getMessage(), e);
         }
     }
 
@@ -99,14 +99,14 @@ public final class HazelcastStoreProvider extends UriStoreProvider<HazelcastStor
         try {
             client = HazelcastClient.newHazelcastClient(config);
         } catch (RuntimeException e) {
-            throw new StoreException("cannot start a Hazelcast client for " + p.safe + ": " + e.getMessage(), e);
+            throw new StoreException("cannot start a Hazelcast client for " + p.safe() + ": " + e.getMessage(), e);
         }
         try {
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(p.timeoutMillis);
-            if (!connected.await(p.timeoutMillis, TimeUnit.MILLISECONDS)) {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(p.timeoutMillis());
+            if (!connected.await(p.timeoutMillis(), TimeUnit.MILLISECONDS)) {
                 client.shutdown();
-                throw new StoreException("cannot reach the Hazelcast cluster at " + p.safe + " within "
-                        + p.timeoutMillis + " ms (wrong address or cluster name, or credentials sent to a cluster"
+                throw new StoreException("cannot reach the Hazelcast cluster at " + p.safe() + " within "
+                        + p.timeoutMillis() + " ms (wrong address or cluster name, or credentials sent to a cluster"
                         + " without security?)");
             }
             // Best effort, within the same timeout: connected to every member, a feed listener registered on
@@ -118,7 +118,7 @@ public final class HazelcastStoreProvider extends UriStoreProvider<HazelcastStor
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             client.shutdown();
-            throw new StoreException("interrupted while connecting to the Hazelcast cluster at " + p.safe, e);
+            throw new StoreException("interrupted while connecting to the Hazelcast cluster at " + p.safe(), e);
         }
     }
 
@@ -126,10 +126,10 @@ public final class HazelcastStoreProvider extends UriStoreProvider<HazelcastStor
     static ClientConfig clientConfig(Parsed p) {
         ClientConfig c = new ClientConfig();
         c.setInstanceName("redeye-" + ProcessHandle.current().pid() + "-" + CLIENTS.incrementAndGet());
-        c.setClusterName(p.cluster);
-        c.getNetworkConfig().setAddresses(new ArrayList<>(p.addresses)).setConnectionTimeout(p.timeoutMillis);
-        if (p.user != null || p.password != null) {
-            c.getSecurityConfig().setUsernamePasswordIdentityConfig(p.user, p.password);
+        c.setClusterName(p.cluster());
+        c.getNetworkConfig().setAddresses(new ArrayList<>(p.addresses())).setConnectionTimeout(p.timeoutMillis());
+        if (p.user() != null || p.password() != null) {
+            c.getSecurityConfig().setUsernamePasswordIdentityConfig(p.user(), p.password());
         }
         ClientConnectionStrategyConfig strategy = c.getConnectionStrategyConfig()
                 .setAsyncStart(true)
@@ -138,7 +138,7 @@ public final class HazelcastStoreProvider extends UriStoreProvider<HazelcastStor
         retry.setInitialBackoffMillis(100).setMaxBackoffMillis(2_000).setMultiplier(2.0).setJitter(0.2)
                 .setClusterConnectTimeoutMillis(-1); // keep trying in the background; open() waits for the first
         c.setProperty("hazelcast.client.invocation.timeout.seconds",
-                Long.toString(Math.max(1, (p.timeoutMillis + 999) / 1000)));
+                Long.toString(Math.max(1, (p.timeoutMillis() + 999) / 1000)));
         c.setProperty("hazelcast.client.invocation.retry.pause.millis", "100");
         c.setProperty("hazelcast.client.heartbeat.interval", "2000");
         c.setProperty("hazelcast.client.heartbeat.timeout", "10000");
@@ -146,27 +146,17 @@ public final class HazelcastStoreProvider extends UriStoreProvider<HazelcastStor
         return c;
     }
 
-    /** A parsed URI. */
-    static final class Parsed {
-        final String safe;
-        final String cluster;
-        final List<String> addresses;
-        final String map;
-        final HazelcastStore.Mode mode;
-        final int timeoutMillis;
-        final String user;
-        final String password;
-
-        private Parsed(String safe, String cluster, List<String> addresses, String map, HazelcastStore.Mode mode,
-                int timeoutMillis, String user, String password) {
-            this.safe = safe;
-            this.cluster = cluster;
-            this.addresses = addresses;
-            this.map = map;
-            this.mode = mode;
-            this.timeoutMillis = timeoutMillis;
-            this.user = user;
-            this.password = password;
+    /**
+     * A parsed URI.
+     *
+     * @param safe the URI redacted, for messages
+     */
+    record Parsed(String safe, String cluster, List<String> addresses, String map, HazelcastStore.Mode mode,
+                  int timeoutMillis, String user, String password) {
+        /** The redacted URI: never the password. */
+        @Override
+        public String toString() {
+            return safe;
         }
     }
 

@@ -96,8 +96,8 @@ public final class RedisStoreProvider extends UriStoreProvider<RedisStore> {
         boolean cluster = probe(p, safe);
         RedisStore.Builder b;
         if (cluster) {
-            if (p.config.getDatabase() != 0) {
-                throw new StoreException("Redis URI names database " + p.config.getDatabase() + " but " + p.address
+            if (p.config().getDatabase() != 0) {
+                throw new StoreException("Redis URI names database " + p.config().getDatabase() + " but " + p.address()
                         + " is a Redis Cluster node, which has database 0 only: " + safe);
             }
             JedisCluster jc;
@@ -116,14 +116,14 @@ public final class RedisStoreProvider extends UriStoreProvider<RedisStore> {
                 pooled.close();
                 throw new StoreException("cannot reach Redis at " + safe + ": " + e.getMessage(), e);
             }
-            b = RedisStore.builder(pooled).feedConnection(p.address, p.config).publishInScript(true);
+            b = RedisStore.builder(pooled).feedConnection(p.address(), p.config()).publishInScript(true);
         }
-        b.prefix(p.prefix).closeClient(true);
-        if (p.feedMaxLength > 0) {
-            b.feedMaxLength(p.feedMaxLength);
+        b.prefix(p.prefix()).closeClient(true);
+        if (p.feedMaxLength() > 0) {
+            b.feedMaxLength(p.feedMaxLength());
         }
-        if (p.waitReplicas > 0) {
-            b.waitReplicas(p.waitReplicas, Duration.ofMillis(p.waitTimeoutMillis));
+        if (p.waitReplicas() > 0) {
+            b.waitReplicas(p.waitReplicas(), Duration.ofMillis(p.waitTimeoutMillis()));
         }
         RedisStore store = b.build();
         ServerChecks.warnIfEvicting(store.client(), safe);
@@ -137,8 +137,8 @@ public final class RedisStoreProvider extends UriStoreProvider<RedisStore> {
      * @throws StoreException if the server cannot be reached or refuses the credentials
      */
     private static boolean probe(Parsed p, String safe) {
-        JedisClientConfig db0 = DefaultJedisClientConfig.builder().from(p.config).database(0).build();
-        try (Connection c = new Connection(p.address, db0)) {
+        JedisClientConfig db0 = DefaultJedisClientConfig.builder().from(p.config()).database(0).build();
+        try (Connection c = new Connection(p.address(), db0)) {
             Jedis j = new Jedis(c);
             j.ping();
             try {
@@ -158,9 +158,9 @@ public final class RedisStoreProvider extends UriStoreProvider<RedisStore> {
      * (maxWait) for one, and a connection idle for {@code idleCheck} or longer is PINGed before use.
      */
     static JedisPooled pooled(Parsed p) {
-        int checkMillis = Math.min(MAX_CHECK_MILLIS, p.config.getSocketTimeoutMillis());
-        IdleCheckingConnectionFactory factory = new IdleCheckingConnectionFactory(p.address, p.config,
-                Duration.ofMillis(p.idleCheckMillis), checkMillis);
+        int checkMillis = Math.min(MAX_CHECK_MILLIS, p.config().getSocketTimeoutMillis());
+        IdleCheckingConnectionFactory factory = new IdleCheckingConnectionFactory(p.address(), p.config(),
+                Duration.ofMillis(p.idleCheckMillis()), checkMillis);
         ConnectionPoolConfig pool = poolConfig(p);
         pool.setTestOnBorrow(true); // the factory PINGs only connections idle >= idleCheck
         JedisPooled client = new JedisPooled(factory, pool);
@@ -170,42 +170,32 @@ public final class RedisStoreProvider extends UriStoreProvider<RedisStore> {
 
     /** A cluster client that retries nothing itself: the store decides what may be sent twice. */
     static JedisCluster cluster(Parsed p) {
-        return new JedisCluster(Set.of(p.address), p.config, 1, Duration.ofMillis(p.config.getSocketTimeoutMillis()),
+        return new JedisCluster(Set.of(p.address()), p.config(), 1, Duration.ofMillis(p.config().getSocketTimeoutMillis()),
                 poolConfig(p));
     }
 
     private static ConnectionPoolConfig poolConfig(Parsed p) {
         ConnectionPoolConfig pool = new ConnectionPoolConfig();
-        pool.setMaxTotal(p.poolSize);
-        pool.setMaxIdle(p.poolSize);
+        pool.setMaxTotal(p.poolSize());
+        pool.setMaxIdle(p.poolSize());
         pool.setBlockWhenExhausted(true);
-        pool.setMaxWait(Duration.ofMillis(p.config.getSocketTimeoutMillis()));
+        pool.setMaxWait(Duration.ofMillis(p.config().getSocketTimeoutMillis()));
         pool.setJmxEnabled(false);
         return pool;
     }
 
-    /** A parsed URI: where to connect, how, and the store options. */
-    static final class Parsed {
-        final HostAndPort address;
-        final JedisClientConfig config;
-        final String prefix;
-        final long feedMaxLength;
-        final int poolSize;
-        final int idleCheckMillis;
-        /** WAIT after a transition for this many replicas (0: off), at most waitTimeoutMillis. */
-        final int waitReplicas;
-        final int waitTimeoutMillis;
-
-        Parsed(HostAndPort address, JedisClientConfig config, String prefix, long feedMaxLength, int poolSize,
-                int idleCheckMillis, int waitReplicas, int waitTimeoutMillis) {
-            this.address = address;
-            this.config = config;
-            this.prefix = prefix;
-            this.feedMaxLength = feedMaxLength;
-            this.poolSize = poolSize;
-            this.idleCheckMillis = idleCheckMillis;
-            this.waitReplicas = waitReplicas;
-            this.waitTimeoutMillis = waitTimeoutMillis;
+    /**
+     * A parsed URI: where to connect, how, and the store options.
+     *
+     * @param waitReplicas      WAIT after a transition for this many replicas (0: off), at most waitTimeoutMillis
+     * @param waitTimeoutMillis the longest WAIT
+     */
+    record Parsed(HostAndPort address, JedisClientConfig config, String prefix, long feedMaxLength, int poolSize,
+                  int idleCheckMillis, int waitReplicas, int waitTimeoutMillis) {
+        /** The address and the store options: never the credentials the client configuration holds. */
+        @Override
+        public String toString() {
+            return "Parsed[" + address + ", prefix=" + prefix + ", poolSize=" + poolSize + "]";
         }
     }
 
