@@ -184,10 +184,10 @@ final class Gate {
         }
         OperationState.OpenView v = e.openView.get();
         if (v != null) {
-            if (tick < v.heldUntil) {
+            if (tick < v.heldUntil()) {
                 // this instance lost the claim of this period, or backs off after a trial failure it could
                 // not write: wait without store traffic
-                return rejections.of(e.name, v.heldAs, Monotonic.ceilMillis(v.heldUntil - tick), build);
+                return rejections.of(e.name, v.heldAs(), Monotonic.ceilMillis(v.heldUntil() - tick), build);
             }
             long now = clock.millis();
             boolean eligible = v.eligible(now, tick);
@@ -196,7 +196,7 @@ final class Gate {
                 return trials.busy(e, build);
             }
             // Only one caller re-verifies an expired view; the others keep rejecting from it meanwhile.
-            if (!eligible && (tick < v.refreshAt
+            if (!eligible && (tick < v.refreshAt()
                     || !e.openView.compareAndSet(v, v.refreshingUntil(Monotonic.after(tick, views.refreshNanos()))))) {
                 return rejectFrom(e, v, now, tick, build);
             }
@@ -222,14 +222,14 @@ final class Gate {
             if (rejectOnStoreError) {
                 return new StoreUnavailableException(e.name, ex);
             }
-            return v != null ? trials.admit(e, v.state, tick, build) : UNKNOWN;
+            return v != null ? trials.admit(e, v.state(), tick, build) : UNKNOWN;
         }
         return s.open() ? trials.admit(e, s, tick, build) : s;
     }
 
     private Object rejectFrom(OperationState e, OperationState.OpenView v, long now, long tick, boolean build) {
         // forced open: no retry time, since only an operator ends it (see CircuitOpenException)
-        return rejections.of(e.name, v.status, v.eligibleAt == Long.MAX_VALUE ? CircuitOpenException.NO_RETRY
+        return rejections.of(e.name, v.status(), v.eligibleAt() == Long.MAX_VALUE ? CircuitOpenException.NO_RETRY
                 : v.untilEligibleMillis(now, tick), build);
     }
 

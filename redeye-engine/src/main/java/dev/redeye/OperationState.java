@@ -183,32 +183,16 @@ final class OperationState implements ObservedOperation {
      * another version becomes known earlier. Eligibility comes at {@code eligibleAt} by the stored (wall-clock)
      * time or at {@code eligibleTick} by this instance's local time, whichever comes first (the skew cap);
      * {@code refreshAt} and {@code heldUntil} are local time. Immutable.
+     *
+     * @param eligibleAt   epoch ms (the configured clock); {@link Long#MAX_VALUE} when forced
+     * @param eligibleTick local ns; {@link Long#MAX_VALUE} when forced
+     * @param refreshAt    local ns
+     * @param heldUntil    local ns; {@link Long#MIN_VALUE} when not held
+     * @param heldAs       what a caller rejected by the hold is told: HALF_OPEN after a lost claim, OPEN while
+     *                     backing off
      */
-    static final class OpenView {
-        final BreakerState state;
-        final BreakerStatus status;
-        /** Epoch ms (the configured clock); {@link Long#MAX_VALUE} when forced. */
-        final long eligibleAt;
-        /** Local ns; {@link Long#MAX_VALUE} when forced. */
-        final long eligibleTick;
-        /** Local ns. */
-        final long refreshAt;
-        /** Local ns; {@link Long#MIN_VALUE} when not held. */
-        final long heldUntil;
-        /** What a caller rejected by the hold is told: HALF_OPEN after a lost claim, OPEN while backing off. */
-        final BreakerStatus heldAs;
-
-        OpenView(BreakerState state, BreakerStatus status, long eligibleAt, long eligibleTick, long refreshAt,
-                long heldUntil, BreakerStatus heldAs) {
-            this.state = state;
-            this.status = status;
-            this.eligibleAt = eligibleAt;
-            this.eligibleTick = eligibleTick;
-            this.refreshAt = refreshAt;
-            this.heldUntil = heldUntil;
-            this.heldAs = heldAs;
-        }
-
+    record OpenView(BreakerState state, BreakerStatus status, long eligibleAt, long eligibleTick, long refreshAt,
+                    long heldUntil, BreakerStatus heldAs) {
         /** Whether this instance may claim a trial at stored time {@code now}, local time {@code tick}. */
         boolean eligible(long now, long tick) {
             return now >= eligibleAt || tick >= eligibleTick;
@@ -229,17 +213,7 @@ final class OperationState implements ObservedOperation {
     }
 
     /** One open period ({@code version} and {@code openedAt} of its state) and the local time it was first seen. */
-    static final class SeenOpen {
-        final long version;
-        final long openedAt;
-        final long firstSeen;
-
-        SeenOpen(long version, long openedAt, long firstSeen) {
-            this.version = version;
-            this.openedAt = openedAt;
-            this.firstSeen = firstSeen;
-        }
-
+    record SeenOpen(long version, long openedAt, long firstSeen) {
         boolean isOf(BreakerState s) {
             return s.version() == version && s.openedAt() == openedAt;
         }
@@ -249,17 +223,7 @@ final class OperationState implements ObservedOperation {
      * A local-cache entry: the state, when it was fetched (local ns) and the gap epoch it was fetched in;
      * an entry from an older epoch (a feed gap happened since) is not trusted.
      */
-    static final class CacheEntry {
-        final BreakerState state;
-        final long fetchedAt;
-        final long epoch;
-
-        CacheEntry(BreakerState state, long fetchedAt, long epoch) {
-            this.state = state;
-            this.fetchedAt = fetchedAt;
-            this.epoch = epoch;
-        }
-
+    record CacheEntry(BreakerState state, long fetchedAt, long epoch) {
         boolean trusted(long currentEpoch) {
             return epoch == currentEpoch && state.hasKnownVersion();
         }

@@ -106,8 +106,8 @@ final class StateViews {
             return null;
         }
         OperationState.CacheEntry c = e.cached;
-        if (c != null && !c.state.open() && c.trusted(gapEpoch.get()) && tick - c.fetchedAt < cacheMaxAgeNanos) {
-            return c.state;
+        if (c != null && !c.state().open() && c.trusted(gapEpoch.get()) && tick - c.fetchedAt() < cacheMaxAgeNanos) {
+            return c.state();
         }
         return null;
     }
@@ -166,7 +166,7 @@ final class StateViews {
         OperationState.SeenOpen seen = e.seenOpen;
         long first;
         if (seen != null && seen.isOf(s)) {
-            first = seen.firstSeen;
+            first = seen.firstSeen();
         } else {
             // two callers seeing a new period at once may both write: either instant is a first sight
             e.seenOpen = new OperationState.SeenOpen(s.version(), s.openedAt(), tick);
@@ -246,10 +246,10 @@ final class StateViews {
      */
     void backOff(OperationState e, long trialVersion, long now, long tick) {
         OperationState.OpenView v = e.openView.get();
-        if (v == null || v.state.version() != trialVersion) {
+        if (v == null || v.state().version() != trialVersion) {
             return;
         }
-        StateChange reopen = Transitions.trialFailed(v.state, trialVersion, policy, now);
+        StateChange reopen = Transitions.trialFailed(v.state(), trialVersion, policy, now);
         if (!reopen.isTransition()) {
             return;
         }
@@ -262,7 +262,7 @@ final class StateViews {
     private void hold(OperationState e, long version, long until, BreakerStatus as) {
         synchronized (e) {
             OperationState.OpenView v = e.openView.get();
-            if (v != null && v.state.version() == version && v.heldUntil < until) {
+            if (v != null && v.state().version() == version && v.heldUntil() < until) {
                 e.openView.set(v.heldUntil(until, as));
             }
         }
@@ -275,8 +275,8 @@ final class StateViews {
     static BreakerState known(OperationState e) {
         BreakerState seen = e.lastSeen;
         OperationState.OpenView v = e.openView.get();
-        if (v != null && (seen == null || v.state.version() >= seen.version())) {
-            return v.state; // the view is kept current also while no observer tracks lastSeen
+        if (v != null && (seen == null || v.state().version() >= seen.version())) {
+            return v.state(); // the view is kept current also while no observer tracks lastSeen
         }
         return seen;
     }
@@ -296,18 +296,18 @@ final class StateViews {
             OperationState.CacheEntry c = e.cached;
             OperationState.OpenView v = e.openView.get();
             if (fromFeed) {
-                BreakerState known = c != null ? c.state : v != null ? v.state : null;
+                BreakerState known = c != null ? c.state() : v != null ? v.state() : null;
                 if (known != null && s.version() <= known.version()) {
                     return; // a duplicate or a late event
                 }
                 e.feedStamp++;
-            } else if (cache && e.feedStamp != stampBefore && c != null && c.state.version() > s.version()) {
+            } else if (cache && e.feedStamp != stampBefore && c != null && c.state().version() > s.version()) {
                 return; // a newer feed event arrived while this read or write was under way
             }
             if (s.open()) {
-                boolean samePeriod = v != null && v.state.version() == s.version();
-                long heldUntil = samePeriod ? v.heldUntil : Long.MIN_VALUE;
-                BreakerStatus heldAs = samePeriod ? v.heldAs : BreakerStatus.HALF_OPEN;
+                boolean samePeriod = v != null && v.state().version() == s.version();
+                long heldUntil = samePeriod ? v.heldUntil() : Long.MIN_VALUE;
+                BreakerStatus heldAs = samePeriod ? v.heldAs() : BreakerStatus.HALF_OPEN;
                 long eligible = s.forced() ? Long.MAX_VALUE : eligibleAt(e.name, s);
                 BreakerStatus status = s.forced() ? BreakerStatus.FORCED_OPEN : BreakerStatus.OPEN;
                 e.openView.set(new OperationState.OpenView(s, status, eligible, eligibleTick(e, s, tick),

@@ -9,6 +9,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -107,26 +108,38 @@ class AllocationTest {
     }
 
     private static long allocatedByRejections(java.util.function.BiFunction<CircuitBreaker, String, String> call) {
-        com.sun.management.ThreadMXBean threads = allocationCounter();
         try (CircuitBreaker b = CircuitBreaker.builder().failureThreshold(1).resetTimeout(Duration.ofHours(1))
                 .build()) {
             String op = "rejected";
             b.recordFailure(op);
             assertTrue(b.state(op).open());
-            long sink = 0;
-            for (int i = 0; i < CALLS; i++) { // warm-up, as for the healthy path
-                sink += call.apply(b, op).length();
-            }
-            long tid = Thread.currentThread().getId();
-            long before = threads.getThreadAllocatedBytes(tid);
-            for (int i = 0; i < CALLS; i++) {
-                sink += call.apply(b, op).length();
-            }
-            long allocated = threads.getThreadAllocatedBytes(tid) - before;
-            assertEquals(2L * CALLS * "fallback".length(), sink);
+            Measured m = measured(() -> call.apply(b, op).length());
+            assertEquals(2L * CALLS * "fallback".length(), m.sink());
             assertEquals(2L * CALLS, b.metrics(op).rejections());
-            return allocated;
+            return m.allocatedBytes();
         }
+    }
+
+    /** What {@link #measured} saw: the bytes the measured calls allocated, and the sum of every call's answer. */
+    private record Measured(long allocatedBytes, long sink) {
+    }
+
+    /**
+     * Runs {@code call} {@link #CALLS} times as a warm-up (it creates the entry and lets the JIT compile the path),
+     * then {@link #CALLS} times more under this thread's allocation counter.
+     */
+    private static Measured measured(IntSupplier call) {
+        com.sun.management.ThreadMXBean threads = allocationCounter();
+        long sink = 0;
+        for (int i = 0; i < CALLS; i++) {
+            sink += call.getAsInt();
+        }
+        long tid = Thread.currentThread().getId();
+        long before = threads.getThreadAllocatedBytes(tid);
+        for (int i = 0; i < CALLS; i++) {
+            sink += call.getAsInt();
+        }
+        return new Measured(threads.getThreadAllocatedBytes(tid) - before, sink);
     }
 
     private static com.sun.management.ThreadMXBean allocationCounter() {
@@ -148,7 +161,6 @@ class AllocationTest {
 
     private static void measure(boolean storedState, CircuitBreakerObserver observer,
             Supplier<CircuitBreaker> breakers) {
-        com.sun.management.ThreadMXBean threads = allocationCounter();
         try (CircuitBreaker b = breakers.get()) {
             if (observer != null) {
                 b.addObserver(observer);
@@ -161,18 +173,10 @@ class AllocationTest {
                 assertEquals(0, b.state(op).failures());
                 assertTrue(b.state(op).lastFailureAt() != 0 || b.state(op).version() == 0);
             }
-            long sink = 0;
-            for (int i = 0; i < CALLS; i++) { // warm-up: creates the entry, lets the JIT compile the path
-                sink += b.execute(op, call).length();
-            }
-            long tid = Thread.currentThread().getId();
-            long before = threads.getThreadAllocatedBytes(tid);
-            for (int i = 0; i < CALLS; i++) {
-                sink += b.execute(op, call).length();
-            }
-            long allocated = threads.getThreadAllocatedBytes(tid) - before;
-            assertEquals(2L * CALLS * 2, sink);
-            assertTrue(allocated < SLACK_BYTES, allocated + " bytes allocated over " + CALLS + " healthy calls");
+            Measured m = measured(() -> b.execute(op, call).length());
+            assertEquals(2L * CALLS * 2, m.sink());
+            assertTrue(m.allocatedBytes() < SLACK_BYTES,
+                    m.allocatedBytes() + " bytes allocated over " + CALLS + " healthy calls");
             assertEquals(2L * CALLS, b.metrics(op).successes());
         }
     }

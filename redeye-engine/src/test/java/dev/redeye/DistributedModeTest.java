@@ -19,40 +19,24 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Distributed mode: breakers over clients of one {@link InMemoryStore} stand for processes sharing a backend;
  * {@link SpyStore} counts what each one reads and writes.
  */
-class DistributedModeTest {
+class DistributedModeTest extends BreakersOverInMemoryStore {
     private static final String OP = "inventory";
-    private final MutableClock clock = new MutableClock();
-    private final InMemoryStore backend = new InMemoryStore();
-    private final List<CircuitBreaker> breakers = new ArrayList<>();
-
-    @AfterEach
-    void close() {
-        breakers.forEach(CircuitBreaker::close);
-        backend.close();
-    }
 
     private CircuitBreakerBuilder builder(SpyStore store) {
         return CircuitBreaker.builder().clock(clock).ticker(clock)
                 .jitter(0).resetTimeout(Duration.ofSeconds(10)).store(store);
     }
 
-    private CircuitBreaker build(CircuitBreakerBuilder b) {
-        CircuitBreaker cb = b.build();
-        breakers.add(cb);
-        return cb;
-    }
-
     @Test
     void healthyCallsReadOnceAndWriteNothing() {
         SpyStore s = SpyStore.over(backend);
-        CircuitBreaker b = build(builder(s));
+        CircuitBreaker b = keep(builder(s));
         for (int i = 0; i < 100; i++) {
             ok(b, OP);
         }
@@ -63,7 +47,7 @@ class DistributedModeTest {
     @Test
     void consecutiveStrategyWritesOnlyFailuresAndClears() {
         SpyStore s = SpyStore.over(backend);
-        CircuitBreaker b = build(builder(s));
+        CircuitBreaker b = keep(builder(s));
         failOnce(b, OP);
         assertEquals(1, s.writes.get());
         ok(b, OP); // saw failures = 1: clears
@@ -78,7 +62,7 @@ class DistributedModeTest {
     @Test
     void errorRateStrategyWritesEveryOutcome() {
         SpyStore s = SpyStore.over(backend);
-        CircuitBreaker b = build(builder(s).strategy(Strategy.ERROR_RATE));
+        CircuitBreaker b = keep(builder(s).strategy(Strategy.ERROR_RATE));
         for (int i = 0; i < 5; i++) {
             ok(b, OP);
         }
@@ -89,7 +73,7 @@ class DistributedModeTest {
     @Test
     void openStateIsServedFromCacheAndReVerifiedOncePerRefresh() {
         SpyStore s = SpyStore.over(backend);
-        CircuitBreaker b = build(builder(s).failureThreshold(1).openCacheRefresh(Duration.ofSeconds(2)));
+        CircuitBreaker b = keep(builder(s).failureThreshold(1).openCacheRefresh(Duration.ofSeconds(2)));
         failOnce(b, OP);
         s.resetCounts();
         for (int i = 0; i < 50; i++) {
@@ -114,7 +98,7 @@ class DistributedModeTest {
     @Test
     void theOpenCacheNeverDelaysTrialEligibility() {
         SpyStore s = SpyStore.over(backend);
-        CircuitBreaker b = build(builder(s).failureThreshold(1).openCacheRefresh(Duration.ofHours(1)));
+        CircuitBreaker b = keep(builder(s).failureThreshold(1).openCacheRefresh(Duration.ofHours(1)));
         failOnce(b, OP);
         s.resetCounts();
         clock.advance(Duration.ofMillis(9_999));
@@ -132,13 +116,13 @@ class DistributedModeTest {
     void anotherInstancesOpeningIsSeenOnTheNextReadAndItsClosingAtTheNextRefresh() {
         SpyStore s1 = SpyStore.over(backend);
         SpyStore s2 = SpyStore.over(backend);
-        CircuitBreaker b1 = build(builder(s1).failureThreshold(3));
-        CircuitBreaker b2 = build(builder(s2).failureThreshold(3));
+        CircuitBreaker b1 = keep(builder(s1).failureThreshold(3));
+        CircuitBreaker b2 = keep(builder(s2).failureThreshold(3));
         failOnce(b1, OP);
         failOnce(b2, OP);
         failOnce(b1, OP);
         assertEquals(BreakerStatus.OPEN, b1.status(OP));
-        CircuitBreaker b3 = build(builder(SpyStore.over(backend)).failureThreshold(3));
+        CircuitBreaker b3 = keep(builder(SpyStore.over(backend)).failureThreshold(3));
         rejected(b2, OP);
         b3.reset(OP); // an operator closes it through a third instance
         // b2 still holds the open view it read: it may reject late, never allow early
@@ -153,8 +137,8 @@ class DistributedModeTest {
     void onStateChangeFiresOnlyOnTheInstanceWhoseWriteCausedTheTransition() {
         List<TransitionEvent> e1 = new CopyOnWriteArrayList<>();
         List<TransitionEvent> e2 = new CopyOnWriteArrayList<>();
-        CircuitBreaker b1 = build(builder(SpyStore.over(backend)).failureThreshold(2).onStateChange(e1::add));
-        CircuitBreaker b2 = build(builder(SpyStore.over(backend)).failureThreshold(2).onStateChange(e2::add));
+        CircuitBreaker b1 = keep(builder(SpyStore.over(backend)).failureThreshold(2).onStateChange(e1::add));
+        CircuitBreaker b2 = keep(builder(SpyStore.over(backend)).failureThreshold(2).onStateChange(e2::add));
         failOnce(b2, OP);
         failOnce(b1, OP);
         assertEquals(List.of(TransitionKind.OPENED), e1.stream().map(TransitionEvent::kind).toList());
@@ -168,8 +152,8 @@ class DistributedModeTest {
     @Test
     void forceOpenThroughOneHoldsEveryInstanceWithoutTrialsUntilReset() {
         SpyStore s2 = SpyStore.over(backend);
-        CircuitBreaker b1 = build(builder(SpyStore.over(backend)));
-        CircuitBreaker b2 = build(builder(s2));
+        CircuitBreaker b1 = keep(builder(SpyStore.over(backend)));
+        CircuitBreaker b2 = keep(builder(s2));
         ok(b2, OP);
         b1.forceOpen(OP);
         for (int i = 0; i < 5; i++) {
@@ -186,7 +170,7 @@ class DistributedModeTest {
     void aClaimThatThrowsLetsTheCallerThroughAsATrial() {
         SpyStore s = SpyStore.over(backend);
         List<String> errors = new CopyOnWriteArrayList<>();
-        CircuitBreaker b = build(builder(s).failureThreshold(1).onStoreError((op, t) -> errors.add(op)));
+        CircuitBreaker b = keep(builder(s).failureThreshold(1).onStoreError((op, t) -> errors.add(op)));
         failOnce(b, OP);
         clock.advance(Duration.ofSeconds(10));
         s.failClaims = true;
@@ -203,8 +187,8 @@ class DistributedModeTest {
         try (LogCapture log = LogCapture.start()) {
             SpyStore plain1 = SpyStore.over(backend, AtomicUpdates.class, TrialClaims.class, TransitionFeed.class);
             SpyStore plain2 = SpyStore.over(backend, AtomicUpdates.class, TrialClaims.class, TransitionFeed.class);
-            CircuitBreaker b1 = build(builder(plain1).failureThreshold(2).localCache());
-            CircuitBreaker b2 = build(builder(plain2).failureThreshold(2));
+            CircuitBreaker b1 = keep(builder(plain1).failureThreshold(2).localCache());
+            CircuitBreaker b2 = keep(builder(plain2).failureThreshold(2));
             // the fallbacks work: get-then-put counting across instances, local claims, put-based force
             failOnce(b1, OP);
             failOnce(b2, OP);
@@ -234,7 +218,7 @@ class DistributedModeTest {
     void underTheLocalPolicyWarningsNameTheUsersStoreAndTheFallbacksDegradeToo() {
         try (LogCapture log = LogCapture.start()) {
             SpyStore s = SpyStore.over(backend, AtomicUpdates.class);
-            CircuitBreaker b = build(builder(s).failureThreshold(2).storeErrorPolicy(StoreErrorPolicy.LOCAL));
+            CircuitBreaker b = keep(builder(s).failureThreshold(2).storeErrorPolicy(StoreErrorPolicy.LOCAL));
             assertEquals(1, log.warnings("store dev.redeye.SpyStore lacks AtomicUpdates"));
             assertEquals(0, log.warnings("DegradingStore"));
             failOnce(b, OP);
@@ -247,9 +231,9 @@ class DistributedModeTest {
 
     @Test
     void withoutTrialClaimsEachInstanceClaimsItsOwnTrial() {
-        CircuitBreaker b1 = build(builder(SpyStore.over(backend, TrialClaims.class)).failureThreshold(1)
+        CircuitBreaker b1 = keep(builder(SpyStore.over(backend, TrialClaims.class)).failureThreshold(1)
                 .successThreshold(2));
-        CircuitBreaker b2 = build(builder(SpyStore.over(backend, TrialClaims.class)).failureThreshold(1)
+        CircuitBreaker b2 = keep(builder(SpyStore.over(backend, TrialClaims.class)).failureThreshold(1)
                 .successThreshold(2));
         failOnce(b1, OP);
         clock.advance(Duration.ofSeconds(10));
@@ -265,20 +249,20 @@ class DistributedModeTest {
 
     @Test
     void aStoreWithoutFeedHasNoLocalCacheAndLocalModeNeverDoes() {
-        CircuitBreaker noFeed = build(builder(SpyStore.over(backend, TransitionFeed.class)).localCache());
+        CircuitBreaker noFeed = keep(builder(SpyStore.over(backend, TransitionFeed.class)).localCache());
         assertFalse(noFeed.isLocalCacheActive());
-        CircuitBreaker local = build(CircuitBreaker.builder().localCache());
+        CircuitBreaker local = keep(CircuitBreaker.builder().localCache());
         assertFalse(local.isLocalCacheActive());
-        CircuitBreaker withFeed = build(builder(SpyStore.over(backend)).localCache());
+        CircuitBreaker withFeed = keep(builder(SpyStore.over(backend)).localCache());
         assertTrue(withFeed.isLocalCacheActive());
-        CircuitBreaker noCache = build(builder(SpyStore.over(backend)));
+        CircuitBreaker noCache = keep(builder(SpyStore.over(backend)));
         assertFalse(noCache.isLocalCacheActive());
     }
 
     @Test
     void stateAndStatusReadTheStore() {
         SpyStore s = SpyStore.over(backend);
-        CircuitBreaker b = build(builder(s));
+        CircuitBreaker b = keep(builder(s));
         assertEquals(BreakerState.INITIAL, b.state(OP));
         backend.put(OP, BreakerState.builder().failures(2).build(), Duration.ofDays(1));
         assertEquals(2, b.state(OP).failures());

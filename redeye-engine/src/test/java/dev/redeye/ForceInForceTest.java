@@ -24,10 +24,7 @@ class ForceInForceTest extends BreakersOverInMemoryStore {
     private final List<TransitionEvent> own = new CopyOnWriteArrayList<>();
 
     private CircuitBreaker build(CircuitBreakerBuilder b) {
-        CircuitBreaker cb = b.clock(clock).jitter(0).resetTimeout(Duration.ofSeconds(10))
-                .onStateChange(own::add).build();
-        breakers.add(cb);
-        return cb;
+        return keep(b.clock(clock).jitter(0).resetTimeout(Duration.ofSeconds(10)).onStateChange(own::add));
     }
 
     private static List<TransitionKind> kinds(List<TransitionEvent> events) {

@@ -21,9 +21,7 @@ class ForcedOpenRejectionTest extends BreakersOverInMemoryStore {
     private static final String OP = "payments";
 
     private CircuitBreaker build(CircuitBreakerBuilder b) {
-        CircuitBreaker cb = b.resetTimeout(Duration.ofSeconds(10)).jitter(0).build();
-        breakers.add(cb);
-        return cb;
+        return keep(b.resetTimeout(Duration.ofSeconds(10)).jitter(0));
     }
 
     private static void assertNoRetryTime(CircuitOpenException e) {

@@ -21,28 +21,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The engine in local mode, on a virtual clock, with jitter off unless a test is about jitter. */
-class LocalModeTest {
+class LocalModeTest extends BreakersOverInMemoryStore {
     private static final String OP = "payments";
-    private final MutableClock clock = new MutableClock();
-    private final List<CircuitBreaker> open = new ArrayList<>();
 
     private CircuitBreakerBuilder builder() {
         return CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).resetTimeout(Duration.ofSeconds(10));
-    }
-
-    private CircuitBreaker build(CircuitBreakerBuilder b) {
-        CircuitBreaker cb = b.build();
-        open.add(cb);
-        return cb;
-    }
-
-    @AfterEach
-    void closeAll() {
-        open.forEach(CircuitBreaker::close);
     }
 
     static String ok(CircuitBreaker b, String op) {
@@ -69,7 +55,7 @@ class LocalModeTest {
 
     @Test
     void consecutiveFailuresOpenAtThresholdAndRejectWithoutRunningTheCall() {
-        CircuitBreaker b = build(builder().failureThreshold(3));
+        CircuitBreaker b = keep(builder().failureThreshold(3));
         failOnce(b, OP);
         failOnce(b, OP);
         assertEquals(BreakerStatus.CLOSED, b.status(OP));
@@ -87,7 +73,7 @@ class LocalModeTest {
 
     @Test
     void successClearsSubThresholdFailures() {
-        CircuitBreaker b = build(builder().failureThreshold(3));
+        CircuitBreaker b = keep(builder().failureThreshold(3));
         failOnce(b, OP);
         failOnce(b, OP);
         long v = b.state(OP).version();
@@ -103,7 +89,7 @@ class LocalModeTest {
 
     @Test
     void maxGapBetweenFailuresRestartsTheCount() {
-        CircuitBreaker b = build(builder().failureThreshold(3).maxGapBetweenFailures(Duration.ofSeconds(1)));
+        CircuitBreaker b = keep(builder().failureThreshold(3).maxGapBetweenFailures(Duration.ofSeconds(1)));
         failOnce(b, OP);
         failOnce(b, OP);
         clock.advance(Duration.ofMillis(1001));
@@ -118,7 +104,7 @@ class LocalModeTest {
 
     @Test
     void errorRateOpensOnFourFailuresInFiveAndMatchesTransitions() {
-        CircuitBreaker b = build(builder().strategy(Strategy.ERROR_RATE).errorRateThreshold(0.5).minimumCalls(10)
+        CircuitBreaker b = keep(builder().strategy(Strategy.ERROR_RATE).errorRateThreshold(0.5).minimumCalls(10)
                 .errorRateDecay(0.9).failureThreshold(100));
         Policy p = b.config().policy();
         BreakerState expected = BreakerState.INITIAL;
@@ -144,7 +130,7 @@ class LocalModeTest {
 
     @Test
     void errorRateDoesNotOpenBeforeMinimumCalls() {
-        CircuitBreaker b = build(builder().strategy(Strategy.ERROR_RATE).minimumCalls(10));
+        CircuitBreaker b = keep(builder().strategy(Strategy.ERROR_RATE).minimumCalls(10));
         for (int i = 0; i < 9; i++) {
             failOnce(b, OP);
         }
@@ -156,7 +142,7 @@ class LocalModeTest {
 
     @Test
     void trialSuccessAfterResetWindowCloses() {
-        CircuitBreaker b = build(builder().failureThreshold(1));
+        CircuitBreaker b = keep(builder().failureThreshold(1));
         failOnce(b, OP);
         clock.advance(Duration.ofMillis(9_999));
         rejected(b, OP);
@@ -174,7 +160,7 @@ class LocalModeTest {
 
     @Test
     void failedTrialsBackOffByTheMultiplierUpToTheCap() {
-        CircuitBreaker b = build(builder().failureThreshold(1).backoffMultiplier(2)
+        CircuitBreaker b = keep(builder().failureThreshold(1).backoffMultiplier(2)
                 .maxResetTimeout(Duration.ofSeconds(35)));
         failOnce(b, OP);
         long[] expectedWindows = {10_000, 20_000, 35_000, 35_000};
@@ -196,7 +182,7 @@ class LocalModeTest {
     void backoffStaysWithinJitterAndEachInstanceViewIsStable() {
         double jitter = 0.2;
         for (long seed = 1; seed <= 20; seed++) {
-            CircuitBreaker b = build(builder().failureThreshold(1).jitter(jitter).jitterSeed(seed * 7919));
+            CircuitBreaker b = keep(builder().failureThreshold(1).jitter(jitter).jitterSeed(seed * 7919));
             failOnce(b, OP);
             long openedAt = clock.millis();
             for (int k = 0; k < 3; k++) {
@@ -221,8 +207,8 @@ class LocalModeTest {
     @Test
     void differentInstancesDrawDifferentJitterForTheSameOpenPeriod() {
         InMemoryStore shared = new InMemoryStore();
-        CircuitBreaker a = build(builder().store(shared.newClient()).failureThreshold(1).jitter(0.5).jitterSeed(1));
-        CircuitBreaker c = build(builder().store(shared.newClient()).failureThreshold(1).jitter(0.5).jitterSeed(2));
+        CircuitBreaker a = keep(builder().store(shared.newClient()).failureThreshold(1).jitter(0.5).jitterSeed(1));
+        CircuitBreaker c = keep(builder().store(shared.newClient()).failureThreshold(1).jitter(0.5).jitterSeed(2));
         failOnce(a, OP);
         long ra = rejected(a, OP).retryAfter().orElseThrow().toMillis();
         long rc = rejected(c, OP).retryAfter().orElseThrow().toMillis();
@@ -232,7 +218,7 @@ class LocalModeTest {
 
     @Test
     void successThresholdNeedsThatManyTrialSuccesses() {
-        CircuitBreaker b = build(builder().failureThreshold(1).successThreshold(3));
+        CircuitBreaker b = keep(builder().failureThreshold(1).successThreshold(3));
         failOnce(b, OP);
         clock.advance(Duration.ofSeconds(10));
         ok(b, OP);
@@ -249,7 +235,7 @@ class LocalModeTest {
 
     @Test
     void halfOpenWithAPermitTakenRejectsOthers() {
-        CircuitBreaker b = build(builder().failureThreshold(1).halfOpenPermits(1));
+        CircuitBreaker b = keep(builder().failureThreshold(1).halfOpenPermits(1));
         failOnce(b, OP);
         clock.advance(Duration.ofSeconds(10));
         CircuitOpenException[] inner = new CircuitOpenException[1];
@@ -266,7 +252,7 @@ class LocalModeTest {
 
     @Test
     void threePermitsAllowThreeNestedTrialsAndRejectTheFourth() {
-        CircuitBreaker b = build(builder().failureThreshold(1).halfOpenPermits(3).successThreshold(3));
+        CircuitBreaker b = keep(builder().failureThreshold(1).halfOpenPermits(3).successThreshold(3));
         failOnce(b, OP);
         clock.advance(Duration.ofSeconds(10));
         List<String> seen = new ArrayList<>();
@@ -282,7 +268,7 @@ class LocalModeTest {
     @Test
     void forceOpenHoldsWithoutTrialsUntilReset() {
         List<TransitionEvent> events = new ArrayList<>();
-        CircuitBreaker b = build(builder().onStateChange(events::add));
+        CircuitBreaker b = keep(builder().onStateChange(events::add));
         b.forceOpen(OP);
         assertEquals(BreakerStatus.FORCED_OPEN, b.status(OP));
         clock.advance(Duration.ofHours(10));
@@ -300,7 +286,7 @@ class LocalModeTest {
 
     @Test
     void forceHalfOpenLetsTheNextCallTry() {
-        CircuitBreaker b = build(builder());
+        CircuitBreaker b = keep(builder());
         b.forceHalfOpen(OP);
         assertEquals(BreakerStatus.HALF_OPEN, b.status(OP));
         assertTrue(b.check(OP));
@@ -314,7 +300,7 @@ class LocalModeTest {
 
     @Test
     void checkReadsWithoutClaiming() {
-        CircuitBreaker b = build(builder().failureThreshold(1));
+        CircuitBreaker b = keep(builder().failureThreshold(1));
         assertTrue(b.check(OP));
         failOnce(b, OP);
         assertFalse(b.check(OP));
@@ -328,7 +314,7 @@ class LocalModeTest {
 
     @Test
     void manualRecordingBypassesTheGate() {
-        CircuitBreaker b = build(builder().failureThreshold(2));
+        CircuitBreaker b = keep(builder().failureThreshold(2));
         b.recordFailure(OP);
         b.recordFailure(OP);
         assertEquals(BreakerStatus.OPEN, b.status(OP));
@@ -343,7 +329,7 @@ class LocalModeTest {
 
     @Test
     void errorsAreRethrownAndCounted() {
-        CircuitBreaker b = build(builder().failureThreshold(1));
+        CircuitBreaker b = keep(builder().failureThreshold(1));
         StackOverflowError err = new StackOverflowError("deep");
         assertSame(err, assertThrows(StackOverflowError.class, () -> b.execute(OP, () -> {
             throw err;
@@ -353,7 +339,7 @@ class LocalModeTest {
 
     @Test
     void recordFailurePredicateDecidesWhichExceptionsCount() {
-        CircuitBreaker b = build(builder().failureThreshold(1)
+        CircuitBreaker b = keep(builder().failureThreshold(1)
                 .recordFailure(t -> !(t instanceof IllegalArgumentException)));
         IllegalArgumentException bad = new IllegalArgumentException("caller's fault");
         assertSame(bad, assertThrows(IllegalArgumentException.class, () -> b.execute(OP, () -> {
@@ -368,7 +354,7 @@ class LocalModeTest {
 
     @Test
     void recordResultMarksStatusStyleFailuresButStillReturnsThem() {
-        CircuitBreaker b = build(builder().failureThreshold(2).recordResult(r -> "503".equals(r)));
+        CircuitBreaker b = keep(builder().failureThreshold(2).recordResult(r -> "503".equals(r)));
         assertEquals("503", b.execute(OP, () -> "503"));
         assertEquals(1, b.state(OP).failures());
         assertEquals("503", b.execute(OP, () -> "503"));
@@ -378,7 +364,7 @@ class LocalModeTest {
 
     @Test
     void slowSyncCallCountsAsFailureButReturnsItsResult() {
-        CircuitBreaker b = build(builder().failureThreshold(1).callTimeout(Duration.ofSeconds(1)));
+        CircuitBreaker b = keep(builder().failureThreshold(1).callTimeout(Duration.ofSeconds(1)));
         assertEquals("fast", b.execute(OP, () -> {
             clock.advance(Duration.ofMillis(1000));
             return "fast";
@@ -393,16 +379,16 @@ class LocalModeTest {
 
     @Test
     void trialTimeoutDefaultsToTheSmallerOfCallTimeoutOrTenSecondsAndResetTimeout() {
-        assertEquals(Duration.ofSeconds(10), build(builder().resetTimeout(Duration.ofMinutes(1))).config().trialTimeout());
-        assertEquals(Duration.ofSeconds(3), build(builder().resetTimeout(Duration.ofSeconds(3))).config().trialTimeout());
-        assertEquals(Duration.ofSeconds(2), build(builder().callTimeout(Duration.ofSeconds(2))).config().trialTimeout());
-        assertEquals(Duration.ofSeconds(80), build(builder()).config().maxResetTimeout());
+        assertEquals(Duration.ofSeconds(10), keep(builder().resetTimeout(Duration.ofMinutes(1))).config().trialTimeout());
+        assertEquals(Duration.ofSeconds(3), keep(builder().resetTimeout(Duration.ofSeconds(3))).config().trialTimeout());
+        assertEquals(Duration.ofSeconds(2), keep(builder().callTimeout(Duration.ofSeconds(2))).config().trialTimeout());
+        assertEquals(Duration.ofSeconds(80), keep(builder()).config().maxResetTimeout());
     }
 
     @Test
     void fallbackAnswersRejectionsOnlyAndPerCallFallbackWins() {
         List<RuntimeException> seen = new ArrayList<>();
-        CircuitBreaker b = build(builder().failureThreshold(1).fallback((op, rejection) -> {
+        CircuitBreaker b = keep(builder().failureThreshold(1).fallback((op, rejection) -> {
             seen.add(rejection);
             return "cached:" + op;
         }));
@@ -416,7 +402,7 @@ class LocalModeTest {
 
     @Test
     void checkedExceptionFromFallbackIsWrapped() {
-        CircuitBreaker b = build(builder().failureThreshold(1).fallback((op, r) -> {
+        CircuitBreaker b = keep(builder().failureThreshold(1).fallback((op, r) -> {
             throw new IOException("no cache");
         }));
         failOnce(b, OP);
@@ -427,17 +413,17 @@ class LocalModeTest {
 
     @Test
     void rejectionsCarryNoStackTraceByDefault() {
-        CircuitBreaker cheap = build(builder().failureThreshold(1));
+        CircuitBreaker cheap = keep(builder().failureThreshold(1));
         failOnce(cheap, OP);
         assertEquals(0, rejected(cheap, OP).getStackTrace().length);
-        CircuitBreaker traced = build(builder().failureThreshold(1).writableStackTraces(true));
+        CircuitBreaker traced = keep(builder().failureThreshold(1).writableStackTraces(true));
         failOnce(traced, OP);
         assertTrue(rejected(traced, OP).getStackTrace().length > 0);
     }
 
     @Test
     void metricsCountEveryKindOfOutcome() {
-        CircuitBreaker b = build(builder().failureThreshold(2));
+        CircuitBreaker b = keep(builder().failureThreshold(2));
         ok(b, OP);
         failOnce(b, OP);
         failOnce(b, OP);
@@ -454,7 +440,7 @@ class LocalModeTest {
     @Test
     void onStateChangeSeesEveryTransitionOfItsOwnWrites() {
         List<TransitionEvent> events = new ArrayList<>();
-        CircuitBreaker b = build(builder().failureThreshold(2).onStateChange(events::add));
+        CircuitBreaker b = keep(builder().failureThreshold(2).onStateChange(events::add));
         failOnce(b, OP);
         assertTrue(events.isEmpty(), "a sub-threshold increment is not a transition");
         ok(b, OP);
@@ -475,7 +461,7 @@ class LocalModeTest {
 
     @Test
     void listenerExceptionsDoNotBreakCalls() {
-        CircuitBreaker b = build(builder().failureThreshold(1).onStateChange(e -> {
+        CircuitBreaker b = keep(builder().failureThreshold(1).onStateChange(e -> {
             throw new IllegalStateException("listener bug");
         }));
         failOnce(b, OP);
@@ -485,7 +471,7 @@ class LocalModeTest {
     @Test
     void longOperationNamesAndTooManyOperationsWarnOnce() {
         try (LogCapture log = LogCapture.start()) {
-            CircuitBreaker b = build(builder().maxOperations(4));
+            CircuitBreaker b = keep(builder().maxOperations(4));
             String longName = "x".repeat(101);
             ok(b, longName);
             ok(b, longName + "y");
@@ -502,7 +488,7 @@ class LocalModeTest {
 
     @Test
     void badOperationNamesAndCallsFailClearly() {
-        CircuitBreaker b = build(builder());
+        CircuitBreaker b = keep(builder());
         assertThrows(NullPointerException.class, () -> b.execute(null, () -> "x"));
         assertThrows(IllegalArgumentException.class, () -> b.execute("", () -> "x"));
         assertThrows(NullPointerException.class, () -> b.execute(OP, (CheckedSupplier<String, RuntimeException>) null));
@@ -535,7 +521,7 @@ class LocalModeTest {
     @Test
     void ofDefaultsIsALocalBreakerWithTheReferenceDefaults() {
         CircuitBreaker b = CircuitBreaker.ofDefaults();
-        open.add(b);
+        breakers.add(b);
         CircuitBreakerConfig c = b.config();
         assertEquals(Strategy.CONSECUTIVE, c.strategy());
         assertEquals(5, c.failureThreshold());

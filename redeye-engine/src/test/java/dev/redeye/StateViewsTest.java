@@ -30,7 +30,7 @@ class StateViewsTest {
             return BreakerState.INITIAL.withVersion(6);
         });
         assertEquals(6, read.version());
-        assertEquals(7, e.openView.get().state.version());
+        assertEquals(7, e.openView.get().state().version());
         assertNull(views.cachedClosed(e, NOW));
         // without a feed event meanwhile, the read is authoritative
         views.readNoted(e, NOW, (x, now) -> BreakerState.INITIAL.withVersion(6));
@@ -47,7 +47,7 @@ class StateViewsTest {
         views.noteFeed(e, open(10), NOW);
         assertNull(e.openView.get(), "same version: ignored");
         views.noteFeed(e, open(11), NOW);
-        assertEquals(11, e.openView.get().state.version());
+        assertEquals(11, e.openView.get().state().version());
         views.readNoted(e, NOW, (x, now) -> BreakerState.INITIAL.withVersion(3));
         assertNull(e.openView.get(), "a read replaces whatever its version");
         assertEquals(3, views.cachedClosed(e, NOW).version());
@@ -61,14 +61,14 @@ class StateViewsTest {
         BreakerState s = open(4);
         views.noteRead(e, s, NOW, 0);
         views.holdAfterLostClaim(e, s, NOW + 5_000);
-        assertEquals(NOW + 5_000, e.openView.get().heldUntil);
+        assertEquals(NOW + 5_000, e.openView.get().heldUntil());
         OperationState.OpenView held = e.openView.get();
         views.noteRead(e, s, NOW + 1, 0);
-        assertEquals(NOW + 5_000, e.openView.get().heldUntil, "the same period: still held");
+        assertEquals(NOW + 5_000, e.openView.get().heldUntil(), "the same period: still held");
         views.holdAfterLostClaim(e, open(3), NOW + 9_000);
-        assertEquals(NOW + 5_000, e.openView.get().heldUntil, "a hold for an older period is ignored");
+        assertEquals(NOW + 5_000, e.openView.get().heldUntil(), "a hold for an older period is ignored");
         views.noteOwnWrite(e, open(5), NOW + 2, 0);
-        assertEquals(Long.MIN_VALUE, e.openView.get().heldUntil, "the outcome is known: the hold ends");
-        assertSame(held.state, s);
+        assertEquals(Long.MIN_VALUE, e.openView.get().heldUntil(), "the outcome is known: the hold ends");
+        assertSame(held.state(), s);
     }
 }

@@ -5,6 +5,7 @@ import dev.redeye.CircuitBreakerBuilder;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.CircuitOpenException;
 import dev.redeye.spi.Store;
+import dev.redeye.tck.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -95,7 +96,7 @@ final class AtomicBench {
 
     /** Returns, per round, how many calls ran as trials. */
     static int[] trials(StoreFixture fixture, boolean atomic, int rounds) {
-        ManualClock clock = new ManualClock(1_700_000_000_000L);
+        MutableClock clock = new MutableClock(1_700_000_000_000L);
         int[] out = new int[rounds];
         try (CircuitBreaker a = breaker(client(fixture, atomic), clock, 5);
                 CircuitBreaker b = breaker(client(fixture, atomic), clock, 5)) {
@@ -113,7 +114,7 @@ final class AtomicBench {
                 if (b.check(op)) {
                     throw new IllegalStateException("the second client does not see the breaker open");
                 }
-                clock.advance(pastEveryWindow);
+                clock.advanceMillis(pastEveryWindow);
                 out[r] = race(a, b, op);
             }
         }
@@ -172,7 +173,7 @@ final class AtomicBench {
         }
     }
 
-    private static CircuitBreaker breaker(Store store, ManualClock clock, int failureThreshold) {
+    private static CircuitBreaker breaker(Store store, MutableClock clock, int failureThreshold) {
         CircuitBreakerBuilder b = CircuitBreaker.builder().store(store).failureThreshold(failureThreshold)
                 .resetTimeout(Duration.ofSeconds(10));
         if (clock != null) {

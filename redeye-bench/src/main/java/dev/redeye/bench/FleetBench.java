@@ -4,6 +4,7 @@ import dev.redeye.CircuitBreaker;
 import dev.redeye.InMemoryStore;
 import dev.redeye.api.CircuitOpenException;
 import dev.redeye.charts.TimelineChart;
+import dev.redeye.tck.MutableClock;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import java.io.IOException;
@@ -21,7 +22,7 @@ import java.util.function.Supplier;
 
 /**
  * The fleet: {@value #INSTANCES} instances call one dependency that dies, stays dead, then recovers, and the
- * table counts what reaches it. Time is virtual ({@link ManualClock}, shared by every breaker, redeye and
+ * table counts what reaches it. Time is virtual ({@link MutableClock}, shared by every breaker, redeye and
  * Resilience4j alike) and moves in ticks of {@value #TICK_MILLIS} ms: in each tick every instance makes one
  * call, and all calls of a tick are concurrent (a call that reaches the dependency is held until every instance
  * has either reached it or been rejected), which is the thundering-herd case a breaker exists for.
@@ -174,7 +175,7 @@ final class FleetBench {
 
     @FunctionalInterface
     interface MemberFactory {
-        Member create(ManualClock clock, Supplier<Object> dependency);
+        Member create(MutableClock clock, Supplier<Object> dependency);
     }
 
     private static Member redeye(CircuitBreaker breaker, Supplier<Object> dependency) {
@@ -197,7 +198,7 @@ final class FleetBench {
         };
     }
 
-    private static Member resilience4j(ManualClock clock, Supplier<Object> dependency) {
+    private static Member resilience4j(MutableClock clock, Supplier<Object> dependency) {
         io.github.resilience4j.circuitbreaker.CircuitBreaker cb = io.github.resilience4j.circuitbreaker.CircuitBreaker
                 .of("fleet", CircuitBreakerConfig.custom().clock(clock).build());
         Supplier<Object> decorated = io.github.resilience4j.circuitbreaker.CircuitBreaker.decorateSupplier(cb,
@@ -297,7 +298,7 @@ final class FleetBench {
     }
 
     private static Trace scenario(Table t, String name, MemberFactory factory) {
-        ManualClock clock = new ManualClock(START);
+        MutableClock clock = new MutableClock(START);
         Dependency dep = new Dependency();
         CyclicBarrier start = new CyclicBarrier(INSTANCES + 1);
         CyclicBarrier end = new CyclicBarrier(INSTANCES + 1);
@@ -361,7 +362,7 @@ final class FleetBench {
                 if (recoveredAt >= 0) {
                     settled++;
                 }
-                clock.advance(TICK_MILLIS);
+                clock.advanceMillis(TICK_MILLIS);
             }
         } finally {
             for (Runner r : runners) {

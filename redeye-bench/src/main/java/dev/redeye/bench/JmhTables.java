@@ -82,25 +82,15 @@ public final class JmhTables {
         }
         Table t = new Table("redeye, healthy call", "ns/op per thread", "x 1 thread");
         t.row("1 thread", one.time(), "1.00");
-        t.row("2 threads, one shared breaker", shared.time(), Table.fmt(shared.ns / one.ns, 2));
-        t.row("2 threads, a breaker each (nothing mutable shared)", own.time(), Table.fmt(own.ns / one.ns, 2));
+        t.row("2 threads, one shared breaker", shared.time(), Table.fmt(shared.ns() / one.ns(), 2));
+        t.row("2 threads, a breaker each (nothing mutable shared)", own.time(), Table.fmt(own.ns() / one.ns(), 2));
         return "### ScalingBenchmark (diagnostic for the 2-thread target)\n\n" + t
-                + "\nSharing the breaker costs " + Table.fmt(shared.ns / own.ns, 2)
+                + "\nSharing the breaker costs " + Table.fmt(shared.ns() / own.ns(), 2)
                 + "x the same two threads on a breaker each; the rest of the 2-thread figure is the machine's.\n";
     }
 
     /** One JMH result: ns/op, its 99.9 % error, and bytes allocated per op. */
-    static final class Score {
-        final double ns;
-        final double error;
-        final double bytes;
-
-        Score(double ns, double error, double bytes) {
-            this.ns = ns;
-            this.error = error;
-            this.bytes = bytes;
-        }
-
+    record Score(double ns, double error, double bytes) {
         String time() {
             return Table.fmt(ns, 1) + " ± " + Table.fmt(error, 1);
         }
@@ -120,8 +110,8 @@ public final class JmhTables {
             if (one == null || two == null) {
                 continue;
             }
-            t.row(type, one.time(), one.alloc(), two.time(), two.alloc(), Table.fmt(two.ns / one.ns, 2),
-                    r4j == null ? "n/a" : Table.fmt(one.ns / r4j.ns, 2));
+            t.row(type, one.time(), one.alloc(), two.time(), two.alloc(), Table.fmt(two.ns() / one.ns(), 2),
+                    r4j == null ? "n/a" : Table.fmt(one.ns() / r4j.ns(), 2));
         }
         return "### " + bench + "\n\n" + t;
     }
@@ -136,51 +126,52 @@ public final class JmhTables {
         Score k1 = s.get("RejectionBenchmark/1/RESILIENCE4J");
         Score k2 = s.get("RejectionBenchmark/2/RESILIENCE4J");
         if (h1 != null && r1 != null) {
-            line(out, "healthy, 1 thread, at most half of Resilience4j", h1.ns <= r1.ns / 2,
-                    Table.fmt(h1.ns, 1) + " ns vs " + Table.fmt(r1.ns, 1) + " ns (ratio " + Table.fmt(h1.ns / r1.ns, 2)
-                            + ")");
+            line(out, "healthy, 1 thread, at most half of Resilience4j", h1.ns() <= r1.ns() / 2,
+                    Table.fmt(h1.ns(), 1) + " ns vs " + Table.fmt(r1.ns(), 1) + " ns (ratio "
+                            + Table.fmt(h1.ns() / r1.ns(), 2) + ")");
         }
         if (h1 != null && h2 != null) {
-            line(out, "healthy, 0 bytes allocated per call", h1.bytes < 0.5 && h2.bytes < 0.5,
+            line(out, "healthy, 0 bytes allocated per call", h1.bytes() < 0.5 && h2.bytes() < 0.5,
                     h1.alloc() + " B/op (1 thread), " + h2.alloc() + " B/op (2 threads)");
-            line(out, "healthy, 2 threads on one breaker at most 1.3x its 1-thread figure", h2.ns <= 1.3 * h1.ns,
-                    Table.fmt(h2.ns, 1) + " ns vs " + Table.fmt(h1.ns, 1) + " ns (" + Table.fmt(h2.ns / h1.ns, 2)
-                            + "x)");
+            line(out, "healthy, 2 threads on one breaker at most 1.3x its 1-thread figure", h2.ns() <= 1.3 * h1.ns(),
+                    Table.fmt(h2.ns(), 1) + " ns vs " + Table.fmt(h1.ns(), 1) + " ns ("
+                            + Table.fmt(h2.ns() / h1.ns(), 2) + "x)");
         }
         Score m1 = s.get("HealthyPathBenchmark/1/REDEYE_MICROMETER");
         if (h1 != null && m1 != null) {
             line(out, "healthy with a Micrometer binder, 1 thread, 0 bytes and within 10 % of redeye alone",
-                    m1.bytes < 0.5 && m1.ns <= 1.1 * h1.ns, Table.fmt(m1.ns, 1) + " ns vs " + Table.fmt(h1.ns, 1)
-                            + " ns (" + Table.fmt(m1.ns / h1.ns, 2) + "x), " + m1.alloc() + " B/op");
+                    m1.bytes() < 0.5 && m1.ns() <= 1.1 * h1.ns(),
+                    Table.fmt(m1.ns(), 1) + " ns vs " + Table.fmt(h1.ns(), 1) + " ns ("
+                            + Table.fmt(m1.ns() / h1.ns(), 2) + "x), " + m1.alloc() + " B/op");
         }
         if (j1 != null && k1 != null) {
-            line(out, "rejection, 1 thread, at or below Resilience4j (no stack traces)", j1.ns <= k1.ns,
-                    Table.fmt(j1.ns, 1) + " ns vs " + Table.fmt(k1.ns, 1) + " ns");
+            line(out, "rejection, 1 thread, at or below Resilience4j (no stack traces)", j1.ns() <= k1.ns(),
+                    Table.fmt(j1.ns(), 1) + " ns vs " + Table.fmt(k1.ns(), 1) + " ns");
         }
         if (j2 != null && k2 != null) {
-            line(out, "rejection, 2 threads, at or below Resilience4j (no stack traces)", j2.ns <= k2.ns,
-                    Table.fmt(j2.ns, 1) + " ns vs " + Table.fmt(k2.ns, 1) + " ns");
+            line(out, "rejection, 2 threads, at or below Resilience4j (no stack traces)", j2.ns() <= k2.ns(),
+                    Table.fmt(j2.ns(), 1) + " ns vs " + Table.fmt(k2.ns(), 1) + " ns");
         }
         if (j1 != null && k1 != null) {
             line(out, "rejection (CircuitOpenException), 1 thread, at most half of Resilience4j's (no stack traces)",
-                    j1.ns <= k1.ns / 2, Table.fmt(j1.ns, 1) + " ns vs " + Table.fmt(k1.ns, 1) + " ns (ratio "
-                            + Table.fmt(j1.ns / k1.ns, 2) + ")");
+                    j1.ns() <= k1.ns() / 2, Table.fmt(j1.ns(), 1) + " ns vs " + Table.fmt(k1.ns(), 1) + " ns (ratio "
+                            + Table.fmt(j1.ns() / k1.ns(), 2) + ")");
         }
         if (j2 != null && k2 != null) {
             line(out, "rejection (CircuitOpenException), 2 threads, at most half of Resilience4j's (no stack traces)",
-                    j2.ns <= k2.ns / 2, Table.fmt(j2.ns, 1) + " ns vs " + Table.fmt(k2.ns, 1) + " ns (ratio "
-                            + Table.fmt(j2.ns / k2.ns, 2) + ")");
+                    j2.ns() <= k2.ns() / 2, Table.fmt(j2.ns(), 1) + " ns vs " + Table.fmt(k2.ns(), 1) + " ns (ratio "
+                            + Table.fmt(j2.ns() / k2.ns(), 2) + ")");
         }
         Score o1 = s.get("RejectionBenchmark/1/REDEYE_OR_ELSE");
         Score o2 = s.get("RejectionBenchmark/2/REDEYE_OR_ELSE");
         if (o1 != null && h1 != null) {
             line(out, "rejection with executeOrElse, 1 thread, at most 2x redeye's healthy 1-thread call",
-                    o1.ns <= 2 * h1.ns, Table.fmt(o1.ns, 1) + " ns vs " + Table.fmt(h1.ns, 1) + " ns ("
-                            + Table.fmt(o1.ns / h1.ns, 2) + "x)");
+                    o1.ns() <= 2 * h1.ns(), Table.fmt(o1.ns(), 1) + " ns vs " + Table.fmt(h1.ns(), 1) + " ns ("
+                            + Table.fmt(o1.ns() / h1.ns(), 2) + "x)");
         }
         if (o1 != null) {
             line(out, "rejection with executeOrElse, 0 bytes allocated per call",
-                    o1.bytes < 0.5 && (o2 == null || o2.bytes < 0.5),
+                    o1.bytes() < 0.5 && (o2 == null || o2.bytes() < 0.5),
                     o1.alloc() + " B/op (1 thread)" + (o2 == null ? "" : ", " + o2.alloc() + " B/op (2 threads)"));
         }
         return out.toString();
@@ -222,9 +213,9 @@ public final class JmhTables {
                             .append(c == null ? b : "LOCAL").append(" result missing)\n");
                     continue;
                 }
-                line(targets, what, c.ns <= 2 * l.ns && c.bytes < 0.5,
-                        Table.fmt(c.ns, 1) + " ns vs " + Table.fmt(l.ns, 1) + " ns (" + Table.fmt(c.ns / l.ns, 2)
-                                + "x), " + c.alloc() + " B/op");
+                line(targets, what, c.ns() <= 2 * l.ns() && c.bytes() < 0.5,
+                        Table.fmt(c.ns(), 1) + " ns vs " + Table.fmt(l.ns(), 1) + " ns ("
+                                + Table.fmt(c.ns() / l.ns(), 2) + "x), " + c.alloc() + " B/op");
             }
         }
         if (!any) {
@@ -235,7 +226,7 @@ public final class JmhTables {
     }
 
     private static String ratio(Score a, Score b) {
-        return a == null || b == null ? "n/a" : Table.fmt(a.ns / b.ns, 2);
+        return a == null || b == null ? "n/a" : Table.fmt(a.ns() / b.ns(), 2);
     }
 
     private static void line(StringBuilder out, String target, boolean met, String measured) {

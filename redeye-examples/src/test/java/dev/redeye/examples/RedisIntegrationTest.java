@@ -8,24 +8,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.CircuitBreakerBuilder;
 import dev.redeye.Permit;
-import dev.redeye.Stores;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
 import dev.redeye.reactor.RedeyeOperator;
-import dev.redeye.spi.Store;
 import dev.redeye.tck.MutableClock;
+import dev.redeye.testsupport.RedisFleet;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
@@ -38,38 +34,16 @@ class RedisIntegrationTest {
     private static final String OP = "ledger";
 
     private final MutableClock clock = new MutableClock(1_700_000_000_000L); // shared by both instances
-    private final List<CircuitBreaker> breakers = new ArrayList<>();
-    private String prefix;
-
-    @BeforeEach
-    void prefix() {
-        prefix = "redeye-test:examples:" + UUID.randomUUID().toString().substring(0, 12) + ":";
-    }
+    private final RedisFleet fleet = new RedisFleet("examples", OP);
 
     @AfterEach
     void close() {
-        for (CircuitBreaker b : breakers) {
-            try {
-                b.config().store().orElseThrow().delete(OP);
-            } finally {
-                b.close();
-            }
-        }
-    }
-
-    private static Store client(String prefix) {
-        String url = System.getenv("REDEYE_REDIS_URL");
-        if (url == null || url.isBlank()) {
-            Assertions.fail("No Redis: set REDEYE_REDIS_URL (source scripts/services.sh)");
-        }
-        return Stores.open(url.trim() + "?prefix=" + prefix);
+        fleet.close();
     }
 
     private CircuitBreaker instance(CircuitBreakerBuilder b) {
-        CircuitBreaker cb = b.store(client(prefix)).clock(clock).ticker(clock).jitter(0).failureThreshold(2)
-                .resetTimeout(Duration.ofSeconds(10)).trialTimeout(Duration.ofSeconds(5)).build();
-        breakers.add(cb);
-        return cb;
+        return fleet.instance(b.clock(clock).ticker(clock).jitter(0).failureThreshold(2)
+                .resetTimeout(Duration.ofSeconds(10)).trialTimeout(Duration.ofSeconds(5)));
     }
 
     private void trip(CircuitBreaker b) {

@@ -5,19 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.Permit;
-import dev.redeye.Stores;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
-import dev.redeye.spi.Store;
 import dev.redeye.tck.MutableClock;
+import dev.redeye.testsupport.RedisFleet;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -33,31 +28,16 @@ class RedisFleetTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
 
     private final MutableClock clock = new MutableClock(1_700_000_000_000L);
-    private final String prefix = "redeye-test:reactor:" + UUID.randomUUID().toString().substring(0, 12) + ":";
-    private final List<CircuitBreaker> breakers = new ArrayList<>();
+    private final RedisFleet fleet = new RedisFleet("reactor", OP);
 
     @AfterEach
     void close() {
-        for (CircuitBreaker b : breakers) {
-            try {
-                b.config().store().orElseThrow().delete(OP);
-            } finally {
-                b.close();
-            }
-        }
+        fleet.close();
     }
 
     private CircuitBreaker instance() {
-        String url = System.getenv("REDEYE_REDIS_URL");
-        if (url == null || url.isBlank()) {
-            Assertions.fail("No Redis: set REDEYE_REDIS_URL (source scripts/services.sh)");
-        }
-        Store store = Stores.open(url.trim() + "?prefix=" + prefix);
-        CircuitBreaker b = CircuitBreaker.builder().store(store).clock(clock).ticker(clock).jitter(0)
-                .failureThreshold(2).resetTimeout(Duration.ofSeconds(10)).trialTimeout(Duration.ofSeconds(30))
-                .build();
-        breakers.add(b);
-        return b;
+        return fleet.instance(CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).failureThreshold(2)
+                .resetTimeout(Duration.ofSeconds(10)).trialTimeout(Duration.ofSeconds(30)));
     }
 
     @Test

@@ -159,7 +159,7 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
      * @throws StoreException           if the table is missing (and not to be created) or DynamoDB fails
      */
     public static DynamoDbStore open(String uri) {
-        return DynamoDbStoreProvider.openStore(uri);
+        return new DynamoDbStoreProvider().open(uri);
     }
 
     /** The table this store keeps its items in. */

@@ -1,9 +1,8 @@
 package dev.redeye.store.dynamodb;
 
 import dev.redeye.api.StoreException;
-import dev.redeye.spi.Store;
-import dev.redeye.spi.StoreProvider;
 import dev.redeye.spi.support.StoreUris;
+import dev.redeye.spi.support.UriStoreProvider;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
@@ -11,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,7 +59,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * 1 s, 3 attempts with backoffs of 10 to 100 ms (throttling 50 to 250 ms) instead of the SDK's defaults,
  * which back off for seconds. The store owns it and closes it in {@code close()}.
  */
-public final class DynamoDbStoreProvider implements StoreProvider {
+public final class DynamoDbStoreProvider extends UriStoreProvider<DynamoDbStore> {
     private static final Logger LOG = LoggerFactory.getLogger(DynamoDbStoreProvider.class);
     private static final Set<String> PARAMS = Set.of("region", "endpoint", "createTable", "feedPollMillis",
             "feedRingSize", "maxAttempts", "attemptTimeoutMillis", "callTimeoutMillis", "sdkAttempts",
@@ -69,40 +67,16 @@ public final class DynamoDbStoreProvider implements StoreProvider {
 
     /** Used by {@link java.util.ServiceLoader}. */
     public DynamoDbStoreProvider() {
-    }
-
-    /** {@code dynamodb}. */
-    @Override
-    public Set<String> schemes() {
-        return Set.of("dynamodb");
+        super(DynamoDbStore.class, Set.of("dynamodb"), DynamoDbStoreProvider::parse, DynamoDbStoreProvider::openStore);
     }
 
     /**
-     * {@inheritDoc}
+     * The store of a parsed URI, over its own client; it checks (or creates) its table; see
+     * {@link DynamoDbStore#open(String)}.
      *
-     * @throws IllegalArgumentException if the URI is malformed (the message carries the redacted URI)
-     * @throws StoreException           if the table is missing and not to be created, or DynamoDB fails
+     * @throws StoreException if the table is missing and not to be created, or DynamoDB fails
      */
-    @Override
-    public Store open(String uri) {
-        return openStore(uri);
-    }
-
-    /**
-     * A {@link DynamoDbStore} with every capability, after checking the URI as {@link #open(String)} does (without
-     * building a client): {@code Stores.open(uri)} then returns a store that checks (or creates) its table on first
-     * use.
-     *
-     * @throws IllegalArgumentException if the URI is malformed
-     */
-    @Override
-    public Optional<Description> describe(String uri) {
-        parse(uri);
-        return Optional.of(Description.allCapabilities(DynamoDbStore.class));
-    }
-
-    static DynamoDbStore openStore(String uri) {
-        Parsed p = parse(uri);
+    private static DynamoDbStore openStore(Parsed p, String uri) {
         DynamoDbClient client = p.client();
         try {
             DynamoDbStore.Builder b = DynamoDbStore.builder(client).table(p.table).createTable(p.createTable)
@@ -329,10 +303,5 @@ public final class DynamoDbStoreProvider implements StoreProvider {
 
     private static String decode(String s) {
         return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
-    }
-
-    @Override
-    public String toString() {
-        return "DynamoDbStoreProvider[dynamodb]";
     }
 }

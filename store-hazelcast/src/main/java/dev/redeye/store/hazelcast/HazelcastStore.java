@@ -144,7 +144,7 @@ public final class HazelcastStore implements Store, AtomicUpdates, TrialClaims, 
      * @throws StoreException           if the cluster cannot be reached
      */
     public static HazelcastStore open(String uri) {
-        return HazelcastStoreProvider.openHazelcast(uri);
+        return new HazelcastStoreProvider().open(uri);
     }
 
     /** The name of the map holding the states and their trial claims. */

@@ -9,16 +9,14 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.LifecycleEvent;
 import com.hazelcast.core.LifecycleListener;
 import dev.redeye.api.StoreException;
-import dev.redeye.spi.Store;
-import dev.redeye.spi.StoreProvider;
 import dev.redeye.spi.support.StoreUris;
+import dev.redeye.spi.support.UriStoreProvider;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -55,55 +53,31 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@link #describe(String)}); {@code Stores.open(uri, OpenMode.STRICT)} and {@link HazelcastStore#open}
  * do it at once. Hazelcast logs through SLF4J.
  */
-public final class HazelcastStoreProvider implements StoreProvider {
+public final class HazelcastStoreProvider extends UriStoreProvider<HazelcastStore> {
     private static final Set<String> PARAMS = Set.of("map", "mode", "timeout", "user", "password");
     private static final String SCHEME = "hazelcast";
     private static final AtomicLong CLIENTS = new AtomicLong();
 
     /** Used by {@link java.util.ServiceLoader}. */
     public HazelcastStoreProvider() {
-    }
-
-    /** {@code hazelcast}. */
-    @Override
-    public Set<String> schemes() {
-        return Set.of(SCHEME);
+        super(HazelcastStore.class, Set.of(SCHEME), HazelcastStoreProvider::parse,
+                HazelcastStoreProvider::openStore);
     }
 
     /**
-     * Opens a store with its own client (see the class Javadoc for the URI).
+     * A store with its own client (see the class Javadoc for the URI), in either mode: the mode is only known once
+     * connected, and native or CAS offer the same capabilities; see {@link HazelcastStore#open(String)}.
      *
-     * @throws IllegalArgumentException if the URI is malformed (the message carries the redacted URI)
-     * @throws StoreException           if the cluster cannot be reached within the timeout
+     * @throws StoreException if the cluster cannot be reached within the timeout
      */
-    @Override
-    public Store open(String uri) {
-        return openHazelcast(uri);
-    }
-
-    /**
-     * A {@link HazelcastStore} with every capability, in either mode (the mode is only known once connected: native or
-     * CAS offer the same ones), after checking the URI as {@link #open(String)} does: {@code Stores.open(uri)} then
-     * returns a store that starts its client, and detects its mode, on first use.
-     *
-     * @throws IllegalArgumentException if the URI is malformed
-     */
-    @Override
-    public Optional<Description> describe(String uri) {
-        parse(uri);
-        return Optional.of(Description.allCapabilities(HazelcastStore.class));
-    }
-
-    /** {@link #open(String)} with the concrete type; see {@link HazelcastStore#open(String)}. */
-    static HazelcastStore openHazelcast(String uri) {
-        Parsed p = parse(uri);
+    private static HazelcastStore openStore(Parsed p, String uri) {
         HazelcastInstance client = newClient(p);
         try {
-            return HazelcastStore.builder(client).map(p.map).mode(p.mode).closeInstance(true).build();
+            return HazelcastStore.builder(client).map(p.map()).mode(p.mode()).closeInstance(true).build();
         } catch (RuntimeException e) {
             client.shutdown();
             throw e instanceof StoreException ? (StoreException) e
-                    : new StoreException("cannot open the Hazelcast store at " + p.safe + ": " + e.getMessage(), e);
+                    : new StoreException("cannot open the Hazelcast store at " + p.safe() + ": " + e.getMessage(), e);
         }
     }
 
@@ -125,14 +99,14 @@ public final class HazelcastStoreProvider implements StoreProvider {
         try {
             client = HazelcastClient.newHazelcastClient(config);
         } catch (RuntimeException e) {
-            throw new StoreException("cannot start a Hazelcast client for " + p.safe + ": " + e.getMessage(), e);
+            throw new StoreException("cannot start a Hazelcast client for " + p.safe() + ": " + e.getMessage(), e);
         }
         try {
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(p.timeoutMillis);
-            if (!connected.await(p.timeoutMillis, TimeUnit.MILLISECONDS)) {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(p.timeoutMillis());
+            if (!connected.await(p.timeoutMillis(), TimeUnit.MILLISECONDS)) {
                 client.shutdown();
-                throw new StoreException("cannot reach the Hazelcast cluster at " + p.safe + " within "
-                        + p.timeoutMillis + " ms (wrong address or cluster name, or credentials sent to a cluster"
+                throw new StoreException("cannot reach the Hazelcast cluster at " + p.safe() + " within "
+                        + p.timeoutMillis() + " ms (wrong address or cluster name, or credentials sent to a cluster"
                         + " without security?)");
             }
             // Best effort, within the same timeout: connected to every member, a feed listener registered on
@@ -144,7 +118,7 @@ public final class HazelcastStoreProvider implements StoreProvider {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             client.shutdown();
-            throw new StoreException("interrupted while connecting to the Hazelcast cluster at " + p.safe, e);
+            throw new StoreException("interrupted while connecting to the Hazelcast cluster at " + p.safe(), e);
         }
     }
 
@@ -152,10 +126,10 @@ public final class HazelcastStoreProvider implements StoreProvider {
     static ClientConfig clientConfig(Parsed p) {
         ClientConfig c = new ClientConfig();
         c.setInstanceName("redeye-" + ProcessHandle.current().pid() + "-" + CLIENTS.incrementAndGet());
-        c.setClusterName(p.cluster);
-        c.getNetworkConfig().setAddresses(new ArrayList<>(p.addresses)).setConnectionTimeout(p.timeoutMillis);
-        if (p.user != null || p.password != null) {
-            c.getSecurityConfig().setUsernamePasswordIdentityConfig(p.user, p.password);
+        c.setClusterName(p.cluster());
+        c.getNetworkConfig().setAddresses(new ArrayList<>(p.addresses())).setConnectionTimeout(p.timeoutMillis());
+        if (p.user() != null || p.password() != null) {
+            c.getSecurityConfig().setUsernamePasswordIdentityConfig(p.user(), p.password());
         }
         ClientConnectionStrategyConfig strategy = c.getConnectionStrategyConfig()
                 .setAsyncStart(true)
@@ -164,7 +138,7 @@ public final class HazelcastStoreProvider implements StoreProvider {
         retry.setInitialBackoffMillis(100).setMaxBackoffMillis(2_000).setMultiplier(2.0).setJitter(0.2)
                 .setClusterConnectTimeoutMillis(-1); // keep trying in the background; open() waits for the first
         c.setProperty("hazelcast.client.invocation.timeout.seconds",
-                Long.toString(Math.max(1, (p.timeoutMillis + 999) / 1000)));
+                Long.toString(Math.max(1, (p.timeoutMillis() + 999) / 1000)));
         c.setProperty("hazelcast.client.invocation.retry.pause.millis", "100");
         c.setProperty("hazelcast.client.heartbeat.interval", "2000");
         c.setProperty("hazelcast.client.heartbeat.timeout", "10000");
@@ -172,27 +146,17 @@ public final class HazelcastStoreProvider implements StoreProvider {
         return c;
     }
 
-    /** A parsed URI. */
-    static final class Parsed {
-        final String safe;
-        final String cluster;
-        final List<String> addresses;
-        final String map;
-        final HazelcastStore.Mode mode;
-        final int timeoutMillis;
-        final String user;
-        final String password;
-
-        private Parsed(String safe, String cluster, List<String> addresses, String map, HazelcastStore.Mode mode,
-                int timeoutMillis, String user, String password) {
-            this.safe = safe;
-            this.cluster = cluster;
-            this.addresses = addresses;
-            this.map = map;
-            this.mode = mode;
-            this.timeoutMillis = timeoutMillis;
-            this.user = user;
-            this.password = password;
+    /**
+     * A parsed URI.
+     *
+     * @param safe the URI redacted, for messages
+     */
+    record Parsed(String safe, String cluster, List<String> addresses, String map, HazelcastStore.Mode mode,
+                  int timeoutMillis, String user, String password) {
+        /** The redacted URI: never the password. */
+        @Override
+        public String toString() {
+            return safe;
         }
     }
 
@@ -297,10 +261,5 @@ public final class HazelcastStoreProvider implements StoreProvider {
             }
         }
         return -1;
-    }
-
-    @Override
-    public String toString() {
-        return "HazelcastStoreProvider[" + SCHEME + "]";
     }
 }

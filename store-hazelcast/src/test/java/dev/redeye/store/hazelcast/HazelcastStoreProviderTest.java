@@ -26,20 +26,20 @@ class HazelcastStoreProviderTest {
     void parsesClusterMembersAndOptions() {
         HazelcastStoreProvider.Parsed p = HazelcastStoreProvider.parse(
                 "hazelcast://prod@10.0.0.1:5702,10.0.0.2,[::1]:5705?map=breakers&mode=cas&timeout=750");
-        assertEquals("prod", p.cluster);
-        assertEquals(List.of("10.0.0.1:5702", "10.0.0.2:5701", "[::1]:5705"), p.addresses);
-        assertEquals("breakers", p.map);
-        assertEquals(HazelcastStore.Mode.CAS, p.mode);
-        assertEquals(750, p.timeoutMillis);
+        assertEquals("prod", p.cluster());
+        assertEquals(List.of("10.0.0.1:5702", "10.0.0.2:5701", "[::1]:5705"), p.addresses());
+        assertEquals("breakers", p.map());
+        assertEquals(HazelcastStore.Mode.CAS, p.mode());
+        assertEquals(750, p.timeoutMillis());
 
         HazelcastStoreProvider.Parsed d = HazelcastStoreProvider.parse("hazelcast://127.0.0.1");
-        assertEquals("dev", d.cluster);
-        assertEquals(List.of("127.0.0.1:5701"), d.addresses);
-        assertEquals("redeye", d.map);
-        assertEquals(HazelcastStore.Mode.AUTO, d.mode);
-        assertEquals(2_000, d.timeoutMillis);
-        assertNull(d.user);
-        assertEquals("a b", HazelcastStoreProvider.parse("hazelcast://a%20b@h:1/").cluster);
+        assertEquals("dev", d.cluster());
+        assertEquals(List.of("127.0.0.1:5701"), d.addresses());
+        assertEquals("redeye", d.map());
+        assertEquals(HazelcastStore.Mode.AUTO, d.mode());
+        assertEquals(2_000, d.timeoutMillis());
+        assertNull(d.user());
+        assertEquals("a b", HazelcastStoreProvider.parse("hazelcast://a%20b@h:1/").cluster());
     }
 
     @Test

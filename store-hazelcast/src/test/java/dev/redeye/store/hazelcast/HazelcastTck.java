@@ -10,6 +10,7 @@ import dev.redeye.tck.StoreTck;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -23,20 +24,25 @@ import org.junit.jupiter.api.extension.ExtendWith;
 abstract class HazelcastTck extends StoreTck {
     private final String map = getClass().getSimpleName().toLowerCase() + "-" + UUID.randomUUID().toString().substring(0, 8);
     private final AtomicInteger opened = new AtomicInteger();
+    private final Supplier<SharedClusters.TwoClients> cluster;
+    private final HazelcastStore.Mode expectedMode;
 
-    /** The two clients (starting their cluster on first use). */
-    abstract HazelcastInstance[] clients();
-
-    /** The mode the store must detect on these members. */
-    abstract HazelcastStore.Mode expectedMode();
+    /**
+     * @param cluster      the cluster's two clients (starting it on first use)
+     * @param expectedMode the mode the store must detect on its members
+     */
+    HazelcastTck(Supplier<SharedClusters.TwoClients> cluster, HazelcastStore.Mode expectedMode) {
+        this.cluster = cluster;
+        this.expectedMode = expectedMode;
+    }
 
     @Override
     protected Store newClient() {
-        HazelcastInstance[] c = clients();
+        HazelcastInstance[] c = cluster.get().clients();
         HazelcastStore s = HazelcastStore.builder(c[opened.getAndIncrement() % 2]).map(map).build();
-        if (s.mode() != expectedMode()) {
+        if (s.mode() != expectedMode) {
             s.close();
-            throw new AssertionError("expected " + expectedMode() + " mode on these members, got " + s);
+            throw new AssertionError("expected " + expectedMode + " mode on these members, got " + s);
         }
         return s;
     }

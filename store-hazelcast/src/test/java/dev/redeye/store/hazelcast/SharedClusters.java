@@ -62,11 +62,24 @@ final class SharedClusters implements BeforeAllCallback {
         }
     }
 
-    /** The embedded cluster with its two clients (the TCK's two processes). */
-    record Embedded(EmbeddedCluster cluster, HazelcastInstance clientA, HazelcastInstance clientB) {
+    /** A cluster's two clients (the TCK's two processes). */
+    interface TwoClients {
+        HazelcastInstance clientA();
+
+        HazelcastInstance clientB();
+
+        /** Both clients, A first. */
+        default HazelcastInstance[] clients() {
+            return new HazelcastInstance[] {clientA(), clientB()};
+        }
+    }
+
+    /** The embedded cluster with its two clients. */
+    record Embedded(EmbeddedCluster cluster, HazelcastInstance clientA, HazelcastInstance clientB)
+            implements TwoClients {
     }
 
     /** The bare member with its two clients. */
-    record Bare(MemberJvm member, HazelcastInstance clientA, HazelcastInstance clientB) {
+    record Bare(MemberJvm member, HazelcastInstance clientA, HazelcastInstance clientB) implements TwoClients {
     }
 }

@@ -192,7 +192,7 @@ public final class PostgresStore implements Store, AtomicUpdates, TrialClaims, T
      * @throws StoreException           if the database cannot be reached or the tables cannot be created
      */
     public static PostgresStore open(String uri) {
-        return PostgresStoreProvider.openStore(uri);
+        return new PostgresStoreProvider().open(uri);
     }
 
     /**

@@ -1,9 +1,8 @@
 package dev.redeye.store.postgres;
 
 import dev.redeye.api.StoreException;
-import dev.redeye.spi.Store;
-import dev.redeye.spi.StoreProvider;
 import dev.redeye.spi.support.StoreUris;
+import dev.redeye.spi.support.UriStoreProvider;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -11,7 +10,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import org.postgresql.Driver;
@@ -75,7 +73,7 @@ import org.slf4j.LoggerFactory;
  * {@link PostgresStore#builder(javax.sql.DataSource)} instead. Passwords never appear in a message or log
  * line ({@link StoreUris#redact(String)}).
  */
-public final class PostgresStoreProvider implements StoreProvider {
+public final class PostgresStoreProvider extends UriStoreProvider<PostgresStore> {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresStoreProvider.class);
     private static final Set<String> SCHEMES = Set.of("postgresql", "postgres", "jdbc:postgresql");
     private static final Set<String> STORE_PARAMS = Set.of("schema", "table", "createschema", "poolsize",
@@ -94,41 +92,15 @@ public final class PostgresStoreProvider implements StoreProvider {
 
     /** A provider; stateless. */
     public PostgresStoreProvider() {
-    }
-
-    @Override
-    public Set<String> schemes() {
-        return SCHEMES;
+        super(PostgresStore.class, SCHEMES, PostgresStoreProvider::parse, PostgresStoreProvider::openStore);
     }
 
     /**
-     * {@inheritDoc}
+     * The store of a parsed URI, over its own pool; see {@link PostgresStore#open(String)}.
      *
-     * @throws IllegalArgumentException if the URI is not a PostgreSQL URI this provider understands, or a
-     *                                  parameter is invalid (the message never holds the password)
-     * @throws StoreException           if the database cannot be reached or the tables cannot be created
+     * @throws StoreException if the database cannot be reached or the tables cannot be created
      */
-    @Override
-    public Store open(String uri) {
-        return openStore(uri);
-    }
-
-    /**
-     * A {@link PostgresStore} with every capability, after checking the URI as {@link #open(String)} does:
-     * {@code Stores.open(uri)} then returns a store that connects (and creates its tables, when asked to) on
-     * first use.
-     *
-     * @throws IllegalArgumentException if the URI is not one this provider understands
-     */
-    @Override
-    public Optional<Description> describe(String uri) {
-        parse(uri);
-        return Optional.of(Description.allCapabilities(PostgresStore.class));
-    }
-
-    /** {@link #open(String)} with the concrete type; see {@link PostgresStore#open(String)}. */
-    static PostgresStore openStore(String uri) {
-        Parsed p = parse(uri);
+    private static PostgresStore openStore(Parsed p, String uri) {
         PGSimpleDataSource ds = driverDataSource(p);
         StorePool pool = new StorePool(ds, p.poolSize, p.poolTimeoutMillis, VALIDATION_TIMEOUT_MILLIS,
                 // The server-side bounds once per connection: no statement per call (the pool is the store's own).
@@ -161,14 +133,7 @@ public final class PostgresStoreProvider implements StoreProvider {
      * client-side bounds the URI does not set itself.
      */
     static PGSimpleDataSource driverDataSource(Parsed p) {
-        PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setURL(p.jdbcUrl);
-        if (p.user != null) {
-            ds.setUser(p.user);
-        }
-        if (p.password != null) {
-            ds.setPassword(p.password);
-        }
+        PGSimpleDataSource ds = plainDataSource(p);
         if (!p.hasApplicationName) {
             ds.setApplicationName(DEFAULT_APPLICATION_NAME); // visible in pg_stat_activity
         }
@@ -185,6 +150,19 @@ public final class PostgresStoreProvider implements StoreProvider {
         if (!p.driverParams.contains("loginTimeout")) {
             // bounds a connection opened around the pool (see StorePool) as a whole, TLS and login included
             ds.setLoginTimeout(DEFAULT_SOCKET_TIMEOUT_SECONDS);
+        }
+        return ds;
+    }
+
+    /** The driver's data source of a parsed URI with its URL and credentials only, the driver's defaults else. */
+    static PGSimpleDataSource plainDataSource(Parsed p) {
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setURL(p.jdbcUrl);
+        if (p.user != null) {
+            ds.setUser(p.user);
+        }
+        if (p.password != null) {
+            ds.setPassword(p.password);
         }
         return ds;
     }

@@ -67,7 +67,7 @@ class PgBouncerTest {
                 String op = "op-" + i;
                 long v = writer.apply(op, AtomicOperation.failure(), one, 1_000 + i).state().version();
                 long t0 = System.nanoTime();
-                assertTrue(waitFor(Duration.ofSeconds(1), () -> events.has(op, v)),
+                assertTrue(PgTestSupport.eventually(Duration.ofSeconds(1), () -> events.has(op, v)),
                         op + ": the transition was not delivered within 1 s through PgBouncer");
                 System.out.println("through PgBouncer, " + op + " delivered after "
                         + (System.nanoTime() - t0) / 1_000_000 + " ms");
@@ -109,17 +109,5 @@ class PgBouncerTest {
             }
             assertEquals(2, s.apply("k", AtomicOperation.failure(), p, 3).state().failures());
         }
-    }
-
-    private static boolean waitFor(Duration patience, java.util.function.BooleanSupplier condition)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + patience.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.sleep(10);
-        }
-        return true;
     }
 }

@@ -11,6 +11,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.testcontainers.containers.wait.strategy.Wait;
 
@@ -45,16 +46,7 @@ final class PgTestSupport {
 
     /** An unpooled DataSource on the test server, built by the provider's own parser. */
     static PGSimpleDataSource dataSource() {
-        PostgresStoreProvider.Parsed p = PostgresStoreProvider.parse(url());
-        PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setURL(p.jdbcUrl);
-        if (p.user != null) {
-            ds.setUser(p.user);
-        }
-        if (p.password != null) {
-            ds.setPassword(p.password);
-        }
-        return ds;
+        return PostgresStoreProvider.plainDataSource(PostgresStoreProvider.parse(url()));
     }
 
     /** Creates a schema with a fresh random name (dropped by the test class with {@link #dropSchema}). */
@@ -103,24 +95,26 @@ final class PgTestSupport {
         }
     }
 
-    /** Polls {@code condition} every 20 ms for up to {@link #PATIENCE}; whether it became true. */
+    /** Polls {@code condition} every 10 ms for up to {@link #PATIENCE}; whether it became true. */
     static boolean eventually(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        return eventually(PATIENCE, condition);
+    }
+
+    /** Polls {@code condition} every 10 ms for up to {@code patience}; whether it became true. */
+    static boolean eventually(Duration patience, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + patience.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
                 return false;
             }
-            Thread.sleep(20);
+            Thread.sleep(10);
         }
         return true;
     }
 
     /** A plain HikariCP pool on the test server, as an application would hand the store. */
     static HikariDataSource pool(int size) {
-        HikariConfig config = new HikariConfig();
-        config.setDataSource(dataSource());
-        config.setMaximumPoolSize(size);
-        return new HikariDataSource(config);
+        return pool(size, config -> { });
     }
 
     /**
@@ -128,19 +122,20 @@ final class PgTestSupport {
      * configure theirs: HikariCP rolls back whatever a borrower left uncommitted when the connection comes back.
      */
     static HikariDataSource autoCommitOffPool(int size) {
-        HikariConfig config = new HikariConfig();
-        config.setDataSource(dataSource());
-        config.setMaximumPoolSize(size);
-        config.setAutoCommit(false);
-        return new HikariDataSource(config);
+        return pool(size, config -> config.setAutoCommit(false));
     }
 
     /** A pool whose transactions run REPEATABLE READ, where concurrent row locks raise SQLSTATE 40001. */
     static HikariDataSource repeatableReadPool(int size) {
+        return pool(size, config -> config.setTransactionIsolation("TRANSACTION_REPEATABLE_READ"));
+    }
+
+    /** A HikariCP pool of {@code size} connections on the test server, configured further by {@code settings}. */
+    private static HikariDataSource pool(int size, Consumer<HikariConfig> settings) {
         HikariConfig config = new HikariConfig();
         config.setDataSource(dataSource());
         config.setMaximumPoolSize(size);
-        config.setTransactionIsolation("TRANSACTION_REPEATABLE_READ");
+        settings.accept(config);
         return new HikariDataSource(config);
     }
 }

@@ -223,7 +223,7 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
      * @throws StoreException           if the server cannot be reached
      */
     public static RedisStore open(String uri) {
-        return RedisStoreProvider.openRedis(uri);
+        return new RedisStoreProvider().open(uri);
     }
 
     /** The key prefix every key of this store starts with (possibly empty). */

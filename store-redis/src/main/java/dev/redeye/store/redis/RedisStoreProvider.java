@@ -6,17 +6,14 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 import org.slf4j.LoggerFactory;
 
 import dev.redeye.api.StoreException;
-import dev.redeye.spi.Store;
-import dev.redeye.spi.StoreProvider;
 import dev.redeye.spi.support.StoreUris;
+import dev.redeye.spi.support.UriStoreProvider;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -75,7 +72,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * {@link RedisStore}). The cluster client follows no redirect and retries nothing itself (maxAttempts 1); the
  * store re-sends a command once when the server refused it with MOVED/ASK.
  */
-public final class RedisStoreProvider implements StoreProvider {
+public final class RedisStoreProvider extends UriStoreProvider<RedisStore> {
     private static final Set<String> PARAMS = Set.of("prefix", "timeout", "poolSize", "feedMaxLength", "idleCheck",
             "trustStore", "tlsServerName", "waitReplicas", "waitTimeout");
     static final int DEFAULT_TIMEOUT_MILLIS = 2_000;
@@ -85,47 +82,22 @@ public final class RedisStoreProvider implements StoreProvider {
 
     /** Used by {@link java.util.ServiceLoader}. */
     public RedisStoreProvider() {
-    }
-
-    /** {@code redis} and {@code rediss}. */
-    @Override
-    public Set<String> schemes() {
-        return Set.of("redis", "rediss");
+        super(RedisStore.class, Set.of("redis", "rediss"), RedisStoreProvider::parse, RedisStoreProvider::openStore);
     }
 
     /**
-     * Opens a store for the URI (see the class Javadoc for its form).
+     * The store of a parsed URI, standalone or cluster alike: the kind of server is only known once connected, and
+     * both have a feed connection; see {@link RedisStore#open(String)}.
      *
-     * @throws IllegalArgumentException if the URI is malformed (the message carries the redacted URI)
-     * @throws StoreException           if the server cannot be reached or rejects the credentials
+     * @throws StoreException if the server cannot be reached or rejects the credentials
      */
-    @Override
-    public Store open(String uri) {
-        return openRedis(uri);
-    }
-
-    /**
-     * A {@link RedisStore} with every capability, standalone or cluster alike (the kind of server is only known
-     * once connected; both have a feed connection), after checking the URI as {@link #open(String)} does:
-     * {@code Stores.open(uri)} then returns a store that connects on first use.
-     *
-     * @throws IllegalArgumentException if the URI is malformed
-     */
-    @Override
-    public Optional<Description> describe(String uri) {
-        parse(uri);
-        return Optional.of(Description.allCapabilities(RedisStore.class));
-    }
-
-    /** {@link #open(String)} with the concrete type; see {@link RedisStore#open(String)}. */
-    static RedisStore openRedis(String uri) {
-        Parsed p = parse(uri);
+    private static RedisStore openStore(Parsed p, String uri) {
         String safe = StoreUris.redact(uri);
         boolean cluster = probe(p, safe);
         RedisStore.Builder b;
         if (cluster) {
-            if (p.config.getDatabase() != 0) {
-                throw new StoreException("Redis URI names database " + p.config.getDatabase() + " but " + p.address
+            if (p.config().getDatabase() != 0) {
+                throw new StoreException("Redis URI names database " + p.config().getDatabase() + " but " + p.address()
                         + " is a Redis Cluster node, which has database 0 only: " + safe);
             }
             JedisCluster jc;
@@ -144,14 +116,14 @@ public final class RedisStoreProvider implements StoreProvider {
                 pooled.close();
                 throw new StoreException("cannot reach Redis at " + safe + ": " + e.getMessage(), e);
             }
-            b = RedisStore.builder(pooled).feedConnection(p.address, p.config).publishInScript(true);
+            b = RedisStore.builder(pooled).feedConnection(p.address(), p.config()).publishInScript(true);
         }
-        b.prefix(p.prefix).closeClient(true);
-        if (p.feedMaxLength > 0) {
-            b.feedMaxLength(p.feedMaxLength);
+        b.prefix(p.prefix()).closeClient(true);
+        if (p.feedMaxLength() > 0) {
+            b.feedMaxLength(p.feedMaxLength());
         }
-        if (p.waitReplicas > 0) {
-            b.waitReplicas(p.waitReplicas, Duration.ofMillis(p.waitTimeoutMillis));
+        if (p.waitReplicas() > 0) {
+            b.waitReplicas(p.waitReplicas(), Duration.ofMillis(p.waitTimeoutMillis()));
         }
         RedisStore store = b.build();
         ServerChecks.warnIfEvicting(store.client(), safe);
@@ -165,8 +137,8 @@ public final class RedisStoreProvider implements StoreProvider {
      * @throws StoreException if the server cannot be reached or refuses the credentials
      */
     private static boolean probe(Parsed p, String safe) {
-        JedisClientConfig db0 = DefaultJedisClientConfig.builder().from(p.config).database(0).build();
-        try (Connection c = new Connection(p.address, db0)) {
+        JedisClientConfig db0 = DefaultJedisClientConfig.builder().from(p.config()).database(0).build();
+        try (Connection c = new Connection(p.address(), db0)) {
             Jedis j = new Jedis(c);
             j.ping();
             try {
@@ -186,9 +158,9 @@ public final class RedisStoreProvider implements StoreProvider {
      * (maxWait) for one, and a connection idle for {@code idleCheck} or longer is PINGed before use.
      */
     static JedisPooled pooled(Parsed p) {
-        int checkMillis = Math.min(MAX_CHECK_MILLIS, p.config.getSocketTimeoutMillis());
-        IdleCheckingConnectionFactory factory = new IdleCheckingConnectionFactory(p.address, p.config,
-                Duration.ofMillis(p.idleCheckMillis), checkMillis);
+        int checkMillis = Math.min(MAX_CHECK_MILLIS, p.config().getSocketTimeoutMillis());
+        IdleCheckingConnectionFactory factory = new IdleCheckingConnectionFactory(p.address(), p.config(),
+                Duration.ofMillis(p.idleCheckMillis()), checkMillis);
         ConnectionPoolConfig pool = poolConfig(p);
         pool.setTestOnBorrow(true); // the factory PINGs only connections idle >= idleCheck
         JedisPooled client = new JedisPooled(factory, pool);
@@ -198,42 +170,32 @@ public final class RedisStoreProvider implements StoreProvider {
 
     /** A cluster client that retries nothing itself: the store decides what may be sent twice. */
     static JedisCluster cluster(Parsed p) {
-        return new JedisCluster(Set.of(p.address), p.config, 1, Duration.ofMillis(p.config.getSocketTimeoutMillis()),
+        return new JedisCluster(Set.of(p.address()), p.config(), 1, Duration.ofMillis(p.config().getSocketTimeoutMillis()),
                 poolConfig(p));
     }
 
     private static ConnectionPoolConfig poolConfig(Parsed p) {
         ConnectionPoolConfig pool = new ConnectionPoolConfig();
-        pool.setMaxTotal(p.poolSize);
-        pool.setMaxIdle(p.poolSize);
+        pool.setMaxTotal(p.poolSize());
+        pool.setMaxIdle(p.poolSize());
         pool.setBlockWhenExhausted(true);
-        pool.setMaxWait(Duration.ofMillis(p.config.getSocketTimeoutMillis()));
+        pool.setMaxWait(Duration.ofMillis(p.config().getSocketTimeoutMillis()));
         pool.setJmxEnabled(false);
         return pool;
     }
 
-    /** A parsed URI: where to connect, how, and the store options. */
-    static final class Parsed {
-        final HostAndPort address;
-        final JedisClientConfig config;
-        final String prefix;
-        final long feedMaxLength;
-        final int poolSize;
-        final int idleCheckMillis;
-        /** WAIT after a transition for this many replicas (0: off), at most waitTimeoutMillis. */
-        final int waitReplicas;
-        final int waitTimeoutMillis;
-
-        Parsed(HostAndPort address, JedisClientConfig config, String prefix, long feedMaxLength, int poolSize,
-                int idleCheckMillis, int waitReplicas, int waitTimeoutMillis) {
-            this.address = address;
-            this.config = config;
-            this.prefix = prefix;
-            this.feedMaxLength = feedMaxLength;
-            this.poolSize = poolSize;
-            this.idleCheckMillis = idleCheckMillis;
-            this.waitReplicas = waitReplicas;
-            this.waitTimeoutMillis = waitTimeoutMillis;
+    /**
+     * A parsed URI: where to connect, how, and the store options.
+     *
+     * @param waitReplicas      WAIT after a transition for this many replicas (0: off), at most waitTimeoutMillis
+     * @param waitTimeoutMillis the longest WAIT
+     */
+    record Parsed(HostAndPort address, JedisClientConfig config, String prefix, long feedMaxLength, int poolSize,
+                  int idleCheckMillis, int waitReplicas, int waitTimeoutMillis) {
+        /** The address and the store options: never the credentials the client configuration holds. */
+        @Override
+        public String toString() {
+            return "Parsed[" + address + ", prefix=" + prefix + ", poolSize=" + poolSize + "]";
         }
     }
 
@@ -368,10 +330,5 @@ public final class RedisStoreProvider implements StoreProvider {
 
     private static String decode(String s) {
         return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
-    }
-
-    @Override
-    public String toString() {
-        return "RedisStoreProvider" + schemes().toString().toLowerCase(Locale.ROOT);
     }
 }

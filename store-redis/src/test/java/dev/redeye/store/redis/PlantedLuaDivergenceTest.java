@@ -31,7 +31,7 @@ class PlantedLuaDivergenceTest extends WithRedisPrefix {
     private Supplier<Store> clients(String name, String source) {
         LuaLibrary library = LuaLibrary.of(name, source);
         RedisStoreProvider.Parsed p = RedisStoreProvider.parse(RedisTestSupport.url());
-        return () -> RedisStore.builder(new JedisPooled(p.address, p.config)).prefix(prefix).closeClient(true)
+        return () -> RedisStore.builder(new JedisPooled(p.address(), p.config())).prefix(prefix).closeClient(true)
                 .library(library).build();
     }
 

@@ -58,7 +58,7 @@ class RedisAclTest {
     void theDocumentedAclRunsEveryFunctionOnACluster() throws Exception {
         String prefix = RedisTestSupport.newPrefix();
         RedisStoreProvider.Parsed p = RedisStoreProvider.parse(RedisTestCluster.url());
-        try (JedisCluster raw = new JedisCluster(Set.of(p.address), p.config)) {
+        try (JedisCluster raw = new JedisCluster(Set.of(p.address()), p.config())) {
             for (Map.Entry<String, ConnectionPool> node : raw.getClusterNodes().entrySet()) {
                 try (Jedis j = new Jedis(node.getValue().getResource())) {
                     j.aclSetUser("redeye", rules(prefix));

@@ -42,7 +42,7 @@ class RedisClusterTckTest extends StoreTck {
 
     private static JedisCluster cluster() {
         RedisStoreProvider.Parsed p = RedisStoreProvider.parse(RedisTestCluster.url());
-        return new JedisCluster(Set.of(p.address), p.config);
+        return new JedisCluster(Set.of(p.address()), p.config());
     }
 
     @AfterAll

@@ -129,7 +129,7 @@ class RedisKeySlotsTest {
     @Test
     void onARealClusterTheRefusedPrefixFailsWithCrossslotAndAcceptedOnesWork() {
         RedisStoreProvider.Parsed p = RedisStoreProvider.parse(RedisTestCluster.url());
-        try (JedisCluster raw = new JedisCluster(Set.of(p.address), p.config)) {
+        try (JedisCluster raw = new JedisCluster(Set.of(p.address()), p.config())) {
             String run = RedisTestSupport.newPrefix();
             List<String> broken = unchecked(run + "app{}:", "payment-gateway");
             assertNotEquals(1, slots(broken).size());

@@ -35,8 +35,8 @@ class RedisLuaParityTest {
      */
     static Store scriptsClient(String prefix) {
         RedisStoreProvider.Parsed p = RedisStoreProvider.parse(RedisTestSupport.url());
-        return RedisStore.builder(new JedisPooled(p.address, p.config)).prefix(prefix).closeClient(true)
-                .feedConnection(p.address, p.config).publishInScript(true).scripting(LuaRunner.Mode.SCRIPTS).build();
+        return RedisStore.builder(new JedisPooled(p.address(), p.config())).prefix(prefix).closeClient(true)
+                .feedConnection(p.address(), p.config()).publishInScript(true).scripting(LuaRunner.Mode.SCRIPTS).build();
     }
 
     @Test

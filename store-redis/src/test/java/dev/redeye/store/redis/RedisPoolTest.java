@@ -65,7 +65,7 @@ class RedisPoolTest {
         RedisStoreProvider.Parsed p = RedisStoreProvider.parse(RedisTestSupport.url());
         ConnectionPoolConfig one = new ConnectionPoolConfig();
         one.setMaxTotal(1); // maxWait stays at commons-pool's default: forever
-        try (JedisPooled user = new JedisPooled(p.address, p.config, one)) {
+        try (JedisPooled user = new JedisPooled(p.address(), p.config(), one)) {
             RedisStore store = RedisStore.builder(user).prefix(RedisTestSupport.newPrefix())
                     .feedBlock(Duration.ofMillis(200)).build();
             Connection held = user.getPool().getResource();

@@ -31,44 +31,44 @@ class RedisStoreProviderTest {
     void parsesEveryPartOfTheUri() {
         RedisStoreProvider.Parsed p = RedisStoreProvider.parse(
                 "redis://alice:" + SECRET + "@cache.internal:6380/3?prefix=myapp:&timeout=1500&feedMaxLength=500&poolSize=4");
-        assertEquals("cache.internal", p.address.getHost());
-        assertEquals(6380, p.address.getPort());
-        assertEquals("alice", p.config.getUser());
-        assertEquals(SECRET, p.config.getPassword());
-        assertEquals(3, p.config.getDatabase());
-        assertEquals(1500, p.config.getSocketTimeoutMillis());
-        assertEquals(1500, p.config.getConnectionTimeoutMillis());
-        assertFalse(p.config.isSsl());
-        assertEquals("myapp:", p.prefix);
-        assertEquals(500, p.feedMaxLength);
-        assertEquals(4, p.poolSize);
+        assertEquals("cache.internal", p.address().getHost());
+        assertEquals(6380, p.address().getPort());
+        assertEquals("alice", p.config().getUser());
+        assertEquals(SECRET, p.config().getPassword());
+        assertEquals(3, p.config().getDatabase());
+        assertEquals(1500, p.config().getSocketTimeoutMillis());
+        assertEquals(1500, p.config().getConnectionTimeoutMillis());
+        assertFalse(p.config().isSsl());
+        assertEquals("myapp:", p.prefix());
+        assertEquals(500, p.feedMaxLength());
+        assertEquals(4, p.poolSize());
     }
 
     @Test
     void defaultsTlsAndPasswordOnlyForms() {
         RedisStoreProvider.Parsed p = RedisStoreProvider.parse("redis://localhost");
-        assertEquals(6379, p.address.getPort());
-        assertEquals(0, p.config.getDatabase());
-        assertNull(p.config.getUser());
-        assertNull(p.config.getPassword());
-        assertEquals("", p.prefix);
-        assertEquals(16, p.poolSize);
+        assertEquals(6379, p.address().getPort());
+        assertEquals(0, p.config().getDatabase());
+        assertNull(p.config().getUser());
+        assertNull(p.config().getPassword());
+        assertEquals("", p.prefix());
+        assertEquals(16, p.poolSize());
 
         RedisStoreProvider.Parsed tls = RedisStoreProvider.parse("rediss://:" + SECRET + "@redis.example.com:6390/");
-        assertTrue(tls.config.isSsl());
-        assertNull(tls.config.getUser());
-        assertEquals(SECRET, tls.config.getPassword());
+        assertTrue(tls.config().isSsl());
+        assertNull(tls.config().getUser());
+        assertEquals(SECRET, tls.config().getPassword());
 
         RedisStoreProvider.Parsed bare = RedisStoreProvider.parse("redis://" + SECRET + "@h");
-        assertEquals(SECRET, bare.config.getPassword());
+        assertEquals(SECRET, bare.config().getPassword());
 
         RedisStoreProvider.Parsed enc = RedisStoreProvider.parse("redis://u:p%40ss%3Aw+rd@h?prefix=a%7Bb%7D");
-        assertEquals("p@ss:w+rd", enc.config.getPassword());
-        assertEquals("a{b}", enc.prefix);
+        assertEquals("p@ss:w+rd", enc.config().getPassword());
+        assertEquals("a{b}", enc.prefix());
 
         RedisStoreProvider.Parsed v6 = RedisStoreProvider.parse("redis://[::1]:7000");
-        assertEquals("::1", v6.address.getHost());
-        assertEquals(7000, v6.address.getPort());
+        assertEquals("::1", v6.address().getHost());
+        assertEquals(7000, v6.address().getPort());
     }
 
     @Test

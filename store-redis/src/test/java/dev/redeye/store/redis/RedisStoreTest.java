@@ -365,9 +365,9 @@ class RedisStoreTest extends WithRedisPrefix {
         List<TransitionEvent> events = new CopyOnWriteArrayList<>();
         AtomicInteger gaps = new AtomicInteger();
         Policy p = Policy.builder().failureThreshold(1).build();
-        try (FreezableProxy proxy = new FreezableProxy(parsed.address.getHost(), parsed.address.getPort());
+        try (FreezableProxy proxy = new FreezableProxy(parsed.address().getHost(), parsed.address().getPort());
                 JedisPooled viaProxy = new JedisPooled(new HostAndPort("127.0.0.1", proxy.port()),
-                        DefaultJedisClientConfig.builder().from(parsed.config).socketTimeoutMillis(500).build());
+                        DefaultJedisClientConfig.builder().from(parsed.config()).socketTimeoutMillis(500).build());
                 RedisStore store = RedisStore.builder(viaProxy).prefix(prefix)
                         .feedBlock(Duration.ofMillis(200))
                         .feedBackoff(Duration.ofMillis(10), Duration.ofMillis(200))
@@ -471,7 +471,7 @@ class RedisStoreTest extends WithRedisPrefix {
     void feedFromAJedisPooledAndFromExplicitDetailsAndNoneFromAPlainUnifiedJedis() throws Exception {
         RedisStoreProvider.Parsed parsed = RedisStoreProvider.parse(RedisTestSupport.url());
         RedisStore explicit = RedisStore.builder(RedisTestSupport.raw()).prefix(prefix).closeClient(true)
-                .feedConnection(parsed.address, parsed.config).build();
+                .feedConnection(parsed.address(), parsed.config()).build();
         stores.add(explicit);
         RedisStore pooled = newStore();
         List<TransitionEvent> a = new CopyOnWriteArrayList<>();
@@ -483,7 +483,7 @@ class RedisStoreTest extends WithRedisPrefix {
         assertEquals(TransitionKind.FORCED_OPEN, a.get(0).kind());
         assertEquals(pooled.get("f").orElseThrow().version(), a.get(0).version());
 
-        try (redis.clients.jedis.UnifiedJedis plain = new redis.clients.jedis.UnifiedJedis(parsed.address, parsed.config);
+        try (redis.clients.jedis.UnifiedJedis plain = new redis.clients.jedis.UnifiedJedis(parsed.address(), parsed.config());
                 RedisStore s = RedisStore.builder(plain).prefix(prefix).build()) {
             assertTrue(s.capability(TransitionFeed.class).isEmpty());
             assertTrue(s.capability(dev.redeye.spi.AtomicUpdates.class).isPresent());
@@ -537,7 +537,7 @@ class RedisStoreTest extends WithRedisPrefix {
     void subscribingWhenTheFeedServerIsUnreachableIsAStoreException() {
         RedisStoreProvider.Parsed parsed = RedisStoreProvider.parse("redis://127.0.0.1:1?timeout=300");
         RedisStore store = RedisStore.builder(RedisTestSupport.raw()).prefix(prefix).closeClient(true)
-                .feedConnection(parsed.address, parsed.config).build();
+                .feedConnection(parsed.address(), parsed.config()).build();
         stores.add(store);
         StoreException e = assertThrows(StoreException.class, () -> store.subscribe(ev -> { }, () -> { }));
         assertTrue(e.getMessage().contains("127.0.0.1:1"), e.getMessage());

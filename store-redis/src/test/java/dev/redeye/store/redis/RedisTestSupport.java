@@ -39,7 +39,7 @@ final class RedisTestSupport {
     /** A raw client for assertions and for writing data redeye did not write. */
     static JedisPooled raw() {
         RedisStoreProvider.Parsed p = RedisStoreProvider.parse(url());
-        return new JedisPooled(p.address, p.config);
+        return new JedisPooled(p.address(), p.config());
     }
 
     /** Deletes every key under {@code prefix} (only keys this test created). */

@@ -50,7 +50,7 @@ class RedisTlsClusterTest {
         }
         RedisTestCluster.create(NODES, List.of("--tls", "--cacert", certs.resolve("ca.pem").toString()),
                 port -> new Jedis(new HostAndPort("localhost", port),
-                        RedisStoreProvider.parse("rediss://localhost:" + port + "?" + trust("ca.pem")).config));
+                        RedisStoreProvider.parse("rediss://localhost:" + port + "?" + trust("ca.pem")).config()));
     }
 
     @AfterAll

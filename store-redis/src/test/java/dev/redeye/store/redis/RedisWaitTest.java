@@ -152,7 +152,7 @@ class RedisWaitTest {
         assertTrue(alone.getMessage().contains("waitReplicas"), alone.getMessage());
         assertThrows(IllegalArgumentException.class, () -> RedisStoreProvider.parse("redis://h?waitReplicas=-1"));
         RedisStoreProvider.Parsed p = RedisStoreProvider.parse("redis://h?waitReplicas=2");
-        assertEquals(2, p.waitReplicas);
-        assertEquals(1_000, p.waitTimeoutMillis, "half the default timeout");
+        assertEquals(2, p.waitReplicas());
+        assertEquals(1_000, p.waitTimeoutMillis(), "half the default timeout");
     }
 }
