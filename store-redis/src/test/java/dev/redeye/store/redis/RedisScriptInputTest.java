@@ -74,9 +74,7 @@ class RedisScriptInputTest extends WithRedisPrefix {
     @EnumSource(LuaRunner.Mode.class)
     void malformedArgumentsOfTheStateFunctionChangeNothing(LuaRunner.Mode mode) {
         LuaRunner lua = new LuaRunner(store.client(), LuaLibrary.standard(), mode);
-        Policy p = Policy.builder().failureThreshold(5).build();
-        store.apply("s", AtomicOperation.failure(), p, 1);
-        String k = store.stateKey("s");
+        String k = recordedOnce("s");
         Snapshot before = Snapshot.of(raw, k);
         // the state key alone for an operation that keeps the claims (args[5] 0), with the claim keys otherwise
         List<String> keys = List.of(k);
@@ -90,13 +88,7 @@ class RedisScriptInputTest extends WithRedisPrefix {
                 List.of("", "x", policy + ",1", "0,5,0,0.5,10,0.5,1"),   // policy: eight fields
                 List.of(),                                               // a failure has no argument of its own
                 List.of("2", "x", ""));                                  // removes claims: 0 or 1
-        for (int i = 0; i < good.size(); i++) {
-            for (String b : bad.get(i)) {
-                List<String> args = new ArrayList<>(good);
-                args.set(i, b);
-                assertRejected(lua, LuaLibrary.Fn.STATE, keys, args, k, before);
-            }
-        }
+        assertEachRejected(lua, LuaLibrary.Fn.STATE, keys, good, bad, k, before);
         // each policy field (see the policy text of the state function)
         List<List<String>> badPolicy = List.of(
                 List.of("3", "-1", "x"),                                 // strategy (0, 1, 2: Strategy.code())
@@ -143,9 +135,7 @@ class RedisScriptInputTest extends WithRedisPrefix {
     @EnumSource(LuaRunner.Mode.class)
     void malformedArgumentsOfTheRecordFunctionChangeNothing(LuaRunner.Mode mode) {
         LuaRunner lua = new LuaRunner(store.client(), LuaLibrary.standard(), mode);
-        Policy p = Policy.builder().failureThreshold(5).build();
-        store.apply("r", AtomicOperation.failure(), p, 1);
-        String k = store.stateKey("r");
+        String k = recordedOnce("r");
         Snapshot before = Snapshot.of(raw, k);
         String stored = raw.get(k);
         List<String> keys = List.of(k);
@@ -156,13 +146,7 @@ class RedisScriptInputTest extends WithRedisPrefix {
                 List.of("explode", "", "trial_success", "force_open"),  // op: failure or success only
                 List.of("", "abc", "1.5", "1e400"),                      // now
                 List.of("", "x", policy + ",1", "0,5,0,0.5,10,0.5,1")); // policy: eight fields
-        for (int i = 0; i < good.size(); i++) {
-            for (String b : bad.get(i)) {
-                List<String> args = new ArrayList<>(good);
-                args.set(i, b);
-                assertRejected(lua, LuaLibrary.Fn.RECORD, keys, args, k, before);
-            }
-        }
+        assertEachRejected(lua, LuaLibrary.Fn.RECORD, keys, good, bad, k, before);
         assertRejected(lua, LuaLibrary.Fn.RECORD, keys, good.subList(0, 2), k, before); // too few arguments
         assertRejected(lua, LuaLibrary.Fn.RECORD, keys, List.of("failure", "2", policy, "", "0"), k, before);
         assertRejected(lua, LuaLibrary.Fn.RECORD, List.of(k, store.claimsKey("r"), store.claim1Key("r")), good, k,
@@ -232,6 +216,24 @@ class RedisScriptInputTest extends WithRedisPrefix {
                 List.of("100", Long.toString(Long.MAX_VALUE), "op", "x"), List.of("0", "1000", "op", "x"),
                 List.of("100", "1000", "op"), List.of("100", "1000"))) {
             assertRejected(lua, LuaLibrary.Fn.PUBLISH, List.of(k), args, k, before);
+        }
+    }
+
+    /** The state key of {@code op} after one failure recorded under a threshold of 5. */
+    private String recordedOnce(String op) {
+        store.apply(op, AtomicOperation.failure(), Policy.builder().failureThreshold(5).build(), 1);
+        return store.stateKey(op);
+    }
+
+    /** {@code good} with each argument in turn replaced by each of its {@code bad} values: every one refused. */
+    private void assertEachRejected(LuaRunner lua, LuaLibrary.Fn fn, List<String> keys, List<String> good,
+            List<List<String>> bad, String key, Snapshot before) {
+        for (int i = 0; i < good.size(); i++) {
+            for (String b : bad.get(i)) {
+                List<String> args = new ArrayList<>(good);
+                args.set(i, b);
+                assertRejected(lua, fn, keys, args, key, before);
+            }
         }
     }
 
