@@ -58,7 +58,9 @@ import org.slf4j.LoggerFactory;
  * Every other parameter goes to the driver unchanged (for example {@code sslmode}, {@code sslrootcert},
  * {@code ApplicationName} (default {@code redeye})). Unless the URI sets them, the driver gets
  * {@code socketTimeout=2} (seconds: the longest wait for any reply, so a server that vanished without closing
- * the connection fails a call in 2 s instead of hanging it until TCP gives up), {@code connectTimeout=2}
+ * the connection fails a call in 2 s instead of hanging it until TCP gives up; the longer of
+ * {@code statementTimeoutMillis} and {@code lockTimeoutMillis} plus half a second, rounded up to seconds, when
+ * that is longer), {@code connectTimeout=2}
  * (seconds, for the TCP connect), {@code loginTimeout=2} (seconds, for opening a connection as a whole) and
  * {@code tcpKeepAlive=true}.
  *
@@ -79,8 +81,10 @@ public final class PostgresStoreProvider extends UriStoreProvider<PostgresStore>
     private static final Set<String> STORE_PARAMS = Set.of("schema", "table", "createschema", "poolsize",
             "pooltimeoutmillis", "locktimeoutmillis", "statementtimeoutmillis", "idleintransactiontimeoutmillis",
             "timeoutspertransaction", "purgeintervalmillis", "synchronouscounts", "feed", "pollintervalmillis");
-    /** The driver's {@code socketTimeout} (seconds) unless the URI sets one. */
+    /** The driver's {@code socketTimeout} (seconds) unless the URI sets one or statementTimeout needs more. */
     static final int DEFAULT_SOCKET_TIMEOUT_SECONDS = 2;
+    /** What the socketTimeout leaves above the server's own bounds for its answer to a cancelled statement. */
+    static final long STATEMENT_REPLY_MARGIN_MILLIS = 500;
     /** The driver's {@code connectTimeout} (seconds) unless the URI sets one. */
     static final int DEFAULT_CONNECT_TIMEOUT_SECONDS = 2;
     /** How long a call waits for a pooled connection unless the URI sets {@code poolTimeoutMillis}. */
@@ -139,7 +143,7 @@ public final class PostgresStoreProvider extends UriStoreProvider<PostgresStore>
         }
         // Client-side bounds, unless the URI chose its own: a vanished server fails a call, never hangs it.
         if (!p.driverParams.contains("socketTimeout")) {
-            ds.setSocketTimeout(DEFAULT_SOCKET_TIMEOUT_SECONDS);
+            ds.setSocketTimeout(socketTimeoutSeconds(p.timeouts));
         }
         if (!p.driverParams.contains("connectTimeout")) {
             ds.setConnectTimeout(DEFAULT_CONNECT_TIMEOUT_SECONDS);
@@ -152,6 +156,19 @@ public final class PostgresStoreProvider extends UriStoreProvider<PostgresStore>
             ds.setLoginTimeout(DEFAULT_SOCKET_TIMEOUT_SECONDS);
         }
         return ds;
+    }
+
+    /**
+     * The driver's {@code socketTimeout} when the URI sets none: {@link #DEFAULT_SOCKET_TIMEOUT_SECONDS}, or the
+     * longer of statementTimeout and lockTimeout (statementTimeout 0 is none) plus half a second, rounded up to
+     * whole seconds, when that is longer (the defaults, 1.5 s and 1 s, keep 2 s), so the driver never gives up on
+     * a connection whose statement the server is still bounding (a wait for a held row then ends by its
+     * lock_timeout, not as a lost connection that the pool has to replace).
+     */
+    static int socketTimeoutSeconds(Timeouts timeouts) {
+        long bound = Math.max(timeouts.statementMillis, timeouts.lockMillis);
+        long seconds = (bound + STATEMENT_REPLY_MARGIN_MILLIS + 999) / 1_000;
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(DEFAULT_SOCKET_TIMEOUT_SECONDS, seconds));
     }
 
     /** The driver's data source of a parsed URI with its URL and credentials only, the driver's defaults else. */

@@ -274,6 +274,27 @@ class PostgresProductionTest {
     }
 
     /**
+     * A store opened from a URI whose statementTimeout is longer than the driver's default socketTimeout (2 s):
+     * the socket must outlast the statement, or the driver gives up on the connection while the server still
+     * waits for the lock, and a held row fails the call as a broken connection (SQLSTATE 08006, the connection
+     * lost) instead of by its lock_timeout.
+     */
+    @Test
+    void aUriStoreWaitsItsLockTimeoutEvenWhenItOutlastsTheDefaultSocketTimeout() throws Exception {
+        String table = PG.newTable();
+        PostgresStore s = PG.keep(PostgresStore.open(PgTestSupport.urlWith("schema=" + PG.name() + "&table=" + table
+                + "&lockTimeoutMillis=2500&statementTimeoutMillis=3000")));
+        s.apply("held", AtomicOperation.failure(), Policy.builder().failureThreshold(1).build(),
+                System.currentTimeMillis());
+        try (Connection held = holdRow(table, "held")) {
+            StoreException e = assertThrows(StoreException.class,
+                    () -> s.claimTrial("held", 1, Duration.ofSeconds(30)));
+            assertTrue(e.getMessage().contains("lock_timeout of"), e.getMessage());
+            held.rollback();
+        }
+    }
+
+    /**
      * A half-open trial needs its key's row twice, for the claim and for the outcome. With another session holding
      * the row, under ALLOW, the claim waits its lock budget and fails, the call runs on the instance's slot, and
      * the outcome's write fails after a probe: the breaker call waits one bound, not two lock timeouts. The

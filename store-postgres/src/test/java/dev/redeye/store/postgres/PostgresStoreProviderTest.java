@@ -99,6 +99,12 @@ class PostgresStoreProviderTest {
         assertEquals(2, ds.getConnectTimeout(), "connectTimeout");
         assertEquals(2, ds.getLoginTimeout(), "loginTimeout");
         assertTrue(ds.getTcpKeepAlive(), "tcpKeepAlive");
+        // the socket outlasts the server's own bounds, whichever is longer, by at least half a second
+        assertEquals(4, PostgresStoreProvider.driverDataSource(PostgresStoreProvider.parse(
+                "postgresql://h/db?statementTimeoutMillis=3000")).getSocketTimeout(), "statementTimeout 3 s");
+        assertEquals(3, PostgresStoreProvider.driverDataSource(PostgresStoreProvider.parse(
+                "postgresql://h/db?lockTimeoutMillis=2500&statementTimeoutMillis=0")).getSocketTimeout(),
+                "no statementTimeout, lockTimeout 2.5 s");
 
         PostgresStoreProvider.Parsed o = PostgresStoreProvider.parse("postgresql://h/db?LockTimeoutMillis=250"
                 + "&statementTimeoutMillis=0&idleInTransactionTimeoutMillis=9000&timeoutsPerTransaction=true"

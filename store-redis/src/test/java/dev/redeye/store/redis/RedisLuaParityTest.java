@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import redis.clients.jedis.JedisPooled;
 
 /**
- * Parity of the Lua library's state function ({@code redeye.lua}, run as a Redis Function on Redis 7) with
+ * Parity of the Lua library's state and record functions ({@code redeye.lua}, run as a Redis Function on Redis 7) with
  * {@code Transitions} as a property rather than case by case: the TCK's
  * model rule R8.1 runs {@value #SEQUENCES} random sequences (recording under both strategies and gaps, trial
  * outcomes with current and stale versions, force, claims, put, delete, over two clients) against a real
