@@ -531,7 +531,8 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
                 : runAndWait(fn, state, scriptKeys, scriptArgs, acked));
         Reply reply = Reply.parse(raw);
         if (reply == null) {
-            throw new StoreException("unexpected reply from the state function at " + where(key) + ": " + raw);
+            throw new StoreException("unexpected reply from the " + fn.exported + " function at " + where(key) + ": "
+                    + raw);
         }
         StateChange change = decode(reply, key);
         // "1": the function appended the event; "0": its append failed; "-": it appends none (a forced change, or
