@@ -272,9 +272,8 @@ interface PlainStoreRules extends TckContext {
         Store s = client();
         String k = key("closed");
         Policy p = consecutive(5);
-        Optional<AtomicUpdates> rec = s.capability(AtomicUpdates.class);
+        Optional<AtomicUpdates> updates = s.capability(AtomicUpdates.class);
         Optional<TrialClaims> claims = s.capability(TrialClaims.class);
-        Optional<AtomicUpdates> tr = s.capability(AtomicUpdates.class);
         Optional<TransitionFeed> feed = s.capability(TransitionFeed.class);
         s.put(k, RICH, STATE_TTL);
         s.close();
@@ -283,21 +282,22 @@ interface PlainStoreRules extends TckContext {
             assertThrowsStoreException(() -> s.get(k), "get after close");
             assertThrowsStoreException(() -> s.put(k, RICH, STATE_TTL), "put after close");
             assertThrowsStoreException(() -> s.delete(k), "delete after close");
-            if (rec.isPresent()) {
-                assertThrowsStoreException(() -> rec.get().apply(k, AtomicOperation.failure(), p, T0), "recordFailure after close");
-                assertThrowsStoreException(() -> rec.get().apply(k, AtomicOperation.success(), p, T0), "recordSuccess after close");
-                assertThrowsStoreException(() -> rec.get().apply(k, AtomicOperation.outcome(false), p, T0),
+            if (updates.isPresent()) {
+                AtomicUpdates u = updates.get();
+                assertThrowsStoreException(() -> u.apply(k, AtomicOperation.failure(), p, T0), "recordFailure after close");
+                assertThrowsStoreException(() -> u.apply(k, AtomicOperation.success(), p, T0), "recordSuccess after close");
+                assertThrowsStoreException(() -> u.apply(k, AtomicOperation.outcome(false), p, T0),
                         "recordOutcome after close");
+                assertThrowsStoreException(() -> u.apply(k, AtomicOperation.trialSucceeded(0), p, T0),
+                        "trialSucceeded after close");
+                assertThrowsStoreException(() -> u.apply(k, AtomicOperation.trialFailed(0), p, T0), "trialFailed after close");
+                assertThrowsStoreException(() -> u.apply(k, AtomicOperation.force(BreakerStatus.CLOSED), p, T0),
+                        "force after close");
             }
             if (claims.isPresent()) {
                 assertThrowsStoreException(() -> claims.get().claimTrial(k, 1, Duration.ofSeconds(5)),
                         "claimTrial after close");
                 assertThrowsStoreException(() -> claims.get().releaseTrial(k, "token"), "releaseTrial after close");
-            }
-            if (tr.isPresent()) {
-                assertThrowsStoreException(() -> tr.get().apply(k, AtomicOperation.trialSucceeded(0), p, T0), "trialSucceeded after close");
-                assertThrowsStoreException(() -> tr.get().apply(k, AtomicOperation.trialFailed(0), p, T0), "trialFailed after close");
-                assertThrowsStoreException(() -> tr.get().apply(k, AtomicOperation.force(BreakerStatus.CLOSED), p, T0), "force after close");
             }
             if (feed.isPresent()) {
                 assertThrowsStoreException(() -> feed.get().subscribe(e -> { }, () -> { }), "subscribe after close");

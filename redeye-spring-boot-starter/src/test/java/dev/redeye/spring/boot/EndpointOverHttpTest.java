@@ -13,6 +13,7 @@ import java.net.URLEncoder;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -74,11 +75,22 @@ class EndpointOverHttpTest {
         assertThat(get("/actuator/redeye/default/warehouse").statusCode()).isEqualTo(200);
     }
 
+    /**
+     * The other instance's forceOpen reaches this application's breaker on the store's feed, asynchronously, and
+     * the first event of its kind registers that kind's feed counter: the meters are counted once it arrived.
+     */
     @Test
     void anOperationAnotherInstanceStoredIsAnsweredFromTheStoreWithoutBeingRegistered() throws Exception {
+        double forcedOpenEvents = feedEvents("forced_open");
         try (Store other = Stores.open(TestServices.redisStoreUri(PREFIX));
                 CircuitBreaker elsewhere = CircuitBreaker.builder().store(other).build()) {
             elsewhere.forceOpen("billing");
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (feedEvents("forced_open") <= forcedOpenEvents) {
+            assertThat(System.nanoTime()).as("the forced_open event reached this application's feed within 30 s")
+                    .isLessThan(deadline);
+            Thread.sleep(20);
         }
         long meterLines = redeyeLines();
 
@@ -129,6 +141,15 @@ class EndpointOverHttpTest {
         HttpResponse<String> scrape = get("/actuator/prometheus");
         assertThat(scrape.statusCode()).isEqualTo(200);
         return scrape.body().lines().filter(l -> l.contains("redeye_")).count();
+    }
+
+    /** How many feed events of {@code kind} the Prometheus scrape counts (0 before the first registers it). */
+    private double feedEvents(String kind) throws IOException, InterruptedException {
+        HttpResponse<String> scrape = get("/actuator/prometheus");
+        assertThat(scrape.statusCode()).isEqualTo(200);
+        return scrape.body().lines()
+                .filter(l -> l.startsWith("redeye_feed_events_total{") && l.contains("kind=\"" + kind + "\""))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
     }
 
     private HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {

@@ -7,6 +7,8 @@ import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
@@ -18,8 +20,15 @@ import java.util.stream.Collectors;
  * 31 partitions, no join delay) so that a cluster starts in a few seconds on a busy machine.
  */
 final class EmbeddedCluster implements AutoCloseable {
+    /** How many times a member is started before its start fails: each taken port costs one start. */
+    private static final int MAX_STARTS = 5;
+    /** The pause before a member whose port a URI already names is started again on that port. */
+    private static final long PINNED_RETRY_PAUSE_MILLIS = 1_000;
     final String name;
+    /** The port of each member index: found free, or the port its member bound. */
     private final List<Integer> ports;
+    /** The member indexes whose port {@link #uriOfMember} gave out before their member started. */
+    private final Set<Integer> pinned = ConcurrentHashMap.newKeySet();
     private final List<MapConfig> maps;
     private final boolean redeyeFactory;
     private final List<HazelcastInstance> members = new CopyOnWriteArrayList<>();
@@ -38,19 +47,67 @@ final class EmbeddedCluster implements AutoCloseable {
     EmbeddedCluster(String what, int size, boolean redeyeFactory, MapConfig... maps) {
         this.redeyeFactory = redeyeFactory;
         this.name = Ports.clusterName(what);
-        this.ports = Ports.free(size + 1); // one spare: a member started later joins on it
+        this.ports = new CopyOnWriteArrayList<>(Ports.free(size + 1)); // one spare: a member started later joins on it
         this.maps = List.of(maps);
         for (int i = 0; i < size; i++) {
             startMember(i);
         }
     }
 
-    /** Starts the member of port index {@code i} and waits until the cluster has it. */
+    /**
+     * Starts the member of port index {@code i} and waits until the cluster has it. A port found free can be taken
+     * before the member binds it (another process's listener, or another JVM probing the same port): the start
+     * then fails saying the port is in use, and the member starts again, on another port, or, when a URI already
+     * names its port, on the same port after a pause.
+     */
     HazelcastInstance startMember(int i) {
-        HazelcastInstance m = Hazelcast.newHazelcastInstance(config(i));
-        members.add(m);
-        started.add(ports.get(i));
-        return m;
+        for (int attempt = 1; ; attempt++) {
+            int port = ports.get(i);
+            try {
+                HazelcastInstance m = Hazelcast.newHazelcastInstance(config(i));
+                members.add(m);
+                started.add(port);
+                return m;
+            } catch (RuntimeException e) {
+                if (!portInUse(e, port) || attempt == MAX_STARTS) {
+                    throw e;
+                }
+                if (pinned.contains(i)) {
+                    pause(PINNED_RETRY_PAUSE_MILLIS);
+                } else {
+                    ports.set(i, anotherFreePort());
+                }
+            }
+        }
+    }
+
+    /** Whether {@code e} (or a cause) says that {@code port} was already in use when the member bound it. */
+    private static boolean portInUse(Throwable e, int port) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains("Port [" + port + "] is already in use")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A free port that is no member index's yet. */
+    private synchronized int anotherFreePort() {
+        while (true) {
+            int p = Ports.free(1).get(0);
+            if (!ports.contains(p)) {
+                return p;
+            }
+        }
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting a member", e);
+        }
     }
 
     private Config config(int i) {
@@ -94,8 +151,12 @@ final class EmbeddedCluster implements AutoCloseable {
         return "hazelcast://" + name + "@" + hosts + (query.isEmpty() ? "" : "?" + query);
     }
 
-    /** The URI of the member {@link #startMember(int) startMember(i)} starts, usable before it runs. */
+    /**
+     * The URI of the member {@link #startMember(int) startMember(i)} starts, usable before it runs: from now on
+     * that member starts only on this port.
+     */
     String uriOfMember(int i, String query) {
+        pinned.add(i);
         return "hazelcast://" + name + "@127.0.0.1:" + ports.get(i) + (query.isEmpty() ? "" : "?" + query);
     }
 

@@ -239,18 +239,10 @@ class PostgresProductionTest {
     // ------------------------------------------------------------------ 3. one bound per breaker call
 
     /**
-     * The documented bound on what one breaker call waits for a row lock another session holds (1.2 x
-     * lockTimeout), with a margin for the round trips and a loaded machine; a second full wait (2 x lockTimeout)
-     * exceeds it.
+     * A store of either kind with the default bounds but the given lockTimeout and statementTimeout (a URI store's
+     * driver then gets a socketTimeout above them, so every wait ends by the server's timeouts these tests are
+     * about).
      */
-    private static final long CALL_BOUND_MILLIS = new LockWaits(Timeouts.DEFAULTS).callBoundMillis() + 500;
-
-    /** A store of either kind with the default bounds but {@code statementMillis} as its statementTimeout. */
-    private PostgresStore store(String kind, String table, long statementMillis) {
-        return store(kind, table, Timeouts.DEFAULT_LOCK_MILLIS, statementMillis);
-    }
-
-    /** A store of either kind with the default bounds but the given lockTimeout and statementTimeout. */
     private PostgresStore store(String kind, String table, long lockMillis, long statementMillis) {
         return PG.keep(kind.equals("URI") ? PostgresStore.open(PgTestSupport.urlWith("schema=" + PG.name() + "&table="
                 + table + "&lockTimeoutMillis=" + lockMillis + "&statementTimeoutMillis=" + statementMillis))
@@ -338,66 +330,131 @@ class PostgresProductionTest {
     /**
      * Several sessions queued on a held row: a waiter queued behind another waits twice inside one statement
      * (for the tuple lock, then for the holder), each wait timed separately by lock_timeout, so only the
-     * statement timeout capped the sum. With a statementTimeout of 3 s (a slow disk allowed for), every breaker
-     * call still ends within the one lock bound, and every store error names the lock bound.
+     * statement timeout caps the sum. Here the test's own session, with no lock_timeout, waits first and holds the
+     * tuple lock; six breaker calls on three stores (statementTimeout 3 x lockTimeout, so that only the store's
+     * own cap can end a statement within its budget) queue behind it, and once all six are seen queued the test
+     * lets half a lockTimeout pass and cancels its waiter. The tuple lock then goes to a queued statement, which
+     * starts waiting for the holder:
+     * <ul>
+     * <li>with its statement_timeout capped at what is left of the budget plus a slack, every statement ends by
+     * lockTimeout + slack after it began, which is at most lockTimeout / 2 + slack after the cancel: the reply's
+     * round trip has lockTimeout / 2 - slack of room (1.44 s with lockTimeout 3 s);</li>
+     * <li>a statement allowed to wait twice waits a fresh lockTimeout for the holder after the cancel, and as the
+     * server's lock_timeout is a floor on each wait, its call ends at least lockTimeout after the cancel,
+     * whatever the load.</li>
+     * </ul>
+     * So every call must end less than lockTimeout after the cancel, and every store error names the lock bound.
      */
     @Test
     void breakerCallsQueuedOnAHeldRowEachEndWithinTheBound() throws Exception {
         String table = PG.newTable();
         String op = "queued";
+        long lockMillis = 3_000;
         List<PostgresStore> stores = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            stores.add(store(i % 2 == 0 ? "URI" : "user DataSource", table, 3_000));
+            stores.add(store(i % 2 == 0 ? "URI" : "user DataSource", table, lockMillis, 3 * lockMillis));
         }
         stores.get(0).apply(op, AtomicOperation.failure(), Policy.builder().failureThreshold(1_000_000).build(), 1);
         List<String> errors = new CopyOnWriteArrayList<>();
-        List<Long> worst = new CopyOnWriteArrayList<>();
-        List<Thread> threads = new ArrayList<>();
-        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        List<Long> endNanos = new CopyOnWriteArrayList<>();
         List<CircuitBreaker> breakers = new ArrayList<>();
-        try (Connection held = holdRow(table, op)) {
+        List<Thread> threads = new ArrayList<>();
+        String tupleWaiters = "SELECT count(*) FROM pg_locks WHERE locktype = 'tuple' AND NOT granted"
+                + " AND relation = ?::regclass";
+        try (Connection held = holdRow(table, op);
+             Connection first = PgTestSupport.dataSource().getConnection();
+             Connection watcher = PgTestSupport.dataSource().getConnection()) {
             for (PostgresStore s : stores) {
                 CircuitBreaker b = CircuitBreaker.builder().store(s).closeStore(false).failureThreshold(1_000_000)
                         .storeErrorPolicy(StoreErrorPolicy.ALLOW).onStoreError((o, t) -> errors.add(t.getMessage()))
                         .build();
                 breakers.add(b);
                 for (int t = 0; t < 2; t++) {
+                    assertEquals("warm", b.execute("warm-up", () -> "warm")); // the pool's connections, the classes
+                }
+            }
+            first.setAutoCommit(false);
+            int firstPid;
+            try (Statement st = first.createStatement(); ResultSet rs = st.executeQuery(
+                    "SELECT pg_backend_pid(), set_config('lock_timeout', '0', true),"
+                            + " set_config('statement_timeout', '0', true)")) {
+                rs.next();
+                firstPid = rs.getInt(1);
+            }
+            CompletableFuture<Void> firstWait = CompletableFuture.runAsync(() -> {
+                try (PreparedStatement ps = first.prepareStatement("SELECT 1 FROM " + PG.qualified(table)
+                        + " WHERE key_hash = sha256(convert_to(?, 'UTF8')) FOR UPDATE")) {
+                    ps.setString(1, op);
+                    ps.executeQuery().close();
+                } catch (java.sql.SQLException cancelled) {
+                    // cancelled by the test, as intended
+                }
+            });
+            assertTrue(PgTestSupport.eventually(() -> countOn(watcher,
+                    "SELECT count(*) FROM pg_locks WHERE pid = ? AND NOT granted", firstPid) == 1),
+                    "the test's session waits for the held row");
+            assertEquals(1, countOn(watcher, "SELECT count(*) FROM pg_locks WHERE pid = ? AND granted"
+                    + " AND locktype = 'tuple'", firstPid), "the test's session holds the tuple lock");
+            for (CircuitBreaker b : breakers) {
+                for (int t = 0; t < 2; t++) {
                     Thread th = new Thread(() -> {
-                        long max = 0;
-                        while (running.get()) {
-                            long t0 = System.nanoTime();
-                            try {
-                                b.execute(op, () -> {
-                                    throw new IllegalStateException("the dependency failed (expected)");
-                                });
-                            } catch (IllegalStateException expected) {
-                                // the call's own failure, recorded (or not, when the write meets the held row)
-                            }
-                            max = Math.max(max, (System.nanoTime() - t0) / 1_000_000);
+                        try {
+                            b.execute(op, () -> {
+                                throw new IllegalStateException("the dependency failed (expected)");
+                            });
+                        } catch (IllegalStateException expected) {
+                            // the call's own failure; its record met the held row
                         }
-                        worst.add(max);
+                        endNanos.add(System.nanoTime());
                     });
                     th.start();
                     threads.add(th);
                 }
             }
-            Thread.sleep(3 * Timeouts.DEFAULT_LOCK_MILLIS + 500);
-            running.set(false);
-            for (Thread th : threads) {
-                th.join(10_000);
+            assertTrue(PgTestSupport.eventually(() -> !endNanos.isEmpty()
+                            || countOn(watcher, tupleWaiters, PG.qualified(table)) == 6),
+                    "the six calls queue behind the test's session");
+            assertTrue(endNanos.isEmpty(), "a call ended before all six were queued: " + errors);
+            Thread.sleep(lockMillis / 2);
+            long cancelNanos = System.nanoTime();
+            try (PreparedStatement ps = watcher.prepareStatement("SELECT pg_cancel_backend(?)")) {
+                ps.setInt(1, firstPid);
+                ps.executeQuery().close();
             }
+            for (Thread th : threads) {
+                th.join(10 * lockMillis);
+            }
+            firstWait.get(10, TimeUnit.SECONDS);
+            first.rollback();
             held.rollback();
+            long worst = endNanos.stream().mapToLong(e -> (e - cancelNanos) / 1_000_000).max().orElseThrow();
+            System.out.println("6 calls on 3 stores queued on a held row behind a session cancelled after "
+                    + lockMillis / 2 + " ms: the last ended " + worst + " ms after the cancel (a second full wait "
+                    + "ends at least " + lockMillis + " ms after it), " + errors.size() + " store errors, "
+                    + errors.stream().filter(m -> m.contains("55P03")).count() + " of them 55P03 (lock_timeout), "
+                    + errors.stream().filter(m -> m.contains("57014")).count() + " 57014 (statement_timeout)");
+            assertEquals(6, endNanos.size(), "every call ended");
+            assertEquals(6, errors.size(), "every call's record met the held row: " + errors);
+            errors.forEach(m -> assertTrue(m.contains("lock_timeout of"), m));
+            assertTrue(worst < lockMillis, "a call ended " + worst + " ms after the cancel: its statement waited "
+                    + "a full lock_timeout of " + lockMillis + " ms for the holder after the tuple lock");
         } finally {
             breakers.forEach(CircuitBreaker::close);
         }
-        long max = worst.stream().mapToLong(Long::longValue).max().orElseThrow();
-        System.out.println("6 threads on 3 stores queued on a held row: worst breaker call " + max + " ms (bound "
-                + CALL_BOUND_MILLIS + " ms), " + errors.size() + " store errors, "
-                + errors.stream().filter(m -> m.contains("55P03")).count() + " of them 55P03 (lock_timeout), "
-                + errors.stream().filter(m -> m.contains("57014")).count() + " 57014 (statement_timeout)");
-        assertEquals(6, worst.size());
-        assertFalse(errors.isEmpty());
-        errors.forEach(m -> assertTrue(m.contains("lock_timeout of"), m));
-        assertTrue(max <= CALL_BOUND_MILLIS, "a breaker call waited " + max + " ms on the held row");
+    }
+
+    /** The single number {@code sql} (with {@code args}) answers on {@code c}. */
+    private static long countOn(Connection c, String sql, Object... args) {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }
