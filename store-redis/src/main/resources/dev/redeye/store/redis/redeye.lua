@@ -651,7 +651,7 @@ end
 -- (record_closed); any other state (open, forced, a hash of earlier releases, a value to report as malformed, a
 -- key that does not exist) is handed to state, with the same arguments in state's order, before anything is
 -- written.
-local function record(keys, a)
+local function recorded_outcome(keys, a)
   local op = a[1]
   local nargs = #a
   local nkeys = #keys
@@ -814,7 +814,7 @@ local function publish(keys, a)
 end
 
 export('state', state)
-export('record', record)
+export('record', recorded_outcome)
 export('claim', claim)
 export('release', release)
 export('put', put)
