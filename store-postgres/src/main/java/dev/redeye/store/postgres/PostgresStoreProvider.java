@@ -81,7 +81,7 @@ public final class PostgresStoreProvider extends UriStoreProvider<PostgresStore>
     private static final Set<String> STORE_PARAMS = Set.of("schema", "table", "createschema", "poolsize",
             "pooltimeoutmillis", "locktimeoutmillis", "statementtimeoutmillis", "idleintransactiontimeoutmillis",
             "timeoutspertransaction", "purgeintervalmillis", "synchronouscounts", "feed", "pollintervalmillis");
-    /** The driver's {@code socketTimeout} (seconds) unless the URI sets one or statementTimeout needs more. */
+    /** The driver's {@code socketTimeout} (seconds) unless the URI sets one or the store's bounds need more. */
     static final int DEFAULT_SOCKET_TIMEOUT_SECONDS = 2;
     /** What the socketTimeout leaves above the server's own bounds for its answer to a cancelled statement. */
     static final long STATEMENT_REPLY_MARGIN_MILLIS = 500;

@@ -499,11 +499,8 @@ local function state(keys, a)
         .. ', policy ' .. tostring(a[3]) .. ': every argument must be present and in range; nothing was changed')
   end
 
-  if feed then
-    return change(keys, redis.pcall('GET', keys[1]), op, rule, now, P, own_arg, removes_claims, feed, a[6], a[7],
-        a[8])
-  end
-  return change(keys, redis.pcall('GET', keys[1]), op, rule, now, P, own_arg, removes_claims, false)
+  return change(keys, redis.pcall('GET', keys[1]), op, rule, now, P, own_arg, removes_claims, feed, a[6], a[7],
+      a[8])
 end
 
 -- The general path of state, on the reply v of the state key's GET (the stored value; false when the key does
@@ -649,7 +646,7 @@ end
 --
 -- Returns what state returns. A closed, unforced state in the canonical form runs the record path
 -- (record_closed); any other state (open, forced, a hash of earlier releases, a value to report as malformed, a
--- key that does not exist) is handed to state, with the same arguments in state's order, before anything is
+-- key that does not exist) goes to state's general path (change) with the same GET reply, before anything is
 -- written.
 local function recorded_outcome(keys, a)
   local op = a[1]
