@@ -2,6 +2,7 @@ package dev.redeye.api;
 
 import dev.redeye.spi.Transitions;
 import dev.redeye.spi.support.StateCodec;
+import java.util.Objects;
 
 /**
  * The immutable state of one breaker (one operation name), as stored.
@@ -20,6 +21,10 @@ import dev.redeye.spi.support.StateCodec;
  * @param samples         outcomes folded into {@code errorRate}
  * @param trialSuccesses  successful trials so far in the current half-open period
  * @param forced          held open by an operator: no trials until reset
+ * @param window          the outcomes a sliding-window policy judges ({@link Strategy#SLIDING_WINDOW}); {@code null}
+ *                        when none were recorded since the breaker last closed
+ * @param mode            the mode an operator stored for the fleet ({@link BreakerMode#DEFAULT}: the policy's
+ *                        mode applies)
  * @param version         monotonic; bumped only on a transition; never goes backwards for a key, also across
  *                        a delete or an expiry (a never-transitioned key has the starting version of its
  *                        life: 0, or a store's base such as its clock in microseconds, see
@@ -36,6 +41,8 @@ public record BreakerState(
         long samples,
         int trialSuccesses,
         boolean forced,
+        SlidingWindow window,
+        BreakerMode mode,
         long version) {
 
     /** The version of a state read from a layout that carries none; never trusted by a cache. */
@@ -43,6 +50,17 @@ public record BreakerState(
 
     /** The state of a breaker that has never seen an outcome: closed, all counters 0, version 0. */
     public static final BreakerState INITIAL = new BreakerState(0, 0L, false, 0L, 0, 0.0, 0L, 0, false, 0L);
+
+    /**
+     * A state with no window and the {@link BreakerMode#DEFAULT} mode, for the strategies that keep no window.
+     *
+     * @throws IllegalArgumentException if an invariant is broken (see the canonical constructor)
+     */
+    public BreakerState(int failures, long lastFailureAt, boolean open, long openedAt, int openCount,
+            double errorRate, long samples, int trialSuccesses, boolean forced, long version) {
+        this(failures, lastFailureAt, open, openedAt, openCount, errorRate, samples, trialSuccesses, forced, null,
+                BreakerMode.DEFAULT, version);
+    }
 
     /**
      * The initial state of a new life of a key: {@link #INITIAL} with {@code version} as its version. A store
@@ -65,8 +83,10 @@ public record BreakerState(
      * @throws IllegalArgumentException if a counter is negative, the rate is outside [0, 1] or not a
      *                                  number, {@code forced} is set on a closed state, or the version is
      *                                  below {@link #UNKNOWN_VERSION}
+     * @throws NullPointerException     if {@code mode} is null
      */
     public BreakerState {
+        Objects.requireNonNull(mode, "mode");
         if (failures < 0) {
             throw new IllegalArgumentException("failures must be >= 0: " + failures);
         }
@@ -98,7 +118,21 @@ public record BreakerState(
     /** A copy with another version. */
     public BreakerState withVersion(long newVersion) {
         return new BreakerState(failures, lastFailureAt, open, openedAt, openCount, errorRate, samples,
-                trialSuccesses, forced, newVersion);
+                trialSuccesses, forced, window, mode, newVersion);
+    }
+
+    /**
+     * Whether an operator's decision is held in this state (a forced state, or a stored mode other than
+     * {@link BreakerMode#DEFAULT}), so that a store keeps it without expiry: it must not lapse back to the
+     * configured behaviour when the clean-up TTL passes.
+     */
+    public boolean pinned() {
+        return forced || mode != BreakerMode.DEFAULT;
+    }
+
+    /** The mode in force under {@code policy}: the stored {@link #mode()}, or the policy's when it is the default. */
+    public BreakerMode effectiveMode(Policy policy) {
+        return mode != BreakerMode.DEFAULT ? mode : policy.mode();
     }
 
     /** A builder seeded with this state's fields. */
@@ -122,6 +156,8 @@ public record BreakerState(
         private long samples;
         private int trialSuccesses;
         private boolean forced;
+        private SlidingWindow window;
+        private BreakerMode mode;
         private long version;
 
         private Builder(BreakerState s) {
@@ -134,6 +170,8 @@ public record BreakerState(
             samples = s.samples;
             trialSuccesses = s.trialSuccesses;
             forced = s.forced;
+            window = s.window;
+            mode = s.mode;
             version = s.version;
         }
 
@@ -146,6 +184,8 @@ public record BreakerState(
         public Builder samples(long v) { samples = v; return this; }
         public Builder trialSuccesses(int v) { trialSuccesses = v; return this; }
         public Builder forced(boolean v) { forced = v; return this; }
+        public Builder window(SlidingWindow v) { window = v; return this; }
+        public Builder mode(BreakerMode v) { mode = v; return this; }
         public Builder version(long v) { version = v; return this; }
 
         /**
@@ -155,7 +195,7 @@ public record BreakerState(
          */
         public BreakerState build() {
             return new BreakerState(failures, lastFailureAt, open, openedAt, openCount, errorRate, samples,
-                    trialSuccesses, forced, version);
+                    trialSuccesses, forced, window, mode, version);
         }
     }
 }

@@ -26,6 +26,14 @@ import java.util.Objects;
  * @param jitter                     relative jitter of the reset window in [0, 1)
  * @param stateTtlMillis             clean-up TTL for stored state, well above the longest reset window;
  *                                   the breaker's timing never depends on it
+ * @param failureRateThreshold       failure rate in percent, in (0, 100], that opens the breaker (sliding window)
+ * @param minimumNumberOfCalls       outcomes the window must hold before a rate may open the breaker (>= 1; a
+ *                                   count window of fewer slots needs all of them)
+ * @param slowCallRateThreshold      slow-call rate in percent, in (0, 100], that opens the breaker (sliding window)
+ * @param slidingWindowType          the window's type (sliding window)
+ * @param slidingWindowSize          outcomes (count window) or seconds (time window) the window holds
+ * @param mode                       the mode when no operator stored one ({@link BreakerMode#NORMAL},
+ *                                   {@link BreakerMode#METRICS_ONLY} or {@link BreakerMode#DISABLED})
  */
 public record Policy(
         Strategy strategy,
@@ -39,7 +47,13 @@ public record Policy(
         double backoffMultiplier,
         long maxResetTimeoutMillis,
         double jitter,
-        long stateTtlMillis) {
+        long stateTtlMillis,
+        double failureRateThreshold,
+        int minimumNumberOfCalls,
+        double slowCallRateThreshold,
+        SlidingWindowType slidingWindowType,
+        int slidingWindowSize,
+        BreakerMode mode) {
 
     /**
      * The longest duration a policy holds, in ms: 2<sup>53</sup> (about 285,000 years), the largest span that an
@@ -83,6 +97,32 @@ public record Policy(
     public static final Option<Duration> STATE_TTL = Option.duration("stateTtl", null,
             Duration.ofMillis(Long.MAX_VALUE));
 
+    /** Failure rate in percent, in (0, 100], that opens a sliding-window breaker; default 50. */
+    public static final Option<Double> FAILURE_RATE_THRESHOLD = Option.of("failureRateThreshold", 50.0,
+            v -> v > 0.0 && v <= 100.0, "must be a percentage in (0, 100]");
+    /** Outcomes a sliding window must hold before a rate may open the breaker, at least 1; default 100. */
+    public static final Option<Integer> MINIMUM_NUMBER_OF_CALLS = Option.atLeastOne("minimumNumberOfCalls", 100);
+    /** Slow-call rate in percent, in (0, 100], that opens a sliding-window breaker; default 100. */
+    public static final Option<Double> SLOW_CALL_RATE_THRESHOLD = Option.of("slowCallRateThreshold", 100.0,
+            v -> v > 0.0 && v <= 100.0, "must be a percentage in (0, 100]");
+    /** The sliding window's type; default {@link SlidingWindowType#COUNT_BASED}. */
+    public static final Option<SlidingWindowType> SLIDING_WINDOW_TYPE = Option.nonNull("slidingWindowType",
+            SlidingWindowType.COUNT_BASED);
+    /**
+     * The sliding window's size: outcomes (count window, 1 to {@value SlidingWindow#MAX_COUNT_SIZE}) or seconds
+     * (time window, 1 to {@value SlidingWindow#MAX_TIME_SECONDS}); default 100.
+     */
+    public static final Option<Integer> SLIDING_WINDOW_SIZE = Option.of("slidingWindowSize", 100,
+            v -> v >= 1 && v <= SlidingWindow.MAX_TIME_SECONDS,
+            "must be in [1, " + SlidingWindow.MAX_TIME_SECONDS + "] (a count window at most "
+                    + SlidingWindow.MAX_COUNT_SIZE + ")");
+    /**
+     * The mode when no operator stored one: {@link BreakerMode#NORMAL} (the default),
+     * {@link BreakerMode#METRICS_ONLY} or {@link BreakerMode#DISABLED}.
+     */
+    public static final Option<BreakerMode> MODE = Option.of("mode", BreakerMode.NORMAL,
+            v -> v != null && v != BreakerMode.DEFAULT, "must be normal, metrics_only or disabled");
+
     private static final Policy DEFAULTS = builder().build();
 
     /**
@@ -114,6 +154,34 @@ public record Policy(
             throw new InvalidOptionException(STATE_TTL.name(), "must be more than twice maxResetTimeout ("
                     + maxResetTimeoutMillis + " ms), was " + stateTtlMillis + " ms");
         }
+        FAILURE_RATE_THRESHOLD.check(failureRateThreshold);
+        MINIMUM_NUMBER_OF_CALLS.check(minimumNumberOfCalls);
+        SLOW_CALL_RATE_THRESHOLD.check(slowCallRateThreshold);
+        checkWindow(slidingWindowType, slidingWindowSize);
+        MODE.check(mode);
+    }
+
+    private static void checkWindow(SlidingWindowType type, int size) {
+        SLIDING_WINDOW_TYPE.check(type);
+        SLIDING_WINDOW_SIZE.check(size);
+        if (type == SlidingWindowType.COUNT_BASED && size > SlidingWindow.MAX_COUNT_SIZE) {
+            throw new InvalidOptionException(SLIDING_WINDOW_SIZE.name(), "a count window holds at most "
+                    + SlidingWindow.MAX_COUNT_SIZE + " outcomes, was " + size);
+        }
+    }
+
+    /**
+     * The outcomes a sliding window must hold before a rate may open the breaker: {@code minimumNumberOfCalls},
+     * capped at the size of a count window (as Resilience4j does).
+     */
+    public int windowMinimumCalls() {
+        return slidingWindowType == SlidingWindowType.COUNT_BASED
+                ? Math.min(minimumNumberOfCalls, slidingWindowSize) : minimumNumberOfCalls;
+    }
+
+    /** An empty window of this policy's type and size. */
+    public SlidingWindow emptyWindow() {
+        return SlidingWindow.empty(slidingWindowType, slidingWindowSize);
     }
 
     /** The reference defaults: consecutive, 5 failures, 60 s reset, x2 backoff up to 8 min, 10% jitter. */
@@ -141,6 +209,12 @@ public record Policy(
         b.maxResetTimeoutMillis = maxResetTimeoutMillis;
         b.jitter = jitter;
         b.stateTtlMillis = stateTtlMillis;
+        b.failureRateThreshold = failureRateThreshold;
+        b.minimumNumberOfCalls = minimumNumberOfCalls;
+        b.slowCallRateThreshold = slowCallRateThreshold;
+        b.slidingWindowType = slidingWindowType;
+        b.slidingWindowSize = slidingWindowSize;
+        b.mode = mode;
         return b;
     }
 
@@ -179,6 +253,12 @@ public record Policy(
         private double jitter = JITTER.defaultValue();
         /** Null while unset: max(24 h, 4 x maxResetTimeout). */
         private Long stateTtlMillis;
+        private double failureRateThreshold = FAILURE_RATE_THRESHOLD.defaultValue();
+        private int minimumNumberOfCalls = MINIMUM_NUMBER_OF_CALLS.defaultValue();
+        private double slowCallRateThreshold = SLOW_CALL_RATE_THRESHOLD.defaultValue();
+        private SlidingWindowType slidingWindowType = SLIDING_WINDOW_TYPE.defaultValue();
+        private int slidingWindowSize = SLIDING_WINDOW_SIZE.defaultValue();
+        private BreakerMode mode = MODE.defaultValue();
 
         private Builder() {
         }
@@ -226,6 +306,41 @@ public record Policy(
             return this;
         }
 
+        /** See {@link Policy#FAILURE_RATE_THRESHOLD}. */
+        public Builder failureRateThreshold(double v) {
+            failureRateThreshold = FAILURE_RATE_THRESHOLD.check(v);
+            return this;
+        }
+
+        /** See {@link Policy#MINIMUM_NUMBER_OF_CALLS}. */
+        public Builder minimumNumberOfCalls(int v) {
+            minimumNumberOfCalls = MINIMUM_NUMBER_OF_CALLS.check(v);
+            return this;
+        }
+
+        /** See {@link Policy#SLOW_CALL_RATE_THRESHOLD}. */
+        public Builder slowCallRateThreshold(double v) {
+            slowCallRateThreshold = SLOW_CALL_RATE_THRESHOLD.check(v);
+            return this;
+        }
+
+        /**
+         * Selects the {@link Strategy#SLIDING_WINDOW} strategy with a window of this type and size.
+         *
+         * @param size outcomes (count window) or seconds (time window)
+         * @throws InvalidOptionException if {@code type} is null or {@code size} out of range for the type
+         */
+        public Builder slidingWindow(SlidingWindowType type, int size) {
+            checkWindow(type, size);
+            slidingWindowType = type;
+            slidingWindowSize = size;
+            strategy = Strategy.SLIDING_WINDOW;
+            return this;
+        }
+
+        /** See {@link Policy#MODE}. */
+        public Builder mode(BreakerMode v) { mode = MODE.check(v); return this; }
+
         /** See {@link Policy#STATE_TTL}. */
         public Builder stateTtl(Duration v) {
             stateTtlMillis = STATE_TTL.check(v).toMillis();
@@ -244,7 +359,8 @@ public record Policy(
             long ttl = stateTtlMillis != null ? stateTtlMillis : Math.max(86_400_000L, saturatedMultiply(max, 4));
             return new Policy(strategy, failureThreshold, maxGapBetweenFailuresMillis, errorRateThreshold,
                     minimumCalls, errorRateDecay, successThreshold, resetTimeoutMillis, backoffMultiplier, max,
-                    jitter, ttl);
+                    jitter, ttl, failureRateThreshold, minimumNumberOfCalls, slowCallRateThreshold, slidingWindowType,
+                    slidingWindowSize, mode);
         }
 
         private static long saturatedMultiply(long a, long b) {

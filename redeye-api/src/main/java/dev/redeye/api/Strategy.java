@@ -20,7 +20,15 @@ public enum Strategy {
      * consecutive strategy (a bucket idle that long is drained). A success that lowers the count is a write,
      * not a transition; a success at 0 writes nothing.
      */
-    LEAKY(2, "leaky");
+    LEAKY(2, "leaky"),
+    /**
+     * Resilience4j's trip rule over a {@link SlidingWindow} held with the state, so the window is the fleet's:
+     * once the window holds at least {@code minimumNumberOfCalls} outcomes (for a count window, at most its size),
+     * the breaker opens when the failure rate reaches {@code failureRateThreshold} or the slow-call rate reaches
+     * {@code slowCallRateThreshold} (both in percent). Every closed-phase outcome is written; the window empties
+     * when the breaker closes.
+     */
+    SLIDING_WINDOW(3, "slidingWindow");
 
     private final int code;
     private final String wireName;
@@ -45,7 +53,7 @@ public enum Strategy {
      * {@code failures == 0} changes nothing and need not be written.
      */
     public boolean countsFailures() {
-        return this != ERROR_RATE;
+        return this == CONSECUTIVE || this == LEAKY;
     }
 
     /**
@@ -61,6 +69,6 @@ public enum Strategy {
                 return s;
             }
         }
-        throw new IllegalArgumentException("unknown strategy '" + name + "' (expected consecutive, errorRate or leaky)");
+        throw new IllegalArgumentException("unknown strategy '" + name + "' (expected consecutive, errorRate, leaky or slidingWindow)");
     }
 }

@@ -24,7 +24,17 @@ public enum TransitionKind {
     /** An operator made the breaker half-open ({@code forceHalfOpen}). */
     FORCED_HALF_OPEN(6, "forced_half_open", null, BreakerStatus.HALF_OPEN),
     /** An operator closed the breaker ({@code reset}). */
-    FORCED_CLOSED(7, "forced_closed", null, BreakerStatus.CLOSED);
+    FORCED_CLOSED(7, "forced_closed", null, BreakerStatus.CLOSED),
+    /**
+     * An operator stored a {@link BreakerMode} ({@code forceMode}): the breaker closes with fresh counters in the
+     * new mode.
+     */
+    MODE_CHANGED(8, "mode_changed", null, BreakerStatus.CLOSED),
+    /**
+     * In {@link BreakerMode#METRICS_ONLY}, the strategy would have opened the breaker: it stays closed, this is
+     * published, and the counters start again.
+     */
+    WOULD_OPEN(9, "would_open", BreakerStatus.CLOSED, BreakerStatus.CLOSED);
 
     private final int code;
     private final String wireName;
@@ -61,7 +71,7 @@ public enum TransitionKind {
         return from;
     }
 
-    /** Whether this is one of the operator-forced kinds. */
+    /** Whether this is one of the operator's kinds (a forced status or a mode). */
     public boolean isForced() {
         return from == null;
     }

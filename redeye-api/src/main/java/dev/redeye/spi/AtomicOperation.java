@@ -1,5 +1,6 @@
 package dev.redeye.spi;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -39,7 +40,20 @@ public final class AtomicOperation {
          */
         FORCE_HALF_OPEN(6, "force_half_open", "force"),
         /** {@link Transitions#force} to {@link BreakerStatus#CLOSED}; also removes every trial claim of the key. */
-        FORCE_CLOSED(7, "force_closed", "force");
+        FORCE_CLOSED(7, "force_closed", "force"),
+        /** {@link Transitions#recordOutcome(BreakerState, boolean, boolean, Policy, long)} of a slow success. */
+        SLOW_SUCCESS(8, "slow_success", "recordOutcome"),
+        /** {@link Transitions#recordOutcome(BreakerState, boolean, boolean, Policy, long)} of a slow failure. */
+        SLOW_FAILURE(9, "slow_failure", "recordOutcome"),
+        /** {@link Transitions#slowCall}: a call still running crossed the slow-call duration threshold. */
+        SLOW_CALL(10, "slow_call", "slowCall"),
+        /**
+         * {@link Transitions#slowCallFailed}: a call counted by {@link #SLOW_CALL} ended in failure; fenced by the
+         * version its slow call was recorded under.
+         */
+        SLOW_CALL_FAILED(11, "slow_call_failed", "slowCallFailed"),
+        /** {@link Transitions#forceMode}; also removes every trial claim of the key (the breaker closes). */
+        FORCE_MODE(12, "force_mode", "forceMode");
 
         private final int code;
         private final String wireName;
@@ -86,13 +100,24 @@ public final class AtomicOperation {
     private static final AtomicOperation FORCE_OPEN = new AtomicOperation(Kind.FORCE_OPEN, 0);
     private static final AtomicOperation FORCE_HALF_OPEN = new AtomicOperation(Kind.FORCE_HALF_OPEN, 0);
     private static final AtomicOperation FORCE_CLOSED = new AtomicOperation(Kind.FORCE_CLOSED, 0);
+    private static final AtomicOperation SLOW_SUCCESS = new AtomicOperation(Kind.SLOW_SUCCESS, 0);
+    private static final AtomicOperation SLOW_FAILURE = new AtomicOperation(Kind.SLOW_FAILURE, 0);
+    private static final AtomicOperation SLOW_CALL = new AtomicOperation(Kind.SLOW_CALL, 0);
 
     private final Kind kind;
+    /** The trial's or the slow call's version; the mode's code for {@link Kind#FORCE_MODE}. */
     private final long trialVersion;
+    /** The slow call's window position ({@link Kind#SLOW_CALL_FAILED}), else 0. */
+    private final long slot;
 
     private AtomicOperation(Kind kind, long trialVersion) {
+        this(kind, trialVersion, 0L);
+    }
+
+    private AtomicOperation(Kind kind, long trialVersion, long slot) {
         this.kind = kind;
         this.trialVersion = trialVersion;
+        this.slot = slot;
     }
 
     /** One failed call that was not a trial. */
@@ -108,6 +133,42 @@ public final class AtomicOperation {
     /** {@link #success()} when {@code success}, else {@link #failure()}. */
     public static AtomicOperation outcome(boolean success) {
         return success ? SUCCESS : FAILURE;
+    }
+
+    /**
+     * One call that was not a trial, timed: a slow one counts toward a sliding window's slow-call rate (the
+     * other strategies read it as {@link #outcome(boolean)}).
+     */
+    public static AtomicOperation outcome(boolean success, boolean slow) {
+        if (!slow) {
+            return outcome(success);
+        }
+        return success ? SLOW_SUCCESS : SLOW_FAILURE;
+    }
+
+    /** A call still running crossed the slow-call duration threshold: it is counted now, as a slow success. */
+    public static AtomicOperation slowCall() {
+        return SLOW_CALL;
+    }
+
+    /**
+     * The call counted by {@link #slowCall()} failed.
+     *
+     * @param slot    the window's {@link dev.redeye.api.SlidingWindow#position()} in the state the slow call
+     *                returned
+     * @param version that state's version: the failure counts only while the window is the same
+     */
+    public static AtomicOperation slowCallFailed(long slot, long version) {
+        return new AtomicOperation(Kind.SLOW_CALL_FAILED, version, slot);
+    }
+
+    /**
+     * An operator stores {@code mode} for the fleet.
+     *
+     * @throws NullPointerException if {@code mode} is null
+     */
+    public static AtomicOperation forceMode(BreakerMode mode) {
+        return new AtomicOperation(Kind.FORCE_MODE, Objects.requireNonNull(mode, "mode").code());
     }
 
     /** One successful trial admitted under the open period {@code trialVersion}. */
@@ -138,10 +199,41 @@ public final class AtomicOperation {
     }
 
     /**
-     * The operation of a rule and its trial version, as a backend that shipped them stores them.
+     * The operation of a rule and its arguments, as a backend that shipped them stores them.
      *
-     * @param trialVersion ignored unless {@code kind} is a trial outcome
-     * @throws NullPointerException if {@code kind} is null
+     * @param trialVersion the trial's or slow call's version, or the mode's code for {@link Kind#FORCE_MODE};
+     *                     ignored by the other rules
+     * @param slot         the slow call's window position; ignored unless {@code kind} is
+     *                     {@link Kind#SLOW_CALL_FAILED}
+     * @throws NullPointerException     if {@code kind} is null
+     * @throws IllegalArgumentException if a mode's code is unknown
+     */
+    public static AtomicOperation of(Kind kind, long trialVersion, long slot) {
+        switch (Objects.requireNonNull(kind, "kind")) {
+            case SLOW_CALL_FAILED:
+                return slowCallFailed(slot, trialVersion);
+            case FORCE_MODE:
+                if (trialVersion < Integer.MIN_VALUE || trialVersion > Integer.MAX_VALUE) {
+                    throw new IllegalArgumentException("unknown breaker mode code " + trialVersion);
+                }
+                return forceMode(BreakerMode.fromCode((int) trialVersion));
+            case SLOW_SUCCESS:
+                return SLOW_SUCCESS;
+            case SLOW_FAILURE:
+                return SLOW_FAILURE;
+            case SLOW_CALL:
+                return SLOW_CALL;
+            default:
+                return of(kind, trialVersion);
+        }
+    }
+
+    /**
+     * The operation of a rule and its trial version, as a backend that shipped them stores them:
+     * {@link #of(Kind, long, long)} with slot 0.
+     *
+     * @throws NullPointerException     if {@code kind} is null
+     * @throws IllegalArgumentException if a mode's code is unknown
      */
     public static AtomicOperation of(Kind kind, long trialVersion) {
         switch (Objects.requireNonNull(kind, "kind")) {
@@ -157,8 +249,10 @@ public final class AtomicOperation {
                 return FORCE_OPEN;
             case FORCE_HALF_OPEN:
                 return FORCE_HALF_OPEN;
-            default:
+            case FORCE_CLOSED:
                 return FORCE_CLOSED;
+            default:
+                return of(kind, trialVersion, 0L);
         }
     }
 
@@ -167,9 +261,29 @@ public final class AtomicOperation {
         return kind;
     }
 
-    /** The open period a trial outcome was admitted under; 0 for the other rules. */
+    /**
+     * The open period a trial outcome was admitted under, the version a slow call was recorded under, or the
+     * mode's code of {@link Kind#FORCE_MODE}; 0 for the other rules.
+     */
     public long trialVersion() {
         return trialVersion;
+    }
+
+    /** The slow call's window position ({@link Kind#SLOW_CALL_FAILED}); 0 for the other rules. */
+    public long slot() {
+        return slot;
+    }
+
+    /**
+     * The mode an operator's {@link Kind#FORCE_MODE} stores.
+     *
+     * @throws IllegalStateException if this is not {@link Kind#FORCE_MODE}
+     */
+    public BreakerMode mode() {
+        if (kind != Kind.FORCE_MODE) {
+            throw new IllegalStateException(kind.wireName + " stores no mode");
+        }
+        return BreakerMode.fromCode((int) trialVersion);
     }
 
     /**
@@ -196,7 +310,7 @@ public final class AtomicOperation {
      * forced half-open (a new period, whose trials must not wait for the claims of the old one to expire).
      */
     public boolean removesClaims() {
-        return kind == Kind.FORCE_CLOSED || kind == Kind.FORCE_HALF_OPEN;
+        return kind == Kind.FORCE_CLOSED || kind == Kind.FORCE_HALF_OPEN || kind == Kind.FORCE_MODE;
     }
 
     /**
@@ -215,6 +329,16 @@ public final class AtomicOperation {
                 return Transitions.trialSucceeded(current, trialVersion, policy, now);
             case TRIAL_FAILURE:
                 return Transitions.trialFailed(current, trialVersion, policy, now);
+            case SLOW_SUCCESS:
+                return Transitions.recordOutcome(current, true, true, policy, now);
+            case SLOW_FAILURE:
+                return Transitions.recordOutcome(current, false, true, policy, now);
+            case SLOW_CALL:
+                return Transitions.slowCall(current, policy, now);
+            case SLOW_CALL_FAILED:
+                return Transitions.slowCallFailed(current, slot, trialVersion, policy, now);
+            case FORCE_MODE:
+                return Transitions.forceMode(current, mode(), policy, now);
             default:
                 return Transitions.force(current, target(), policy, now);
         }
@@ -223,17 +347,26 @@ public final class AtomicOperation {
     @Override
     public boolean equals(Object o) {
         return o instanceof AtomicOperation && ((AtomicOperation) o).kind == kind
-                && ((AtomicOperation) o).trialVersion == trialVersion;
+                && ((AtomicOperation) o).trialVersion == trialVersion && ((AtomicOperation) o).slot == slot;
     }
 
     @Override
     public int hashCode() {
-        return kind.hashCode() * 31 + Long.hashCode(trialVersion);
+        return (kind.hashCode() * 31 + Long.hashCode(trialVersion)) * 31 + Long.hashCode(slot);
     }
 
     @Override
     public String toString() {
-        return kind == Kind.TRIAL_SUCCESS || kind == Kind.TRIAL_FAILURE ? kind.wireName + "@" + trialVersion
-                : kind.wireName;
+        switch (kind) {
+            case TRIAL_SUCCESS:
+            case TRIAL_FAILURE:
+                return kind.wireName + "@" + trialVersion;
+            case SLOW_CALL_FAILED:
+                return kind.wireName + "#" + slot + "@" + trialVersion;
+            case FORCE_MODE:
+                return kind.wireName + ":" + mode().wireName();
+            default:
+                return kind.wireName;
+        }
     }
 }

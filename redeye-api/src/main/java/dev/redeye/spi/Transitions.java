@@ -1,8 +1,10 @@
 package dev.redeye.spi;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
+import dev.redeye.api.SlidingWindow;
 import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionKind;
 import java.util.Objects;
@@ -40,6 +42,24 @@ import java.util.Objects;
  * IEEE double); {@code samples + 1}; a failure also sets {@code lastFailureAt = now}; opens when
  * {@code samples >= minimumCalls && errorRate >= errorRateThreshold}. The {@code failures} counter is not
  * used by this strategy while closed.</li>
+ * <li><b>Sliding-window outcome</b> while closed ({@link Strategy#SLIDING_WINDOW}): the outcome is recorded in
+ * the state's {@link SlidingWindow} (an empty one of the policy's type and size when the state has none or one of
+ * another shape); a failure also sets {@code lastFailureAt = now}; the breaker opens when
+ * {@link #windowTrips} holds. Every outcome is a write. The window is kept, unchanged, while the breaker is
+ * open, and emptied ({@code null}) when it closes.</li>
+ * <li><b>Slow outcomes</b>: {@link #recordOutcome(BreakerState, boolean, boolean, Policy, long)} with
+ * {@code slow} counts the call as slow in a window; the other strategies read it as a plain outcome.
+ * {@link #slowCall} counts a call still running as a slow success the moment it crosses the slow-call duration
+ * threshold (the other strategies ignore it); {@link #slowCallFailed} then marks that call failed in place, only
+ * while the state still has the version the slow call was recorded under.</li>
+ * <li><b>Modes</b>: the mode in force is {@link BreakerState#effectiveMode}. In {@link BreakerMode#DISABLED} every
+ * outcome rule changes nothing. In {@link BreakerMode#METRICS_ONLY}, where a closed breaker would open it stays
+ * closed instead: {@code failures}, {@code errorRate}, {@code samples} and the window are reset, version + 1,
+ * {@link TransitionKind#WOULD_OPEN}. {@link #forceMode} stores a mode: the breaker closes as by
+ * {@link #closedFrom}, with that mode, {@link TransitionKind#MODE_CHANGED}. Forcing OPEN or HALF_OPEN makes
+ * {@link BreakerMode#NORMAL} the mode in force (an operator's opening is obeyed; stored as
+ * {@link BreakerMode#DEFAULT} when that is the policy's mode); forcing CLOSED stores
+ * {@link BreakerMode#DEFAULT} (the policy's mode applies again).</li>
  * <li><b>Trial fencing</b>: a trial is admitted under one open period, identified by the
  * state's {@code version} when its claim was won, and its outcome carries that version
  * ({@code trialVersion}). An outcome whose version is not the current one, or that arrives when the breaker
@@ -80,14 +100,126 @@ public final class Transitions {
      * @throws NullPointerException if {@code policy} is null
      */
     public static StateChange recordFailure(BreakerState s, Policy p, long now) {
+        return recordOutcome(s, false, false, p, now);
+    }
+
+    /**
+     * Records one call that was not a trial, timed: {@code slow} counts toward a sliding window's slow-call rate;
+     * the other strategies read it as {@link #recordOutcome(BreakerState, boolean, Policy, long)}.
+     *
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public static StateChange recordOutcome(BreakerState s, boolean success, boolean slow, Policy p, long now) {
         BreakerState prev = orInitial(s);
         Objects.requireNonNull(p, "policy");
+        if (prev.effectiveMode(p) == BreakerMode.DISABLED) {
+            return StateChange.unchanged(prev);
+        }
+        if (prev.open()) {
+            return success ? StateChange.unchanged(prev) : new StateChange(prev, failureWhileOpen(prev, now), null);
+        }
+        switch (p.strategy()) {
+            case SLIDING_WINDOW:
+                return windowOutcome(prev, window(prev, p).record(!success, slow, now), !success, p, now);
+            case ERROR_RATE:
+                return errorRateOutcome(prev, success, p, now);
+            default:
+                return success ? countedSuccess(prev, p) : countedFailure(prev, p, now);
+        }
+    }
+
+    /**
+     * A call still running crossed the slow-call duration threshold: a sliding window counts it now, as a slow
+     * success ({@link #slowCallFailed} corrects it if it then fails). Changes nothing for the other strategies,
+     * which judge a call when it ends, nor while the breaker is open or disabled.
+     *
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public static StateChange slowCall(BreakerState s, Policy p, long now) {
+        BreakerState prev = orInitial(s);
+        Objects.requireNonNull(p, "policy");
+        if (p.strategy() != Strategy.SLIDING_WINDOW || prev.open()
+                || prev.effectiveMode(p) == BreakerMode.DISABLED) {
+            return StateChange.unchanged(prev);
+        }
+        return windowOutcome(prev, window(prev, p).record(false, true, now), false, p, now);
+    }
+
+    /**
+     * The call that {@link #slowCall} counted failed. While the state has the version that call's state had
+     * ({@code version}), the slot at {@code slot} becomes a slow failure ({@link SlidingWindow#slowCallFailed}),
+     * {@code lastFailureAt = now}, and the breaker opens if {@link #windowTrips} now holds. While open it is a
+     * failure while open; otherwise (another version, the slot gone from the window, another strategy, disabled)
+     * nothing changes: a slow call is counted once.
+     *
+     * @param slot    the window's position in the state the slow call returned
+     * @param version the version of that state
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public static StateChange slowCallFailed(BreakerState s, long slot, long version, Policy p, long now) {
+        BreakerState prev = orInitial(s);
+        Objects.requireNonNull(p, "policy");
+        if (prev.effectiveMode(p) == BreakerMode.DISABLED) {
+            return StateChange.unchanged(prev);
+        }
         if (prev.open()) {
             return new StateChange(prev, failureWhileOpen(prev, now), null);
         }
-        if (p.strategy() == Strategy.ERROR_RATE) {
-            return errorRateOutcome(prev, false, p, now);
+        if (p.strategy() != Strategy.SLIDING_WINDOW || prev.version() != version || prev.window() == null
+                || !prev.window().hasShape(p.slidingWindowType(), p.slidingWindowSize())) {
+            return StateChange.unchanged(prev);
         }
+        SlidingWindow w = prev.window().slowCallFailed(slot, now);
+        if (w.failures() == prev.window().failures()) {
+            return StateChange.unchanged(prev);
+        }
+        return windowOutcome(prev, w, true, p, now);
+    }
+
+    /**
+     * Whether a sliding window opens the breaker under {@code p}: it holds at least
+     * {@link Policy#windowMinimumCalls()} outcomes, and {@code failures * 100 >= failureRateThreshold * calls} or
+     * {@code slowCalls * 100 >= slowCallRateThreshold * calls}, each side evaluated in IEEE double (exact for
+     * the counts; the same arithmetic as Resilience4j's percentage comparison without its rounding to float).
+     *
+     * @throws NullPointerException if {@code w} or {@code p} is null
+     */
+    public static boolean windowTrips(SlidingWindow w, Policy p) {
+        int calls = w.calls();
+        if (calls < p.windowMinimumCalls()) {
+            return false;
+        }
+        return w.failures() * 100.0 >= p.failureRateThreshold() * calls
+                || w.slowCalls() * 100.0 >= p.slowCallRateThreshold() * calls;
+    }
+
+    private static SlidingWindow window(BreakerState prev, Policy p) {
+        SlidingWindow w = prev.window();
+        return w != null && w.hasShape(p.slidingWindowType(), p.slidingWindowSize()) ? w : p.emptyWindow();
+    }
+
+    private static StateChange windowOutcome(BreakerState prev, SlidingWindow w, boolean failed, Policy p, long now) {
+        BreakerState.Builder b = prev.toBuilder().window(w);
+        if (failed) {
+            b.lastFailureAt(now);
+        }
+        return windowTrips(w, p) ? tripped(prev, b, p, now) : new StateChange(prev, b.build(), null);
+    }
+
+    /**
+     * The closed breaker's strategy says open: it opens, or, in {@link BreakerMode#METRICS_ONLY}, stays closed with
+     * its counters reset ({@link TransitionKind#WOULD_OPEN}). {@code b} holds the outcome's changes.
+     */
+    private static StateChange tripped(BreakerState prev, BreakerState.Builder b, Policy p, long now) {
+        if (prev.effectiveMode(p) == BreakerMode.METRICS_ONLY) {
+            b.failures(0).errorRate(0.0).samples(0L).window(null).version(nextVersion(prev));
+            return new StateChange(prev, b.build(), TransitionKind.WOULD_OPEN);
+        }
+        b.open(true).openedAt(now).trialSuccesses(0).version(nextVersion(prev));
+        return new StateChange(prev, b.build(), TransitionKind.OPENED);
+    }
+
+    private static StateChange countedFailure(BreakerState prev, Policy p, long now) {
         int failures;
         if (p.maxGapBetweenFailuresMillis() > 0 && prev.failures() > 0
                 && now - prev.lastFailureAt() > p.maxGapBetweenFailuresMillis()) {
@@ -97,8 +229,7 @@ public final class Transitions {
         }
         BreakerState.Builder b = prev.toBuilder().failures(failures).lastFailureAt(now);
         if (failures >= p.failureThreshold()) {
-            b.open(true).openedAt(now).trialSuccesses(0).version(nextVersion(prev));
-            return new StateChange(prev, b.build(), TransitionKind.OPENED);
+            return tripped(prev, b, p, now);
         }
         return new StateChange(prev, b.build(), null);
     }
@@ -110,14 +241,10 @@ public final class Transitions {
      * @throws NullPointerException if {@code policy} is null
      */
     public static StateChange recordSuccess(BreakerState s, Policy p, long now) {
-        BreakerState prev = orInitial(s);
-        Objects.requireNonNull(p, "policy");
-        if (prev.open()) {
-            return StateChange.unchanged(prev);
-        }
-        if (p.strategy() == Strategy.ERROR_RATE) {
-            return errorRateOutcome(prev, true, p, now);
-        }
+        return recordOutcome(s, true, false, p, now);
+    }
+
+    private static StateChange countedSuccess(BreakerState prev, Policy p) {
         if (prev.failures() == 0) {
             return StateChange.unchanged(prev);
         }
@@ -131,7 +258,7 @@ public final class Transitions {
 
     /** {@link #recordSuccess} when {@code success}, else {@link #recordFailure}. */
     public static StateChange recordOutcome(BreakerState s, boolean success, Policy p, long now) {
-        return success ? recordSuccess(s, p, now) : recordFailure(s, p, now);
+        return recordOutcome(s, success, false, p, now);
     }
 
     /**
@@ -209,17 +336,51 @@ public final class Transitions {
         switch (kind) {
             case FORCED_OPEN:
                 next = prev.toBuilder().open(true).forced(true).openedAt(now).trialSuccesses(0)
-                        .version(nextVersion(prev)).build();
+                        .mode(obeyed(p)).version(nextVersion(prev)).build();
                 break;
             case FORCED_HALF_OPEN:
                 next = prev.toBuilder().open(true).forced(false).openedAt(halfOpenOpenedAt(p, now))
-                        .trialSuccesses(0).version(nextVersion(prev)).build();
+                        .trialSuccesses(0).mode(obeyed(p)).version(nextVersion(prev)).build();
                 break;
             default:
-                next = closedFrom(prev);
+                next = closedFrom(prev, BreakerMode.DEFAULT);
                 break;
         }
         return new StateChange(prev, next, kind);
+    }
+
+    /**
+     * The stored mode under which an operator's opening is obeyed: {@link BreakerMode#NORMAL} in force, stored
+     * as {@link BreakerMode#DEFAULT} when that is the policy's mode.
+     */
+    private static BreakerMode obeyed(Policy p) {
+        return p.mode() == BreakerMode.NORMAL ? BreakerMode.DEFAULT : BreakerMode.NORMAL;
+    }
+
+    /**
+     * An operator stores {@code mode} for the fleet; always a transition ({@link TransitionKind#MODE_CHANGED}):
+     * the breaker closes as by {@link #closedFrom}, in that mode. {@link #inForce(BreakerState, BreakerMode)}
+     * says when it can be skipped.
+     *
+     * @throws NullPointerException if {@code mode} or {@code policy} is null
+     */
+    public static StateChange forceMode(BreakerState s, BreakerMode mode, Policy p, long now) {
+        BreakerState prev = orInitial(s);
+        Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(p, "policy");
+        return new StateChange(prev, closedFrom(prev, mode), TransitionKind.MODE_CHANGED);
+    }
+
+    /**
+     * Whether {@link #forceMode} to {@code mode} would change nothing that matters: {@code s} stores that mode and
+     * is closed and clean as {@link #inForce(BreakerState, BreakerStatus, Policy, long)} defines for CLOSED (an
+     * absent state stores {@link BreakerMode#DEFAULT}).
+     *
+     * @throws NullPointerException if {@code mode} is null
+     */
+    public static boolean inForce(BreakerState s, BreakerMode mode) {
+        Objects.requireNonNull(mode, "mode");
+        return s == null ? mode == BreakerMode.DEFAULT : s.mode() == mode && isClean(s);
     }
 
     /**
@@ -230,9 +391,9 @@ public final class Transitions {
      * <li>{@link BreakerStatus#HALF_OPEN}: {@code s} is open, not forced, and dated at least
      * {@code 2 * maxResetTimeout} before {@code now} ({@link #halfOpenOpenedAt}), so every instance may already
      * claim a trial;</li>
-     * <li>{@link BreakerStatus#CLOSED}: {@code s} is absent, or closed, not forced and clean: what
-     * {@link #closedFrom} would leave but for the version (no failures, no open period, no error-rate samples,
-     * no trial successes).</li>
+     * <li>{@link BreakerStatus#CLOSED}: {@code s} is absent, or closed, not forced and clean, with no stored mode:
+     * what a forced close would leave but for the version (no failures, no open period, no error-rate samples,
+     * no trial successes, no window, {@link BreakerMode#DEFAULT}).</li>
      * </ul>
      * Pure; reads no clock.
      *
@@ -250,20 +411,29 @@ public final class Transitions {
             case FORCED_HALF_OPEN:
                 return s.open() && !s.forced() && s.openedAt() <= halfOpenOpenedAt(p, now);
             default:
-                return !s.open() && !s.forced() && s.failures() == 0 && s.openedAt() == 0 && s.openCount() == 0
-                        && Double.doubleToRawLongBits(s.errorRate()) == 0L && s.samples() == 0
-                        && s.trialSuccesses() == 0;
+                return s.mode() == BreakerMode.DEFAULT && isClean(s);
         }
+    }
+
+    private static boolean isClean(BreakerState s) {
+        return !s.open() && !s.forced() && s.failures() == 0 && s.openedAt() == 0 && s.openCount() == 0
+                && Double.doubleToRawLongBits(s.errorRate()) == 0L && s.samples() == 0 && s.trialSuccesses() == 0
+                && s.window() == null;
     }
 
     /**
      * The closed state that follows {@code s}: not open, not forced, {@code failures}, {@code openedAt},
-     * {@code openCount}, {@code errorRate}, {@code samples} and {@code trialSuccesses} reset,
-     * {@code lastFailureAt} kept, version + 1.
+     * {@code openCount}, {@code errorRate}, {@code samples}, {@code trialSuccesses} and the window reset,
+     * {@code lastFailureAt} and the mode kept, version + 1.
      */
     public static BreakerState closedFrom(BreakerState s) {
+        return closedFrom(s, orInitial(s).mode());
+    }
+
+    private static BreakerState closedFrom(BreakerState s, BreakerMode mode) {
         BreakerState prev = orInitial(s);
-        return new BreakerState(0, prev.lastFailureAt(), false, 0L, 0, 0.0, 0L, 0, false, nextVersion(prev));
+        return new BreakerState(0, prev.lastFailureAt(), false, 0L, 0, 0.0, 0L, 0, false, null, mode,
+                nextVersion(prev));
     }
 
     /** The {@code openedAt} a forced half-open state gets: {@code now - 2 * maxResetTimeout}. */
@@ -344,8 +514,7 @@ public final class Transitions {
             b.lastFailureAt(now);
         }
         if (samples >= p.minimumCalls() && rate >= p.errorRateThreshold()) {
-            b.open(true).openedAt(now).trialSuccesses(0).version(nextVersion(prev));
-            return new StateChange(prev, b.build(), TransitionKind.OPENED);
+            return tripped(prev, b, p, now);
         }
         return new StateChange(prev, b.build(), null);
     }

@@ -57,7 +57,9 @@ class PolicyAndCodecTest {
         Policy d = Policy.defaults();
         IllegalArgumentException direct = assertThrows(IllegalArgumentException.class, () -> new Policy(
                 d.strategy(), d.failureThreshold(), 0, d.errorRateThreshold(), d.minimumCalls(), d.errorRateDecay(),
-                d.successThreshold(), d.resetTimeoutMillis(), d.backoffMultiplier(), huge, d.jitter(), 1_000));
+                d.successThreshold(), d.resetTimeoutMillis(), d.backoffMultiplier(), huge, d.jitter(), 1_000,
+                d.failureRateThreshold(), d.minimumNumberOfCalls(), d.slowCallRateThreshold(), d.slidingWindowType(),
+                d.slidingWindowSize(), d.mode()));
         assertTrue(direct.getMessage().contains("maxResetTimeout"), direct.getMessage());
 
         Policy largest = Policy.builder().maxResetTimeout(Duration.ofMillis(Policy.MAX_DURATION_MILLIS)).build();

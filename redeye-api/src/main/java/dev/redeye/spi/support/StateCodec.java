@@ -1,7 +1,9 @@
 package dev.redeye.spi.support;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.SlidingWindow;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
@@ -30,6 +32,8 @@ import java.util.Map;
  * <tr><td>{@code samples}</td><td>decimal long</td></tr>
  * <tr><td>{@code trialSuccesses}</td><td>decimal int</td></tr>
  * <tr><td>{@code forced}</td><td>{@code 0} or {@code 1}</td></tr>
+ * <tr><td>{@code window}</td><td>{@link SlidingWindow#encode()}; absent when there is no window</td></tr>
+ * <tr><td>{@code mode}</td><td>{@link BreakerMode#code()}; absent for {@link BreakerMode#DEFAULT}</td></tr>
  * <tr><td>{@code version}</td><td>decimal long; absent in a foreign or older layout, read as
  * {@link BreakerState#UNKNOWN_VERSION}</td></tr>
  * </table>
@@ -47,6 +51,8 @@ public final class StateCodec {
     public static final String SAMPLES = "samples";
     public static final String TRIAL_SUCCESSES = "trialSuccesses";
     public static final String FORCED = "forced";
+    public static final String WINDOW = "window";
+    public static final String MODE = "mode";
     public static final String VERSION = "version";
     public static final String EVENT_OPERATION = "op";
     public static final String EVENT_KIND = "kind";
@@ -67,13 +73,20 @@ public final class StateCodec {
         m.put(SAMPLES, Long.toString(s.samples()));
         m.put(TRIAL_SUCCESSES, Integer.toString(s.trialSuccesses()));
         m.put(FORCED, s.forced() ? "1" : "0");
+        if (s.window() != null) {
+            m.put(WINDOW, s.window().encode());
+        }
+        if (s.mode() != BreakerMode.DEFAULT) {
+            m.put(MODE, Integer.toString(s.mode().code()));
+        }
         m.put(VERSION, Long.toString(s.version()));
         return m;
     }
 
     /**
      * Reads a state from fields. Extra fields are ignored; a missing {@code version} reads as
-     * {@link BreakerState#UNKNOWN_VERSION}.
+     * {@link BreakerState#UNKNOWN_VERSION}, a missing {@code window} as none, a missing {@code mode} as
+     * {@link BreakerMode#DEFAULT}.
      *
      * @param where names the data in the error message (for example the key); must not hold secrets
      * @throws StoreException if a field is missing, not a number, or the values break an invariant
@@ -84,6 +97,8 @@ public final class StateCodec {
         }
         try {
             String version = f.get(VERSION);
+            String window = f.get(WINDOW);
+            String mode = f.get(MODE);
             return new BreakerState(
                     Integer.parseInt(required(f, FAILURES, where)),
                     Long.parseLong(required(f, LAST_FAILURE_AT, where)),
@@ -94,6 +109,8 @@ public final class StateCodec {
                     Long.parseLong(required(f, SAMPLES, where)),
                     Integer.parseInt(required(f, TRIAL_SUCCESSES, where)),
                     bool(required(f, FORCED, where), FORCED, where),
+                    window == null ? null : SlidingWindow.decode(window),
+                    mode == null ? BreakerMode.DEFAULT : BreakerMode.fromCode(Integer.parseInt(mode)),
                     version == null ? BreakerState.UNKNOWN_VERSION : Long.parseLong(version));
         } catch (IllegalArgumentException e) { // NumberFormatException included
             throw new StoreException("malformed breaker state at " + where + ": " + e.getMessage(), e);
