@@ -1,9 +1,11 @@
 package dev.redeye;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.InvalidOptionException;
 import dev.redeye.api.Option;
 import dev.redeye.api.Policy;
+import dev.redeye.api.SlidingWindowType;
 import dev.redeye.api.StoreUnavailableException;
 import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
@@ -33,6 +35,9 @@ public final class CircuitBreakerBuilder {
     static final Option<Duration> TRIAL_TIMEOUT = Option.duration("trialTimeout", null, MAX_DURATION);
     static final Duration TRIAL_TIMEOUT_CAP = Duration.ofSeconds(10);
     static final Option<Duration> CALL_TIMEOUT = Option.duration("callTimeout", null, MAX_DURATION);
+    /** Unset by default: no call is judged slow. */
+    static final Option<Duration> SLOW_CALL_DURATION_THRESHOLD = Option.duration("slowCallDurationThreshold", null,
+            MAX_DURATION);
     static final Option<Predicate<? super Throwable>> RECORD_FAILURE = Option.nonNull("recordFailure", t -> true);
     static final Option<StoreErrorPolicy> STORE_ERROR_POLICY = Option.nonNull("storeErrorPolicy",
             StoreErrorPolicy.ALLOW);
@@ -49,6 +54,7 @@ public final class CircuitBreakerBuilder {
     int halfOpenPermits = HALF_OPEN_PERMITS.defaultValue();
     Duration trialTimeout;
     Duration callTimeout;
+    Duration slowCallDurationThreshold;
     Predicate<? super Throwable> recordFailure = RECORD_FAILURE.defaultValue();
     Predicate<Object> recordResult;
     Fallback fallback;
@@ -111,6 +117,41 @@ public final class CircuitBreakerBuilder {
 
     /** Successful trials needed to close (>= 1); default 1. */
     public CircuitBreakerBuilder successThreshold(int v) { policy.successThreshold(v); return this; }
+
+    /**
+     * Selects the {@link Strategy#SLIDING_WINDOW} strategy: Resilience4j's trip rule over a window the fleet
+     * shares, of the last {@code size} outcomes ({@link SlidingWindowType#COUNT_BASED}) or the outcomes of the
+     * last {@code size} seconds ({@link SlidingWindowType#TIME_BASED}). See {@link Policy#SLIDING_WINDOW_SIZE}.
+     */
+    public CircuitBreakerBuilder slidingWindow(SlidingWindowType type, int size) {
+        policy.slidingWindow(type, size);
+        return this;
+    }
+
+    /** Failure rate in percent, in (0, 100], that opens a sliding-window breaker; default 50. */
+    public CircuitBreakerBuilder failureRateThreshold(double v) { policy.failureRateThreshold(v); return this; }
+
+    /** Outcomes a sliding window must hold before a rate may open the breaker (>= 1); default 100. */
+    public CircuitBreakerBuilder minimumNumberOfCalls(int v) { policy.minimumNumberOfCalls(v); return this; }
+
+    /** Slow-call rate in percent, in (0, 100], that opens a sliding-window breaker; default 100. */
+    public CircuitBreakerBuilder slowCallRateThreshold(double v) { policy.slowCallRateThreshold(v); return this; }
+
+    /**
+     * A call that runs at least this long is slow (sliding-window strategy): it counts toward the slow-call rate
+     * the moment it crosses the threshold, while still running, and its end then only says whether it failed.
+     * Default unset: no call is slow.
+     */
+    public CircuitBreakerBuilder slowCallDurationThreshold(Duration v) {
+        slowCallDurationThreshold = SLOW_CALL_DURATION_THRESHOLD.check(v);
+        return this;
+    }
+
+    /**
+     * The mode when no operator stored one ({@link BreakerMode#NORMAL}, {@link BreakerMode#METRICS_ONLY} or
+     * {@link BreakerMode#DISABLED}); default normal. An operator's {@code forceMode} overrides it fleet-wide.
+     */
+    public CircuitBreakerBuilder mode(BreakerMode v) { policy.mode(v); return this; }
 
     /** Concurrent trials while half-open, fleet-wide when the store has TrialClaims (>= 1); default 1. */
     public CircuitBreakerBuilder halfOpenPermits(int v) {
