@@ -85,7 +85,8 @@ final class BreakerParts {
                 config.trialTimeout(), reject, observers);
         Gate gate = new Gate(clock, time, local, access, views, trials, errors, rejections, reject);
         this.recorder = new OutcomeRecorder(clock, time, policy, access, views, trials, errors, config.recordFailure(),
-                config.recordResult().orElse(null), config.onStateChange().orElse(null), observers);
+                config.recordResult().orElse(null), config.onStateChange().orElse(null), observers,
+                config.slowCallDurationThreshold().map(Duration::toMillis).orElse(0L));
         this.timer = callTimeoutMillis > 0 ? new CallTimer() : null;
         this.calls = new Calls(time, gate, recorder, trials, timer, callTimeoutMillis,
                 config.fallback().orElse(null), observers);
@@ -213,6 +214,7 @@ final class BreakerParts {
             if (timer != null) {
                 timer.close();
             }
+            recorder.close();
             try {
                 if (closeStore) {
                     store.close();

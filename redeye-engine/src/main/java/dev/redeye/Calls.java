@@ -62,7 +62,7 @@ final class Calls {
             return rejected(e, token);
         }
         e.calls.increment();
-        return token;
+        return recorder.watch(e, token);
     }
 
     private Object rejected(OperationState e, Object rejection) {

@@ -1,5 +1,6 @@
 package dev.redeye;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
@@ -376,6 +377,24 @@ public final class CircuitBreaker implements AutoCloseable {
      */
     public void reset(String operation) {
         manual.force(parts.entry(operation), BreakerStatus.CLOSED);
+    }
+
+    /**
+     * Stores {@code mode} for {@code operation} for every instance sharing the store, like a forced state: it
+     * overrides the builder's {@link CircuitBreakerBuilder#mode mode} until another {@code forceMode}, and a
+     * {@link #reset} returns to the builder's. {@link BreakerMode#METRICS_ONLY} counts and evaluates but never
+     * rejects (what would open is published as {@link dev.redeye.api.TransitionKind#WOULD_OPEN});
+     * {@link BreakerMode#DISABLED} admits every call and records nothing; {@link BreakerMode#NORMAL} obeys the
+     * strategy whatever the builder's mode; {@link BreakerMode#DEFAULT} removes the operator's mode. The breaker
+     * closes with fresh counters ({@link dev.redeye.api.TransitionKind#MODE_CHANGED}, which fires
+     * {@code onStateChange}). A no-op when the mode is stored already on a closed breaker with clean counters.
+     *
+     * @throws NullPointerException          if {@code mode} is null
+     * @throws dev.redeye.api.StoreException if the store fails
+     */
+    public void forceMode(String operation, BreakerMode mode) {
+        Objects.requireNonNull(mode, "mode");
+        manual.forceMode(parts.entry(operation), mode);
     }
 
     /**

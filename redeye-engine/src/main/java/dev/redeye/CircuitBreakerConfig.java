@@ -1,5 +1,6 @@
 package dev.redeye;
 
+import dev.redeye.api.InvalidOptionException;
 import dev.redeye.api.Policy;
 import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
@@ -26,6 +27,7 @@ public final class CircuitBreakerConfig {
     private final int halfOpenPermits;
     private final Duration trialTimeout;
     private final Duration callTimeout;
+    private final Duration slowCallDurationThreshold;
     private final Predicate<? super Throwable> recordFailure;
     private final Predicate<Object> recordResult;
     private final Fallback fallback;
@@ -54,6 +56,12 @@ public final class CircuitBreakerConfig {
         policy = b.policy.build();
         halfOpenPermits = b.halfOpenPermits;
         callTimeout = b.callTimeout;
+        slowCallDurationThreshold = b.slowCallDurationThreshold;
+        if (slowCallDurationThreshold != null && policy.strategy() != Strategy.SLIDING_WINDOW) {
+            throw new InvalidOptionException(CircuitBreakerBuilder.SLOW_CALL_DURATION_THRESHOLD.name(),
+                    "applies to the sliding-window strategy (slidingWindow(type, size)), not " + policy.strategy()
+                            .wireName());
+        }
         if (b.trialTimeout != null) {
             trialTimeout = b.trialTimeout;
         } else {
@@ -150,6 +158,11 @@ public final class CircuitBreakerConfig {
     /** The call timeout, if set. */
     public Optional<Duration> callTimeout() {
         return Optional.ofNullable(callTimeout);
+    }
+
+    /** The slow-call duration threshold (sliding-window strategy), if set. */
+    public Optional<Duration> slowCallDurationThreshold() {
+        return Optional.ofNullable(slowCallDurationThreshold);
     }
 
     /** Decides whether a thrown exception counts as a failure ({@link CircuitBreakerBuilder#recordFailure}). */
@@ -255,7 +268,8 @@ public final class CircuitBreakerConfig {
                 + ", backoffMultiplier=" + backoffMultiplier() + ", maxResetTimeout=" + maxResetTimeout()
                 + ", jitter=" + jitter() + ", successThreshold=" + successThreshold() + ", halfOpenPermits="
                 + halfOpenPermits + ", trialTimeout=" + trialTimeout + ", maxGapBetweenFailures="
-                + maxGapBetweenFailures().orElse(null) + ", callTimeout=" + callTimeout + ", storeErrorPolicy="
+                + maxGapBetweenFailures().orElse(null) + ", callTimeout=" + callTimeout
+                + ", slowCallDurationThreshold=" + slowCallDurationThreshold + ", storeErrorPolicy="
                 + storeErrorPolicy + ", openCacheRefresh=" + openCacheRefresh + ", localCache="
                 + localCacheStaleTolerance + ", maxOperations=" + (maxOperations == null ? "unset" : maxOperations)
                 + ", store="

@@ -103,7 +103,7 @@ final class Gate {
         if (s == null) {
             return admitShared(e, build); // the views changed while this caller looked: admit from them
         }
-        return s.open() ? trials.admit(e, s, tick, build) : s;
+        return views.rejects(s) ? trials.admit(e, s, tick, build) : s;
     }
 
     /**
@@ -121,7 +121,7 @@ final class Gate {
         if (s == null) {
             return BreakerState.INITIAL;
         }
-        return s.open() ? admitLocalOpen(e, s, build) : s;
+        return views.rejects(s) ? admitLocalOpen(e, s, build) : s;
     }
 
     /**
@@ -224,7 +224,7 @@ final class Gate {
             }
             return v != null ? trials.admit(e, v.state(), tick, build) : UNKNOWN;
         }
-        return s.open() ? trials.admit(e, s, tick, build) : s;
+        return views.rejects(s) ? trials.admit(e, s, tick, build) : s;
     }
 
     private Object rejectFrom(OperationState e, OperationState.OpenView v, long now, long tick, boolean build) {

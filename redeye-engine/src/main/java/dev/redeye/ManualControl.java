@@ -1,9 +1,11 @@
 package dev.redeye;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreException;
+import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.Transitions;
 import java.util.Collections;
@@ -15,7 +17,7 @@ import java.util.TreeMap;
 /**
  * The bodies of {@link CircuitBreaker}'s manual and read-only API: its state and status (from the store, or
  * as this instance knows them), {@code check}, the manual changes ({@code forceOpen}, {@code forceHalfOpen},
- * {@code reset}), the manual outcomes ({@code recordSuccess}, {@code recordFailure}) and {@code allMetrics}.
+ * {@code reset}, {@code forceMode}), the manual outcomes ({@code recordSuccess}, {@code recordFailure}) and {@code allMetrics}.
  * Each one's contract is on the public method of {@link CircuitBreaker}; an {@link OperationState} it is given
  * comes from {@link BreakerParts#entry}, which checked the name and that the breaker is not closed. Every
  * store call whose result the views learn goes through {@link StateViews#stamped}. Thread-safe (stateless
@@ -70,6 +72,25 @@ final class ManualControl {
             return;
         }
         p.recorder.write(e, now, tick, (x, n) -> p.access.force(x.name, target, p.policy, n));
+    }
+
+    /**
+     * An operator's mode: skipped when it is stored already on a closed, clean state
+     * ({@link Transitions#inForce(BreakerState, BreakerMode)}), as {@link #force} is.
+     */
+    void forceMode(OperationState e, BreakerMode mode) {
+        long now = p.clock.millis();
+        long tick = p.time.nanos();
+        BreakerState current = p.views.stamped(e, now, tick, read, (x, s, n, t, stampBefore) -> {
+            if (Transitions.inForce(s, mode)) {
+                p.views.noteRead(x, s, t, stampBefore);
+            }
+        });
+        if (Transitions.inForce(current, mode)) {
+            return;
+        }
+        AtomicOperation op = AtomicOperation.forceMode(mode);
+        p.recorder.write(e, now, tick, (x, n) -> p.access.update(x.name, op, p.policy, n));
     }
 
     void record(OperationState e, boolean success) {

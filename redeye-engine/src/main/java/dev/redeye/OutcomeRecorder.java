@@ -1,10 +1,12 @@
 package dev.redeye;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
+import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.StateChange;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
@@ -83,11 +85,15 @@ final class OutcomeRecorder {
     private final Observers observers;
     private final StateViews.StoreCall<StateChange> recordSuccess;
     private final StateViews.StoreCall<StateChange> recordFailure;
+    private final StateViews.StoreCall<StateChange> recordSlowSuccess;
+    private final StateViews.StoreCall<StateChange> recordSlowFailure;
+    /** The slow-call deadlines; null unless a sliding-window breaker has a slow-call duration threshold. */
+    private final SlowCalls slowCalls;
     private final StateViews.Note<StateChange> afterWrite = this::afterWrite;
 
     OutcomeRecorder(Clock clock, Monotonic time, Policy policy, StoreAccess access, StateViews views, Trials trials,
             StoreErrors errors, Predicate<? super Throwable> failurePredicate, Predicate<Object> resultPredicate,
-            Consumer<TransitionEvent> stateListener, Observers observers) {
+            Consumer<TransitionEvent> stateListener, Observers observers, long slowCallMillis) {
         this.clock = clock;
         this.time = time;
         this.policy = policy;
@@ -102,6 +108,25 @@ final class OutcomeRecorder {
         this.observers = observers;
         this.recordSuccess = (e, now) -> access.record(e.name, true, policy, now);
         this.recordFailure = (e, now) -> access.record(e.name, false, policy, now);
+        this.recordSlowSuccess = (e, now) -> access.update(e.name, AtomicOperation.outcome(true, true), policy, now);
+        this.recordSlowFailure = (e, now) -> access.update(e.name, AtomicOperation.outcome(false, true), policy, now);
+        this.slowCalls = slowCallMillis > 0 ? new SlowCalls(clock, time, slowCallMillis, this, access, policy, errors)
+                : null;
+    }
+
+    /**
+     * The token an admitted call runs under: {@code token}, or a {@link SlowCalls.Watch} around it when slow calls
+     * are judged while they run.
+     */
+    Object watch(OperationState e, Object token) {
+        return slowCalls == null ? token : slowCalls.watch(e, token);
+    }
+
+    /** Stops the slow-call deadlines, if any. */
+    void close() {
+        if (slowCalls != null) {
+            slowCalls.close();
+        }
     }
 
     /** How deep a cause chain is searched: deeper than any wrapping seen in practice, and a cycle ends. */
@@ -208,6 +233,10 @@ final class OutcomeRecorder {
         } else {
             e.ignored.increment();
         }
+        if (permit instanceof SlowCalls.Watch) {
+            watchedOutcome(e, (SlowCalls.Watch) permit, v);
+            return;
+        }
         if (permit instanceof Trials.Trial) {
             trialOutcome(e, (Trials.Trial) permit, v);
             return;
@@ -219,11 +248,46 @@ final class OutcomeRecorder {
                 && (permit == Gate.UNKNOWN || ((BreakerState) permit).failures() == 0)) {
             return; // nothing to clear: the healthy path writes nothing and reads no clock
         }
+        if (permit != Gate.UNKNOWN && ((BreakerState) permit).effectiveMode(policy) == BreakerMode.DISABLED) {
+            return; // a disabled breaker records nothing
+        }
+        writeQuietly(e, recordCall(v.recordsSuccess()));
+    }
+
+    /** The end of a call watched for slowness: writes what its deadline did not (see {@link SlowCalls}). */
+    private void watchedOutcome(OperationState e, SlowCalls.Watch w, Verdict v) {
+        if (v == Verdict.NOT_RECORDED) {
+            w.cancel();
+            return;
+        }
+        boolean success = v.recordsSuccess();
+        long tick = time.nanos();
+        switch (w.end(!success)) {
+            case NOTHING:
+                return;
+            case SLOT_FAILED:
+                writeQuietly(e, w.slotFailed());
+                return;
+            default:
+                writeQuietly(e, w.slowAt(tick) ? (success ? recordSlowSuccess : recordSlowFailure) : recordCall(success));
+        }
+    }
+
+    /** Best-effort {@code operation}: see {@link #writeQuietly(OperationState, StateViews.StoreCall)}. */
+    void writeQuietly(OperationState e, AtomicOperation operation) {
+        writeQuietly(e, (x, now) -> access.update(x.name, operation, policy, now));
+    }
+
+    /**
+     * One best-effort write of an outcome, now: a store error is reported, never thrown; the thread's interrupt
+     * status is cleared for the write and restored after it.
+     */
+    private void writeQuietly(OperationState e, StateViews.StoreCall<StateChange> call) {
         boolean interrupted = Thread.interrupted();
         try {
             long now = clock.millis();
             long tick = time.nanos();
-            write(e, now, tick, recordCall(v.recordsSuccess()));
+            write(e, now, tick, call);
         } catch (StoreException ex) {
             errors.report(e, ex);
         } catch (Throwable ex) { // never in place of the call's own outcome; a VirtualMachineError goes on

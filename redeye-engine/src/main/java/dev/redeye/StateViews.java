@@ -1,5 +1,6 @@
 package dev.redeye;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -100,13 +101,22 @@ final class StateViews {
         gapEpoch.incrementAndGet();
     }
 
+    /**
+     * Whether the gate rejects calls (or admits trials only) under {@code s}: it is open and the mode in force is
+     * {@link BreakerMode#NORMAL}. In {@link BreakerMode#METRICS_ONLY} and {@link BreakerMode#DISABLED} every call is
+     * admitted, also under a state opened before the mode applied.
+     */
+    boolean rejects(BreakerState s) {
+        return s.open() && s.effectiveMode(policy) == BreakerMode.NORMAL;
+    }
+
     /** A trusted closed state younger (by local time {@code tick}) than the stale tolerance, else null. */
     BreakerState cachedClosed(OperationState e, long tick) {
         if (!cacheActive) {
             return null;
         }
         OperationState.CacheEntry c = e.cached;
-        if (c != null && !c.state().open() && c.trusted(gapEpoch.get()) && tick - c.fetchedAt() < cacheMaxAgeNanos) {
+        if (c != null && !rejects(c.state()) && c.trusted(gapEpoch.get()) && tick - c.fetchedAt() < cacheMaxAgeNanos) {
             return c.state();
         }
         return null;
@@ -289,7 +299,7 @@ final class StateViews {
             }
         }
         boolean cache = cacheActive;
-        if (!enabled || (!s.open() && !cache && e.openView.get() == null)) {
+        if (!enabled || (!rejects(s) && !cache && e.openView.get() == null)) {
             return; // the common distributed healthy path: nothing cached, nothing to change, no lock
         }
         synchronized (e) {
@@ -304,7 +314,7 @@ final class StateViews {
             } else if (cache && e.feedStamp != stampBefore && c != null && c.state().version() > s.version()) {
                 return; // a newer feed event arrived while this read or write was under way
             }
-            if (s.open()) {
+            if (rejects(s)) {
                 boolean samePeriod = v != null && v.state().version() == s.version();
                 long heldUntil = samePeriod ? v.heldUntil() : Long.MIN_VALUE;
                 BreakerStatus heldAs = samePeriod ? v.heldAs() : BreakerStatus.HALF_OPEN;
