@@ -1,6 +1,7 @@
 package dev.redeye.cli;
 
 import dev.redeye.CircuitBreaker;
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -15,9 +16,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * The fleet-wide manual controls: {@code force-open}, {@code force-half-open} and {@code reset}. Each goes
- * through the engine ({@link CircuitBreaker#forceOpen}, {@link CircuitBreaker#forceHalfOpen},
- * {@link CircuitBreaker#reset}) over the store, so it is the same atomic transition an application's own
+ * The fleet-wide manual controls: {@code force-open}, {@code force-half-open}, {@code reset} and
+ * {@code force-mode}. Each goes through the engine ({@link CircuitBreaker#forceOpen},
+ * {@link CircuitBreaker#forceHalfOpen}, {@link CircuitBreaker#reset}, {@link CircuitBreaker#forceMode}) over the
+ * store, so it is the same atomic transition an application's own
  * call would make, published on the store's transition feed: every instance sharing the store sees it.
  *
  * <p>A change whose target is already in force (forcing open a breaker forced open, resetting one closed with
@@ -34,7 +36,7 @@ public final class ForceCommands {
     private ForceCommands() {
     }
 
-    /** Shared body of the three commands. */
+    /** Shared body of the commands. */
     abstract static class Base extends StoreCommand {
         @Mixin
         PolicyOptions policyOptions;
@@ -77,8 +79,8 @@ public final class ForceCommands {
                 BreakerState before = stored.orElse(BreakerState.INITIAL);
                 long beforeNow = System.currentTimeMillis();
                 // the engine skips a change already in force (Transitions.inForce): no write, no event
-                boolean inForce = Transitions.inForce(stored.orElse(null), expected, policy, beforeNow);
-                change.accept(breaker, operation);
+                boolean inForce = inForce(stored.orElse(null), policy, beforeNow);
+                change(breaker, operation);
                 BreakerState after = s.get(operation).orElse(BreakerState.INITIAL);
                 long now = System.currentTimeMillis();
                 if (!inForce && after.version() <= before.version() && after.hasKnownVersion()) {
@@ -92,12 +94,13 @@ public final class ForceCommands {
                 if (json) {
                     out.println(Json.pretty(StatusCommand.describe(operation, Optional.of(after), policy, now)));
                 } else if (inForce && after.version() == before.version()) {
-                    out.println(head + "already " + is + ", nothing changed (" + version(stored) + ")" + where);
+                    out.println(head + "already " + is + mode(after) + ", nothing changed (" + version(stored) + ")"
+                            + where);
                 } else {
                     // the first version of a key's life is the store's base (often a clock), not a count: omit it
                     String versions = stored.isEmpty() ? "a new state"
                             : "version " + before.version() + " -> " + after.version();
-                    out.println(head + was + " -> " + is + " (" + versions + ")" + where);
+                    out.println(head + was + mode(before) + " -> " + is + mode(after) + " (" + versions + ")" + where);
                     if (is == expected) {
                         out.println(effect);
                     }
@@ -111,6 +114,21 @@ public final class ForceCommands {
                 return 0;
             }
         }
+
+        /** Whether the change would change nothing that matters ({@link Transitions#inForce}). */
+        boolean inForce(BreakerState stored, Policy policy, long now) {
+            return Transitions.inForce(stored, expected, policy, now);
+        }
+
+        /** Makes the change through the engine. */
+        void change(CircuitBreaker breaker, String op) {
+            this.change.accept(breaker, op);
+        }
+    }
+
+    /** An operator's stored mode, printed after the status; nothing for the default. */
+    static String mode(BreakerState s) {
+        return s.mode() == BreakerMode.DEFAULT ? "" : " (" + s.mode().wireName() + ")";
     }
 
     /** How a stored state's version is printed: none for an operation without state. */
@@ -155,6 +173,46 @@ public final class ForceCommands {
         public Reset() {
             super(BreakerStatus.CLOSED, CircuitBreaker::reset,
                     "Every instance sharing this store lets calls through again.");
+        }
+    }
+
+    /** {@code redeye force-mode --store URI OP MODE}. */
+    @Command(name = "force-mode", mixinStandardHelpOptions = true,
+            description = {"Store a mode for the whole fleet: metrics_only (count and publish what would open, never "
+                + "reject), disabled (admit every call, record nothing), normal (obey the strategy whatever the "
+                + "application configured), or default (remove the operator's mode). The breaker closes with fresh "
+                + "counters; 'redeye reset' also returns to the application's mode."},
+            footer = {"", "Example:", "  redeye force-mode --store redis://127.0.0.1:6379 payment-gateway metrics_only"})
+    public static final class ForceMode extends Base {
+        @Parameters(index = "1", paramLabel = "MODE", converter = ModeConverter.class,
+                description = "default, normal, metrics_only or disabled.")
+        BreakerMode mode;
+
+        /** Creates the command (picocli calls this). */
+        public ForceMode() {
+            super(BreakerStatus.CLOSED, null, "Every instance sharing this store now runs in this mode.");
+        }
+
+        @Override
+        boolean inForce(BreakerState stored, Policy policy, long now) {
+            return Transitions.inForce(stored, mode);
+        }
+
+        @Override
+        void change(CircuitBreaker breaker, String op) {
+            breaker.forceMode(op, mode);
+        }
+    }
+
+    /** Reads a mode by its wire name ({@link BreakerMode#fromName}). */
+    static final class ModeConverter implements picocli.CommandLine.ITypeConverter<BreakerMode> {
+        @Override
+        public BreakerMode convert(String value) {
+            try {
+                return BreakerMode.fromName(value);
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException(e.getMessage());
+            }
         }
     }
 }

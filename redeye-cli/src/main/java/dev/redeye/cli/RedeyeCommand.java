@@ -41,6 +41,7 @@ import picocli.CommandLine.Spec;
             ForceCommands.ForceOpen.class,
             ForceCommands.ForceHalfOpen.class,
             ForceCommands.Reset.class,
+            ForceCommands.ForceMode.class,
             WatchCommand.class,
             TckCommand.class,
             CommandLine.HelpCommand.class

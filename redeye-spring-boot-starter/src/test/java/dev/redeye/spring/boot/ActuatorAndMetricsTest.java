@@ -129,22 +129,36 @@ class ActuatorAndMetricsTest {
                     assertThat(java.time.Duration.parse(open.retryAfter()))
                             .isPositive().isLessThanOrEqualTo(payments.config().resetTimeout());
 
-                    RedeyeEndpoint.OperationDescriptor forced = endpoint.change("payments", "charge", "force-open");
+                    RedeyeEndpoint.OperationDescriptor forced = endpoint.change("payments", "charge", "force-open", null);
                     assertThat(forced.status()).isEqualTo(BreakerStatus.FORCED_OPEN);
                     assertThat(forced.forced()).isTrue();
                     assertThat(forced.retryAfter()).as("no trial until a reset: no retry time").isNull();
                     assertThat(endpoint.operation("payments", "charge").retryAfter()).isNull();
                     assertThat(payments.localStatus("charge")).isEqualTo(BreakerStatus.FORCED_OPEN);
-                    RedeyeEndpoint.OperationDescriptor half = endpoint.change("payments", "charge", "force-half-open");
+                    RedeyeEndpoint.OperationDescriptor half = endpoint.change("payments", "charge", "force-half-open", null);
                     assertThat(half.status()).isEqualTo(BreakerStatus.HALF_OPEN);
                     assertThat(half.retryAfter()).isEqualTo("PT0S");
-                    assertThat(endpoint.change("payments", "charge", "reset").status()).isEqualTo(BreakerStatus.CLOSED);
+                    assertThat(endpoint.change("payments", "charge", "reset", null).status()).isEqualTo(BreakerStatus.CLOSED);
                     assertThat(payments.execute("charge", () -> "ok")).isEqualTo("ok");
 
-                    assertThatThrownBy(() -> endpoint.change("payments", "charge", "explode"))
+                    assertThatThrownBy(() -> endpoint.change("payments", "charge", "explode", null))
                             .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("force-open");
-                    assertThatThrownBy(() -> endpoint.change("nope", "charge", "reset"))
+                    assertThatThrownBy(() -> endpoint.change("nope", "charge", "reset", null))
                             .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("nope");
+
+                    RedeyeEndpoint.OperationDescriptor metricsOnly = endpoint.change("payments", "charge", "force-mode",
+                            "metrics_only");
+                    assertThat(metricsOnly.mode()).isEqualTo("metrics_only");
+                    failCall(payments, "charge");
+                    failCall(payments, "charge");
+                    failCall(payments, "charge");
+                    assertThat(payments.execute("charge", () -> "ok")).as("metrics only never rejects")
+                            .isEqualTo("ok");
+                    assertThatThrownBy(() -> endpoint.change("payments", "charge", "force-mode", null))
+                            .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("missing mode");
+                    assertThatThrownBy(() -> endpoint.change("payments", "charge", "force-mode", "sleepy"))
+                            .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("sleepy");
+                    assertThat(endpoint.change("payments", "charge", "reset", null).mode()).isEqualTo("default");
                 });
     }
 

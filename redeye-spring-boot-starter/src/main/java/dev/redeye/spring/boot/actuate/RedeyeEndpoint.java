@@ -3,6 +3,7 @@ package dev.redeye.spring.boot.actuate;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.CircuitBreakerConfig;
 import dev.redeye.Metrics;
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -41,10 +42,11 @@ import org.springframework.lang.Nullable;
  * read</b>. 404 for an unknown breaker, and for an operation the breaker does not hold and the store has no
  * state for. A read creates nothing: no operation is registered, no meter appears, nothing is written.</li>
  * <li>{@code POST /actuator/redeye/{breaker}/{operation}} with {@code {"action": "force-open"}},
- * {@code "force-half-open"} or {@code "reset"}: the same atomic transition as
- * {@link CircuitBreaker#forceOpen}, {@link CircuitBreaker#forceHalfOpen} and {@link CircuitBreaker#reset},
- * for every instance sharing the store, then one read to answer with the new state. 400 for an unknown
- * breaker, a missing action or an unknown one.</li>
+ * {@code "force-half-open"}, {@code "reset"}, or {@code {"action": "force-mode", "mode": "metrics_only"}}
+ * (modes {@code default}, {@code normal}, {@code metrics_only}, {@code disabled}): the same atomic transition as
+ * {@link CircuitBreaker#forceOpen}, {@link CircuitBreaker#forceHalfOpen}, {@link CircuitBreaker#reset} and
+ * {@link CircuitBreaker#forceMode}, for every instance sharing the store, then one read to answer with the new
+ * state. 400 for an unknown breaker, a missing action or an unknown one, and a missing or unknown mode.</li>
  * </ul>
  *
  * Over HTTP, {@link RedeyeEndpointWebExtension} serves the two per-operation requests with error bodies that say
@@ -55,7 +57,7 @@ import org.springframework.lang.Nullable;
 @Endpoint(id = "redeye")
 public class RedeyeEndpoint {
     /** The actions {@link #change} takes, in the order messages list them. */
-    public static final List<String> ACTIONS = List.of("force-open", "force-half-open", "reset");
+    public static final List<String> ACTIONS = List.of("force-open", "force-half-open", "reset", "force-mode");
 
     private final RedeyeCircuitBreakers breakers;
 
@@ -115,14 +117,17 @@ public class RedeyeEndpoint {
      * Forces {@code operation} of {@code breaker} open, half-open, or closed (reset), for every instance sharing
      * the store.
      *
-     * @param action {@code force-open}, {@code force-half-open} or {@code reset} (case and {@code _} for
-     *               {@code -} do not matter)
+     * @param action {@code force-open}, {@code force-half-open}, {@code reset} or {@code force-mode} (case and
+     *               {@code _} for {@code -} do not matter)
+     * @param mode   the mode of {@code force-mode} ({@link BreakerMode#fromName}); ignored by the other actions
      * @throws InvalidEndpointRequestException (400) for an unknown breaker, a missing action or an unknown one,
-     *                                         with a message naming the breakers or the actions there are
+     *                                         with a message naming the breakers or the actions there are, or a
+     *                                         missing or unknown mode
      * @throws StoreException                  (500) if the store fails
      */
     @WriteOperation
-    public OperationDescriptor change(@Selector String breaker, @Selector String operation, @Nullable String action) {
+    public OperationDescriptor change(@Selector String breaker, @Selector String operation, @Nullable String action,
+            @Nullable String mode) {
         CircuitBreaker b = breakers.find(breaker).orElseThrow(() -> new InvalidEndpointRequestException(
                 unknownBreaker(breakers, breaker), "unknown breaker"));
         if (action == null || action.isBlank()) {
@@ -133,10 +138,23 @@ public class RedeyeEndpoint {
             case "force-open" -> b.forceOpen(operation);
             case "force-half-open" -> b.forceHalfOpen(operation);
             case "reset" -> b.reset(operation);
+            case "force-mode" -> b.forceMode(operation, mode(mode));
             default -> throw new InvalidEndpointRequestException("unknown action '" + action + "': the actions are "
                     + String.join(", ", ACTIONS), "unknown action");
         }
         return read(breaker, b, operation);
+    }
+
+    private static BreakerMode mode(String mode) {
+        if (mode == null || mode.isBlank()) {
+            throw new InvalidEndpointRequestException("missing mode: give one of default, normal, metrics_only, "
+                    + "disabled, as {\"action\": \"force-mode\", \"mode\": \"metrics_only\"}", "missing mode");
+        }
+        try {
+            return BreakerMode.fromName(mode.trim());
+        } catch (IllegalArgumentException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), "unknown mode");
+        }
     }
 
     /** The message of a request naming a breaker there is not. */
@@ -191,7 +209,8 @@ public class RedeyeEndpoint {
      * FORCED_OPEN, which admits no trial until it is reset.
      */
     public record OperationDescriptor(String breaker, String operation, BreakerStatus status, Integer failures,
-            String openedAt, Integer openCount, Boolean forced, Long version, String retryAfter, String storeError)
+            String openedAt, Integer openCount, Boolean forced, String mode, String window, Long version,
+            String retryAfter, String storeError)
             implements OperationResponseBody {
         static OperationDescriptor of(String breaker, String op, BreakerStatus status, BreakerState s, String error) {
             return of(breaker, op, status, s, null, 0L, error);
@@ -200,7 +219,8 @@ public class RedeyeEndpoint {
         static OperationDescriptor of(String breaker, String op, BreakerStatus status, BreakerState s, Policy policy,
                 long now, String error) {
             if (s == null) {
-                return new OperationDescriptor(breaker, op, status, null, null, null, null, null, null, error);
+                return new OperationDescriptor(breaker, op, status, null, null, null, null, null, null, null, null,
+                        error);
             }
             String retryAfter = null;
             if (status == BreakerStatus.HALF_OPEN) {
@@ -211,7 +231,8 @@ public class RedeyeEndpoint {
             }
             return new OperationDescriptor(breaker, op, status, s.failures(),
                     s.openedAt() == 0 ? null : Instant.ofEpochMilli(s.openedAt()).toString(), s.openCount(),
-                    s.forced(), s.version(), retryAfter, null);
+                    s.forced(), s.mode().wireName(), s.window() == null ? null : s.window().encode(), s.version(),
+                    retryAfter, null);
         }
     }
 }

@@ -57,9 +57,9 @@ public class RedeyeEndpointWebExtension {
     /** {@link RedeyeEndpoint#change}, or a 400 that says why; {@code action} may be missing (a 400 too). */
     @WriteOperation
     public WebEndpointResponse<Object> change(@Selector String breaker, @Selector String operation,
-            @Nullable String action) {
+            @Nullable String action, @Nullable String mode) {
         try {
-            return new WebEndpointResponse<>(endpoint.change(breaker, operation, action));
+            return new WebEndpointResponse<>(endpoint.change(breaker, operation, action, mode));
         } catch (InvalidEndpointRequestException e) {
             boolean aboutAction = breakers.find(breaker).isPresent();
             return error(WebEndpointResponse.STATUS_BAD_REQUEST, e.getReason(), e.getMessage(),
