@@ -1,6 +1,8 @@
 package dev.redeye.spring.boot;
 
 import dev.redeye.StoreErrorPolicy;
+import dev.redeye.api.BreakerMode;
+import dev.redeye.api.SlidingWindowType;
 import dev.redeye.api.Strategy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,7 +23,7 @@ import java.util.List;
  */
 public class BreakerProperties {
 
-    /** How a closed breaker decides to open: consecutive (default) or error-rate. */
+    /** How a closed breaker decides to open: consecutive (default), error-rate, leaky or sliding-window. */
     private Strategy strategy;
 
     /** Consecutive failures that open the breaker (consecutive strategy); at least 1. Default 5. */
@@ -74,6 +76,27 @@ public class BreakerProperties {
 
     /** Whether rejections (CircuitOpenException) carry a stack trace. Default false (cheap rejections). */
     private Boolean writableStackTraces;
+
+    /** The sliding window's type, count-based (default) or time-based; setting it or the size selects the sliding-window strategy. */
+    private SlidingWindowType slidingWindowType;
+
+    /** The sliding window's size: outcomes (count-based, at most 1000) or seconds (time-based). Default 100. */
+    private Integer slidingWindowSize;
+
+    /** Failure rate in percent, in (0, 100], that opens a sliding-window breaker. Default 50. */
+    private Double failureRateThreshold;
+
+    /** Outcomes a sliding window must hold before a rate may open the breaker; at least 1. Default 100. */
+    private Integer minimumNumberOfCalls;
+
+    /** Slow-call rate in percent, in (0, 100], that opens a sliding-window breaker. Default 100. */
+    private Double slowCallRateThreshold;
+
+    /** A call running at least this long is slow, counted while it runs (sliding-window strategy). Default unset. */
+    private Duration slowCallDurationThreshold;
+
+    /** The mode when no operator stored one: normal (default), metrics-only or disabled. */
+    private BreakerMode mode;
 
     /**
      * Exceptions that count as failures (with their subclasses); when set, every other exception counts as a
@@ -307,5 +330,61 @@ public class BreakerProperties {
         public void setStaleTolerance(Duration staleTolerance) {
             this.staleTolerance = staleTolerance;
         }
+    }
+
+    public SlidingWindowType getSlidingWindowType() {
+        return slidingWindowType;
+    }
+
+    public void setSlidingWindowType(SlidingWindowType slidingWindowType) {
+        this.slidingWindowType = slidingWindowType;
+    }
+
+    public Integer getSlidingWindowSize() {
+        return slidingWindowSize;
+    }
+
+    public void setSlidingWindowSize(Integer slidingWindowSize) {
+        this.slidingWindowSize = slidingWindowSize;
+    }
+
+    public Double getFailureRateThreshold() {
+        return failureRateThreshold;
+    }
+
+    public void setFailureRateThreshold(Double failureRateThreshold) {
+        this.failureRateThreshold = failureRateThreshold;
+    }
+
+    public Integer getMinimumNumberOfCalls() {
+        return minimumNumberOfCalls;
+    }
+
+    public void setMinimumNumberOfCalls(Integer minimumNumberOfCalls) {
+        this.minimumNumberOfCalls = minimumNumberOfCalls;
+    }
+
+    public Double getSlowCallRateThreshold() {
+        return slowCallRateThreshold;
+    }
+
+    public void setSlowCallRateThreshold(Double slowCallRateThreshold) {
+        this.slowCallRateThreshold = slowCallRateThreshold;
+    }
+
+    public Duration getSlowCallDurationThreshold() {
+        return slowCallDurationThreshold;
+    }
+
+    public void setSlowCallDurationThreshold(Duration slowCallDurationThreshold) {
+        this.slowCallDurationThreshold = slowCallDurationThreshold;
+    }
+
+    public BreakerMode getMode() {
+        return mode;
+    }
+
+    public void setMode(BreakerMode mode) {
+        this.mode = mode;
     }
 }

@@ -347,6 +347,11 @@ class RedeyeAutoConfigurationTest {
             {"call-timeout", "400d", "at most 365 days"},
             {"open-cache-refresh", "0s", "at least 1 ms"},
             {"max-operations", "0", "must be >= 1"},
+            {"failure-rate-threshold", "0", "percentage in (0, 100]"},
+            {"minimum-number-of-calls", "0", "must be >= 1"},
+            {"slow-call-rate-threshold", "101", "percentage in (0, 100]"},
+            {"slow-call-duration-threshold", "400d", "at most 365 days"},
+            {"sliding-window-size", "1001", "at most 1000 outcomes"},
         };
         for (String[] b : bad) {
             assertInvalid("redeye.breakers.payments." + b[0], b[1], b[2]);
@@ -355,6 +360,28 @@ class RedeyeAutoConfigurationTest {
         assertInvalid("redeye.defaults.success-threshold", "0", "must be >= 1");
         assertInvalid("redeye.defaults.local-cache.stale-tolerance", "0ms", "at least 1 ms",
                 "redeye.defaults.local-cache.enabled=true");
+    }
+
+    @Test
+    void theSlidingWindowSlowCallsAndModeBindFromProperties() {
+        runner.withPropertyValues("redeye.defaults.sliding-window-type=time-based",
+                "redeye.breakers.payments.sliding-window-size=10", "redeye.breakers.payments.failure-rate-threshold=40",
+                "redeye.breakers.payments.minimum-number-of-calls=20",
+                "redeye.breakers.payments.slow-call-rate-threshold=80",
+                "redeye.breakers.payments.slow-call-duration-threshold=2s", "redeye.defaults.mode=metrics-only")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    CircuitBreaker payments = qualified(context, "payments");
+                    dev.redeye.api.Policy p = payments.config().policy();
+                    assertThat(p.strategy()).isEqualTo(dev.redeye.api.Strategy.SLIDING_WINDOW);
+                    assertThat(p.slidingWindowType()).isEqualTo(dev.redeye.api.SlidingWindowType.TIME_BASED);
+                    assertThat(p.slidingWindowSize()).isEqualTo(10);
+                    assertThat(p.failureRateThreshold()).isEqualTo(40.0);
+                    assertThat(p.minimumNumberOfCalls()).isEqualTo(20);
+                    assertThat(p.slowCallRateThreshold()).isEqualTo(80.0);
+                    assertThat(p.mode()).isEqualTo(dev.redeye.api.BreakerMode.METRICS_ONLY);
+                    assertThat(payments.config().slowCallDurationThreshold()).contains(java.time.Duration.ofSeconds(2));
+                });
     }
 
     /** A value a customizer set is not a property's: the start fails naming the option and the customizer. */

@@ -3,6 +3,8 @@ package dev.redeye.spring.boot.autoconfigure;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.CircuitBreakerBuilder;
 import dev.redeye.api.InvalidOptionException;
+import dev.redeye.api.Policy;
+import dev.redeye.api.SlidingWindowType;
 import dev.redeye.spi.Store;
 import dev.redeye.spring.boot.BreakerProperties;
 import dev.redeye.spring.boot.RedeyeBreakerCustomizer;
@@ -67,7 +69,16 @@ final class BreakerFactory {
             new Option<>("maxOperations", "max-operations", BreakerProperties::getMaxOperations,
                     CircuitBreakerBuilder::maxOperations),
             new Option<>("writableStackTraces", "writable-stack-traces", BreakerProperties::getWritableStackTraces,
-                    CircuitBreakerBuilder::writableStackTraces));
+                    CircuitBreakerBuilder::writableStackTraces),
+            new Option<>("failureRateThreshold", "failure-rate-threshold", BreakerProperties::getFailureRateThreshold,
+                    CircuitBreakerBuilder::failureRateThreshold),
+            new Option<>("minimumNumberOfCalls", "minimum-number-of-calls",
+                    BreakerProperties::getMinimumNumberOfCalls, CircuitBreakerBuilder::minimumNumberOfCalls),
+            new Option<>("slowCallRateThreshold", "slow-call-rate-threshold",
+                    BreakerProperties::getSlowCallRateThreshold, CircuitBreakerBuilder::slowCallRateThreshold),
+            new Option<>("slowCallDurationThreshold", "slow-call-duration-threshold",
+                    BreakerProperties::getSlowCallDurationThreshold, CircuitBreakerBuilder::slowCallDurationThreshold),
+            new Option<>("mode", "mode", BreakerProperties::getMode, CircuitBreakerBuilder::mode));
 
     /** The engine's name of the local cache's option ({@code localCache(staleTolerance)}). */
     private static final String LOCAL_CACHE = "localCache";
@@ -106,6 +117,7 @@ final class BreakerFactory {
             for (Option<?> o : OPTIONS) {
                 apply(o, b, own, ownPrefix, sources);
             }
+            slidingWindow(b, own, ownPrefix, sources);
             Boolean cacheOn = pick(own, defaults, p -> p.getLocalCache().getEnabled());
             Duration tolerance = pick(own, defaults, p -> p.getLocalCache().getStaleTolerance());
             if (Boolean.TRUE.equals(cacheOn)) {
@@ -157,6 +169,26 @@ final class BreakerFactory {
             sources.put(o.builderName(), new Source(property, v));
             o.set().accept(b, v);
         }
+    }
+
+    /**
+     * The window's two properties set one builder option ({@code slidingWindow(type, size)}); either one selects
+     * the sliding-window strategy, the other keeping its default.
+     */
+    private void slidingWindow(CircuitBreakerBuilder b, BreakerProperties own, String ownPrefix,
+            Map<String, Source> sources) {
+        SlidingWindowType type = pick(own, defaults, BreakerProperties::getSlidingWindowType);
+        Integer size = pick(own, defaults, BreakerProperties::getSlidingWindowSize);
+        if (type == null && size == null) {
+            return;
+        }
+        if (size != null) {
+            boolean ownValue = own != null && own.getSlidingWindowSize() != null;
+            sources.put(Policy.SLIDING_WINDOW_SIZE.name(), new Source((ownValue ? ownPrefix : DEFAULTS)
+                    + "sliding-window-size", size));
+        }
+        b.slidingWindow(type != null ? type : Policy.SLIDING_WINDOW_TYPE.defaultValue(),
+                size != null ? size : Policy.SLIDING_WINDOW_SIZE.defaultValue());
     }
 
     private <T> T pick(BreakerProperties own, BreakerProperties defaults, Function<BreakerProperties, T> get) {
