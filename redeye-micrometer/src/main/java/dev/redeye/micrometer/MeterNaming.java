@@ -3,7 +3,7 @@ package dev.redeye.micrometer;
 /**
  * The names, tags and units {@link RedeyeMetrics} gives the circuit-breaker meters that Resilience4j also defines
  * ({@code calls}, {@code not.permitted.calls}, {@code state}, {@code failure.rate}, {@code slow.call.rate},
- * {@code buffered.calls}, {@code max.buffered.calls}). redeye's own meters ({@code calls.max}, {@code failures},
+ * {@code slow.calls}, {@code buffered.calls}, {@code max.buffered.calls}). redeye's own meters ({@code calls.max}, {@code failures},
  * {@code trials}, the store and feed meters) keep their {@code redeye.*} names under either naming.
  *
  * <p>Under both, tag {@code name} is the operation (a breaker state of its own, as a Resilience4j breaker is one
@@ -25,7 +25,9 @@ public enum MeterNaming {
      * {@code buffered.calls} ({@code kind} = {@code failed} / {@code successful}) and {@code max.buffered.calls}
      * describe what the breaker decides on: for the consecutive and leaky strategies the failure count and
      * {@code failureThreshold}, for the error-rate strategy the last {@code minimumCalls} outcomes as the rate
-     * weighs them ({@code rate x min(samples, minimumCalls)} failed, the rest successful) and {@code minimumCalls}.
+     * weighs them ({@code rate x min(samples, minimumCalls)} failed, the rest successful) and {@code minimumCalls};
+     * for a sliding window the outcomes in it and its size (count window) or the minimum number of calls (time
+     * window).
      */
     RESILIENCE4J("resilience4j.circuitbreaker", true);
 
@@ -58,9 +60,14 @@ public enum MeterNaming {
         return prefix + ".failure.rate";
     }
 
-    /** Reserved for a strategy that measures slow calls; no strategy does yet, so no meter has this name. */
+    /** The slow-call rate of a sliding window (the only strategy that measures slow calls). */
     String slowCallRate() {
         return prefix + ".slow.call.rate";
+    }
+
+    /** The slow calls in a sliding window. */
+    String slowCalls() {
+        return prefix + ".slow.calls";
     }
 
     String bufferedCalls() {
@@ -76,7 +83,10 @@ public enum MeterNaming {
         return resilience4j;
     }
 
-    /** Whether {@code buffered.calls} and {@code max.buffered.calls} are registered (Resilience4j's view). */
+    /**
+     * Whether {@code buffered.calls} and {@code max.buffered.calls} are registered for every strategy
+     * (Resilience4j's view); a sliding window has them under either naming.
+     */
     boolean bufferedCallMeters() {
         return resilience4j;
     }

@@ -9,6 +9,9 @@ import dev.redeye.ObservedOperation;
 import dev.redeye.Stores;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Policy;
+import dev.redeye.api.SlidingWindow;
+import dev.redeye.api.SlidingWindowType;
 import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
@@ -66,11 +69,16 @@ import java.util.concurrent.atomic.LongAdder;
  * <tr><td>{@code redeye.circuitbreaker.state}</td><td>gauge</td><td>name, state = {@code closed} /
  * {@code open} / {@code half_open} / {@code forced_open}</td><td>1 for the state this instance knows, 0 for the
  * others</td></tr>
- * <tr><td>{@code redeye.circuitbreaker.failure.rate}</td><td>gauge (ratio)</td><td>name</td><td>the error rate
+ * <tr><td>{@code redeye.circuitbreaker.failure.rate}</td><td>gauge (ratio)</td><td>name</td><td>the failure rate
  * the breaker decides on, in [0, 1] (NaN before any outcome); <b>only under a strategy that decides on a rate</b>
- * (error-rate): the others have none, and no gauge</td></tr>
- * <tr><td>{@code redeye.circuitbreaker.slow.call.rate}</td><td>gauge (ratio)</td><td>name</td><td>absent: no
- * strategy measures slow calls yet; the name is reserved for one that does</td></tr>
+ * (error-rate, sliding window): the others have none, and no gauge</td></tr>
+ * <tr><td>{@code redeye.circuitbreaker.slow.call.rate}</td><td>gauge (ratio)</td><td>name</td><td>the slow-call
+ * rate of the sliding window (NaN while it is empty); sliding-window strategy only</td></tr>
+ * <tr><td>{@code redeye.circuitbreaker.slow.calls}</td><td>gauge</td><td>name</td><td>the slow calls in the
+ * sliding window, slow failures included; sliding-window strategy only</td></tr>
+ * <tr><td>{@code redeye.circuitbreaker.buffered.calls}</td><td>gauge</td><td>name, kind = {@code failed} /
+ * {@code successful}</td><td>the outcomes in the sliding window; sliding-window strategy only (every strategy
+ * under Resilience4j's naming)</td></tr>
  * <tr><td>{@code redeye.circuitbreaker.failures}</td><td>gauge</td><td>name</td><td>the failure count the
  * breaker decides on (consecutive and leaky strategies)</td></tr>
  * <tr><td>{@code redeye.circuitbreaker.trials}</td><td>function counter</td><td>name, outcome =
@@ -250,16 +258,38 @@ public final class RedeyeMetrics implements MeterBinder, AutoCloseable {
 
     /** Whether the breaker decides on a failure rate, so that {@code failure.rate} is registered. */
     static boolean decidesOnARate(Strategy s) {
-        return s == Strategy.ERROR_RATE;
+        return s == Strategy.ERROR_RATE || s == Strategy.SLIDING_WINDOW;
     }
 
     /**
-     * Whether the breaker measures slow calls, so that {@code slow.call.rate} is registered. No strategy does yet:
-     * a strategy that counts slow calls (stored per window bucket, see the design notes) answers true here and
-     * gives the gauge its rate, under {@link MeterNaming#slowCallRate()} and with {@code failure.rate}'s units.
+     * Whether the breaker measures slow calls (the sliding window), so that {@code slow.call.rate} and
+     * {@code slow.calls} are registered.
      */
     static boolean measuresSlowCalls(Strategy s) {
-        return false;
+        return s == Strategy.SLIDING_WINDOW;
+    }
+
+    /**
+     * The window this instance knows for {@code name}, as of now (a time window's old buckets rolled out), or
+     * null when it knows none.
+     */
+    private SlidingWindow window(String name) {
+        BreakerState s = breaker.localState(name).orElse(null);
+        SlidingWindow w = s == null ? null : s.window();
+        return w == null ? null : w.rolledTo(breaker.config().clock().millis());
+    }
+
+    /**
+     * A rate of the sliding window: {@code part / calls} as a ratio (NaN while empty) under redeye's naming;
+     * percent, -1 below the minimum number of calls, under Resilience4j's.
+     */
+    private double windowRate(SlidingWindow w, boolean slow) {
+        int calls = w == null ? 0 : w.calls();
+        int part = w == null ? 0 : slow ? w.slowCalls() : w.failures();
+        if (naming.percentRates()) {
+            return calls == 0 || calls < breaker.config().policy().windowMinimumCalls() ? -1 : part * 100.0 / calls;
+        }
+        return calls == 0 ? Double.NaN : (double) part / calls;
     }
 
     /**
@@ -267,6 +297,9 @@ public final class RedeyeMetrics implements MeterBinder, AutoCloseable {
      * outcome, under redeye's naming; percent, -1 below {@code minimumCalls}, under Resilience4j's.
      */
     private double failureRate(String name) {
+        if (breaker.config().strategy() == Strategy.SLIDING_WINDOW) {
+            return windowRate(window(name), false);
+        }
         BreakerState s = breaker.localState(name).orElse(null);
         if (naming.percentRates()) {
             return s == null || s.samples() < breaker.config().minimumCalls() ? -1 : s.errorRate() * 100.0;
@@ -284,6 +317,10 @@ public final class RedeyeMetrics implements MeterBinder, AutoCloseable {
         if (s == null) {
             return 0;
         }
+        if (breaker.config().strategy() == Strategy.SLIDING_WINDOW) {
+            SlidingWindow w = window(name);
+            return w == null ? 0 : failed ? w.failures() : w.calls() - w.failures();
+        }
         if (!decidesOnARate(breaker.config().strategy())) {
             return failed ? s.failures() : 0;
         }
@@ -292,8 +329,16 @@ public final class RedeyeMetrics implements MeterBinder, AutoCloseable {
         return failed ? failedCalls : window - failedCalls;
     }
 
-    /** {@code max.buffered.calls}: the outcomes that decide (failureThreshold, or minimumCalls for a rate). */
+    /**
+     * {@code max.buffered.calls}: the outcomes that decide (failureThreshold, minimumCalls for a rate, the size of a
+     * count window or the minimum number of calls of a time window).
+     */
     private double maxBuffered() {
+        Policy p = breaker.config().policy();
+        if (p.strategy() == Strategy.SLIDING_WINDOW) {
+            return p.slidingWindowType() == SlidingWindowType.COUNT_BASED ? p.slidingWindowSize()
+                    : p.minimumNumberOfCalls();
+        }
         return decidesOnARate(breaker.config().strategy()) ? breaker.config().minimumCalls()
                 : breaker.config().failureThreshold();
     }
@@ -405,10 +450,23 @@ public final class RedeyeMetrics implements MeterBinder, AutoCloseable {
                                 : "The error rate the breaker decides on, as a ratio; NaN before any outcome")
                         .tags(tags).register(r));
             }
+            if (measuresSlowCalls(breaker.config().strategy())) {
+                meters.add(Gauge.builder(naming.slowCallRate(), this, m -> windowRate(window(m.name), true))
+                        .description(naming.percentRates()
+                                ? "The slow-call rate of the circuit breaker, in percent; -1 below minimumNumberOfCalls"
+                                : "The slow-call rate of the sliding window, as a ratio; NaN while it is empty")
+                        .tags(tags).register(r));
+                meters.add(Gauge.builder(naming.slowCalls(), this, m -> {
+                            SlidingWindow w = window(m.name);
+                            return w == null ? 0 : w.slowCalls();
+                        })
+                        .description("The slow calls in the sliding window, slow failures included")
+                        .tags(tags).register(r));
+            }
             meters.add(Gauge.builder(FAILURES, this, m -> failures(m.name))
                     .description("The failure count the breaker decides on (consecutive and leaky strategies)")
                     .tags(tags).register(r));
-            if (naming.bufferedCallMeters()) {
+            if (naming.bufferedCallMeters() || breaker.config().strategy() == Strategy.SLIDING_WINDOW) {
                 for (boolean failed : new boolean[] {true, false}) {
                     meters.add(Gauge.builder(naming.bufferedCalls(), this, m -> buffered(m.name, failed))
                             .description("The " + (failed ? "failed" : "successful") + " outcomes the breaker "
