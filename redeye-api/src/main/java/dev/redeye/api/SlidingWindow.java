@@ -186,86 +186,43 @@ public final class SlidingWindow {
      * {@code now}'s bucket, is returned as it is.
      */
     public SlidingWindow rolledTo(long now) {
-        if (type == SlidingWindowType.COUNT_BASED) {
+        if (type == SlidingWindowType.COUNT_BASED || bucketOf(size, now) <= position) {
             return this;
         }
-        long b = bucketOf(now);
-        return b <= position ? this : new SlidingWindow(type, size, b, null, rolledBuckets(b));
+        Counter c = new Counter(this);
+        c.rollTo(now);
+        return c.snapshot();
     }
 
     /**
-     * This window with one more outcome.
+     * This window with one more outcome ({@link Counter#record}).
      *
      * @param failed whether the call failed
      * @param slow   whether the call was slow
      * @param now    the wall-clock epoch ms of the outcome (rolls a time window; ignored by a count window)
      */
     public SlidingWindow record(boolean failed, boolean slow, long now) {
-        byte code = (byte) ((failed ? FAILURE : SUCCESS) | (slow ? SLOW : 0));
-        if (type == SlidingWindowType.COUNT_BASED) {
-            long next = position == Long.MAX_VALUE ? position : position + 1;
-            byte[] s = Arrays.copyOf(slots, (int) Math.min(next, size));
-            s[(int) ((next - 1) % size)] = code;
-            return new SlidingWindow(type, size, next, s, null);
-        }
-        long b = Math.max(bucketOf(now), position);
-        int[] bk = b == position ? buckets.clone() : rolledBuckets(b);
-        int newest = bk.length - 3;
-        bk[newest] = saturatedAdd(bk[newest], 1);
-        bk[newest + 1] = saturatedAdd(bk[newest + 1], code & FAILURE);
-        bk[newest + 2] = saturatedAdd(bk[newest + 2], (code & SLOW) >> 1);
-        return new SlidingWindow(type, size, b, null, bk);
+        Counter c = new Counter(this);
+        c.record(failed, slow, now);
+        return c.snapshot();
     }
 
     /**
      * This window with the slow call recorded at {@code slot} (the {@link #position()} right after it was
-     * recorded) marked as failed: its slot becomes a slow failure (count window), or its bucket counts one more
-     * failure (time window). Returns the window unchanged (a time window rolled to {@code now}) when that slot or
-     * bucket has left the window, or when the count window's slot is not a slow success: a slow call is counted
-     * once however it ends.
+     * recorded) marked as failed ({@link Counter#slowCallFailed}). Returns this window when nothing changes (a time
+     * window rolled to {@code now} when only the roll does): a slow call is counted once however it ends.
      *
      * @param slot the position right after the slow call was recorded
      * @param now  the wall-clock epoch ms (rolls a time window first)
      */
     public SlidingWindow slowCallFailed(long slot, long now) {
-        if (type == SlidingWindowType.COUNT_BASED) {
-            if (slot <= position - slots.length || slot > position) {
-                return this;
-            }
-            int i = (int) ((slot - 1) % size);
-            if (slots[i] != SLOW) {
-                return this;
-            }
-            byte[] s = slots.clone();
-            s[i] = SLOW | FAILURE;
-            return new SlidingWindow(type, size, position, s, null);
-        }
-        SlidingWindow w = rolledTo(now);
-        int count = w.buckets.length / 3;
-        if (slot <= w.position - count || slot > w.position) {
-            return w;
-        }
-        int[] bk = w.buckets.clone();
-        int i = 3 * (count - 1 - (int) (w.position - slot));
-        if (bk[i + 1] >= bk[i]) {
-            return w;
-        }
-        bk[i + 1]++;
-        return new SlidingWindow(type, size, w.position, null, bk);
+        Counter c = new Counter(this);
+        boolean changed = c.slowCallFailed(slot, now);
+        return changed || c.position != position ? c.snapshot() : this;
     }
 
-    private long bucketOf(long now) {
+    private static long bucketOf(int size, long now) {
         return Math.floorDiv(now, bucketSeconds(size) * 1000L);
-    }
-
-    private int[] rolledBuckets(long b) {
-        int[] bk = new int[buckets.length];
-        long shift = b - position;
-        if (shift < buckets.length / 3) {
-            int drop = 3 * (int) shift;
-            System.arraycopy(buckets, drop, bk, 0, buckets.length - drop);
-        }
-        return bk;
     }
 
     /** The stored form (see the class comment). */
@@ -383,6 +340,218 @@ public final class SlidingWindow {
     private static int saturatedAdd(int a, int b) {
         int r = a + b;
         return ((a ^ r) & (b ^ r)) < 0 ? Integer.MAX_VALUE : r;
+    }
+
+    /**
+     * A window updated in place, for a store or an engine that keeps one under its own lock and writes it out with
+     * {@link #snapshot()}: the one implementation of the window's arithmetic ({@link SlidingWindow#record} and the
+     * other immutable operations run on a copy of it). Each record costs O(1) (a time window's roll also empties
+     * the buckets it passes) and allocates nothing. Not thread-safe.
+     */
+    public static final class Counter {
+        private final SlidingWindowType type;
+        private final int size;
+        private long position;
+        /** Count window: one outcome code per slot, {@code size} of them, {@code min(position, size)} in use. */
+        private final byte[] ring;
+        /** Time window: calls, failures, slow calls of bucket number {@code n} at {@code 3 * (n mod count)}. */
+        private final int[] buckets;
+        private final int count;
+        private final long bucketMillis;
+        private int calls;
+        private int failures;
+        private int slowCalls;
+
+        /** A counter holding {@code w}'s outcomes. */
+        public Counter(SlidingWindow w) {
+            type = w.type;
+            size = w.size;
+            position = w.position;
+            calls = w.calls;
+            failures = w.failures;
+            slowCalls = w.slowCalls;
+            if (type == SlidingWindowType.COUNT_BASED) {
+                ring = new byte[size];
+                for (int i = 0; i < w.slots.length; i++) {
+                    ring[i] = w.slots[i];
+                }
+                buckets = null;
+                count = 0;
+                bucketMillis = 0;
+            } else {
+                ring = null;
+                count = w.buckets.length / 3;
+                buckets = new int[w.buckets.length];
+                bucketMillis = bucketSeconds(size) * 1000L;
+                for (int i = 0; i < count; i++) { // stored oldest first: bucket number position - count + 1 + i
+                    int at = index(position - count + 1 + i);
+                    buckets[at] = w.buckets[3 * i];
+                    buckets[at + 1] = w.buckets[3 * i + 1];
+                    buckets[at + 2] = w.buckets[3 * i + 2];
+                }
+            }
+        }
+
+        private int index(long bucket) {
+            return 3 * (int) Math.floorMod(bucket, (long) count);
+        }
+
+        /** Whether this counter has the given type and size. */
+        public boolean hasShape(SlidingWindowType t, int s) {
+            return type == t && size == s;
+        }
+
+        /** See {@link SlidingWindow#position()}. */
+        public long position() {
+            return position;
+        }
+
+        /** Outcomes in the window, as of its newest bucket. */
+        public int calls() {
+            return calls;
+        }
+
+        /** Failed outcomes in the window. */
+        public int failures() {
+            return failures;
+        }
+
+        /** Slow outcomes in the window. */
+        public int slowCalls() {
+            return slowCalls;
+        }
+
+        /** Empties a time window's buckets older than {@code now}'s window; a count window does not move. */
+        public void rollTo(long now) {
+            if (type == SlidingWindowType.TIME_BASED) {
+                long b = Math.floorDiv(now, bucketMillis);
+                if (b > position) {
+                    long dropped = Math.min(b - position, count);
+                    for (long n = position - count + 1; n < position - count + 1 + dropped; n++) {
+                        int at = index(n);
+                        calls -= buckets[at];
+                        failures -= buckets[at + 1];
+                        slowCalls -= buckets[at + 2];
+                        buckets[at] = 0;
+                        buckets[at + 1] = 0;
+                        buckets[at + 2] = 0;
+                    }
+                    position = b;
+                }
+            }
+        }
+
+        /** Records one outcome; see {@link SlidingWindow} for where it goes. */
+        public void record(boolean failed, boolean slow, long now) {
+            int f = failed ? 1 : 0;
+            int sl = slow ? 1 : 0;
+            if (type == SlidingWindowType.COUNT_BASED) {
+                if (position == Long.MAX_VALUE) {
+                    return; // saturated: nine quintillion outcomes; the window stops moving rather than wrap
+                }
+                int i = (int) (position % size);
+                if (position >= size) { // the slot holds the outcome that leaves the window
+                    calls--;
+                    failures -= ring[i] & FAILURE;
+                    slowCalls -= (ring[i] & SLOW) >> 1;
+                }
+                ring[i] = (byte) (f | (sl << 1));
+                position++;
+                calls++;
+                failures += f;
+                slowCalls += sl;
+                return;
+            }
+            rollTo(now);
+            int at = index(position);
+            buckets[at] = saturatedAdd(buckets[at], 1);
+            buckets[at + 1] = saturatedAdd(buckets[at + 1], f);
+            buckets[at + 2] = saturatedAdd(buckets[at + 2], sl);
+            calls = saturatedAdd(calls, 1);
+            failures = saturatedAdd(failures, f);
+            slowCalls = saturatedAdd(slowCalls, sl);
+        }
+
+        /**
+         * Whether the window would open the breaker under {@code p} once this outcome is recorded (see
+         * {@code Transitions.windowTrips}), without recording it.
+         */
+        public boolean tripsWith(boolean failed, boolean slow, long now, Policy p) {
+            int f = failed ? 1 : 0;
+            int sl = slow ? 1 : 0;
+            int c = calls + 1;
+            int fs = failures + f;
+            int ss = slowCalls + sl;
+            if (type == SlidingWindowType.COUNT_BASED) {
+                if (position >= size) {
+                    int i = (int) (position % size);
+                    c--;
+                    fs -= ring[i] & FAILURE;
+                    ss -= (ring[i] & SLOW) >> 1;
+                }
+            } else {
+                long b = Math.floorDiv(now, bucketMillis);
+                if (b > position) {
+                    long dropped = Math.min(b - position, count);
+                    for (long n = position - count + 1; n < position - count + 1 + dropped; n++) {
+                        int at = index(n);
+                        c -= buckets[at];
+                        fs -= buckets[at + 1];
+                        ss -= buckets[at + 2];
+                    }
+                }
+            }
+            return dev.redeye.spi.Transitions.windowTrips(c, fs, ss, p);
+        }
+
+        /**
+         * Marks the slow call recorded at {@code slot} failed: its slot becomes a slow failure (count window), or its
+         * bucket counts one more failure (time window, rolled to {@code now} first). Changes nothing when that slot
+         * or bucket has left the window, or when the count window's slot is not a slow success.
+         *
+         * @return whether a failure was added
+         */
+        public boolean slowCallFailed(long slot, long now) {
+            if (type == SlidingWindowType.COUNT_BASED) {
+                if (slot <= position - Math.min(position, size) || slot > position) {
+                    return false;
+                }
+                int i = (int) ((slot - 1) % size);
+                if (ring[i] != SLOW) {
+                    return false;
+                }
+                ring[i] = SLOW | FAILURE;
+                failures++;
+                return true;
+            }
+            rollTo(now);
+            if (slot <= position - count || slot > position) {
+                return false;
+            }
+            int at = index(slot);
+            if (buckets[at + 1] >= buckets[at]) {
+                return false;
+            }
+            buckets[at + 1]++;
+            failures = saturatedAdd(failures, 1);
+            return true;
+        }
+
+        /** The window as it is now, immutable. */
+        public SlidingWindow snapshot() {
+            if (type == SlidingWindowType.COUNT_BASED) {
+                return new SlidingWindow(type, size, position, Arrays.copyOf(ring, (int) Math.min(position, size)),
+                        null);
+            }
+            int[] out = new int[buckets.length];
+            for (int i = 0; i < count; i++) {
+                int at = index(position - count + 1 + i);
+                out[3 * i] = buckets[at];
+                out[3 * i + 1] = buckets[at + 1];
+                out[3 * i + 2] = buckets[at + 2];
+            }
+            return new SlidingWindow(type, size, position, null, out);
+        }
     }
 
     @Override

@@ -185,12 +185,20 @@ public final class Transitions {
      * @throws NullPointerException if {@code w} or {@code p} is null
      */
     public static boolean windowTrips(SlidingWindow w, Policy p) {
-        int calls = w.calls();
+        return windowTrips(w.calls(), w.failures(), w.slowCalls(), p);
+    }
+
+    /**
+     * {@link #windowTrips(SlidingWindow, Policy)} on a window's counts.
+     *
+     * @throws NullPointerException if {@code p} is null
+     */
+    public static boolean windowTrips(int calls, int failures, int slowCalls, Policy p) {
         if (calls < p.windowMinimumCalls()) {
             return false;
         }
-        return w.failures() * 100.0 >= p.failureRateThreshold() * calls
-                || w.slowCalls() * 100.0 >= p.slowCallRateThreshold() * calls;
+        return failures * 100.0 >= p.failureRateThreshold() * calls
+                || slowCalls * 100.0 >= p.slowCallRateThreshold() * calls;
     }
 
     private static SlidingWindow window(BreakerState prev, Policy p) {

@@ -112,4 +112,49 @@ class SlidingWindowTest {
         assertThrows(IllegalArgumentException.class, () -> SlidingWindow.empty(SlidingWindowType.COUNT_BASED, 0));
         assertThrows(NullPointerException.class, () -> SlidingWindow.empty(null, 5));
     }
+
+    /** The counter against a plain list of outcomes, on random sequences: counts, positions and tripsWith. */
+    @Test
+    void theCounterAgreesWithAListOfOutcomes() {
+        Random r = new Random(7);
+        for (int round = 0; round < 300; round++) {
+            SlidingWindowType type = r.nextBoolean() ? SlidingWindowType.COUNT_BASED : SlidingWindowType.TIME_BASED;
+            int size = 1 + r.nextInt(type == SlidingWindowType.COUNT_BASED ? 12 : 400);
+            Policy p = Policy.builder().slidingWindow(type, size).minimumNumberOfCalls(1 + r.nextInt(6))
+                    .failureRateThreshold(1 + r.nextInt(100)).slowCallRateThreshold(1 + r.nextInt(100)).build();
+            SlidingWindow.Counter c = new SlidingWindow.Counter(SlidingWindow.empty(type, size));
+            java.util.List<long[]> seen = new java.util.ArrayList<>(); // {bucket, failed, slow}
+            long width = SlidingWindow.bucketSeconds(size) * 1000L;
+            int buckets = type == SlidingWindowType.TIME_BASED ? SlidingWindow.empty(type, size).bucketCount() : 0;
+            long head = 0;
+            long now = T0;
+            for (int n = 0; n < 120; n++) {
+                now += r.nextInt(4) == 0 ? -r.nextInt(3000) : r.nextInt((int) Math.min(width * 3, 90_000));
+                boolean failed = r.nextBoolean();
+                boolean slow = r.nextInt(3) == 0;
+                long bucket = Math.max(Math.floorDiv(now, width), head);
+                java.util.List<long[]> after = new java.util.ArrayList<>(seen);
+                after.add(new long[] {bucket, failed ? 1 : 0, slow ? 1 : 0});
+                long newHead = bucket;
+                java.util.List<long[]> in = type == SlidingWindowType.COUNT_BASED
+                        ? after.subList(Math.max(0, after.size() - size), after.size())
+                        : after.stream().filter(o -> o[0] > newHead - buckets).toList();
+                int calls = in.size();
+                int fails = (int) in.stream().filter(o -> o[1] == 1).count();
+                int slows = (int) in.stream().filter(o -> o[2] == 1).count();
+                boolean trips = calls >= p.windowMinimumCalls() && (fails * 100.0 >= p.failureRateThreshold() * calls
+                        || slows * 100.0 >= p.slowCallRateThreshold() * calls);
+                assertEquals(trips, c.tripsWith(failed, slow, now, p), "round " + round + " step " + n);
+                c.record(failed, slow, now);
+                seen = after;
+                head = newHead;
+                assertEquals(calls, c.calls(), "calls, round " + round + " step " + n);
+                assertEquals(fails, c.failures(), "failures, round " + round + " step " + n);
+                assertEquals(slows, c.slowCalls(), "slow, round " + round + " step " + n);
+                SlidingWindow w = c.snapshot();
+                assertEquals(w, SlidingWindow.decode(w.encode()));
+                assertEquals(calls, w.calls());
+            }
+        }
+    }
 }

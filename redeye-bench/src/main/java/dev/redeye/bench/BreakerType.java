@@ -5,13 +5,17 @@ import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeExecutor;
 import dev.redeye.CheckedSupplier;
 import dev.redeye.CircuitBreaker;
+import dev.redeye.CircuitBreakerBuilder;
 import dev.redeye.api.CircuitOpenException;
+import dev.redeye.api.SlidingWindowType;
+import dev.redeye.api.Strategy;
 import dev.redeye.micrometer.RedeyeMetrics;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * The competitors of the local-mode benchmarks, each behind {@link BreakerAdapter} (the Caffeine
@@ -42,8 +46,17 @@ public enum BreakerType {
      * and within 10 % of {@link #REDEYE}.
      */
     REDEYE_MICROMETER(() -> new Redeye(true)),
-    /** Resilience4j 2.4.0 {@code CircuitBreaker}, default configuration. */
-    RESILIENCE4J(Resilience4j::new),
+    /**
+     * redeye's sliding-window strategy in local mode, a count window at Resilience4j's defaults (100 outcomes,
+     * 50 %, minimum 100 calls): compared with {@link #RESILIENCE4J}, whose default window is that one.
+     */
+    REDEYE_COUNT_WINDOW(() -> new Redeye(b -> b.slidingWindow(SlidingWindowType.COUNT_BASED, 100))),
+    /** As {@link #REDEYE_COUNT_WINDOW} with a time window of 100 s: compared with {@link #RESILIENCE4J_TIME_WINDOW}. */
+    REDEYE_TIME_WINDOW(() -> new Redeye(b -> b.slidingWindow(SlidingWindowType.TIME_BASED, 100))),
+    /** Resilience4j 2.4.0 {@code CircuitBreaker}, default configuration (a count window of 100 outcomes). */
+    RESILIENCE4J(() -> new Resilience4j(SlidingWindowType.COUNT_BASED)),
+    /** Resilience4j 2.4.0 {@code CircuitBreaker}, default configuration but a time window of 100 s. */
+    RESILIENCE4J_TIME_WINDOW(() -> new Resilience4j(SlidingWindowType.TIME_BASED)),
     /** Failsafe 3.3.2 {@code CircuitBreaker}, default configuration, through one {@code FailsafeExecutor}. */
     FAILSAFE(FailsafeBreaker::new);
 
@@ -94,10 +107,16 @@ public enum BreakerType {
     private static class Redeye implements BreakerAdapter {
         private final Payload payload = new Payload();
         final CheckedSupplier<Object, RuntimeException> call = () -> payload.value;
-        final CircuitBreaker breaker = CircuitBreaker.builder().resetTimeout(OPEN_FOR).build();
+        final CircuitBreaker breaker;
         private final RedeyeMetrics metrics;
 
+        Redeye(UnaryOperator<CircuitBreakerBuilder> options) {
+            breaker = options.apply(CircuitBreaker.builder().resetTimeout(OPEN_FOR)).build();
+            metrics = null;
+        }
+
         Redeye(boolean withMetrics) {
+            breaker = CircuitBreaker.builder().resetTimeout(OPEN_FOR).build();
             metrics = withMetrics ? RedeyeMetrics.of(breaker) : null;
             if (metrics != null) {
                 metrics.bindTo(new SimpleMeterRegistry());
@@ -121,7 +140,9 @@ public enum BreakerType {
 
         /** Records as many failures as open the breaker. */
         final void recordThresholdFailures() {
-            for (int i = 0; i < breaker.config().failureThreshold(); i++) {
+            int failures = breaker.config().strategy() == Strategy.SLIDING_WINDOW
+                    ? breaker.config().policy().windowMinimumCalls() : breaker.config().failureThreshold();
+            for (int i = 0; i < failures; i++) {
                 breaker.recordFailure(OPERATION);
             }
         }
@@ -161,13 +182,19 @@ public enum BreakerType {
 
     private static final class Resilience4j implements BreakerAdapter {
         private final Payload payload = new Payload();
-        private final io.github.resilience4j.circuitbreaker.CircuitBreaker breaker =
-                io.github.resilience4j.circuitbreaker.CircuitBreaker.of("bench", CircuitBreakerConfig.custom()
-                        .waitDurationInOpenState(OPEN_FOR)
-                        .writableStackTraceEnabled(false)
-                        .build());
-        private final Supplier<Object> call = io.github.resilience4j.circuitbreaker.CircuitBreaker
-                .decorateSupplier(breaker, () -> payload.value);
+        private final io.github.resilience4j.circuitbreaker.CircuitBreaker breaker;
+        private final Supplier<Object> call;
+
+        Resilience4j(SlidingWindowType window) {
+            breaker = io.github.resilience4j.circuitbreaker.CircuitBreaker.of("bench", CircuitBreakerConfig.custom()
+                    .waitDurationInOpenState(OPEN_FOR)
+                    .writableStackTraceEnabled(false)
+                    .slidingWindowType(window == SlidingWindowType.COUNT_BASED
+                            ? CircuitBreakerConfig.SlidingWindowType.COUNT_BASED
+                            : CircuitBreakerConfig.SlidingWindowType.TIME_BASED)
+                    .build());
+            call = io.github.resilience4j.circuitbreaker.CircuitBreaker.decorateSupplier(breaker, () -> payload.value);
+        }
 
         @Override
         public Object call() {
