@@ -44,9 +44,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * {@link Transitions} rule in Java, and an {@code UpdateItem} conditioned on the item's write counter
  * {@code wc} (or {@code attribute_not_exists(pk)} to create the item). The write counter, not the version,
  * is the compare-and-set token, because the version moves only on transitions and a sub-threshold increment
- * (or an outcome recorded in a sliding window) must still conflict with a concurrent one. A lost condition is retried after a random pause (full jitter,
- * doubling up to 32 ms) up to {@link Builder#maxAttempts maxAttempts} times; a conflict that persists beyond
- * that is a {@link StoreException}, never a lost update. A call that changes nothing writes nothing.</li>
+ * (or an outcome recorded in a sliding window) must still conflict with a concurrent one. A lost condition is
+ * retried after a random pause (full jitter, doubling up to 32 ms) up to {@link Builder#maxAttempts maxAttempts}
+ * times; a conflict that persists beyond that is a {@link StoreException}, never a lost update. A call that changes nothing writes nothing.</li>
  * <li><b>Ambiguous writes</b>: a write whose answer was lost may have landed, and the SDK's retry of it then
  * fails its condition. Each state write records the call's id in its store instance's entry of the item's
  * {@code lw} map, which only that instance prunes (of calls that have returned), so the call's next read
@@ -93,8 +93,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * write. A transition adds the feed head's read and write (1 RCU per 4 KB + 1 WCU per KB of ring). Each
  * subscribed store instance reads the feed head once per poll interval. A sliding window's text is part of the
  * item and of each event line (one byte per outcome of a count window, up to a few bytes per bucket of a time
- * window): a count window of several hundred outcomes makes an item of more than 1 KB, billed per started KB. {@link #usage()} counts requests and
- * the capacity units DynamoDB reports.
+ * window): a count window of several hundred outcomes makes an item of more than 1 KB, billed per started KB.
+ * {@link #usage()} counts requests and the capacity units DynamoDB reports.
  *
  * <p>Thread-safe. Every failure (throttling, timeouts, an unreachable endpoint, a missing table, malformed
  * items) is a {@link StoreException}; after {@link #close()} every method throws it at once.
@@ -234,7 +234,8 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
 
     /**
      * {@inheritDoc} A consistent read, the rule in Java, and one write conditioned on the item's write counter,
-     * retried with jitter when another writer won; a forced close or half-open clears the claims map in the same write.
+     * retried with jitter when another writer won; a forced close or half-open, or a stored mode, clears the claims
+     * map in the same write.
      */
     @Override
     public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
