@@ -44,9 +44,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * {@link Transitions} rule in Java, and an {@code UpdateItem} conditioned on the item's write counter
  * {@code wc} (or {@code attribute_not_exists(pk)} to create the item). The write counter, not the version,
  * is the compare-and-set token, because the version moves only on transitions and a sub-threshold increment
- * must still conflict with a concurrent one. A lost condition is retried after a random pause (full jitter,
- * doubling up to 32 ms) up to {@link Builder#maxAttempts maxAttempts} times; a conflict that persists beyond
- * that is a {@link StoreException}, never a lost update. A call that changes nothing writes nothing.</li>
+ * (or an outcome recorded in a sliding window) must still conflict with a concurrent one. A lost condition is
+ * retried after a random pause (full jitter, doubling up to 32 ms) up to {@link Builder#maxAttempts maxAttempts}
+ * times; a conflict that persists beyond that is a {@link StoreException}, never a lost update. A call that changes nothing writes nothing.</li>
  * <li><b>Ambiguous writes</b>: a write whose answer was lost may have landed, and the SDK's retry of it then
  * fails its condition. Each state write records the call's id in its store instance's entry of the item's
  * {@code lw} map, which only that instance prunes (of calls that have returned), so the call's next read
@@ -62,8 +62,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * tombstone covers clock skew between writers, the clock covers the time after DynamoDB TTL removed the item
  * (at least {@link Builder#retention retention}, 7 days by default, after the state expired).</li>
  * <li><b>State expiry</b> is the attribute {@code exp} (the store's clock + {@link Policy#stateTtl()},
- * refreshed by every atomic write; + the ttl given to {@link #put}) compared on every read; a forced state
- * has none and never expires (TCK R1.9 and R5.7). DynamoDB TTL on the attribute {@code gc} only collects
+ * refreshed by every atomic write; + the ttl given to {@link #put}) compared on every read; a
+ * {@linkplain BreakerState#pinned() pinned} state (forced, or holding an operator's mode) has none and never
+ * expires (TCK R1.9 and R5.7). DynamoDB TTL on the attribute {@code gc} only collects
  * garbage, days later.</li>
  * <li><b>Trial claims</b> live in the item's {@code cl} map; their expiry is compared in the write's
  * condition, never left to DynamoDB TTL (see {@link #claimTrial}). DynamoDB has no server clock, so
@@ -90,8 +91,10 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * atomic operation one read and one write (1 RCU + 1 WCU) without contention, and only the read when it
  * changes nothing; a claim one write, or 1 RCU + 2 WCU when expired claims must be cleared; a release one
  * write. A transition adds the feed head's read and write (1 RCU per 4 KB + 1 WCU per KB of ring). Each
- * subscribed store instance reads the feed head once per poll interval. {@link #usage()} counts requests and
- * the capacity units DynamoDB reports.
+ * subscribed store instance reads the feed head once per poll interval. A sliding window's text is part of the
+ * item and of each event line (one byte per outcome of a count window, up to a few bytes per bucket of a time
+ * window): a count window of several hundred outcomes makes an item of more than 1 KB, billed per started KB.
+ * {@link #usage()} counts requests and the capacity units DynamoDB reports.
  *
  * <p>Thread-safe. Every failure (throttling, timeouts, an unreachable endpoint, a missing table, malformed
  * items) is a {@link StoreException}; after {@link #close()} every method throws it at once.
@@ -183,7 +186,8 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
      *
      * <p>One unconditional {@code UpdateItem} of the state attributes (claims are kept) that also moves the write
      * counter, so a concurrent atomic operation retries over it. The state reads as absent {@code ttl} after now
-     * (store clock); a forced state is stored without expiry, whatever {@code ttl} says.
+     * (store clock); a {@linkplain BreakerState#pinned() pinned} state (forced, or holding an operator's mode) is
+     * stored without expiry, whatever {@code ttl} says.
      *
      * @throws IllegalArgumentException if {@code ttl} is not positive or the key cannot be stored
      */
@@ -208,7 +212,8 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
      *
      * <p>One {@code UpdateItem} that removes the state and every claim but keeps the item as a tombstone holding
      * the last version (so the key's next life starts above it), collected by DynamoDB TTL after
-     * {@link Builder#retention retention}. A no-op for an unknown key.
+     * {@link Builder#retention retention}; the tombstone is layout 1 (it holds no window or mode). A no-op for an
+     * unknown key.
      */
     @Override
     public void delete(String key) {
@@ -216,11 +221,12 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
         String pk = Keys.partitionKey(key);
         requests.ensureOpen();
         requests.update("delete", key, UpdateItemRequest.builder().key(Items.key(pk))
-                .updateExpression("REMOVE #st, #exp SET #cl = :nocl, #gc = :gc ADD #wc :one")
+                .updateExpression("REMOVE #st, #exp SET #lay = :lay, #cl = :nocl, #gc = :gc ADD #wc :one")
                 .conditionExpression("attribute_exists(#pk)")
                 .expressionAttributeNames(Feed.names("#st", Items.STATE, "#exp", Items.EXPIRES, "#cl", Items.CLAIMS,
-                        "#gc", Items.GC, "#wc", Items.WRITES, "#pk", Items.PK))
+                        "#gc", Items.GC, "#wc", Items.WRITES, "#pk", Items.PK, "#lay", Items.LAYOUT))
                 .expressionAttributeValues(Feed.values(":nocl", emptyMap(), ":one", Items.n(1),
+                        ":lay", Items.n(Items.LAYOUT_1),
                         ":gc", Items.n(clock.millis() / 1000 + retentionSeconds))), deadline);
     }
 
@@ -228,7 +234,8 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
 
     /**
      * {@inheritDoc} A consistent read, the rule in Java, and one write conditioned on the item's write counter,
-     * retried with jitter when another writer won; a forced close or half-open clears the claims map in the same write.
+     * retried with jitter when another writer won; a forced close or half-open, or a stored mode, clears the claims
+     * map in the same write.
      */
     @Override
     public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
@@ -452,10 +459,11 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
         StateWrite w = new StateWrite();
         w.names.putAll(Feed.names("#op", Items.OP, "#lay", Items.LAYOUT, "#st", Items.STATE, "#v", Items.VERSION,
                 "#exp", Items.EXPIRES, "#gc", Items.GC));
-        w.values.putAll(Feed.values(":op", Items.s(key), ":lay", Items.n(Items.LAYOUT_1),
+        w.values.putAll(Feed.values(":op", Items.s(key), ":lay", Items.n(Items.layoutOf(state)),
                 ":st", Items.encodeState(state), ":v", Items.n(state.version())));
-        if (state.forced()) {
-            // A forced state never expires (TCK R1.9/R5.7): no expiry, and no garbage collection either.
+        if (state.pinned()) {
+            // A pinned state (forced, or an operator's mode) never expires (TCK R1.9/R5.7): no expiry, and no
+            // garbage collection either.
             w.update.append("REMOVE #exp, #gc SET #op = :op, #lay = :lay, #st = :st, #v = :v");
         } else {
             long exp = Claims.saturatedAdd(nowMs, ttlMillis);

@@ -1,5 +1,6 @@
 package dev.redeye.store.dynamodb;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreException;
@@ -14,22 +15,32 @@ import java.util.function.LongPredicate;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * The stored layout (layout 1) of an operation's item, one item per operation name:
+ * The stored layout of an operation's item, one item per operation name. Layout 2 is layout 1 plus two fields
+ * of the state map {@code st}: {@code window} and {@code mode}. An item is written in layout 2 only while its
+ * state carries either (see {@link #layoutOf}), so that a reader that knows only layout 1 refuses it with an
+ * error naming the layout instead of reading a breaker without its window or its operator's mode; every other
+ * item keeps layout 1.
  *
  * <table>
  * <caption>Attributes of an operation's item</caption>
  * <tr><th>attribute</th><th>type</th><th>meaning</th></tr>
  * <tr><td>{@code pk}</td><td>S</td><td>partition key, see {@link Keys}</td></tr>
  * <tr><td>{@code op}</td><td>S</td><td>the operation name, whole</td></tr>
- * <tr><td>{@code lay}</td><td>N</td><td>layout, {@code 1}</td></tr>
+ * <tr><td>{@code lay}</td><td>N</td><td>layout: {@code 2} when {@code st} holds {@code window} or {@code mode},
+ * else {@code 1}</td></tr>
  * <tr><td>{@code st}</td><td>M of S</td><td>the state, field names and encodings of {@link StateCodec}; absent
- * when the key has no state (never written, deleted, or only claims)</td></tr>
+ * when the key has no state (never written, deleted, or only claims). Among them, {@code st.window} (S) is
+ * {@link dev.redeye.api.SlidingWindow#encode()}, absent when the state has no window, and {@code st.mode} (S,
+ * decimal like every field of the map) is {@link BreakerMode#code()}, absent for
+ * {@link BreakerMode#DEFAULT}</td></tr>
  * <tr><td>{@code v}</td><td>N</td><td>the version of the state, kept after a delete (a tombstone) so that the next
  * life of the key starts above it</td></tr>
- * <tr><td>{@code exp}</td><td>N</td><td>epoch ms (store clock) from which a non-forced state reads as absent;
- * never set on a forced state</td></tr>
+ * <tr><td>{@code exp}</td><td>N</td><td>epoch ms (store clock) from which a state that is not
+ * {@linkplain BreakerState#pinned() pinned} reads as absent; never set on a pinned state (forced, or a stored
+ * mode)</td></tr>
  * <tr><td>{@code wc}</td><td>N</td><td>write counter, + 1 on every state write: the compare-and-set token of atomic
- * writes (the version moves only on transitions, so it cannot be that token)</td></tr>
+ * writes (the version moves only on transitions, so it cannot be that token: a write that only counts an outcome
+ * or only records one in the window keeps the version)</td></tr>
  * <tr><td>{@code lw}</td><td>M of M</td><td>the writers whose answer may not have reached them yet: per store
  * instance (a random id), {@code x} (N) the epoch ms (its clock) until which the entry must stay and {@code c}
  * (NS) the ids of that instance's atomic calls that wrote the state and were still running at its last write.
@@ -41,7 +52,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * <tr><td>{@code cl}</td><td>M of N</td><td>trial claims: token to expiry, epoch ms (store clock)</td></tr>
  * <tr><td>{@code gc}</td><td>N</td><td>epoch seconds: the DynamoDB TTL attribute, garbage collection only (never
  * read for correctness; set {@link DynamoDbStore.Builder#retention retention} after the state's expiry; absent on
- * a forced state)</td></tr>
+ * a pinned state)</td></tr>
  * </table>
  */
 final class Items {
@@ -59,7 +70,10 @@ final class Items {
     static final String WRITER_CALLS = "c";
     /** How much longer than a writer's call deadline its {@code lw} entry stays: the clock skew tolerated. */
     static final long WRITER_SKEW_MARGIN_MILLIS = 10_000;
+    /** The layout of an item whose state has neither a window nor a stored mode (and of tombstones, claims). */
     static final int LAYOUT_1 = 1;
+    /** The layout of an item whose state has a window or a stored mode; the newest this version reads. */
+    static final int LAYOUT_2 = 2;
 
     private Items() {
     }
@@ -78,6 +92,14 @@ final class Items {
         return k;
     }
 
+    /**
+     * The layout a write of {@code state} gives its item: {@link #LAYOUT_2} when the state has a window or a
+     * mode other than {@link BreakerMode#DEFAULT} (fields a layout-1 reader would drop), else {@link #LAYOUT_1}.
+     */
+    static int layoutOf(BreakerState state) {
+        return state.window() != null || state.mode() != BreakerMode.DEFAULT ? LAYOUT_2 : LAYOUT_1;
+    }
+
     /** The state as the {@code st} map: every {@link StateCodec} field as a string. */
     static AttributeValue encodeState(BreakerState state) {
         Map<String, AttributeValue> m = new LinkedHashMap<>();
@@ -86,14 +108,24 @@ final class Items {
     }
 
     /**
-     * Reads an item.
+     * Reads an item of any layout this version knows ({@link #LAYOUT_1}, {@link #LAYOUT_2}).
      *
      * @param item  the item as read, or null / empty when there is none
      * @param name  the operation name the item was read for
      * @param nowMs the store clock, to judge the state's expiry
-     * @throws StoreException if the item is malformed or belongs to another name (a hash collision)
+     * @throws StoreException if the item is malformed, of an unknown layout, or belongs to another name (a hash
+     *                        collision)
      */
     static Stored decode(Map<String, AttributeValue> item, String name, long nowMs, String table) {
+        return decode(item, name, nowMs, table, LAYOUT_2);
+    }
+
+    /**
+     * Reads an item as a reader that knows the layouts up to {@code newestLayout}: an item of a later layout is
+     * refused, never read with fields missing. {@link #decode(Map, String, long, String)} passes the newest
+     * layout; {@link #LAYOUT_1} reads as the versions before layout 2 did.
+     */
+    static Stored decode(Map<String, AttributeValue> item, String name, long nowMs, String table, int newestLayout) {
         if (item == null || item.isEmpty()) {
             return Stored.ABSENT;
         }
@@ -107,9 +139,10 @@ final class Items {
                     + OperationNames.abbreviate(op.s()) + "'): a SHA-256 collision or an item not written by redeye");
         }
         long layout = number(item, LAYOUT, -1, where);
-        if (layout != LAYOUT_1) {
+        if (layout < LAYOUT_1 || layout > newestLayout) {
             throw new StoreException("malformed item for " + where + ": unknown layout " + layout
-                    + " (this version reads layout " + LAYOUT_1 + ")");
+                    + " (this version reads layouts " + LAYOUT_1 + " to " + newestLayout
+                    + "; an item written by a newer redeye needs that version to read it)");
         }
         long writes = number(item, WRITES, -1, where);
         long lastVersion = number(item, VERSION, BreakerState.UNKNOWN_VERSION, where);
@@ -127,10 +160,15 @@ final class Items {
                 }
                 fields.put(e.getKey(), e.getValue().s());
             }
+            if (layout == LAYOUT_1 && (fields.containsKey(StateCodec.WINDOW) || fields.containsKey(StateCodec.MODE))) {
+                throw new StoreException("malformed item for " + where + ": layout 1 holds no '" + StateCodec.WINDOW
+                        + "' or '" + StateCodec.MODE + "' field (an item that has them is layout 2)");
+            }
             BreakerState state = StateCodec.fromFields(fields, where);
             long exp = number(item, EXPIRES, Long.MAX_VALUE, where);
-            // A forced state never expires, whatever an older writer left in 'exp' (TCK R1.9, R5.7).
-            live = !state.forced() && nowMs >= exp ? null : state;
+            // A pinned state (forced, or a stored mode) never expires, whatever an older writer left in 'exp'
+            // (TCK R1.9, R5.7): an operator's decision must not lapse back to the configured behaviour.
+            live = !state.pinned() && nowMs >= exp ? null : state;
         }
         return new Stored(true, live, writes, lastVersion);
     }

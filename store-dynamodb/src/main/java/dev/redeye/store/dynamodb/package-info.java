@@ -3,27 +3,33 @@
  * {@code DynamoDbClient}) and {@link dev.redeye.store.dynamodb.DynamoDbStoreProvider} for
  * {@code dynamodb://TABLE?region=...} URIs.
  *
- * <h2>Stored layout (layout 1)</h2>
+ * <h2>Stored layout (layouts 1 and 2)</h2>
  * One table whose only key is the partition key {@code pk} (S). One item per operation name:
  * <ul>
  * <li>{@code pk}: {@code o#<name>}, or {@code h#<base64url(sha256(name))>} when that would exceed DynamoDB's
  * 2,048-byte partition key limit;</li>
- * <li>{@code op} (S) the name, whole, checked on every read; {@code lay} (N) 1;</li>
+ * <li>{@code op} (S) the name, whole, checked on every read; {@code lay} (N) the layout: 2 when the state holds
+ * a window or a mode, else 1 (a reader that knows only layout 1 refuses a layout-2 item rather than drop them);</li>
  * <li>{@code st} (M of S) the state, with the field names and encodings of {@link dev.redeye.spi.support.StateCodec};
- * absent when the key has no state;</li>
+ * absent when the key has no state. Of its fields, {@code window} (S, {@link dev.redeye.api.SlidingWindow#encode()})
+ * is absent when the state has no window and {@code mode} (S, the decimal
+ * {@link dev.redeye.api.BreakerMode#code()}) is absent for {@link dev.redeye.api.BreakerMode#DEFAULT}; either
+ * makes the item layout 2;</li>
  * <li>{@code v} (N) the version of the state, kept after a delete (tombstone);</li>
- * <li>{@code exp} (N) epoch ms from which a non-forced state reads as absent (never on a forced state);</li>
+ * <li>{@code exp} (N) epoch ms from which a state that is not {@linkplain dev.redeye.api.BreakerState#pinned()
+ * pinned} reads as absent (never on a pinned state: forced, or holding an operator's mode);</li>
  * <li>{@code wc} (N) the write counter, the compare-and-set token of every state write;</li>
  * <li>{@code lw} (M of M) per store instance, {@code x} (N) the epoch ms until which its entry stays and
  * {@code c} (NS) the ids of its atomic calls that wrote the state and were still running: a call whose answer
  * was lost recognizes its own write;</li>
  * <li>{@code cl} (M of N) trial claims, token to expiry in epoch ms;</li>
  * <li>{@code gc} (N) epoch seconds for DynamoDB TTL: garbage collection only, a retention after the state's
- * expiry (absent on a forced state).</li>
+ * expiry (absent on a pinned state).</li>
  * </ul>
  * One feed-head item, {@code pk = f#head}: {@code seq} (N) the last event's sequence number, {@code ev} (L of
  * M) the last events ({@code s} sequence, {@code e} the event line of
- * {@link dev.redeye.spi.support.StateCodec#eventToLine}), {@code lost} (N) events writers could not append.
+ * {@link dev.redeye.spi.support.StateCodec#eventToLine}, with the state's {@code window} and {@code mode} fields
+ * when it has them), {@code lost} (N) events writers could not append.
  *
  * <p>Operation names are attribute values and expression attribute names only, never part of an expression's
  * text, so any string round-trips, except that a name must be well-formed UTF-16 (DynamoDB strings are UTF-8)

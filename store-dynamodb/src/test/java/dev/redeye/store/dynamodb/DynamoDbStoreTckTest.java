@@ -50,15 +50,15 @@ class DynamoDbStoreTckTest extends StoreTck {
         }
     }
 
-    /** R6.12: the state and version attributes written back as {@code state}, bypassing the store. */
+    /** R6.12: the state, version and layout attributes written back as {@code state}, bypassing the store. */
     @Override
     protected void rewind(Store client, String key, BreakerState state) {
         try (DynamoDbClient raw = DynamoTestSupport.rawClient()) {
             raw.updateItem(u -> u.tableName(TABLE).key(Items.key(Keys.partitionKey(key)))
-                    .updateExpression("SET #st = :st, #v = :v")
-                    .expressionAttributeNames(Map.of("#st", Items.STATE, "#v", Items.VERSION))
+                    .updateExpression("SET #st = :st, #v = :v, #lay = :lay")
+                    .expressionAttributeNames(Map.of("#st", Items.STATE, "#v", Items.VERSION, "#lay", Items.LAYOUT))
                     .expressionAttributeValues(Map.of(":st", Items.encodeState(state), ":v",
-                            Items.n(state.version()))));
+                            Items.n(state.version()), ":lay", Items.n(Items.layoutOf(state)))));
         }
     }
 
