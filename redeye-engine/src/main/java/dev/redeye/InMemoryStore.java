@@ -1,8 +1,11 @@
 package dev.redeye;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
+import dev.redeye.api.SlidingWindow;
 import dev.redeye.api.StoreException;
+import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.AtomicUpdates;
@@ -37,7 +40,7 @@ import java.util.function.Function;
  *
  * <p><b>Expiry</b>, by real time ({@link System#nanoTime()}), as for any store it is clean-up
  * only: {@link #put} stores a state for its {@code ttl}, an atomic operation that writes stores it for the
- * policy's {@link Policy#stateTtl()}, refreshed on every write; a forced state never expires (TCK rules
+ * policy's {@link Policy#stateTtl()}, refreshed on every write; a pinned state (forced, or a stored mode) never expires (TCK rules
  * R1.9, R1.11, R5.7). An expired state reads as absent at once for {@link #get} and every atomic operation;
  * the memory it holds is reclaimed when its key is next written or by a sweep over all keys that a write
  * runs at most once a second, which also drops keys holding nothing but expired claims. Trial claims expire
@@ -102,21 +105,111 @@ public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, T
         return l == null ? null : l.state;
     }
 
+    /**
+     * The state stored under {@code key} with the window local mode counts in place
+     * ({@link #recordInPlace}) folded in, or {@code null}; does not read a clock, so an expired state stays visible
+     * as with {@link #peek}. Fails like {@link #get} after close.
+     */
+    BreakerState current(String key) {
+        ensureOpen();
+        Entry e = entries.get(key);
+        if (e == null) {
+            return null;
+        }
+        synchronized (e) {
+            return e.life == null ? null : settle(e);
+        }
+    }
+
     /** {@inheritDoc} An expired state reads as absent. */
     @Override
     public Optional<BreakerState> get(String key) {
         Objects.requireNonNull(key, "key");
         ensureOpen();
         Entry e = entries.get(key);
-        Life l = e == null ? null : e.life;
-        if (l == null || l.expiredAt(System.nanoTime())) {
+        if (e == null) {
             return Optional.empty();
         }
-        return Optional.of(l.state);
+        synchronized (e) {
+            Life l = e.life;
+            if (l == null || l.expiredAt(System.nanoTime())) {
+                return Optional.empty();
+            }
+            return Optional.of(settle(e));
+        }
     }
 
     /**
-     * {@inheritDoc} The state expires {@code ttl} from now, unless it is forced (never) or the ttl is about
+     * Local mode's record of one outcome of a sliding-window breaker, counted in place in the key's
+     * {@link SlidingWindow.Counter} under its monitor: no state, window or change is built, so the healthy path
+     * allocates nothing. Every read and every other write folds the counter back into the state first
+     * ({@link #settle}), so what the store answers is what {@link AtomicOperation#apply} would have left. Returns
+     * false, changing nothing, for any outcome that is more than a write of the window: no live state of the key,
+     * open, disabled, another strategy, a window of another shape, or an outcome that would open the breaker
+     * (or publish what would): the caller then applies it as usual.
+     */
+    boolean recordInPlace(String key, boolean failed, boolean slow, Policy p, long now) {
+        if (p.strategy() != Strategy.SLIDING_WINDOW) {
+            return false;
+        }
+        ensureOpen();
+        Entry e = entries.get(key);
+        if (e == null) {
+            return false;
+        }
+        synchronized (e) {
+            Life l = e.life;
+            if (e.removed || l == null) {
+                return false;
+            }
+            long nowNanos = System.nanoTime();
+            BreakerState s = l.state;
+            if (l.expiredAt(nowNanos) || s.open() || s.effectiveMode(p) == BreakerMode.DISABLED) {
+                return false;
+            }
+            SlidingWindow.Counter c = e.live;
+            if (c == null) {
+                SlidingWindow w = s.window();
+                if (w == null || !w.hasShape(p.slidingWindowType(), p.slidingWindowSize())) {
+                    return false;
+                }
+                c = new SlidingWindow.Counter(w);
+                e.live = c;
+                e.liveLastFailureAt = s.lastFailureAt();
+            }
+            if (c.tripsWith(failed, slow, now, p)) {
+                return false;
+            }
+            c.record(failed, slow, now);
+            if (failed) {
+                e.liveLastFailureAt = now;
+            }
+            long ttl = ttlNanos(Duration.ofMillis(p.stateTtlMillis()));
+            if (l.expires && l.deadlineNanos - nowNanos < ttl / 2) {
+                e.life = Life.of(s, ttl, nowNanos); // a write keeps the state alive, as apply's would
+            }
+            return true;
+        }
+    }
+
+    /**
+     * Under the entry's monitor, with a live state: the state with the window counted in place folded in, stored
+     * as the entry's state (same expiry); the counter is dropped.
+     */
+    private static BreakerState settle(Entry e) {
+        Life l = e.life;
+        SlidingWindow.Counter c = e.live;
+        if (c == null) {
+            return l.state;
+        }
+        BreakerState s = l.state.toBuilder().window(c.snapshot()).lastFailureAt(e.liveLastFailureAt).build();
+        e.life = new Life(s, l.deadlineNanos, l.expires);
+        e.live = null;
+        return s;
+    }
+
+    /**
+     * {@inheritDoc} The state expires {@code ttl} from now, unless it is pinned (never) or the ttl is about
      * 100 years or more (never).
      *
      * @throws IllegalArgumentException if {@code ttl} is zero or negative
@@ -132,6 +225,7 @@ public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, T
         update(key, e -> {
             retireIfExpired(e, now);
             e.life = Life.of(state, ttlNanos, now);
+            e.live = null;
             return null;
         });
         maybeSweep(now);
@@ -150,6 +244,7 @@ public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, T
                     raiseFloor(l.state);
                 }
                 e.life = null;
+                e.live = null;
                 e.removed = true;
                 entries.remove(key, e);
             }
@@ -265,7 +360,7 @@ public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, T
             retireIfExpired(e, nowNanos);
             Life l = e.life;
             // An absent key starts a new life above every version it had before.
-            BreakerState prev = l != null ? l.state : BreakerState.initial(floor.get() + 1);
+            BreakerState prev = l != null ? settle(e) : BreakerState.initial(floor.get() + 1);
             StateChange c = rule.apply(prev);
             if (c.changed()) {
                 e.life = Life.of(c.state(), ttlNanos(Duration.ofMillis(policy.stateTtlMillis())), nowNanos);
@@ -306,6 +401,7 @@ public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, T
         if (l != null && l.expiredAt(nowNanos)) {
             raiseFloor(l.state);
             e.life = null;
+            e.live = null;
         }
     }
 
@@ -356,9 +452,9 @@ public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, T
             this.expires = expires;
         }
 
-        /** A forced state, or a ttl of about 100 years or more, never expires. */
+        /** A pinned state (forced, or a stored mode), or a ttl of about 100 years or more, never expires. */
         static Life of(BreakerState state, long ttlNanos, long nowNanos) {
-            boolean expires = !state.forced() && ttlNanos < MAX_TTL_NANOS;
+            boolean expires = !state.pinned() && ttlNanos < MAX_TTL_NANOS;
             return new Life(state, expires ? nowNanos + ttlNanos : 0L, expires);
         }
 
@@ -369,6 +465,10 @@ public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, T
 
     private static final class Entry {
         volatile Life life;
+        /** The window counted in place since the state was last settled ({@link #recordInPlace}); under the monitor. */
+        SlidingWindow.Counter live;
+        /** The state's lastFailureAt while {@link #live} counts; under the monitor. */
+        long liveLastFailureAt;
         final List<Claim> claims = new ArrayList<>(1);
         boolean removed;
 

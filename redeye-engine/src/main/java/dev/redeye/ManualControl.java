@@ -34,7 +34,7 @@ final class ManualControl {
 
     BreakerState state(OperationState e) {
         if (p.local != null) {
-            BreakerState s = p.local.peek(e.name);
+            BreakerState s = p.local.current(e.name);
             return s == null ? BreakerState.INITIAL : s;
         }
         return p.views.readNoted(e, p.time.nanos(), read);
@@ -102,7 +102,7 @@ final class ManualControl {
         if (p.local != null) {
             BreakerState s;
             try {
-                s = p.local.peek(operation);
+                s = p.local.current(operation);
             } catch (StoreException closedMeanwhile) {
                 return Optional.empty();
             }
@@ -131,7 +131,7 @@ final class ManualControl {
             throw new IllegalStateException("circuit breaker is closed");
         }
         if (p.local != null) {
-            return Optional.ofNullable(p.local.peek(operation));
+            return Optional.ofNullable(p.local.current(operation));
         }
         Store real = p.config.store().orElseThrow();
         try {

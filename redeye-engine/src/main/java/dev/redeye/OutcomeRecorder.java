@@ -87,13 +87,15 @@ final class OutcomeRecorder {
     private final StateViews.StoreCall<StateChange> recordFailure;
     private final StateViews.StoreCall<StateChange> recordSlowSuccess;
     private final StateViews.StoreCall<StateChange> recordSlowFailure;
+    /** The in-process store in local mode (whose sliding windows count in place), null in distributed mode. */
+    private final InMemoryStore local;
     /** The slow-call deadlines; null unless a sliding-window breaker has a slow-call duration threshold. */
     private final SlowCalls slowCalls;
     private final StateViews.Note<StateChange> afterWrite = this::afterWrite;
 
     OutcomeRecorder(Clock clock, Monotonic time, Policy policy, StoreAccess access, StateViews views, Trials trials,
             StoreErrors errors, Predicate<? super Throwable> failurePredicate, Predicate<Object> resultPredicate,
-            Consumer<TransitionEvent> stateListener, Observers observers, long slowCallMillis) {
+            Consumer<TransitionEvent> stateListener, Observers observers, long slowCallMillis, InMemoryStore local) {
         this.clock = clock;
         this.time = time;
         this.policy = policy;
@@ -110,6 +112,7 @@ final class OutcomeRecorder {
         this.recordFailure = (e, now) -> access.record(e.name, false, policy, now);
         this.recordSlowSuccess = (e, now) -> access.update(e.name, AtomicOperation.outcome(true, true), policy, now);
         this.recordSlowFailure = (e, now) -> access.update(e.name, AtomicOperation.outcome(false, true), policy, now);
+        this.local = local;
         this.slowCalls = slowCallMillis > 0 ? new SlowCalls(clock, time, slowCallMillis, this, access, policy, errors)
                 : null;
     }
@@ -251,7 +254,24 @@ final class OutcomeRecorder {
         if (permit != Gate.UNKNOWN && ((BreakerState) permit).effectiveMode(policy) == BreakerMode.DISABLED) {
             return; // a disabled breaker records nothing
         }
-        writeQuietly(e, recordCall(v.recordsSuccess()));
+        recordOutcome(e, v.recordsSuccess(), false);
+    }
+
+    /** Records a plain outcome: in place in local mode when that is all it changes, else through the store. */
+    private void recordOutcome(OperationState e, boolean success, boolean slow) {
+        if (local != null && inPlace(e, success, slow)) {
+            return;
+        }
+        writeQuietly(e, slow ? (success ? recordSlowSuccess : recordSlowFailure) : recordCall(success));
+    }
+
+    /** {@link InMemoryStore#recordInPlace}; false if it could not (the caller then writes as usual). */
+    private boolean inPlace(OperationState e, boolean success, boolean slow) {
+        try {
+            return local.recordInPlace(e.name, !success, slow, policy, clock.millis());
+        } catch (StoreException closedMeanwhile) {
+            return false; // the write that follows reports it
+        }
     }
 
     /** The end of a call watched for slowness: writes what its deadline did not (see {@link SlowCalls}). */
@@ -269,7 +289,7 @@ final class OutcomeRecorder {
                 writeQuietly(e, w.slotFailed());
                 return;
             default:
-                writeQuietly(e, w.slowAt(tick) ? (success ? recordSlowSuccess : recordSlowFailure) : recordCall(success));
+                recordOutcome(e, success, w.slowAt(tick));
         }
     }
 
