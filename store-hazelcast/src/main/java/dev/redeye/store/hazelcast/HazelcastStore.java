@@ -185,7 +185,7 @@ public final class HazelcastStore implements Store, AtomicUpdates, TrialClaims, 
 
     /**
      * {@inheritDoc} One entry processor (native) or a CAS loop, since the key's trial claims share its entry and
-     * stay; a forced state is stored without expiry, whatever {@code ttl} says. Malformed data under the key is
+     * stay; a pinned state (forced, or a stored mode) is stored without expiry, whatever {@code ttl} says. Malformed data under the key is
      * overwritten. A put is not a transition and produces no feed event.
      *
      * @throws IllegalArgumentException if {@code ttl} is not positive
@@ -245,9 +245,10 @@ public final class HazelcastStore implements Store, AtomicUpdates, TrialClaims, 
 
     /**
      * {@inheritDoc} One entry processor (native) or a CAS loop; nothing is written when nothing changes. A
-     * forced OPEN state is stored without expiry, and so is every later write while it stays forced. An
-     * operation that {@linkplain AtomicOperation#removesClaims() removes the claims} (forcing CLOSED) removes
-     * them in the same write as the state change.
+     * pinned state ({@link BreakerState#pinned()}: forced OPEN, or a mode an operator stored) is stored without
+     * expiry, and so is every later write while it stays pinned. An operation that
+     * {@linkplain AtomicOperation#removesClaims() removes the claims} (forcing CLOSED or HALF_OPEN, storing a
+     * mode) removes them in the same write as the state change.
      */
     @Override
     public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {

@@ -43,8 +43,12 @@ abstract class MemberProcessor implements EntryProcessor<String, Object, String>
         HazelcastInstanceAware {
     private static final long serialVersionUID = 1L;
 
-    /** The wire version of every processor's fields. */
-    static final int WIRE = 2;
+    /**
+     * The wire version of every processor's fields. In version 3 a policy carries its sliding-window and mode
+     * fields, an operation its slot, and a put state its window and mode; a member of any other version refuses
+     * the processor ({@link #checkWire}), so no member runs a rule with fields it cannot read left at defaults.
+     */
+    static final int WIRE = 3;
     /** A Hazelcast ttl that stores the value without expiry. */
     static final long NO_EXPIRY = 0L;
     /**
@@ -142,7 +146,7 @@ abstract class MemberProcessor implements EntryProcessor<String, Object, String>
 
     /**
      * The Hazelcast ttl for an entry holding {@code v}, written at {@code clockMillis}: {@link #NO_EXPIRY} while
-     * anything in it must stay (a forced state), else until {@link StoredValue#cleanUpAt()} plus
+     * anything in it must stay (a pinned state), else until {@link StoredValue#cleanUpAt()} plus
      * {@link #EXPIRY_MARGIN_MILLIS}.
      */
     static long entryTtl(StoredValue v, long clockMillis) {

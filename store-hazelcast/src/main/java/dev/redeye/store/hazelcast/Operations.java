@@ -24,7 +24,7 @@ interface Operations {
     /** One atomic state change, with the removal of the key's claims when the operation asks for it. */
     StateChange change(String key, AtomicOperation op, Policy policy, long now);
 
-    /** Writes the state with the ttl (none if forced), keeping the key's claims. */
+    /** Writes the state with the ttl (none if pinned: forced, or a stored mode), keeping the key's claims. */
     void put(String key, BreakerState state, long ttlMillis);
 
     /** Replaces a live state by its tombstone and removes the key's claims (see {@link DeleteProcessor}). */

@@ -2,13 +2,15 @@ package dev.redeye.store.hazelcast;
 
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
+import dev.redeye.api.SlidingWindow;
 import dev.redeye.api.StoreException;
 import java.io.IOException;
 import java.util.Map;
 
 /**
- * Native mode's {@code put}: writes the given state with the given ttl (none if forced) and keeps the key's
+ * Native mode's {@code put}: writes the given state with the given ttl (none if pinned: forced, or a stored mode) and keeps the key's
  * trial claims, which share its entry ({@link Updates#put}). Malformed data under the key is overwritten (a
  * put is last-writer-wins). Not a transition: the value carries no {@code kind}, so the feed never sees it.
  */
@@ -59,6 +61,8 @@ final class PutProcessor extends MemberProcessor {
         out.writeLong(state.samples());
         out.writeInt(state.trialSuccesses());
         out.writeBoolean(state.forced());
+        out.writeString(state.window() == null ? null : state.window().encode());
+        out.writeInt(state.mode().code());
         out.writeLong(state.version());
         out.writeLong(ttlMillis);
     }
@@ -66,11 +70,27 @@ final class PutProcessor extends MemberProcessor {
     @Override
     void readFields(ObjectDataInput in) throws IOException {
         try {
-            state = new BreakerState(in.readInt(), in.readLong(), in.readBoolean(), in.readLong(), in.readInt(),
-                    in.readDouble(), in.readLong(), in.readInt(), in.readBoolean(), in.readLong());
+            int failures = in.readInt();
+            long lastFailureAt = in.readLong();
+            boolean open = in.readBoolean();
+            long openedAt = in.readLong();
+            int openCount = in.readInt();
+            double errorRate = in.readDouble();
+            long samples = in.readLong();
+            int trialSuccesses = in.readInt();
+            boolean forced = in.readBoolean();
+            String window = in.readString();
+            BreakerMode mode = BreakerMode.fromCode(in.readInt());
+            state = new BreakerState(failures, lastFailureAt, open, openedAt, openCount, errorRate, samples,
+                    trialSuccesses, forced, window == null ? null : SlidingWindow.decode(window), mode, in.readLong());
         } catch (IllegalArgumentException e) {
             throw new IOException("redeye-store-hazelcast: malformed put processor: " + e.getMessage(), e);
         }
         ttlMillis = in.readLong();
+    }
+
+    /** The state this processor writes (tests read it back after a serialization round trip). */
+    BreakerState state() {
+        return state;
     }
 }

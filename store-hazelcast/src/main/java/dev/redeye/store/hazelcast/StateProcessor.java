@@ -2,7 +2,9 @@ package dev.redeye.store.hazelcast;
 
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.Policy;
+import dev.redeye.api.SlidingWindowType;
 import dev.redeye.api.Strategy;
 import dev.redeye.spi.AtomicOperation;
 import java.io.IOException;
@@ -16,7 +18,7 @@ import java.util.Map;
  *
  * <p>An absent, deleted or expired state starts a new life at {@code max(cluster clock in µs, last version + 1)},
  * so versions never go backwards. A changed state is written with {@link Policy#stateTtlMillis()} as its expiry
- * (refreshed on every write), a forced one without; the key's claims stay, except for an operation that removes
+ * (refreshed on every write), a pinned one ({@code BreakerState.pinned()}: forced, or a stored mode) without; the key's claims stay, except for an operation that removes
  * them ({@code removesClaims}, as the client's {@link AtomicOperation#removesClaims()} says), which removes them
  * in the same write; a change that changes nothing writes nothing.
  */
@@ -56,6 +58,7 @@ final class StateProcessor extends MemberProcessor {
         out.writeInt(op.kind().code()); // AtomicOperation.Kind's stable codes
         out.writeLong(now);
         out.writeLong(op.trialVersion());
+        out.writeLong(op.slot());
         out.writeBoolean(removesClaims);
         writePolicy(out, policy);
     }
@@ -65,7 +68,8 @@ final class StateProcessor extends MemberProcessor {
         try {
             AtomicOperation.Kind kind = AtomicOperation.Kind.fromCode(in.readInt());
             now = in.readLong();
-            op = AtomicOperation.of(kind, in.readLong());
+            long trialVersion = in.readLong();
+            op = AtomicOperation.of(kind, trialVersion, in.readLong());
             removesClaims = in.readBoolean();
             policy = readPolicy(in);
         } catch (IllegalArgumentException e) {
@@ -87,6 +91,12 @@ final class StateProcessor extends MemberProcessor {
         out.writeLong(p.maxResetTimeoutMillis());
         out.writeDouble(p.jitter());
         out.writeLong(p.stateTtlMillis());
+        out.writeDouble(p.failureRateThreshold());
+        out.writeInt(p.minimumNumberOfCalls());
+        out.writeDouble(p.slowCallRateThreshold());
+        out.writeInt(p.slidingWindowType().code());
+        out.writeInt(p.slidingWindowSize());
+        out.writeInt(p.mode().code());
     }
 
     /** Reads what {@link #writePolicy} wrote; the policy validates itself. */
@@ -101,7 +111,49 @@ final class StateProcessor extends MemberProcessor {
         if (s == null) {
             throw new IllegalArgumentException("unknown strategy code " + strategy);
         }
-        return new Policy(s, in.readInt(), in.readLong(), in.readDouble(), in.readInt(), in.readDouble(),
-                in.readInt(), in.readLong(), in.readDouble(), in.readLong(), in.readDouble(), in.readLong());
+        int failureThreshold = in.readInt();
+        long maxGap = in.readLong();
+        double errorRateThreshold = in.readDouble();
+        int minimumCalls = in.readInt();
+        double errorRateDecay = in.readDouble();
+        int successThreshold = in.readInt();
+        long resetTimeout = in.readLong();
+        double backoffMultiplier = in.readDouble();
+        long maxResetTimeout = in.readLong();
+        double jitter = in.readDouble();
+        long stateTtl = in.readLong();
+        double failureRateThreshold = in.readDouble();
+        int minimumNumberOfCalls = in.readInt();
+        double slowCallRateThreshold = in.readDouble();
+        SlidingWindowType windowType = windowType(in.readInt());
+        int windowSize = in.readInt();
+        BreakerMode mode = BreakerMode.fromCode(in.readInt());
+        return new Policy(s, failureThreshold, maxGap, errorRateThreshold, minimumCalls, errorRateDecay,
+                successThreshold, resetTimeout, backoffMultiplier, maxResetTimeout, jitter, stateTtl,
+                failureRateThreshold, minimumNumberOfCalls, slowCallRateThreshold, windowType, windowSize, mode);
+    }
+
+    private static SlidingWindowType windowType(int code) {
+        for (SlidingWindowType t : SlidingWindowType.values()) {
+            if (t.code() == code) {
+                return t;
+            }
+        }
+        throw new IllegalArgumentException("unknown sliding window type code " + code);
+    }
+
+    /** The operation this processor applies (tests read it back after a serialization round trip). */
+    AtomicOperation operation() {
+        return op;
+    }
+
+    /** The policy this processor applies. */
+    Policy policy() {
+        return policy;
+    }
+
+    /** The caller's {@code now}. */
+    long now() {
+        return now;
     }
 }

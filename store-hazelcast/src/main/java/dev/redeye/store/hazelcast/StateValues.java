@@ -1,5 +1,6 @@
 package dev.redeye.store.hazelcast;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.OperationNames;
@@ -21,23 +22,42 @@ import java.util.Map;
  * <pre>
  * redeye-state/2 failures=0&amp;lastFailureAt=0&amp;open=0&amp;openedAt=0&amp;openCount=0&amp;errorRate=0.0&amp;samples=0&amp;trialSuccesses=0&amp;forced=0&amp;version=5&amp;expiresAt=1764500000123
  * redeye-state/2 kind=opened&amp;from=0&amp;failures=5&amp;...&amp;claim.3f1c...=1764500000456     the write that was a transition; a claim
+ * redeye-state/3 failures=0&amp;...&amp;forced=0&amp;window=c5.7.20011&amp;mode=2&amp;version=9        a state with a window or a stored mode
  * redeye-tombstone/2 version=17&amp;expiresAt=1764586400000               a deleted key's last version
  * redeye-tombstone/2 claim.3f1c...=1764500000456                       claims of a key without a state
  * </pre>
  *
  * <p>Field names and encodings are {@link StateCodec}'s; {@code kind} is a {@link TransitionKind#wireName()}
- * and {@code from} a {@link BreakerStatus#code()}; {@code expiresAt} (epoch ms) is absent on a forced state;
- * each {@code claim.<token>} holds the claim's expiry (epoch ms), the token being a random UUID. Values hold
- * only digits, letters, {@code . - _ = &}: no escaping is needed. The number after the slash is the format
- * version: a reader refuses any other with a {@link StoreException} that says so, rather than guessing.
+ * and {@code from} a {@link BreakerStatus#code()}; {@code expiresAt} (epoch ms) is absent on a pinned state
+ * ({@link BreakerState#pinned()}: forced, or a stored mode); each {@code claim.<token>} holds the claim's expiry
+ * (epoch ms), the token being a random UUID. Values hold only digits, letters, {@code . - _ = &}: no escaping is
+ * needed.
+ *
+ * <p><b>Format versions.</b> The number after the slash is the format version. A state whose {@link StateCodec}
+ * fields include {@code window} or {@code mode} is written in format {@value #FORMAT}, every other state and
+ * every tombstone in format {@value #BASE_FORMAT}, which a reader of format {@value #BASE_FORMAT} alone (an
+ * earlier redeye) still reads in full. That reader refuses a format-{@value #FORMAT} value with a
+ * {@link StoreException} naming the format, instead of dropping the fields it does not know (a window, or an
+ * operator's mode). This code reads both, refuses a format-{@value #BASE_FORMAT} state that holds either field
+ * (that format has none), and refuses any other version saying so, rather than guessing.
  */
 final class StateValues {
-    /** The format version this code writes and reads. */
-    static final int FORMAT = 2;
+    /** The newest format version this code writes and reads: a state with a window or a stored mode. */
+    static final int FORMAT = 3;
+    /** The format version of a state without a window or a stored mode, and of a tombstone. */
+    static final int BASE_FORMAT = 2;
+    /** A state with a window or a stored mode. */
     static final String STATE_PREFIX = "redeye-state/" + FORMAT + " ";
-    static final String TOMBSTONE_PREFIX = "redeye-tombstone/" + FORMAT + " ";
-    /** Every value written by a transition starts with this: the feed's listener filter matches it. */
+    /** A state without a window or a stored mode. */
+    static final String BASE_STATE_PREFIX = "redeye-state/" + BASE_FORMAT + " ";
+    static final String TOMBSTONE_PREFIX = "redeye-tombstone/" + BASE_FORMAT + " ";
+    /**
+     * Every value written by a transition starts with this or {@link #BASE_TRANSITION_PREFIX}: the feed's listener
+     * filter matches them.
+     */
     static final String TRANSITION_PREFIX = STATE_PREFIX + StateCodec.EVENT_KIND + "=";
+    /** A transition's value of a state without a window or a stored mode. */
+    static final String BASE_TRANSITION_PREFIX = BASE_STATE_PREFIX + StateCodec.EVENT_KIND + "=";
     /** The field of a state's (or tombstone's) expiry, epoch ms. */
     static final String EXPIRES_AT = "expiresAt";
     /** The prefix of a claim's field name; the rest is its token. */
@@ -56,7 +76,7 @@ final class StateValues {
         }
         StringBuilder sb = new StringBuilder(220 + v.claims.size() * 60);
         if (v.state != null) {
-            sb.append(STATE_PREFIX);
+            sb.append(needsFormat(v.state) ? STATE_PREFIX : BASE_STATE_PREFIX);
             if (v.kind != null) {
                 sb.append(StateCodec.EVENT_KIND).append('=').append(v.kind.wireName())
                         .append('&').append(StateCodec.EVENT_FROM).append('=').append(v.from.code()).append('&');
@@ -86,6 +106,14 @@ final class StateValues {
     }
 
     /**
+     * Whether a state is written in {@link #FORMAT} (its fields include {@code window} or {@code mode}) rather
+     * than {@link #BASE_FORMAT}.
+     */
+    static boolean needsFormat(BreakerState s) {
+        return s.window() != null || s.mode() != BreakerMode.DEFAULT;
+    }
+
+    /**
      * Decodes a stored value.
      *
      * @param raw   what the map holds (null for nothing)
@@ -102,13 +130,21 @@ final class StateValues {
         }
         String v = (String) raw;
         boolean isState = v.startsWith(STATE_PREFIX);
-        if (!isState && !v.startsWith(TOMBSTONE_PREFIX)) {
+        boolean isBaseState = !isState && v.startsWith(BASE_STATE_PREFIX);
+        if (!isState && !isBaseState && !v.startsWith(TOMBSTONE_PREFIX)) {
             checkFamily(v, STATE_FAMILY, where);
             checkFamily(v, TOMBSTONE_FAMILY, where);
             throw new StoreException("malformed breaker state at " + where + ": not a redeye value ('"
                     + OperationNames.abbreviate(v, 40) + "')");
         }
-        Map<String, String> f = fields(v.substring(isState ? STATE_PREFIX.length() : TOMBSTONE_PREFIX.length()), where);
+        boolean anyState = isState || isBaseState; // the two state prefixes have the same length
+        Map<String, String> f = fields(v.substring(anyState ? STATE_PREFIX.length() : TOMBSTONE_PREFIX.length()),
+                where);
+        if (isBaseState && (f.containsKey(StateCodec.WINDOW) || f.containsKey(StateCodec.MODE))) {
+            throw new StoreException("malformed breaker state at " + where + ": a " + BASE_STATE_PREFIX.trim()
+                    + " value has no '" + StateCodec.WINDOW + "' or '" + StateCodec.MODE + "' field (those are "
+                    + STATE_PREFIX.trim() + "'s)");
+        }
         Map<String, Long> claims = new LinkedHashMap<>();
         for (Iterator<Map.Entry<String, String>> it = f.entrySet().iterator(); it.hasNext();) {
             Map.Entry<String, String> e = it.next();
@@ -119,7 +155,7 @@ final class StateValues {
         }
         String expires = f.remove(EXPIRES_AT);
         long expiresAt = expires == null ? StoredValue.NEVER : number(expires, EXPIRES_AT, where);
-        if (isState) {
+        if (anyState) {
             if (!f.containsKey(StateCodec.EVENT_KIND)) {
                 return new StoredValue(StateCodec.fromFields(f, where), null, null, expiresAt,
                         BreakerState.UNKNOWN_VERSION, claims);
@@ -224,8 +260,10 @@ final class StateValues {
         }
         int space = v.indexOf(' ');
         String version = space < 0 ? v.substring(family.length()) : v.substring(family.length(), space);
+        String reads = family.equals(STATE_FAMILY) ? family + BASE_FORMAT + " and " + family + FORMAT
+                : family + BASE_FORMAT;
         throw new StoreException("the value at " + where + " is in " + family + version + " format, written by"
-                + " another redeye version; this redeye-store-hazelcast reads " + family + FORMAT + " only: run"
+                + " another redeye version; this redeye-store-hazelcast reads " + reads + " only: run"
                 + " one redeye-store-hazelcast version on every client and member of this map");
     }
 

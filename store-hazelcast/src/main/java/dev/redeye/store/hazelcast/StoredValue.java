@@ -14,10 +14,11 @@ import java.util.Map;
  * One entry holds all of it, so that every store call changes it in one atomic step (one entry processor, or
  * one {@code replace}); {@link StateValues} encodes it as one {@code String}. Immutable.
  *
- * <p><b>Expiry lives in the value.</b> A non-forced state carries {@code expiresAt} (epoch ms) and reads as
+ * <p><b>Expiry lives in the value.</b> A state that is not pinned ({@link BreakerState#pinned()}: forced, or a
+ * stored mode, an operator's decision that must not lapse) carries {@code expiresAt} (epoch ms) and reads as
  * absent from then on, whatever Hazelcast's own entry expiry says: in CAS mode a conditional write cannot set an
  * entry's ttl in the same step ({@code replace} has no ttl argument), and a ttl set in a second step could land
- * on another client's newer, forced state. An expired state still holds its version, so that the key's next life
+ * on another client's newer, pinned state. An expired state still holds its version, so that the key's next life
  * starts above it. The entry's Hazelcast ttl ({@link #cleanUpAt()}) only collects garbage.
  */
 final class StoredValue {
@@ -32,7 +33,7 @@ final class StoredValue {
     final TransitionKind kind;
     final BreakerStatus from;
     /**
-     * With a state: the epoch ms from which it reads as absent ({@link #NEVER} while forced). Without one, with
+     * With a state: the epoch ms from which it reads as absent ({@link #NEVER} while pinned). Without one, with
      * a tombstone: the epoch ms after which the tombstone may be collected.
      */
     final long expiresAt;
@@ -46,12 +47,12 @@ final class StoredValue {
         this.state = state;
         this.kind = state == null ? null : kind;
         this.from = state == null ? null : from;
-        this.expiresAt = state != null && state.forced() ? NEVER : expiresAt;
+        this.expiresAt = state != null && state.pinned() ? NEVER : expiresAt;
         this.tombstone = state == null ? tombstone : BreakerState.UNKNOWN_VERSION;
         this.claims = claims.isEmpty() ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(claims));
     }
 
-    /** A state written at {@code clockMillis} with {@code ttlMillis} to live (none if forced), with claims. */
+    /** A state written at {@code clockMillis} with {@code ttlMillis} to live (none if pinned), with claims. */
     static StoredValue of(BreakerState state, TransitionEvent event, long clockMillis, long ttlMillis,
             Map<String, Long> claims) {
         return new StoredValue(state, event == null ? null : event.kind(), event == null ? null : event.from(),
@@ -110,7 +111,7 @@ final class StoredValue {
 
     /**
      * The epoch ms after which nothing in the entry matters any more, for Hazelcast's entry ttl (garbage
-     * collection only): {@link #NEVER} while a forced state is stored, else the latest of the state's or the
+     * collection only): {@link #NEVER} while a pinned state is stored, else the latest of the state's or the
      * tombstone's expiry and the claims' expiries.
      */
     long cleanUpAt() {

@@ -39,7 +39,7 @@ final class Updates {
 
     /**
      * One atomic operation: its rule applied to the live state (or a new life), written with the policy's
-     * stateTtl (none while forced). {@code removesClaims} (the client's {@link AtomicOperation#removesClaims()})
+     * stateTtl (none while pinned: forced, or a stored mode). {@code removesClaims} (the client's {@link AtomicOperation#removesClaims()})
      * removes every claim in the same write, also when the rule changes nothing; otherwise the live claims stay.
      */
     static Update<StateChange> change(String key, StoredValue cur, AtomicOperation op, boolean removesClaims,
@@ -53,7 +53,7 @@ final class Updates {
                 policy.stateTtlMillis(), claims), c);
     }
 
-    /** {@code put}: the given state with the given ttl (none if forced); the key's claims stay. */
+    /** {@code put}: the given state with the given ttl (none if pinned); the key's claims stay. */
     static Update<Void> put(StoredValue cur, BreakerState state, long ttlMillis, long clockMillis) {
         return Update.write(StoredValue.of(state, null, clockMillis, ttlMillis, cur.liveClaims(clockMillis)), null);
     }

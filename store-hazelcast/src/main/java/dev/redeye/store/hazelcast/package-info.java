@@ -3,7 +3,7 @@
  * {@link dev.redeye.store.hazelcast.HazelcastStoreProvider} for {@code hazelcast://} URIs, and
  * {@link dev.redeye.store.hazelcast.RedeyeSerializableFactory}, which members register for native mode.
  *
- * <h2>Stored layout (format 2)</h2>
+ * <h2>Stored layout (formats 2 and 3)</h2>
  * One map, one entry per operation, keyed by the operation name exactly as the user wrote it (any well-formed
  * UTF-16 string: no prefix, escaping or hashing is needed, the map belongs to redeye). Every value is one
  * {@code String} holding all the operation has (its state, the state's expiry, its trial claims), so that every
@@ -15,9 +15,13 @@
  * <td>a state: {@link dev.redeye.spi.support.StateCodec}'s field names and encodings (errorRate as
  * {@code Double.toString}, bit-exact; times in epoch ms). {@code expiresAt} (epoch ms): from then on the state
  * reads as absent; {@code Policy.stateTtl} after every atomic write (R1.11), the given ttl after
- * {@code put}; absent while {@code forced=1} (R1.9, R5.7). A value written by a transition starts with
- * {@code kind=<wire name>&from=<status code>&} (what the feed delivers); any other write has no
- * {@code kind}.</td></tr>
+ * {@code put}; absent while the state is pinned: {@code forced=1} (R1.9, R5.7) or a stored {@code mode}. A
+ * value written by a transition starts with {@code kind=<wire name>&from=<status code>&} (what the feed
+ * delivers); any other write has no {@code kind}.</td></tr>
+ * <tr><td>{@code redeye-state/3 ...&forced=0&window=c5.7.20011&mode=2&version=9...}</td><td>the same, for a
+ * state whose fields include a sliding {@code window} or a stored {@code mode} (either or both): a reader of
+ * format 2 only refuses it, naming the format, rather than drop them; every other state is written in format
+ * 2</td></tr>
  * <tr><td>{@code ...&claim.<token>=<expiresAt>}</td><td>a live trial claim (a random UUID and its expiry in
  * epoch ms: the cluster clock in native mode, the client's clock in CAS mode), after a state's or a tombstone's
  * fields</td></tr>
@@ -27,7 +31,7 @@
  * <tr><td>{@code redeye-tombstone/2 claim.<token>=<expiresAt>}</td><td>the claims of an operation without a
  * state; the entry is removed when its last claim is released</td></tr>
  * </table>
- * The number after the slash is the format version: a value in another version is refused with a
+ * The number after the slash is the format version: a value in a version this code does not read is refused with a
  * {@link dev.redeye.api.StoreException} naming it, never guessed at (format 1 kept the claims in a second map,
  * {@code <map>.claims}). A value that is not one of these ({@code get} of a key someone else wrote) is a
  * {@code StoreException} too, and is never reset silently ({@code put} and {@code delete} overwrite it).
@@ -35,8 +39,9 @@
  * <h2>Expiry</h2>
  * What reads as expired is decided by the value, never by Hazelcast's entry ttl: in CAS mode no conditional
  * write can set a ttl in the same step, and a ttl set in a second step could land on another client's newer,
- * forced state. Hazelcast's entry ttl only collects garbage: set by every native write to cover the value (none
- * while a forced state is stored), and in CAS mode only when an entry is created.
+ * pinned state (forced, or a stored mode: {@code BreakerState.pinned()}), which must never expire. Hazelcast's
+ * entry ttl only collects garbage: set by every native write to cover the value (none while a pinned state is
+ * stored), and in CAS mode only when an entry is created.
  *
  * <h2>Versions across a key's lives</h2>
  * When an atomic operation finds the state absent or expired it starts from {@code BreakerState.initial(base)}

@@ -8,8 +8,11 @@ import com.hazelcast.core.EntryView;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
+import dev.redeye.api.BreakerMode;
+import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
+import dev.redeye.api.SlidingWindowType;
 import dev.redeye.spi.AtomicOperation;
 import java.time.Duration;
 import java.util.Map;
@@ -21,7 +24,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Expiry as the contract wants it: atomic writes set and refresh the state's expiry (contract v2), which lives in
- * the value in both modes; forced states never expire; Hazelcast's own entry ttl, read back from its entry views,
+ * the value in both modes; pinned states (forced, or a stored mode) never expire; Hazelcast's own entry ttl, read back from its entry views,
  * only collects garbage (set with every native write, at creation only in CAS mode, never on a forced state).
  * A processor that calls plain {@code setValue} resets the entry's ttl (shown), which is why the processors always
  * pass it.
@@ -96,6 +99,98 @@ class HazelcastExpiryTest {
             assertEquals(NEVER, entry(s, "p").getExpirationTime());
         } finally {
             s.close();
+        }
+    }
+
+    @Test
+    void nativeStoredModesArePinnedAndNeverExpire() {
+        checkPinnedModes(store(SharedClusters.embedded().clientA(), HazelcastStore.Mode.AUTO), true);
+    }
+
+    @Test
+    void casStoredModesArePinnedAndNeverExpire() {
+        checkPinnedModes(store(SharedClusters.bare().clientA(), HazelcastStore.Mode.AUTO), false);
+    }
+
+    /**
+     * A mode an operator stored pins the state as forcing does ({@code BreakerState.pinned()}): no expiry in the
+     * value, none on the entry (native mode; CAS mode never sets one on a rewritten entry), and every write while
+     * it is stored keeps none; storing the default mode again gives the state its ttl back. Forcing open under a
+     * metrics-only policy stores the normal mode with the forced state, pinned twice over; a put of a state with a
+     * stored mode ignores its ttl.
+     */
+    private static void checkPinnedModes(HazelcastStore s, boolean nativeMode) {
+        Policy window = POLICY.toBuilder().slidingWindow(SlidingWindowType.COUNT_BASED, 5).minimumNumberOfCalls(5)
+                .build();
+        try {
+            s.apply("k", AtomicOperation.failure(), window, 1);
+            assertNotEquals(StoredValue.NEVER, value(s, "k").expiresAt, s + ": a window alone does not pin a state");
+            if (nativeMode) {
+                assertNotEquals(NEVER, entry(s, "k").getExpirationTime());
+            }
+            for (BreakerMode m : new BreakerMode[] {BreakerMode.METRICS_ONLY, BreakerMode.DISABLED, BreakerMode.NORMAL}) {
+                s.apply("k", AtomicOperation.forceMode(m), window, 2);
+                assertEquals(m, s.get("k").orElseThrow().mode());
+                assertEquals(StoredValue.NEVER, value(s, "k").expiresAt, s + ": a stored " + m + " never expires");
+                assertEquals(NEVER, entry(s, "k").getExpirationTime(), s + ": nor is its entry collected");
+            }
+            s.apply("k", AtomicOperation.failure(), window, 3); // counted in the window, in the stored normal mode
+            assertEquals(1, s.get("k").orElseThrow().window().calls());
+            assertEquals(StoredValue.NEVER, value(s, "k").expiresAt, s + ": a write while a mode is stored keeps none");
+            assertEquals(NEVER, entry(s, "k").getExpirationTime());
+            s.apply("k", AtomicOperation.forceMode(BreakerMode.DEFAULT), window, 4);
+            assertNotEquals(StoredValue.NEVER, value(s, "k").expiresAt, s + ": the ttl applies again");
+            if (nativeMode) {
+                assertNotEquals(NEVER, entry(s, "k").getExpirationTime());
+            }
+
+            Policy metrics = window.toBuilder().mode(BreakerMode.METRICS_ONLY).build();
+            s.apply("o", AtomicOperation.force(BreakerStatus.FORCED_OPEN), metrics, 5);
+            assertEquals(BreakerMode.NORMAL, s.get("o").orElseThrow().mode());
+            assertEquals(StoredValue.NEVER, value(s, "o").expiresAt);
+            s.apply("o", AtomicOperation.force(BreakerStatus.CLOSED), metrics, 6);
+            assertNotEquals(StoredValue.NEVER, value(s, "o").expiresAt, s + ": closed in the policy's mode again");
+
+            s.put("p", BreakerState.builder().mode(BreakerMode.DISABLED).version(3).build(), Duration.ofSeconds(1));
+            assertEquals(StoredValue.NEVER, value(s, "p").expiresAt, s + ": a put of a stored mode ignores its ttl");
+            assertEquals(NEVER, entry(s, "p").getExpirationTime());
+        } finally {
+            s.close();
+        }
+    }
+
+    /**
+     * (Real time) A stored mode outlives the state ttl in both modes: once a state written at the same time without
+     * a mode has expired (and, in native mode, its entry was collected), the moded state is still there.
+     */
+    @Test
+    void aStoredModeOutlivesTheStateTtl() throws Exception {
+        Policy shortTtl = Policy.builder().slidingWindow(SlidingWindowType.TIME_BASED, 10).jitter(0)
+                .resetTimeout(Duration.ofMillis(100)).maxResetTimeout(Duration.ofMillis(200))
+                .stateTtl(Duration.ofMillis(1_200)).build();
+        HazelcastStore nat = store(SharedClusters.embedded().clientA(), HazelcastStore.Mode.AUTO);
+        HazelcastStore cas = store(SharedClusters.bare().clientA(), HazelcastStore.Mode.AUTO);
+        try {
+            for (HazelcastStore s : new HazelcastStore[] {nat, cas}) {
+                s.apply("moded", AtomicOperation.forceMode(BreakerMode.METRICS_ONLY), shortTtl, 1);
+                s.apply("moded", AtomicOperation.failure(), shortTtl, 2);
+                s.apply("plain", AtomicOperation.failure(), shortTtl, 2);
+            }
+            for (HazelcastStore s : new HazelcastStore[] {nat, cas}) {
+                boolean nativeMode = s == nat;
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+                while (s.get("plain").isPresent() || (nativeMode && entry(s, "plain") != null)) {
+                    assertTrue(System.nanoTime() < deadline, s + ": the state without a mode did not expire");
+                    Thread.sleep(100);
+                }
+                BreakerState moded = s.get("moded").orElseThrow(() -> new AssertionError(s + ": the moded state expired"));
+                assertEquals(BreakerMode.METRICS_ONLY, moded.mode());
+                assertEquals(1, moded.window().failures());
+                assertTrue(entry(s, "moded") != null, s + ": its entry is kept");
+            }
+        } finally {
+            nat.close();
+            cas.close();
         }
     }
 

@@ -103,6 +103,34 @@ class HazelcastFeedTest {
         }
     }
 
+    /**
+     * Transitions of states with a sliding window or a stored mode are written in value format 3: the feed's
+     * filter on the members lets them through like format 2's, and their events carry the window and the mode.
+     */
+    @Test
+    void transitionsOfStatesWithAWindowOrAModeAreDeliveredWithThem() throws Exception {
+        Policy window = Policy.builder().slidingWindow(dev.redeye.api.SlidingWindowType.COUNT_BASED, 3)
+                .minimumNumberOfCalls(2).failureRateThreshold(50).jitter(0).build();
+        HazelcastStore s = HazelcastStore.builder(SharedClusters.embedded().clientA()).map(map()).build();
+        try {
+            Collector c = Collector.on(s);
+            s.apply("w", AtomicOperation.success(), window, 1);
+            StateChange opened = s.apply("w", AtomicOperation.failure(), window, 2);
+            assertEquals(TransitionKind.OPENED, opened.transition());
+            StateChange mode = s.apply("m", AtomicOperation.forceMode(dev.redeye.api.BreakerMode.METRICS_ONLY), ONE, 3);
+            assertTrue(eventually(() -> c.events.size() >= 2), "events: " + c.events);
+            List<TransitionEvent> w = c.events.stream().filter(e -> e.operation().equals("w")).toList();
+            List<TransitionEvent> m = c.events.stream().filter(e -> e.operation().equals("m")).toList();
+            assertEquals(List.of(opened.toEvent("w", window, 2)), w);
+            assertEquals(List.of(mode.toEvent("m", ONE, 3)), m);
+            assertEquals(2, w.get(0).state().window().calls(), "the event carries the window");
+            assertEquals(dev.redeye.api.BreakerMode.METRICS_ONLY, m.get(0).state().mode());
+            assertEquals(0, c.gaps.get());
+        } finally {
+            s.close();
+        }
+    }
+
     @Test
     void aClientReconnectSignalsOnGapAndDeliveryResumes() throws Exception {
         String m = map();

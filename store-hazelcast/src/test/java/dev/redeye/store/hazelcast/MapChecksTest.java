@@ -2,6 +2,7 @@ package dev.redeye.store.hazelcast;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,11 +19,18 @@ import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.serialization.SerializationService;
 import com.hazelcast.internal.serialization.impl.DefaultSerializationServiceBuilder;
 import com.hazelcast.nio.serialization.HazelcastSerializationException;
+import com.hazelcast.internal.nio.BufferObjectDataOutput;
+import com.hazelcast.internal.serialization.InternalSerializationService;
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
+import dev.redeye.api.SlidingWindow;
+import dev.redeye.api.SlidingWindowType;
+import dev.redeye.api.Strategy;
 import dev.redeye.spi.AtomicOperation;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -147,6 +155,94 @@ class MapChecksTest {
                     p.getClass().getSimpleName() + " must not be readable without the factory");
         }
         assertNull(new RedeyeSerializableFactory().create(99), "an unknown class id");
+    }
+
+    /** A policy with no field at its default (checked), so that a field the wire drops shows. */
+    private static final Policy EVERY_FIELD = Policy.builder().failureThreshold(4)
+            .maxGapBetweenFailures(Duration.ofSeconds(3)).errorRateThreshold(0.25).minimumCalls(3).errorRateDecay(0.8)
+            .successThreshold(2).resetTimeout(Duration.ofSeconds(2)).backoffMultiplier(1.5)
+            .maxResetTimeout(Duration.ofSeconds(9)).jitter(0.05).stateTtl(Duration.ofHours(1))
+            .failureRateThreshold(33.3).minimumNumberOfCalls(7).slowCallRateThreshold(12.5)
+            .slidingWindow(SlidingWindowType.TIME_BASED, 241).mode(BreakerMode.METRICS_ONLY).build();
+
+    private static InternalSerializationService withFactory() {
+        return new DefaultSerializationServiceBuilder()
+                .addDataSerializableFactory(RedeyeSerializableFactory.FACTORY_ID, new RedeyeSerializableFactory())
+                .build();
+    }
+
+    /**
+     * A state processor read on a member holds exactly the client's operation (kind, version, slot), policy (every
+     * field, every strategy, window type and mode) and {@code now}; a put processor exactly the client's state,
+     * window and mode included.
+     */
+    @Test
+    void processorsCarryEveryFieldOfThePolicyTheOperationAndTheState() throws Exception {
+        for (java.lang.reflect.RecordComponent f : Policy.class.getRecordComponents()) {
+            assertNotEquals(f.getAccessor().invoke(Policy.defaults()), f.getAccessor().invoke(EVERY_FIELD),
+                    f.getName() + " is at its default in the test policy");
+        }
+        InternalSerializationService ss = withFactory();
+        List<Policy> policies = new ArrayList<>(List.of(EVERY_FIELD, Policy.defaults()));
+        for (Strategy st : Strategy.values()) {
+            for (SlidingWindowType t : SlidingWindowType.values()) {
+                for (BreakerMode m : BreakerMode.values()) {
+                    if (m != BreakerMode.DEFAULT) {
+                        policies.add(EVERY_FIELD.toBuilder().slidingWindow(t, 60).strategy(st).mode(m).build());
+                    }
+                }
+            }
+        }
+        List<AtomicOperation> ops = new ArrayList<>();
+        for (AtomicOperation.Kind k : AtomicOperation.Kind.values()) {
+            ops.add(k == AtomicOperation.Kind.FORCE_MODE ? AtomicOperation.of(k, BreakerMode.DISABLED.code(), 0)
+                    : AtomicOperation.of(k, 1_234_567_890_123L, 987_654_321_000L));
+        }
+        ops.add(AtomicOperation.forceMode(BreakerMode.DEFAULT));
+        for (Policy p : policies) {
+            for (AtomicOperation op : ops) {
+                StateProcessor back = ss.toObject(ss.toData(new StateProcessor(op, p, 1_764_800_000_123L)));
+                assertEquals(op, back.operation());
+                assertEquals(op.slot(), back.operation().slot(), op.toString());
+                assertEquals(p, back.policy());
+                assertEquals(1_764_800_000_123L, back.now());
+            }
+        }
+        BreakerState[] states = {BreakerState.initial(9),
+            new BreakerState(7, 1_700_000_123_456L, true, 1_700_000_100_000L, 3, 0.1 + 0.2, 12_345_678_901L, 2, true,
+                    SlidingWindow.decode("c5.7.20011"), BreakerMode.NORMAL, 42L),
+            BreakerState.builder().window(SlidingWindow.decode("t3.588235294..4-1.2-0-2")).mode(BreakerMode.DISABLED)
+                    .version(5).build()};
+        for (BreakerState st : states) {
+            assertEquals(st, ss.<PutProcessor>toObject(ss.toData(new PutProcessor(st, 1_000))).state());
+        }
+    }
+
+    /**
+     * Processors travel in wire version 3: a member of the previous release (wire version 2) reads the version
+     * first and refuses any other, so it never runs a processor whose policy it would read only in part; and this
+     * version refuses the previous release's processors the same way.
+     */
+    @Test
+    void processorsOfAnotherWireVersionAreRefused() throws Exception {
+        InternalSerializationService ss = withFactory();
+        BufferObjectDataOutput out = ss.createObjectDataOutput();
+        new StateProcessor(AtomicOperation.slowCallFailed(3, 7), EVERY_FIELD, 1).writeData(out);
+        assertEquals(3, ss.createObjectDataInput(out.toByteArray()).readInt(), "the wire version comes first");
+        assertEquals(3, MemberProcessor.WIRE);
+        BufferObjectDataOutput previous = ss.createObjectDataOutput();
+        previous.writeInt(2); // the previous release's layout: its wire version, then its fields
+        previous.writeInt(AtomicOperation.Kind.FAILURE.code());
+        previous.writeLong(1L);
+        previous.writeLong(0L);
+        previous.writeBoolean(false);
+        java.io.IOException e = assertThrows(java.io.IOException.class,
+                () -> new StateProcessor().readData(ss.createObjectDataInput(previous.toByteArray())));
+        assertTrue(e.getMessage().contains("in wire version 2, this member runs wire version 3"), e.getMessage());
+        assertTrue(MemberProbe.cannotRunProcessors(new HazelcastSerializationException("x", e))
+                .contains("another redeye-store-hazelcast wire version"));
+        assertEquals("redeye-probe wire=3 format=3", ProbeProcessor.ANSWER,
+                "a client probing a member of the previous release ('wire=2 format=2') runs CAS mode");
     }
 
     @Test

@@ -1,14 +1,18 @@
 package dev.redeye.store.hazelcast;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.nio.serialization.HazelcastSerializationException;
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
+import dev.redeye.api.SlidingWindow;
+import dev.redeye.api.SlidingWindowType;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
@@ -39,7 +43,7 @@ class ValuesTest {
         StoredValue forced = StoredValue.of(c.state(), c.toEvent("op", Policy.defaults(), 5), 1_000L, 500L,
                 Map.of("t1", 2_000L, "t2", 3_000L));
         String v = StateValues.encode(forced);
-        assertTrue(v.startsWith(StateValues.TRANSITION_PREFIX), v);
+        assertTrue(v.startsWith(StateValues.BASE_TRANSITION_PREFIX), v);
         assertTrue(!v.contains(StateValues.EXPIRES_AT), "a forced state has no expiry: " + v);
         StoredValue back = StateValues.decode(v, "x");
         assertEquals(forced, back);
@@ -50,6 +54,122 @@ class ValuesTest {
         assertNull(plain.event("op"), "a plain write is no event");
         assertNull(back.withClaims(Map.of()).event("op"), "a claim's write is no transition");
         assertEquals(c, StateValues.readResult(StateValues.result(c), "x"));
+    }
+
+    private static final SlidingWindow COUNT_WINDOW = SlidingWindow.decode("c5.7.20011");
+    private static final SlidingWindow TIME_WINDOW = SlidingWindow.decode("t3.588235294..4-1.2-0-2");
+
+    /** The value a state without a window or a stored mode is written as, exactly as the previous release wrote it. */
+    private static final String FORMAT_2 = "redeye-state/2 failures=7&lastFailureAt=1700000123456&open=1"
+            + "&openedAt=1700000100000&openCount=3&errorRate=0.30000000000000004&samples=12345678901&trialSuccesses=2"
+            + "&forced=0&version=42&expiresAt=1500&claim.t1=2000";
+
+    /**
+     * A state with a window or a stored mode is written in format 3, with every field: the window in its canonical
+     * text, the mode as its code; it reads back equal, as a plain write, a transition's write and a member's reply.
+     */
+    @Test
+    void windowsAndModesRoundTripInFormat3() {
+        BreakerState[] states = {RICH.toBuilder().window(COUNT_WINDOW).build(),
+            RICH.toBuilder().open(false).window(TIME_WINDOW).mode(BreakerMode.DISABLED).build(),
+            RICH.toBuilder().mode(BreakerMode.METRICS_ONLY).build(),
+            RICH.toBuilder().forced(true).mode(BreakerMode.NORMAL).window(SlidingWindow.empty(
+                    SlidingWindowType.TIME_BASED, 86_400)).build()};
+        for (BreakerState st : states) {
+            StoredValue plain = StoredValue.of(st, null, 1_000L, 500L, Map.of("t1", 2_000L));
+            String v = StateValues.encode(plain);
+            assertTrue(v.startsWith("redeye-state/3 "), v);
+            if (st.window() != null) {
+                assertTrue(v.contains("&window=" + st.window().encode() + "&"), v);
+            }
+            if (st.mode() != BreakerMode.DEFAULT) {
+                assertTrue(v.contains("&mode=" + st.mode().code() + "&"), v);
+            }
+            assertEquals(plain, StateValues.decode(v, "x"));
+            StateChange c = new StateChange(st.withVersion(st.version() - 1), st, TransitionKind.MODE_CHANGED);
+            StoredValue transition = StoredValue.of(st, c.toEvent("op", POLICY, 5), 1_000L, 500L, Map.of());
+            String tv = StateValues.encode(transition);
+            assertTrue(tv.startsWith(StateValues.TRANSITION_PREFIX) && tv.startsWith("redeye-state/3 kind="), tv);
+            assertEquals(transition, StateValues.decode(tv, "x"));
+            assertEquals(c.toEvent("op", POLICY, 5), StateValues.decode(tv, "x").event("op"));
+            assertEquals(c, StateValues.readResult(StateValues.result(c), "x"));
+        }
+    }
+
+    /**
+     * A state without a window or a stored mode is still written in format 2, byte for byte as before, so that a
+     * reader of format 2 alone reads it in full; and a format-2 value of the previous release reads as it did.
+     */
+    @Test
+    void statesWithoutWindowOrModeKeepFormat2AndThePreviousValuesStillRead() {
+        StoredValue v = StateValues.decode(FORMAT_2, "x");
+        assertEquals(RICH, v.state);
+        assertEquals(1_500L, v.expiresAt);
+        assertEquals(Map.of("t1", 2_000L), v.claims);
+        assertEquals(FORMAT_2, StateValues.encode(v), "written again exactly as the previous release wrote it");
+        StoredValue t = StateValues.decode("redeye-tombstone/2 version=17&expiresAt=9000", "x");
+        assertEquals("redeye-tombstone/2 version=17&expiresAt=9000", StateValues.encode(t));
+        StateChange c = Transitions.force(RICH, BreakerStatus.FORCED_OPEN, Policy.defaults(), 5);
+        assertTrue(StateValues.encode(StoredValue.of(c.state(), c.toEvent("op", Policy.defaults(), 5), 0L, 1L,
+                Map.of())).startsWith(StateValues.BASE_TRANSITION_PREFIX), "a forced state without a mode: format 2");
+    }
+
+    /**
+     * The previous release reads a value only if it starts with {@code redeye-state/2 } or
+     * {@code redeye-tombstone/2 }, and refuses any other {@code redeye-state/<n>} naming its format (the family
+     * check this class still runs, shown here on a format this version does not read either). A value carrying a
+     * window or a mode never starts with those prefixes, so the previous release refuses it rather than drop the
+     * fields; and a format-2 value that holds either field is malformed here, since that format has none.
+     */
+    @Test
+    void format3IsRefusedByAFormat2ReaderAndFormat2CarriesNoWindowOrMode() {
+        for (BreakerState st : new BreakerState[] {RICH.toBuilder().window(COUNT_WINDOW).build(),
+            RICH.toBuilder().mode(BreakerMode.METRICS_ONLY).build()}) {
+            String v = StateValues.encode(StoredValue.of(st, null, 1_000L, 500L, Map.of()));
+            assertFalse(v.startsWith("redeye-state/2 ") || v.startsWith("redeye-tombstone/2 "), v);
+            assertTrue(v.startsWith("redeye-state/3 "), v);
+        }
+        StoreException e = assertThrows(StoreException.class,
+                () -> StateValues.decode("redeye-state/4 failures=0&window=c5.0.", "x"));
+        assertTrue(e.getMessage().contains("is in redeye-state/4 format, written by another redeye version")
+                && e.getMessage().contains("reads redeye-state/2 and redeye-state/3 only"), e.getMessage());
+        String withWindow = FORMAT_2.replace("&version=42", "&window=c5.7.20011&version=42");
+        e = assertThrows(StoreException.class, () -> StateValues.decode(withWindow, "x"));
+        assertTrue(e.getMessage().contains("a redeye-state/2 value has no 'window' or 'mode' field"), e.getMessage());
+        String withMode = FORMAT_2.replace("&version=42", "&mode=2&version=42");
+        assertThrows(StoreException.class, () -> StateValues.decode(withMode, "x"));
+        assertEquals(RICH.toBuilder().mode(BreakerMode.METRICS_ONLY).build(),
+                StateValues.decode(withMode.replace("redeye-state/2 ", "redeye-state/3 "), "x").state);
+        assertThrows(StoreException.class, () -> StateValues.decode(withWindow.replace("redeye-state/2 ",
+                "redeye-state/3 ").replace("c5.7.20011", "c5.7.2001"), "x"), "a malformed window");
+    }
+
+    /** A pinned state (forced, or a stored mode) has no expiry in its value nor on its entry; others have both. */
+    @Test
+    void pinnedStatesNeverExpire() {
+        for (BreakerMode m : BreakerMode.values()) {
+            BreakerState st = RICH.toBuilder().open(false).mode(m).window(COUNT_WINDOW).build();
+            StoredValue v = StoredValue.of(st, null, 1_000L, 500L, Map.of("a", 5_000L));
+            boolean pinned = m != BreakerMode.DEFAULT;
+            assertEquals(pinned, st.pinned());
+            assertEquals(pinned ? StoredValue.NEVER : 1_500L, v.expiresAt, m.toString());
+            assertEquals(pinned ? MemberProcessor.NO_EXPIRY : 4_000 + MemberProcessor.EXPIRY_MARGIN_MILLIS,
+                    MemberProcessor.entryTtl(v, 1_000L), m.toString());
+            assertEquals(pinned, !StateValues.encode(v).contains(StateValues.EXPIRES_AT + "=1500"), m.toString());
+            assertEquals(v, StateValues.decode(StateValues.encode(v), "x"));
+            assertEquals(pinned ? st : null, v.live(Long.MAX_VALUE - 1), m.toString());
+        }
+        Policy metrics = POLICY.toBuilder().mode(BreakerMode.METRICS_ONLY).build();
+        StoredValue moded = Updates.change("op", StoredValue.NOTHING, AtomicOperation.forceMode(BreakerMode.DISABLED),
+                true, POLICY, 1, 1_000).next;
+        assertEquals(StoredValue.NEVER, moded.expiresAt, "a stored mode");
+        StoredValue opened = Updates.change("op", StoredValue.NOTHING,
+                AtomicOperation.force(BreakerStatus.FORCED_OPEN), false, metrics, 1, 1_000).next;
+        assertEquals(BreakerMode.NORMAL, opened.state.mode(), "forced open under a metrics-only policy");
+        assertEquals(StoredValue.NEVER, opened.expiresAt);
+        StoredValue back = Updates.change("op", moded, AtomicOperation.forceMode(BreakerMode.DEFAULT), true, POLICY,
+                2, 2_000).next;
+        assertEquals(2_000 + POLICY.stateTtlMillis(), back.expiresAt, "the policy's mode again: the ttl applies");
     }
 
     @Test
