@@ -184,7 +184,8 @@ public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, T
             if (failed) {
                 e.liveLastFailureAt = now;
             }
-            long ttl = ttlNanos(Duration.ofMillis(p.stateTtlMillis()));
+            long ttl = p.stateTtlMillis() >= TimeUnit.NANOSECONDS.toMillis(MAX_TTL_NANOS) ? MAX_TTL_NANOS
+                    : TimeUnit.MILLISECONDS.toNanos(p.stateTtlMillis());
             if (l.expires && l.deadlineNanos - nowNanos < ttl / 2) {
                 e.life = Life.of(s, ttl, nowNanos); // a write keeps the state alive, as apply's would
             }

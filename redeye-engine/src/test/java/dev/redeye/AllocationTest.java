@@ -35,6 +35,22 @@ class AllocationTest {
     }
 
     /**
+     * A sliding window in local mode counts every outcome in place: a healthy call through a count window or a time
+     * window allocates nothing either (the window rolls its buckets in place too).
+     */
+    @Test
+    void healthyLocalCallsThroughASlidingWindowAllocateNothing() {
+        for (dev.redeye.api.SlidingWindowType type : dev.redeye.api.SlidingWindowType.values()) {
+            measure(false, null, () -> CircuitBreaker.builder().slidingWindow(type, 100).build());
+            try (CircuitBreaker b = CircuitBreaker.builder().slidingWindow(type, 100).build()) {
+                b.execute("counted", () -> "ok");
+                b.execute("counted", () -> "ok");
+                assertEquals(2, b.state("counted").window().calls(), type + ": every outcome is in the window");
+            }
+        }
+    }
+
+    /**
      * With an observer that times every call registered, the engine's hooks (the sampling decision, two clock
      * reads, the observer call with the operation and an enum) allocate nothing either.
      */

@@ -194,6 +194,44 @@ class SlidingWindowEngineTest extends BreakersOverInMemoryStore {
         assertThrows(NullPointerException.class, () -> a.forceMode(OP, null));
     }
 
+    /**
+     * Local mode counts a window in place; the state it answers is exactly what the rules give, outcome by outcome,
+     * across bucket roll-overs, openings and resets (random sequences, both window types).
+     */
+    @Test
+    void localModesInPlaceWindowIsExactlyTheRules() throws Exception {
+        java.util.Random r = new java.util.Random(11);
+        for (int round = 0; round < 40; round++) {
+            SlidingWindowType type = r.nextBoolean() ? SlidingWindowType.COUNT_BASED : SlidingWindowType.TIME_BASED;
+            try (CircuitBreaker cb = CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0)
+                    .slidingWindow(type, 1 + r.nextInt(type == SlidingWindowType.COUNT_BASED ? 8 : 200))
+                    .minimumNumberOfCalls(1 + r.nextInt(6)).failureRateThreshold(20 + r.nextInt(81)).build()) {
+                dev.redeye.api.Policy p = cb.config().policy();
+                BreakerState model = null;
+                for (int step = 0; step < 60; step++) {
+                    clock.advanceMillis(r.nextInt(4) == 0 ? 0 : r.nextInt(5_000));
+                    boolean success = r.nextInt(3) > 0;
+                    if (success) {
+                        succeed(cb);
+                    } else {
+                        fail(cb);
+                    }
+                    model = dev.redeye.spi.Transitions.recordOutcome(model, success, p, clock.millis()).state();
+                    if (r.nextInt(10) == 0) { // a read in the middle folds the window back; counting goes on after
+                        assertEquals(model, cb.state(OP), "round " + round + " step " + step);
+                    }
+                    if (model.open()) {
+                        assertEquals(model, cb.state(OP), "round " + round + " step " + step + " (opened)");
+                        cb.reset(OP);
+                        model = dev.redeye.spi.Transitions.force(model, BreakerStatus.CLOSED, p, clock.millis())
+                                .state();
+                    }
+                }
+                assertEquals(model, cb.state(OP), "round " + round);
+            }
+        }
+    }
+
     @Test
     void aSlowCallThresholdNeedsTheSlidingWindowStrategy() {
         InvalidOptionException e = assertThrows(InvalidOptionException.class,
