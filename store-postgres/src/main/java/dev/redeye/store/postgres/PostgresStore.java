@@ -365,8 +365,8 @@ public final class PostgresStore implements Store, AtomicUpdates, TrialClaims, T
 
     /**
      * Deletes every row whose state has expired (and placeholder rows) that holds no live trial claim, every
-     * expired claim, and feed events older than ten minutes. A forced state never expires, so its row is never
-     * deleted here (see the {@linkplain dev.redeye.store.postgres package description}), and neither is a row of
+     * expired claim, and feed events older than ten minutes. A pinned state (forced, or with a stored mode) never
+     * expires, so its row is never deleted here (see the {@linkplain dev.redeye.store.postgres package description}), and neither is a row of
      * another layout. Expired rows already read as absent, so this only reclaims space. The store's clean-up
      * thread runs it every {@link Builder#purgeInterval(Duration) purgeInterval}; call it yourself only if you
      * turned that off. Works in transactions of up to 1,000 rows, each locking its rows first

@@ -50,7 +50,7 @@ final class RowTransactions {
     /**
      * Applies {@code rule} to the key's state under its row lock and writes the result if it changed.
      *
-     * @param dropClaims also delete the key's trial claims (a forced close or half-open)
+     * @param dropClaims also delete the key's trial claims (a forced close, half-open or mode)
      * @return the rule's result; for a key without a row whose absent state the rule leaves unchanged, that
      *         result, with nothing written (the call is linearized at the read that found no row)
      * @throws StoreException if the row is malformed (nothing is written)

@@ -306,8 +306,8 @@ class PostgresWindowModesTest {
 
     /**
      * A stored mode is an operator's decision: written without expiry by every write that keeps it (the forced
-     * mode, outcomes counted under it, put), never read as expired nor purged even with an expiry in the past, and
-     * given the policy's ttl again by the write that stores DEFAULT.
+     * mode, which also removes the key's trial claims, outcomes counted under it, put), never read as expired nor
+     * purged even with an expiry in the past, and given the policy's ttl again by the write that stores DEFAULT.
      */
     @Test
     void aStatePinnedByItsModeNeverExpires() throws Exception {
@@ -316,8 +316,10 @@ class PostgresWindowModesTest {
         Policy p = Policy.builder().slidingWindow(SlidingWindowType.COUNT_BASED, 4).minimumNumberOfCalls(2)
                 .build();
 
+        assertTrue(store.claimTrial("k", 1, TTL).isPresent());
         StateChange moded = store.apply("k", AtomicOperation.forceMode(BreakerMode.METRICS_ONLY), p, T0);
         assertEquals(TransitionKind.MODE_CHANGED, moded.transition());
+        assertTrue(store.claimTrial("k", 1, TTL).isPresent(), "a forced mode removes the key's trial claims");
         assertTrue(noExpiry(table, "k"), "the forced mode is stored without expiry");
         StateChange counted = store.apply("k", AtomicOperation.outcome(false, true), p, T0 + 1);
         assertEquals(BreakerMode.METRICS_ONLY, counted.state().mode());
