@@ -254,7 +254,8 @@ class PostgresWindowModesTest {
     /**
      * Threads recording outcomes on one key of a count window lose none: the window's position is the number of
      * calls, and its failure and slow counts those recorded. A read-modify-write outside the row lock loses
-     * updates here (two threads read one window and each writes it back with its own outcome only).
+     * updates here (two threads read one window and each writes it back with its own outcome only), as the
+     * control at the end shows with the two interleaved deterministically.
      */
     @Test
     void concurrentWindowOutcomesAreNeverLost() throws Exception {
@@ -294,6 +295,14 @@ class PostgresWindowModesTest {
         assertEquals(threads * each, w.calls());
         assertEquals(failures.get(), w.failures());
         assertEquals(slow.get(), w.slowCalls());
+
+        // The control: two read-modify-writes outside the row lock, interleaved as racing threads can be, record
+        // two outcomes into one window and keep one, which the position check above sees.
+        BreakerState first = store.get("control").orElse(null);
+        BreakerState second = store.get("control").orElse(null);
+        store.put("control", AtomicOperation.failure().apply(first, p, T0).state(), TTL);
+        store.put("control", AtomicOperation.success().apply(second, p, T0).state(), TTL);
+        assertEquals(1, store.get("control").orElseThrow().window().position(), "the non-atomic control lost one");
     }
 
     // ------------------------------------------------------------------ pinned states
