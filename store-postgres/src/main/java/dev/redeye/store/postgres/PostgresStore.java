@@ -51,7 +51,8 @@ import org.slf4j.LoggerFactory;
  * the server had closed is retried once on a fresh one, unless its commit may have reached the server. Trial
  * claims are rows with a random token and an expiry judged by the database clock, counted under the key's row
  * lock. A state is written with {@link Policy#stateTtl()} (capped at ~100 years) as its clean-up expiry,
- * except a forced state, which is written without expiry until a write makes it unforced again. The
+ * except a pinned state ({@link BreakerState#pinned()}: forced, or with a stored mode), which is written without
+ * expiry until a write unpins it again. The
  * transition feed is one dedicated {@code LISTEN} connection per store instance, opened with the first
  * subscription (see {@link #subscribe}). The stored layout is documented in the
  * {@linkplain dev.redeye.store.postgres package description} and shipped as {@code schema.sql}.
@@ -257,9 +258,10 @@ public final class PostgresStore implements Store, AtomicUpdates, TrialClaims, T
      * {@inheritDoc}
      *
      * <p>Writes every field (upsert) and sets the row to expire {@code ttl} from now by the database clock;
-     * an expired state reads as absent. A forced state ({@link BreakerState#forced()}) is stored with no
-     * expiry ({@code expires_at} NULL) whatever {@code ttl} says, which is still validated: while forced, every
-     * call is rejected at the gate and nothing would refresh a ttl (TCK rule R1.9). Publishes nothing: a
+     * an expired state reads as absent. A pinned state ({@link BreakerState#pinned()}: forced, or with a stored
+     * mode) is stored with no expiry ({@code expires_at} NULL) whatever {@code ttl} says, which is still validated:
+     * while forced, every call is rejected at the gate and nothing would refresh a ttl (TCK rule R1.9), and an
+     * operator's mode must not lapse back to the policy's when a ttl passes. Publishes nothing: a
      * plain write is not a transition. Never overwrites a row of another layout (one this store did not write,
      * or a newer version's): that is a {@link StoreException}, and the row is left as it was.
      *
@@ -363,8 +365,8 @@ public final class PostgresStore implements Store, AtomicUpdates, TrialClaims, T
 
     /**
      * Deletes every row whose state has expired (and placeholder rows) that holds no live trial claim, every
-     * expired claim, and feed events older than ten minutes. A forced state never expires, so its row is never
-     * deleted here (see the {@linkplain dev.redeye.store.postgres package description}), and neither is a row of
+     * expired claim, and feed events older than ten minutes. A pinned state (forced, or with a stored mode) never
+     * expires, so its row is never deleted here (see the {@linkplain dev.redeye.store.postgres package description}), and neither is a row of
      * another layout. Expired rows already read as absent, so this only reclaims space. The store's clean-up
      * thread runs it every {@link Builder#purgeInterval(Duration) purgeInterval}; call it yourself only if you
      * turned that off. Works in transactions of up to 1,000 rows, each locking its rows first
@@ -548,11 +550,12 @@ public final class PostgresStore implements Store, AtomicUpdates, TrialClaims, T
     }
 
     /**
-     * The ttl bound into a state write's {@code expires_at} for {@code state}: null (no expiry) for a forced state,
-     * which a store never expires, else {@code ttlMillis}.
+     * The ttl bound into a state write's {@code expires_at} for {@code state}: null (no expiry) for a pinned state
+     * ({@link BreakerState#pinned()}: forced, or with a stored mode), which a store never expires, else
+     * {@code ttlMillis}.
      */
     static Long expiryMillis(BreakerState state, long ttlMillis) {
-        return state.forced() ? null : ttlMillis;
+        return state.pinned() ? null : ttlMillis;
     }
 
     /**

@@ -50,7 +50,7 @@ final class RowTransactions {
     /**
      * Applies {@code rule} to the key's state under its row lock and writes the result if it changed.
      *
-     * @param dropClaims also delete the key's trial claims (a forced close or half-open)
+     * @param dropClaims also delete the key's trial claims (a forced close, half-open or mode)
      * @return the rule's result; for a key without a row whose absent state the rule leaves unchanged, that
      *         result, with nothing written (the call is linearized at the read that found no row)
      * @throws StoreException if the row is malformed (nothing is written)
@@ -190,7 +190,12 @@ final class RowTransactions {
                 + MAX_LOCK_ATTEMPTS + " times while being locked; giving up");
     }
 
+    /**
+     * Binds the layout ({@link StoredRow#layoutOf}) and the state's twelve fields, in the order of the state
+     * columns ({@code layout, failures, ..., version, sliding_window, mode}); returns the next index.
+     */
     static int bindState(PreparedStatement ps, int i, BreakerState s) throws SQLException {
+        ps.setShort(i++, (short) StoredRow.layoutOf(s));
         ps.setInt(i++, s.failures());
         ps.setLong(i++, s.lastFailureAt());
         ps.setBoolean(i++, s.open());
@@ -201,6 +206,12 @@ final class RowTransactions {
         ps.setInt(i++, s.trialSuccesses());
         ps.setBoolean(i++, s.forced());
         ps.setLong(i++, s.version());
+        if (s.window() == null) {
+            ps.setNull(i++, Types.VARCHAR);
+        } else {
+            ps.setString(i++, s.window().encode());
+        }
+        ps.setShort(i++, (short) s.mode().code());
         return i;
     }
 

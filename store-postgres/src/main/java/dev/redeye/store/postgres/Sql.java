@@ -22,8 +22,9 @@ final class Sql {
 
     /**
      * The SQL condition "this state row has expired", judged by the database clock. A NULL
-     * {@code expires_at} never expires, and neither does a forced state: a store never expires a state an
-     * operator holds open, also one written with an expiry by an older version of this store.
+     * {@code expires_at} never expires, and neither does a pinned state (forced, or with a stored mode:
+     * {@link dev.redeye.api.BreakerState#pinned()}): a store never expires an operator's decision, also one
+     * written with an expiry by an older version of this store.
      */
     static final String EXPIRED = expired(null);
 
@@ -65,7 +66,8 @@ final class Sql {
     /** {@link #EXPIRED} for the table alias {@code alias} (none when null). */
     static String expired(String alias) {
         String a = alias == null ? "" : alias + ".";
-        return a + "expires_at IS NOT NULL AND " + a + "expires_at <= clock_timestamp() AND NOT " + a + "forced";
+        return a + "expires_at IS NOT NULL AND " + a + "expires_at <= clock_timestamp() AND NOT " + a + "forced AND "
+                + a + "mode = 0";
     }
 
     /** The first {@link SQLException} in the cause chain of {@code t}, or null. */

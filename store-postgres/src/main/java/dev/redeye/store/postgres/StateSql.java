@@ -15,7 +15,8 @@ final class StateSql {
      * by the database clock.
      */
     static final String READ_COLUMNS = "layout, failures, last_failure_at, open, opened_at, open_count, "
-            + "error_rate, samples, trial_successes, forced, version, (" + Sql.EXPIRED + ") AS expired";
+            + "error_rate, samples, trial_successes, forced, version, sliding_window, mode, (" + Sql.EXPIRED
+            + ") AS expired";
 
     /**
      * The columns an atomic operation reads under the row lock: {@link #READ_COLUMNS} and the database clock in
@@ -29,7 +30,11 @@ final class StateSql {
      */
     static final String PLACEHOLDER = "s.layout = " + StoredRow.LAYOUT_PLACEHOLDER + " AND s.failures = 0 "
             + "AND s.last_failure_at = 0 AND NOT s.open AND s.opened_at = 0 AND s.open_count = 0 "
-            + "AND s.error_rate = 0 AND s.samples = 0 AND s.trial_successes = 0 AND NOT s.forced AND s.version = 0";
+            + "AND s.error_rate = 0 AND s.samples = 0 AND s.trial_successes = 0 AND NOT s.forced AND s.version = 0 "
+            + "AND s.sliding_window IS NULL AND s.mode = 0";
+
+    /** The SQL condition "this row holds a state of a layout this version writes", for the table alias {@code s}. */
+    static final String STATE_LAYOUT = "s.layout IN (" + StoredRow.LAYOUT + ", " + StoredRow.LAYOUT_WINDOW_OR_MODE + ")";
 
     /** A state row's {@code expires_at}: a bound ttl in milliseconds from now, or NULL (never) when it is NULL. */
     private static final String EXPIRES_AT = "clock_timestamp() + CAST(? AS bigint) * interval '1 millisecond'";
@@ -99,16 +104,17 @@ final class StateSql {
                 + StoredRow.LAYOUT_PLACEHOLDER + ", clock_timestamp()) ON CONFLICT (key_hash) DO NOTHING; ";
         get = prefix + "SELECT " + READ_COLUMNS + " FROM " + t + " WHERE key_hash = ?";
         put = lockPrefix + "INSERT INTO " + t + " AS s (key_hash, key, layout, failures, last_failure_at, open, "
-                + "opened_at, open_count, error_rate, samples, trial_successes, forced, version, expires_at, "
-                + "updated_at) VALUES (?, ?, " + StoredRow.LAYOUT + ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, " + EXPIRES_AT
+                + "opened_at, open_count, error_rate, samples, trial_successes, forced, version, sliding_window, "
+                + "mode, expires_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, " + EXPIRES_AT
                 + ", clock_timestamp()) ON CONFLICT (key_hash) DO UPDATE SET layout = EXCLUDED.layout, "
                 + "failures = EXCLUDED.failures, last_failure_at = EXCLUDED.last_failure_at, open = EXCLUDED.open, "
                 + "opened_at = EXCLUDED.opened_at, open_count = EXCLUDED.open_count, "
                 + "error_rate = EXCLUDED.error_rate, samples = EXCLUDED.samples, "
                 + "trial_successes = EXCLUDED.trial_successes, forced = EXCLUDED.forced, "
-                + "version = EXCLUDED.version, expires_at = EXCLUDED.expires_at, updated_at = EXCLUDED.updated_at "
+                + "version = EXCLUDED.version, sliding_window = EXCLUDED.sliding_window, mode = EXCLUDED.mode, "
+                + "expires_at = EXCLUDED.expires_at, updated_at = EXCLUDED.updated_at "
                 // never over a row of another layout: 0 rows updated, reported as malformed
-                + "WHERE s.layout = " + StoredRow.LAYOUT + " OR (" + PLACEHOLDER + ")";
+                + "WHERE " + STATE_LAYOUT + " OR (" + PLACEHOLDER + ")";
         delete = lockPrefix + "DELETE FROM " + t + " WHERE key_hash = ?";
         release = prefix + "DELETE FROM " + names.claims + " WHERE key_hash = ? AND token = ?";
         lock = lockPrefix + select + " FOR UPDATE";
@@ -123,10 +129,10 @@ final class StateSql {
                 + "x.n + x.t * interval '1 millisecond' FROM (SELECT clock_timestamp() AS n, CAST(? AS bigint) AS t) x; "
                 + "COMMIT";
         String dropClaims = "DELETE FROM " + names.claims + " WHERE key_hash = ?; ";
-        String update = "UPDATE " + t + " SET layout = " + StoredRow.LAYOUT + ", failures = ?, "
+        String update = "UPDATE " + t + " SET layout = ?, failures = ?, "
                 + "last_failure_at = ?, open = ?, opened_at = ?, open_count = ?, error_rate = ?, samples = ?, "
-                + "trial_successes = ?, forced = ?, version = ?, expires_at = " + EXPIRES_AT + ", "
-                + "updated_at = clock_timestamp() WHERE key_hash = ?; ";
+                + "trial_successes = ?, forced = ?, version = ?, sliding_window = ?, mode = ?, expires_at = "
+                + EXPIRES_AT + ", updated_at = clock_timestamp() WHERE key_hash = ?; ";
         for (int drop = 0; drop < 2; drop++) {
             for (int upd = 0; upd < 2; upd++) {
                 for (Notify n : Notify.values()) {
@@ -141,11 +147,11 @@ final class StateSql {
         pollEvents = "SELECT id, line FROM " + names.events + " WHERE id > ? OR id = ANY(?) ORDER BY id LIMIT "
                 + POLL_BATCH;
         lastEventId = "SELECT coalesce(max(id), 0) FROM " + names.events;
-        String ours = "(s.layout = " + StoredRow.LAYOUT + " OR (" + PLACEHOLDER + "))";
+        String ours = "(" + STATE_LAYOUT + " OR (" + PLACEHOLDER + "))";
         // The clean-up statements compare with statement_timestamp(), not the volatile clock_timestamp(): only a
         // stable value can be an index condition. Rows expiring during the statement wait for the next run.
         lockExpired = prefix + "SELECT encode(s.key_hash, 'hex') FROM " + t + " s WHERE s.expires_at <= "
-                + "statement_timestamp() AND NOT s.forced AND " + ours + " LIMIT " + PURGE_BATCH
+                + "statement_timestamp() AND NOT s.forced AND s.mode = 0 AND " + ours + " LIMIT " + PURGE_BATCH
                 + " FOR UPDATE SKIP LOCKED";
         purgeLocked = "DELETE FROM " + t + " s WHERE s.key_hash IN (SELECT decode(x, 'hex') FROM unnest(?::text[]) x) "
                 + "AND " + Sql.expired("s") + " AND " + ours + " AND NOT EXISTS (SELECT 1 FROM " + names.claims
@@ -182,9 +188,10 @@ final class StateSql {
 
     /**
      * The last round trip of an atomic operation: optionally drop the key's claims, optionally update the
-     * locked row, optionally publish, then COMMIT. Parameters in order: the key hash (drop); the ten state
-     * fields, the ttl in ms (or NULL) and the key hash (update); the event line and the channel (INLINE, REF). With {@code async}, the transaction commits with {@code synchronous_commit = off} (set
-     * locally, no parameter).
+     * locked row, optionally publish, then COMMIT. Parameters in order: the key hash (drop); the layout and the
+     * twelve state fields ({@link RowTransactions#bindState}), the ttl in ms (or NULL) and the key hash (update); the
+     * event line and the channel (INLINE, REF). With {@code async}, the transaction commits with
+     * {@code synchronous_commit = off} (set locally, no parameter).
      */
     String write(boolean dropClaims, boolean update, Notify notify, boolean async) {
         return writes[writeIndex(dropClaims, update, notify, async)];

@@ -1,7 +1,9 @@
 package dev.redeye.store.postgres;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.OperationNames;
+import dev.redeye.api.SlidingWindow;
 import dev.redeye.api.StoreException;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -12,8 +14,17 @@ import java.sql.SQLException;
  * turn it into a {@link BreakerState}, "no state", or a {@link StoreException}. Immutable.
  */
 final class StoredRow {
-    /** The layout code of rows this version writes. */
+    /**
+     * The layout code of a state without a sliding window and with the {@link BreakerMode#DEFAULT} mode
+     * ({@code sliding_window} NULL, {@code mode} 0): the releases before sliding windows wrote and read it too.
+     */
     static final int LAYOUT = 1;
+    /**
+     * The layout code of a state with a sliding window or a stored mode. The releases before sliding windows know
+     * layouts 0 and 1 only and refuse any other as malformed (they neither read it nor write over it), so they
+     * never read such a state without its window and mode and write it back without them.
+     */
+    static final int LAYOUT_WINDOW_OR_MODE = 2;
     /**
      * The layout code of the store's placeholder: a row without state that exists to hold trial claims or a
      * row lock, written with every state column at its default.
@@ -31,6 +42,10 @@ final class StoredRow {
     final int trialSuccesses;
     final boolean forced;
     final long version;
+    /** {@code sliding_window}: the window's stored form, or null. */
+    final String window;
+    /** {@code mode}: the mode's code. */
+    final int mode;
     final boolean expired;
     final long nowMicros;
 
@@ -46,8 +61,20 @@ final class StoredRow {
         trialSuccesses = rs.getInt(9);
         forced = rs.getBoolean(10);
         version = rs.getLong(11);
-        expired = rs.getBoolean(12);
-        nowMicros = withClock ? rs.getLong(13) : 0;
+        window = rs.getString(12);
+        mode = rs.getInt(13);
+        expired = rs.getBoolean(14);
+        nowMicros = withClock ? rs.getLong(15) : 0;
+    }
+
+    /** The layout code a state is written with: {@link #LAYOUT_WINDOW_OR_MODE} when it has a window or a mode. */
+    static int layoutOf(BreakerState s) {
+        return s.window() != null || s.mode() != BreakerMode.DEFAULT ? LAYOUT_WINDOW_OR_MODE : LAYOUT;
+    }
+
+    /** Whether {@code layout} is one of the state layouts this version reads and writes. */
+    private static boolean isStateLayout(int layout) {
+        return layout == LAYOUT || layout == LAYOUT_WINDOW_OR_MODE;
     }
 
     /** Reads the {@link StateSql#STATE_COLUMNS} of the current row of {@code rs} (an atomic operation's). */
@@ -67,7 +94,7 @@ final class StoredRow {
     boolean isPlaceholder() {
         return layout == LAYOUT_PLACEHOLDER && failures == 0 && lastFailureAt == 0 && !open && openedAt == 0
                 && openCount == 0 && errorRate == 0 && samples == 0
-                && trialSuccesses == 0 && !forced && version == 0;
+                && trialSuccesses == 0 && !forced && version == 0 && window == null && mode == 0;
     }
 
     /**
@@ -78,7 +105,7 @@ final class StoredRow {
      * a new life never starts at the version it replaces (TCK rule R1.12).
      */
     long versionBase() {
-        return layout == LAYOUT && expired && version >= 0
+        return isStateLayout(layout) && expired && version >= 0
                 ? Math.max(nowMicros, version == Long.MAX_VALUE ? version : version + 1) : nowMicros;
     }
 
@@ -86,9 +113,10 @@ final class StoredRow {
      * The stored state; null for the store's placeholder or an expired state (never a forced one, see
      * {@link Sql#EXPIRED}).
      *
-     * @throws StoreException if the row is neither a valid state of layout 1 nor the store's placeholder: an
-     *                        unknown layout, a layout-0 row carrying state, or values no BreakerState can hold
-     *                        (also when expired: malformed data is never read as "no state" and overwritten)
+     * @throws StoreException if the row is neither a valid state of layout 1 or 2 nor the store's placeholder: an
+     *                        unknown layout, a layout-0 row carrying state, a layout that does not match the
+     *                        row's window and mode ({@link #layoutOf}), or values no BreakerState can hold (also
+     *                        when expired: malformed data is never read as "no state" and overwritten)
      */
     BreakerState stateOrNull(String key) {
         if (layout == LAYOUT_PLACEHOLDER) {
@@ -100,17 +128,26 @@ final class StoredRow {
                     + failures + ", open " + open + ", version " + version + "); it was not written by this "
                     + "store; delete the row to reuse the key");
         }
-        if (layout != LAYOUT) {
+        if (!isStateLayout(layout)) {
             throw new StoreException("malformed breaker state for '" + OperationNames.abbreviate(key)
-                    + "': unknown row layout " + layout + " (this version reads layout " + LAYOUT + ")");
+                    + "': unknown row layout " + layout + " (this version reads layouts " + LAYOUT + " and "
+                    + LAYOUT_WINDOW_OR_MODE + ")");
         }
         BreakerState state;
         try {
             state = new BreakerState(failures, lastFailureAt, open, openedAt, openCount, errorRate, samples,
-                    trialSuccesses, forced, version);
+                    trialSuccesses, forced, window == null ? null : SlidingWindow.decode(window),
+                    BreakerMode.fromCode(mode), version);
         } catch (IllegalArgumentException e) {
             throw new StoreException("malformed breaker state for '" + OperationNames.abbreviate(key) + "': "
                     + e.getMessage(), e);
+        }
+        if (layoutOf(state) != layout) {
+            // Layout 1 is what the releases before sliding windows read: a window or a mode in it would be lost.
+            throw new StoreException("malformed breaker state for '" + OperationNames.abbreviate(key)
+                    + "': row layout " + layout + " with " + (window == null ? "no sliding window" : "a sliding window")
+                    + " and mode " + mode + " (layout " + LAYOUT_WINDOW_OR_MODE + " is a state with a window or a "
+                    + "mode other than 0, layout " + LAYOUT + " one with neither); it was not written by this store");
         }
         return expired ? null : state;
     }

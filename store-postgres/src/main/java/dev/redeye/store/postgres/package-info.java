@@ -3,7 +3,7 @@
  * {@code DataSource} or {@code Jdbi}) and {@link dev.redeye.store.postgres.PostgresStoreProvider} (for
  * {@code postgresql://} and {@code jdbc:postgresql://} URIs).
  *
- * <h2>Stored layout (layout 1)</h2>
+ * <h2>Stored layout (layouts 1 and 2)</h2>
  * Three tables in the configured schema (default {@code public}), named after the configured table (default
  * {@code redeye_breakers}); the DDL ships as the resource {@code dev/redeye/store/postgres/schema.sql}
  * and {@link dev.redeye.store.postgres.PostgresStore#schemaSql(String, String)}.
@@ -15,10 +15,13 @@
  * row's identity, so names of any length and content are one btree key</td></tr>
  * <tr><td>{@code key}</td><td>text</td><td>the operation name exactly as the user wrote it (bound as a
  * parameter, never spliced into SQL)</td></tr>
- * <tr><td>{@code layout}</td><td>smallint</td><td>1 for a state written by this version; 0 for the store's
+ * <tr><td>{@code layout}</td><td>smallint</td><td>1 for a state without a sliding window and with the
+ * {@code DEFAULT} mode (what the releases before sliding windows wrote and read); 2 for a state with a sliding
+ * window or a stored mode (see <a href="#upgrade">Upgrade order</a>); 0 for the store's
  * placeholder, a row without state created to hold trial claims or a row lock, written with every state column
- * at its default, and read as absent; a layout-0 row with any other value in a state column, and any other
- * layout, is malformed: a {@code StoreException}, never read as absent, never written over</td></tr>
+ * at its default, and read as absent; a layout-0 row with any other value in a state column, a layout 1 or 2 that
+ * does not match the row's window and mode, and any other layout, is malformed: a {@code StoreException}, never
+ * read as absent, never written over</td></tr>
  * <tr><td>{@code failures}, {@code open_count}, {@code trial_successes}</td><td>integer</td>
  * <td>the {@code BreakerState} counters</td></tr>
  * <tr><td>{@code last_failure_at}, {@code opened_at}</td><td>bigint</td><td>epoch ms (virtual time passed
@@ -28,15 +31,25 @@
  * bit for bit</td></tr>
  * <tr><td>{@code samples}, {@code version}</td><td>bigint</td><td>sample count; version (bumped only on a
  * transition; a key's life starts at the database clock in microseconds, see below)</td></tr>
+ * <tr><td>{@code sliding_window}</td><td>text, nullable</td><td>the sliding window
+ * ({@link dev.redeye.api.SlidingWindow#encode()}, canonical: {@code c<N>.<position>.<slots>} or
+ * {@code t<N>.<position>.<buckets>}); NULL when the state has none</td></tr>
+ * <tr><td>{@code mode}</td><td>smallint, default 0</td><td>the stored mode's
+ * {@link dev.redeye.api.BreakerMode#code()}: 0 {@code DEFAULT} (the policy's mode applies), 1 {@code NORMAL},
+ * 2 {@code METRICS_ONLY}, 3 {@code DISABLED}</td></tr>
  * <tr><td>{@code expires_at}</td><td>timestamptz, nullable</td><td>clean-up ttl by the database clock: the
  * {@code put} ttl or the policy's {@code stateTtl} (capped at ~100 years) from the last write; a state past
  * it reads as absent and {@code purgeExpired()} deletes it (the breaker's timing never depends on it).
- * {@code NULL} never expires, and is what every write of a <b>forced</b> state stores ({@code put} ignores its
- * ttl, and so do atomic operations whose resulting state is forced: force OPEN and failures counted while
- * forced), because while forced every call is rejected and nothing refreshes a ttl, so an expiring row
- * would silently close a breaker an operator holds open until reset. The first write that leaves the state
- * unforced (reset, force CLOSED or HALF_OPEN) stores the ttl again. A row with {@code forced} set is never
- * treated as expired nor purged, even with an {@code expires_at} (written by an earlier version).</td></tr>
+ * {@code NULL} never expires, and is what every write of a <b>pinned</b> state
+ * ({@link dev.redeye.api.BreakerState#pinned()}: forced, or with a mode other than {@code DEFAULT}) stores
+ * ({@code put} ignores its ttl, and so do atomic operations whose resulting state is pinned: force OPEN, a forced
+ * mode, failures counted while forced, outcomes counted under a stored mode), because an operator's decision must
+ * not lapse when a ttl passes: while forced every call is rejected and nothing refreshes a ttl, so an expiring
+ * row would silently close a breaker an operator holds open until reset, and an expiring mode would silently
+ * return the breaker to the policy's. The first write that unpins the state (reset, force CLOSED or HALF_OPEN
+ * under a {@code NORMAL} policy, a forced {@code DEFAULT} mode) stores the ttl again. A row with {@code forced} set
+ * or a {@code mode} other than 0 is never treated as expired nor purged, even with an {@code expires_at}
+ * (written by an earlier version).</td></tr>
  * <tr><td>{@code updated_at}</td><td>timestamptz</td><td>last write, for operators</td></tr>
  * </table>
  *
@@ -69,6 +82,18 @@
  * suffixes are no longer than {@code _claims}, so every name fits in an identifier). A store creates missing
  * ones on start, also on tables an older version created.
  *
+ * <h2 id="upgrade">Upgrade order: sliding windows and modes</h2>
+ * A store of this version adds {@code sliding_window} and {@code mode} to a state table an earlier release made
+ * (with {@code createSchema} on; catalog only, no rewrite). A state with neither a window nor a stored mode is
+ * still written in layout 1, exactly as the earlier release wrote it, so both releases share such rows during a
+ * rolling upgrade. A state with a window or a mode is written in layout 2. The releases before sliding windows
+ * ignore columns they do not know, so they cannot be made to keep a window or a mode; instead they refuse any
+ * layout but 0 and 1 (their documented rule: an unknown layout is malformed, a {@code StoreException} on every
+ * call on the key, never read as absent, never written over, never purged), so they never read such a state
+ * without its window and mode and write it back without them. Their calls on those keys fail (handled by the
+ * breaker's store-error policy) until they are upgraded. <b>Upgrade every instance that shares the tables before
+ * any of them uses a sliding-window policy, a policy mode other than {@code NORMAL} or a forced mode.</b>
+ *
  * <h2>Contract v2</h2>
  * <ul>
  * <li><b>Trial fencing</b>: a trial outcome applies only while the locked state is open, not forced and still
@@ -82,7 +107,8 @@
  * UPDATE} that locks the row), and above the version an expired row still holds (its version + 1 when the
  * clock is behind it), so versions never go backwards across {@code delete} or expiry and a new life never
  * starts at the version it replaces.</li>
- * <li><b>Ttl refresh</b>: every atomic write that writes stores {@code expires_at} = now + {@code stateTtl}.</li>
+ * <li><b>Ttl refresh</b>: every atomic write that writes stores {@code expires_at} = now + {@code stateTtl}
+ * (NULL for a pinned state).</li>
  * <li><b>Event order</b>: the {@code pg_notify} is sent in the writing transaction under the row lock, and
  * PostgreSQL delivers notifications in commit order, so each operation's events reach subscribers in
  * version order.</li>

@@ -1,4 +1,4 @@
--- redeye PostgreSQL store: the tables one PostgresStore uses (layout 1).
+-- redeye PostgreSQL store: the tables one PostgresStore uses (layouts 1 and 2).
 --
 -- In the jar at dev/redeye/store/postgres/schema.sql. PostgresStore runs it itself on start unless built with
 -- createSchema(false) (URI: createSchema=false), with ${schema} and ${table} replaced by its validated schema
@@ -39,10 +39,15 @@ CREATE SCHEMA IF NOT EXISTS "${schema}";
 -- One row per operation name: the BreakerState fields, one typed column each.
 -- key_hash = sha256(convert_to(key, 'UTF8')) identifies the row (a 10 KB name cannot be a btree key).
 -- layout 0 is the store's placeholder: a row without state (every state column at its default) that holds
--- trial claims or a row lock; 1 is the current layout; anything else, or a layout-0 row carrying state,
--- is a row this version cannot read, reported as malformed. A state whose expires_at has passed reads as
--- absent, except a forced state: expires_at NULL never expires, and every write of a forced state (held
--- open by an operator until reset) stores NULL; a row with forced = true never reads as expired.
+-- trial claims or a row lock; 1 is a state without a sliding window and without a stored mode
+-- (sliding_window NULL, mode 0), which the releases before sliding windows read as well; 2 is a state with a
+-- sliding window or a stored mode, which those releases refuse (they know layouts 0 and 1 only) instead of
+-- reading it without them and writing it back; anything else, a layout-0 row carrying state, or a layout that
+-- does not match the row's window and mode, is a row this version cannot read, reported as malformed.
+-- sliding_window holds SlidingWindow.encode(); mode holds BreakerMode.code() (0: DEFAULT, the policy's).
+-- A state whose expires_at has passed reads as absent, except a pinned state (forced, or a mode other than
+-- 0): expires_at NULL never expires, and every write of a pinned state (an operator's decision, held until
+-- changed) stores NULL; a row with forced = true or mode <> 0 never reads as expired.
 CREATE TABLE IF NOT EXISTS "${schema}"."${table}" (
     key_hash        bytea            PRIMARY KEY,
     key             text             NOT NULL,
@@ -58,7 +63,9 @@ CREATE TABLE IF NOT EXISTS "${schema}"."${table}" (
     forced          boolean          NOT NULL DEFAULT false,
     version         bigint           NOT NULL DEFAULT 0,
     expires_at      timestamptz,
-    updated_at      timestamptz      NOT NULL DEFAULT clock_timestamp()
+    updated_at      timestamptz      NOT NULL DEFAULT clock_timestamp(),
+    sliding_window  text,
+    mode            smallint         NOT NULL DEFAULT 0
 );
 
 -- Half-open trial claims: at most `permits` live rows per key, counted under the row lock of the key's
@@ -86,7 +93,8 @@ CREATE TABLE IF NOT EXISTS "${schema}"."${table}_events" (
 
 -- Clean-up indexes (the store's clean-up thread, PostgresStore.purgeExpired): expired states and placeholder
 -- rows, expired claims, old events, each found through an index instead of a scan of its table. Forced
--- states never expire, so they are left out of the first one. The suffixes are at most 7 characters, like
+-- states never expire, so they are left out of the first one (a state pinned by its mode is stored with
+-- expires_at NULL, so the index never finds it either). The suffixes are at most 7 characters, like
 -- "_claims", so the names fit in an identifier for every table name the store accepts.
 CREATE INDEX IF NOT EXISTS "${table}_exp_at" ON "${schema}"."${table}" (expires_at) WHERE NOT forced;
 CREATE INDEX IF NOT EXISTS "${table}_cl_exp" ON "${schema}"."${table}_claims" (expires_at);

@@ -8,7 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.api.BreakerState;
+import dev.redeye.api.Policy;
+import dev.redeye.api.SlidingWindowType;
 import dev.redeye.api.StoreException;
+import dev.redeye.spi.AtomicOperation;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -42,6 +45,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class PostgresSchemaUpgradeTest {
     private static final Duration TTL = Duration.ofHours(1);
     private static final String PREVIOUS_RELEASE = "previous-release-schema.sql";
+    /** The tables of the release before sliding windows and modes: no sliding_window, no mode. */
+    private static final String WINDOWLESS_RELEASE = "windowless-release-schema.sql";
 
     @RegisterExtension
     static final PgSchema PG = new PgSchema("redeye_upgrade");
@@ -52,14 +57,19 @@ class PostgresSchemaUpgradeTest {
 
     /** Creates the tables as the previous release did (its schema.sql), with plain SQL. */
     private static void previousRelease(String table) throws IOException, SQLException {
-        String ddl;
-        try (InputStream in = PostgresSchemaUpgradeTest.class.getResourceAsStream(PREVIOUS_RELEASE)) {
-            ddl = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        PgTestSupport.exec(ddl.replace("${schema}", PG.name()).replace("${table}", table));
+        release(PREVIOUS_RELEASE, table);
         assertEquals(0, count("SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass(?) AND attname IN "
                 + "('created_at', 'ttl_ms') AND NOT attisdropped", PG.qualified(table + "_claims")),
                 "the previous release's claims table has neither column");
+    }
+
+    /** Creates the tables from a release's schema.sql kept as a test resource, with plain SQL. */
+    private static void release(String resource, String table) throws IOException, SQLException {
+        String ddl;
+        try (InputStream in = PostgresSchemaUpgradeTest.class.getResourceAsStream(resource)) {
+            ddl = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        PgTestSupport.exec(ddl.replace("${schema}", PG.name()).replace("${table}", table));
     }
 
     /**
@@ -151,6 +161,54 @@ class PostgresSchemaUpgradeTest {
     }
 
     /**
+     * The state table of the release before sliding windows gets sliding_window and mode (with createSchema off, the
+     * start names them and the statement), catalog only: its rows (a state, a forced state, a placeholder with a
+     * live claim) read as they were, with no window and the DEFAULT mode, the live claim still counts, and a window
+     * recorded on the old state is stored in layout 2.
+     */
+    @Test
+    void theReleaseBeforeSlidingWindowsGetsTheWindowAndModeColumnsAndKeepsItsRows() throws Exception {
+        String table = PG.newTable();
+        release(WINDOWLESS_RELEASE, table);
+        assertEquals(0, count("SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass(?) AND attname IN "
+                + "('sliding_window', 'mode') AND NOT attisdropped", PG.qualified(table)), "neither column yet");
+        stateOfThePreviousRelease(table, "counted");
+        update("INSERT INTO " + PG.qualified(table) + " (key_hash, key, layout, open, opened_at, forced, version, "
+                + "expires_at) VALUES (sha256(convert_to('held', 'UTF8')), 'held', 1, true, 500, true, 6, NULL)");
+        update("INSERT INTO " + PG.qualified(table) + " (key_hash, key, layout) "
+                + "VALUES (sha256(convert_to('claimed', 'UTF8')), 'claimed', 0)");
+        update("INSERT INTO " + PG.qualified(table + "_claims") + " (key_hash, token, created_at, ttl_ms, expires_at) "
+                + "SELECT sha256(convert_to('claimed', 'UTF8')), 'live', n, 3600000, n + interval '1 hour' "
+                + "FROM (SELECT clock_timestamp() AS n) x");
+        long node = fileNode(PG.qualified(table));
+
+        StoreException off = assertThrows(StoreException.class,
+                () -> PG.keep(builder(table).createSchema(false).build()));
+        assertTrue(off.getMessage().contains(PG.qualified(table) + " lacks column(s) sliding_window, mode"),
+                off.getMessage());
+        assertTrue(off.getMessage().contains("ALTER TABLE " + PG.qualified(table) + " ADD COLUMN IF NOT EXISTS "
+                + "sliding_window text, ADD COLUMN IF NOT EXISTS mode smallint NOT NULL DEFAULT 0;"), off.getMessage());
+
+        PostgresStore s = PG.keep(builder(table).build());
+
+        assertLayoutIsCurrent(table);
+        assertEquals(node, fileNode(PG.qualified(table)), "adding the columns rewrote the state table");
+        assertEquals(Optional.of(new BreakerState(2, 1000, false, 0, 0, 0, 7, 0, false, 5)), s.get("counted"));
+        assertEquals(Optional.of(new BreakerState(0, 0, true, 500, 0, 0, 0, 0, true, 6)), s.get("held"));
+        assertEquals(Optional.empty(), s.get("claimed"), "the placeholder still reads as absent");
+        assertEquals(Optional.empty(), s.claimTrial("claimed", 1, TTL), "its live claim still holds the permit");
+        assertEquals(3, count("SELECT count(*) FROM " + PG.qualified(table) + " WHERE sliding_window IS NULL AND "
+                + "mode = 0"), "every row kept, with the columns' defaults");
+
+        Policy window = Policy.builder().slidingWindow(SlidingWindowType.COUNT_BASED, 5).build();
+        BreakerState recorded = s.apply("counted", AtomicOperation.outcome(true, true), window, 2_000).state();
+        assertEquals("c5.1.2", recorded.window().encode());
+        assertEquals(Optional.of(recorded), s.get("counted"));
+        assertEquals(1, count("SELECT count(*) FROM " + PG.qualified(table) + " WHERE key = 'counted' AND layout = 2 "
+                + "AND sliding_window = 'c5.1.2'"), "a state with a window is layout 2, which that release refuses");
+    }
+
+    /**
      * A state table lacking a column with a constant default (as a later version's state column would) gets it,
      * metadata only: its rows read the default, and the table is not rewritten.
      */
@@ -212,10 +270,12 @@ class PostgresSchemaUpgradeTest {
         StoreException e = assertThrows(StoreException.class,
                 () -> PG.keep(builder(table).createSchema(false).build()));
         String m = e.getMessage();
-        assertTrue(m.contains(PG.qualified(table) + " lacks column(s) samples"), m);
+        // that release's state table also lacks the window and mode columns of the releases after it
+        assertTrue(m.contains(PG.qualified(table) + " lacks column(s) samples, sliding_window, mode"), m);
         assertTrue(m.contains(PG.qualified(table + "_claims") + " lacks column(s) created_at, ttl_ms"), m);
         assertTrue(m.contains("ALTER TABLE " + PG.qualified(table)
-                + " ADD COLUMN IF NOT EXISTS samples bigint NOT NULL DEFAULT 0;"), m);
+                + " ADD COLUMN IF NOT EXISTS samples bigint NOT NULL DEFAULT 0, ADD COLUMN IF NOT EXISTS sliding_window "
+                + "text, ADD COLUMN IF NOT EXISTS mode smallint NOT NULL DEFAULT 0;"), m);
         assertTrue(m.contains("DELETE FROM " + PG.qualified(table + "_claims") + ";"), m);
         assertTrue(m.contains("ALTER TABLE " + PG.qualified(table + "_claims") + " ADD COLUMN IF NOT EXISTS created_at "
                 + "timestamptz NOT NULL, ADD COLUMN IF NOT EXISTS ttl_ms bigint NOT NULL;"), m);

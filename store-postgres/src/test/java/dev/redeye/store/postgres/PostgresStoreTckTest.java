@@ -68,8 +68,8 @@ class PostgresStoreTckTest extends StoreTck {
         PostgresStore s = (PostgresStore) client;
         String sql = "UPDATE " + TableNames.quote(s.schema()) + "." + TableNames.quote(s.table())
                 + " SET failures = ?, last_failure_at = ?, open = ?, opened_at = ?, open_count = ?, error_rate = ?, "
-                + "samples = ?, trial_successes = ?, forced = ?, version = ? WHERE key_hash = sha256(convert_to(?, "
-                + "'UTF8'))";
+                + "samples = ?, trial_successes = ?, forced = ?, version = ?, sliding_window = ?, mode = ?, layout = ? "
+                + "WHERE key_hash = sha256(convert_to(?, 'UTF8'))";
         try (Connection c = PgTestSupport.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setInt(1, state.failures());
             ps.setLong(2, state.lastFailureAt());
@@ -81,7 +81,10 @@ class PostgresStoreTckTest extends StoreTck {
             ps.setInt(8, state.trialSuccesses());
             ps.setBoolean(9, state.forced());
             ps.setLong(10, state.version());
-            ps.setString(11, key);
+            ps.setString(11, state.window() == null ? null : state.window().encode());
+            ps.setInt(12, state.mode().code());
+            ps.setInt(13, StoredRow.layoutOf(state));
+            ps.setString(14, key);
             if (ps.executeUpdate() != 1) {
                 throw new IllegalStateException("no row to rewind for " + key);
             }
