@@ -69,6 +69,11 @@ public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, T
     static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(1);
     /** A ttl this long (about 100 years) or longer never expires; it also keeps nanosecond arithmetic exact. */
     private static final long MAX_TTL_NANOS = TimeUnit.DAYS.toNanos(36_500);
+    /**
+     * How often (in records, a power of two) {@link #recordInPlace} reads the clock to renew its state's expiry: a
+     * state's ttl is far longer than the time this many calls take, and half of it must pass before a renewal.
+     */
+    private static final int TTL_CHECK_EVERY = 1024;
 
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
     private final InMemoryFeed feed;
@@ -162,9 +167,13 @@ public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, T
             if (e.removed || l == null) {
                 return false;
             }
-            long nowNanos = System.nanoTime();
             BreakerState s = l.state;
-            if (l.expiredAt(nowNanos) || s.open() || s.effectiveMode(p) == BreakerMode.DISABLED) {
+            if (s.open() || s.effectiveMode(p) == BreakerMode.DISABLED) {
+                return false;
+            }
+            // the clock is read once every TTL_CHECK_EVERY records: to keep the state alive, as apply's writes do
+            long nowNanos = (++e.inPlaceRecords & (TTL_CHECK_EVERY - 1)) == 0 ? System.nanoTime() : 0L;
+            if (nowNanos != 0L && l.expiredAt(nowNanos)) {
                 return false;
             }
             SlidingWindow.Counter c = e.live;
@@ -184,10 +193,12 @@ public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, T
             if (failed) {
                 e.liveLastFailureAt = now;
             }
-            long ttl = p.stateTtlMillis() >= TimeUnit.NANOSECONDS.toMillis(MAX_TTL_NANOS) ? MAX_TTL_NANOS
-                    : TimeUnit.MILLISECONDS.toNanos(p.stateTtlMillis());
-            if (l.expires && l.deadlineNanos - nowNanos < ttl / 2) {
-                e.life = Life.of(s, ttl, nowNanos); // a write keeps the state alive, as apply's would
+            if (nowNanos != 0L && l.expires) {
+                long ttl = p.stateTtlMillis() >= TimeUnit.NANOSECONDS.toMillis(MAX_TTL_NANOS) ? MAX_TTL_NANOS
+                        : TimeUnit.MILLISECONDS.toNanos(p.stateTtlMillis());
+                if (l.deadlineNanos - nowNanos < ttl / 2) {
+                    e.life = Life.of(s, ttl, nowNanos);
+                }
             }
             return true;
         }
@@ -470,6 +481,8 @@ public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, T
         SlidingWindow.Counter live;
         /** The state's lastFailureAt while {@link #live} counts; under the monitor. */
         long liveLastFailureAt;
+        /** Records counted in place, to renew the expiry now and then; under the monitor. */
+        int inPlaceRecords;
         final List<Claim> claims = new ArrayList<>(1);
         boolean removed;
 

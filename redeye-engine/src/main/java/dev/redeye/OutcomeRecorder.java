@@ -4,7 +4,9 @@ import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
+import dev.redeye.api.SlidingWindowType;
 import dev.redeye.api.StoreException;
+import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.StateChange;
@@ -89,6 +91,8 @@ final class OutcomeRecorder {
     private final StateViews.StoreCall<StateChange> recordSlowFailure;
     /** The in-process store in local mode (whose sliding windows count in place), null in distributed mode. */
     private final InMemoryStore local;
+    /** A time window: every outcome rolls it by the clock. */
+    private final boolean timeWindow;
     /** The slow-call deadlines; null unless a sliding-window breaker has a slow-call duration threshold. */
     private final SlowCalls slowCalls;
     private final StateViews.Note<StateChange> afterWrite = this::afterWrite;
@@ -113,6 +117,8 @@ final class OutcomeRecorder {
         this.recordSlowSuccess = (e, now) -> access.update(e.name, AtomicOperation.outcome(true, true), policy, now);
         this.recordSlowFailure = (e, now) -> access.update(e.name, AtomicOperation.outcome(false, true), policy, now);
         this.local = local;
+        this.timeWindow = policy.strategy() == Strategy.SLIDING_WINDOW
+                && policy.slidingWindowType() == SlidingWindowType.TIME_BASED;
         this.slowCalls = slowCallMillis > 0 ? new SlowCalls(clock, time, slowCallMillis, this, access, policy, errors)
                 : null;
     }
@@ -268,7 +274,9 @@ final class OutcomeRecorder {
     /** {@link InMemoryStore#recordInPlace}; false if it could not (the caller then writes as usual). */
     private boolean inPlace(OperationState e, boolean success, boolean slow) {
         try {
-            return local.recordInPlace(e.name, !success, slow, policy, clock.millis());
+            // a count window's success needs no time; a failure sets lastFailureAt, a time window rolls by it
+            long now = success && !timeWindow ? 0L : clock.millis();
+            return local.recordInPlace(e.name, !success, slow, policy, now);
         } catch (StoreException closedMeanwhile) {
             return false; // the write that follows reports it
         }
