@@ -128,7 +128,12 @@ public final class ForceCommands {
 
     /** An operator's stored mode, printed after the status; nothing for the default. */
     static String mode(BreakerState s) {
-        return s.mode() == BreakerMode.DEFAULT ? "" : " (" + s.mode().wireName() + ")";
+        return mode(s.mode().wireName());
+    }
+
+    /** {@link #mode(BreakerState)} of a mode's wire name. */
+    static String mode(String wireName) {
+        return BreakerMode.DEFAULT.wireName().equals(wireName) ? "" : " (" + wireName + ")";
     }
 
     /** How a stored state's version is printed: none for an operation without state. */

@@ -3,6 +3,7 @@ package dev.redeye.cli;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
+import dev.redeye.api.SlidingWindow;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.Transitions;
 import java.io.PrintWriter;
@@ -51,7 +52,8 @@ public final class StatusCommand extends StoreCommand {
     /** One operation's state as printed: the JSON form of a row. */
     public record OperationStatus(String operation, String status, boolean stored, int failures,
             Long openedAt, String openedAtIso, Long retryAfterMs, long version, boolean open, boolean forced,
-            int openCount, int trialSuccesses, double errorRate, long samples, long lastFailureAt) {
+            int openCount, int trialSuccesses, double errorRate, long samples, long lastFailureAt, String mode,
+            String window, Integer windowCalls, Integer windowFailures, Integer windowSlowCalls) {
     }
 
     @Override
@@ -76,7 +78,7 @@ public final class StatusCommand extends StoreCommand {
         } else if (!rows.isEmpty()) {
             Table t = new Table("OPERATION", "STATUS", "FAILURES", "OPENED AT", "RETRY AFTER", "VERSION");
             for (OperationStatus r : rows) {
-                t.row(r.operation(), r.status(), r.stored() ? r.failures() : "-",
+                t.row(r.operation(), r.status() + ForceCommands.mode(r.mode()), r.stored() ? failures(r) : "-",
                         r.openedAtIso() == null ? "-" : r.openedAtIso(), retryText(r),
                         r.stored() ? r.version() : "- (no state)");
             }
@@ -94,6 +96,7 @@ public final class StatusCommand extends StoreCommand {
 
     static OperationStatus describe(String op, Optional<BreakerState> stored, Policy policy, long now) {
         BreakerState s = stored.orElse(BreakerState.INITIAL);
+        SlidingWindow w = s.window() == null ? null : s.window().rolledTo(now);
         BreakerStatus status = Transitions.status(s, policy, now, 1.0);
         Long openedAt = s.open() ? s.openedAt() : null;
         Long retryAfter = null;
@@ -105,7 +108,13 @@ public final class StatusCommand extends StoreCommand {
         return new OperationStatus(op, status.name(), stored.isPresent(), s.failures(), openedAt,
                 openedAt == null ? null : Instant.ofEpochMilli(openedAt).toString(), retryAfter, s.version(),
                 s.open(), s.forced(), s.openCount(), s.trialSuccesses(), s.errorRate(), s.samples(),
-                s.lastFailureAt());
+                s.lastFailureAt(), s.mode().wireName(), w == null ? null : w.encode(), w == null ? null : w.calls(),
+                w == null ? null : w.failures(), w == null ? null : w.slowCalls());
+    }
+
+    /** The failures the breaker decides on: a window's failed outcomes of its calls, else the counter. */
+    private static Object failures(OperationStatus r) {
+        return r.windowCalls() == null ? r.failures() : r.windowFailures() + " of " + r.windowCalls();
     }
 
     private static String retryText(OperationStatus r) {

@@ -220,6 +220,47 @@ class OpsCommandsTest {
         assertEquals(v + 1, status(uri, op).get("version").asLong());
     }
 
+    /**
+     * force-mode stores a mode for the fleet: an application's breaker on the same store follows it (metrics only:
+     * counts, never rejects), status shows the mode and the window, a repeated change changes nothing, a bad mode
+     * is a usage error, and reset returns to the application's mode.
+     */
+    @ParameterizedTest
+    @MethodSource("stores")
+    void forceModeReachesTheApplicationAndStatusShowsTheModeAndWindow(String uri) throws Exception {
+        Cli.assertReachable(uri);
+        String op = Cli.uniqueOperation();
+        String name = "'" + Table.printable(op) + "'";
+        try (CircuitBreaker app = CircuitBreaker.builder().store(Stores.open(uri))
+                .slidingWindow(dev.redeye.api.SlidingWindowType.COUNT_BASED, 4).minimumNumberOfCalls(2)
+                .failureRateThreshold(60).build()) {
+            Cli.Run mode = Cli.run("force-mode", "--store", uri, op, "metrics_only");
+            assertEquals(0, mode.exit(), mode::toString);
+            assertTrue(mode.out().startsWith("force-mode " + name + ": CLOSED -> CLOSED (metrics_only) (a new state)"),
+                    mode::toString);
+            for (int i = 0; i < 3; i++) {
+                assertThrows(IllegalStateException.class, () -> app.execute(op, () -> {
+                    throw new IllegalStateException("down");
+                }));
+            }
+            assertEquals("ok", app.execute(op, () -> "ok"), "metrics only never rejects");
+            JsonNode st = status(uri, op);
+            assertEquals("metrics_only", st.get("mode").asText(), st::toString);
+            assertEquals(2, st.get("windowCalls").asInt(), "the second failure would have opened: counting restarted");
+            Cli.Run table = Cli.run("status", "--store", uri, op);
+            assertTrue(table.out().contains("CLOSED (metrics_only)") && table.out().contains("1 of 2"),
+                    table::toString);
+            Cli.Run again = Cli.run("force-mode", "--store", uri, op, "metrics-only");
+            assertTrue(again.out().contains("already CLOSED (metrics_only)") || again.out().contains("->"),
+                    again::toString);
+            Cli.Run bad = Cli.run("force-mode", "--store", uri, op, "sleepy");
+            assertEquals(2, bad.exit(), bad::toString);
+            assertTrue(bad.err().contains("unknown breaker mode 'sleepy'"), bad::toString);
+            assertEquals(0, Cli.run("reset", "--store", uri, op).exit());
+            assertEquals("default", status(uri, op).get("mode").asText());
+        }
+    }
+
     /** The status of an operation the store holds no state for: said on stderr, exit 1, no row. */
     static void assertUnknown(Cli.Run run, String op) {
         assertEquals(RedeyeCommand.EXIT_FAILURE, run.exit(), run::toString);
