@@ -14,7 +14,7 @@ import java.util.Set;
  */
 final class BenchEnv {
     static final List<String> ALL_STORES = List.of("memory", "redis", "postgres", "dynamodb", "hazelcast");
-    static final List<String> ALL_SECTIONS = List.of("ops", "latency", "record", "servertime", "wait", "atomic",
+    static final List<String> ALL_SECTIONS = List.of("ops", "latency", "record", "window", "servertime", "wait", "atomic",
             "growth", "fleet");
 
     private final List<String> stores;
