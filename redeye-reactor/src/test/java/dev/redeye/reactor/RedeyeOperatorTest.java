@@ -62,6 +62,31 @@ class RedeyeOperatorTest {
         assertEquals(BreakerStatus.OPEN, breaker.status(OP));
     }
 
+    /**
+     * Monos that never emit, under a sliding window with a slow-call threshold, are counted as slow while they
+     * are still subscribed: the breaker opens before any of them ends, and the next subscription is rejected.
+     */
+    @Test
+    void monosThatHangOpenASlidingWindowBeforeTheyEnd() throws Exception {
+        try (CircuitBreaker windowed = CircuitBreaker.builder()
+                .slidingWindow(dev.redeye.api.SlidingWindowType.COUNT_BASED, 10).minimumNumberOfCalls(3)
+                .slowCallDurationThreshold(Duration.ofMillis(30)).build()) {
+            java.util.List<reactor.core.Disposable> hanging = new java.util.ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                hanging.add(Mono.never().transformDeferred(RedeyeOperator.of(windowed, OP)).subscribe());
+            }
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (windowed.status(OP) != BreakerStatus.OPEN && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertEquals(BreakerStatus.OPEN, windowed.status(OP));
+            assertEquals(3, windowed.state(OP).window().slowCalls());
+            StepVerifier.create(value("42").transformDeferred(RedeyeOperator.of(windowed, OP)))
+                    .expectError(CircuitOpenException.class).verify(WAIT);
+            hanging.forEach(reactor.core.Disposable::dispose);
+        }
+    }
+
     @Test
     void aMonoValueIsASuccessAndAnErrorAFailure() {
         StepVerifier.create(value("42").transformDeferred(op())).expectNext("42").verifyComplete();
