@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * ({@link AtomicOperation#slowCall()}), which returns where in the window it went; when the call then ends,
  * a success writes nothing more and a failure marks that slot failed ({@link AtomicOperation#slowCallFailed},
  * fenced by the version), so the call is counted once. A call that ends before its deadline is recorded when it
- * ends, as slow if it took at least the threshold (a deadline a little late by the scheduler).
+ * ends, as slow if it took at least the threshold (a deadline a little late by the scheduler). A call that ends
+ * in an interrupt or a cancellation (not recorded, see {@link OutcomeRecorder}) cancels its deadline; if the
+ * deadline had already counted it, it stays counted as a slow success: it did run that long.
  *
  * <p>Each watched call's two ends (its deadline and its completion) meet in one {@link AtomicInteger}: whichever
  * comes second does what is left, so a completion racing the deadline's write neither waits for the store nor
