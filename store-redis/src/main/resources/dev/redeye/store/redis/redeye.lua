@@ -84,13 +84,17 @@ end
 --------------------------------------------------------------------------------------------- sliding window
 -- The Lua twin of dev.redeye.api.SlidingWindow: the outcomes a sliding-window policy judges, stored with the
 -- state in SlidingWindow.encode()'s canonical text. A window here is a table:
---   k    'c' (a count window) or 't' (a time window), the text's first character
---   n    its size: outcomes (count) or seconds (time)
---   pos  its position: outcomes ever recorded (count), or the number of the newest bucket (time)
---   ring (count) the slots as the text holds them, slot 0 first, one character each: '0' success, '1' failure,
---        '2' slow success, '3' slow failure; min(pos, n) of them. The outcome numbered s (from 1) is in slot
---        (s - 1) % n, so recording rewrites one character
---   b    (time) the buckets, oldest first, three numbers each: calls, failures, slow calls
+--   k     'c' (a count window) or 't' (a time window), the text's first character
+--   n     its size: outcomes (count) or seconds (time)
+--   pos   its position: outcomes ever recorded (count), or the number of the newest bucket (time)
+--   ring  (count) the slots as the text holds them, slot 0 first, one character each: '0' success, '1' failure,
+--         '2' slow success, '3' slow failure; min(pos, n) of them. The outcome numbered s (from 1) is in slot
+--         (s - 1) % n, so recording rewrites one character
+--   count (time) its number of buckets, the oldest numbered 1 and the newest count
+--   ix, c, f, s (time) the buckets that hold calls, in increasing number: ix[j] the bucket's number, c[j], f[j],
+--         s[j] its calls, failures and slow calls. Empty buckets are left out, so that reading, rolling and
+--         writing a window costs its busy buckets, not its 120 slots of time (an empty bucket is one '.' in
+--         the text, skipped by one pattern match)
 -- Windows are never changed in place: every rule below returns a new table (or the same one when nothing
 -- changes), so a state's window can be shared by the state before and after a rule.
 
@@ -117,71 +121,81 @@ end
 
 local function window_empty(k, n)
   if k == 'c' then return {k = 'c', n = n, pos = 0, ring = ''} end
-  local b = {}
-  for i = 1, 3 * bucket_count(n) do b[i] = 0 end
-  return {k = 't', n = n, pos = 0, b = b}
+  return {k = 't', n = n, pos = 0, count = bucket_count(n), ix = {}, c = {}, f = {}, s = {}}
 end
 
--- The canonical text (SlidingWindow.encode()): c<n>.<pos>.<slots>, or t<n>.<pos> and per bucket '.' and
--- nothing (no calls), calls, calls-failures or calls-failures-slow (trailing zero counts left out).
+-- One bucket with calls as the text writes it: calls, calls-failures or calls-failures-slow (trailing zero
+-- counts left out).
+local function bucket_text(c, f, s)
+  if s > 0 then return string.format('%d-%d-%d', c, f, s) end
+  if f > 0 then return string.format('%d-%d', c, f) end
+  return string.format('%d', c)
+end
+
+-- The calls, failures and slow calls of a bucket's text, or nil unless it is exactly what bucket_text writes
+-- for counts Java reads as ints.
+local function parse_bucket(part)
+  local c, f, s = string.match(part, '^([1-9]%d*)%-?(%d*)%-?(%d*)$')
+  if not c then return nil end
+  c, f, s = tonumber(c), tonumber(f) or 0, tonumber(s) or 0
+  if c > INT_MAX or f > c or s > c or bucket_text(c, f, s) ~= part then return nil end
+  return c, f, s
+end
+
+-- The canonical text (SlidingWindow.encode()): c<n>.<pos>.<slots>, or t<n>.<pos> and per bucket '.' and its
+-- text (nothing for an empty bucket).
 local function window_encode(w)
   if w.k == 'c' then return string.format('c%d.%d.', w.n, w.pos) .. w.ring end
   local t = {string.format('t%d.%d', w.n, w.pos)}
-  local b = w.b
-  for i = 1, #b, 3 do
-    local c, f, s = b[i], b[i + 1], b[i + 2]
-    if c == 0 then
-      t[#t + 1] = ''
-    elseif s > 0 then
-      t[#t + 1] = string.format('%d-%d-%d', c, f, s)
-    elseif f > 0 then
-      t[#t + 1] = string.format('%d-%d', c, f)
-    else
-      t[#t + 1] = string.format('%d', c)
-    end
+  local last = 0
+  for j = 1, #w.ix do
+    local i = w.ix[j]
+    t[j + 1] = string.rep('.', i - last) .. bucket_text(w.c[j], w.f[j], w.s[j])
+    last = i
   end
-  return table.concat(t, '.')
+  t[#t + 1] = string.rep('.', w.count - last)
+  return table.concat(t)
+end
+
+-- A decimal without a sign and without a leading zero (as Java writes a number) in [min, max], else nil.
+local function canonical_uint(v, min, max)
+  if not v or (#v > 1 and string.byte(v) == 48) then return nil end
+  return uint(v, min, max)
 end
 
 -- The window of a canonical text, or nil for any other text (SlidingWindow.decode() accepts exactly what
--- encode() writes, so the text is parsed, then written again and compared). Counts are ints as Java reads
--- them; positions are at most 2^53 (Lua numbers are doubles), far above any real one.
+-- encode() writes). Counts are ints as Java reads them; positions are at most 2^53 (Lua numbers are doubles),
+-- far above any real one.
 local function window_decode(text)
-  local w
   local k = string.sub(text, 1, 1)
   if k == 'c' then
     local n, pos, ring = string.match(text, '^c(%d+)%.(%d+)%.([0-3]*)$')
-    n = uint(n, 1, MAX_COUNT_SIZE)
-    pos = uint(pos, 0, LONG_MAX)
+    n = canonical_uint(n, 1, MAX_COUNT_SIZE)
+    pos = canonical_uint(pos, 0, LONG_MAX)
     if not n or not pos or #ring ~= math.min(pos, n) then return nil end
-    w = {k = 'c', n = n, pos = pos, ring = ring}
-  elseif k == 't' then
-    local n, pos, rest = string.match(text, '^t(%d+)%.(%d+)(.*)$')
-    n = uint(n, 1, MAX_TIME_SECONDS)
-    pos = uint(pos, 0, LONG_MAX)
-    if not n or not pos then return nil end
-    local count = bucket_count(n)
-    local b = {}
-    local i = 0
-    for part in string.gmatch(rest, '%.([^.]*)') do
-      i = i + 1
-      if i > count then return nil end
-      local c, f, s = 0, 0, 0
-      if part ~= '' then
-        local x, y, z = string.match(part, '^(%d+)%-?(%d*)%-?(%d*)$')
-        c = uint(x, 0, INT_MAX)
-        f = y == '' and 0 or uint(y, 0, INT_MAX)
-        s = z == '' and 0 or uint(z, 0, INT_MAX)
-        if not c or not f or not s or f > c or s > c then return nil end
-      end
-      b[3 * i - 2], b[3 * i - 1], b[3 * i] = c, f, s
-    end
-    if i ~= count then return nil end
-    w = {k = 't', n = n, pos = pos, b = b}
-  else
-    return nil
+    return {k = 'c', n = n, pos = pos, ring = ring}
   end
-  if window_encode(w) ~= text then return nil end
+  if k ~= 't' then return nil end
+  local n, pos, rest = string.match(text, '^t(%d+)%.(%d+)(.*)$')
+  n = canonical_uint(n, 1, MAX_TIME_SECONDS)
+  pos = canonical_uint(pos, 0, LONG_MAX)
+  if not n or not pos then return nil end
+  local w = {k = 't', n = n, pos = pos, count = bucket_count(n), ix = {}, c = {}, f = {}, s = {}}
+  -- each busy bucket: the dots before it (one per bucket since the last busy one), then its text
+  local i, j, at = 0, 0, 1
+  while true do
+    local _, e, dots, part = string.find(rest, '^(%.+)([^.]+)', at)
+    if not e then break end
+    i = i + #dots
+    local c, f, s = parse_bucket(part)
+    if not c then return nil end
+    j = j + 1
+    w.ix[j], w.c[j], w.f[j], w.s[j] = i, c, f, s
+    at = e + 1
+  end
+  -- then the empty buckets after the last busy one: dots only
+  local tail = string.sub(rest, at)
+  if string.find(tail, '[^.]') or i + #tail ~= w.count then return nil end
   return w
 end
 
@@ -195,11 +209,10 @@ local function window_counts(w)
       w.calls, w.failures, w.slow = #w.ring, f, s
     else
       local c, f, s = 0, 0, 0
-      local b = w.b
-      for i = 1, #b, 3 do
-        c = math.min(c + b[i], INT_MAX)
-        f = math.min(f + b[i + 1], INT_MAX)
-        s = math.min(s + b[i + 2], INT_MAX)
+      for j = 1, #w.ix do
+        c = math.min(c + w.c[j], INT_MAX)
+        f = math.min(f + w.f[j], INT_MAX)
+        s = math.min(s + w.s[j], INT_MAX)
       end
       w.calls, w.failures, w.slow = c, f, s
     end
@@ -207,17 +220,20 @@ local function window_counts(w)
   return w.calls, w.failures, w.slow
 end
 
--- The buckets of time window w rolled forward to bucket p (> w.pos): the buckets it passes are emptied.
-local function rolled_buckets(w, p)
-  local src = w.b
-  local len = #src
-  local drop = 3 * (p - w.pos)
-  local b = {}
-  for i = 1, len do
-    local j = i + drop
-    b[i] = j <= len and src[j] or 0
+-- Time window w at bucket position p (>= w.pos): a copy, rolled forward by p - w.pos buckets (the buckets it
+-- passes are emptied: they leave the window at the oldest end).
+local function time_window_at(w, p)
+  local shift = p - w.pos
+  local r = {k = 't', n = w.n, pos = p, count = w.count, ix = {}, c = {}, f = {}, s = {}}
+  local j = 0
+  for m = 1, #w.ix do
+    local i = w.ix[m] - shift
+    if i >= 1 then
+      j = j + 1
+      r.ix[j], r.c[j], r.f[j], r.s[j] = i, w.c[m], w.f[m], w.s[m]
+    end
   end
-  return b
+  return r
 end
 
 -- Time window w as of now (SlidingWindow.rolledTo): rolled forward when now's bucket is newer than its own.
@@ -225,7 +241,7 @@ local function window_rolled_to(w, now)
   if w.k == 'c' then return w end
   local p = bucket_of(w.n, now)
   if p <= w.pos then return w end
-  return {k = 't', n = w.n, pos = p, b = rolled_buckets(w, p)}
+  return time_window_at(w, p)
 end
 
 -- The window with one more outcome (SlidingWindow.record). A count window writes the outcome's slot; a time
@@ -239,18 +255,16 @@ local function window_record(w, failed, slow, now)
     local code = (failed and 1 or 0) + (slow and 2 or 0)
     return {k = 'c', n = w.n, pos = pos, ring = string.sub(w.ring, 1, i - 1) .. code .. string.sub(w.ring, i + 1)}
   end
-  local p = math.max(bucket_of(w.n, now), w.pos)
-  local b
-  if p == w.pos then
-    b = {unpack(w.b)}
-  else
-    b = rolled_buckets(w, p)
+  local r = time_window_at(w, math.max(bucket_of(w.n, now), w.pos))
+  local j = #r.ix
+  if j == 0 or r.ix[j] ~= r.count then
+    j = j + 1
+    r.ix[j], r.c[j], r.f[j], r.s[j] = r.count, 0, 0, 0
   end
-  local newest = #b - 2
-  b[newest] = inc(b[newest], INT_MAX)
-  if failed then b[newest + 1] = inc(b[newest + 1], INT_MAX) end
-  if slow then b[newest + 2] = inc(b[newest + 2], INT_MAX) end
-  return {k = 't', n = w.n, pos = p, b = b}
+  r.c[j] = inc(r.c[j], INT_MAX)
+  if failed then r.f[j] = inc(r.f[j], INT_MAX) end
+  if slow then r.s[j] = inc(r.s[j], INT_MAX) end
+  return r
 end
 
 -- The slow call recorded at position slot marked as failed (SlidingWindow.slowCallFailed): a count window's
@@ -265,13 +279,17 @@ local function window_slow_call_failed(w, slot, now)
     return {k = 'c', n = w.n, pos = w.pos, ring = string.sub(w.ring, 1, i - 1) .. '3' .. string.sub(w.ring, i + 1)}
   end
   local r = window_rolled_to(w, now)
-  local count = #r.b / 3
-  if slot <= r.pos - count or slot > r.pos then return r end
-  local i = 3 * (count - 1 - (r.pos - slot)) + 1
-  if r.b[i + 1] >= r.b[i] then return r end
-  local b = {unpack(r.b)}
-  b[i + 1] = b[i + 1] + 1
-  return {k = 't', n = r.n, pos = r.pos, b = b}
+  if slot <= r.pos - r.count or slot > r.pos then return r end
+  local i = r.count - (r.pos - slot)
+  for j = 1, #r.ix do
+    if r.ix[j] == i then
+      if r.f[j] >= r.c[j] then return r end
+      local m = time_window_at(r, r.pos)
+      m.f[j] = m.f[j] + 1
+      return m
+    end
+  end
+  return r -- an empty bucket: no call in it to mark
 end
 
 -- Whether the window opens the breaker under P (Transitions.windowTrips): at least the minimum of calls, and
@@ -808,20 +826,27 @@ local OWN_ARG = {
 -- the fields tripped() moves. It returns nil, having written nothing, for anything else: a number the pattern
 -- does not bound out of range, or a state that is not closed or is forced, which the general path then
 -- handles (and reports).
-local function record_closed(key, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now, success, feed, name, length,
-    stream_ttl)
-  -- the ranges the pattern does not bound: a 16-character field is compared with 2^53 as text (same length)
+
+-- Whether the fields of a value that CAPTURE (or CAPTURE_WM) split are in the ranges the pattern does not bound
+-- and the state is unforced, checked on the text (a 16-character field is compared with 2^53 as text, same
+-- length), and the error rate (a number, or false when it is not in [0, 1]). Conservative: a field this
+-- refuses goes to the general path, which reports it or reads it.
+local function record_path_fields(f1, f2, f4, f5, f6, f7, f8, f9, f10)
   local n2, n4, n10 = #f2, #f4, #f10
   if #f1 > 9 or #f5 > 9 or #f7 > 15 or #f8 > 9 or f9 ~= '0' or n2 > 16 or (n2 == 16 and f2 > LONG_MAX_TEXT)
       or n4 > 16 or (n4 == 16 and f4 > LONG_MAX_TEXT) or n10 > 16 or (n10 == 16 and f10 > LONG_MAX_TEXT)
       or (string.byte(f10) == 45 and f10 ~= '-1') then
-    return nil
+    return false
   end
-  local rate = 0
-  if f6 ~= '0' then
-    rate = tonumber(f6)
-    if not rate or rate > 1 then return nil end
-  end
+  if f6 == '0' then return 0 end
+  local rate = tonumber(f6)
+  return rate and rate <= 1 and rate
+end
+
+local function record_closed(key, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now, success, feed, name, length,
+    stream_ttl)
+  local rate = record_path_fields(f1, f2, f4, f5, f6, f7, f8, f9, f10)
+  if not rate then return nil end
   -- The last failure's time and the sample count are converted only where the rule reads them (the gap of
   -- the counting strategies; the error rate's count); elsewhere they are false, which the rule returns as it
   -- got them.
@@ -879,6 +904,37 @@ local function record_closed(key, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now
     end
   end
   return v .. ' ' .. nv .. ' opened ' .. published
+end
+
+-- THE WINDOW RECORD PATH. An outcome, or a slow call, that a closed sliding window records without tripping
+-- the breaker is what a sliding-window breaker sends on every call. It runs without the general machinery of
+-- state: the stored value v has been split by one match (f, its twelve strings), only the window is decoded
+-- and written again, the other fields pass through (the last failure's time is set by a failure), and the
+-- value is written whole by one SET (PX unless a mode is stored). The rule is the general path's
+-- (window_record, window_trips; a slow call counts as a slow success, which it is on a closed window). It
+-- returns nil, having written nothing, for anything else: a field out of range, an open or forced state, the
+-- DISABLED mode, no window or one of another shape (the general path starts an empty one), and an outcome
+-- that trips the breaker (rare: the general path applies tripped() and appends the event).
+local function record_window(key, v, f, P, now, failed, slow)
+  local mode = tonumber(f[MODE])
+  if mode == DEFAULT then mode = P.mode end
+  if f[OPEN] ~= '0' or mode == DISABLED or f[WINDOW] == ''
+      or not record_path_fields(f[1], f[2], f[4], f[5], f[6], f[7], f[8], f[9], f[10]) then
+    return nil
+  end
+  local w = window_decode(f[WINDOW])
+  if not w or w.k ~= P.window_type or w.n ~= P.window_size then return nil end
+  w = window_record(w, failed, slow, now)
+  if window_trips(w, P) then return nil end
+  local last = failed and string.format('%d', now) or f[LAST_FAILURE_AT]
+  local nv = f[1] .. ',' .. last .. ',0,' .. f[4] .. ',' .. f[5] .. ',' .. f[6] .. ',' .. f[7] .. ',' .. f[8]
+      .. ',0,' .. f[10] .. ',' .. window_encode(w) .. ',' .. f[MODE]
+  if f[MODE] == '0' then
+    redis.call('SET', key, nv, 'PX', P.ttl)
+  else
+    redis.call('SET', key, nv) -- a stored mode is pinned
+  end
+  return v .. ' ' .. nv
 end
 
 local change
@@ -1072,9 +1128,10 @@ end
 -- args[4] the operation's name; args[5] the stream's approximate maximum length; args[6] the stream's ttl ms
 --
 -- Returns what state returns. An outcome on a closed, unforced state of ten fields in the canonical form under
--- a counting strategy in the NORMAL mode runs the record path (record_closed); anything else (a sliding
--- window, another mode, an open or forced state, a hash of earlier releases, a value to report as malformed, a
--- key that does not exist) goes to state's general path (change) with the same GET reply, before anything is
+-- a counting strategy in the NORMAL mode runs the record path (record_closed); one that a closed sliding window
+-- records without tripping runs the window record path (record_window); anything else (another mode, an open
+-- or forced state, an opening of a window, a hash of earlier releases, a value to report as malformed, a key
+-- that does not exist) goes to state's general path (change) with the same GET reply, before anything is
 -- written.
 local RECORDED = {failure = true, success = true, slow_success = true, slow_failure = true, slow_call = true}
 
@@ -1091,13 +1148,22 @@ local function recorded_outcome(keys, a)
         .. ': every argument must be present and in range; nothing was changed')
   end
   local v = redis.pcall('GET', keys[1])
-  if P.record_path and op ~= 'slow_call' and type(v) == 'string' then
-    local f1, f2, f3, f4, f5, f6, f7, f8, f9, f10 = string.match(v, CAPTURE)
-    if f3 == '0' then
-      local done = record_closed(keys[1], v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now,
-          op == 'success' or op == 'slow_success', feed, a[4], a[5], a[6])
-      if done then return done end
+  if type(v) == 'string' then
+    local done
+    if P.record_path and op ~= 'slow_call' then
+      local f1, f2, f3, f4, f5, f6, f7, f8, f9, f10 = string.match(v, CAPTURE)
+      if f3 == '0' then
+        done = record_closed(keys[1], v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now,
+            op == 'success' or op == 'slow_success', feed, a[4], a[5], a[6])
+      end
+    elseif P.strategy == SLIDING_WINDOW then
+      local f = {string.match(v, CAPTURE_WM)}
+      if f[1] then
+        done = record_window(keys[1], v, f, P, now, op == 'failure' or op == 'slow_failure',
+            op ~= 'failure' and op ~= 'success')
+      end
     end
+    if done then return done end
   end
   return change(keys, v, op, RULES[op], now, P, false, '0', feed, a[4], a[5], a[6])
 end
