@@ -17,7 +17,7 @@
 --   a state without a sliding window and with the DEFAULT mode: the ten fields of FIELDS in that order joined
 --     by ',' (see CANONICAL), the layout of the previous release;
 --   any other state: the same ten fields, then the window's text (SlidingWindow.encode(), '' for none) and the
---     stored mode's code (BreakerMode.code()), twelve fields joined by ',' (see CAPTURE_WM). The previous
+--     stored mode's code (BreakerMode.code()), twelve fields joined by ',' (see capture_wm). The previous
 --     release's library and store refuse such a value as malformed ("the value has 12 comma-separated fields,
 --     not 10", a StoreException to its breakers) rather than read it without its window or mode.
 -- A key written by a release before this layout holds a hash with one field per name of FIELDS: the state
@@ -91,10 +91,11 @@ end
 --         '2' slow success, '3' slow failure; min(pos, n) of them. The outcome numbered s (from 1) is in slot
 --         (s - 1) % n, so recording rewrites one character
 --   count (time) its number of buckets, the oldest numbered 1 and the newest count
---   ix, c, f, s (time) the buckets that hold calls, in increasing number: ix[j] the bucket's number, c[j], f[j],
---         s[j] its calls, failures and slow calls. Empty buckets are left out, so that reading, rolling and
---         writing a window costs its busy buckets, not its 120 slots of time (an empty bucket is one '.' in
---         the text, skipped by one pattern match)
+--   ix, c, f, s, t (time) the buckets that hold calls, in increasing number: ix[j] the bucket's number, c[j],
+--         f[j], s[j] its calls, failures and slow calls, t[j] its text when it was read and has not changed
+--         since (written again as it is). Empty buckets are left out, so that reading, rolling and writing a
+--         window costs its busy buckets, not its 120 slots of time (an empty bucket is one '.' in the text,
+--         skipped by one pattern match)
 -- Windows are never changed in place: every rule below returns a new table (or the same one when nothing
 -- changes), so a state's window can be shared by the state before and after a rule.
 
@@ -121,7 +122,7 @@ end
 
 local function window_empty(k, n)
   if k == 'c' then return {k = 'c', n = n, pos = 0, ring = ''} end
-  return {k = 't', n = n, pos = 0, count = bucket_count(n), ix = {}, c = {}, f = {}, s = {}}
+  return {k = 't', n = n, pos = 0, count = bucket_count(n), ix = {}, c = {}, f = {}, s = {}, t = {}}
 end
 
 -- One bucket with calls as the text writes it: calls, calls-failures or calls-failures-slow (trailing zero
@@ -150,7 +151,7 @@ local function window_encode(w)
   local last = 0
   for j = 1, #w.ix do
     local i = w.ix[j]
-    t[j + 1] = string.rep('.', i - last) .. bucket_text(w.c[j], w.f[j], w.s[j])
+    t[j + 1] = string.rep('.', i - last) .. (w.t[j] or bucket_text(w.c[j], w.f[j], w.s[j]))
     last = i
   end
   t[#t + 1] = string.rep('.', w.count - last)
@@ -169,18 +170,25 @@ end
 local function window_decode(text)
   local k = string.sub(text, 1, 1)
   if k == 'c' then
-    local n, pos, ring = string.match(text, '^c(%d+)%.(%d+)%.([0-3]*)$')
+    local n, pos, at = string.match(text, '^c(%d+)%.(%d+)%.()')
+    local ring = at and string.sub(text, at) or ''
     n = canonical_uint(n, 1, MAX_COUNT_SIZE)
     pos = canonical_uint(pos, 0, LONG_MAX)
     if not n or not pos or #ring ~= math.min(pos, n) then return nil end
-    return {k = 'c', n = n, pos = pos, ring = ring}
+    -- The slots other than successes, in one pass that skips runs of '0' (most of a healthy ring): they are
+    -- checked and counted on that short string.
+    local others = string.gsub(ring, '0+', '')
+    if string.find(others, '[^123]') then return nil end
+    local _, failures = string.gsub(others, '[13]', '')
+    local _, slow = string.gsub(others, '[23]', '')
+    return {k = 'c', n = n, pos = pos, ring = ring, calls = #ring, failures = failures, slow = slow}
   end
   if k ~= 't' then return nil end
   local n, pos, rest = string.match(text, '^t(%d+)%.(%d+)(.*)$')
   n = canonical_uint(n, 1, MAX_TIME_SECONDS)
   pos = canonical_uint(pos, 0, LONG_MAX)
   if not n or not pos then return nil end
-  local w = {k = 't', n = n, pos = pos, count = bucket_count(n), ix = {}, c = {}, f = {}, s = {}}
+  local w = {k = 't', n = n, pos = pos, count = bucket_count(n), ix = {}, c = {}, f = {}, s = {}, t = {}}
   -- each busy bucket: the dots before it (one per bucket since the last busy one), then its text
   local i, j, at = 0, 0, 1
   while true do
@@ -190,7 +198,7 @@ local function window_decode(text)
     local c, f, s = parse_bucket(part)
     if not c then return nil end
     j = j + 1
-    w.ix[j], w.c[j], w.f[j], w.s[j] = i, c, f, s
+    w.ix[j], w.c[j], w.f[j], w.s[j], w.t[j] = i, c, f, s, part
     at = e + 1
   end
   -- then the empty buckets after the last busy one: dots only
@@ -224,13 +232,13 @@ end
 -- passes are emptied: they leave the window at the oldest end).
 local function time_window_at(w, p)
   local shift = p - w.pos
-  local r = {k = 't', n = w.n, pos = p, count = w.count, ix = {}, c = {}, f = {}, s = {}}
+  local r = {k = 't', n = w.n, pos = p, count = w.count, ix = {}, c = {}, f = {}, s = {}, t = {}}
   local j = 0
   for m = 1, #w.ix do
     local i = w.ix[m] - shift
     if i >= 1 then
       j = j + 1
-      r.ix[j], r.c[j], r.f[j], r.s[j] = i, w.c[m], w.f[m], w.s[m]
+      r.ix[j], r.c[j], r.f[j], r.s[j], r.t[j] = i, w.c[m], w.f[m], w.s[m], w.t[m]
     end
   end
   return r
@@ -253,7 +261,19 @@ local function window_record(w, failed, slow, now)
     if pos < LONG_MAX then pos = pos + 1 end
     local i = (pos - 1) % w.n + 1
     local code = (failed and 1 or 0) + (slow and 2 or 0)
-    return {k = 'c', n = w.n, pos = pos, ring = string.sub(w.ring, 1, i - 1) .. code .. string.sub(w.ring, i + 1)}
+    local r = {k = 'c', n = w.n, pos = pos, ring = string.sub(w.ring, 1, i - 1) .. code .. string.sub(w.ring, i + 1)}
+    -- the counts follow from the window's: the slot's previous outcome leaves, the new one enters
+    local calls, failures, slows = window_counts(w)
+    local old = string.byte(w.ring, i)
+    if old then
+      old = old - 48
+      failures = failures - old % 2
+      slows = slows - math.floor(old / 2)
+    else
+      calls = calls + 1
+    end
+    r.calls, r.failures, r.slow = calls, failures + (failed and 1 or 0), slows + (slow and 1 or 0)
+    return r
   end
   local r = time_window_at(w, math.max(bucket_of(w.n, now), w.pos))
   local j = #r.ix
@@ -264,6 +284,7 @@ local function window_record(w, failed, slow, now)
   r.c[j] = inc(r.c[j], INT_MAX)
   if failed then r.f[j] = inc(r.f[j], INT_MAX) end
   if slow then r.s[j] = inc(r.s[j], INT_MAX) end
+  r.t[j] = nil
   return r
 end
 
@@ -276,7 +297,9 @@ local function window_slow_call_failed(w, slot, now)
     if slot <= w.pos - #w.ring or slot > w.pos then return w end
     local i = (slot - 1) % w.n + 1
     if string.sub(w.ring, i, i) ~= '2' then return w end
-    return {k = 'c', n = w.n, pos = w.pos, ring = string.sub(w.ring, 1, i - 1) .. '3' .. string.sub(w.ring, i + 1)}
+    local calls, failures, slows = window_counts(w)
+    return {k = 'c', n = w.n, pos = w.pos, ring = string.sub(w.ring, 1, i - 1) .. '3' .. string.sub(w.ring, i + 1),
+            calls = calls, failures = failures + 1, slow = slows}
   end
   local r = window_rolled_to(w, now)
   if slot <= r.pos - r.count or slot > r.pos then return r end
@@ -286,6 +309,7 @@ local function window_slow_call_failed(w, slot, now)
       if r.f[j] >= r.c[j] then return r end
       local m = time_window_at(r, r.pos)
       m.f[j] = m.f[j] + 1
+      m.t[j] = nil
       return m
     end
   end
@@ -359,7 +383,7 @@ end
 -- two commands with one argument and one reply value each, where a hash of ten fields costs HMGET's ten
 -- arguments and ten reply values, and HSET plus PEXPIRE). The policy is parsed once per distinct text
 -- (POLICIES); a stored value in the canonical form is validated and split into its fields with one match
--- (CAPTURE, CAPTURE_WM), and its strings are passed through to the reply.
+-- (CAPTURE, capture_wm), and its strings are passed through to the reply.
 
 local FIELDS = {'failures', 'lastFailureAt', 'open', 'openedAt', 'openCount',
                 'errorRate', 'samples', 'trialSuccesses', 'forced', 'version'}
@@ -380,13 +404,25 @@ local FROM = {opened = '0', reopened = '2', closed = '2', would_open = '0'}
 -- The stored fields joined by ',' as this library writes them: integers in decimal, booleans 0 / 1, the error
 -- rate as '%.17g' writes it (or Java's Double.toString, as put stores it). A state in this form is validated
 -- and split by one match (CAPTURE: the same pattern with each field captured) and passed through as it is;
--- any other form (a hand-written 'true', '+0') takes the field-by-field path. CAPTURE_WM is the value of a
+-- any other form (a hand-written 'true', '+0') takes the field-by-field path. PREFIX_WM starts the value of a
 -- state with a window or a stored mode: the ten fields, then the window's text ('' for none) and the mode's
--- code, twelve in all (see THE STORED STATE: the previous release refuses it).
+-- code, twelve in all (see THE STORED STATE: the previous release refuses it), split by capture_wm.
 local CANONICAL = '^%d+,%-?%d+,[01],%-?%d+,%d+,%d+%.?%d*[eE]?[+-]?%d*,%d+,%d+,[01],%-?%d+$'
 local CAPTURE = '^(%d+),(%-?%d+),([01]),(%-?%d+),(%d+),(%d+%.?%d*[eE]?[+-]?%d*),(%d+),(%d+),([01]),(%-?%d+)$'
-local CAPTURE_WM = '^(%d+),(%-?%d+),([01]),(%-?%d+),(%d+),(%d+%.?%d*[eE]?[+-]?%d*),(%d+),(%d+),([01]),(%-?%d+),'
-    .. '([ct]?[%d.%-]*),([0-3])$'
+local PREFIX_WM = '^(%d+),(%-?%d+),([01]),(%-?%d+),(%d+),(%d+%.?%d*[eE]?[+-]?%d*),(%d+),(%d+),([01]),(%-?%d+),()'
+
+-- The twelve strings of a value with a window and a mode, or nil: the ten fields by one match of
+-- their prefix, the window and the mode's digit cut from the rest, so that a long window is never scanned by
+-- a pattern here (window_decode checks it).
+local function capture_wm(v)
+  local f = {string.match(v, PREFIX_WM)}
+  local at = f[11]
+  local mode = string.byte(v, -1)
+  if not at or at > #v - 1 or string.sub(v, -2, -2) ~= ',' or mode < 48 or mode > 51 then return nil end
+  f[11] = string.sub(v, at, -3)
+  f[12] = string.sub(v, -1)
+  return f
+end
 
 local POLICIES = {}
 local NPOLICIES = 0
@@ -534,7 +570,7 @@ local function join(q)
   return table.concat(q, ',', 1, NSTATE)
 end
 
--- The components of a state in the canonical form (raw: the ten or twelve strings CAPTURE or CAPTURE_WM
+-- The components of a state in the canonical form (raw: the ten or twelve strings CAPTURE or capture_wm
 -- took) as a state, or nil when a number is out of the range the pattern does not bound or the window is
 -- not canonical (the field-by-field path then says which).
 local function parse(raw)
@@ -827,7 +863,7 @@ local OWN_ARG = {
 -- does not bound out of range, or a state that is not closed or is forced, which the general path then
 -- handles (and reports).
 
--- Whether the fields of a value that CAPTURE (or CAPTURE_WM) split are in the ranges the pattern does not bound
+-- Whether the fields of a value that CAPTURE (or capture_wm) split are in the ranges the pattern does not bound
 -- and the state is unforced, checked on the text (a 16-character field is compared with 2^53 as text, same
 -- length), and the error rate (a number, or false when it is not in [0, 1]). Conservative: a field this
 -- refuses goes to the general path, which reports it or reads it.
@@ -991,9 +1027,7 @@ change = function(keys, v, op, rule, now, P, own_arg, removes_claims, feed, name
     if f1 then
       p = {f1, f2, f3, f4, f5, f6, f7, f8, f9, f10}
     else
-      local f11, f12
-      f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12 = string.match(v, CAPTURE_WM)
-      if f1 then p = {f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12} end
+      p = capture_wm(v)
     end
     if p then
       prev = parse(p)
@@ -1157,8 +1191,8 @@ local function recorded_outcome(keys, a)
             op == 'success' or op == 'slow_success', feed, a[4], a[5], a[6])
       end
     elseif P.strategy == SLIDING_WINDOW then
-      local f = {string.match(v, CAPTURE_WM)}
-      if f[1] then
+      local f = capture_wm(v)
+      if f then
         done = record_window(keys[1], v, f, P, now, op == 'failure' or op == 'slow_failure',
             op ~= 'failure' and op ~= 'success')
       end
@@ -1265,7 +1299,7 @@ end
 -- args[1] ttl ms (1 .. 100 years), or 0 for no expiry (the store passes 0 for a pinned state: a forced state or
 --         a stored mode is never expired by the store, whatever ttl the caller gave)
 -- args[2] the state's value (see THE STORED STATE): ten fields in the canonical form (CANONICAL), or twelve
---         (CAPTURE_WM) with a window in its canonical text and a mode code
+--         (capture_wm) with a window in its canonical text and a mode code
 --
 -- Replaces whatever was under the key (including data of another type, and the hash of earlier releases) and
 -- sets its TTL, atomically: one SET. The arguments are checked before it.
@@ -1274,8 +1308,8 @@ local function put(keys, a)
   local value = a[2]
   local valid = type(value) == 'string' and string.find(value, CANONICAL)
   if not valid and type(value) == 'string' then
-    local raw = {string.match(value, CAPTURE_WM)}
-    valid = raw[1] and parse(raw) and true
+    local raw = capture_wm(value)
+    valid = raw and parse(raw) and true
   end
   if not uint(ttl, 0, MAX_TTL) or #a ~= 2 or not valid then
     return redis.error_reply('REDEYE_BAD_ARGS put needs a ttl in 0 .. ' .. MAX_TTL

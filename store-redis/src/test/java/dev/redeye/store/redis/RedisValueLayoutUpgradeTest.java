@@ -121,4 +121,47 @@ class RedisValueLayoutUpgradeTest extends WithRedisPrefix {
         assertEquals(-1, raw.pttl(store.stateKey("put")), "a stored mode is pinned");
         assertRefusedByThePrevious(mode, "put", s);
     }
+    /**
+     * A twelve-field value whose window is not SlidingWindow's canonical text, or whose mode is not a mode, is
+     * malformed to get and to every function (the record function's window path included), which leave it as
+     * they found it.
+     */
+    @ParameterizedTest
+    @EnumSource(LuaRunner.Mode.class)
+    void aMalformedWindowOrModeIsAStoreExceptionAndIsLeftAlone(LuaRunner.Mode mode) {
+        Policy time = WINDOW.toBuilder().slidingWindow(SlidingWindowType.TIME_BASED, 3).build();
+        try (RedisStore s = RedisStore.builder(RedisTestSupport.raw()).prefix(prefix).closeClient(true)
+                .scripting(mode).build()) {
+            s.apply("count", AtomicOperation.failure(), WINDOW, 1);
+            s.apply("time", AtomicOperation.failure(), time, 1);
+            String count = raw.get(s.stateKey("count"));
+            String timed = raw.get(s.stateKey("time"));
+            assertTrue(count.endsWith(",c10.1.1,0"), count);
+            assertTrue(timed.endsWith(",t3.0...1-1,0"), timed);
+            String countHead = count.substring(0, count.length() - ",c10.1.1,0".length());
+            String timeHead = timed.substring(0, timed.length() - ",t3.0...1-1,0".length());
+            for (String bad : List.of("c10.1.4", "c10.2.1", "c010.1.1", "c10.01.1", "c10.1.", "c0.0.", "c1001.0.",
+                    "c10.1.1,", "x", "c10.1.1.")) {
+                assertMalformed(s, "count", countHead + "," + bad + ",0", WINDOW);
+            }
+            for (String bad : List.of("t3.0..", "t3.0....", "t3.0...1-0", "t3.0...1-2", "t3.0...1-0-0", "t3.0..0.",
+                    "t3.0...01", "t3.00...1", "t3.0..x.1", "t3.0...1-1-", "t3.0.1..1-1x", "t03.0...1")) {
+                assertMalformed(s, "time", timeHead + "," + bad + ",0", time);
+            }
+            for (String bad : List.of(",c10.1.1,4", ",c10.1.1,", ",c10.1.1,x", ",c10.1.1")) {
+                assertMalformed(s, "count", countHead + bad, WINDOW);
+            }
+        }
+    }
+
+    private void assertMalformed(RedisStore s, String op, String value, Policy p) {
+        String k = s.stateKey(op);
+        raw.set(k, value);
+        assertThrows(dev.redeye.api.StoreException.class, () -> s.get(op), value);
+        for (AtomicOperation o : List.of(AtomicOperation.failure(), AtomicOperation.slowCall(),
+                AtomicOperation.force(BreakerStatus.FORCED_OPEN))) {
+            assertThrows(dev.redeye.api.StoreException.class, () -> s.apply(op, o, p, 2), o + " on " + value);
+        }
+        assertEquals(value, raw.get(k), "left as it was");
+    }
 }
