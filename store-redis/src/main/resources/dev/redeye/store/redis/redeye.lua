@@ -91,11 +91,11 @@ end
 --         '2' slow success, '3' slow failure; min(pos, n) of them. The outcome numbered s (from 1) is in slot
 --         (s - 1) % n, so recording rewrites one character
 --   count (time) its number of buckets, the oldest numbered 1 and the newest count
---   ix, c, f, s, t (time) the buckets that hold calls, in increasing number: ix[j] the bucket's number, c[j],
---         f[j], s[j] its calls, failures and slow calls, t[j] its text when it was read and has not changed
---         since (written again as it is). Empty buckets are left out, so that reading, rolling and writing a
---         window costs its busy buckets, not its 120 slots of time (an empty bucket is one '.' in the text,
---         skipped by one pattern match)
+--   b     (time) the buckets that hold calls, in increasing number, five entries each in one flat list: the
+--         bucket's number, its calls, failures and slow calls, and its text when it was read and has not
+--         changed since (written again as it is; false otherwise). Empty buckets are left out, so that reading,
+--         rolling and writing a window costs its busy buckets, not its 120 slots of time (an empty bucket is
+--         one '.' in the text, skipped by one pattern match); one flat list is the fewest table operations
 -- Windows are never changed in place: every rule below returns a new table (or the same one when nothing
 -- changes), so a state's window can be shared by the state before and after a rule.
 
@@ -122,7 +122,7 @@ end
 
 local function window_empty(k, n)
   if k == 'c' then return {k = 'c', n = n, pos = 0, ring = ''} end
-  return {k = 't', n = n, pos = 0, count = bucket_count(n), ix = {}, c = {}, f = {}, s = {}, t = {}}
+  return {k = 't', n = n, pos = 0, count = bucket_count(n), b = {}}
 end
 
 -- One bucket with calls as the text writes it: calls, calls-failures or calls-failures-slow (trailing zero
@@ -149,9 +149,10 @@ local function window_encode(w)
   if w.k == 'c' then return string.format('c%d.%d.', w.n, w.pos) .. w.ring end
   local t = {string.format('t%d.%d', w.n, w.pos)}
   local last = 0
-  for j = 1, #w.ix do
-    local i = w.ix[j]
-    t[j + 1] = string.rep('.', i - last) .. (w.t[j] or bucket_text(w.c[j], w.f[j], w.s[j]))
+  local b = w.b
+  for j = 1, #b, 5 do
+    local i = b[j]
+    t[#t + 1] = string.rep('.', i - last) .. (b[j + 4] or bucket_text(b[j + 1], b[j + 2], b[j + 3]))
     last = i
   end
   t[#t + 1] = string.rep('.', w.count - last)
@@ -188,7 +189,8 @@ local function window_decode(text)
   n = canonical_uint(n, 1, MAX_TIME_SECONDS)
   pos = canonical_uint(pos, 0, LONG_MAX)
   if not n or not pos then return nil end
-  local w = {k = 't', n = n, pos = pos, count = bucket_count(n), ix = {}, c = {}, f = {}, s = {}, t = {}}
+  local b = {}
+  local w = {k = 't', n = n, pos = pos, count = bucket_count(n), b = b}
   -- each busy bucket: the dots before it (one per bucket since the last busy one), then its text
   local i, j, at = 0, 0, 1
   while true do
@@ -197,8 +199,8 @@ local function window_decode(text)
     i = i + #dots
     local c, f, s = parse_bucket(part)
     if not c then return nil end
-    j = j + 1
-    w.ix[j], w.c[j], w.f[j], w.s[j], w.t[j] = i, c, f, s, part
+    b[j + 1], b[j + 2], b[j + 3], b[j + 4], b[j + 5] = i, c, f, s, part
+    j = j + 5
     at = e + 1
   end
   -- then the empty buckets after the last busy one: dots only
@@ -217,11 +219,13 @@ local function window_counts(w)
       w.calls, w.failures, w.slow = #w.ring, f, s
     else
       local c, f, s = 0, 0, 0
-      for j = 1, #w.ix do
-        c = math.min(c + w.c[j], INT_MAX)
-        f = math.min(f + w.f[j], INT_MAX)
-        s = math.min(s + w.s[j], INT_MAX)
+      local b = w.b
+      for j = 1, #b, 5 do
+        c = c + b[j + 1]
+        f = f + b[j + 2]
+        s = s + b[j + 3]
       end
+      c, f, s = math.min(c, INT_MAX), math.min(f, INT_MAX), math.min(s, INT_MAX)
       w.calls, w.failures, w.slow = c, f, s
     end
   end
@@ -232,15 +236,16 @@ end
 -- passes are emptied: they leave the window at the oldest end).
 local function time_window_at(w, p)
   local shift = p - w.pos
-  local r = {k = 't', n = w.n, pos = p, count = w.count, ix = {}, c = {}, f = {}, s = {}, t = {}}
+  local src, b = w.b, {}
   local j = 0
-  for m = 1, #w.ix do
-    local i = w.ix[m] - shift
+  for m = 1, #src, 5 do
+    local i = src[m] - shift
     if i >= 1 then
-      j = j + 1
-      r.ix[j], r.c[j], r.f[j], r.s[j], r.t[j] = i, w.c[m], w.f[m], w.s[m], w.t[m]
+      b[j + 1], b[j + 2], b[j + 3], b[j + 4], b[j + 5] = i, src[m + 1], src[m + 2], src[m + 3], src[m + 4]
+      j = j + 5
     end
   end
+  local r = {k = 't', n = w.n, pos = p, count = w.count, b = b}
   return r
 end
 
@@ -276,15 +281,16 @@ local function window_record(w, failed, slow, now)
     return r
   end
   local r = time_window_at(w, math.max(bucket_of(w.n, now), w.pos))
-  local j = #r.ix
-  if j == 0 or r.ix[j] ~= r.count then
-    j = j + 1
-    r.ix[j], r.c[j], r.f[j], r.s[j] = r.count, 0, 0, 0
+  local b = r.b
+  local j = #b - 4 -- the newest busy bucket
+  if j < 1 or b[j] ~= r.count then
+    j = #b + 1
+    b[j], b[j + 1], b[j + 2], b[j + 3] = r.count, 0, 0, 0
   end
-  r.c[j] = inc(r.c[j], INT_MAX)
-  if failed then r.f[j] = inc(r.f[j], INT_MAX) end
-  if slow then r.s[j] = inc(r.s[j], INT_MAX) end
-  r.t[j] = nil
+  b[j + 1] = inc(b[j + 1], INT_MAX)
+  if failed then b[j + 2] = inc(b[j + 2], INT_MAX) end
+  if slow then b[j + 3] = inc(b[j + 3], INT_MAX) end
+  b[j + 4] = false
   return r
 end
 
@@ -304,12 +310,13 @@ local function window_slow_call_failed(w, slot, now)
   local r = window_rolled_to(w, now)
   if slot <= r.pos - r.count or slot > r.pos then return r end
   local i = r.count - (r.pos - slot)
-  for j = 1, #r.ix do
-    if r.ix[j] == i then
-      if r.f[j] >= r.c[j] then return r end
+  local b = r.b
+  for j = 1, #b, 5 do
+    if b[j] == i then
+      if b[j + 2] >= b[j + 1] then return r end
       local m = time_window_at(r, r.pos)
-      m.f[j] = m.f[j] + 1
-      m.t[j] = nil
+      m.b[j + 2] = m.b[j + 2] + 1
+      m.b[j + 4] = false
       return m
     end
   end
