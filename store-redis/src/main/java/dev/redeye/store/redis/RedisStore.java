@@ -238,7 +238,7 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
 
     /**
      * The Redis key of the string holding an operation's state: {@code <prefix>{<tag>}:state} (its value is the
-     * ten fields of the state joined by ',', see the {@linkplain dev.redeye.store.redis package Javadoc}).
+     * fields of the state joined by ',', ten or twelve, see the {@linkplain dev.redeye.store.redis package Javadoc}).
      *
      * @throws NullPointerException if {@code operation} is null
      */

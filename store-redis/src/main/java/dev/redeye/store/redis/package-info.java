@@ -143,8 +143,8 @@
  * start lower (neither happens through the engine, which writes only versions this store produced).</li>
  * <li><b>Ttl refresh.</b> Every atomic write that writes sets the ttl {@code stateTtl} again ({@code SET ...
  * PX}), measured from that write; an unchanged call (a no-op success, a fenced-out outcome) writes and
- * refreshes nothing; a forced state is stored without expiry instead ({@code SET} without {@code PX}, or
- * {@code PERSIST} when unchanged).</li>
+ * refreshes nothing; a pinned state (forced, or with a stored mode) is stored without expiry instead
+ * ({@code SET} without {@code PX}, or {@code PERSIST} when unchanged).</li>
  * <li><b>Event order.</b> Each subscriber gets the events of one operation in increasing version order; see
  * the feed reader below.</li>
  * </ul>
