@@ -67,7 +67,7 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * <p><b>Cost.</b> {@link #get} is one GET; every atomic operation is one call of the store's Lua library
  * (FCALL where the server offers Redis Functions, else EVALSHA: see {@code redeye.lua} and the package
  * Javadoc), plus one more (a small call that XADDs to the feed stream) when it was a transition, except for an
- * automatic transition (opened, reopened, closed) with {@link Builder#publishInScript} on (a standalone server
+ * automatic transition (opened, reopened, closed, would_open) with {@link Builder#publishInScript} on (a standalone server
  * opened from a URI), which the state function appends itself; {@link #claimTrial} is one call and
  * {@link #releaseTrial} one call. The feed costs one thread and one connection per store
  * instance, started by the first {@link #subscribe}.
@@ -999,8 +999,8 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
         }
 
         /**
-         * Whether the state script appends the event of an automatic transition (opened, reopened, closed) to
-         * the feed stream itself, saving the second round trip (default false; {@link RedisStore#open} turns it
+         * Whether the state script appends the event of an automatic transition (opened, reopened, closed,
+         * would_open) to the feed stream itself, saving the second round trip (default false; {@link RedisStore#open} turns it
          * on for a standalone server). Only for a standalone or replicated server: the feed stream is in another
          * hash slot than the operations' keys, which Redis Cluster refuses in one script, so a
          * {@link JedisCluster} client ignores it. Forced changes are always published by a second call.
@@ -1011,7 +1011,7 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
         }
 
         /**
-         * After every transition (opened, reopened, closed, forced), wait until {@code replicas} replicas
+         * After every transition (opened, reopened, closed, would_open, forced, mode_changed), wait until {@code replicas} replicas
          * acknowledged it ({@code WAIT replicas timeout} on the connection that wrote it), at most
          * {@code timeout}; fewer acknowledgements by then make the call fail with {@link StoreException} (the
          * transition is applied on the primary, and published, but a fail-over before the replicas have it

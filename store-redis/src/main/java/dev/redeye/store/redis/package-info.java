@@ -152,7 +152,7 @@
  * <h2>Where the feed is published: in the state script on a standalone server, else after it</h2>
  * On a standalone (or replicated) server opened from a URI ({@code publishInScript}), the state function gets
  * the stream as a fourth key and appends the event of an automatic transition (opened, reopened, closed,
- * whose from-status its kind fixes) itself, in the same script: one round trip for the opening instead of
+ * would_open, whose from-status its kind fixes) itself, in the same script: one round trip for the opening instead of
  * two, and no window between the state write and its event. The append runs under {@code redis.pcall}: if
  * the stream refuses it (an ACL, a key of another type) the state change stays committed and the store
  * publishes from Java as below, which signals the gap.

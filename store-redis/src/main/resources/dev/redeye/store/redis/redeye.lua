@@ -159,10 +159,13 @@ local function window_encode(w)
   return table.concat(t)
 end
 
--- A decimal without a sign and without a leading zero (as Java writes a number) in [min, max], else nil.
+-- A decimal that a pattern matched as digits, without a leading zero (as Java writes a number), in [min, max],
+-- else nil.
 local function canonical_uint(v, min, max)
   if not v or (#v > 1 and string.byte(v) == 48) then return nil end
-  return uint(v, min, max)
+  local n = tonumber(v)
+  if n < min or n > max then return nil end
+  return n
 end
 
 -- The window of a canonical text, or nil for any other text (SlidingWindow.decode() accepts exactly what
