@@ -67,8 +67,8 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * <p><b>Cost.</b> {@link #get} is one GET; every atomic operation is one call of the store's Lua library
  * (FCALL where the server offers Redis Functions, else EVALSHA: see {@code redeye.lua} and the package
  * Javadoc), plus one more (a small call that XADDs to the feed stream) when it was a transition, except for an
- * automatic transition (opened, reopened, closed, would_open) with {@link Builder#publishInScript} on (a standalone server
- * opened from a URI), which the state function appends itself; {@link #claimTrial} is one call and
+ * automatic transition (opened, reopened, closed, would_open) with {@link Builder#publishInScript} on (a
+ * standalone server opened from a URI), which the state function appends itself; {@link #claimTrial} is one call and
  * {@link #releaseTrial} one call. The feed costs one thread and one connection per store
  * instance, started by the first {@link #subscribe}.
  *
