@@ -73,7 +73,10 @@ final class RedisKeys {
         return prefix;
     }
 
-    /** {@code <prefix>{<tag>}:state}, the string holding the breaker state (the ten fields joined by ','). */
+    /**
+     * {@code <prefix>{<tag>}:state}, the string holding the breaker state (its fields joined by ',': ten, or twelve
+     * with a window or a mode).
+     */
     String state(String operation) {
         return tagged(operation) + STATE_SUFFIX;
     }

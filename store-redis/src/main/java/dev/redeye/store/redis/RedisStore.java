@@ -17,10 +17,13 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
+import dev.redeye.api.SlidingWindowType;
 import dev.redeye.api.StoreException;
+import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
 import dev.redeye.spi.AtomicOperation;
@@ -64,8 +67,8 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * <p><b>Cost.</b> {@link #get} is one GET; every atomic operation is one call of the store's Lua library
  * (FCALL where the server offers Redis Functions, else EVALSHA: see {@code redeye.lua} and the package
  * Javadoc), plus one more (a small call that XADDs to the feed stream) when it was a transition, except for an
- * automatic transition (opened, reopened, closed) with {@link Builder#publishInScript} on (a standalone server
- * opened from a URI), which the state function appends itself; {@link #claimTrial} is one call and
+ * automatic transition (opened, reopened, closed, would_open) with {@link Builder#publishInScript} on (a
+ * standalone server opened from a URI), which the state function appends itself; {@link #claimTrial} is one call and
  * {@link #releaseTrial} one call. The feed costs one thread and one connection per store
  * instance, started by the first {@link #subscribe}.
  *
@@ -127,6 +130,8 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
         StateCodec.OPEN_COUNT, StateCodec.ERROR_RATE, StateCodec.SAMPLES, StateCodec.TRIAL_SUCCESSES,
         StateCodec.FORCED, StateCodec.VERSION,
     };
+    /** The fields of a value with a window or a stored mode: {@link #FIELDS}, then these two. */
+    private static final int WINDOW_AND_MODE_FIELDS = FIELDS.length + 2;
     private static final String MALFORMED = "REDEYE_MALFORMED";
     /**
      * The longest TTL the store writes, 100 years in ms: a longer one ("forever") is stored as this. Redis
@@ -233,7 +238,7 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
 
     /**
      * The Redis key of the string holding an operation's state: {@code <prefix>{<tag>}:state} (its value is the
-     * ten fields of the state joined by ',', see the {@linkplain dev.redeye.store.redis package Javadoc}).
+     * fields of the state joined by ',', ten or twelve, see the {@linkplain dev.redeye.store.redis package Javadoc}).
      *
      * @throws NullPointerException if {@code operation} is null
      */
@@ -324,9 +329,10 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
      * {@inheritDoc} One call of the library's put function, which replaces whatever was under the state key
      * (the hash of an earlier release included) with the state's value and sets its TTL, in one SET; never re-sent
      * after its reply was lost (see the class Javadoc), so such a failure is a {@link StoreException} whose
-     * write may have run. A forced state
-     * ({@link BreakerState#forced()}) is stored without expiry and {@code ttl} is ignored: while forced,
-     * every call is rejected at the gate, so nothing would refresh the TTL before it ran out.
+     * write may have run. A pinned state ({@link BreakerState#pinned()}: forced, or with a stored mode) is
+     * stored without expiry and {@code ttl} is ignored: it holds an operator's decision, which must not lapse
+     * back to the configured behaviour (and while forced, every call is rejected at the gate, so nothing would
+     * refresh the TTL before it ran out).
      *
      * @throws IllegalArgumentException if {@code ttl} is not positive
      */
@@ -336,7 +342,7 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
         Objects.requireNonNull(state, "state");
         long ttlMillis = ttlMillis(ttl);
         checkOpen();
-        List<String> args = List.of(state.forced() ? "0" : Long.toString(ttlMillis), value(state)); // 0: no expiry
+        List<String> args = List.of(state.pinned() ? "0" : Long.toString(ttlMillis), value(state)); // 0: no expiry
         call("put", key, Repeat.AT_MOST_ONCE, () -> lua.run(LuaLibrary.Fn.PUT, List.of(k), args));
     }
 
@@ -397,9 +403,9 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
      * {@inheritDoc} One call of the library's state function, which expresses the rule named by
      * {@link AtomicOperation.Kind#wireName()} natively (parity with {@code Transitions} is proven by the TCK's
      * model rules), plus one to publish when it was a transition. Forcing CLOSED deletes both claim keys in the
-     * same script. A forced OPEN state is stored without expiry, and so is every later write while it stays
-     * forced; the state's clean-up TTL ({@link Policy#stateTtl()}) applies again from the first write that
-     * leaves it unforced.
+     * same script, and so does storing a mode. A pinned state (forced OPEN, or a stored mode) is stored without
+     * expiry, and so is every later write while it stays pinned; the state's clean-up TTL
+     * ({@link Policy#stateTtl()}) applies again from the first write that leaves it unpinned.
      */
     @Override
     public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
@@ -496,17 +502,19 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
         AtomicOperation.Kind kind = operation.kind();
         String op = kind.wireName();
         String own;
-        if (kind == AtomicOperation.Kind.TRIAL_SUCCESS || kind == AtomicOperation.Kind.TRIAL_FAILURE) {
-            own = Long.toString(operation.trialVersion());
-        } else if (kind == AtomicOperation.Kind.FORCE_HALF_OPEN) {
-            own = Long.toString(Transitions.halfOpenOpenedAt(policy, now));
-        } else {
-            own = "";
+        switch (kind) {
+            case TRIAL_SUCCESS, TRIAL_FAILURE, FORCE_MODE -> own = Long.toString(operation.trialVersion());
+            case SLOW_CALL_FAILED -> own = operation.slot() + ":" + operation.trialVersion();
+            case FORCE_HALF_OPEN -> own = Long.toString(Transitions.halfOpenOpenedAt(policy, now));
+            default -> own = "";
         }
-        // Every key and argument costs the server time per call: a recorded outcome (what every guarded call
-        // sends) goes to the record function, which takes no own argument and no claim keys; the claim keys go
-        // only with an operation that removes them.
-        boolean recorded = kind == AtomicOperation.Kind.FAILURE || kind == AtomicOperation.Kind.SUCCESS;
+        // Every key and argument costs the server time per call: a recorded outcome or slow call (what every
+        // guarded call sends) goes to the record function, which takes no own argument and no claim keys; the
+        // claim keys go only with an operation that removes them.
+        boolean recorded = switch (kind) {
+            case FAILURE, SUCCESS, SLOW_SUCCESS, SLOW_FAILURE, SLOW_CALL -> true;
+            default -> false;
+        };
         boolean removes = operation.removesClaims();
         LuaLibrary.Fn fn = recorded ? LuaLibrary.Fn.RECORD : LuaLibrary.Fn.STATE;
         List<String> scriptKeys;
@@ -658,14 +666,25 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
     }
 
     /**
-     * The state and record functions' policy argument: strategy code, failureThreshold, maxGapBetweenFailures,
-     * errorRateThreshold, minimumCalls, errorRateDecay, successThreshold, stateTtl (capped), joined by ','.
+     * The state and record functions' policy argument, fields joined by ',': strategy code, failureThreshold,
+     * maxGapBetweenFailures, errorRateThreshold, minimumCalls, errorRateDecay, successThreshold, stateTtl
+     * (capped); then, only for a sliding-window policy or a mode other than {@link BreakerMode#NORMAL} (so that
+     * most breakers send the short text), failureRateThreshold, minimumNumberOfCalls, slowCallRateThreshold, the
+     * window's shape ({@code c<size>} or {@code t<seconds>}) and the mode's code. Doubles in
+     * {@link Double#toString(double)}, which the Lua reads back to the same double.
      */
     static String policyArgument(Policy policy) {
-        return policy.strategy().code() + "," + policy.failureThreshold() + ","
+        String base = policy.strategy().code() + "," + policy.failureThreshold() + ","
                 + policy.maxGapBetweenFailuresMillis() + "," + Double.toString(policy.errorRateThreshold()) + ","
                 + policy.minimumCalls() + "," + Double.toString(policy.errorRateDecay()) + ","
                 + policy.successThreshold() + "," + Math.min(policy.stateTtlMillis(), MAX_TTL_MILLIS);
+        if (policy.strategy() != Strategy.SLIDING_WINDOW && policy.mode() == BreakerMode.NORMAL) {
+            return base;
+        }
+        return base + "," + Double.toString(policy.failureRateThreshold()) + "," + policy.minimumNumberOfCalls()
+                + "," + Double.toString(policy.slowCallRateThreshold()) + ","
+                + (policy.slidingWindowType() == SlidingWindowType.COUNT_BASED ? "c" : "t")
+                + policy.slidingWindowSize() + "," + policy.mode().code();
     }
 
     private StateChange decode(Reply r, String key) {
@@ -678,8 +697,10 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
     }
 
     /**
-     * The stored value of a state: its ten fields in FIELDS order joined by ',' (StateCodec's encodings), the
-     * form the library's put takes and the CANONICAL pattern of {@code redeye.lua} accepts.
+     * The stored value of a state (StateCodec's encodings, joined by ','): its ten fields in FIELDS order for a
+     * state without a window and with the {@link BreakerMode#DEFAULT} mode; else those ten, the window's text
+     * ({@code ""} for none) and the mode's code, twelve fields, which the previous release refuses as malformed
+     * rather than read without them. The form the library's put takes and writes.
      */
     static String value(BreakerState state) {
         Map<String, String> f = StateCodec.toFields(state);
@@ -690,28 +711,32 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
             }
             sb.append(f.get(name));
         }
+        if (state.window() != null || state.mode() != BreakerMode.DEFAULT) {
+            sb.append(',').append(f.getOrDefault(StateCodec.WINDOW, "")).append(',').append(state.mode().code());
+        }
         return sb.toString();
     }
 
     /**
-     * The ten fields of a state from its value or the state function's text (values joined by ',' in FIELDS
-     * order); anything else is a {@link StoreException} whose message starts with {@code problem}.
+     * The fields of a state from its value or the state function's text (see {@link #value}): ten, or twelve
+     * with the window (absent when empty) and the mode; anything else is a {@link StoreException} whose message
+     * starts with {@code problem}.
      */
     private Map<String, String> fields(String joined, String key, String problem) {
+        String[] parts = joined.split(",", -1);
+        if (parts.length != FIELDS.length && parts.length != WINDOW_AND_MODE_FIELDS) {
+            throw new StoreException(problem + where(key) + ": not " + FIELDS.length + " (or "
+                    + WINDOW_AND_MODE_FIELDS + ") comma-separated fields: " + OperationNames.abbreviate(joined));
+        }
         Map<String, String> m = new LinkedHashMap<>(16);
-        int start = 0;
         for (int i = 0; i < FIELDS.length; i++) {
-            int end = joined.indexOf(',', start);
-            boolean last = i == FIELDS.length - 1;
-            if (last ? end >= 0 : end < 0) {
-                throw new StoreException(problem + where(key) + ": not " + FIELDS.length
-                        + " comma-separated fields: " + OperationNames.abbreviate(joined));
+            m.put(FIELDS[i], parts[i]);
+        }
+        if (parts.length == WINDOW_AND_MODE_FIELDS) {
+            if (!parts[FIELDS.length].isEmpty()) {
+                m.put(StateCodec.WINDOW, parts[FIELDS.length]);
             }
-            if (last) {
-                end = joined.length();
-            }
-            m.put(FIELDS[i], joined.substring(start, end));
-            start = end + 1;
+            m.put(StateCodec.MODE, parts[FIELDS.length + 1]);
         }
         return m;
     }
@@ -974,8 +999,8 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
         }
 
         /**
-         * Whether the state script appends the event of an automatic transition (opened, reopened, closed) to
-         * the feed stream itself, saving the second round trip (default false; {@link RedisStore#open} turns it
+         * Whether the state script appends the event of an automatic transition (opened, reopened, closed,
+         * would_open) to the feed stream itself, saving the second round trip (default false; {@link RedisStore#open} turns it
          * on for a standalone server). Only for a standalone or replicated server: the feed stream is in another
          * hash slot than the operations' keys, which Redis Cluster refuses in one script, so a
          * {@link JedisCluster} client ignores it. Forced changes are always published by a second call.
@@ -986,7 +1011,7 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
         }
 
         /**
-         * After every transition (opened, reopened, closed, forced), wait until {@code replicas} replicas
+         * After every transition (opened, reopened, closed, would_open, forced, mode_changed), wait until {@code replicas} replicas
          * acknowledged it ({@code WAIT replicas timeout} on the connection that wrote it), at most
          * {@code timeout}; fewer acknowledgements by then make the call fail with {@link StoreException} (the
          * transition is applied on the primary, and published, but a fail-over before the replicas have it

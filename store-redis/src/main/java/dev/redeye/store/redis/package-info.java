@@ -15,7 +15,13 @@
  * {@code open} ({@code 0}/{@code 1}), {@code openedAt}, {@code openCount}, {@code errorRate} (17 significant
  * digits, or Java's {@code Double.toString} after {@code put}; round-trips bit-exactly), {@code samples},
  * {@code trialSuccesses}, {@code forced} ({@code 0}/{@code 1}), {@code version}; times are epoch
- * milliseconds. A key created by an atomic operation starts its life at the server clock in
+ * milliseconds. A state with a sliding window or a stored mode has twelve: those ten, then {@code window}
+ * ({@link dev.redeye.api.SlidingWindow#encode()}, empty when there is none) and {@code mode}
+ * ({@link dev.redeye.api.BreakerMode#code()}); a state with neither keeps the ten fields, the value the previous
+ * release reads too. That release's library and store refuse a twelve-field value as malformed ("the value has 12
+ * comma-separated fields, not 10": a {@link dev.redeye.api.StoreException} to its breakers, the value left as it
+ * is) rather than read the state without its window or mode, so a window policy or a mode is rolled out once
+ * every instance sharing the prefix runs this release. A key created by an atomic operation starts its life at the server clock in
  * <b>microseconds</b> ({@code TIME}), so {@code version} reads like {@code 1764500000123456} and moves by one
  * per transition (see "Contract v2" below). Read with one {@code GET}, written whole with one
  * {@code SET ... PX}. A key written by a release before this layout holds a hash with one field per
@@ -23,11 +29,13 @@
  * value by the first write of the state, in the same call; an instance of such a release reads a converted
  * key as data of another type, a {@link dev.redeye.api.StoreException} (see the README's upgrade notes)</td>
  * <td>{@code Policy.stateTtl} on atomic writes, the given ttl on {@code put}; refreshed on every write,
- * clean-up only. <b>None while the state is forced</b> ({@code forced = 1}): the key is stored without expiry by
- * {@code put} of a forced state, by force OPEN and by every write while it stays forced ({@code SET} without
- * {@code PX}, or {@code PERSIST} when the value is unchanged), since an
- * operator holds it open until reset and no call refreshes it meanwhile; the ttl applies again from the
- * first write that leaves it unforced (reset / force CLOSED / force HALF_OPEN)</td></tr>
+ * clean-up only. <b>None while the state is pinned</b> ({@link dev.redeye.api.BreakerState#pinned()}:
+ * {@code forced = 1}, or a stored {@code mode} other than 0): the key is stored without expiry by {@code put} of a
+ * pinned state, by force OPEN, by storing a mode (force_mode, or an opening forced under a policy mode other than
+ * NORMAL, which stores NORMAL) and by every write while it stays pinned ({@code SET} without {@code PX}, or
+ * {@code PERSIST} when the value is unchanged), since an operator's decision must not lapse back to the
+ * configured behaviour and, while forced, no call refreshes it; the ttl applies again from the first write that
+ * leaves it unpinned (reset / force CLOSED / force_mode DEFAULT)</td></tr>
  * <tr><td><code>myapp:{payment-gateway}:trial1</code></td><td>string</td>
  * <td>the one live trial claim of a breaker with one half-open permit: the claim token, written with
  * {@code SET NX PX}</td><td>the claim's ttl (PX)</td></tr>
@@ -38,7 +46,8 @@
  * <td>one entry per transition (or a gap marker {@code gap <feed client name>}, see below): {@code op} (the
  * operation name, exact), {@code kind}
  * ({@link dev.redeye.api.TransitionKind#wireName()}), {@code from} ({@link dev.redeye.api.BreakerStatus#code()})
- * and the new state's fields; trimmed with {@code MAXLEN ~ 10000}</td>
+ * and the new state's fields as {@link dev.redeye.spi.support.StateCodec#toFields} names them ({@code window} and
+ * {@code mode} only when set); trimmed with {@code MAXLEN ~ 10000}</td>
  * <td>7 days, refreshed on every entry</td></tr>
  * </table>
  * <pre>
@@ -75,8 +84,9 @@
  *
  * <h2>The Lua library</h2>
  * Every server-side step is one function of one Lua library, {@code redeye.lua}, a resource next to this
- * package read once: {@code state} (every atomic state change: both recording strategies, trial outcomes,
- * forced changes), {@code claim}, {@code release}, {@code put} and {@code publish}. Where the server offers
+ * package read once: {@code state} (every atomic state change: every strategy, slow calls, trial outcomes,
+ * operators' changes and modes), {@code record} (recorded outcomes, slow ones and in-flight slow calls, with a
+ * smaller interface), {@code claim}, {@code release}, {@code put} and {@code publish}. Where the server offers
  * <b>Redis Functions</b> (Redis 7+) the library is loaded once per server ({@code FUNCTION LOAD}, as
  * {@code redeye_<hash of the library>}, never replacing another version's) and each call is one
  * {@code FCALL}; a server that answers {@code Function not found} (a fresh or restarted server, {@code FUNCTION
@@ -87,12 +97,17 @@
  * than at its first write) on a read-only replica or over {@code maxmemory}. The state function is the Lua
  * twin of {@link dev.redeye.spi.Transitions}: same rules, same IEEE double operations in the same order for the
  * error-rate EWMA ({@code decay * rate + (1 - decay) * x}), version moved only on a transition to
- * {@code max(version, 0) + 1}; its rules never read the server clock ({@code now} is an argument; the one
+ * {@code max(version, 0) + 1}, the sliding window's trip test with Java's IEEE double comparison
+ * ({@code failures * 100 >= failureRateThreshold * calls}), its window in {@code SlidingWindow}'s canonical text
+ * (a time window rolled by the caller's {@code now}, a late outcome counted in the newest bucket), the modes
+ * (DISABLED records nothing, METRICS_ONLY turns every opening into {@code would_open} and resets the counters);
+ * its rules never read the server clock ({@code now} is an argument; the one
  * {@code TIME} it calls is for the version base of a new key). Its record path (an outcome that leaves a closed
  * state closed, most of what it runs) reads, writes and formats only what that outcome needs; the rule it
- * applies is the one the general path applies. It validates the stored value before changing anything: another
- * type, a value that is not ten comma-separated fields (or a hash of an earlier release without the fields), or
- * a field that is not a number in range is an error that the store reports as
+ * applies is the one the general path applies; so does its window record path (an outcome a closed window records
+ * without tripping). It validates the stored value before changing anything: another type, a value that is not
+ * ten (or twelve) comma-separated fields (or a hash of an earlier release without the fields), a field that is
+ * not a number in range, or a window that is not {@code SlidingWindow}'s canonical text is an error that the store reports as
  * {@link dev.redeye.api.StoreException}, leaving the data as it found it.
  *
  * <h2>Trial claims</h2>
@@ -128,8 +143,8 @@
  * start lower (neither happens through the engine, which writes only versions this store produced).</li>
  * <li><b>Ttl refresh.</b> Every atomic write that writes sets the ttl {@code stateTtl} again ({@code SET ...
  * PX}), measured from that write; an unchanged call (a no-op success, a fenced-out outcome) writes and
- * refreshes nothing; a forced state is stored without expiry instead ({@code SET} without {@code PX}, or
- * {@code PERSIST} when unchanged).</li>
+ * refreshes nothing; a pinned state (forced, or with a stored mode) is stored without expiry instead
+ * ({@code SET} without {@code PX}, or {@code PERSIST} when unchanged).</li>
  * <li><b>Event order.</b> Each subscriber gets the events of one operation in increasing version order; see
  * the feed reader below.</li>
  * </ul>
@@ -137,7 +152,7 @@
  * <h2>Where the feed is published: in the state script on a standalone server, else after it</h2>
  * On a standalone (or replicated) server opened from a URI ({@code publishInScript}), the state function gets
  * the stream as a fourth key and appends the event of an automatic transition (opened, reopened, closed,
- * whose from-status its kind fixes) itself, in the same script: one round trip for the opening instead of
+ * would_open, whose from-status its kind fixes) itself, in the same script: one round trip for the opening instead of
  * two, and no window between the state write and its event. The append runs under {@code redis.pcall}: if
  * the stream refuses it (an ACL, a key of another type) the state change stays committed and the store
  * publishes from Java as below, which signals the gap.

@@ -17,8 +17,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
+import dev.redeye.api.SlidingWindow;
+import dev.redeye.api.SlidingWindowType;
+import dev.redeye.api.Strategy;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.support.StateCodec;
 import redis.clients.jedis.JedisPooled;
@@ -172,6 +176,65 @@ class RedisScriptInputTest extends WithRedisPrefix {
 
     @ParameterizedTest
     @EnumSource(LuaRunner.Mode.class)
+    void malformedWindowModeAndSlowCallArgumentsChangeNothing(LuaRunner.Mode mode) {
+        LuaRunner lua = new LuaRunner(store.client(), LuaLibrary.standard(), mode);
+        String window = "3,5,0,0.5,10,0.5,1,60000,50.0,10,100.0,c10,1";
+        Policy p = Policy.builder().strategy(Strategy.SLIDING_WINDOW).failureThreshold(5).minimumCalls(10)
+                .errorRateDecay(0.5).slidingWindow(SlidingWindowType.COUNT_BASED, 10).minimumNumberOfCalls(10)
+                .stateTtl(Duration.ofMinutes(1)).maxResetTimeout(Duration.ofSeconds(10))
+                .resetTimeout(Duration.ofSeconds(10)).build();
+        assertEquals(window, RedisStore.policyArgument(p), "the policy text this test varies");
+        store.apply("w", AtomicOperation.failure(), p, 1);
+        String k = store.stateKey("w");
+        assertTrue(raw.get(k).endsWith(",c10.1.1,0"), "a value with a window: " + raw.get(k));
+        Snapshot before = Snapshot.of(raw, k);
+        List<String> keys = List.of(k);
+        List<String> withClaims = List.of(k, store.claimsKey("w"), store.claim1Key("w"));
+        // each of the five fields a window or a mode adds to the policy text
+        List<List<String>> badPolicy = List.of(
+                List.of("0", "100.5", "-1", "x", ""),                      // failureRateThreshold, percent in (0, 100]
+                List.of("0", "-1", "x", ""),                               // minimumNumberOfCalls
+                List.of("0", "101", "x", ""),                              // slowCallRateThreshold
+                List.of("c0", "c1001", "t0", "t86401", "x10", "c", "10", ""), // the window's shape
+                List.of("0", "4", "x", ""));                               // the policy's mode: 1 to 3
+        String[] fields = window.split(",");
+        for (int i = 0; i < badPolicy.size(); i++) {
+            for (String b : badPolicy.get(i)) {
+                String[] f = fields.clone();
+                f[8 + i] = b;
+                String text = String.join(",", f);
+                assertRejected(lua, LuaLibrary.Fn.STATE, keys, List.of("failure", "2", text, "", "0"), k, before);
+                assertRejected(lua, LuaLibrary.Fn.RECORD, keys, List.of("failure", "2", text), k, before);
+            }
+        }
+        // a sliding window without its fields, a field too many or too few
+        for (String text : List.of("3,5,0,0.5,10,0.5,1,60000", window + ",1",
+                window.substring(0, window.lastIndexOf(',')))) {
+            assertRejected(lua, LuaLibrary.Fn.RECORD, keys, List.of("failure", "2", text), k, before);
+        }
+        // slow_call_failed's own argument: <slot>:<version>
+        for (String b : List.of("", "x", "1", "1:", ":1", "1:-2", "1.5:2", "1:2:3", "x:1")) {
+            assertRejected(lua, LuaLibrary.Fn.STATE, keys, List.of("slow_call_failed", "2", window, b, "0"), k, before);
+        }
+        // force_mode's own argument: a mode code, 0 to 3
+        for (String b : List.of("", "x", "4", "-1", "1.5")) {
+            assertRejected(lua, LuaLibrary.Fn.STATE, withClaims, List.of("force_mode", "2", window, b, "1"), k, before);
+        }
+        // the record function takes the recorded outcomes and the slow call only
+        for (String op : List.of("slow_call_failed", "force_mode", "trial_success")) {
+            assertRejected(lua, LuaLibrary.Fn.RECORD, keys, List.of(op, "2", window), k, before);
+        }
+        // and the good arguments do write
+        lua.run(LuaLibrary.Fn.STATE, keys, List.of("slow_call_failed", "2", window, "1:" + store.get("w")
+                .orElseThrow().version(), "0"));
+        lua.run(LuaLibrary.Fn.RECORD, keys, List.of("slow_call", "3", window));
+        assertTrue(raw.get(k).endsWith(",c10.2.12,0"), "a slow call recorded: " + raw.get(k));
+        lua.run(LuaLibrary.Fn.STATE, withClaims, List.of("force_mode", "4", window, "2", "1"));
+        assertTrue(raw.get(k).endsWith(",,2"), "a stored mode, no window: " + raw.get(k));
+    }
+
+    @ParameterizedTest
+    @EnumSource(LuaRunner.Mode.class)
     void malformedArgumentsOfPutLeaveTheOldStateInPlace(LuaRunner.Mode mode) {
         LuaRunner lua = new LuaRunner(store.client(), LuaLibrary.standard(), mode);
         store.put("p", BreakerState.INITIAL.toBuilder().failures(4).build(), Duration.ofMinutes(5));
@@ -186,6 +249,18 @@ class RedisScriptInputTest extends WithRedisPrefix {
             assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), List.of(ttl, value), k, before);
         }
         assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), List.of("60000"), k, before);
+        // twelve fields: a window in its canonical text only, a mode code 0 to 3
+        String windowed = RedisStore.value(BreakerState.INITIAL.toBuilder()
+                .window(SlidingWindow.empty(SlidingWindowType.COUNT_BASED, 10).record(true, false, 1))
+                .mode(BreakerMode.METRICS_ONLY).build());
+        assertTrue(windowed.endsWith(",c10.1.1,2"), windowed);
+        for (String bad : List.of(windowed.replace("c10.1.1", "c010.1.1"), windowed.replace("c10.1.1", "c10.1.5"),
+                windowed.replace("c10.1.1", "c10.2.1"), windowed.replace("c10.1.1", "t10.1.1"),
+                windowed.replace(",2", ",4"), windowed.replace(",2", ","), windowed + ",0")) {
+            assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), List.of("60000", bad), k, before);
+        }
+        lua.run(LuaLibrary.Fn.PUT, List.of(k), List.of("0", windowed));
+        assertEquals(windowed, raw.get(k));
     }
 
     @ParameterizedTest
