@@ -169,8 +169,10 @@ public final class Transitions {
                 || !prev.window().hasShape(p.slidingWindowType(), p.slidingWindowSize())) {
             return StateChange.unchanged(prev);
         }
-        SlidingWindow w = prev.window().slowCallFailed(slot, now);
-        if (w.failures() == prev.window().failures()) {
+        // judged against the window rolled to now: a failure rolled out in the same step is not the mark
+        SlidingWindow rolled = prev.window().rolledTo(now);
+        SlidingWindow w = rolled.slowCallFailed(slot, now);
+        if (w.failures() == rolled.failures()) {
             return StateChange.unchanged(prev);
         }
         return windowOutcome(prev, w, true, p, now);

@@ -100,6 +100,26 @@ class WindowTransitionsTest {
                 AtomicOperation.of(AtomicOperation.Kind.SLOW_CALL_FAILED, 0, slot));
     }
 
+    /**
+     * Marking a slow call failed may roll a time window first: the failure added is compared with the rolled window,
+     * so a failure rolled out at the same moment neither hides the mark nor passes for one.
+     */
+    @Test
+    void aSlowCallFailedJudgesItsMarkAgainstTheRolledWindow() {
+        Policy p = Policy.builder().slidingWindow(SlidingWindowType.TIME_BASED, 2).minimumNumberOfCalls(100).build();
+        BreakerState s = Transitions.recordFailure(null, p, T0).state();
+        BreakerState slow = Transitions.slowCall(s, p, T0 + 1_000).state();
+        long slot = slow.window().position();
+        StateChange marked = Transitions.slowCallFailed(slow, slot, slow.version(), p, T0 + 2_000);
+        assertTrue(marked.changed(), "the failure of the bucket that left is not the mark");
+        assertEquals("t2." + (T0 / 1000 + 2) + ".1-1-1.", marked.state().window().encode());
+        assertEquals(T0 + 2_000, marked.state().lastFailureAt());
+
+        BreakerState gone = Transitions.slowCall(Transitions.recordFailure(null, p, T0).state(), p, T0).state();
+        StateChange late = Transitions.slowCallFailed(gone, gone.window().position(), gone.version(), p, T0 + 5_000);
+        assertFalse(late.changed(), "the slot left the window: nothing is marked, and the roll is no failure");
+    }
+
     @Test
     void aTimeWindowForgetsOutcomesOlderThanItsSeconds() {
         Policy p = Policy.builder().slidingWindow(SlidingWindowType.TIME_BASED, 10).minimumNumberOfCalls(3).build();

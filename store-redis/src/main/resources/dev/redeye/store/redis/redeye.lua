@@ -753,8 +753,8 @@ end
 
 -- The call slow_call counted failed (Transitions.slowCallFailed), arg = {slot, version} from the state that
 -- slow_call returned. While open it is a failure while open. Otherwise it counts only in the same window
--- (same version, the policy's shape) and only if the window's failures then differ from before; else nothing
--- changes (a slow call is counted once).
+-- (same version, the policy's shape) and only if the window's failures then differ from the window's rolled to
+-- now; else nothing changes (a slow call is counted once).
 local function slow_call_failed(s, P, now, arg)
   if mode_of(s, P) == DISABLED then return s, '' end
   if s[OPEN] then return failure_while_open(s, now) end
@@ -764,7 +764,8 @@ local function slow_call_failed(s, P, now, arg)
     return s, ''
   end
   local marked = window_slow_call_failed(w, arg[1], now)
-  local _, before = window_counts(w)
+  -- judged against the window rolled to now: a failure rolled out in the same step is not the mark
+  local _, before = window_counts(window_rolled_to(w, now))
   local _, after = window_counts(marked)
   if after == before then return s, '' end
   return window_outcome(s, marked, true, P, now)
