@@ -293,9 +293,11 @@ public enum Rule {
                     + "returning fresh state"),
 
     R8_1("R8.1", "Random sequences of every call the store declares (recordFailure, recordSuccess and "
-            + "recordOutcome under consecutive, leaky, maxGapBetweenFailures and errorRate policies; trialSucceeded and "
-            + "trialFailed carrying current and stale versions; force; claimTrial; releaseTrial with right, wrong "
-            + "and stale tokens; put; delete), over two clients with virtual now moving forward, return and store "
+            + "recordOutcome under consecutive, leaky, maxGapBetweenFailures, errorRate and small count and time "
+            + "sliding-window policies, some in METRICS_ONLY or DISABLED; slow outcomes, slow_call, and "
+            + "slow_call_failed carrying current and stale versions and slots; trialSucceeded and "
+            + "trialFailed carrying current and stale versions; force; force_mode; claimTrial; releaseTrial with "
+            + "right, wrong and stale tokens; put; delete), over two clients with virtual now moving forward, return and store "
             + "exactly what the reference model (Transitions plus a claim table) does, step after step.",
             "the method the failing step of the printed, shrunk sequence calls: replay it against the store; "
                     + "a native port of Transitions (script, SQL) diverging on a boundary, a new life of a key "
@@ -310,8 +312,8 @@ public enum Rule {
             + "are linearizable: some sequential order of the reference model that respects real-time order "
             + "explains every result and the state read afterwards.",
             "the methods of the calls in the printed history: each must be one atomic step in the store "
-                    + "(recordFailure/Success/Outcome, trialSucceeded/Failed, force, claimTrial, releaseTrial, put, "
-                    + "delete), and get must read the latest state"),
+                    + "(recordFailure/Success/Outcome, slow_call, slow_call_failed, trialSucceeded/Failed, force, "
+                    + "force_mode, claimTrial, releaseTrial, put, delete), and get must read the latest state"),
     R8_4("R8.4", "Random sequences as in R8.1, with each client's clock skewed by up to 10 s either way (so "
             + "now goes backwards between calls and lies below the stored openedAt and lastFailureAt), return and "
             + "store exactly what the reference model does.",
