@@ -37,6 +37,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntUnaryOperator;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -471,7 +472,7 @@ interface EngineRules extends TckContext {
      * runs and, after the last, both breakers reject.
      */
     private void opensExactlyAtTheLastCall(CircuitBreaker[] both, MutableClock clock, String op, String pattern,
-            long stepMillis, java.util.function.IntUnaryOperator who, String why) {
+            long stepMillis, IntUnaryOperator who, String why) {
         for (int i = 0; i < pattern.length(); i++) {
             int b = who.applyAsInt(i);
             assertEquals(Outcome.RAN, call(both[b], op, pattern.charAt(i) == 'S'), "call " + (i + 1) + " of "

@@ -29,7 +29,6 @@ import dev.redeye.spi.AtomicUpdates;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.TrialClaims;
-import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

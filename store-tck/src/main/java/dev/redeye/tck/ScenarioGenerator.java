@@ -241,7 +241,8 @@ final class ScenarioGenerator {
             case RECORD_FAILURE:
             case RECORD_SUCCESS:
             case RECORD_OUTCOME:
-                boolean success = s.kind() == Kind.RECORD_SUCCESS || (s.kind() == Kind.RECORD_OUTCOME && s.arg() % 2 == 1);
+                boolean success = s.kind() == Kind.RECORD_SUCCESS
+                        || (s.kind() == Kind.RECORD_OUTCOME && s.arg() % 2 == 1);
                 if (x < 12) {
                     return new Step(Kind.RECORD_SLOW, s.client(), s.key(), s.at(), success ? 1 : 0);
                 }

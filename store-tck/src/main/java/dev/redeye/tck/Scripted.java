@@ -17,7 +17,10 @@ import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.Transitions;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * A scripted sequence of atomic calls on one key over two clients, each result checked against
@@ -33,7 +36,7 @@ final class Scripted {
     private final String title;
     private BreakerState model; // null until the first write: the key starts from the store's initial(v)
     private int calls;
-    private final java.util.Map<TransitionKind, Integer> transitions = new java.util.EnumMap<>(TransitionKind.class);
+    private final Map<TransitionKind, Integer> transitions = new EnumMap<>(TransitionKind.class);
 
     /**
      * @param clients the two clients the calls alternate between (call 1 on the first)
@@ -86,7 +89,7 @@ final class Scripted {
      * @return what the store returned
      */
     StateChange step(AtomicOperation op, Policy p, long now, String what,
-            java.util.function.Function<BreakerState, StateChange> expected) {
+            Function<BreakerState, StateChange> expected) {
         Store c = clients[calls % 2];
         Store other = clients[(calls + 1) % 2];
         calls++;

@@ -172,7 +172,7 @@ final class FlawedClaims {
                         || defect == Defect.FORCE_MODE_KEEPS_CLAIMS
                         && operation.kind() == AtomicOperation.Kind.FORCE_MODE;
                 if (operation.removesClaims() && !keep) {
-                    clear(key); // forcing CLOSED, HALF_OPEN or a mode removes every claim of the key, as the SPI requires
+                    clear(key); // forcing CLOSED, HALF_OPEN or a mode removes every claim of the key (the SPI)
                 }
                 return c;
             }
