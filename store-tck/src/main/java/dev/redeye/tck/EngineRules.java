@@ -17,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.CountingStore;
 import dev.redeye.StoreErrorPolicy;
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
@@ -538,6 +539,40 @@ interface EngineRules extends TckContext {
             int v = variant;
             opensExactlyAtTheLastCall(both, clock, op, pattern, 10, i -> v == 0 ? i % 2 : (i * 5 + 1) % 3 == 0 ? 0 : 1,
                     "the last 50 outcomes hold 25 failures, 50 %, only at call 55");
+        }
+    }
+
+    /**
+     * R7.13 Two breakers on two clients in the policy mode METRICS_ONLY, with the count window of R7.12, run the
+     * pattern that opens R7.12's breakers and then as many failures again: no call is rejected and the stored state
+     * stays closed; in DISABLED the same calls leave nothing stored. If this fails, check that the store applies the
+     * policy's mode (Policy.mode(), BreakerState.effectiveMode) in every outcome rule (R12.5, R12.6).
+     */
+    @Test
+    @DisplayName("R7.13 in METRICS_ONLY or DISABLED two breakers never reject the calls that would open them")
+    default void r7_13_modesAcrossBreakers() {
+        for (BreakerMode mode : new BreakerMode[] {BreakerMode.METRICS_ONLY, BreakerMode.DISABLED}) {
+            MutableClock clock = new MutableClock(T0);
+            Store[] clients = {client(), client()};
+            CircuitBreaker[] both = new CircuitBreaker[2];
+            for (int i = 0; i < 2; i++) {
+                both[i] = build(breaker(clients[i], clock).slidingWindow(SlidingWindowType.COUNT_BASED, 50)
+                        .failureRateThreshold(50).minimumNumberOfCalls(20).mode(mode));
+            }
+            String op = key("mode-" + mode.wireName());
+            String pattern = "S".repeat(30) + "F".repeat(80);
+            for (int i = 0; i < pattern.length(); i++) {
+                assertEquals(Outcome.RAN, call(both[i % 2], op, pattern.charAt(i) == 'S'), "call " + (i + 1) + " of "
+                        + pattern.length() + " in " + mode + ": no call is rejected");
+                clock.advanceMillis(10);
+            }
+            Optional<BreakerState> stored = clients[0].get(op);
+            if (mode == BreakerMode.DISABLED) {
+                assertEquals(Optional.empty(), stored, "in DISABLED nothing is recorded");
+            } else {
+                assertFalse(stored.isPresent() && stored.get().open(), "in METRICS_ONLY the breaker never opens: "
+                        + stored);
+            }
         }
     }
 }

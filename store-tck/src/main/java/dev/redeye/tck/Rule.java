@@ -291,6 +291,11 @@ public enum Rule {
             + "the last 50 outcomes to 50 % (the 55th), whichever breaker makes it.",
             "the store's count window (R10.1): the ring of the last 50 outcomes, the >= comparison, and get "
                     + "returning fresh state"),
+    R7_13("R7.13", "Two breakers on two clients in the policy mode METRICS_ONLY, with the count window of R7.12, run "
+            + "30 successes and 80 failures: no call is rejected and the stored state stays closed; in DISABLED the "
+            + "same calls leave nothing stored.",
+            "that every outcome rule applies the policy's mode (Policy.mode(), BreakerState.effectiveMode): "
+                    + "METRICS_ONLY reports WOULD_OPEN instead of opening (R12.5), DISABLED writes nothing (R12.6)"),
 
     R8_1("R8.1", "Random sequences of every call the store declares (recordFailure, recordSuccess and "
             + "recordOutcome under consecutive, leaky, maxGapBetweenFailures, errorRate and small count and time "

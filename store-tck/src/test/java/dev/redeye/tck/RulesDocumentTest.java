@@ -34,7 +34,7 @@ class RulesDocumentTest {
         GROUPS.put("R5", "Trial outcomes and operator changes (needs AtomicUpdates)");
         GROUPS.put("R6", "TransitionFeed (needs TransitionFeed)");
         GROUPS.put("R7", "The engine over the store (every store; R7.2 needs TrialClaims, R7.5 TransitionFeed; "
-                + "R7.11 and R7.12 run sliding windows)");
+                + "R7.11 to R7.13 run sliding windows and modes)");
         GROUPS.put("R8", "The store against a reference model (every store, with the calls it declares; R8.2 "
                 + "and R8.5 need TrialClaims)");
         GROUPS.put("R9", "Recording outcomes, leaky strategy (needs AtomicUpdates; R9.7 runs the engine over every "

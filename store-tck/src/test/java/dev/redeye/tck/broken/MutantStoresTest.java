@@ -730,7 +730,7 @@ class MutantStoresTest {
         }, of(R12_3, R12_5), of(R12_1, R12_6)));
         out.add(new Mutant("the policy's mode is ignored", () -> rewritingEveryPolicy(
                 p -> p.toBuilder().mode(BreakerMode.NORMAL).build()),
-                of(R12_5, R12_6, R12_7), of(R12_1, R12_4)));
+                of(R12_5, R12_6, R12_7, R7_13), of(R12_1, R12_4, R7_12)));
         out.add(new Mutant("forcing a status keeps the stored mode", () -> altering((s, k, p, now, c) ->
                 c.transition() != null && c.transition().isForced() && c.transition() != TransitionKind.MODE_CHANGED
                         ? new StateChange(c.previous(), c.state().toBuilder().mode(c.previous().mode()).build(),
