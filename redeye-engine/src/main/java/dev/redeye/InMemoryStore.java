@@ -40,8 +40,9 @@ import java.util.function.Function;
  *
  * <p><b>Expiry</b>, by real time ({@link System#nanoTime()}), as for any store it is clean-up
  * only: {@link #put} stores a state for its {@code ttl}, an atomic operation that writes stores it for the
- * policy's {@link Policy#stateTtl()}, refreshed on every write; a pinned state (forced, or a stored mode) never expires (TCK rules
- * R1.9, R1.11, R5.7). An expired state reads as absent at once for {@link #get} and every atomic operation;
+ * policy's {@link Policy#stateTtl()}, refreshed on every write; a pinned state (forced, or in a stored mode,
+ * {@link BreakerState#pinned()}) never expires (TCK rules R1.9, R1.11, R5.7, R12.4). An expired state reads as
+ * absent at once for {@link #get} and every atomic operation;
  * the memory it holds is reclaimed when its key is next written or by a sweep over all keys that a write
  * runs at most once a second, which also drops keys holding nothing but expired claims. Trial claims expire
  * by real time too. The engine's {@code peek} skips the clock, so in local mode an expired state stays
@@ -464,7 +465,7 @@ public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, T
             this.expires = expires;
         }
 
-        /** A pinned state (forced, or a stored mode), or a ttl of about 100 years or more, never expires. */
+        /** A pinned state (forced, or in a stored mode), or a ttl of about 100 years or more, never expires. */
         static Life of(BreakerState state, long ttlNanos, long nowNanos) {
             boolean expires = !state.pinned() && ttlNanos < MAX_TTL_NANOS;
             return new Life(state, expires ? nowNanos + ttlNanos : 0L, expires);

@@ -1,5 +1,6 @@
 package dev.redeye.tck;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -30,9 +31,12 @@ import java.util.function.Function;
  * @param ttl          the ttl of {@code claimTrial}
  * @param token        the token of {@code releaseTrial}
  * @param tokens       the tokens a {@linkplain Op#CLAIM_TABLE claim-table read-back} releases one by one
+ * @param slot         the window position a {@code slowCallFailed} carries (its version is {@code trialVersion})
+ * @param mode         the mode of {@code forceMode}
  */
 record Call(Op op, int key, Policy policy, long now, boolean success, long trialVersion, BreakerStatus status,
-        BreakerState state, int permits, Duration ttl, String token, List<String> tokens) {
+        BreakerState state, int permits, Duration ttl, String token, List<String> tokens, long slot,
+        BreakerMode mode) {
 
     /** The ttl of every put: far above anything a sequence lasts, so no state expires within one. */
     static final Duration PUT_TTL = Duration.ofHours(1);
@@ -54,7 +58,15 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
          * Not one SPI method: the read-back of a key's claim table at the end of an R8.5 scenario, made of
          * claims and releases ({@link ClaimTable#read}). Never drawn by the generator.
          */
-        CLAIM_TABLE(TrialClaims.class, "claim table read-back");
+        CLAIM_TABLE(TrialClaims.class, "claim table read-back"),
+        /** A timed outcome: {@code recordOutcome} of a slow call (slow_success, slow_failure). */
+        SLOW_OUTCOME(AtomicUpdates.class, "recordOutcome(slow)"),
+        /** A call still running crossed the slow-call duration threshold (slow_call). */
+        SLOW_CALL(AtomicUpdates.class, "slowCall"),
+        /** The call a slow_call counted failed (slow_call_failed), fenced by version. */
+        SLOW_CALL_FAILED(AtomicUpdates.class, "slowCallFailed"),
+        /** An operator stores a mode (force_mode). */
+        FORCE_MODE(AtomicUpdates.class, "forceMode");
 
         final Class<?> capability;
         final String method;
@@ -81,41 +93,57 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
     }
 
     static Call of(Op op, int key, Policy policy, long now) {
-        return new Call(op, key, policy, now, false, 0, null, null, 0, null, null, null);
+        return new Call(op, key, policy, now, false, 0, null, null, 0, null, null, null, 0, null);
     }
 
     static Call outcome(int key, boolean success, Policy policy, long now) {
-        return new Call(Op.RECORD_OUTCOME, key, policy, now, success, 0, null, null, 0, null, null, null);
+        return new Call(Op.RECORD_OUTCOME, key, policy, now, success, 0, null, null, 0, null, null, null, 0, null);
     }
 
     static Call trial(boolean success, int key, long trialVersion, Policy policy, long now) {
         return new Call(success ? Op.TRIAL_SUCCEEDED : Op.TRIAL_FAILED, key, policy, now, success, trialVersion,
-                null, null, 0, null, null, null);
+                null, null, 0, null, null, null, 0, null);
     }
 
     static Call force(int key, BreakerStatus status, Policy policy, long now) {
-        return new Call(Op.FORCE, key, policy, now, false, 0, status, null, 0, null, null, null);
+        return new Call(Op.FORCE, key, policy, now, false, 0, status, null, 0, null, null, null, 0, null);
     }
 
     static Call put(int key, BreakerState state) {
-        return new Call(Op.PUT, key, null, 0, false, 0, null, state, 0, null, null, null);
+        return new Call(Op.PUT, key, null, 0, false, 0, null, state, 0, null, null, null, 0, null);
     }
 
     static Call plain(Op op, int key) {
-        return new Call(op, key, null, 0, false, 0, null, null, 0, null, null, null);
+        return new Call(op, key, null, 0, false, 0, null, null, 0, null, null, null, 0, null);
     }
 
     static Call claim(int key, int permits, Duration ttl) {
-        return new Call(Op.CLAIM, key, null, 0, false, 0, null, null, permits, ttl, null, null);
+        return new Call(Op.CLAIM, key, null, 0, false, 0, null, null, permits, ttl, null, null, 0, null);
     }
 
     static Call release(int key, String token) {
-        return new Call(Op.RELEASE, key, null, 0, false, 0, null, null, 0, null, token, null);
+        return new Call(Op.RELEASE, key, null, 0, false, 0, null, null, 0, null, token, null, 0, null);
+    }
+
+    /** A slow outcome ({@code slow_success} or {@code slow_failure}). */
+    static Call slowOutcome(int key, boolean success, Policy policy, long now) {
+        return new Call(Op.SLOW_OUTCOME, key, policy, now, success, 0, null, null, 0, null, null, null, 0, null);
+    }
+
+    /** The failure of the slow call counted at window position {@code slot} under {@code version}. */
+    static Call slowCallFailed(int key, long slot, long version, Policy policy, long now) {
+        return new Call(Op.SLOW_CALL_FAILED, key, policy, now, false, version, null, null, 0, null, null, null, slot,
+                null);
+    }
+
+    /** An operator stores {@code mode}. */
+    static Call forceMode(int key, BreakerMode mode, Policy policy, long now) {
+        return new Call(Op.FORCE_MODE, key, policy, now, false, 0, null, null, 0, null, null, null, 0, mode);
     }
 
     /** The read-back of the claim table of {@code key}, releasing {@code issued} (every token issued for it). */
     static Call claimTable(int key, List<String> issued) {
-        return new Call(Op.CLAIM_TABLE, key, null, 0, false, 0, null, null, 0, null, null, issued);
+        return new Call(Op.CLAIM_TABLE, key, null, 0, false, 0, null, null, 0, null, null, issued, 0, null);
     }
 
     /**
@@ -137,6 +165,14 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
                 return AtomicOperation.trialFailed(trialVersion);
             case FORCE:
                 return AtomicOperation.force(status);
+            case SLOW_OUTCOME:
+                return AtomicOperation.outcome(success, true);
+            case SLOW_CALL:
+                return AtomicOperation.slowCall();
+            case SLOW_CALL_FAILED:
+                return AtomicOperation.slowCallFailed(slot, trialVersion);
+            case FORCE_MODE:
+                return AtomicOperation.forceMode(mode);
             default:
                 throw new IllegalStateException(op + " is not an update");
         }
@@ -153,6 +189,15 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
                 return "AtomicOperation.trialSucceeded(" + o.trialVersion() + "L)";
             case TRIAL_FAILURE:
                 return "AtomicOperation.trialFailed(" + o.trialVersion() + "L)";
+            case SLOW_SUCCESS:
+            case SLOW_FAILURE:
+                return "AtomicOperation.outcome(" + (o.kind() == AtomicOperation.Kind.SLOW_SUCCESS) + ", true)";
+            case SLOW_CALL:
+                return "AtomicOperation.slowCall()";
+            case SLOW_CALL_FAILED:
+                return "AtomicOperation.slowCallFailed(" + o.slot() + "L, " + o.trialVersion() + "L)";
+            case FORCE_MODE:
+                return "AtomicOperation.forceMode(BreakerMode." + o.mode().name() + ")";
             default:
                 return "AtomicOperation.force(BreakerStatus." + o.target() + ")";
         }
@@ -206,6 +251,14 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
                 return Transitions.trialFailed(prev, trialVersion, policy, now);
             case FORCE:
                 return Transitions.force(prev, status, policy, now);
+            case SLOW_OUTCOME:
+                return Transitions.recordOutcome(prev, success, true, policy, now);
+            case SLOW_CALL:
+                return Transitions.slowCall(prev, policy, now);
+            case SLOW_CALL_FAILED:
+                return Transitions.slowCallFailed(prev, slot, trialVersion, policy, now);
+            case FORCE_MODE:
+                return Transitions.forceMode(prev, mode, policy, now);
             default:
                 throw new IllegalStateException(op + " is not an atomic operation");
         }

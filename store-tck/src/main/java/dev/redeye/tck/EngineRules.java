@@ -17,11 +17,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.CountingStore;
 import dev.redeye.StoreErrorPolicy;
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUnavailableException;
+import dev.redeye.api.SlidingWindowType;
 import dev.redeye.api.Strategy;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
@@ -36,6 +38,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntUnaryOperator;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -462,5 +465,114 @@ interface EngineRules extends TckContext {
         t.interrupt();
         t.join(patience().toMillis());
         assertTrue(interrupted.get(), "the call must run and end with its own InterruptedException");
+    }
+
+    /**
+     * Runs {@code pattern} (S success, F failure) through two breakers that share one operation, each call made by
+     * the breaker {@code who} picks, the clock advancing {@code stepMillis} after each; fails unless every call
+     * runs and, after the last, both breakers reject.
+     */
+    private void opensExactlyAtTheLastCall(CircuitBreaker[] both, MutableClock clock, String op, String pattern,
+            long stepMillis, IntUnaryOperator who, String why) {
+        for (int i = 0; i < pattern.length(); i++) {
+            int b = who.applyAsInt(i);
+            assertEquals(Outcome.RAN, call(both[b], op, pattern.charAt(i) == 'S'), "call " + (i + 1) + " of "
+                    + pattern.length() + " (through breaker " + (b == 0 ? "A" : "B") + ") must run: the rate is not "
+                    + "crossed before the last call (" + why + ")");
+            clock.advanceMillis(stepMillis);
+        }
+        assertEquals(Outcome.REJECTED, call(both[0], op, true), "breaker A after the call that crossed the rate ("
+                + why + ")");
+        assertEquals(Outcome.REJECTED, call(both[1], op, true), "breaker B after the call that crossed the rate ("
+                + why + ")");
+    }
+
+    /**
+     * R7.11 Two breakers on two clients with a time window of 10 s, failure rate 50 % and minimum 20 calls share
+     * one operation: outcomes older than 10 s stop counting, and the breakers open exactly at the call that brings
+     * the window to 50 %, whichever breaker makes it. If this fails, check the store's time window (R10.2, R10.3)
+     * and that get returns fresh state.
+     */
+    @Test
+    @DisplayName("R7.11 a time window of 10 s at 50 %, minimum 20, opens both breakers at the call crossing it")
+    default void r7_11_timeWindowAcrossBreakers() {
+        for (int variant = 0; variant < 2; variant++) {
+            MutableClock clock = new MutableClock(T0);
+            CircuitBreaker[] both = new CircuitBreaker[2];
+            for (int i = 0; i < 2; i++) {
+                both[i] = build(breaker(client(), clock).slidingWindow(SlidingWindowType.TIME_BASED, 10)
+                        .failureRateThreshold(50).minimumNumberOfCalls(20));
+            }
+            String op = key("time-window-" + variant);
+            for (int i = 0; i < 10; i++) {
+                assertEquals(Outcome.RAN, call(both[i % 2], op, false), "early failure " + (i + 1)
+                        + " of 10 (below the minimum of 20 calls)");
+                clock.advanceMillis(10);
+            }
+            clock.advanceMillis(11_000); // the early failures leave the window
+            // 12 successes and 8 failures (40 %), then failures: 9 of 21, 10 of 22, 11 of 23, 12 of 24 = 50 %
+            String pattern = "SSF".repeat(6) + "FF" + "FFFF";
+            int v = variant;
+            opensExactlyAtTheLastCall(both, clock, op, pattern, 100, i -> v == 0 ? i % 2 : (i * 7 + 3) % 5 < 2 ? 0 : 1,
+                    "12 failures of 24 within 10 s is 50 %; the 10 failures of 11 s earlier no longer count");
+        }
+    }
+
+    /**
+     * R7.12 Two breakers on two clients with a count window of 50, failure rate 50 % and minimum 20 calls share one
+     * operation: the breakers open exactly at the call that brings the last 50 outcomes to 50 %, whichever breaker
+     * makes it. If this fails, check the store's count window (R10.1) and that get returns fresh state.
+     */
+    @Test
+    @DisplayName("R7.12 a count window of 50 at 50 %, minimum 20, opens both breakers at the call crossing it")
+    default void r7_12_countWindowAcrossBreakers() {
+        for (int variant = 0; variant < 2; variant++) {
+            MutableClock clock = new MutableClock(T0);
+            CircuitBreaker[] both = new CircuitBreaker[2];
+            for (int i = 0; i < 2; i++) {
+                both[i] = build(breaker(client(), clock).slidingWindow(SlidingWindowType.COUNT_BASED, 50)
+                        .failureRateThreshold(50).minimumNumberOfCalls(20));
+            }
+            String op = key("count-window-" + variant);
+            // 30 successes then 20 failures (40 % of 50), then each failure replaces a success: 25 of 50 at call 55
+            String pattern = "S".repeat(30) + "F".repeat(25);
+            int v = variant;
+            opensExactlyAtTheLastCall(both, clock, op, pattern, 10, i -> v == 0 ? i % 2 : (i * 5 + 1) % 3 == 0 ? 0 : 1,
+                    "the last 50 outcomes hold 25 failures, 50 %, only at call 55");
+        }
+    }
+
+    /**
+     * R7.13 Two breakers on two clients in the policy mode METRICS_ONLY, with the count window of R7.12, run the
+     * pattern that opens R7.12's breakers and then as many failures again: no call is rejected and the stored state
+     * stays closed; in DISABLED the same calls leave nothing stored. If this fails, check that the store applies the
+     * policy's mode (Policy.mode(), BreakerState.effectiveMode) in every outcome rule (R12.5, R12.6).
+     */
+    @Test
+    @DisplayName("R7.13 in METRICS_ONLY or DISABLED two breakers never reject the calls that would open them")
+    default void r7_13_modesAcrossBreakers() {
+        for (BreakerMode mode : new BreakerMode[] {BreakerMode.METRICS_ONLY, BreakerMode.DISABLED}) {
+            MutableClock clock = new MutableClock(T0);
+            Store[] clients = {client(), client()};
+            CircuitBreaker[] both = new CircuitBreaker[2];
+            for (int i = 0; i < 2; i++) {
+                both[i] = build(breaker(clients[i], clock).slidingWindow(SlidingWindowType.COUNT_BASED, 50)
+                        .failureRateThreshold(50).minimumNumberOfCalls(20).mode(mode));
+            }
+            String op = key("mode-" + mode.wireName());
+            String pattern = "S".repeat(30) + "F".repeat(80);
+            for (int i = 0; i < pattern.length(); i++) {
+                assertEquals(Outcome.RAN, call(both[i % 2], op, pattern.charAt(i) == 'S'), "call " + (i + 1) + " of "
+                        + pattern.length() + " in " + mode + ": no call is rejected");
+                clock.advanceMillis(10);
+            }
+            Optional<BreakerState> stored = clients[0].get(op);
+            if (mode == BreakerMode.DISABLED) {
+                assertEquals(Optional.empty(), stored, "in DISABLED nothing is recorded");
+            } else {
+                assertFalse(stored.isPresent() && stored.get().open(), "in METRICS_ONLY the breaker never opens: "
+                        + stored);
+            }
+        }
     }
 }

@@ -101,7 +101,7 @@ interface ModelRules extends TckContext {
         int n = tries();
         try (ConcurrencyRunner runner = new ConcurrencyRunner(clients, THREADS, readClaims)) {
             for (int i = 0; i < n; i++) {
-                ScenarioGenerator gen = new ScenarioGenerator(random(rule, i), strategies(rule, i), ops, purpose);
+                ScenarioGenerator gen = generator(seed(), rule, i, ops, purpose);
                 Scenario prefix = gen.scenario(0, MAX_PREFIX_STEPS);
                 long end = prefix.steps().isEmpty() ? 0 : prefix.steps().get(prefix.steps().size() - 1).at();
                 List<List<Step>> threads = new ArrayList<>();
@@ -133,7 +133,7 @@ interface ModelRules extends TckContext {
             int maxSteps, int n) {
         SequenceRunner runner = new SequenceRunner(clients);
         for (int i = 0; i < n; i++) {
-            ScenarioGenerator gen = new ScenarioGenerator(random(rule, i), strategies(rule, i), ops, purpose);
+            ScenarioGenerator gen = generator(seed(), rule, i, ops, purpose);
             Scenario sc = rule == Rule.R8_4 ? gen.skewedScenario(minSteps, maxSteps) : gen.scenario(minSteps, maxSteps);
             SequenceRunner.Run run = runner.run(sc, runPrefix());
             if (run.failed()) {
@@ -153,14 +153,18 @@ interface ModelRules extends TckContext {
         return ops;
     }
 
-    /** The random source of scenario {@code i} of {@code rule}: a pure function of the seed, rule and index. */
-    private SplittableRandom random(Rule rule, int i) {
-        return new SplittableRandom(seed() * 0x9E3779B97F4A7C15L + stream(rule) * 1_000_003L + i);
-    }
-
-    /** The generator's second source (the strategy choice), from the same seed. */
-    private SplittableRandom strategies(Rule rule, int i) {
-        return new SplittableRandom(~(seed() * 0xBF58476D1CE4E5B9L + stream(rule) * 1_000_003L + i));
+    /**
+     * The generator of scenario {@code i} of {@code rule}: a pure function of the seed, rule and index, over three
+     * sources (see {@link ScenarioGenerator}): the first TCK v3 source, the strategy choice, and the sliding-window,
+     * slow-call and mode additions, each from its own mix of the seed so that a source added later leaves the draws
+     * of the earlier ones as they were.
+     */
+    static ScenarioGenerator generator(long seed, Rule rule, int i, Set<Call.Op> ops, Purpose purpose) {
+        long n = stream(rule);
+        return new ScenarioGenerator(new SplittableRandom(seed * 0x9E3779B97F4A7C15L + n * 1_000_003L + i),
+                new SplittableRandom(~(seed * 0xBF58476D1CE4E5B9L + n * 1_000_003L + i)),
+                new SplittableRandom(seed * 0xD1B54A32D192ED03L + 0x632BE59BD9B4E019L + n * 1_000_033L + i),
+                ops, purpose);
     }
 
     /**

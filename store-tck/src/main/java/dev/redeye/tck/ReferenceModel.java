@@ -214,7 +214,7 @@ record ReferenceModel(List<KeyModel> keys) {
         }
         KeyModel next = expected.changed() ? k.with(expected.state()) : k;
         if (removesClaims(call)) {
-            next = next.withClaims(List.of()); // forcing CLOSED or HALF_OPEN removes every claim of the key
+            next = next.withClaims(List.of()); // forcing CLOSED, HALF_OPEN or a mode removes every claim of the key
         }
         return Verdict.ok(with(call.key(), next));
     }
@@ -339,12 +339,13 @@ record ReferenceModel(List<KeyModel> keys) {
     }
 
     /**
-     * Whether the call removes every claim of its key: delete, force CLOSED and force HALF_OPEN (a new period).
+     * Whether the call removes every claim of its key: delete, force CLOSED, force HALF_OPEN (a new period) and
+     * force_mode (the breaker closes).
      * Stated here on its own, not read from {@code AtomicOperation.removesClaims()}: the oracle must not share
      * the mapping it checks.
      */
     static boolean removesClaims(Call call) {
-        return call.op() == Call.Op.DELETE || (call.op() == Call.Op.FORCE
+        return call.op() == Call.Op.DELETE || call.op() == Call.Op.FORCE_MODE || (call.op() == Call.Op.FORCE
                 && (call.status() == BreakerStatus.CLOSED || call.status() == BreakerStatus.HALF_OPEN));
     }
 

@@ -18,7 +18,8 @@ import java.util.Optional;
  * ({@code dev.redeye.CircuitBreaker}) over the store; R8 checks the store against a reference model on random
  * scenarios (R8.1, R8.3 and R8.4 use whatever the store declares, so they run for every store; R8.2 and R8.5
  * need {@code TrialClaims}); R9 holds {@code AtomicUpdates} to the leaky strategy (R9.7 through the engine, for
- * every store).
+ * every store); R10 to R12 hold it to sliding windows, slow calls and modes (R12.2 also needs {@code TrialClaims},
+ * R12.3 {@code TransitionFeed}; R12.4 puts a state in a mode on every store).
  */
 public enum Rule {
     R0_1("R0.1", "The store declares every capability the implementer expects (expectedCapabilities()); a "
@@ -279,11 +280,29 @@ public enum Rule {
             + "interrupted trial gives its claim back and leaves the state as it is.",
             "releaseTrial: it must only free the permit, at once and by token (R4.5), never change the state: a "
                     + "claim given back without an outcome is not a failed trial"),
+    R7_11("R7.11", "Two breakers on two clients with a time window of 10 s, failure rate 50 % and minimum 20 calls "
+            + "share one operation: after 10 failures that then leave the window, 12 successes and 8 failures and "
+            + "then failures, both open exactly at the call that brings the window to 50 % (the 24th), whichever "
+            + "breaker makes it.",
+            "the store's time window (R10.2, R10.3): recording through the engine with Strategy.SLIDING_WINDOW, "
+                    + "buckets rolled by the now passed in, and get returning fresh state"),
+    R7_12("R7.12", "Two breakers on two clients with a count window of 50, failure rate 50 % and minimum 20 calls "
+            + "share one operation: after 30 successes and 20 failures, both open exactly at the call that brings "
+            + "the last 50 outcomes to 50 % (the 55th), whichever breaker makes it.",
+            "the store's count window (R10.1): the ring of the last 50 outcomes, the >= comparison, and get "
+                    + "returning fresh state"),
+    R7_13("R7.13", "Two breakers on two clients in the policy mode METRICS_ONLY, with the count window of R7.12, run "
+            + "30 successes and 80 failures: no call is rejected and the stored state stays closed; in DISABLED the "
+            + "same calls leave nothing stored.",
+            "that every outcome rule applies the policy's mode (Policy.mode(), BreakerState.effectiveMode): "
+                    + "METRICS_ONLY reports WOULD_OPEN instead of opening (R12.5), DISABLED writes nothing (R12.6)"),
 
     R8_1("R8.1", "Random sequences of every call the store declares (recordFailure, recordSuccess and "
-            + "recordOutcome under consecutive, leaky, maxGapBetweenFailures and errorRate policies; trialSucceeded and "
-            + "trialFailed carrying current and stale versions; force; claimTrial; releaseTrial with right, wrong "
-            + "and stale tokens; put; delete), over two clients with virtual now moving forward, return and store "
+            + "recordOutcome under consecutive, leaky, maxGapBetweenFailures, errorRate and small count and time "
+            + "sliding-window policies, some in METRICS_ONLY or DISABLED; slow outcomes, slow_call, and "
+            + "slow_call_failed carrying current and stale versions and slots; trialSucceeded and "
+            + "trialFailed carrying current and stale versions; force; force_mode; claimTrial; releaseTrial with "
+            + "right, wrong and stale tokens; put; delete), over two clients with virtual now moving forward, return and store "
             + "exactly what the reference model (Transitions plus a claim table) does, step after step.",
             "the method the failing step of the printed, shrunk sequence calls: replay it against the store; "
                     + "a native port of Transitions (script, SQL) diverging on a boundary, a new life of a key "
@@ -298,8 +317,8 @@ public enum Rule {
             + "are linearizable: some sequential order of the reference model that respects real-time order "
             + "explains every result and the state read afterwards.",
             "the methods of the calls in the printed history: each must be one atomic step in the store "
-                    + "(recordFailure/Success/Outcome, trialSucceeded/Failed, force, claimTrial, releaseTrial, put, "
-                    + "delete), and get must read the latest state"),
+                    + "(recordFailure/Success/Outcome, slow_call, slow_call_failed, trialSucceeded/Failed, force, "
+                    + "force_mode, claimTrial, releaseTrial, put, delete), and get must read the latest state"),
     R8_4("R8.4", "Random sequences as in R8.1, with each client's clock skewed by up to 10 s either way (so "
             + "now goes backwards between calls and lies below the stored openedAt and lastFailureAt), return and "
             + "store exactly what the reference model does.",
@@ -344,7 +363,94 @@ public enum Rule {
                     + "parity with dev.redeye.spi.Transitions (a native script must express exactly the same rules)"),
     R9_7("R9.7", "Two breakers on two clients with the leaky strategy share one operation: the pattern F F S F S F "
             + "F split between them (threshold 3) opens both on its last failure.",
-            "recordOutcome / recordSuccess with Strategy.LEAKY (R9.1 to R9.3), and get returning fresh state");
+            "recordOutcome / recordSuccess with Strategy.LEAKY (R9.1 to R9.3), and get returning fresh state"),
+
+    R10_1("R10.1", "A count window: on listed sequences over two clients every call returns and stores what "
+            + "Transitions does, and the breaker opens exactly at the outcome that reaches failureRateThreshold once "
+            + "the window holds minimumNumberOfCalls outcomes, the minimum capped at the window's size, the rate "
+            + "compared with >= (F F F S at 50 %, minimum 4: the 4th; S F F in a window of 3, minimum 10: the 3rd; "
+            + "S S S F F at 40 %: the 5th; F S S S F F F in a window of 4 at 75 %: the 7th).",
+            "the count window of Strategy.SLIDING_WINDOW (code 3): the ring of size slots (outcome s in slot "
+                    + "(s - 1) % size), Policy.windowMinimumCalls() (min(minimumNumberOfCalls, size) for a count "
+                    + "window), and failures * 100 >= failureRateThreshold * calls in double, never >"),
+    R10_2("R10.2", "A time window: on listed sequences every call returns and stores what Transitions does, and "
+            + "the breaker opens exactly at the outcome that reaches the rate once the minimum is met, for a window "
+            + "of 10 s (1 s buckets) and one of 300 s (3 s buckets).",
+            "the time window: bucket width ceil(size / 120) s, bucket number floorDiv(now, width * 1000), the sums "
+                    + "of calls and failures over the buckets, and the stored form SlidingWindow.encode()"),
+    R10_3("R10.3", "Time buckets roll over in virtual time: outcomes older than the window stop counting (F S S F "
+            + "F F over 3.7 s in a window of 3 s at 60 % opens at the 6th, not the 5th), and an outcome whose now "
+            + "falls in an older bucket than the window's newest (a caller whose clock is behind) is counted in the "
+            + "newest bucket and leaves with it.",
+            "how the store rolls a time window to now's bucket (emptying the buckets it passes, by the now passed "
+                    + "in, never its own clock), and that a now behind the window's position records into the "
+                    + "newest bucket instead of moving the window back or starting a new one"),
+    R10_4("R10.4", "The window is kept, unchanged, while the breaker is open (outcomes while open and force "
+            + "HALF_OPEN leave it), emptied when the breaker closes (by a trial or by force), and a window of another "
+            + "type or size than the policy's restarts empty.",
+            "the open branch (a failure while open touches failures and lastFailureAt only), the closing rules "
+                    + "(the window removed, as Transitions.closedFrom does) and the shape check before recording "
+                    + "(SlidingWindow.hasShape)"),
+    R10_5("R10.5", "8 threads over 2 clients record 100 outcomes each into a count window of 1,000 and a time "
+            + "window of 60 s whose minimum is never met: each window then holds exactly 800 outcomes and exactly "
+            + "the failures and slow calls recorded.",
+            "recording into a window must be one atomic read-modify-write in the store (script, row lock, "
+                    + "conditional write retry); a get-then-put loses outcomes"),
+
+    R11_1("R11.1", "Slow outcomes are counted in a window as slow: a slow success toward the slow-call rate, a "
+            + "slow failure toward both the failure and the slow-call rate (s f S F: 4 calls, 2 failures, 2 slow, in "
+            + "a count and in a time window); the consecutive strategy reads a slow outcome as a plain one.",
+            "the slow_success and slow_failure operations (codes 8 and 9): Transitions.recordOutcome(s, success, "
+                    + "slow, p, now), the slot codes 2 and 3 of a count window, the third count of a time bucket"),
+    R11_2("R11.2", "The slow-call rate opens the breaker exactly at the outcome that reaches slowCallRateThreshold "
+            + "once the minimum is met, compared with >= (s S S s at 50 % in a count window of 4; s S f S s at 60 % "
+            + "in a time window).",
+            "the slow-call side of the trip rule: slowCalls * 100 >= slowCallRateThreshold * calls, a slow "
+                    + "failure counted as slow"),
+    R11_3("R11.3", "slow_call counts a call still running once, as a slow success, and slow_call_failed marks that "
+            + "very call failed in place (calls unchanged, failures + 1, lastFailureAt = now), opening the breaker if "
+            + "the failure rate is then reached; a second slow_call_failed of the same call in a count window "
+            + "changes nothing, and the other strategies ignore slow_call.",
+            "slow_call and slow_call_failed (codes 10 and 11): the slot is the window position slow_call returned "
+                    + "(SlidingWindow.slowCallFailed), and a call counted as slow is never counted again"),
+    R11_4("R11.4", "slow_call_failed is fenced by the version its slow call was counted under: after the breaker "
+            + "opened it is a failure while open (the window and version kept), after it closed again it changes "
+            + "nothing (a new slow call in the new window stays a slow success), and a slot not in the window "
+            + "changes nothing.",
+            "slow_call_failed must compare the state's version with the one it carries (AtomicOperation."
+                    + "trialVersion()) before touching the window, as trial outcomes are fenced"),
+
+    R12_1("R12.1", "force_mode is a transition: from an open, a closed or an absent key it closes the breaker with "
+            + "fresh counters and the mode stored, version + 1, MODE_CHANGED, also when that mode is stored "
+            + "already.",
+            "the force_mode operation (code 12, the mode's code in trialVersion()): Transitions.forceMode, the "
+                    + "stored mode field (StateCodec 'mode'), the version bump and the MODE_CHANGED kind"),
+    R12_2("R12.2", "force_mode removes every trial claim of the key in the same step: right after it, the permit "
+            + "an open breaker's trial held can be claimed again.",
+            "force_mode must remove the key's claims as a forced close does (AtomicOperation.removesClaims() is true "
+                    + "for it)"),
+    R12_3("R12.3", "The feed publishes force_mode's MODE_CHANGED and METRICS_ONLY's WOULD_OPEN (from CLOSED) with "
+            + "the state and version of the change.",
+            "the feed's encoding of every transition kind, the codes 8 (mode_changed) and 9 (would_open) included"),
+    R12_4("R12.4", "(real time) A stored mode never expires: a state in METRICS_ONLY put with a 300 ms ttl, and "
+            + "(with AtomicUpdates) force_mode and a write in a stored mode under a stateTtl of 300 ms, are all "
+            + "still readable, in their mode, 800 ms later.",
+            "the expiry of a pinned state (BreakerState.pinned(): forced, or a mode other than DEFAULT): no ttl on "
+                    + "put or on atomic writes, as for a forced state (R1.9); a lapsed mode would silently re-enable "
+                    + "a breaker an operator disabled"),
+    R12_5("R12.5", "In METRICS_ONLY (the policy's mode or the stored one) the outcome where the breaker would open "
+            + "keeps it closed: failures, errorRate, samples and the window are reset, version + 1, WOULD_OPEN; "
+            + "counting then starts again.",
+            "the trip rule of every strategy under BreakerState.effectiveMode(policy) = METRICS_ONLY (the stored "
+                    + "mode first, the policy's when DEFAULT is stored)"),
+    R12_6("R12.6", "In DISABLED (the policy's mode or the stored one) no outcome changes anything: failures, slow "
+            + "outcomes and slow calls write nothing (a key never written stays absent) and never open the breaker.",
+            "every outcome rule must return the state unchanged, writing nothing, when the mode in force is "
+                    + "DISABLED"),
+    R12_7("R12.7", "Forcing a status overrides a mode as Transitions says: force OPEN or HALF_OPEN makes NORMAL the "
+            + "mode in force (stored as DEFAULT when the policy's mode is NORMAL, as NORMAL otherwise), force CLOSED "
+            + "stores DEFAULT (the policy's mode applies again).",
+            "the mode written by the force operations (codes 5 to 7): Transitions.force");
 
     private final String id;
     private final String statement;

@@ -80,7 +80,18 @@ record Scenario(List<KeySpec> keys, List<Step> steps, List<Long> skews) {
         /** {@code arg % 5} picks the token: {@link Step#TOKEN_CHOICES}. */
         RELEASE(Call.Op.RELEASE),
         /** Real time: sleep until every short claim surely expired (R8.2 only). */
-        WAIT(null);
+        WAIT(null),
+        /** A slow outcome; {@code arg} odd: success. */
+        RECORD_SLOW(Call.Op.SLOW_OUTCOME),
+        /** A call still running is counted as slow. */
+        SLOW_CALL(Call.Op.SLOW_CALL),
+        /**
+         * The failure of a slow call: {@code arg % 5} picks the version carried ({@link Step#VERSION_CHOICES}),
+         * {@code (arg / 5) % 3} the slot: the window's position, one below, one above.
+         */
+        SLOW_CALL_FAILED(Call.Op.SLOW_CALL_FAILED),
+        /** {@code arg % 4} is the code of the mode stored (0 DEFAULT, 1 NORMAL, 2 METRICS_ONLY, 3 DISABLED). */
+        FORCE_MODE(Call.Op.FORCE_MODE);
 
         final Call.Op op;
 

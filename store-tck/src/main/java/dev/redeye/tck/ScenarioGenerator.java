@@ -1,6 +1,8 @@
 package dev.redeye.tck;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.Policy;
+import dev.redeye.api.SlidingWindowType;
 import dev.redeye.api.Strategy;
 import dev.redeye.tck.Scenario.KeySpec;
 import dev.redeye.tck.Scenario.Kind;
@@ -17,9 +19,16 @@ import java.util.SplittableRandom;
 /**
  * Draws the scenarios of the model rules (R8) from a seeded random source: the same seed gives the same
  * scenarios, so a run is repeatable ({@code redeye.tck.seed}). Only steps whose capability the store declares
- * are drawn. Policies cover both strategies, {@code maxGapBetweenFailures} and {@code successThreshold} above
+ * are drawn. Policies cover every strategy, {@code maxGapBetweenFailures} and {@code successThreshold} above
  * 1; virtual time moves forward by steps sized to hit the policy's boundaries (the same instant, just under,
  * at and just over the gap, reset windows and beyond).
+ *
+ * <p>Three sources, each seeded: {@code random} draws everything the first TCK v3 scenarios had (kinds, keys,
+ * clients, times, arguments, policies); {@code strategies} only the leaky strategy; {@code extras} only what
+ * sliding windows, slow calls and modes added (window policies of small sizes, the policy's mode, slow outcomes,
+ * slow_call, slow_call_failed and force_mode in place of some drawn outcomes and forced changes). Nothing added
+ * later draws from {@code random}, so its draws, and with them every step's key, client, time and argument, are
+ * the ones a seed gave before.
  */
 final class ScenarioGenerator {
     /** What the scenario is for: the weights of step kinds and the claim ttls differ. */
@@ -54,8 +63,13 @@ final class ScenarioGenerator {
     private static final double[] DECAYS = {0.5, 0.7, 0.8, 0.9, 0.95, 1.0 / 3};
     private static final long[] GAPS = {20, 100, 1_000};
 
+    /** Failure and slow-call rates of window policies, in percent. */
+    private static final double[] RATES = {20, 25, 50, 60, 100.0 / 3, 100};
+
     private final SplittableRandom random;
     private final SplittableRandom strategies;
+    private final SplittableRandom extras;
+    private final boolean windows;
     private final Map<Kind, Integer> weights;
     private final Purpose purpose;
 
@@ -64,13 +78,18 @@ final class ScenarioGenerator {
      * @param strategies a second seeded source, for the choice between the consecutive and leaky strategies
      *                   only: the leaky strategy came later (R9), and drawing it from {@code random} would have
      *                   changed every scenario a seed draws
+     * @param extras     a third seeded source, for sliding windows, slow calls and modes only (see the class
+     *                   comment)
      * @param declared   the operations the store offers (every capability it declares, plus put/get/delete)
      * @param purpose    which rule the scenarios are for
      */
-    ScenarioGenerator(SplittableRandom random, SplittableRandom strategies, Set<Call.Op> declared, Purpose purpose) {
+    ScenarioGenerator(SplittableRandom random, SplittableRandom strategies, SplittableRandom extras,
+            Set<Call.Op> declared, Purpose purpose) {
         this.random = random;
         this.strategies = strategies;
+        this.extras = extras;
         this.purpose = purpose;
+        this.windows = purpose != Purpose.EXPIRY && declared.contains(Call.Op.SLOW_CALL);
         Map<Kind, Integer> base = purpose == Purpose.MODEL ? MODEL_WEIGHTS
                 : purpose == Purpose.EXPIRY ? EXPIRY_WEIGHTS
                 : purpose == Purpose.CONCURRENT ? CONCURRENT_WEIGHTS : CONCURRENT_CLAIM_WEIGHTS;
@@ -165,8 +184,24 @@ final class ScenarioGenerator {
             }
         }
         long reset = new long[] {1_000, 10_000, 60_000}[random.nextInt(3)];
-        return b.resetTimeout(Duration.ofMillis(reset))
-                .maxResetTimeout(Duration.ofMillis(reset * new long[] {1, 4, 8}[random.nextInt(3)])).build();
+        b.resetTimeout(Duration.ofMillis(reset))
+                .maxResetTimeout(Duration.ofMillis(reset * new long[] {1, 4, 8}[random.nextInt(3)]));
+        if (windows) {
+            if (extras.nextInt(5) < 2) {
+                // a small window, so that rates are reached, slots reused and buckets rolled within a scenario
+                boolean count = extras.nextBoolean();
+                b.slidingWindow(count ? SlidingWindowType.COUNT_BASED : SlidingWindowType.TIME_BASED,
+                        count ? 1 + extras.nextInt(6) : 1 + extras.nextInt(5))
+                        .failureRateThreshold(RATES[extras.nextInt(RATES.length)])
+                        .slowCallRateThreshold(RATES[extras.nextInt(RATES.length)])
+                        .minimumNumberOfCalls(1 + extras.nextInt(7));
+            }
+            int m = extras.nextInt(6); // METRICS_ONLY more often than DISABLED, which makes a key inert
+            if (m < 3) {
+                b.mode(m < 2 ? BreakerMode.METRICS_ONLY : BreakerMode.DISABLED);
+            }
+        }
+        return b.build();
     }
 
     /** One step at or after virtual time {@code after}. */
@@ -192,7 +227,40 @@ final class ScenarioGenerator {
             default:
                 arg = random.nextInt(5);
         }
-        return new Step(kind, random.nextInt(2), key, at, arg);
+        Step drawn = new Step(kind, random.nextInt(2), key, at, arg);
+        return windows ? extra(drawn) : drawn;
+    }
+
+    /**
+     * The drawn step, or in its place, drawn from {@code extras} only: a slow outcome, a slow_call or a
+     * slow_call_failed instead of some outcomes, a force_mode instead of some forced changes.
+     */
+    private Step extra(Step s) {
+        int x = extras.nextInt(100);
+        switch (s.kind()) {
+            case RECORD_FAILURE:
+            case RECORD_SUCCESS:
+            case RECORD_OUTCOME:
+                boolean success = s.kind() == Kind.RECORD_SUCCESS
+                        || (s.kind() == Kind.RECORD_OUTCOME && s.arg() % 2 == 1);
+                if (x < 12) {
+                    return new Step(Kind.RECORD_SLOW, s.client(), s.key(), s.at(), success ? 1 : 0);
+                }
+                if (x < 20) {
+                    return new Step(Kind.SLOW_CALL, s.client(), s.key(), s.at(), 0);
+                }
+                if (x < 28) {
+                    // mostly the current version and slot, so that the failure applies
+                    int version = extras.nextInt(10) < 7 ? 0 : 1 + extras.nextInt(Step.VERSION_CHOICES.length - 1);
+                    int slot = extras.nextInt(10) < 7 ? 0 : 1 + extras.nextInt(2);
+                    return new Step(Kind.SLOW_CALL_FAILED, s.client(), s.key(), s.at(), version + 5 * slot);
+                }
+                return s;
+            case FORCE:
+                return x < 30 ? new Step(Kind.FORCE_MODE, s.client(), s.key(), s.at(), extras.nextInt(4)) : s;
+            default:
+                return s;
+        }
     }
 
     private Kind kind() {
@@ -247,6 +315,16 @@ final class ScenarioGenerator {
         }
         sb.append(String.format(Locale.ROOT, ".resetTimeout(Duration.ofMillis(%d)).maxResetTimeout(Duration.ofMillis(%d))",
                 p.resetTimeoutMillis(), p.maxResetTimeoutMillis()));
+        if (p.strategy() == Strategy.SLIDING_WINDOW) {
+            sb.append(".slidingWindow(SlidingWindowType.").append(p.slidingWindowType().name()).append(", ")
+                    .append(p.slidingWindowSize()).append(')')
+                    .append(".failureRateThreshold(").append(States.javaDouble(p.failureRateThreshold())).append(')')
+                    .append(".slowCallRateThreshold(").append(States.javaDouble(p.slowCallRateThreshold())).append(')')
+                    .append(".minimumNumberOfCalls(").append(p.minimumNumberOfCalls()).append(')');
+        }
+        if (p.mode() != BreakerMode.NORMAL) {
+            sb.append(".mode(BreakerMode.").append(p.mode().name()).append(')');
+        }
         if (p.jitter() != 0.0) {
             sb.append(".jitter(").append(p.jitter()).append(')');
         }

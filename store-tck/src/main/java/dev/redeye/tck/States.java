@@ -1,5 +1,6 @@
 package dev.redeye.tck;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.spi.StateChange;
 import java.util.ArrayList;
@@ -41,6 +42,8 @@ final class States {
         diff(diffs, "samples", expected.samples(), actual.samples());
         diff(diffs, "trialSuccesses", expected.trialSuccesses(), actual.trialSuccesses());
         diff(diffs, "forced", expected.forced(), actual.forced());
+        diff(diffs, "window", String.valueOf(expected.window()), String.valueOf(actual.window()));
+        diff(diffs, "mode", expected.mode(), actual.mode());
         diff(diffs, "version", expected.version(), actual.version());
         return String.join("; ", diffs);
     }
@@ -73,6 +76,13 @@ final class States {
 
     /** A state as a Java expression that rebuilds it exactly (for printed replays). */
     static String java(BreakerState s) {
+        if (s.window() != null || s.mode() != BreakerMode.DEFAULT) {
+            return String.format(Locale.ROOT, "new BreakerState(%d, %dL, %b, %dL, %d, %s, %dL, %d, %b, %s, "
+                    + "BreakerMode.%s, %dL)", s.failures(), s.lastFailureAt(), s.open(), s.openedAt(), s.openCount(),
+                    javaDouble(s.errorRate()), s.samples(), s.trialSuccesses(), s.forced(),
+                    s.window() == null ? "null" : "SlidingWindow.decode(\"" + s.window().encode() + "\")",
+                    s.mode().name(), s.version());
+        }
         return String.format(Locale.ROOT, "new BreakerState(%d, %dL, %b, %dL, %d, %s, %dL, %d, %b, %dL)",
                 s.failures(), s.lastFailureAt(), s.open(), s.openedAt(), s.openCount(), javaDouble(s.errorRate()),
                 s.samples(), s.trialSuccesses(), s.forced(), s.version());
@@ -102,6 +112,12 @@ final class States {
         }
         if (s.trialSuccesses() != 0) {
             sb.append(" trialSuccesses=").append(s.trialSuccesses());
+        }
+        if (s.window() != null) {
+            sb.append(" window=").append(s.window().encode());
+        }
+        if (s.mode() != BreakerMode.DEFAULT) {
+            sb.append(" mode=").append(s.mode().name());
         }
         return sb.toString();
     }

@@ -1,5 +1,6 @@
 package dev.redeye.tck;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
@@ -92,6 +93,16 @@ final class StepResolver {
                 return Call.claim(s.key(), 1 + s.arg() % 3, shortTtl ? SequenceRunner.SHORT_CLAIM_TTL : SequenceRunner.LONG_CLAIM_TTL);
             case RELEASE:
                 return Call.release(s.key(), token(index, s, m));
+            case RECORD_SLOW:
+                return Call.slowOutcome(s.key(), s.arg() % 2 == 1, p, now);
+            case SLOW_CALL:
+                return Call.of(Call.Op.SLOW_CALL, s.key(), p, now);
+            case SLOW_CALL_FAILED:
+                long position = k.state() != null && k.state().window() != null ? k.state().window().position() : 0;
+                long slot = position + new long[] {0, -1, 1}[(s.arg() / 5) % 3];
+                return Call.slowCallFailed(s.key(), slot, trialVersion(s, k), p, now);
+            case FORCE_MODE:
+                return Call.forceMode(s.key(), BreakerMode.fromCode(s.arg() % 4), p, now);
             default:
                 throw new AssertionError(s.kind());
         }

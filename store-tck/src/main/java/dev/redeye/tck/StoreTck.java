@@ -18,7 +18,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * }</pre>
  *
  * <p>Every test method carries the id of the rule it checks ({@code r2_7_...} checks R2.7); {@link Rule} is
- * the numbered list (83 rules) with each rule's statement and what to check when it fails, and every failure
+ * the numbered list (102 rules) with each rule's statement and what to check when it fails, and every failure
  * message starts with "R2.7 violated:" and ends with that hint. R1 is required (R1.10 to R1.12 make
  * transitions, so they need {@code AtomicUpdates}); R2 to R6 run when the
  * store declares the capability ({@code store.capability(X).isPresent()}) and are reported as skipped with the
@@ -36,7 +36,12 @@ import org.junit.jupiter.api.TestMethodOrder;
  * empty.
  *
  * <p>R9 holds the store to the leaky strategy ({@code Strategy.LEAKY}: a failure adds 1, a success subtracts 1,
- * floored at 0) when it declares {@code AtomicUpdates}; R9.7 runs it through the engine.
+ * floored at 0) when it declares {@code AtomicUpdates}; R9.7 runs it through the engine. R10 to R12 hold it to
+ * sliding windows (count and time window arithmetic, bucket roll-over, the window's life, atomicity), slow calls
+ * (slow outcomes, the slow-call rate, {@code slow_call} and {@code slow_call_failed} fenced by version) and modes
+ * ({@code force_mode} as a transition, a stored mode never expiring, {@code METRICS_ONLY}, {@code DISABLED},
+ * forced statuses against modes), each on listed sequences checked against {@code Transitions}; R7.11 and R7.12
+ * run a time and a count window through two breakers, R7.13 the modes METRICS_ONLY and DISABLED.
  *
  * <p>R8 checks the store against a reference model ({@code Transitions} plus a claim table) on random
  * scenarios drawn from a fixed seed: R8.1 sequences of every call the store declares over two clients, R8.2
@@ -47,8 +52,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * and {@value TckRunner#TRIES_PARAMETER} (JUnit configuration parameters or system properties) change the
  * seed and the number of scenarios.
  *
- * <p>Time is virtual ({@code now} is passed in), except expiry (R1.9 to R1.12, R4.7, R4.8, R4.11, R5.7, R8.2:
- * ttls of 200 to 800 ms, real time; R4.10: claims of 1.5 s and 10 s side by side, about 10 s, the longest
+ * <p>Time is virtual ({@code now} is passed in), except expiry (R1.9 to R1.12, R4.7, R4.8, R4.11, R5.7, R8.2,
+ * R12.4: ttls of 200 to 800 ms, real time; R4.10: claims of 1.5 s and 10 s side by side, about 10 s, the longest
  * rule), feed latency (R6.10: 1 s) and R7.5 (the local cache, real time). Feed rules wait at most 10 s for an
  * event and finish as soon as it arrives. The whole suite takes about half a minute in memory and about a
  * minute against a local server; the concurrency rules use 8 to 32 threads over two clients, so a store must
@@ -62,5 +67,5 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @TestMethodOrder(MethodOrderer.MethodName.class)
 public abstract class StoreTck extends TckBase implements PlainStoreRules, RecordingRules, ClaimRules,
-        TransitionRules, FeedRules, EngineRules, ModelRules, LeakyRules {
+        TransitionRules, FeedRules, EngineRules, ModelRules, LeakyRules, WindowRules, SlowCallRules, ModeRules {
 }

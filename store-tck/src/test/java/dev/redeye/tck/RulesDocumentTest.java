@@ -33,11 +33,16 @@ class RulesDocumentTest {
         GROUPS.put("R4", "TrialClaims (needs TrialClaims)");
         GROUPS.put("R5", "Trial outcomes and operator changes (needs AtomicUpdates)");
         GROUPS.put("R6", "TransitionFeed (needs TransitionFeed)");
-        GROUPS.put("R7", "The engine over the store (every store; R7.2 needs TrialClaims, R7.5 TransitionFeed)");
+        GROUPS.put("R7", "The engine over the store (every store; R7.2 needs TrialClaims, R7.5 TransitionFeed; "
+                + "R7.11 to R7.13 run sliding windows and modes)");
         GROUPS.put("R8", "The store against a reference model (every store, with the calls it declares; R8.2 "
                 + "and R8.5 need TrialClaims)");
         GROUPS.put("R9", "Recording outcomes, leaky strategy (needs AtomicUpdates; R9.7 runs the engine over every "
                 + "store)");
+        GROUPS.put("R10", "Sliding windows (needs AtomicUpdates)");
+        GROUPS.put("R11", "Slow calls (needs AtomicUpdates)");
+        GROUPS.put("R12", "Modes (needs AtomicUpdates; R12.2 also TrialClaims, R12.3 TransitionFeed; R12.4 puts a "
+                + "state in a mode on every store)");
     }
 
     static String render() {

@@ -101,14 +101,15 @@ public class BrokenStoresTest {
 
     @Test
     void nonAtomicReadModifyWriteFailsTheConcurrencyRules() {
-        List<Rule> fail = List.of(R2_7, R2_8, R3_3, R5_6, Rule.R9_5);
-        List<Rule> pass = List.of(R2_1, R2_2, R2_9, R3_1, R5_1, R5_3, Rule.R9_1, Rule.R9_6);
+        List<Rule> fail = List.of(R2_7, R2_8, R3_3, R5_6, Rule.R9_5, Rule.R10_5);
+        List<Rule> pass = List.of(R2_1, R2_2, R2_9, R3_1, R5_1, R5_3, Rule.R9_1, Rule.R9_6, Rule.R10_1, Rule.R11_3);
         TckReport report = run(NonAtomicStore::new, rules(fail, pass));
         assertFails(report, R2_7, "4000");
         assertFails(report, R2_8);
         assertFails(report, R3_3, "samples");
         assertFails(report, R5_6);
         assertFails(report, Rule.R9_5, "lost updates");
+        assertFails(report, Rule.R10_5, "lost updates");
         pass.forEach(r -> assertPasses(report, r));
     }
 

@@ -140,7 +140,7 @@ class ContractV3MutantsTest {
             }
 
             private void track(String key, BreakerState state, Duration ttl) {
-                if (state.forced() || ttl.compareTo(TTL) >= 0) {
+                if (state.pinned() || ttl.compareTo(TTL) >= 0) { // an operator's state never expires (R1.9, R12.4)
                     deadlines.remove(key);
                 } else {
                     deadlines.put(key, System.nanoTime() + ttl.toNanos());

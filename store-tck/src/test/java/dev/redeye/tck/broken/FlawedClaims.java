@@ -41,6 +41,8 @@ final class FlawedClaims {
         EXPIRED_COUNTED_UNTIL_RELEASE,
         /** force HALF_OPEN starts the new period but leaves the old period's live claims (force CLOSED is right). */
         FORCE_HALF_OPEN_KEEPS_CLAIMS,
+        /** force_mode closes the breaker but leaves the trial claims (force CLOSED is right). */
+        FORCE_MODE_KEEPS_CLAIMS,
         /** Claims with a ttl above 1 s never expire (as if long ttls were stored in a unit they overflow). */
         LONG_CLAIMS_NEVER_EXPIRE,
         /**
@@ -166,9 +168,11 @@ final class FlawedClaims {
             public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
                 StateChange c = super.apply(key, operation, policy, now);
                 boolean keep = defect == Defect.FORCE_HALF_OPEN_KEEPS_CLAIMS
-                        && operation.kind() == AtomicOperation.Kind.FORCE_HALF_OPEN;
+                        && operation.kind() == AtomicOperation.Kind.FORCE_HALF_OPEN
+                        || defect == Defect.FORCE_MODE_KEEPS_CLAIMS
+                        && operation.kind() == AtomicOperation.Kind.FORCE_MODE;
                 if (operation.removesClaims() && !keep) {
-                    clear(key); // forcing CLOSED or HALF_OPEN removes every claim of the key, as the SPI requires
+                    clear(key); // forcing CLOSED, HALF_OPEN or a mode removes every claim of the key (the SPI)
                 }
                 return c;
             }

@@ -36,7 +36,8 @@ import org.junit.jupiter.api.TestFactory;
  * misses, and the model rules (R8) catch it, each failure shrunk to a short replay that names the rule. The defects
  * are the kind a native port of the rules or a hand-made claim table gets wrong: an EWMA in an algebraically
  * equal form that is not bit-exact, a gap check that a forced close switches off, expired claims counted
- * against several permits until a release prunes them, and a force that is a read-then-write.
+ * against several permits until a release prunes them, a force that is a read-then-write, and a WOULD_OPEN that
+ * resets only some counters.
  */
 class ModelRuleMutantsTest {
     private static final Pattern SHRUNK = Pattern.compile("shrunk to (\\d+) steps?");
@@ -103,7 +104,32 @@ class ModelRuleMutantsTest {
                         () -> new FlawedClaims(FlawedClaims.Defect.EXPIRED_COUNTED_UNTIL_RELEASE)::client,
                         EnumSet.of(Rule.R8_2), 5, "returned empty although"),
                 new Mutant("a success clearing failures is a read, then a put (not atomic)",
-                        ModelRuleMutantsTest::clearingByPut, EnumSet.of(Rule.R8_3), 0, "thread"));
+                        ModelRuleMutantsTest::clearingByPut, EnumSet.of(Rule.R8_3), 0, "thread"),
+                new Mutant("METRICS_ONLY's WOULD_OPEN keeps the error rate and samples of the error-rate strategy",
+                        ModelRuleMutantsTest::wouldOpenKeepsTheRate, EnumSet.of(Rule.R8_1), 8, "samples expected 0"));
+    }
+
+    /**
+     * Where the error-rate strategy would open in METRICS_ONLY, the state stays closed with version + 1 and
+     * WOULD_OPEN, but the rate and samples are kept (only the counters the scripted mode rule R12.5 looks at, the
+     * failures and the window, are reset), so the next outcome would open again at once. The scripted rules run
+     * METRICS_ONLY with a sliding window and the consecutive strategy only; R8's policies mix it with every
+     * strategy.
+     */
+    private static Function<Store, Store> wouldOpenKeepsTheRate() {
+        return inner -> new ForwardingStore(inner) {
+            @Override
+            StateChange written(String key, Policy policy, long now, StateChange c) {
+                if (c.transition() != dev.redeye.api.TransitionKind.WOULD_OPEN
+                        || policy.strategy() != Strategy.ERROR_RATE) {
+                    return c;
+                }
+                BreakerState kept = c.state().toBuilder().errorRate(c.previous().errorRate())
+                        .samples(c.previous().samples() + 1).build();
+                inner.put(key, kept, policy.stateTtl());
+                return new StateChange(c.previous(), kept, c.transition());
+            }
+        };
     }
 
     /**

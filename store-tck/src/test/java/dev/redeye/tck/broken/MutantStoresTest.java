@@ -4,9 +4,12 @@ import static dev.redeye.tck.Rule.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.redeye.InMemoryStore;
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
+import dev.redeye.api.SlidingWindow;
+import dev.redeye.api.SlidingWindowType;
 import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
@@ -428,6 +431,8 @@ class MutantStoresTest {
                 () -> new FlawedClaims(FlawedClaims.Defect.LAST_WRITER_WINS)::client, of(R7_2), of(R7_1, R7_4)));
         out.addAll(contractV2Mutants());
         out.addAll(leakyMutants());
+        out.addAll(windowMutants());
+        out.addAll(modeMutants());
         return out;
     }
 
@@ -539,12 +544,209 @@ class MutantStoresTest {
         return out;
     }
 
+    /** A forwarding store whose every atomic operation runs under {@code f} applied to its policy. */
+    private static Function<Store, Store> rewritingEveryPolicy(java.util.function.UnaryOperator<Policy> f) {
+        return inner -> new ForwardingStore(inner) {
+            @Override
+            public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                return super.apply(key, operation, f.apply(policy), now);
+            }
+        };
+    }
+
+    /** A forwarding store that runs {@code f} on each atomic operation instead of the operation itself. */
+    private static Function<Store, Store> replacing(ReplaceFn f) {
+        return inner -> new ForwardingStore(inner) {
+            @Override
+            public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                AtomicOperation o = f.replace(inner, key, operation, policy, now);
+                return super.apply(key, o, policy, now);
+            }
+        };
+    }
+
+    @FunctionalInterface
+    interface ReplaceFn {
+        /** The operation to run in place of {@code op}; may prepare the key's state in {@code s} first. */
+        AtomicOperation replace(Store s, String key, AtomicOperation op, Policy policy, long now);
+    }
+
+    private static boolean isOutcome(AtomicOperation o) {
+        switch (o.kind()) {
+            case FAILURE:
+            case SUCCESS:
+            case SLOW_SUCCESS:
+            case SLOW_FAILURE:
+            case SLOW_CALL:
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    /** The defects the sliding-window and slow-call rules (R10, R11, R7.11, R7.12) name. */
+    private List<Mutant> windowMutants() {
+        List<Mutant> out = new ArrayList<>();
+        out.add(new Mutant("the window is dropped on every write", () -> altering((s, k, p, now, c) ->
+                c.changed() && c.state().window() != null
+                        ? new StateChange(c.previous(), c.state().toBuilder().window(null).build(), c.transition())
+                        : c),
+                of(R10_1, R10_2, R10_3, R10_4, R10_5, R11_1, R11_2, R11_3, R11_4, R12_3, R12_5, R7_11, R7_12),
+                of(R2_1, R9_1, R12_1, R12_6)));
+        out.add(new Mutant("rates compared with > instead of >=", () -> rewritingEveryPolicy(p ->
+                p.strategy() != Strategy.SLIDING_WINDOW ? p : p.toBuilder()
+                        .failureRateThreshold(Math.min(100.0, Math.nextUp(p.failureRateThreshold())))
+                        .slowCallRateThreshold(Math.min(100.0, Math.nextUp(p.slowCallRateThreshold()))).build()),
+                of(R10_1, R10_2, R10_3, R11_2, R11_3, R11_4, R12_5, R7_11, R7_12), of(R10_4, R10_5, R11_1)));
+        out.add(new Mutant("minimumNumberOfCalls not capped at a count window's size", () -> altering(
+                (s, k, p, now, c) -> c.transition() == TransitionKind.OPENED && p.strategy() == Strategy.SLIDING_WINDOW
+                        && c.state().window().calls() < p.minimumNumberOfCalls()
+                        ? new StateChange(c.previous(), c.state().toBuilder().open(false)
+                                .openedAt(c.previous().openedAt()).version(c.previous().version()).build(), null)
+                        : c),
+                of(R10_1), of(R10_2, R10_3, R10_4)));
+        out.add(new Mutant("time buckets roll without being emptied (old outcomes keep counting)", () -> replacing(
+                (s, k, o, p, now) -> {
+                    SlidingWindow w = s.get(k).map(BreakerState::window).orElse(null);
+                    if (isOutcome(o) && w != null && w.type() == SlidingWindowType.TIME_BASED
+                            && w.hasShape(p.slidingWindowType(), p.slidingWindowSize())) {
+                        long b = Math.floorDiv(now, w.bucketSeconds() * 1000L);
+                        if (b > w.position()) {
+                            String[] parts = w.encode().split("\\.", 3);
+                            SlidingWindow moved = SlidingWindow.decode(parts[0] + "." + b + "." + parts[2]);
+                            s.put(k, s.get(k).orElseThrow().toBuilder().window(moved).build(), p.stateTtl());
+                        }
+                    }
+                    return o;
+                }),
+                of(R10_2, R10_3, R7_11), of(R10_1, R10_5, R11_1)));
+        out.add(new Mutant("a caller whose clock is behind starts a new time window", () -> replacing(
+                (s, k, o, p, now) -> {
+                    BreakerState cur = s.get(k).orElse(null);
+                    SlidingWindow w = cur == null ? null : cur.window();
+                    if (isOutcome(o) && w != null && w.type() == SlidingWindowType.TIME_BASED
+                            && Math.floorDiv(now, w.bucketSeconds() * 1000L) < w.position()) {
+                        s.put(k, cur.toBuilder().window(null).build(), p.stateTtl());
+                    }
+                    return o;
+                }),
+                of(R10_3), of(R10_1, R10_2, R10_5)));
+        out.add(new Mutant("the window is kept when the breaker closes", () -> altering((s, k, p, now, c) ->
+                c.isTransition() && !c.state().open() && c.previous().window() != null && c.state().window() == null
+                        && c.transition() != TransitionKind.WOULD_OPEN
+                        ? new StateChange(c.previous(), c.state().toBuilder().window(c.previous().window()).build(),
+                                c.transition())
+                        : c),
+                of(R10_4, R11_4), of(R10_1, R10_3, R11_3)));
+        out.add(new Mutant("a window of another shape is counted on in its own shape",
+                MutantStoresTest::rewritingEveryPolicyByState,
+                of(R10_4), of(R10_1, R10_2, R10_3)));
+        out.add(new Mutant("slow_call_failed counts a new slow failure (the slow call counted twice)", () -> replacing(
+                (s, k, o, p, now) -> o.kind() == AtomicOperation.Kind.SLOW_CALL_FAILED
+                        ? AtomicOperation.outcome(false, true) : o),
+                of(R11_3, R11_4), of(R11_1, R11_2)));
+        out.add(new Mutant("slow_call_failed is not fenced (applied under the stored version)", () -> replacing(
+                (s, k, o, p, now) -> o.kind() == AtomicOperation.Kind.SLOW_CALL_FAILED
+                        ? AtomicOperation.slowCallFailed(o.slot(), s.get(k).map(BreakerState::version)
+                                .orElse(o.trialVersion()))
+                        : o),
+                of(R11_4), of(R11_1, R11_3)));
+        out.add(new Mutant("slow outcomes recorded as plain ones", () -> replacing(
+                (s, k, o, p, now) -> o.kind() == AtomicOperation.Kind.SLOW_SUCCESS ? AtomicOperation.success()
+                        : o.kind() == AtomicOperation.Kind.SLOW_FAILURE ? AtomicOperation.failure() : o),
+                of(R10_5, R11_1, R11_2), of(R10_1, R11_3, R11_4)));
+        return out;
+    }
+
+    /** A store that records into a stored window of another shape as if the policy had that shape. */
+    private static Function<Store, Store> rewritingEveryPolicyByState() {
+        return inner -> new ForwardingStore(inner) {
+            @Override
+            public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                SlidingWindow w = inner.get(key).map(BreakerState::window).orElse(null);
+                Policy p = w != null && policy.strategy() == Strategy.SLIDING_WINDOW
+                        ? policy.toBuilder().slidingWindow(w.type(), w.size()).build() : policy;
+                return super.apply(key, operation, p, now);
+            }
+        };
+    }
+
+    /** The defects the mode rules (R12) name. */
+    private List<Mutant> modeMutants() {
+        List<Mutant> out = new ArrayList<>();
+        out.add(new Mutant("force_mode is not a transition (no version bump)", () -> altering((s, k, p, now, c) ->
+                c.transition() == TransitionKind.MODE_CHANGED
+                        ? new StateChange(c.previous(), c.state().withVersion(Math.max(0, c.previous().version())),
+                                null)
+                        : c),
+                of(R12_1, R12_2, R12_3, R12_5, R12_6, R12_7), of(R12_4, R2_1)));
+        out.add(new Mutant("MODE_CHANGED is not published", () -> inner -> new ForwardingStore(inner) {
+            @Override
+            public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
+                return super.subscribe(e -> {
+                    if (e.kind() != TransitionKind.MODE_CHANGED) {
+                        listener.accept(e);
+                    }
+                }, onGap);
+            }
+        }, of(R12_3), of(R12_1, R6_1)));
+        out.add(new Mutant("force_mode keeps the trial claims",
+                () -> new FlawedClaims(FlawedClaims.Defect.FORCE_MODE_KEEPS_CLAIMS)::client, of(R12_2),
+                of(R12_1, R5_11)));
+        out.add(new Mutant("a stored mode expires after its ttl like any other state", () -> {
+            Map<String, Long> deadlines = new ConcurrentHashMap<>();
+            return inner -> new ExpiringView(inner, deadlines) {
+                @Override
+                public void put(String key, BreakerState state, Duration ttl) {
+                    super.put(key, state, ttl);
+                    if (!state.forced()) {
+                        deadlines.put(key, System.nanoTime() + ttl.toNanos());
+                    }
+                }
+
+                @Override
+                StateChange written(String key, Policy policy, long now, StateChange c) {
+                    if (c.changed() && !c.state().forced()) {
+                        deadlines.put(key, System.nanoTime() + policy.stateTtl().toNanos());
+                    }
+                    return c;
+                }
+            };
+        }, of(R12_4), of(R1_9, R5_7, R12_1)));
+        out.add(new Mutant("METRICS_ONLY opens the breaker", () -> inner -> new ForwardingStore(inner) {
+            @Override
+            public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                StateChange c = super.apply(key, operation, policy, now);
+                if (c.transition() != TransitionKind.WOULD_OPEN) {
+                    return c;
+                }
+                BreakerState prev = c.previous();
+                StateChange opened = operation.apply(prev.toBuilder().mode(BreakerMode.NORMAL).build(),
+                        policy.toBuilder().mode(BreakerMode.NORMAL).build(), now);
+                BreakerState s = opened.state().toBuilder().mode(prev.mode()).build();
+                inner.put(key, s, TTL);
+                return new StateChange(prev, s, opened.transition());
+            }
+        }, of(R12_3, R12_5), of(R12_1, R12_6)));
+        out.add(new Mutant("the policy's mode is ignored", () -> rewritingEveryPolicy(
+                p -> p.toBuilder().mode(BreakerMode.NORMAL).build()),
+                of(R12_5, R12_6, R12_7, R7_13), of(R12_1, R12_4, R7_12)));
+        out.add(new Mutant("forcing a status keeps the stored mode", () -> altering((s, k, p, now, c) ->
+                c.transition() != null && c.transition().isForced() && c.transition() != TransitionKind.MODE_CHANGED
+                        ? new StateChange(c.previous(), c.state().toBuilder().mode(c.previous().mode()).build(),
+                                c.transition())
+                        : c),
+                of(R12_7), of(R12_1, R12_5, R5_5)));
+        return out;
+    }
+
     @Test
     void everyRuleIsCaughtBySomeDefect() {
         EnumSet<Rule> caught = EnumSet.noneOf(Rule.class);
         mutants().forEach(m -> caught.addAll(m.mustFail()));
         // BrokenStoresTest and HookedStoresTest (hooks and expectations) cover these:
-        caught.addAll(EnumSet.of(R2_7, R2_8, R3_3, R5_6, R9_5, R4_1, R4_3, R4_4, R4_5, R4_6, R4_8, R2_1, R2_2, R2_5, R5_3,
+        caught.addAll(EnumSet.of(R2_7, R2_8, R3_3, R5_6, R9_5, R10_5, // the non-atomic store
+                R4_1, R4_3, R4_4, R4_5, R4_6, R4_8, R2_1, R2_2, R2_5, R5_3,
                 R0_1, R1_7, R6_8, R5_11));
         caught.addAll(EnumSet.of(Rule.R7_8, Rule.R7_9, Rule.R7_10)); // EngineRuleMutantsTest covers these
         caught.addAll(EnumSet.of(Rule.R8_1, Rule.R8_2, Rule.R8_3)); // ModelRuleMutantsTest covers these

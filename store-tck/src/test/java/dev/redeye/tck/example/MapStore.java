@@ -33,9 +33,12 @@ public final class MapStore implements Store, AtomicUpdates, TrialClaims {
         long newLifeVersion;
         final Map<String, Long> claims = new HashMap<>(); // token -> expiry, System.nanoTime()
 
-        /** Drops the state once its ttl passed (a forced state never expires) and the expired claims. */
+        /**
+         * Drops the state once its ttl passed (a pinned state, forced or in an operator's mode, never expires) and
+         * the expired claims.
+         */
         Entry expire(long nanos) {
-            if (state != null && !state.forced() && nanos - expiresAt >= 0) {
+            if (state != null && !state.pinned() && nanos - expiresAt >= 0) {
                 drop();
             }
             claims.values().removeIf(at -> nanos - at >= 0);
