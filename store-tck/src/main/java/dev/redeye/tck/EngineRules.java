@@ -575,4 +575,59 @@ interface EngineRules extends TckContext {
             }
         }
     }
+
+    /**
+     * R7.14 (real time, needs AtomicUpdates) Two breakers on two clients with a count window of 10, minimum 4 calls and a slow-call
+     * threshold of 100 ms at a slow-call rate of 100 %: four calls that hang (two through each breaker) are counted
+     * as slow while they still run, so both breakers open before any of them ends, and each call is counted once
+     * when they then fail. If this fails, check slow_call and slow_call_failed (R11.3, R11.4) and that get returns
+     * fresh state.
+     */
+    @Test
+    @DisplayName("R7.14 (real time) calls that hang open both breakers before any of them ends")
+    default void r7_14_hangingCallsOpenBeforeTheyEnd() throws Exception {
+        // the four deadlines write at once: only an atomic store counts them all (a get-then-put loses some)
+        TckSupport.need(client(), dev.redeye.spi.AtomicUpdates.class);
+        CircuitBreaker[] both = new CircuitBreaker[2];
+        for (int i = 0; i < 2; i++) {
+            both[i] = build(CircuitBreaker.builder().store(client()).closeStore(false).jitter(0.0)
+                    .slidingWindow(SlidingWindowType.COUNT_BASED, 10).minimumNumberOfCalls(4)
+                    .slowCallRateThreshold(100).slowCallDurationThreshold(Duration.ofMillis(100)));
+        }
+        String op = key("hanging");
+        CountDownLatch release = new CountDownLatch(1);
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            java.util.List<java.util.concurrent.Future<String>> hung = new java.util.ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                CircuitBreaker b = both[i % 2];
+                hung.add(threads.submit(() -> b.execute(op, () -> {
+                    release.await();
+                    throw new IllegalStateException("the hanging dependency gave up (R7.14)");
+                })));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!both[0].state(op).open() && System.nanoTime() < deadline) {
+                sleep(10);
+            }
+            assertTrue(both[0].state(op).open(), "four calls past the slow-call threshold must open the breaker "
+                    + "while they run: " + both[0].state(op));
+            for (java.util.concurrent.Future<String> f : hung) {
+                assertFalse(f.isDone(), "the breaker opened before any hanging call ended");
+            }
+            for (CircuitBreaker b : both) {
+                assertEquals(Outcome.REJECTED, call(b, op, true), "each breaker rejects once the hanging calls opened it");
+            }
+            release.countDown();
+            for (java.util.concurrent.Future<String> f : hung) {
+                assertThrows(java.util.concurrent.ExecutionException.class, () -> f.get(20, TimeUnit.SECONDS));
+            }
+            BreakerState s = both[1].state(op);
+            assertEquals(4, s.window().calls(), "each hanging call counted once: " + s);
+            assertEquals(4, s.window().slowCalls(), "each counted as slow: " + s);
+        } finally {
+            release.countDown();
+            threads.shutdownNow();
+        }
+    }
 }

@@ -296,6 +296,11 @@ public enum Rule {
             + "same calls leave nothing stored.",
             "that every outcome rule applies the policy's mode (Policy.mode(), BreakerState.effectiveMode): "
                     + "METRICS_ONLY reports WOULD_OPEN instead of opening (R12.5), DISABLED writes nothing (R12.6)"),
+    R7_14("R7.14", "(real time) Two breakers on two clients with a count window of 10, minimum 4 calls and a "
+            + "slow-call threshold of 100 ms at 100 %: four calls that hang are counted as slow while they run, so both "
+            + "breakers open before any of them ends; each call is counted once when they then fail.",
+            "slow_call (counting a running call as a slow success) and slow_call_failed (marking it in place, fenced "
+                    + "by version) (R11.3, R11.4), and get returning fresh state"),
 
     R8_1("R8.1", "Random sequences of every call the store declares (recordFailure, recordSuccess and "
             + "recordOutcome under consecutive, leaky, maxGapBetweenFailures, errorRate and small count and time "

@@ -584,14 +584,14 @@ class MutantStoresTest {
         }
     }
 
-    /** The defects the sliding-window and slow-call rules (R10, R11, R7.11, R7.12) name. */
+    /** The defects the sliding-window and slow-call rules (R10, R11, R7.11, R7.12, R7.14) name. */
     private List<Mutant> windowMutants() {
         List<Mutant> out = new ArrayList<>();
         out.add(new Mutant("the window is dropped on every write", () -> altering((s, k, p, now, c) ->
                 c.changed() && c.state().window() != null
                         ? new StateChange(c.previous(), c.state().toBuilder().window(null).build(), c.transition())
                         : c),
-                of(R10_1, R10_2, R10_3, R10_4, R10_5, R11_1, R11_2, R11_3, R11_4, R12_3, R12_5, R7_11, R7_12),
+                of(R10_1, R10_2, R10_3, R10_4, R10_5, R11_1, R11_2, R11_3, R11_4, R12_3, R12_5, R7_11, R7_12, R7_14),
                 of(R2_1, R9_1, R12_1, R12_6)));
         out.add(new Mutant("rates compared with > instead of >=", () -> rewritingEveryPolicy(p ->
                 p.strategy() != Strategy.SLIDING_WINDOW ? p : p.toBuilder()
