@@ -1,5 +1,6 @@
 package dev.redeye;
 
+import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.spi.AtomicOperation;
@@ -99,7 +100,7 @@ final class DegradingStore extends ForwardingStore {
                             && (o.lastReal != null ? real.version() > o.lastReal.version() : !isPlain(real));
                     if (movedOn) {
                         memory.delete(key); // a transition elsewhere since: it replaces what was counted here
-                        memory.put(key, real, real.forced() ? Duration.ofDays(365) : Duration.ofDays(1));
+                        memory.put(key, real, real.pinned() ? Duration.ofDays(365) : Duration.ofDays(1));
                     }
                     if (real != null) {
                         o.lastReal = real;
@@ -209,7 +210,7 @@ final class DegradingStore extends ForwardingStore {
         BreakerState last = lastSeen.get(key);
         memory.delete(key);
         if (last != null) {
-            memory.put(key, last, last.forced() ? Duration.ofDays(365) : Duration.ofDays(1));
+            memory.put(key, last, last.pinned() ? Duration.ofDays(365) : Duration.ofDays(1));
         }
         return new Outage(last);
     }
@@ -232,9 +233,10 @@ final class DegradingStore extends ForwardingStore {
         }
     }
 
-    /** A state a seed need not carry: closed, nothing counted (the same as no state). */
+    /** A state a seed need not carry: closed, nothing counted, no window, no stored mode (the same as no state). */
     private static boolean isPlain(BreakerState s) {
-        return !s.open() && s.failures() == 0 && s.samples() == 0 && s.openCount() == 0;
+        return !s.open() && s.failures() == 0 && s.samples() == 0 && s.openCount() == 0 && s.window() == null
+                && s.mode() == BreakerMode.DEFAULT;
     }
 
     /** Drops what is kept for {@code key} (the engine evicted the operation). */

@@ -105,6 +105,21 @@ class StoreErrorPolicyTest extends BreakersOverInMemoryStore {
         assertEquals(b.metrics(OP).storeErrors(), errors.size());
     }
 
+    /** A sliding window is seeded into memory too: the outage counts on from the window the store held. */
+    @Test
+    void localSeedsMemoryWithTheLastWindowSeen() {
+        CircuitBreaker b = keep(CircuitBreaker.builder().clock(clock).ticker(clock).jitter(0).store(store)
+                .closeStore(false).storeErrorPolicy(StoreErrorPolicy.LOCAL)
+                .slidingWindow(dev.redeye.api.SlidingWindowType.COUNT_BASED, 4).minimumNumberOfCalls(4));
+        assertEquals("ok", ok(b, OP));
+        failOnce(b, OP);
+        failOnce(b, OP); // the real store's window: 1 success, 2 failures; this instance saw it
+        store.failing = true;
+        assertEquals("ok", ok(b, OP)); // 4 calls, 2 failed: 50 %, which opens (counted in memory)
+        rejected(b, OP);
+        assertEquals(3, backend.get(OP).orElseThrow().window().calls(), "nothing written to the real store");
+    }
+
     @Test
     void localWithoutAnyStateSeenStartsFromClosed() {
         CircuitBreaker b = build(StoreErrorPolicy.LOCAL);
