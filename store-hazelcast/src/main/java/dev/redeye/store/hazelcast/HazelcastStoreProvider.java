@@ -122,6 +122,9 @@ public final class HazelcastStoreProvider extends UriStoreProvider<HazelcastStor
         }
     }
 
+    /** The client property that makes a write without its backup's acknowledgement fail rather than succeed. */
+    static final String FAIL_ON_INDETERMINATE_STATE = "hazelcast.client.operation.fail.on.indeterminate.state";
+
     /** The client configuration of a parsed URI (see the class Javadoc). */
     static ClientConfig clientConfig(Parsed p) {
         ClientConfig c = new ClientConfig();
@@ -142,6 +145,9 @@ public final class HazelcastStoreProvider extends UriStoreProvider<HazelcastStor
         c.setProperty("hazelcast.client.invocation.retry.pause.millis", "100");
         c.setProperty("hazelcast.client.heartbeat.interval", "2000");
         c.setProperty("hazelcast.client.heartbeat.timeout", "10000");
+        // A write whose backup was not acknowledged (its member left in between) fails instead of succeeding: by
+        // default Hazelcast completes it as done, and a member lost before its backup ran loses the write.
+        c.setProperty(FAIL_ON_INDETERMINATE_STATE, "true");
         c.setProperty("hazelcast.logging.type", "slf4j");
         return c;
     }
