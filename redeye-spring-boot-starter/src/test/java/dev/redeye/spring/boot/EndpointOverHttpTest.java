@@ -110,15 +110,27 @@ class EndpointOverHttpTest {
         assertThat(explode.statusCode()).isEqualTo(400);
         JsonNode e = JSON.readTree(explode.body());
         assertThat(e.path("error").asText()).as(explode.body()).isEqualTo("unknown action");
-        assertThat(e.path("message").asText()).contains("'explode'").contains("force-open, force-half-open, reset");
-        assertThat(e.path("actions").toString()).isEqualTo("[\"force-open\",\"force-half-open\",\"reset\"]");
+        assertThat(e.path("message").asText()).contains("'explode'")
+                .contains("force-open, force-half-open, reset, force-mode");
+        assertThat(e.path("actions").toString())
+                .isEqualTo("[\"force-open\",\"force-half-open\",\"reset\",\"force-mode\"]");
 
         for (String body : new String[] {"{}", "{\"action\":\"\"}"}) {
             HttpResponse<String> missing = post("/actuator/redeye/default/warehouse", body);
             assertThat(missing.statusCode()).as(body).isEqualTo(400);
             assertThat(JSON.readTree(missing.body()).path("message").asText()).as(missing.body())
-                    .contains("missing action").contains("force-open, force-half-open, reset");
+                    .contains("missing action").contains("force-open, force-half-open, reset, force-mode");
         }
+
+        HttpResponse<String> noMode = post("/actuator/redeye/default/warehouse", "{\"action\":\"force-mode\"}");
+        assertThat(noMode.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(noMode.body()).path("error").asText()).as(noMode.body()).isEqualTo("missing mode");
+        HttpResponse<String> mode = post("/actuator/redeye/default/warehouse",
+                "{\"action\":\"force-mode\",\"mode\":\"metrics_only\"}");
+        assertThat(mode.statusCode()).as(mode.body()).isEqualTo(200);
+        assertThat(JSON.readTree(mode.body()).path("mode").asText()).as(mode.body()).isEqualTo("metrics_only");
+        HttpResponse<String> reset = post("/actuator/redeye/default/warehouse", "{\"action\":\"reset\"}");
+        assertThat(JSON.readTree(reset.body()).path("mode").asText()).as(reset.body()).isEqualTo("default");
 
         HttpResponse<String> nope = post("/actuator/redeye/nope/warehouse", "{\"action\":\"reset\"}");
         assertThat(nope.statusCode()).isEqualTo(400);
