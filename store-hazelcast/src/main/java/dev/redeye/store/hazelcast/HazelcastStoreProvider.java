@@ -88,8 +88,12 @@ public final class HazelcastStoreProvider extends UriStoreProvider<HazelcastStor
      * @throws StoreException if it does not connect in time (the client is shut down)
      */
     static HazelcastInstance newClient(Parsed p) {
+        return newClient(p, clientConfig(p));
+    }
+
+    /** {@link #newClient(Parsed)} with a configuration made from {@code p} and changed by the caller. */
+    static HazelcastInstance newClient(Parsed p, ClientConfig config) {
         CountDownLatch connected = new CountDownLatch(1);
-        ClientConfig config = clientConfig(p);
         config.addListenerConfig(new ListenerConfig((LifecycleListener) e -> {
             if (e.getState() == LifecycleEvent.LifecycleState.CLIENT_CONNECTED) {
                 connected.countDown();
@@ -122,9 +126,6 @@ public final class HazelcastStoreProvider extends UriStoreProvider<HazelcastStor
         }
     }
 
-    /** The client property that makes a write without its backup's acknowledgement fail rather than succeed. */
-    static final String FAIL_ON_INDETERMINATE_STATE = "hazelcast.client.operation.fail.on.indeterminate.state";
-
     /** The client configuration of a parsed URI (see the class Javadoc). */
     static ClientConfig clientConfig(Parsed p) {
         ClientConfig c = new ClientConfig();
@@ -145,9 +146,6 @@ public final class HazelcastStoreProvider extends UriStoreProvider<HazelcastStor
         c.setProperty("hazelcast.client.invocation.retry.pause.millis", "100");
         c.setProperty("hazelcast.client.heartbeat.interval", "2000");
         c.setProperty("hazelcast.client.heartbeat.timeout", "10000");
-        // A write whose backup was not acknowledged (its member left in between) fails instead of succeeding: by
-        // default Hazelcast completes it as done, and a member lost before its backup ran loses the write.
-        c.setProperty(FAIL_ON_INDETERMINATE_STATE, "true");
         c.setProperty("hazelcast.logging.type", "slf4j");
         return c;
     }

