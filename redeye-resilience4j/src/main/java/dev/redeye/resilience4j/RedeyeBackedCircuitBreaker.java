@@ -119,25 +119,22 @@ public final class RedeyeBackedCircuitBreaker implements CircuitBreaker {
 
     @Override
     public void acquirePermission() {
-        RuntimeException rejection = acquire();
-        if (rejection != null) {
-            CallNotPermittedException e = CallNotPermittedException.createCallNotPermittedException(this);
-            if (!(rejection instanceof dev.redeye.api.CircuitOpenException)) {
-                try {
-                    e.initCause(rejection); // a store error under REJECT: say so
-                } catch (IllegalStateException alreadySet) {
-                    // the exception was built with its cause fixed; the rejection stays unexplained
-                }
-            }
-            throw e;
+        if (acquire() != null) {
+            // Also for a store error under StoreErrorPolicy.REJECT: Resilience4j's callers (fallbacks, operators)
+            // expect this exception for every refusal. It cannot carry the store error (Resilience4j builds it
+            // with its cause fixed to none); that error reaches redeye's onStoreError listener and observers.
+            throw CallNotPermittedException.createCallNotPermittedException(this);
         }
     }
 
-    /** One admission: null if permitted (the permit kept in the ledger), else redeye's rejection. */
+    /**
+     * One admission: null if permitted (the permit kept in the ledger), else redeye's rejection
+     * ({@code CircuitOpenException}, or {@code StoreUnavailableException} under REJECT).
+     */
     private RuntimeException acquire() {
         Permit permit = breaker.tryAcquire(name);
         if (!permit.isPermitted()) {
-            if (getState().allowPublish) {
+            if (publishing()) {
                 events.publish(new CircuitBreakerOnCallNotPermittedEvent(name));
             }
             return permit.rejection();
@@ -159,14 +156,13 @@ public final class RedeyeBackedCircuitBreaker implements CircuitBreaker {
 
     @Override
     public void onSuccess(long duration, TimeUnit unit) {
-        State state = getState();
         Permit p = ledger.take();
         if (p != null) {
             p.onSuccess();
         } else if (recording()) {
             breaker.recordSuccess(name);
         }
-        if (state.allowPublish) {
+        if (publishing()) {
             events.publish(new CircuitBreakerOnSuccessEvent(name, elapsed(duration, unit)));
         }
     }
@@ -174,13 +170,12 @@ public final class RedeyeBackedCircuitBreaker implements CircuitBreaker {
     @Override
     public void onError(long duration, TimeUnit unit, Throwable throwable) {
         Objects.requireNonNull(throwable, "throwable");
-        State state = getState();
         Permit p = ledger.take();
         if (config.getIgnoreExceptionPredicate().test(throwable)) {
             if (p != null) {
                 p.release();
             }
-            if (state.allowPublish) {
+            if (publishing()) {
                 events.publish(new CircuitBreakerOnIgnoredErrorEvent(name, elapsed(duration, unit), throwable));
             }
             return;
@@ -195,7 +190,7 @@ public final class RedeyeBackedCircuitBreaker implements CircuitBreaker {
                 breaker.recordSuccess(name);
             }
         }
-        if (state.allowPublish) {
+        if (publishing()) {
             events.publish(failure ? new CircuitBreakerOnErrorEvent(name, elapsed(duration, unit), throwable)
                     : new CircuitBreakerOnSuccessEvent(name, elapsed(duration, unit)));
         }
@@ -204,7 +199,6 @@ public final class RedeyeBackedCircuitBreaker implements CircuitBreaker {
     @Override
     public void onResult(long duration, TimeUnit unit, Object result) {
         boolean failure = config.getRecordResultPredicate().test(result);
-        State state = getState();
         Permit p = ledger.take();
         if (p != null) {
             p.onResult(result); // redeye's recordResult is the same predicate
@@ -215,12 +209,21 @@ public final class RedeyeBackedCircuitBreaker implements CircuitBreaker {
                 breaker.recordSuccess(name);
             }
         }
-        if (state.allowPublish) {
+        if (publishing()) {
             events.publish(failure
                     ? new CircuitBreakerOnErrorEvent(name, elapsed(duration, unit),
                             new ResultRecordedAsFailureException(name, result))
                     : new CircuitBreakerOnSuccessEvent(name, elapsed(duration, unit)));
         }
+    }
+
+    /**
+     * Whether a call event is published: someone listens (the state is not read otherwise: the healthy path
+     * stays free of it), and the state allows it (not DISABLED or FORCED_OPEN, as in Resilience4j). The state is
+     * read after the outcome is recorded, which cannot have moved the breaker into either.
+     */
+    private boolean publishing() {
+        return events.hasConsumers() && getState().allowPublish;
     }
 
     /** Whether an outcome without a permit is recorded: not while this instance sees the breaker disabled. */

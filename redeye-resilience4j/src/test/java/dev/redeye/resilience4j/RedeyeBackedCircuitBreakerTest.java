@@ -6,6 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.StoreErrorPolicy;
+import dev.redeye.Stores;
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.Policy;
+import dev.redeye.api.StoreException;
+import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.StateChange;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.support.ForwardingStore;
 import dev.redeye.tck.MutableClock;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -19,12 +28,14 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -373,6 +384,68 @@ class RedeyeBackedCircuitBreakerTest {
         CompletionStage<String> rejected = cb.executeCompletionStage(() -> CompletableFuture.completedFuture("x"));
         Exception e = assertThrows(Exception.class, () -> rejected.toCompletableFuture().get(5, TimeUnit.SECONDS));
         assertInstanceOf(CallNotPermittedException.class, e.getCause());
+    }
+
+    @Test
+    void aReleasedPermitInHalfOpenGivesTheTrialBack() {
+        CircuitBreaker cb = breaker(config().permittedNumberOfCallsInHalfOpenState(1).build());
+        for (int i = 0; i < 4; i++) {
+            fail(cb);
+        }
+        clock.advance(WAIT);
+        assertTrue(cb.tryAcquirePermission());
+        cb.releasePermission(); // the call was not made: nothing recorded, the trial is free again
+        assertEquals(State.HALF_OPEN, cb.getState());
+        succeed(cb);
+        assertEquals(State.CLOSED, cb.getState());
+    }
+
+    @Test
+    void anInterruptIsNotRecordedAsAFailure() {
+        CircuitBreaker cb = breaker(config().build());
+        for (int i = 0; i < 4; i++) {
+            assertTrue(cb.tryAcquirePermission());
+            cb.onError(1, TimeUnit.MILLISECONDS, new InterruptedException("shutting down"));
+        }
+        assertEquals(State.CLOSED, cb.getState(), "redeye does not count interrupts (a deviation, see the README)");
+        assertEquals(0, cb.getMetrics().getNumberOfBufferedCalls());
+        assertEquals(4, count(CircuitBreakerEvent.Type.ERROR), "the error events are still published");
+        Thread.interrupted(); // redeye restores nothing here, but keep the test thread clean either way
+    }
+
+    @Test
+    void aStoreErrorUnderRejectIsACallNotPermittedExceptionAndReachesOnStoreError() {
+        AtomicBoolean down = new AtomicBoolean();
+        List<Throwable> storeErrors = new CopyOnWriteArrayList<>();
+        Store failing = new ForwardingStore(Stores.open("memory:")) {
+            @Override
+            public Optional<BreakerState> get(String key) {
+                if (down.get()) {
+                    throw new StoreException("store down");
+                }
+                return super.get(key);
+            }
+
+            @Override
+            public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                if (down.get()) {
+                    throw new StoreException("store down");
+                }
+                return super.apply(key, operation, policy, now);
+            }
+        };
+        try (Resilience4jBreakers rejecting = Resilience4jBreakers.builder().store(failing)
+                .redeyeOptions(b -> b.storeErrorPolicy(StoreErrorPolicy.REJECT).clock(clock).ticker(clock)
+                        .onStoreError((op, error) -> storeErrors.add(error)))
+                .build()) {
+            CircuitBreaker cb = rejecting.circuitBreaker("backend", config().build());
+            succeed(cb);
+            down.set(true);
+            assertFalse(cb.tryAcquirePermission());
+            assertThrows(CallNotPermittedException.class, cb::acquirePermission);
+            assertEquals(2, storeErrors.size());
+            assertInstanceOf(StoreException.class, storeErrors.get(0));
+        }
     }
 
     @Test
