@@ -12,18 +12,27 @@ import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransiti
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnSuccessEvent;
 import io.github.resilience4j.core.EventConsumer;
 import io.github.resilience4j.core.EventProcessor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One adapter's {@link CircuitBreaker.EventPublisher}: consumers registered per event type, or for every event
  * ({@code onEvent}), on Resilience4j's own {@link EventProcessor} (which dispatches by the event's class).
- * Consumers run on the thread that caused the event; one that throws is Resilience4j's business (the
- * processor's behaviour), never the call's outcome.
+ * Consumers run on the thread that caused the event. An exception a consumer throws is logged and goes no
+ * further: thrown out of {@code onSuccess}, a Resilience4j decorator would report the same call again as an error,
+ * and the adapter would complete a second permit (another call's) with it.
  */
 final class Events extends EventProcessor<CircuitBreakerEvent> implements CircuitBreaker.EventPublisher {
+    private static final Logger LOG = LoggerFactory.getLogger(RedeyeBackedCircuitBreaker.class);
 
-    /** Publishes {@code event} if anyone listens; cheap when no one does. */
+    /** Publishes {@code event} if anyone listens; cheap when no one does. Never throws a consumer's exception. */
     void publish(CircuitBreakerEvent event) {
-        processEvent(event);
+        try {
+            processEvent(event);
+        } catch (RuntimeException e) {
+            LOG.warn("a consumer of circuit breaker '{}' threw on {}", event.getCircuitBreakerName(),
+                    event.getEventType(), e);
+        }
     }
 
     @Override

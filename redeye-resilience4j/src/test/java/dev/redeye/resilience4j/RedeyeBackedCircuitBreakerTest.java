@@ -449,6 +449,19 @@ class RedeyeBackedCircuitBreakerTest {
     }
 
     @Test
+    void aConsumerThatThrowsNeitherReachesTheCallerNorCompletesAnotherPermit() {
+        CircuitBreaker cb = breaker(config().build());
+        cb.getEventPublisher().onSuccess(e -> {
+            throw new IllegalStateException("a broken consumer");
+        });
+        assertTrue(cb.tryAcquirePermission()); // another call, in flight
+        assertEquals("ok", cb.executeSupplier(() -> "ok"));
+        assertEquals(1, ((RedeyeBackedCircuitBreaker) cb).outstandingPermits(), "the other call's permit is left");
+        assertEquals(0, cb.getMetrics().getNumberOfFailedCalls());
+        cb.releasePermission();
+    }
+
+    @Test
     void anOutcomeWithoutAPermitIsRecordedDirectly() {
         CircuitBreaker cb = breaker(config().build());
         for (int i = 0; i < 4; i++) {
