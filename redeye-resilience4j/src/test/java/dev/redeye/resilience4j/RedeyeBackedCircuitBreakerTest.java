@@ -184,6 +184,25 @@ class RedeyeBackedCircuitBreakerTest {
     }
 
     @Test
+    void aTimeWindowForgetsCallsOlderThanItsSize() {
+        CircuitBreaker cb = breaker(config()
+                .slidingWindow(10, 4, CircuitBreakerConfig.SlidingWindowType.TIME_BASED).build());
+        fail(cb);
+        fail(cb);
+        fail(cb);
+        assertEquals(3, cb.getMetrics().getNumberOfBufferedCalls());
+        clock.advance(Duration.ofSeconds(11)); // the three failures leave the 10 s window
+        assertEquals(0, cb.getMetrics().getNumberOfBufferedCalls());
+        fail(cb);
+        succeed(cb);
+        succeed(cb);
+        assertEquals(State.CLOSED, cb.getState(), "3 calls in the window, 4 needed");
+        fail(cb); // 2 of 4 = 50 %
+        assertEquals(State.OPEN, cb.getState());
+        assertEquals(50f, cb.getMetrics().getFailureRate());
+    }
+
+    @Test
     void slowCallsOpenAtTheSlowCallRate() {
         CircuitBreaker cb = breaker(config().failureRateThreshold(100)
                 .slowCallDurationThreshold(Duration.ofSeconds(1)).slowCallRateThreshold(50).build());

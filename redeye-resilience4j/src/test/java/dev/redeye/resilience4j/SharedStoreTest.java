@@ -121,4 +121,17 @@ class SharedStoreTest {
         b.reset();
         eventually(() -> a.getState() == State.CLOSED, "a sees the reset");
     }
+
+    @Test
+    void eachInstanceReportsTheSharedWindowAsOfItsLastWrite() {
+        CircuitBreaker a = instanceA.circuitBreaker("inventory", config());
+        CircuitBreaker b = instanceB.circuitBreaker("inventory", config());
+        fail(a);
+        fail(a);
+        assertEquals(2, a.getMetrics().getNumberOfFailedCalls());
+        assertEquals("ok", b.executeSupplier(() -> "ok"));
+        assertEquals(3, b.getMetrics().getNumberOfBufferedCalls(), "b's write returned the fleet's window");
+        assertEquals(2, b.getMetrics().getNumberOfFailedCalls());
+        assertEquals(2, a.getMetrics().getNumberOfBufferedCalls(), "a has not seen b's success yet: its own view");
+    }
 }
