@@ -164,9 +164,10 @@ public record Policy(
     private static void checkWindow(SlidingWindowType type, int size) {
         SLIDING_WINDOW_TYPE.check(type);
         SLIDING_WINDOW_SIZE.check(size);
-        if (type == SlidingWindowType.COUNT_BASED && size > SlidingWindow.MAX_COUNT_SIZE) {
-            throw new InvalidOptionException(SLIDING_WINDOW_SIZE.name(), "a count window holds at most "
-                    + SlidingWindow.MAX_COUNT_SIZE + " outcomes, was " + size);
+        try {
+            SlidingWindow.checkSize(type, size); // the bound of each type, declared once with the window
+        } catch (IllegalArgumentException e) {
+            throw new InvalidOptionException(SLIDING_WINDOW_SIZE.name(), e.getMessage());
         }
     }
 

@@ -110,10 +110,11 @@ public final class SlidingWindow {
      * @throws IllegalArgumentException if {@code size} is out of range for the type
      */
     public static void checkSize(SlidingWindowType type, int size) {
-        int max = type == SlidingWindowType.COUNT_BASED ? MAX_COUNT_SIZE : MAX_TIME_SECONDS;
+        boolean count = type == SlidingWindowType.COUNT_BASED;
+        int max = count ? MAX_COUNT_SIZE : MAX_TIME_SECONDS;
         if (size < 1 || size > max) {
-            throw new IllegalArgumentException("a " + type.wireName() + " window's size must be in [1, " + max
-                    + "]: " + size);
+            throw new IllegalArgumentException("a " + type.wireName() + " window holds at least 1 and at most " + max
+                    + (count ? " outcomes" : " seconds") + ", was " + size);
         }
     }
 

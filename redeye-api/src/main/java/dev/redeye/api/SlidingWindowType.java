@@ -32,6 +32,20 @@ public enum SlidingWindowType {
     }
 
     /**
+     * Looks a type up by its code.
+     *
+     * @throws IllegalArgumentException if no type has that code
+     */
+    public static SlidingWindowType fromCode(int code) {
+        for (SlidingWindowType t : values()) {
+            if (t.code == code) {
+                return t;
+            }
+        }
+        throw new IllegalArgumentException("unknown sliding window type code " + code);
+    }
+
+    /**
      * Looks a type up by its wire name or its constant name ({@code count}, {@code COUNT_BASED}, {@code time},
      * {@code TIME_BASED}; case-insensitive, {@code -} read as {@code _}).
      *

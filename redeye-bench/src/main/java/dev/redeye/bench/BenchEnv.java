@@ -158,4 +158,19 @@ final class BenchEnv {
     }
 
     static final Set<String> REMOTE = Set.of("redis", "postgres", "dynamodb", "hazelcast");
+
+    /**
+     * Paired samples per path of a record section (record, window) for {@code store}: fewer for DynamoDB
+     * (dynalite answers in milliseconds), fewer again under {@code --quick}.
+     */
+    int recordSamples(String store) {
+        boolean slow = store.equals("dynamodb");
+        return quick() ? (slow ? 30 : 100) : (slow ? 400 : 3_000);
+    }
+
+    /** Warm-up iterations before {@link #recordSamples(String)}. */
+    int recordWarmup(String store) {
+        boolean slow = store.equals("dynamodb");
+        return quick() ? (slow ? 10 : 50) : (slow ? 100 : 1_000);
+    }
 }

@@ -42,9 +42,8 @@ final class WindowRecordBench {
         List<String> verdicts = new ArrayList<>();
         StringBuilder counts = new StringBuilder();
         for (String name : env.stores()) {
-            boolean slow = name.equals("dynamodb");
-            int samples = env.quick() ? (slow ? 30 : 100) : (slow ? 400 : 3_000);
-            int warmup = env.quick() ? (slow ? 10 : 50) : (slow ? 100 : 1_000);
+            int samples = env.recordSamples(name);
+            int warmup = env.recordWarmup(name);
             counts.append(counts.length() == 0 ? "" : ", ").append(name).append(' ').append(samples);
             try (StoreFixture fixture = env.fixture(name, true)) {
                 measure(fixture, samples, warmup, t, verdicts);

@@ -88,7 +88,7 @@ public final class RedeyeBackedCircuitBreaker implements CircuitBreaker {
         this.breaker = breaker;
         this.configuredMode = configuredMode;
         this.tags = Map.copyOf(tags);
-        this.metrics = new RedeyeMetricsView(name, config, breaker);
+        this.metrics = new RedeyeMetricsView(name, breaker);
         this.published = stateOf(BreakerStatus.CLOSED, configuredMode);
         // Transitions of this instance's writes, and (distributed mode) the fleet's from the store's feed; the
         // observer also keeps localState following the feed, which getState and getMetrics read.

@@ -4,7 +4,6 @@ import dev.redeye.api.BreakerState;
 import dev.redeye.api.SlidingWindow;
 import dev.redeye.api.SlidingWindowType;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 
 /**
  * Resilience4j's {@link CircuitBreaker.Metrics} for one adapter, a live view: each getter reads this instance's
@@ -29,21 +28,16 @@ final class RedeyeMetricsView implements CircuitBreaker.Metrics {
     private final dev.redeye.CircuitBreaker breaker;
     private final int minimumCalls;
 
-    RedeyeMetricsView(String name, CircuitBreakerConfig config, dev.redeye.CircuitBreaker breaker) {
+    RedeyeMetricsView(String name, dev.redeye.CircuitBreaker breaker) {
         this.name = name;
         this.breaker = breaker;
-        this.minimumCalls = config.getSlidingWindowType() == CircuitBreakerConfig.SlidingWindowType.COUNT_BASED
-                ? Math.min(config.getMinimumNumberOfCalls(), config.getSlidingWindowSize())
-                : config.getMinimumNumberOfCalls();
+        this.minimumCalls = breaker.config().policy().windowMinimumCalls();
     }
 
     /** The window as this instance knows it, rolled to now (a time window's old buckets dropped); null if none. */
     private SlidingWindow window() {
         SlidingWindow w = breaker.localState(name).map(BreakerState::window).orElse(null);
-        if (w != null && w.type() == SlidingWindowType.TIME_BASED) {
-            w = w.rolledTo(breaker.config().clock().millis());
-        }
-        return w;
+        return w == null ? null : w.rolledTo(breaker.config().clock().millis());
     }
 
     private static float rate(int part, int calls, int minimum) {

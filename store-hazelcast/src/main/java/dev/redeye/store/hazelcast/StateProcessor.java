@@ -125,21 +125,12 @@ final class StateProcessor extends MemberProcessor {
         double failureRateThreshold = in.readDouble();
         int minimumNumberOfCalls = in.readInt();
         double slowCallRateThreshold = in.readDouble();
-        SlidingWindowType windowType = windowType(in.readInt());
+        SlidingWindowType windowType = SlidingWindowType.fromCode(in.readInt());
         int windowSize = in.readInt();
         BreakerMode mode = BreakerMode.fromCode(in.readInt());
         return new Policy(s, failureThreshold, maxGap, errorRateThreshold, minimumCalls, errorRateDecay,
                 successThreshold, resetTimeout, backoffMultiplier, maxResetTimeout, jitter, stateTtl,
                 failureRateThreshold, minimumNumberOfCalls, slowCallRateThreshold, windowType, windowSize, mode);
-    }
-
-    private static SlidingWindowType windowType(int code) {
-        for (SlidingWindowType t : SlidingWindowType.values()) {
-            if (t.code() == code) {
-                return t;
-            }
-        }
-        throw new IllegalArgumentException("unknown sliding window type code " + code);
     }
 
     /** The operation this processor applies (tests read it back after a serialization round trip). */
