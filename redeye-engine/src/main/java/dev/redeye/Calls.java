@@ -181,14 +181,23 @@ final class Calls {
 
     /** A permit for one call of {@code e}, or a rejected one; never throws a rejection. */
     Permit acquire(OperationState e) {
-        Object token = admit(e, false);
+        Object token = admitHeld(e);
         if (token instanceof RuntimeException) {
             return new Permit(this, e, null, (RuntimeException) token);
         }
+        return new Permit(this, e, token, null);
+    }
+
+    /**
+     * The admission of a call its holder completes later ({@link Permit}, {@link PermitSlot}): the token it runs
+     * under, a trial's leased; or the rejection ({@code CircuitOpenException}, {@code StoreUnavailableException}).
+     */
+    Object admitHeld(OperationState e) {
+        Object token = admit(e, false);
         if (token instanceof Trials.Trial) {
             trials.lease(e, (Trials.Trial) token);
         }
-        return new Permit(this, e, token, null);
+        return token;
     }
 
     // ------------------------------------------------------------------------------------------ fallback

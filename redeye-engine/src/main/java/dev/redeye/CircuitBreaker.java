@@ -208,6 +208,22 @@ public final class CircuitBreaker implements AutoCloseable {
         return calls.acquire(parts.entry(operation));
     }
 
+    /** This breaker's parts (for tests in the package). */
+    BreakerParts parts() {
+        return parts;
+    }
+
+    /**
+     * A {@link PermitSlot} for {@code operation}: the allocation-free form of {@link #tryAcquire(String)} for
+     * adapters that hold one permit at a time per slot and cannot hand their caller a permit object.
+     *
+     * @throws IllegalArgumentException if {@code operation} is not a valid operation name
+     * @throws IllegalStateException    if this breaker is closed
+     */
+    public PermitSlot newPermitSlot(String operation) {
+        return new PermitSlot(parts, calls, parts.entry(operation).name);
+    }
+
     /**
      * {@code supplier} guarded for {@code operation} (bound once): each {@code get()} runs like
      * {@link #execute(String, CheckedSupplier)}, throwing the rejection unless a breaker-wide fallback answers.

@@ -131,6 +131,11 @@ final class OutcomeRecorder {
         return slowCalls == null ? token : slowCalls.watch(e, token);
     }
 
+    /** The slow-call watches, or null without a {@code slowCallDurationThreshold} (for tests). */
+    SlowCalls slowCalls() {
+        return slowCalls;
+    }
+
     /** Stops the slow-call deadlines, if any. */
     void close() {
         if (slowCalls != null) {
@@ -291,14 +296,17 @@ final class OutcomeRecorder {
         boolean success = v.recordsSuccess();
         long tick = time.nanos();
         switch (w.end(!success)) {
-            case NOTHING:
+            case HANDED_OVER:
                 return;
+            case NOTHING:
+                break;
             case SLOT_FAILED:
                 writeQuietly(e, w.slotFailed());
-                return;
+                break;
             default:
                 recordOutcome(e, success, w.slowAt(tick));
         }
+        w.free();
     }
 
     /** Best-effort {@code operation}: see {@link #writeQuietly(OperationState, StateViews.StoreCall)}. */

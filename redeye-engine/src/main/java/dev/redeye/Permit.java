@@ -176,13 +176,18 @@ public final class Permit {
 
     /** Wins the one completion; for a trial, also against its lease's expiry. */
     private boolean complete() {
-        if (!DONE.compareAndSet(this, 0, 1)) {
-            return false;
-        }
+        return DONE.compareAndSet(this, 0, 1) && endTrial(e, token);
+    }
+
+    /**
+     * Whether the call admitted under {@code token} may still be completed: always, but for a trial whose lease
+     * ran out (a caller took its slot back: the outcome is too late), whose lease this ends.
+     */
+    static boolean endTrial(OperationState e, Object token) {
         if (token instanceof Trials.Trial) {
             Trials.Trial t = (Trials.Trial) token;
             if (!t.tryEnd()) {
-                return false; // the lease ran out and a caller took the slot back: this outcome is too late
+                return false;
             }
             e.unlease(t);
         }

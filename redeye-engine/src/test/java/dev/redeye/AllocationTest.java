@@ -51,6 +51,40 @@ class AllocationTest {
     }
 
     /**
+     * Slow calls watched while they run ({@code slowCallDurationThreshold}): a thread's calls reuse the thread's own
+     * watch, so a healthy call under a watch allocates nothing either.
+     */
+    @Test
+    void healthyLocalCallsWatchedForSlownessAllocateNothing() {
+        for (dev.redeye.api.SlidingWindowType type : dev.redeye.api.SlidingWindowType.values()) {
+            measure(false, null, () -> CircuitBreaker.builder().slidingWindow(type, 100)
+                    .slowCallDurationThreshold(Duration.ofHours(1)).build());
+        }
+    }
+
+    /**
+     * A {@link PermitSlot} acquired and completed call after call, under a sliding window with slow calls watched
+     * (what the Resilience4j adapter does per call): nothing allocated.
+     */
+    @Test
+    void permitSlotCallsAllocateNothing() {
+        try (CircuitBreaker b = CircuitBreaker.builder().slidingWindow(dev.redeye.api.SlidingWindowType.COUNT_BASED,
+                100).slowCallDurationThreshold(Duration.ofHours(1)).build()) {
+            PermitSlot slot = b.newPermitSlot("slotted");
+            Measured m = measured(() -> {
+                if (!slot.tryAcquire()) {
+                    throw slot.rejection();
+                }
+                return slot.onSuccess() ? 1 : 0;
+            });
+            assertEquals(2L * CALLS, m.sink());
+            assertTrue(m.allocatedBytes() < SLACK_BYTES,
+                    m.allocatedBytes() + " bytes allocated over " + CALLS + " permit-slot calls");
+            assertEquals(2L * CALLS, b.metrics("slotted").successes());
+        }
+    }
+
+    /**
      * With an observer that times every call registered, the engine's hooks (the sampling decision, two clock
      * reads, the observer call with the operation and an enum) allocate nothing either.
      */

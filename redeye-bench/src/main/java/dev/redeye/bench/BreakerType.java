@@ -10,6 +10,7 @@ import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.SlidingWindowType;
 import dev.redeye.api.Strategy;
 import dev.redeye.micrometer.RedeyeMetrics;
+import dev.redeye.resilience4j.Resilience4jBreakers;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -57,6 +58,13 @@ public enum BreakerType {
     RESILIENCE4J(() -> new Resilience4j(SlidingWindowType.COUNT_BASED)),
     /** Resilience4j 2.4.0 {@code CircuitBreaker}, default configuration but a time window of 100 s. */
     RESILIENCE4J_TIME_WINDOW(() -> new Resilience4j(SlidingWindowType.TIME_BASED)),
+    /**
+     * Resilience4j's {@code CircuitBreaker} interface implemented over redeye ({@code redeye-resilience4j}) in local
+     * mode, Resilience4j's default configuration (which it maps to {@link #REDEYE_COUNT_WINDOW}), called as
+     * {@link #RESILIENCE4J} is: a supplier decorated once with {@code CircuitBreaker.decorateSupplier}. The
+     * target: within 1.5x {@link #REDEYE_COUNT_WINDOW}, below {@link #RESILIENCE4J}, 0 B/op.
+     */
+    RESILIENCE4J_OVER_REDEYE(Resilience4jOverRedeye::new),
     /** Failsafe 3.3.2 {@code CircuitBreaker}, default configuration, through one {@code FailsafeExecutor}. */
     FAILSAFE(FailsafeBreaker::new);
 
@@ -213,6 +221,41 @@ public enum BreakerType {
 
         @Override
         public void close() {
+        }
+    }
+
+    private static final class Resilience4jOverRedeye implements BreakerAdapter {
+        private final Payload payload = new Payload();
+        private final Resilience4jBreakers breakers = Resilience4jBreakers.local();
+        private final io.github.resilience4j.circuitbreaker.CircuitBreaker breaker;
+        private final Supplier<Object> call;
+
+        Resilience4jOverRedeye() {
+            breaker = breakers.circuitBreaker(OPERATION, CircuitBreakerConfig.custom()
+                    .waitDurationInOpenState(OPEN_FOR)
+                    .writableStackTraceEnabled(false)
+                    .build());
+            call = io.github.resilience4j.circuitbreaker.CircuitBreaker.decorateSupplier(breaker, () -> payload.value);
+        }
+
+        @Override
+        public Object call() {
+            try {
+                return call.get();
+            } catch (CallNotPermittedException e) {
+                return e;
+            }
+        }
+
+        @Override
+        public void trip() {
+            breaker.transitionToForcedOpenState();
+            requireRejected(call(), CallNotPermittedException.class, this);
+        }
+
+        @Override
+        public void close() {
+            breakers.close();
         }
     }
 

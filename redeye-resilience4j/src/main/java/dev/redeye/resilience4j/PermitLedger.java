@@ -1,13 +1,12 @@
 package dev.redeye.resilience4j;
 
-import dev.redeye.Permit;
-import java.util.ArrayDeque;
-import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import dev.redeye.PermitSlot;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 
 /**
- * The redeye {@link Permit}s acquired through one adapter and not completed yet.
+ * The redeye permits acquired through one adapter and not completed yet, held in reusable
+ * {@link PermitSlot}s so that a call acquired and completed on one thread allocates nothing.
  *
  * <p>Resilience4j's interface does not hand the caller a permit: {@code acquirePermission()} returns nothing and
  * {@code onSuccess}/{@code onError}/{@code releasePermission} name no call. So the adapter keeps each permit
@@ -18,93 +17,240 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * <li>otherwise, the <b>oldest</b> outstanding permit of any thread: a call acquired on one thread and completed
  * on another (a {@code CompletionStage} completing on a pool thread, a Reactor signal on another scheduler).</li>
  * </ol>
- * Each permit is taken once (a compare-and-set on its ticket), so two completions never complete one permit and
- * every completion completes at most one. When two calls of one name are in flight and one completes on a thread
- * that did not acquire it while the other's thread is still running, their permits may be swapped: each outcome
- * is still recorded exactly once, but a slow call's time or a trial's claim is attributed to the other call.
+ * Each acquisition is completed once: a slot's {@link Slot#stamp stamp} is the acquisition's sequence number while
+ * it holds a permit, and a completion first wins it by a compare-and-set from that exact number, so two
+ * completions never complete one acquisition, every completion completes at most one, and a completion aimed at
+ * an acquisition that is already over never completes the slot's next one. When two calls of one name are in
+ * flight and one completes on a thread that did not acquire it while the other's thread is still running, their
+ * permits may be swapped: each outcome is still recorded exactly once, but a slow call's time or a trial's claim
+ * is attributed to the other call. Finding the oldest permit scans every slot (about as many as calls were ever in
+ * flight at once through this adapter); the same-thread case reads only the thread's own stack.
  *
  * <p>Outstanding permits are bounded ({@link #MAX_OUTSTANDING}): a caller that acquires and never completes (an
  * {@code Error} thrown past a Resilience4j decorator, which only catches {@code Exception}s) would otherwise grow
- * the ledger forever. Past the bound the oldest permit is released (recording nothing).
+ * the ledger forever. Past the bound the oldest permit is released (recording nothing) and its slot reused.
  */
 final class PermitLedger {
     /** Past this many outstanding permits, the oldest is released unused. */
     static final int MAX_OUTSTANDING = 100_000;
-    /** A thread's own stack is pruned of permits other threads took once it holds this many. */
-    private static final int PRUNE_AT = 16;
 
-    /** One outstanding permit; {@link #taken} is won once. */
-    static final class Ticket {
-        private static final AtomicIntegerFieldUpdater<Ticket> TAKEN =
-                AtomicIntegerFieldUpdater.newUpdater(Ticket.class, "taken");
-        final Permit permit;
-        private volatile int taken;
+    /** A slot's stamp while no permit is held and nobody is acquiring into it. */
+    private static final long FREE = 0L;
+    /** A slot's stamp while its claimer acquires into it or completes it. */
+    private static final long BUSY = -1L;
 
-        Ticket(Permit permit) {
+    /** How a completion ends the permit it takes. */
+    enum Completion { SUCCESS, RESULT, FAILURE, RELEASE }
+
+    /** A reusable permit and the acquisition it holds. */
+    static final class Slot {
+        private static final AtomicLongFieldUpdater<Slot> STAMP =
+                AtomicLongFieldUpdater.newUpdater(Slot.class, "stamp");
+        final PermitSlot permit;
+        /** {@link #FREE}, {@link #BUSY}, or the sequence number of the acquisition held (positive). */
+        volatile long stamp;
+
+        Slot(PermitSlot permit) {
             this.permit = permit;
         }
 
-        boolean take() {
-            return TAKEN.compareAndSet(this, 0, 1);
-        }
-
-        boolean isTaken() {
-            return taken != 0;
+        boolean win(long expected) {
+            return STAMP.compareAndSet(this, expected, BUSY);
         }
     }
 
-    private final ConcurrentLinkedDeque<Ticket> outstanding = new ConcurrentLinkedDeque<>();
-    private final AtomicInteger size = new AtomicInteger();
-    private final ThreadLocal<ArrayDeque<Ticket>> mine = ThreadLocal.withInitial(ArrayDeque::new);
+    /** One thread's acquisitions, newest last: slot and sequence number, checked against the slot's stamp. */
+    private static final class Stack {
+        Slot cached;
+        Slot[] slots = new Slot[4];
+        long[] stamps = new long[4];
+        int depth;
 
-    /** Keeps a permitted {@code permit} until a completion takes it. */
-    void add(Permit permit) {
-        Ticket t = new Ticket(permit);
-        outstanding.addLast(t);
-        ArrayDeque<Ticket> stack = mine.get();
-        if (stack.size() >= PRUNE_AT) {
-            stack.removeIf(Ticket::isTaken);
-        }
-        stack.push(t);
-        if (size.incrementAndGet() > MAX_OUTSTANDING) {
-            Permit oldest = takeOldest();
-            if (oldest != null) {
-                oldest.release();
+        void push(Slot s, long stamp) {
+            if (depth == slots.length) {
+                prune();
             }
+            if (depth == slots.length) {
+                slots = java.util.Arrays.copyOf(slots, depth * 2);
+                stamps = java.util.Arrays.copyOf(stamps, depth * 2);
+            }
+            slots[depth] = s;
+            stamps[depth++] = stamp;
+        }
+
+        /** Drops the acquisitions other threads completed. */
+        private void prune() {
+            int kept = 0;
+            for (int i = 0; i < depth; i++) {
+                if (slots[i].stamp == stamps[i]) {
+                    slots[kept] = slots[i];
+                    stamps[kept++] = stamps[i];
+                }
+            }
+            for (int i = kept; i < depth; i++) {
+                slots[i] = null;
+            }
+            depth = kept;
+        }
+    }
+
+    private final dev.redeye.CircuitBreaker breaker;
+    private final String operation;
+    private final int maxOutstanding;
+    private final AtomicLong sequence = new AtomicLong();
+    private final ThreadLocal<Stack> stacks = ThreadLocal.withInitial(Stack::new);
+    private final Object growLock = new Object();
+    /** Every slot made, in order; nulls past the last. Grown (doubled) under {@link #growLock}. */
+    private volatile Slot[] slots = new Slot[8];
+    private int made;
+
+    PermitLedger(dev.redeye.CircuitBreaker breaker, String operation) {
+        this(breaker, operation, MAX_OUTSTANDING);
+    }
+
+    /** A ledger releasing its oldest permit past {@code maxOutstanding} (tests use a small bound). */
+    PermitLedger(dev.redeye.CircuitBreaker breaker, String operation, int maxOutstanding) {
+        this.breaker = breaker;
+        this.operation = operation;
+        this.maxOutstanding = maxOutstanding;
+    }
+
+    /**
+     * Asks redeye for a permit and keeps it: the slot holding it, or redeye's rejection
+     * ({@code CircuitOpenException}, or {@code StoreUnavailableException} under REJECT).
+     */
+    Object acquire() {
+        Stack mine = stacks.get();
+        Slot s = mine.cached;
+        if (s == null || !s.win(FREE)) {
+            s = claim();
+            mine.cached = s;
+        }
+        boolean permitted;
+        try {
+            permitted = s.permit.tryAcquire();
+        } catch (RuntimeException | Error e) {
+            s.stamp = FREE;
+            throw e;
+        }
+        if (!permitted) {
+            RuntimeException rejection = s.permit.rejection();
+            s.stamp = FREE;
+            return rejection;
+        }
+        long stamp = sequence.incrementAndGet();
+        s.stamp = stamp;
+        mine.push(s, stamp);
+        return s;
+    }
+
+    /** A slot won from FREE to BUSY: an unused one, a new one, or past the bound the oldest held one, released. */
+    private Slot claim() {
+        for (Slot s : slots) {
+            if (s != null && s.stamp == FREE && s.win(FREE)) {
+                return s;
+            }
+        }
+        synchronized (growLock) {
+            if (made >= maxOutstanding) {
+                Slot oldest = takeOldest();
+                if (oldest != null) {
+                    oldest.permit.release();
+                    return oldest;
+                }
+            }
+            Slot s = new Slot(breaker.newPermitSlot(operation));
+            s.stamp = BUSY;
+            Slot[] all = slots;
+            if (made == all.length) {
+                all = java.util.Arrays.copyOf(all, made * 2);
+            }
+            all[made++] = s;
+            slots = all;
+            return s;
         }
     }
 
     /**
-     * Takes the permit a completion on this thread is for (see the class comment), or null when no permit is
-     * outstanding (an outcome reported without {@code acquirePermission}).
+     * Completes the permit a completion on this thread is for (see the class comment) as {@code how} says;
+     * {@code argument} is the result ({@link Completion#RESULT}) or the error ({@link Completion#FAILURE}).
+     *
+     * @return false when no permit is outstanding (an outcome reported without {@code acquirePermission})
      */
-    Permit take() {
-        ArrayDeque<Ticket> stack = mine.get();
-        Ticket t;
-        while ((t = stack.poll()) != null) {
-            if (t.take()) {
-                // Usually among the newest: the scan from the tail is short.
-                outstanding.removeLastOccurrence(t);
-                size.decrementAndGet();
-                return t.permit;
+    boolean complete(Completion how, Object argument) {
+        Slot s = takeMine();
+        if (s == null) {
+            s = takeOldest();
+            if (s == null) {
+                return false;
             }
         }
-        return takeOldest();
+        try {
+            switch (how) {
+                case SUCCESS:
+                    s.permit.onSuccess();
+                    break;
+                case RESULT:
+                    s.permit.onResult(argument);
+                    break;
+                case FAILURE:
+                    s.permit.onFailure((Throwable) argument);
+                    break;
+                default:
+                    s.permit.release();
+            }
+        } finally {
+            s.stamp = FREE;
+        }
+        return true;
     }
 
-    private Permit takeOldest() {
-        Ticket t;
-        while ((t = outstanding.pollFirst()) != null) {
-            if (t.take()) {
-                size.decrementAndGet();
-                return t.permit; // its thread's stack drops the ticket lazily (taken)
+    /** This thread's newest acquisition still outstanding, won (BUSY); null if none. */
+    private Slot takeMine() {
+        Stack mine = stacks.get();
+        while (mine.depth > 0) {
+            int i = --mine.depth;
+            Slot s = mine.slots[i];
+            mine.slots[i] = null;
+            if (s.win(mine.stamps[i])) {
+                return s;
             }
         }
         return null;
     }
 
+    /** The oldest outstanding acquisition of any thread, won (BUSY); null if none. */
+    private Slot takeOldest() {
+        while (true) {
+            Slot oldest = null;
+            long min = Long.MAX_VALUE;
+            for (Slot s : slots) {
+                if (s == null) {
+                    break;
+                }
+                long st = s.stamp;
+                if (st > 0 && st < min) {
+                    min = st;
+                    oldest = s;
+                }
+            }
+            if (oldest == null) {
+                return null;
+            }
+            if (oldest.win(min)) {
+                return oldest;
+            }
+        }
+    }
+
     /** How many permits are outstanding (approximately, under concurrency). */
     int outstanding() {
-        return Math.max(0, size.get());
+        int n = 0;
+        for (Slot s : slots) {
+            if (s != null && s.stamp > 0) {
+                n++;
+            }
+        }
+        return n;
     }
 }

@@ -1,11 +1,11 @@
 package dev.redeye.resilience4j;
 
 import dev.redeye.CircuitBreakerObserver;
-import dev.redeye.Permit;
 import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.TransitionEvent;
+import dev.redeye.resilience4j.PermitLedger.Completion;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -17,12 +17,14 @@ import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnIgnoredErrorE
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnResetEvent;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnSuccessEvent;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * Resilience4j's {@link CircuitBreaker} over one redeye {@link dev.redeye.CircuitBreaker} and one of its
@@ -68,14 +70,20 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread-safe.
  */
 public final class RedeyeBackedCircuitBreaker implements CircuitBreaker {
+    /** Resilience4j's default timestamp function (one shared instance: every default config holds it). */
+    private static final Function<Clock, Long> DEFAULT_TIMESTAMPS =
+            CircuitBreakerConfig.ofDefaults().getCurrentTimestampFunction();
+
     private final String name;
     private final CircuitBreakerConfig config;
     private final dev.redeye.CircuitBreaker breaker;
     private final BreakerMode configuredMode;
     private final Map<String, String> tags;
-    private final PermitLedger ledger = new PermitLedger();
+    private final PermitLedger ledger;
     private final Events events = new Events();
     private final RedeyeMetricsView metrics;
+    /** Whether the config keeps Resilience4j's default timestamps: {@code System.nanoTime()}, in nanoseconds. */
+    private final boolean nanoTimestamps;
 
     /** The last state published to {@code onStateTransition} consumers, and the redeye version it came from. */
     private State published;
@@ -89,6 +97,9 @@ public final class RedeyeBackedCircuitBreaker implements CircuitBreaker {
         this.configuredMode = configuredMode;
         this.tags = Map.copyOf(tags);
         this.metrics = new RedeyeMetricsView(name, breaker);
+        this.ledger = new PermitLedger(breaker, name);
+        this.nanoTimestamps = config.getCurrentTimestampFunction() == DEFAULT_TIMESTAMPS
+                && config.getTimestampUnit() == TimeUnit.NANOSECONDS;
         this.published = stateOf(BreakerStatus.CLOSED, configuredMode);
         // Transitions of this instance's writes, and (distributed mode) the fleet's from the store's feed; the
         // observer also keeps localState following the feed, which getState and getMetrics read.
@@ -132,15 +143,14 @@ public final class RedeyeBackedCircuitBreaker implements CircuitBreaker {
      * ({@code CircuitOpenException}, or {@code StoreUnavailableException} under REJECT).
      */
     private RuntimeException acquire() {
-        Permit permit = breaker.tryAcquire(name);
-        if (!permit.isPermitted()) {
+        Object held = ledger.acquire();
+        if (held instanceof RuntimeException) {
             if (publishing()) {
                 events.publish(new CircuitBreakerOnCallNotPermittedEvent(name));
             }
-            return permit.rejection();
+            return (RuntimeException) held;
         }
-        ledger.add(permit);
-        if (permit.isTrial()) {
+        if (((PermitLedger.Slot) held).permit.isTrial()) {
             halfOpenSeen();
         }
         return null;
@@ -148,18 +158,12 @@ public final class RedeyeBackedCircuitBreaker implements CircuitBreaker {
 
     @Override
     public void releasePermission() {
-        Permit p = ledger.take();
-        if (p != null) {
-            p.release();
-        }
+        ledger.complete(Completion.RELEASE, null);
     }
 
     @Override
     public void onSuccess(long duration, TimeUnit unit) {
-        Permit p = ledger.take();
-        if (p != null) {
-            p.onSuccess();
-        } else if (recording()) {
+        if (!ledger.complete(Completion.SUCCESS, null) && recording()) {
             breaker.recordSuccess(name);
         }
         if (publishing()) {
@@ -170,20 +174,16 @@ public final class RedeyeBackedCircuitBreaker implements CircuitBreaker {
     @Override
     public void onError(long duration, TimeUnit unit, Throwable throwable) {
         Objects.requireNonNull(throwable, "throwable");
-        Permit p = ledger.take();
         if (config.getIgnoreExceptionPredicate().test(throwable)) {
-            if (p != null) {
-                p.release();
-            }
+            ledger.complete(Completion.RELEASE, null);
             if (publishing()) {
                 events.publish(new CircuitBreakerOnIgnoredErrorEvent(name, elapsed(duration, unit), throwable));
             }
             return;
         }
         boolean failure = config.getRecordExceptionPredicate().test(throwable);
-        if (p != null) {
-            p.onFailure(throwable); // redeye's recordFailure is the same predicates; interrupts are not recorded
-        } else if (recording()) {
+        // redeye's recordFailure is the same predicates; interrupts and cancellations are not recorded
+        if (!ledger.complete(Completion.FAILURE, throwable) && recording()) {
             if (failure) {
                 breaker.recordFailure(name);
             } else {
@@ -198,19 +198,16 @@ public final class RedeyeBackedCircuitBreaker implements CircuitBreaker {
 
     @Override
     public void onResult(long duration, TimeUnit unit, Object result) {
-        boolean failure = config.getRecordResultPredicate().test(result);
-        Permit p = ledger.take();
-        if (p != null) {
-            p.onResult(result); // redeye's recordResult is the same predicate
-        } else if (recording()) {
-            if (failure) {
+        // redeye's recordResult is the same predicate, applied when a permit is outstanding
+        if (!ledger.complete(Completion.RESULT, result) && recording()) {
+            if (config.getRecordResultPredicate().test(result)) {
                 breaker.recordFailure(name);
             } else {
                 breaker.recordSuccess(name);
             }
         }
         if (publishing()) {
-            events.publish(failure
+            events.publish(config.getRecordResultPredicate().test(result)
                     ? new CircuitBreakerOnErrorEvent(name, elapsed(duration, unit),
                             new ResultRecordedAsFailureException(name, result))
                     : new CircuitBreakerOnSuccessEvent(name, elapsed(duration, unit)));
@@ -409,10 +406,13 @@ public final class RedeyeBackedCircuitBreaker implements CircuitBreaker {
         return events;
     }
 
-    /** Resilience4j's timestamp, from the config's clock and timestamp function (durations for the events). */
+    /**
+     * Resilience4j's timestamp, from the config's clock and timestamp function (durations for the events); with
+     * Resilience4j's default function ({@code System.nanoTime()}) read directly, without boxing it.
+     */
     @Override
     public long getCurrentTimestamp() {
-        return config.getCurrentTimestampFunction().apply(config.getClock());
+        return nanoTimestamps ? System.nanoTime() : config.getCurrentTimestampFunction().apply(config.getClock());
     }
 
     @Override

@@ -1,18 +1,18 @@
 package dev.redeye.resilience4j;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreaker;
-import dev.redeye.Permit;
+import dev.redeye.Metrics;
+import dev.redeye.api.CircuitOpenException;
+import dev.redeye.resilience4j.PermitLedger.Completion;
+import dev.redeye.resilience4j.PermitLedger.Slot;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -26,88 +26,137 @@ import org.junit.jupiter.api.Test;
 /** Which permit a completion takes: this thread's newest, else the oldest of any thread; each exactly once. */
 class PermitLedgerTest {
     private final CircuitBreaker redeye = CircuitBreaker.builder().build();
-    private final PermitLedger ledger = new PermitLedger();
+    private final PermitLedger ledger = new PermitLedger(redeye, "op");
 
     @AfterEach
     void close() {
         redeye.close();
     }
 
-    private Permit permit() {
-        Permit p = redeye.tryAcquire("op");
-        assertTrue(p.isPermitted());
-        return p;
+    private Slot acquire() {
+        return assertInstanceOf(Slot.class, ledger.acquire());
     }
 
     @Test
     void aThreadCompletesItsNewestPermitFirst() {
-        Permit outer = permit();
-        Permit inner = permit();
-        ledger.add(outer);
-        ledger.add(inner);
-        assertSame(inner, ledger.take(), "nested calls complete inside out");
-        assertSame(outer, ledger.take());
-        assertNull(ledger.take());
+        Slot outer = acquire();
+        Slot inner = acquire();
+        assertTrue(ledger.complete(Completion.SUCCESS, null));
+        assertFalse(inner.permit.isHeld(), "nested calls complete inside out");
+        assertTrue(outer.permit.isHeld());
+        assertTrue(ledger.complete(Completion.FAILURE, new IllegalStateException("down")));
+        assertFalse(outer.permit.isHeld());
+        assertFalse(ledger.complete(Completion.SUCCESS, null), "nothing outstanding");
         assertEquals(0, ledger.outstanding());
+        Metrics m = redeye.metrics("op");
+        assertEquals(1, m.successes());
+        assertEquals(1, m.failures());
+    }
+
+    @Test
+    void aSyncCallReusesItsThreadsSlot() {
+        Slot first = acquire();
+        ledger.complete(Completion.SUCCESS, null);
+        Slot second = acquire();
+        ledger.complete(Completion.RELEASE, null);
+        assertTrue(first == second, "one slot per thread for calls that complete where they start");
     }
 
     @Test
     void anotherThreadTakesTheOldestOutstandingPermit() throws Exception {
-        Permit first = permit();
-        Permit second = permit();
-        ledger.add(first);
-        ledger.add(second);
-        Permit taken = CompletableFuture.supplyAsync(ledger::take).get(5, TimeUnit.SECONDS);
-        assertSame(first, taken);
-        assertSame(second, ledger.take(), "this thread's own stack skips the permit another thread took");
-        assertNull(ledger.take());
+        Slot first = acquire();
+        Slot second = acquire();
+        assertTrue(CompletableFuture.supplyAsync(() -> ledger.complete(Completion.SUCCESS, null))
+                .get(5, TimeUnit.SECONDS));
+        assertFalse(first.permit.isHeld(), "the oldest");
+        assertTrue(second.permit.isHeld());
+        assertTrue(ledger.complete(Completion.SUCCESS, null), "this thread's own stack skips the one taken");
+        assertFalse(second.permit.isHeld());
+        assertFalse(ledger.complete(Completion.SUCCESS, null));
+    }
+
+    @Test
+    void aCompletionAimedAtAFinishedAcquisitionNeverCompletesTheSlotsNextOne() throws Exception {
+        Slot s = acquire();
+        // Another thread completes this thread's call; this thread's stack still names that acquisition.
+        CompletableFuture.runAsync(() -> ledger.complete(Completion.SUCCESS, null)).get(5, TimeUnit.SECONDS);
+        // A third thread acquires into the slot this thread's stack names.
+        Slot reused = CompletableFuture.supplyAsync(this::acquire).get(5, TimeUnit.SECONDS);
+        assertTrue(s == reused, "the free slot is reused");
+        // This thread's completion finds its own acquisition over and takes the oldest outstanding instead: the
+        // same slot, now another acquisition, taken once by its stamp.
+        assertTrue(ledger.complete(Completion.SUCCESS, null));
+        assertFalse(ledger.complete(Completion.SUCCESS, null));
+        assertEquals(2, redeye.metrics("op").successes());
+    }
+
+    @Test
+    void aRejectionHoldsNothing() {
+        redeye.forceOpen("op");
+        assertInstanceOf(CircuitOpenException.class, ledger.acquire());
+        assertEquals(0, ledger.outstanding());
+        assertFalse(ledger.complete(Completion.SUCCESS, null));
+    }
+
+    @Test
+    void pastTheBoundTheOldestPermitIsReleasedUnused() {
+        PermitLedger small = new PermitLedger(redeye, "bounded", 3);
+        List<Slot> held = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            held.add(assertInstanceOf(Slot.class, small.acquire()));
+        }
+        assertEquals(3, small.outstanding());
+        for (int i = 0; i < 3; i++) {
+            assertTrue(small.complete(Completion.SUCCESS, null));
+        }
+        assertFalse(small.complete(Completion.SUCCESS, null));
+        Metrics m = redeye.metrics("bounded");
+        assertEquals(3, m.successes(), "the two oldest permits were released, recording nothing");
+        assertEquals(5, m.calls());
     }
 
     @Test
     void concurrentCompletionsTakeEveryPermitExactlyOnce() throws Exception {
         int threads = 4;
-        int perThread = 2_000;
+        int perThread = 5_000;
         ExecutorService pool = Executors.newFixedThreadPool(threads * 2);
         try {
             // Half the threads acquire, the other half complete: every completion crosses threads.
             CountDownLatch start = new CountDownLatch(1);
-            AtomicInteger added = new AtomicInteger();
-            List<Future<List<Permit>>> takers = new ArrayList<>();
+            AtomicInteger acquired = new AtomicInteger();
+            AtomicInteger completed = new AtomicInteger();
+            List<Future<?>> runs = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
-                pool.submit(() -> {
+                runs.add(pool.submit(() -> {
                     start.await();
                     for (int i = 0; i < perThread; i++) {
-                        ledger.add(permit());
-                        added.incrementAndGet();
+                        acquire();
+                        acquired.incrementAndGet();
                     }
                     return null;
-                });
-                takers.add(pool.submit(() -> {
+                }));
+                runs.add(pool.submit(() -> {
                     start.await();
-                    List<Permit> mine = new ArrayList<>();
-                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                    while (mine.size() < perThread && System.nanoTime() < deadline) {
-                        Permit p = ledger.take();
-                        if (p != null) {
-                            mine.add(p);
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    int mine = 0;
+                    while (mine < perThread && System.nanoTime() < deadline) {
+                        if (ledger.complete(Completion.SUCCESS, null)) {
+                            mine++;
+                            completed.incrementAndGet();
                         }
                     }
-                    return mine;
+                    return null;
                 }));
             }
             start.countDown();
-            Set<Permit> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-            int total = 0;
-            for (Future<List<Permit>> f : takers) {
-                for (Permit p : f.get(30, TimeUnit.SECONDS)) {
-                    assertTrue(seen.add(p), "a permit taken twice");
-                    total++;
-                }
+            for (Future<?> f : runs) {
+                f.get(60, TimeUnit.SECONDS);
             }
-            assertEquals(threads * perThread, added.get());
-            assertEquals(threads * perThread, total);
-            assertNull(ledger.take());
+            assertEquals(threads * perThread, acquired.get());
+            assertEquals(threads * perThread, completed.get(), "every acquisition completed once, none twice");
+            assertFalse(ledger.complete(Completion.SUCCESS, null));
             assertEquals(0, ledger.outstanding());
+            assertEquals(threads * perThread, redeye.metrics("op").successes());
         } finally {
             pool.shutdownNow();
         }
@@ -146,7 +195,7 @@ class PermitLedgerTest {
                 pool.shutdownNow();
             }
             assertEquals(0, cb.outstandingPermits());
-            dev.redeye.Metrics m = cb.redeye().metrics("busy");
+            Metrics m = cb.redeye().metrics("busy");
             assertEquals(20_000, m.calls());
             assertEquals(m.calls(), m.successes() + m.failures() + m.ignored());
         }

@@ -495,4 +495,17 @@ class RedeyeBackedCircuitBreakerTest {
         assertTrue(first == breakers.circuitBreaker("backend", CircuitBreakerConfig.ofDefaults()));
         assertEquals("backend", first.getName());
     }
+
+    @Test
+    void timestampsFollowTheConfigsFunctionAndUnit() {
+        CircuitBreaker byDefault = breaker(config().build());
+        assertEquals(TimeUnit.NANOSECONDS, byDefault.getTimestampUnit());
+        long before = System.nanoTime();
+        long t = byDefault.getCurrentTimestamp();
+        assertTrue(t >= before && t <= System.nanoTime(), "System.nanoTime() by default");
+        CircuitBreaker custom = breakers.circuitBreaker("custom-timestamps", config()
+                .currentTimestampFunction(clock -> 42L, TimeUnit.MILLISECONDS).build());
+        assertEquals(42L, custom.getCurrentTimestamp());
+        assertEquals(TimeUnit.MILLISECONDS, custom.getTimestampUnit());
+    }
 }
