@@ -7,6 +7,7 @@ import dev.redeye.spi.Store;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -80,8 +81,23 @@ public final class Resilience4jBreakers implements AutoCloseable {
      * @throws IllegalStateException    if this factory is closed
      */
     public RedeyeBackedCircuitBreaker circuitBreaker(String name, CircuitBreakerConfig config) {
+        return circuitBreaker(name, config, Map.of());
+    }
+
+    /**
+     * The breaker named {@code name}: built from {@code config} the first time, answering the factory's tags and
+     * {@code tags} (which win on a shared key) in {@code getTags()}; the same instance afterwards, whatever config
+     * and tags are passed.
+     *
+     * @throws IllegalArgumentException if the name is not a valid redeye operation name, or an option of
+     *                                  {@code config} cannot be honoured (the message names it and says why)
+     * @throws IllegalStateException    if this factory is closed
+     */
+    public RedeyeBackedCircuitBreaker circuitBreaker(String name, CircuitBreakerConfig config,
+            Map<String, String> tags) {
         OperationNames.requireValid(Objects.requireNonNull(name, "name"));
         Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(tags, "tags");
         RedeyeBackedCircuitBreaker existing = breakers.get(name);
         if (existing != null) {
             return existing;
@@ -90,11 +106,11 @@ public final class Resilience4jBreakers implements AutoCloseable {
             if (closed) {
                 throw new IllegalStateException("Resilience4jBreakers is closed");
             }
-            return breakers.computeIfAbsent(name, n -> build(n, config));
+            return breakers.computeIfAbsent(name, n -> build(n, config, tags));
         }
     }
 
-    private RedeyeBackedCircuitBreaker build(String name, CircuitBreakerConfig config) {
+    private RedeyeBackedCircuitBreaker build(String name, CircuitBreakerConfig config, Map<String, String> own) {
         CircuitBreakerBuilder b = dev.redeye.CircuitBreaker.builder();
         redeyeOptions.accept(b); // first: the mapped options below win over anything set here
         BreakerMode mode = ConfigMapping.apply(name, config, b);
@@ -108,7 +124,37 @@ public final class Resilience4jBreakers implements AutoCloseable {
             throw new IllegalArgumentException("circuit breaker '" + name + "': the options mapped from its "
                     + "Resilience4j config cannot be honoured by redeye: " + e.getMessage(), e);
         }
-        return new RedeyeBackedCircuitBreaker(name, config, breaker, mode, tags);
+        Map<String, String> allTags = new HashMap<>(tags);
+        allTags.putAll(own);
+        return new RedeyeBackedCircuitBreaker(name, config, breaker, mode, allTags);
+    }
+
+    /**
+     * Forgets the breaker named {@code name} and closes its redeye breaker: this instance's breaker only. The
+     * state in the shared store is not deleted (the rest of the fleet goes on with it), and asking for the name
+     * again builds a new breaker over that same state.
+     *
+     * @return the breaker removed, if there was one
+     */
+    public Optional<RedeyeBackedCircuitBreaker> remove(String name) {
+        RedeyeBackedCircuitBreaker removed;
+        synchronized (breakers) {
+            removed = breakers.remove(Objects.requireNonNull(name, "name"));
+        }
+        if (removed != null) {
+            removed.redeye().close();
+        }
+        return Optional.ofNullable(removed);
+    }
+
+    /** The config {@link #circuitBreaker(String)} builds with. */
+    public CircuitBreakerConfig defaultConfig() {
+        return defaultConfig;
+    }
+
+    /** The tags every breaker of this factory answers in {@code getTags()}. */
+    public Map<String, String> tags() {
+        return tags;
     }
 
     /** The breaker named {@code name}, if built. */
