@@ -3,6 +3,7 @@ package dev.redeye.resilience4j;
 import dev.redeye.CircuitBreakerBuilder;
 import dev.redeye.api.BreakerMode;
 import dev.redeye.api.OperationNames;
+import dev.redeye.api.StoreException;
 import dev.redeye.spi.Store;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -14,6 +15,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Builds Resilience4j {@link CircuitBreaker}s over redeye, one per name, each from a Resilience4j
@@ -38,10 +41,13 @@ import java.util.function.Consumer;
  * <p>Not to be confused with the Spring Boot starter's {@code RedeyeCircuitBreakers}, which holds redeye's own
  * breakers by name.
  *
- * <p>Like Resilience4j's registry, asking again for a name returns the breaker built the first time, whatever
- * config is passed. Thread-safe. {@link #close()} closes every redeye breaker and then the store.
+ * <p>Over a store, building a breaker reads its stored state once, so that {@code getState()} follows the
+ * fleet's state from the start, before this instance calls it. Like Resilience4j's registry, asking again for a
+ * name returns the breaker built the first time, whatever config is passed. Thread-safe. {@link #close()} closes every redeye breaker and then the store.
  */
 public final class Resilience4jBreakers implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Resilience4jBreakers.class);
+
     private final Store store;
     private final boolean closeStore;
     private final Consumer<CircuitBreakerBuilder> redeyeOptions;
@@ -126,7 +132,26 @@ public final class Resilience4jBreakers implements AutoCloseable {
         }
         Map<String, String> allTags = new HashMap<>(tags);
         allTags.putAll(own);
-        return new RedeyeBackedCircuitBreaker(name, config, breaker, mode, allTags);
+        RedeyeBackedCircuitBreaker adapter = new RedeyeBackedCircuitBreaker(name, config, breaker, mode, allTags);
+        if (store != null) {
+            holdFromTheStart(name, breaker);
+        }
+        return adapter;
+    }
+
+    /**
+     * Reads the stored state once, after the adapter registered its observer: redeye keeps a local view (what
+     * {@code getState()} and the gauges read) and follows the feed only for an operation it holds, and an
+     * instance that has not called the breaker yet would otherwise report CLOSED while the fleet's is open. A
+     * store that fails here costs nothing more: the breaker learns the state on its first call.
+     */
+    private static void holdFromTheStart(String name, dev.redeye.CircuitBreaker breaker) {
+        try {
+            breaker.state(name);
+        } catch (StoreException e) {
+            LOG.debug("circuit breaker '{}': the stored state could not be read at build ({}); it is read on the "
+                    + "first call", name, e.getMessage());
+        }
     }
 
     /**
