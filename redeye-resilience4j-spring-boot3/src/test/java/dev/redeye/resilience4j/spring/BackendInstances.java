@@ -15,11 +15,14 @@ import java.util.UUID;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
 
 /**
  * What the tests share: starting {@link BackendApplication} (profile {@code backend}, plus any other profile
- * and properties), the build's real Redis ({@code REDEYE_REDIS_URL}; a test fails saying how to provide it, never
- * skips) under a fresh key prefix, and HTTP GETs.
+ * and properties, and any further configuration class), the build's real Redis ({@code REDEYE_REDIS_URL}; a test
+ * fails saying how to provide it, never skips) under a fresh key prefix, and HTTP GETs.
  */
 final class BackendInstances {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -27,14 +30,35 @@ final class BackendInstances {
     private BackendInstances() {
     }
 
-    /** {@code redeye.store} for the build's Redis under a prefix no other run uses. */
-    static String freshRedisStore() {
+    /** A Redis key prefix no other run uses. */
+    static String newPrefix() {
+        return "redeye-test:r4j-boot:" + UUID.randomUUID().toString().substring(0, 12) + ":";
+    }
+
+    /** {@code redeye.store} for the build's Redis under {@code prefix}. */
+    static String redisStore(String prefix) {
+        String url = redisUrl();
+        return url + (url.contains("?") ? "&" : "?") + "prefix=" + prefix;
+    }
+
+    /** Deletes the build's Redis keys under {@code prefix}. */
+    static void deleteRedisKeys(String prefix) {
+        try (JedisPooled jedis = new JedisPooled(URI.create(redisUrl()))) {
+            String cursor = ScanParams.SCAN_POINTER_START;
+            do {
+                ScanResult<String> page = jedis.scan(cursor, new ScanParams().match(prefix + "*").count(100));
+                page.getResult().forEach(jedis::del);
+                cursor = page.getCursor();
+            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+        }
+    }
+
+    private static String redisUrl() {
         String url = System.getenv("REDEYE_REDIS_URL");
         if (url == null || url.isBlank()) {
             fail("No REDEYE_REDIS_URL: source scripts/services.sh, or export REDEYE_REDIS_URL=redis://127.0.0.1:6379");
         }
-        String prefix = "redeye-test:r4j-boot:" + UUID.randomUUID().toString().substring(0, 12) + ":";
-        return url.trim() + (url.contains("?") ? "&" : "?") + "prefix=" + prefix;
+        return url.trim();
     }
 
     /** Starts the application on a random port with the profiles {@code backend} and {@code profiles}. */
@@ -47,13 +71,18 @@ final class BackendInstances {
         return start(WebApplicationType.NONE, profiles, properties);
     }
 
+    /** Starts the application without a web server, with {@code extra} configuration beside it. */
+    static ConfigurableApplicationContext startNoWeb(Class<?> extra, List<String> profiles, String... properties) {
+        return start(WebApplicationType.NONE, profiles, properties, extra);
+    }
+
     private static ConfigurableApplicationContext start(WebApplicationType type, List<String> profiles,
-            String... properties) {
+            String[] properties, Class<?>... extra) {
         List<String> all = new ArrayList<>(List.of("backend"));
         all.addAll(profiles);
         List<String> props = new ArrayList<>(List.of("server.port=0", "server.address=127.0.0.1"));
         props.addAll(List.of(properties));
-        return new SpringApplicationBuilder(BackendApplication.class).web(type)
+        return new SpringApplicationBuilder(BackendApplication.class).sources(extra).web(type)
                 .profiles(all.toArray(String[]::new)).properties(props.toArray(String[]::new)).run();
     }
 

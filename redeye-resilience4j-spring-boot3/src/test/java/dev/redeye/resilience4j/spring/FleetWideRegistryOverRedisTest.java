@@ -34,12 +34,13 @@ import org.springframework.context.ConfigurableApplicationContext;
 class FleetWideRegistryOverRedisTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<ConfigurableApplicationContext> STARTED = new ArrayList<>();
+    private static final String PREFIX = BackendInstances.newPrefix();
     private static ConfigurableApplicationContext one;
     private static ConfigurableApplicationContext two;
 
     @BeforeAll
     static void startTwoInstances() {
-        String store = "redeye.store=" + BackendInstances.freshRedisStore();
+        String store = "redeye.store=" + BackendInstances.redisStore(PREFIX);
         one = started(BackendInstances.startWeb(List.of(), store));
         two = started(BackendInstances.startWeb(List.of(), store));
     }
@@ -52,6 +53,7 @@ class FleetWideRegistryOverRedisTest {
     @AfterAll
     static void closeBoth() {
         STARTED.forEach(ConfigurableApplicationContext::close);
+        BackendInstances.deleteRedisKeys(PREFIX);
     }
 
     private static CircuitBreaker backend(ConfigurableApplicationContext context) {
