@@ -3,16 +3,20 @@ package dev.redeye.resilience4j;
 import dev.redeye.CircuitBreakerBuilder;
 import dev.redeye.api.BreakerMode;
 import dev.redeye.api.OperationNames;
+import dev.redeye.api.StoreException;
 import dev.redeye.spi.Store;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Builds Resilience4j {@link CircuitBreaker}s over redeye, one per name, each from a Resilience4j
@@ -37,10 +41,13 @@ import java.util.function.Consumer;
  * <p>Not to be confused with the Spring Boot starter's {@code RedeyeCircuitBreakers}, which holds redeye's own
  * breakers by name.
  *
- * <p>Like Resilience4j's registry, asking again for a name returns the breaker built the first time, whatever
- * config is passed. Thread-safe. {@link #close()} closes every redeye breaker and then the store.
+ * <p>Over a store, building a breaker reads its stored state once, so that {@code getState()} follows the
+ * fleet's state from the start, before this instance calls it. Like Resilience4j's registry, asking again for a
+ * name returns the breaker built the first time, whatever config is passed. Thread-safe. {@link #close()} closes every redeye breaker and then the store.
  */
 public final class Resilience4jBreakers implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Resilience4jBreakers.class);
+
     private final Store store;
     private final boolean closeStore;
     private final Consumer<CircuitBreakerBuilder> redeyeOptions;
@@ -80,8 +87,23 @@ public final class Resilience4jBreakers implements AutoCloseable {
      * @throws IllegalStateException    if this factory is closed
      */
     public RedeyeBackedCircuitBreaker circuitBreaker(String name, CircuitBreakerConfig config) {
+        return circuitBreaker(name, config, Map.of());
+    }
+
+    /**
+     * The breaker named {@code name}: built from {@code config} the first time, answering the factory's tags and
+     * {@code tags} (which win on a shared key) in {@code getTags()}; the same instance afterwards, whatever config
+     * and tags are passed.
+     *
+     * @throws IllegalArgumentException if the name is not a valid redeye operation name, or an option of
+     *                                  {@code config} cannot be honoured (the message names it and says why)
+     * @throws IllegalStateException    if this factory is closed
+     */
+    public RedeyeBackedCircuitBreaker circuitBreaker(String name, CircuitBreakerConfig config,
+            Map<String, String> tags) {
         OperationNames.requireValid(Objects.requireNonNull(name, "name"));
         Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(tags, "tags");
         RedeyeBackedCircuitBreaker existing = breakers.get(name);
         if (existing != null) {
             return existing;
@@ -90,11 +112,11 @@ public final class Resilience4jBreakers implements AutoCloseable {
             if (closed) {
                 throw new IllegalStateException("Resilience4jBreakers is closed");
             }
-            return breakers.computeIfAbsent(name, n -> build(n, config));
+            return breakers.computeIfAbsent(name, n -> build(n, config, tags));
         }
     }
 
-    private RedeyeBackedCircuitBreaker build(String name, CircuitBreakerConfig config) {
+    private RedeyeBackedCircuitBreaker build(String name, CircuitBreakerConfig config, Map<String, String> own) {
         CircuitBreakerBuilder b = dev.redeye.CircuitBreaker.builder();
         redeyeOptions.accept(b); // first: the mapped options below win over anything set here
         BreakerMode mode = ConfigMapping.apply(name, config, b);
@@ -108,7 +130,56 @@ public final class Resilience4jBreakers implements AutoCloseable {
             throw new IllegalArgumentException("circuit breaker '" + name + "': the options mapped from its "
                     + "Resilience4j config cannot be honoured by redeye: " + e.getMessage(), e);
         }
-        return new RedeyeBackedCircuitBreaker(name, config, breaker, mode, tags);
+        Map<String, String> allTags = new HashMap<>(tags);
+        allTags.putAll(own);
+        RedeyeBackedCircuitBreaker adapter = new RedeyeBackedCircuitBreaker(name, config, breaker, mode, allTags);
+        if (store != null) {
+            holdFromTheStart(name, breaker);
+        }
+        return adapter;
+    }
+
+    /**
+     * Reads the stored state once, after the adapter registered its observer: redeye keeps a local view (what
+     * {@code getState()} and the gauges read) and follows the feed only for an operation it holds, and an
+     * instance that has not called the breaker yet would otherwise report CLOSED while the fleet's is open. A
+     * store that fails here costs nothing more: the breaker learns the state on its first call.
+     */
+    private static void holdFromTheStart(String name, dev.redeye.CircuitBreaker breaker) {
+        try {
+            breaker.state(name);
+        } catch (StoreException e) {
+            LOG.debug("circuit breaker '{}': the stored state could not be read at build ({}); it is read on the "
+                    + "first call", name, e.getMessage());
+        }
+    }
+
+    /**
+     * Forgets the breaker named {@code name} and closes its redeye breaker: this instance's breaker only. The
+     * state in the shared store is not deleted (the rest of the fleet goes on with it), and asking for the name
+     * again builds a new breaker over that same state.
+     *
+     * @return the breaker removed, if there was one
+     */
+    public Optional<RedeyeBackedCircuitBreaker> remove(String name) {
+        RedeyeBackedCircuitBreaker removed;
+        synchronized (breakers) {
+            removed = breakers.remove(Objects.requireNonNull(name, "name"));
+        }
+        if (removed != null) {
+            removed.redeye().close();
+        }
+        return Optional.ofNullable(removed);
+    }
+
+    /** The config {@link #circuitBreaker(String)} builds with. */
+    public CircuitBreakerConfig defaultConfig() {
+        return defaultConfig;
+    }
+
+    /** The tags every breaker of this factory answers in {@code getTags()}. */
+    public Map<String, String> tags() {
+        return tags;
     }
 
     /** The breaker named {@code name}, if built. */
