@@ -332,6 +332,33 @@ abstract class DocumentedBehaviourContract {
     }
 
     @Test
+    void aCallNeverCompletedInHalfOpenGivesItsSlotUpAfterTrialTimeout() {
+        // Documented difference: maxWaitDurationInHalfOpenState is refused; instead an unfinished call's place in
+        // half-open is taken over after redeye's trialTimeout by the next caller. On one instance that is the
+        // slot's lease on the breaker's ticker (virtual here), which gives the store claim back; across instances
+        // the store's claim expiry decides (FleetTrialTimeoutTest).
+        Duration trialTimeout = Duration.ofMillis(300);
+        try (Resilience4jBreakers expiring = factory()
+                .redeyeOptions(b -> b.clock(clock).ticker(clock).trialTimeout(trialTimeout)).build()) {
+            CircuitBreaker cb = expiring.circuitBreaker("backend", config().permittedNumberOfCallsInHalfOpenState(1)
+                    .build());
+            open(cb);
+            clock.advance(WAIT);
+            assertTrue(cb.tryAcquirePermission(), "the call that never completes");
+            assertFalse(cb.tryAcquirePermission(), "the one permitted call is running");
+            clock.advance(trialTimeout.minusMillis(1));
+            assertFalse(cb.tryAcquirePermission(), "the lease has 1 ms to run");
+            clock.advanceMillis(1);
+            assertTrue(cb.tryAcquirePermission(), "the next caller takes the abandoned call's place");
+            cb.onSuccess(5, TimeUnit.MILLISECONDS);
+            assertEquals(State.CLOSED, cb.getState(), "the call that took the slot over closed the breaker");
+            cb.releasePermission(); // the abandoned call, finally: its expired claim frees nothing
+            assertEquals(State.CLOSED, cb.getState());
+            assertEquals(0, ((RedeyeBackedCircuitBreaker) cb).outstandingPermits());
+        }
+    }
+
+    @Test
     void transitionToHalfOpenStateLetsThePermittedCallsDecide() {
         CircuitBreaker cb = breaker(config());
         cb.transitionToHalfOpenState();
