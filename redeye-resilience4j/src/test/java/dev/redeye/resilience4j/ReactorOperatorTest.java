@@ -1,5 +1,6 @@
 package dev.redeye.resilience4j;
 
+import static dev.redeye.resilience4j.TestStores.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -18,7 +19,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -76,17 +76,6 @@ class ReactorOperatorTest {
         assertEquals(State.OPEN, cb.getState());
         clock.advance(WAIT);
         assertEquals(State.HALF_OPEN, cb.getState());
-    }
-
-    /** Waits, up to 5 s of real time, for what another thread (the store's feed) brings. */
-    private static void eventually(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 5 s: " + what);
-            }
-            Thread.sleep(5);
-        }
     }
 
     @Test

@@ -8,6 +8,7 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
@@ -15,7 +16,8 @@ import redis.clients.jedis.resps.ScanResult;
 /**
  * The shared stores these tests run adapters over: a named in-process store ({@code memory://NAME}) and the
  * build's real Redis ({@code REDEYE_REDIS_URL}; a test fails saying how to provide it, never skips), each under
- * a fresh name or key prefix so that tests and parallel runs never meet.
+ * a fresh name or key prefix so that tests and parallel runs never meet; and the bounded wait for what a store's
+ * feed brings to another instance.
  */
 final class TestStores {
     private TestStores() {
@@ -40,6 +42,22 @@ final class TestStores {
     private static Location redis(String prefix) {
         String url = redisUrl();
         return new Location(url + (url.contains("?") ? "&" : "?") + "prefix=" + prefix, prefix);
+    }
+
+    /**
+     * Waits, up to 5 s of real time, for what another thread brings (the store's feed delivers on its own
+     * thread), polling every 5 ms.
+     *
+     * @throws AssertionError naming {@code what} if it did not come in time
+     */
+    static void eventually(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 5 s: " + what);
+            }
+            Thread.sleep(5);
+        }
     }
 
     /** The build's Redis, from {@code REDEYE_REDIS_URL}. */
