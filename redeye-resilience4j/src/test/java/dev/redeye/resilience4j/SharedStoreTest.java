@@ -1,5 +1,6 @@
 package dev.redeye.resilience4j;
 
+import static dev.redeye.resilience4j.TestStores.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -14,7 +15,6 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -54,17 +54,6 @@ class SharedStoreTest {
         assertThrows(IllegalStateException.class, () -> cb.executeSupplier(() -> {
             throw new IllegalStateException("down");
         }));
-    }
-
-    /** The feed delivers on its own thread: wait for it, up to 5 s of real time. */
-    private static void eventually(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 5 s: " + what);
-            }
-            Thread.sleep(5);
-        }
     }
 
     @Test
