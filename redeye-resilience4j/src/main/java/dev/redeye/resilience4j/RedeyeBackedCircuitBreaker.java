@@ -4,7 +4,9 @@ import dev.redeye.CircuitBreakerObserver;
 import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.SlidingWindow;
 import dev.redeye.api.TransitionEvent;
+import dev.redeye.api.TransitionKind;
 import dev.redeye.resilience4j.PermitLedger.Completion;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -13,8 +15,10 @@ import io.github.resilience4j.circuitbreaker.IllegalStateTransitionException;
 import io.github.resilience4j.circuitbreaker.ResultRecordedAsFailureException;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnCallNotPermittedEvent;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnErrorEvent;
+import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnFailureRateExceededEvent;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnIgnoredErrorEvent;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnResetEvent;
+import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnSlowCallRateExceededEvent;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnSuccessEvent;
 import java.time.Clock;
@@ -64,8 +68,10 @@ import java.util.function.Function;
  * Success, error, ignored error and not-permitted events for this instance's calls (not in {@code DISABLED} and
  * {@code FORCED_OPEN}, as in Resilience4j); state transitions this instance caused or learned from the store's
  * feed, deduplicated by the state's version, and {@code OPEN -> HALF_OPEN} when this instance admits its first
- * trial of an open period; a reset event for {@link #reset()} called here. Not yet: the failure-rate and
- * slow-call-rate exceeded events.
+ * trial of an open period; before an opening's transition, the failure-rate and slow-call-rate exceeded events of
+ * the window that tripped; a reset event for {@link #reset()} called here. In {@code METRICS_ONLY}, where redeye
+ * starts a new window each time the thresholds are reached (and Resilience4j keeps counting in the same one), no
+ * rate-exceeded event is published: the window's rates are not kept past that point.
  *
  * <p>Thread-safe.
  */
@@ -279,7 +285,28 @@ public final class RedeyeBackedCircuitBreaker implements CircuitBreaker {
             from = published;
             published = to;
         }
+        if (event.kind() == TransitionKind.OPENED) {
+            thresholdsExceeded(event.state().window());
+        }
         publishTransition(from, to);
+    }
+
+    /**
+     * The rate-exceeded events of an opening by the sliding window {@code w} (the window that tripped, kept in the
+     * open state), before the state transition, as Resilience4j publishes them.
+     */
+    private void thresholdsExceeded(SlidingWindow w) {
+        if (w == null || w.calls() == 0 || !events.hasConsumers()) {
+            return;
+        }
+        float failureRate = w.failures() * 100f / w.calls();
+        float slowCallRate = w.slowCalls() * 100f / w.calls();
+        if (failureRate >= config.getFailureRateThreshold()) {
+            events.publish(new CircuitBreakerOnFailureRateExceededEvent(name, failureRate));
+        }
+        if (slowCallRate >= config.getSlowCallRateThreshold()) {
+            events.publish(new CircuitBreakerOnSlowCallRateExceededEvent(name, slowCallRate));
+        }
     }
 
     /** This instance admitted a trial: the breaker is half-open, as Resilience4j says on the first call after the wait. */

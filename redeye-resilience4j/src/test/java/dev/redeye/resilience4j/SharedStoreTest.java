@@ -63,6 +63,8 @@ class SharedStoreTest {
         List<String> bTransitions = new CopyOnWriteArrayList<>();
         b.getEventPublisher().onStateTransition(
                 e -> bTransitions.add(e.getStateTransition().toString()));
+        List<Float> bRates = new CopyOnWriteArrayList<>();
+        b.getEventPublisher().onFailureRateExceeded(e -> bRates.add(e.getFailureRate()));
         assertTrue(b.tryAcquirePermission());
         b.onSuccess(1, java.util.concurrent.TimeUnit.MILLISECONDS);
         fail(a);
@@ -74,6 +76,7 @@ class SharedStoreTest {
         eventually(() -> b.getState() == State.OPEN, "b's own view follows the feed");
         eventually(() -> bTransitions.contains("State transition from CLOSED to OPEN"), "b publishes the fleet's "
                 + "transition");
+        assertEquals(List.of(75f), bRates, "and the fleet's failure rate that opened it");
     }
 
     @Test
