@@ -139,8 +139,9 @@ public final class CircuitBreakerBuilder {
 
     /**
      * A call that runs at least this long is slow (sliding-window strategy): it counts toward the slow-call rate
-     * the moment it crosses the threshold, while still running, and its end then only says whether it failed.
-     * Default unset: no call is slow.
+     * while still running, found by the breaker's sweep of the calls in flight (every eighth of the threshold,
+     * 1 ms to 250 ms), and its end then only says whether it failed; a call that ends before a sweep finds it is
+     * judged by its own duration. Default unset: no call is slow.
      */
     public CircuitBreakerBuilder slowCallDurationThreshold(Duration v) {
         slowCallDurationThreshold = SLOW_CALL_DURATION_THRESHOLD.check(v);

@@ -102,7 +102,7 @@ public final class PermitSlot {
         }
         entry = e;
         token = t;
-        state = HELD;
+        STATE.lazySet(this, HELD); // a release store: a completion that sees HELD sees the acquisition
         return true;
     }
 
@@ -185,7 +185,7 @@ public final class PermitSlot {
             }
             return true;
         } finally {
-            state = EMPTY;
+            STATE.lazySet(this, EMPTY);
         }
     }
 

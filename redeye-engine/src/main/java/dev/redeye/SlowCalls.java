@@ -235,7 +235,8 @@ final class SlowCalls implements AutoCloseable {
             }
             this.e = e;
             this.startTick = tick;
-            state = next(s, RUNNING) + (1L << PHASE_BITS); // a new generation
+            // a new generation; a release store: whoever sees RUNNING (the sweep, a completion) sees the fields
+            STATE.lazySet(this, next(s, RUNNING) + (1L << PHASE_BITS));
             return true;
         }
 
@@ -265,7 +266,7 @@ final class SlowCalls implements AutoCloseable {
             if (forOneCall) {
                 single.remove(this);
             }
-            state = next(state, FREE);
+            STATE.lazySet(this, next(state, FREE)); // only its thread's next call reads FREE
         }
 
         /** Whether the call ran at least the threshold by local time {@code tick}. */

@@ -118,7 +118,9 @@
  * operation's stored state goes too, unless it is open (an open breaker is never closed by an eviction).
  *
  * <h2>Ecosystem</h2>
- * {@link dev.redeye.Permit} ({@code tryAcquire}) for code that runs the call itself, decorators on the breaker,
+ * {@link dev.redeye.Permit} ({@code tryAcquire}) for code that runs the call itself, {@link dev.redeye.PermitSlot}
+ * ({@code newPermitSlot}: one permit at a time, refilled, nothing allocated) for adapters of interfaces that hand
+ * their callers no permit (the Resilience4j adapter), decorators on the breaker,
  * {@link dev.redeye.CircuitBreakerObserver} for metrics (the SPI {@code redeye-micrometer} implements) and the
  * builder's listeners ({@code onCallRejected}, {@code onIgnoredError}, {@code onFleetStateChange}).
  *

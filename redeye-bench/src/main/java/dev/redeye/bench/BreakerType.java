@@ -52,6 +52,13 @@ public enum BreakerType {
      * 50 %, minimum 100 calls): compared with {@link #RESILIENCE4J}, whose default window is that one.
      */
     REDEYE_COUNT_WINDOW(() -> new Redeye(b -> b.slidingWindow(SlidingWindowType.COUNT_BASED, 100))),
+    /**
+     * redeye's own breaker configured as the Resilience4j adapter maps Resilience4j's default configuration:
+     * {@link #REDEYE_COUNT_WINDOW} with slow calls of 60 s and more counted (at a 100 % rate), so every call is
+     * watched for slowness while it runs.
+     */
+    REDEYE_R4J_DEFAULTS(() -> new Redeye(b -> b.slidingWindow(SlidingWindowType.COUNT_BASED, 100)
+            .slowCallDurationThreshold(Duration.ofSeconds(60)).slowCallRateThreshold(100))),
     /** As {@link #REDEYE_COUNT_WINDOW} with a time window of 100 s: compared with {@link #RESILIENCE4J_TIME_WINDOW}. */
     REDEYE_TIME_WINDOW(() -> new Redeye(b -> b.slidingWindow(SlidingWindowType.TIME_BASED, 100))),
     /** Resilience4j 2.4.0 {@code CircuitBreaker}, default configuration (a count window of 100 outcomes). */
@@ -60,9 +67,9 @@ public enum BreakerType {
     RESILIENCE4J_TIME_WINDOW(() -> new Resilience4j(SlidingWindowType.TIME_BASED)),
     /**
      * Resilience4j's {@code CircuitBreaker} interface implemented over redeye ({@code redeye-resilience4j}) in local
-     * mode, Resilience4j's default configuration (which it maps to {@link #REDEYE_COUNT_WINDOW}), called as
+     * mode, Resilience4j's default configuration (which it maps to {@link #REDEYE_R4J_DEFAULTS}), called as
      * {@link #RESILIENCE4J} is: a supplier decorated once with {@code CircuitBreaker.decorateSupplier}. The
-     * target: within 1.5x {@link #REDEYE_COUNT_WINDOW}, below {@link #RESILIENCE4J}, 0 B/op.
+     * target: within 1.5x redeye's own, below {@link #RESILIENCE4J}, 0 B/op.
      */
     RESILIENCE4J_OVER_REDEYE(Resilience4jOverRedeye::new),
     /** Failsafe 3.3.2 {@code CircuitBreaker}, default configuration, through one {@code FailsafeExecutor}. */

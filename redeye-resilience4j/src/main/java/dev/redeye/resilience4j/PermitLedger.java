@@ -57,6 +57,14 @@ final class PermitLedger {
         boolean win(long expected) {
             return STAMP.compareAndSet(this, expected, BUSY);
         }
+
+        /**
+         * Ends the claim with {@code next} (FREE, or the acquisition's stamp): a release store, enough because a
+         * completion on another thread happens after the acquisition it completes.
+         */
+        void stamp(long next) {
+            STAMP.lazySet(this, next);
+        }
     }
 
     /** One thread's acquisitions, newest last: slot and sequence number, checked against the slot's stamp. */
@@ -139,7 +147,7 @@ final class PermitLedger {
             return rejection;
         }
         long stamp = sequence.incrementAndGet();
-        s.stamp = stamp;
+        s.stamp(stamp);
         mine.push(s, stamp);
         return s;
     }
@@ -200,7 +208,7 @@ final class PermitLedger {
                     s.permit.release();
             }
         } finally {
-            s.stamp = FREE;
+            s.stamp(FREE);
         }
         return true;
     }
