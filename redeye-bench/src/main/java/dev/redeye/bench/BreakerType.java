@@ -195,19 +195,27 @@ public enum BreakerType {
         }
     }
 
-    private static final class Resilience4j implements BreakerAdapter {
+    /** Resilience4j's configuration in these benchmarks: its defaults, the long open period, no stack traces. */
+    private static CircuitBreakerConfig.Builder resilience4jConfig() {
+        return CircuitBreakerConfig.custom().waitDurationInOpenState(OPEN_FOR).writableStackTraceEnabled(false);
+    }
+
+    /** A Resilience4j {@code CircuitBreaker} called through a supplier decorated once. */
+    private static class Resilience4j implements BreakerAdapter {
         private final Payload payload = new Payload();
-        private final io.github.resilience4j.circuitbreaker.CircuitBreaker breaker;
+        final io.github.resilience4j.circuitbreaker.CircuitBreaker breaker;
         private final Supplier<Object> call;
 
         Resilience4j(SlidingWindowType window) {
-            breaker = io.github.resilience4j.circuitbreaker.CircuitBreaker.of("bench", CircuitBreakerConfig.custom()
-                    .waitDurationInOpenState(OPEN_FOR)
-                    .writableStackTraceEnabled(false)
+            this(io.github.resilience4j.circuitbreaker.CircuitBreaker.of("bench", resilience4jConfig()
                     .slidingWindowType(window == SlidingWindowType.COUNT_BASED
                             ? CircuitBreakerConfig.SlidingWindowType.COUNT_BASED
                             : CircuitBreakerConfig.SlidingWindowType.TIME_BASED)
-                    .build());
+                    .build()));
+        }
+
+        Resilience4j(io.github.resilience4j.circuitbreaker.CircuitBreaker breaker) {
+            this.breaker = breaker;
             call = io.github.resilience4j.circuitbreaker.CircuitBreaker.decorateSupplier(breaker, () -> payload.value);
         }
 
@@ -231,29 +239,20 @@ public enum BreakerType {
         }
     }
 
-    private static final class Resilience4jOverRedeye implements BreakerAdapter {
-        private final Payload payload = new Payload();
-        private final Resilience4jBreakers breakers = Resilience4jBreakers.local();
-        private final io.github.resilience4j.circuitbreaker.CircuitBreaker breaker;
-        private final Supplier<Object> call;
+    /** {@link Resilience4j} with the adapter over redeye, in local mode, as the breaker. */
+    private static final class Resilience4jOverRedeye extends Resilience4j {
+        private final Resilience4jBreakers breakers;
 
         Resilience4jOverRedeye() {
-            breaker = breakers.circuitBreaker(OPERATION, CircuitBreakerConfig.custom()
-                    .waitDurationInOpenState(OPEN_FOR)
-                    .writableStackTraceEnabled(false)
-                    .build());
-            call = io.github.resilience4j.circuitbreaker.CircuitBreaker.decorateSupplier(breaker, () -> payload.value);
+            this(Resilience4jBreakers.local());
         }
 
-        @Override
-        public Object call() {
-            try {
-                return call.get();
-            } catch (CallNotPermittedException e) {
-                return e;
-            }
+        private Resilience4jOverRedeye(Resilience4jBreakers breakers) {
+            super(breakers.circuitBreaker(OPERATION, resilience4jConfig().build()));
+            this.breakers = breakers;
         }
 
+        /** The adapter opens for good only (transitionToOpenState is not supported over redeye). */
         @Override
         public void trip() {
             breaker.transitionToForcedOpenState();

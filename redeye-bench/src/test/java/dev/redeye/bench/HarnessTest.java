@@ -40,6 +40,7 @@ class HarnessTest {
         List<Object[]> cases = List.of(
                 new Object[] {BreakerType.REDEYE, CircuitOpenException.class},
                 new Object[] {BreakerType.RESILIENCE4J, CallNotPermittedException.class},
+                new Object[] {BreakerType.RESILIENCE4J_OVER_REDEYE, CallNotPermittedException.class},
                 new Object[] {BreakerType.FAILSAFE, CircuitBreakerOpenException.class});
         for (Object[] c : cases) {
             try (BreakerAdapter b = ((BreakerType) c[0]).create()) {

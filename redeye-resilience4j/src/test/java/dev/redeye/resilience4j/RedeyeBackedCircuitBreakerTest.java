@@ -1,5 +1,7 @@
 package dev.redeye.resilience4j;
 
+import static dev.redeye.resilience4j.TestCalls.fail;
+import static dev.redeye.resilience4j.TestCalls.succeed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -74,16 +76,6 @@ class RedeyeBackedCircuitBreakerTest {
         CircuitBreaker cb = breakers.circuitBreaker("backend", config);
         cb.getEventPublisher().onEvent(events::add);
         return cb;
-    }
-
-    private static void fail(CircuitBreaker cb) {
-        assertThrows(IllegalStateException.class, () -> cb.executeSupplier(() -> {
-            throw new IllegalStateException("down");
-        }));
-    }
-
-    private static void succeed(CircuitBreaker cb) {
-        assertEquals("ok", cb.executeSupplier(() -> "ok"));
     }
 
     private List<String> transitions() {

@@ -1,5 +1,6 @@
 package dev.redeye.resilience4j;
 
+import static dev.redeye.resilience4j.TestCalls.fail;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -56,12 +57,6 @@ class RedeyeCircuitBreakerRegistryTest {
                 .waitDurationInOpenState(Duration.ofMinutes(5))
                 .permittedNumberOfCallsInHalfOpenState(1)
                 .build();
-    }
-
-    private static void fail(CircuitBreaker cb) {
-        assertThrows(IllegalStateException.class, () -> cb.executeSupplier(() -> {
-            throw new IllegalStateException("down");
-        }));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.redeye.resilience4j;
 
+import static dev.redeye.resilience4j.TestCalls.fail;
 import static dev.redeye.resilience4j.TestStores.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -48,12 +49,6 @@ class SharedStoreTest {
                 .waitDurationInOpenState(WAIT)
                 .permittedNumberOfCallsInHalfOpenState(1)
                 .build();
-    }
-
-    private static void fail(CircuitBreaker cb) {
-        assertThrows(IllegalStateException.class, () -> cb.executeSupplier(() -> {
-            throw new IllegalStateException("down");
-        }));
     }
 
     @Test
