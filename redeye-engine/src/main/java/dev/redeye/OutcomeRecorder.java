@@ -290,12 +290,12 @@ final class OutcomeRecorder {
     /** The end of a call watched for slowness: writes what its deadline did not (see {@link SlowCalls}). */
     private void watchedOutcome(OperationState e, SlowCalls.Watch w, Verdict v) {
         if (v == Verdict.NOT_RECORDED) {
-            w.cancel();
+            slowCalls.cancel(w);
             return;
         }
         boolean success = v.recordsSuccess();
         long tick = time.nanos();
-        switch (w.end(!success)) {
+        switch (slowCalls.end(w, !success)) {
             case HANDED_OVER:
                 return;
             case NOTHING:
@@ -306,7 +306,7 @@ final class OutcomeRecorder {
             default:
                 recordOutcome(e, success, w.slowAt(tick));
         }
-        w.free();
+        slowCalls.free(w);
     }
 
     /** Best-effort {@code operation}: see {@link #writeQuietly(OperationState, StateViews.StoreCall)}. */

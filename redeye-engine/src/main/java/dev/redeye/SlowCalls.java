@@ -128,12 +128,12 @@ final class SlowCalls implements AutoCloseable {
         long tick = time.nanos();
         Watch w = own.get();
         if (w == null) {
-            w = new Watch(false);
+            w = new Watch(false, thresholdNanos);
             own.set(w);
             owned.add(new WeakReference<>(w));
         }
         if (!w.begin(e, tick)) {
-            w = new Watch(true);
+            w = new Watch(true, thresholdNanos);
             w.begin(e, tick);
             single.add(w);
         }
@@ -172,11 +172,11 @@ final class SlowCalls implements AutoCloseable {
                 if (w == null) {
                     i.remove(); // its thread ended
                 } else {
-                    w.deadlineAt(tick);
+                    deadlineAt(w, tick);
                 }
             }
             for (Watch w : single) {
-                w.deadlineAt(tick);
+                deadlineAt(w, tick);
             }
         } catch (Throwable t) { // a sweep that throws would cancel every later one
             LOG.warn("judging the slow calls in flight failed", StoreErrors.storeError(t));
@@ -210,21 +210,105 @@ final class SlowCalls implements AutoCloseable {
         }
     }
 
-    /** The watch of one call at a time; see the class comment. */
-    final class Watch {
+    /** The call watched by {@code w} ended ({@code failed}, or a success): what its completion still has to write. */
+    Left end(Watch w, boolean failed) {
+        if (w.to(RUNNING, ENDED)) {
+            return Left.OUTCOME;
+        }
+        if (w.to(RECORDING, failed ? ENDED_FAILED_WHILE_RECORDING : ENDED_OK_WHILE_RECORDING)) {
+            return Left.HANDED_OVER;
+        }
+        return phase(w.state) == COUNTED ? (failed ? Left.SLOT_FAILED : Left.NOTHING) : Left.OUTCOME;
+    }
+
+    /**
+     * The call watched by {@code w} ended without an outcome: nothing more is written for it. Frees the watch
+     * unless the deadline's write is under way (which then frees it).
+     */
+    void cancel(Watch w) {
+        if (!w.to(RECORDING, CANCELLED_WHILE_RECORDING)) {
+            free(w);
+        }
+    }
+
+    /** The completion is done with {@code w} (after {@link #end} and what it left, but HANDED_OVER). */
+    void free(Watch w) {
+        if (w.forOneCall) {
+            single.remove(w);
+        }
+        w.e = null;
+        STATE.lazySet(w, next(w.state, FREE)); // only its thread's next call reads FREE
+    }
+
+    /** The deadline of the call {@code w} watches, if it passed by {@code tick}: counted as a slow success now. */
+    void deadlineAt(Watch w, long tick) {
+        long s = w.state;
+        judge(w, s, w.startTick, tick);
+    }
+
+    /**
+     * {@link #deadlineAt} on what a sweep read: the state {@code s}, then the start {@code start}. Both may be
+     * an earlier generation's, or the start a later one's: the compare-and-set from {@code s} then fails.
+     */
+    void judge(Watch w, long s, long start, long tick) {
+        if (phase(s) != RUNNING || !isSlow(tick - start) || !STATE.compareAndSet(w, s, next(s, RECORDING))) {
+            return;
+        }
+        OperationState e = w.e;
+        boolean counted = false;
+        try {
+            StateChange ch = recorder.write(e, clock.millis(), time.nanos(),
+                    (x, n) -> access.update(x.name, AtomicOperation.slowCall(), policy, n));
+            BreakerState b = ch.state();
+            if (ch.changed() && b.window() != null) {
+                w.slot = b.window().position();
+                w.version = b.version();
+                counted = true;
+            }
+        } catch (StoreException ex) {
+            errors.report(e, ex);
+        } catch (Throwable ex) { // storeError rethrows a VirtualMachineError
+            LOG.warn("recording a slow call of '{}' failed", OperationNames.abbreviate(e.name),
+                    StoreErrors.storeError(ex));
+        }
+        if (w.to(RECORDING, counted ? COUNTED : NOT_COUNTED)) {
+            return; // the completion does the rest, and frees the watch
+        }
+        // the call ended while the write was under way: do what its completion left, then free the watch
+        int ended = phase(w.state);
+        if (ended != CANCELLED_WHILE_RECORDING) {
+            boolean failed = ended == ENDED_FAILED_WHILE_RECORDING;
+            if (counted) {
+                if (failed) {
+                    recorder.writeQuietly(e, w.slotFailed());
+                }
+            } else {
+                recorder.writeQuietly(e, AtomicOperation.outcome(!failed, true));
+            }
+        }
+        free(w);
+    }
+
+    /**
+     * The watch of one call at a time; see the class comment. It holds no reference to its {@link SlowCalls}: a
+     * thread's own watch lives in the thread's thread-locals, which must not keep a closed breaker reachable.
+     */
+    static final class Watch {
         /** Whether this watch was made for one call (a thread's own was in use): dropped when that call ends. */
         private final boolean forOneCall;
+        private final long thresholdNanos;
         /** The generation (high bits) and the phase (low {@link #PHASE_BITS} bits). */
         volatile long state;
-        /** Written before the state becomes RUNNING. */
+        /** Written before the state becomes RUNNING; cleared when the watch is freed. */
         private OperationState e;
         private long startTick;
         /** Set before the phase becomes {@link #COUNTED}. */
         private long slot;
         private long version;
 
-        Watch(boolean forOneCall) {
+        Watch(boolean forOneCall, long thresholdNanos) {
             this.forOneCall = forOneCall;
+            this.thresholdNanos = thresholdNanos;
         }
 
         /** Starts watching a call of {@code e} that started at {@code tick}; false if the watch is in use. */
@@ -240,38 +324,9 @@ final class SlowCalls implements AutoCloseable {
             return true;
         }
 
-        /** The call ended ({@code failed}, or a success): what its completion still has to write. */
-        Left end(boolean failed) {
-            if (to(RUNNING, ENDED)) {
-                return Left.OUTCOME;
-            }
-            if (to(RECORDING, failed ? ENDED_FAILED_WHILE_RECORDING : ENDED_OK_WHILE_RECORDING)) {
-                return Left.HANDED_OVER;
-            }
-            return phase(state) == COUNTED ? (failed ? Left.SLOT_FAILED : Left.NOTHING) : Left.OUTCOME;
-        }
-
-        /**
-         * The call ended without an outcome: nothing more is written for it. Frees the watch unless the
-         * deadline's write is under way (which then frees it).
-         */
-        void cancel() {
-            if (!to(RECORDING, CANCELLED_WHILE_RECORDING)) {
-                free();
-            }
-        }
-
-        /** The completion is done with this watch (after {@link #end} and what it left, but HANDED_OVER). */
-        void free() {
-            if (forOneCall) {
-                single.remove(this);
-            }
-            STATE.lazySet(this, next(state, FREE)); // only its thread's next call reads FREE
-        }
-
         /** Whether the call ran at least the threshold by local time {@code tick}. */
         boolean slowAt(long tick) {
-            return isSlow(tick - startTick);
+            return tick - startTick >= thresholdNanos;
         }
 
         /** The write that marks this call's slot failed. */
@@ -282,54 +337,6 @@ final class SlowCalls implements AutoCloseable {
         private boolean to(int from, int phase) {
             long s = state;
             return phase(s) == from && STATE.compareAndSet(this, s, next(s, phase));
-        }
-
-        /** The deadline, if it passed by {@code tick}: count the call as a slow success now. */
-        void deadlineAt(long tick) {
-            long s = state;
-            judge(s, startTick, tick);
-        }
-
-        /**
-         * {@link #deadlineAt} on what a sweep read: the state {@code s}, then the start {@code start}. Both may be
-         * an earlier generation's, or the start a later one's: the compare-and-set from {@code s} then fails.
-         */
-        void judge(long s, long start, long tick) {
-            if (phase(s) != RUNNING || !isSlow(tick - start) || !STATE.compareAndSet(this, s, next(s, RECORDING))) {
-                return;
-            }
-            boolean counted = false;
-            try {
-                StateChange ch = recorder.write(e, clock.millis(), time.nanos(),
-                        (x, n) -> access.update(x.name, AtomicOperation.slowCall(), policy, n));
-                BreakerState b = ch.state();
-                if (ch.changed() && b.window() != null) {
-                    slot = b.window().position();
-                    version = b.version();
-                    counted = true;
-                }
-            } catch (StoreException ex) {
-                errors.report(e, ex);
-            } catch (Throwable ex) { // storeError rethrows a VirtualMachineError
-                LOG.warn("recording a slow call of '{}' failed", OperationNames.abbreviate(e.name),
-                        StoreErrors.storeError(ex));
-            }
-            if (to(RECORDING, counted ? COUNTED : NOT_COUNTED)) {
-                return; // the completion does the rest, and frees the watch
-            }
-            // the call ended while the write was under way: do what its completion left, then free the watch
-            int ended = phase(state);
-            if (ended != CANCELLED_WHILE_RECORDING) {
-                boolean failed = ended == ENDED_FAILED_WHILE_RECORDING;
-                if (counted) {
-                    if (failed) {
-                        recorder.writeQuietly(e, slotFailed());
-                    }
-                } else {
-                    recorder.writeQuietly(e, AtomicOperation.outcome(!failed, true));
-                }
-            }
-            free();
         }
     }
 

@@ -2,6 +2,7 @@ package dev.redeye;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -64,15 +65,15 @@ class SlowCallWatchTest extends BreakersOverInMemoryStore {
         cb.parts().recorder.record(e, w, OutcomeRecorder.Verdict.SUCCESS);
         assertSame(w, watches.watch(e, BreakerState.INITIAL));
         // ...then the sweep acts on what it read: the first call's start says "slow", but the call is another one.
-        w.judge(stateOfFirst, startOfFirst, clock.read());
+        watches.judge(w, stateOfFirst, startOfFirst, clock.read());
         BreakerState s = cb.state(OP);
         assertEquals(1, s.window().calls(), "only the first call is counted: " + s);
         assertEquals(1, s.window().slowCalls());
         // the same sweep on what it reads now finds the second call young
-        w.deadlineAt(clock.read());
+        watches.deadlineAt(w, clock.read());
         assertEquals(1, cb.state(OP).window().calls());
         clock.advance(THRESHOLD);
-        w.deadlineAt(clock.read());
+        watches.deadlineAt(w, clock.read());
         assertEquals(2, cb.state(OP).window().slowCalls(), "the second call, past its own deadline, counted once");
         cb.parts().recorder.record(e, w, OutcomeRecorder.Verdict.SUCCESS);
         assertEquals(2, cb.state(OP).window().calls(), "its completion writes nothing more");
@@ -106,5 +107,27 @@ class SlowCallWatchTest extends BreakersOverInMemoryStore {
         BreakerState s = cb.state(OP);
         assertEquals(1, s.window().calls());
         assertEquals(1, s.window().failures(), "its slot marked failed when it ended");
+    }
+
+    /**
+     * A thread keeps its own watch in a thread-local: a breaker closed and dropped must not stay reachable from
+     * the threads that made watched calls through it (a pool's threads outlive any breaker).
+     */
+    @Test
+    void aDroppedBreakerIsNotKeptAliveByTheThreadsThatMadeWatchedCalls() throws Exception {
+        java.lang.ref.WeakReference<SlowCalls> dropped = watchedCallThenDropped();
+        for (int i = 0; i < 100 && dropped.get() != null; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertNull(dropped.get(), "the closed breaker's slow-call watches are still reachable");
+    }
+
+    private static java.lang.ref.WeakReference<SlowCalls> watchedCallThenDropped() {
+        try (CircuitBreaker cb = CircuitBreaker.builder().slidingWindow(SlidingWindowType.COUNT_BASED, 10)
+                .slowCallDurationThreshold(Duration.ofHours(1)).build()) {
+            cb.execute(OP, () -> "ok"); // this thread now has a watch of its own
+            return new java.lang.ref.WeakReference<>(slowCalls(cb));
+        }
     }
 }

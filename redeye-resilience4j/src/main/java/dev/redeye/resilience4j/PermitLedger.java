@@ -47,11 +47,14 @@ final class PermitLedger {
         private static final AtomicLongFieldUpdater<Slot> STAMP =
                 AtomicLongFieldUpdater.newUpdater(Slot.class, "stamp");
         final PermitSlot permit;
+        /** Where the slot is in its ledger's {@link #slots}. */
+        final int index;
         /** {@link #FREE}, {@link #BUSY}, or the sequence number of the acquisition held (positive). */
         volatile long stamp;
 
-        Slot(PermitSlot permit) {
+        Slot(PermitSlot permit, int index) {
             this.permit = permit;
+            this.index = index;
         }
 
         boolean win(long expected) {
@@ -67,38 +70,24 @@ final class PermitLedger {
         }
     }
 
-    /** One thread's acquisitions, newest last: slot and sequence number, checked against the slot's stamp. */
+    /**
+     * One thread's acquisitions, newest last: slot index and sequence number, checked against the slot's stamp.
+     * Indices, not slots: a thread-local's value outlives its ledger until the thread expunges it, and must not
+     * keep the slots (and the breaker their permits hold) reachable meanwhile.
+     */
     private static final class Stack {
-        Slot cached;
-        Slot[] slots = new Slot[4];
+        int cached = -1;
+        int[] slots = new int[4];
         long[] stamps = new long[4];
         int depth;
 
-        void push(Slot s, long stamp) {
-            if (depth == slots.length) {
-                prune();
-            }
+        void push(int slot, long stamp) {
             if (depth == slots.length) {
                 slots = java.util.Arrays.copyOf(slots, depth * 2);
                 stamps = java.util.Arrays.copyOf(stamps, depth * 2);
             }
-            slots[depth] = s;
+            slots[depth] = slot;
             stamps[depth++] = stamp;
-        }
-
-        /** Drops the acquisitions other threads completed. */
-        private void prune() {
-            int kept = 0;
-            for (int i = 0; i < depth; i++) {
-                if (slots[i].stamp == stamps[i]) {
-                    slots[kept] = slots[i];
-                    stamps[kept++] = stamps[i];
-                }
-            }
-            for (int i = kept; i < depth; i++) {
-                slots[i] = null;
-            }
-            depth = kept;
         }
     }
 
@@ -129,10 +118,11 @@ final class PermitLedger {
      */
     Object acquire() {
         Stack mine = stacks.get();
-        Slot s = mine.cached;
+        Slot[] all = slots;
+        Slot s = mine.cached >= 0 ? all[mine.cached] : null;
         if (s == null || !s.win(FREE)) {
             s = claim();
-            mine.cached = s;
+            mine.cached = s.index;
         }
         boolean permitted;
         try {
@@ -148,7 +138,10 @@ final class PermitLedger {
         }
         long stamp = sequence.incrementAndGet();
         s.stamp(stamp);
-        mine.push(s, stamp);
+        if (mine.depth == mine.slots.length) {
+            prune(mine);
+        }
+        mine.push(s.index, stamp);
         return s;
     }
 
@@ -167,7 +160,7 @@ final class PermitLedger {
                     return oldest;
                 }
             }
-            Slot s = new Slot(breaker.newPermitSlot(operation));
+            Slot s = new Slot(breaker.newPermitSlot(operation), made);
             s.stamp = BUSY;
             Slot[] all = slots;
             if (made == all.length) {
@@ -216,15 +209,28 @@ final class PermitLedger {
     /** This thread's newest acquisition still outstanding, won (BUSY); null if none. */
     private Slot takeMine() {
         Stack mine = stacks.get();
+        Slot[] all = slots;
         while (mine.depth > 0) {
             int i = --mine.depth;
-            Slot s = mine.slots[i];
-            mine.slots[i] = null;
+            Slot s = all[mine.slots[i]];
             if (s.win(mine.stamps[i])) {
                 return s;
             }
         }
         return null;
+    }
+
+    /** Drops from {@code mine} the acquisitions other threads completed. */
+    private void prune(Stack mine) {
+        Slot[] all = slots;
+        int kept = 0;
+        for (int i = 0; i < mine.depth; i++) {
+            if (all[mine.slots[i]].stamp == mine.stamps[i]) {
+                mine.slots[kept] = mine.slots[i];
+                mine.stamps[kept++] = mine.stamps[i];
+            }
+        }
+        mine.depth = kept;
     }
 
     /** The oldest outstanding acquisition of any thread, won (BUSY); null if none. */

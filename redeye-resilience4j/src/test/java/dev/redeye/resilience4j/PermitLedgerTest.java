@@ -200,4 +200,29 @@ class PermitLedgerTest {
             assertEquals(m.calls(), m.successes() + m.failures() + m.ignored());
         }
     }
+
+    /**
+     * Each thread keeps its acquisitions in a thread-local: once a ledger is dropped, its slots (and the redeye
+     * breaker's parts their permits hold) must not stay reachable from the threads that used it (a pool's threads
+     * outlive any breaker, and a thread-local's value outlives its key until the thread happens to expunge it).
+     */
+    @Test
+    void aDroppedLedgersSlotsAreNotKeptAliveByTheThreadsThatUsedIt() throws Exception {
+        java.lang.ref.WeakReference<Slot> dropped = usedThenDropped();
+        for (int i = 0; i < 100 && dropped.get() != null; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertTrue(dropped.get() == null, "the dropped ledger's slot is still reachable");
+    }
+
+    private static java.lang.ref.WeakReference<Slot> usedThenDropped() {
+        try (CircuitBreaker b = CircuitBreaker.builder().build()) {
+            PermitLedger dropped = new PermitLedger(b, "dropped");
+            Slot s = assertInstanceOf(Slot.class, dropped.acquire());
+            assertInstanceOf(Slot.class, dropped.acquire()); // a second one, left outstanding on this thread's stack
+            dropped.complete(Completion.SUCCESS, null);
+            return new java.lang.ref.WeakReference<>(s);
+        }
+    }
 }

@@ -234,10 +234,16 @@ class KotlinCoroutinesTest {
         private val threads: List<ExecutorService> = List(2) { i ->
             Executors.newSingleThreadExecutor { r -> Thread(r, "alternating-$i") }
         }
-        private val turn = AtomicInteger()
+        /** The thread the coroutine ran on last: each dispatch goes to the other one, whoever dispatches. */
+        @Volatile
+        private var lastRan = 1
 
         override fun dispatch(context: CoroutineContext, block: Runnable) {
-            threads[turn.getAndIncrement() % 2].execute(block)
+            val next = 1 - lastRan
+            threads[next].execute {
+                lastRan = next
+                block.run()
+            }
         }
 
         override fun close() {
