@@ -86,7 +86,8 @@ final class BreakerParts {
         Gate gate = new Gate(clock, time, local, access, views, trials, errors, rejections, reject);
         this.recorder = new OutcomeRecorder(clock, time, policy, access, views, trials, errors, config.recordFailure(),
                 config.recordResult().orElse(null), config.onStateChange().orElse(null), observers,
-                config.slowCallDurationThreshold().map(Duration::toMillis).orElse(0L), local);
+                config.slowCallDurationThreshold().map(Duration::toMillis).orElse(0L), local,
+                policy.quorumOn() ? config.instanceId() : null);
         this.timer = callTimeoutMillis > 0 ? new CallTimer() : null;
         this.calls = new Calls(time, gate, recorder, trials, timer, callTimeoutMillis,
                 config.fallback().orElse(null), observers);

@@ -55,6 +55,7 @@ public final class CircuitBreakerBuilder {
     Duration trialTimeout;
     Duration callTimeout;
     Duration slowCallDurationThreshold;
+    String instanceId = InstanceIds.PROCESS;
     Predicate<? super Throwable> recordFailure = RECORD_FAILURE.defaultValue();
     Predicate<Object> recordResult;
     Fallback fallback;
@@ -153,6 +154,35 @@ public final class CircuitBreakerBuilder {
      * {@link BreakerMode#DISABLED}); default normal. An operator's {@code forceMode} overrides it fleet-wide.
      */
     public CircuitBreakerBuilder mode(BreakerMode v) { policy.mode(v); return this; }
+
+    /**
+     * The fleet opens only when failures were recorded by at least {@code n} distinct instances in the strategy's
+     * scope (consecutive: since the count last cleared; sliding windows: the window); 0 or 1 (the default): no
+     * quorum. Needs a store with the {@link dev.redeye.spi.QuorumState} capability and the consecutive or
+     * sliding-window strategy; at most {@value dev.redeye.api.BreakerState#MAX_CONTRIBUTORS}. Each instance is
+     * told apart by its {@link #instanceId(String)}.
+     */
+    public CircuitBreakerBuilder quorum(int n) { policy.quorum(n); return this; }
+
+    /**
+     * The fleet opens only when at least this fraction, in (0, 1], of the instances seen recording in the scope
+     * recorded failures (at least one); 0 (the default): none. The same needs as {@link #quorum(int)}, and not
+     * with it.
+     */
+    public CircuitBreakerBuilder quorumFraction(double f) { policy.quorumFraction(f); return this; }
+
+    /**
+     * This instance's id in the fleet, for a quorum: 1 to 64 characters of {@code A-Z a-z 0-9 . _ : @ # / -}.
+     * Default: one id per process, derived once from the JVM's name ({@code pid@host}) and a random suffix.
+     */
+    public CircuitBreakerBuilder instanceId(String v) {
+        try {
+            instanceId = dev.redeye.api.Contribution.requireValidInstance(v);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidOptionException("instanceId", e.getMessage());
+        }
+        return this;
+    }
 
     /** Concurrent trials while half-open, fleet-wide when the store has TrialClaims (>= 1); default 1. */
     public CircuitBreakerBuilder halfOpenPermits(int v) {

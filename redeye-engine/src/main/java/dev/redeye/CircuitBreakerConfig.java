@@ -4,6 +4,7 @@ import dev.redeye.api.InvalidOptionException;
 import dev.redeye.api.Policy;
 import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
+import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.Store;
 import java.time.Clock;
 import java.time.Duration;
@@ -28,6 +29,7 @@ public final class CircuitBreakerConfig {
     private final Duration trialTimeout;
     private final Duration callTimeout;
     private final Duration slowCallDurationThreshold;
+    private final String instanceId;
     private final Predicate<? super Throwable> recordFailure;
     private final Predicate<Object> recordResult;
     private final Fallback fallback;
@@ -61,6 +63,18 @@ public final class CircuitBreakerConfig {
             throw new InvalidOptionException(CircuitBreakerBuilder.SLOW_CALL_DURATION_THRESHOLD.name(),
                     "applies to the sliding-window strategy (slidingWindow(type, size)), not " + policy.strategy()
                             .wireName());
+        }
+        instanceId = b.instanceId;
+        if (policy.quorumOn()) {
+            String option = policy.quorum() > 1 ? Policy.QUORUM.name() : Policy.QUORUM_FRACTION.name();
+            if (b.store == null) {
+                throw new InvalidOptionException(option, "needs a shared store: in local mode this process is the "
+                        + "only instance");
+            }
+            if (b.store.capability(QuorumState.class).isEmpty()) {
+                throw new InvalidOptionException(option, "needs a store that keeps each instance's contributions "
+                        + "(capability QuorumState); " + Stores.typeOf(b.store).getSimpleName() + " does not");
+            }
         }
         if (b.trialTimeout != null) {
             trialTimeout = b.trialTimeout;
@@ -163,6 +177,11 @@ public final class CircuitBreakerConfig {
     /** The slow-call duration threshold (sliding-window strategy), if set. */
     public Optional<Duration> slowCallDurationThreshold() {
         return Optional.ofNullable(slowCallDurationThreshold);
+    }
+
+    /** This instance's id in the fleet ({@link CircuitBreakerBuilder#instanceId(String)}). */
+    public String instanceId() {
+        return instanceId;
     }
 
     /** Decides whether a thrown exception counts as a failure ({@link CircuitBreakerBuilder#recordFailure}). */

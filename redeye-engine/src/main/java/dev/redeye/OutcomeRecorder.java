@@ -99,7 +99,8 @@ final class OutcomeRecorder {
 
     OutcomeRecorder(Clock clock, Monotonic time, Policy policy, StoreAccess access, StateViews views, Trials trials,
             StoreErrors errors, Predicate<? super Throwable> failurePredicate, Predicate<Object> resultPredicate,
-            Consumer<TransitionEvent> stateListener, Observers observers, long slowCallMillis, InMemoryStore local) {
+            Consumer<TransitionEvent> stateListener, Observers observers, long slowCallMillis, InMemoryStore local,
+            String instance) {
         this.clock = clock;
         this.time = time;
         this.policy = policy;
@@ -112,15 +113,27 @@ final class OutcomeRecorder {
         this.resultPredicate = resultPredicate;
         this.stateListener = stateListener;
         this.observers = observers;
-        this.recordSuccess = (e, now) -> access.record(e.name, true, policy, now);
-        this.recordFailure = (e, now) -> access.record(e.name, false, policy, now);
-        this.recordSlowSuccess = (e, now) -> access.update(e.name, AtomicOperation.outcome(true, true), policy, now);
-        this.recordSlowFailure = (e, now) -> access.update(e.name, AtomicOperation.outcome(false, true), policy, now);
+        // Under a quorum each outcome is attributed to this instance (an operation per write); else the shared
+        // operations, nothing allocated.
+        this.recordSuccess = outcome(access, policy, true, false, instance);
+        this.recordFailure = outcome(access, policy, false, false, instance);
+        this.recordSlowSuccess = outcome(access, policy, true, true, instance);
+        this.recordSlowFailure = outcome(access, policy, false, true, instance);
         this.local = local;
         this.timeWindow = policy.strategy() == Strategy.SLIDING_WINDOW
                 && policy.slidingWindowType() == SlidingWindowType.TIME_BASED;
         this.slowCalls = slowCallMillis > 0 ? new SlowCalls(clock, time, slowCallMillis, this, access, policy, errors)
                 : null;
+    }
+
+    /** The write of one plain outcome, attributed to {@code instance} when it is not null. */
+    private static StateViews.StoreCall<StateChange> outcome(StoreAccess access, Policy policy, boolean success,
+            boolean slow, String instance) {
+        if (instance != null) {
+            return (e, now) -> access.update(e.name, AtomicOperation.outcome(success, slow, instance), policy, now);
+        }
+        AtomicOperation op = AtomicOperation.outcome(success, slow);
+        return (e, now) -> access.update(e.name, op, policy, now);
     }
 
     /**

@@ -143,11 +143,6 @@ final class StoreAccess {
         }
     }
 
-    /** Records one outcome of a call that was not a trial. */
-    StateChange record(String op, boolean success, Policy p, long now) {
-        return update(op, AtomicOperation.outcome(success), p, now);
-    }
-
     /** Records the outcome of a trial admitted under the open period {@code trialVersion}. */
     StateChange trialOutcome(String op, long trialVersion, boolean success, Policy p, long now) {
         return update(op, success ? AtomicOperation.trialSucceeded(trialVersion)

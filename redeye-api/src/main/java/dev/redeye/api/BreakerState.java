@@ -2,6 +2,7 @@ package dev.redeye.api;
 
 import dev.redeye.spi.Transitions;
 import dev.redeye.spi.support.StateCodec;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -25,6 +26,9 @@ import java.util.Objects;
  *                        when none were recorded since the breaker last closed
  * @param mode            the mode an operator stored for the fleet ({@link BreakerMode#DEFAULT}: the policy's
  *                        mode applies)
+ * @param contributors    the instances that recorded in the current scope, most recent first, at most
+ *                        {@link #MAX_CONTRIBUTORS}: kept only under a quorum ({@link Policy#quorumOn()}), else
+ *                        empty (see {@link Contribution})
  * @param version         monotonic; bumped only on a transition; never goes backwards for a key, also across
  *                        a delete or an expiry (a never-transitioned key has the starting version of its
  *                        life: 0, or a store's base such as its clock in microseconds, see
@@ -43,7 +47,11 @@ public record BreakerState(
         boolean forced,
         SlidingWindow window,
         BreakerMode mode,
+        List<Contribution> contributors,
         long version) {
+
+    /** The most instances a state holds contributions of: the least recent is dropped past it. */
+    public static final int MAX_CONTRIBUTORS = 16;
 
     /** The version of a state read from a layout that carries none; never trusted by a cache. */
     public static final long UNKNOWN_VERSION = -1L;
@@ -59,7 +67,19 @@ public record BreakerState(
     public BreakerState(int failures, long lastFailureAt, boolean open, long openedAt, int openCount,
             double errorRate, long samples, int trialSuccesses, boolean forced, long version) {
         this(failures, lastFailureAt, open, openedAt, openCount, errorRate, samples, trialSuccesses, forced, null,
-                BreakerMode.DEFAULT, version);
+                BreakerMode.DEFAULT, List.of(), version);
+    }
+
+    /**
+     * A state with no contributions, for the policies without a quorum.
+     *
+     * @throws IllegalArgumentException if an invariant is broken (see the canonical constructor)
+     */
+    public BreakerState(int failures, long lastFailureAt, boolean open, long openedAt, int openCount,
+            double errorRate, long samples, int trialSuccesses, boolean forced, SlidingWindow window,
+            BreakerMode mode, long version) {
+        this(failures, lastFailureAt, open, openedAt, openCount, errorRate, samples, trialSuccesses, forced, window,
+                mode, List.of(), version);
     }
 
     /**
@@ -83,10 +103,12 @@ public record BreakerState(
      * @throws IllegalArgumentException if a counter is negative, the rate is outside [0, 1] or not a
      *                                  number, {@code forced} is set on a closed state, or the version is
      *                                  below {@link #UNKNOWN_VERSION}
-     * @throws NullPointerException     if {@code mode} is null
+     * @throws NullPointerException     if {@code mode} or {@code contributors} is null
      */
     public BreakerState {
         Objects.requireNonNull(mode, "mode");
+        contributors = List.copyOf(contributors);
+        checkContributors(contributors);
         if (failures < 0) {
             throw new IllegalArgumentException("failures must be >= 0: " + failures);
         }
@@ -110,6 +132,26 @@ public record BreakerState(
         }
     }
 
+    /**
+     * Checks a list of contributions: at most {@link #MAX_CONTRIBUTORS}, each instance once.
+     *
+     * @throws IllegalArgumentException if it breaks either
+     */
+    static void checkContributors(List<Contribution> contributors) {
+        if (contributors.size() > MAX_CONTRIBUTORS) {
+            throw new IllegalArgumentException("at most " + MAX_CONTRIBUTORS + " contributions: "
+                    + contributors.size());
+        }
+        for (int i = 0; i < contributors.size(); i++) {
+            for (int j = 0; j < i; j++) {
+                if (contributors.get(i).instance().equals(contributors.get(j).instance())) {
+                    throw new IllegalArgumentException("instance '" + contributors.get(i).instance()
+                            + "' contributes twice");
+                }
+            }
+        }
+    }
+
     /** Whether the version is known (not {@link #UNKNOWN_VERSION}). */
     public boolean hasKnownVersion() {
         return version != UNKNOWN_VERSION;
@@ -118,7 +160,7 @@ public record BreakerState(
     /** A copy with another version. */
     public BreakerState withVersion(long newVersion) {
         return new BreakerState(failures, lastFailureAt, open, openedAt, openCount, errorRate, samples,
-                trialSuccesses, forced, window, mode, newVersion);
+                trialSuccesses, forced, window, mode, contributors, newVersion);
     }
 
     /**
@@ -158,6 +200,7 @@ public record BreakerState(
         private boolean forced;
         private SlidingWindow window;
         private BreakerMode mode;
+        private List<Contribution> contributors;
         private long version;
 
         private Builder(BreakerState s) {
@@ -172,6 +215,7 @@ public record BreakerState(
             forced = s.forced;
             window = s.window;
             mode = s.mode;
+            contributors = s.contributors;
             version = s.version;
         }
 
@@ -186,6 +230,7 @@ public record BreakerState(
         public Builder forced(boolean v) { forced = v; return this; }
         public Builder window(SlidingWindow v) { window = v; return this; }
         public Builder mode(BreakerMode v) { mode = v; return this; }
+        public Builder contributors(List<Contribution> v) { contributors = v; return this; }
         public Builder version(long v) { version = v; return this; }
 
         /**
@@ -195,7 +240,7 @@ public record BreakerState(
          */
         public BreakerState build() {
             return new BreakerState(failures, lastFailureAt, open, openedAt, openCount, errorRate, samples,
-                    trialSuccesses, forced, window, mode, version);
+                    trialSuccesses, forced, window, mode, contributors, version);
         }
     }
 }

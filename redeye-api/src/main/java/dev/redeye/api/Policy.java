@@ -34,6 +34,10 @@ import java.util.Objects;
  * @param slidingWindowSize          outcomes (count window) or seconds (time window) the window holds
  * @param mode                       the mode when no operator stored one ({@link BreakerMode#NORMAL},
  *                                   {@link BreakerMode#METRICS_ONLY} or {@link BreakerMode#DISABLED})
+ * @param quorum                     distinct failing instances the fleet opening needs (0 or 1: no quorum; at
+ *                                   most {@link BreakerState#MAX_CONTRIBUTORS})
+ * @param quorumFraction             the fraction, in (0, 1], of the instances seen recording in the scope that
+ *                                   must be failing for the fleet to open (0: none); not with {@code quorum}
  */
 public record Policy(
         Strategy strategy,
@@ -53,7 +57,9 @@ public record Policy(
         double slowCallRateThreshold,
         SlidingWindowType slidingWindowType,
         int slidingWindowSize,
-        BreakerMode mode) {
+        BreakerMode mode,
+        int quorum,
+        double quorumFraction) {
 
     /**
      * The longest duration a policy holds, in ms: 2<sup>53</sup> (about 285,000 years), the largest span that an
@@ -123,6 +129,19 @@ public record Policy(
     public static final Option<BreakerMode> MODE = Option.of("mode", BreakerMode.NORMAL,
             v -> v != null && v != BreakerMode.DEFAULT, "must be normal, metrics_only or disabled");
 
+    /**
+     * Distinct instances whose failures the fleet opening needs, 0 to {@value BreakerState#MAX_CONTRIBUTORS}
+     * (consecutive and sliding-window strategies); default 0: no quorum (0 and 1 mean the same).
+     */
+    public static final Option<Integer> QUORUM = Option.of("quorum", 0,
+            v -> v >= 0 && v <= BreakerState.MAX_CONTRIBUTORS, "must be in [0, " + BreakerState.MAX_CONTRIBUTORS + "]");
+    /**
+     * The fraction, in [0, 1], of the instances seen recording in the scope that must be failing for the fleet to
+     * open; default 0: none.
+     */
+    public static final Option<Double> QUORUM_FRACTION = Option.of("quorumFraction", 0.0,
+            v -> v >= 0.0 && v <= 1.0, "must be in [0, 1]");
+
     private static final Policy DEFAULTS = builder().build();
 
     /**
@@ -159,6 +178,36 @@ public record Policy(
         SLOW_CALL_RATE_THRESHOLD.check(slowCallRateThreshold);
         checkWindow(slidingWindowType, slidingWindowSize);
         MODE.check(mode);
+        QUORUM.check(quorum);
+        QUORUM_FRACTION.check(quorumFraction);
+        if (quorum > 1 && quorumFraction > 0.0) {
+            throw new InvalidOptionException(QUORUM_FRACTION.name(), "set quorum or quorumFraction, not both "
+                    + "(quorum " + quorum + ", quorumFraction " + quorumFraction + ")");
+        }
+        if ((quorum > 1 || quorumFraction > 0.0) && strategy != Strategy.CONSECUTIVE
+                && strategy != Strategy.SLIDING_WINDOW) {
+            throw new InvalidOptionException(quorum > 1 ? QUORUM.name() : QUORUM_FRACTION.name(),
+                    "needs the consecutive or the sliding-window strategy, was " + strategy);
+        }
+    }
+
+    /** Whether the fleet opening needs a quorum of instances ({@link #quorum} above 1, or a fraction). */
+    public boolean quorumOn() {
+        return quorum > 1 || quorumFraction > 0.0;
+    }
+
+    /**
+     * The distinct failing instances the fleet opening needs when {@code seen} instances recorded in the scope:
+     * {@link #quorum}, or {@code ceil(quorumFraction * seen)} (at least 1); 1 without a quorum.
+     */
+    public int quorumRequired(int seen) {
+        if (quorum > 1) {
+            return quorum;
+        }
+        if (quorumFraction > 0.0) {
+            return Math.max(1, (int) Math.ceil(quorumFraction * seen - 1e-9));
+        }
+        return 1;
     }
 
     private static void checkWindow(SlidingWindowType type, int size) {
@@ -216,6 +265,8 @@ public record Policy(
         b.slidingWindowType = slidingWindowType;
         b.slidingWindowSize = slidingWindowSize;
         b.mode = mode;
+        b.quorum = quorum;
+        b.quorumFraction = quorumFraction;
         return b;
     }
 
@@ -260,6 +311,8 @@ public record Policy(
         private SlidingWindowType slidingWindowType = SLIDING_WINDOW_TYPE.defaultValue();
         private int slidingWindowSize = SLIDING_WINDOW_SIZE.defaultValue();
         private BreakerMode mode = MODE.defaultValue();
+        private int quorum = QUORUM.defaultValue();
+        private double quorumFraction = QUORUM_FRACTION.defaultValue();
 
         private Builder() {
         }
@@ -342,6 +395,12 @@ public record Policy(
         /** See {@link Policy#MODE}. */
         public Builder mode(BreakerMode v) { mode = MODE.check(v); return this; }
 
+        /** See {@link Policy#QUORUM}. */
+        public Builder quorum(int v) { quorum = QUORUM.check(v); return this; }
+
+        /** See {@link Policy#QUORUM_FRACTION}. */
+        public Builder quorumFraction(double v) { quorumFraction = QUORUM_FRACTION.check(v); return this; }
+
         /** See {@link Policy#STATE_TTL}. */
         public Builder stateTtl(Duration v) {
             stateTtlMillis = STATE_TTL.check(v).toMillis();
@@ -361,7 +420,7 @@ public record Policy(
             return new Policy(strategy, failureThreshold, maxGapBetweenFailuresMillis, errorRateThreshold,
                     minimumCalls, errorRateDecay, successThreshold, resetTimeoutMillis, backoffMultiplier, max,
                     jitter, ttl, failureRateThreshold, minimumNumberOfCalls, slowCallRateThreshold, slidingWindowType,
-                    slidingWindowSize, mode);
+                    slidingWindowSize, mode, quorum, quorumFraction);
         }
 
         private static long saturatedMultiply(long a, long b) {

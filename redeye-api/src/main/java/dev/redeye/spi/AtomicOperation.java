@@ -109,6 +109,8 @@ public final class AtomicOperation {
     private final long trialVersion;
     /** The slow call's window position ({@link Kind#SLOW_CALL_FAILED}), else 0. */
     private final long slot;
+    /** The instance an outcome is attributed to, for a quorum ({@link #outcome(boolean, boolean, String)}); else null. */
+    private final String instance;
 
     private AtomicOperation(Kind kind, long trialVersion) {
         this(kind, trialVersion, 0L);
@@ -118,6 +120,14 @@ public final class AtomicOperation {
         this.kind = kind;
         this.trialVersion = trialVersion;
         this.slot = slot;
+        this.instance = null;
+    }
+
+    private AtomicOperation(Kind kind, String instance) {
+        this.kind = kind;
+        this.trialVersion = 0L;
+        this.slot = 0L;
+        this.instance = instance;
     }
 
     /** One failed call that was not a trial. */
@@ -147,6 +157,19 @@ public final class AtomicOperation {
     }
 
     /** A call still running crossed the slow-call duration threshold: it is counted now, as a slow success. */
+    /**
+     * {@link #outcome(boolean, boolean)} attributed to {@code instance}: under a quorum
+     * ({@link Policy#quorumOn()}) it updates the instance's {@link dev.redeye.api.Contribution}
+     * ({@link Transitions#recordOutcome(BreakerState, boolean, boolean, Policy, long, String)}); a new object per
+     * call (the engine asks for one only under a quorum).
+     *
+     * @throws IllegalArgumentException if {@code instance} is not a valid instance id
+     */
+    public static AtomicOperation outcome(boolean success, boolean slow, String instance) {
+        Kind k = slow ? (success ? Kind.SLOW_SUCCESS : Kind.SLOW_FAILURE) : (success ? Kind.SUCCESS : Kind.FAILURE);
+        return new AtomicOperation(k, dev.redeye.api.Contribution.requireValidInstance(instance));
+    }
+
     public static AtomicOperation slowCall() {
         return SLOW_CALL;
     }
@@ -274,6 +297,11 @@ public final class AtomicOperation {
         return slot;
     }
 
+    /** The instance an outcome is attributed to ({@link #outcome(boolean, boolean, String)}), or null. */
+    public String instance() {
+        return instance;
+    }
+
     /**
      * The mode an operator's {@link Kind#FORCE_MODE} stores.
      *
@@ -322,17 +350,17 @@ public final class AtomicOperation {
     public StateChange apply(BreakerState current, Policy policy, long now) {
         switch (kind) {
             case FAILURE:
-                return Transitions.recordFailure(current, policy, now);
+                return Transitions.recordOutcome(current, false, false, policy, now, instance);
             case SUCCESS:
-                return Transitions.recordSuccess(current, policy, now);
+                return Transitions.recordOutcome(current, true, false, policy, now, instance);
             case TRIAL_SUCCESS:
                 return Transitions.trialSucceeded(current, trialVersion, policy, now);
             case TRIAL_FAILURE:
                 return Transitions.trialFailed(current, trialVersion, policy, now);
             case SLOW_SUCCESS:
-                return Transitions.recordOutcome(current, true, true, policy, now);
+                return Transitions.recordOutcome(current, true, true, policy, now, instance);
             case SLOW_FAILURE:
-                return Transitions.recordOutcome(current, false, true, policy, now);
+                return Transitions.recordOutcome(current, false, true, policy, now, instance);
             case SLOW_CALL:
                 return Transitions.slowCall(current, policy, now);
             case SLOW_CALL_FAILED:
@@ -347,12 +375,14 @@ public final class AtomicOperation {
     @Override
     public boolean equals(Object o) {
         return o instanceof AtomicOperation && ((AtomicOperation) o).kind == kind
-                && ((AtomicOperation) o).trialVersion == trialVersion && ((AtomicOperation) o).slot == slot;
+                && ((AtomicOperation) o).trialVersion == trialVersion && ((AtomicOperation) o).slot == slot
+                && Objects.equals(((AtomicOperation) o).instance, instance);
     }
 
     @Override
     public int hashCode() {
-        return (kind.hashCode() * 31 + Long.hashCode(trialVersion)) * 31 + Long.hashCode(slot);
+        return ((kind.hashCode() * 31 + Long.hashCode(trialVersion)) * 31 + Long.hashCode(slot)) * 31
+                + Objects.hashCode(instance);
     }
 
     @Override
@@ -366,7 +396,7 @@ public final class AtomicOperation {
             case FORCE_MODE:
                 return kind.wireName + ":" + mode().wireName();
             default:
-                return kind.wireName;
+                return instance == null ? kind.wireName : kind.wireName + " by " + instance;
         }
     }
 }

@@ -3,10 +3,14 @@ package dev.redeye.spi;
 import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Contribution;
 import dev.redeye.api.Policy;
 import dev.redeye.api.SlidingWindow;
+import dev.redeye.api.SlidingWindowType;
 import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionKind;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -110,6 +114,20 @@ public final class Transitions {
      * @throws NullPointerException if {@code policy} is null
      */
     public static StateChange recordOutcome(BreakerState s, boolean success, boolean slow, Policy p, long now) {
+        return recordOutcome(s, success, slow, p, now, null);
+    }
+
+    /**
+     * {@link #recordOutcome(BreakerState, boolean, boolean, Policy, long)} by {@code instance} (null: not
+     * attributed). Under a quorum ({@link Policy#quorumOn()}) the outcome also updates the instance's
+     * {@link Contribution} in the scope ({@link #quorumMet}), and the breaker opens only when the strategy says
+     * so and the failing instances make the quorum; below it the counters go on (and the opening comes with the
+     * failure that makes the quorum).
+     *
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public static StateChange recordOutcome(BreakerState s, boolean success, boolean slow, Policy p, long now,
+            String instance) {
         BreakerState prev = orInitial(s);
         Objects.requireNonNull(p, "policy");
         if (prev.effectiveMode(p) == BreakerMode.DISABLED) {
@@ -120,12 +138,91 @@ public final class Transitions {
         }
         switch (p.strategy()) {
             case SLIDING_WINDOW:
-                return windowOutcome(prev, window(prev, p).record(!success, slow, now), !success, p, now);
+                SlidingWindow w = window(prev, p).record(!success, slow, now);
+                return windowOutcome(prev, w, !success, p, now,
+                        contributions(prev, w, p, now, instance, !success, false));
             case ERROR_RATE:
                 return errorRateOutcome(prev, success, p, now);
             default:
-                return success ? countedSuccess(prev, p) : countedFailure(prev, p, now);
+                return success ? countedSuccess(prev, p, now, instance) : countedFailure(prev, p, now, instance);
         }
+    }
+
+    /**
+     * The contributions after an outcome of {@code instance} (null: none added), under a quorum; null without one.
+     * The scope: for a time window, the window's span (older contributions drop out); for a count window, until
+     * the window holds no failure; for the consecutive strategy, since the count last cleared or restarted
+     * ({@code restart}: {@code maxGapBetweenFailures} passed). The instance's contribution goes first; past
+     * {@link BreakerState#MAX_CONTRIBUTORS} the least recent one drops out.
+     */
+    private static List<Contribution> contributions(BreakerState prev, SlidingWindow w, Policy p, long now,
+            String instance, boolean failed, boolean restart) {
+        if (!p.quorumOn()) {
+            return null;
+        }
+        List<Contribution> kept = new ArrayList<>(BreakerState.MAX_CONTRIBUTORS + 1);
+        Contribution mine = null;
+        boolean emptied = restart || (w != null && p.slidingWindowType() == SlidingWindowType.COUNT_BASED
+                && w.failures() == 0);
+        if (!emptied) {
+            long horizon = w != null && p.slidingWindowType() == SlidingWindowType.TIME_BASED
+                    ? now - p.slidingWindowSize() * 1000L : Long.MIN_VALUE;
+            for (Contribution c : prev.contributors()) {
+                if (c.lastAt() <= horizon) {
+                    continue;
+                }
+                if (c.instance().equals(instance)) {
+                    mine = c;
+                } else {
+                    kept.add(c);
+                }
+            }
+        }
+        if (instance == null) {
+            return kept;
+        }
+        int f = failed ? 1 : 0;
+        kept.add(0, mine == null ? new Contribution(instance, f, 1, now)
+                : new Contribution(instance, Math.min(mine.failures() + f, Integer.MAX_VALUE - 1),
+                        inc(mine.calls()), Math.max(mine.lastAt(), now)));
+        while (kept.size() > BreakerState.MAX_CONTRIBUTORS) {
+            int oldest = 1;
+            for (int i = 2; i < kept.size(); i++) {
+                if (kept.get(i).lastAt() <= kept.get(oldest).lastAt()) {
+                    oldest = i;
+                }
+            }
+            kept.remove(oldest);
+        }
+        return kept;
+    }
+
+    /**
+     * Whether the contributions {@code q} make the quorum of {@code p}: at least
+     * {@link Policy#quorumRequired(int)} of them (for the instances they hold) have failures. True without a
+     * quorum ({@code q} null).
+     */
+    private static boolean quorumMet(List<Contribution> q, Policy p) {
+        if (q == null) {
+            return true;
+        }
+        int failing = 0;
+        for (Contribution c : q) {
+            if (c.failures() > 0) {
+                failing++;
+            }
+        }
+        return failing >= p.quorumRequired(q.size());
+    }
+
+    /**
+     * Whether the contributions a state holds make the quorum of {@code p} (see
+     * {@link #recordOutcome(BreakerState, boolean, boolean, Policy, long, String)}); true without a quorum.
+     *
+     * @throws NullPointerException if an argument is null
+     */
+    public static boolean quorumMet(BreakerState s, Policy p) {
+        return quorumMet(p.quorumOn() ? s.contributors() : null, p);
     }
 
     /**
@@ -142,7 +239,8 @@ public final class Transitions {
                 || prev.effectiveMode(p) == BreakerMode.DISABLED) {
             return StateChange.unchanged(prev);
         }
-        return windowOutcome(prev, window(prev, p).record(false, true, now), false, p, now);
+        SlidingWindow w = window(prev, p).record(false, true, now);
+        return windowOutcome(prev, w, false, p, now, contributions(prev, w, p, now, null, false, false));
     }
 
     /**
@@ -175,7 +273,7 @@ public final class Transitions {
         if (w.failures() == rolled.failures()) {
             return StateChange.unchanged(prev);
         }
-        return windowOutcome(prev, w, true, p, now);
+        return windowOutcome(prev, w, true, p, now, contributions(prev, w, p, now, null, true, false));
     }
 
     /**
@@ -208,12 +306,16 @@ public final class Transitions {
         return w != null && w.hasShape(p.slidingWindowType(), p.slidingWindowSize()) ? w : p.emptyWindow();
     }
 
-    private static StateChange windowOutcome(BreakerState prev, SlidingWindow w, boolean failed, Policy p, long now) {
+    private static StateChange windowOutcome(BreakerState prev, SlidingWindow w, boolean failed, Policy p, long now,
+            List<Contribution> q) {
         BreakerState.Builder b = prev.toBuilder().window(w);
         if (failed) {
             b.lastFailureAt(now);
         }
-        return windowTrips(w, p) ? tripped(prev, b, p, now) : new StateChange(prev, b.build(), null);
+        if (q != null) {
+            b.contributors(q);
+        }
+        return windowTrips(w, p) && quorumMet(q, p) ? tripped(prev, b, p, now) : new StateChange(prev, b.build(), null);
     }
 
     /**
@@ -222,23 +324,23 @@ public final class Transitions {
      */
     private static StateChange tripped(BreakerState prev, BreakerState.Builder b, Policy p, long now) {
         if (prev.effectiveMode(p) == BreakerMode.METRICS_ONLY) {
-            b.failures(0).errorRate(0.0).samples(0L).window(null).version(nextVersion(prev));
+            b.failures(0).errorRate(0.0).samples(0L).window(null).contributors(List.of()).version(nextVersion(prev));
             return new StateChange(prev, b.build(), TransitionKind.WOULD_OPEN);
         }
         b.open(true).openedAt(now).trialSuccesses(0).version(nextVersion(prev));
         return new StateChange(prev, b.build(), TransitionKind.OPENED);
     }
 
-    private static StateChange countedFailure(BreakerState prev, Policy p, long now) {
-        int failures;
-        if (p.maxGapBetweenFailuresMillis() > 0 && prev.failures() > 0
-                && now - prev.lastFailureAt() > p.maxGapBetweenFailuresMillis()) {
-            failures = 1;
-        } else {
-            failures = inc(prev.failures());
-        }
+    private static StateChange countedFailure(BreakerState prev, Policy p, long now, String instance) {
+        boolean restart = p.maxGapBetweenFailuresMillis() > 0 && prev.failures() > 0
+                && now - prev.lastFailureAt() > p.maxGapBetweenFailuresMillis();
+        int failures = restart ? 1 : inc(prev.failures());
         BreakerState.Builder b = prev.toBuilder().failures(failures).lastFailureAt(now);
-        if (failures >= p.failureThreshold()) {
+        List<Contribution> q = contributions(prev, null, p, now, instance, true, restart);
+        if (q != null) {
+            b.contributors(q);
+        }
+        if (failures >= p.failureThreshold() && quorumMet(q, p)) {
             return tripped(prev, b, p, now);
         }
         return new StateChange(prev, b.build(), null);
@@ -254,7 +356,7 @@ public final class Transitions {
         return recordOutcome(s, true, false, p, now);
     }
 
-    private static StateChange countedSuccess(BreakerState prev, Policy p) {
+    private static StateChange countedSuccess(BreakerState prev, Policy p, long now, String instance) {
         if (prev.failures() == 0) {
             return StateChange.unchanged(prev);
         }
@@ -262,8 +364,13 @@ public final class Transitions {
             // One success leaks one failure out: a write, not a transition (same version, no event).
             return new StateChange(prev, prev.toBuilder().failures(prev.failures() - 1).build(), null);
         }
-        // Clearing is a write, not a transition: same version, no event.
-        return new StateChange(prev, prev.toBuilder().failures(0).build(), null);
+        // Clearing is a write, not a transition: same version, no event. Under a quorum the scope starts again,
+        // with the clearing instance in it.
+        BreakerState.Builder b = prev.toBuilder().failures(0);
+        if (p.quorumOn()) {
+            b.contributors(instance == null ? List.of() : List.of(new Contribution(instance, 0, 1, now)));
+        }
+        return new StateChange(prev, b.build(), null);
     }
 
     /** {@link #recordSuccess} when {@code success}, else {@link #recordFailure}. */

@@ -59,7 +59,7 @@ class PolicyAndCodecTest {
                 d.strategy(), d.failureThreshold(), 0, d.errorRateThreshold(), d.minimumCalls(), d.errorRateDecay(),
                 d.successThreshold(), d.resetTimeoutMillis(), d.backoffMultiplier(), huge, d.jitter(), 1_000,
                 d.failureRateThreshold(), d.minimumNumberOfCalls(), d.slowCallRateThreshold(), d.slidingWindowType(),
-                d.slidingWindowSize(), d.mode()));
+                d.slidingWindowSize(), d.mode(), d.quorum(), d.quorumFraction()));
         assertTrue(direct.getMessage().contains("maxResetTimeout"), direct.getMessage());
 
         Policy largest = Policy.builder().maxResetTimeout(Duration.ofMillis(Policy.MAX_DURATION_MILLIS)).build();

@@ -19,7 +19,8 @@ import java.util.Optional;
  * scenarios (R8.1, R8.3 and R8.4 use whatever the store declares, so they run for every store; R8.2 and R8.5
  * need {@code TrialClaims}); R9 holds {@code AtomicUpdates} to the leaky strategy (R9.7 through the engine, for
  * every store); R10 to R12 hold it to sliding windows, slow calls and modes (R12.2 also needs {@code TrialClaims},
- * R12.3 {@code TransitionFeed}; R12.4 puts a state in a mode on every store).
+ * R12.3 {@code TransitionFeed}; R12.4 puts a state in a mode on every store); R13 holds it, with
+ * {@code QuorumState}, to quorum opening.
  */
 public enum Rule {
     R0_1("R0.1", "The store declares every capability the implementer expects (expectedCapabilities()); a "
@@ -455,7 +456,33 @@ public enum Rule {
     R12_7("R12.7", "Forcing a status overrides a mode as Transitions says: force OPEN or HALF_OPEN makes NORMAL the "
             + "mode in force (stored as DEFAULT when the policy's mode is NORMAL, as NORMAL otherwise), force CLOSED "
             + "stores DEFAULT (the policy's mode applies again).",
-            "the mode written by the force operations (codes 5 to 7): Transitions.force");
+            "the mode written by the force operations (codes 5 to 7): Transitions.force"),
+    R13_1("R13.1", "Outcomes attributed to instances are counted per instance: with a quorum of 2 (consecutive, "
+            + "threshold 3), three failures of A through one client open nothing, and B's failure through another "
+            + "client opens the breaker in that write; the state read back holds both contributions, the most "
+            + "recent first.",
+            "that the store applies AtomicOperation.instance() (Transitions.recordOutcome with the instance) and "
+                    + "keeps BreakerState.contributors through the write"),
+    R13_2("R13.2", "One instance failing alone never opens the fleet: 100 failures of A through two clients make "
+            + "no transition, and the state holds one contribution, A's, with 100 failures.",
+            "that an instance is counted once: the instance id, not the write or the client, is what is distinct"),
+    R13_3("R13.3", "The opening comes with the failure that makes the quorum: with a quorum of 3 (threshold 2), "
+            + "failures of A, B, A, B open nothing, and C's failure opens, version + 1.",
+            "the quorum count (distinct instances with failures in the scope) and that the strategy's own count "
+                    + "goes on below the quorum"),
+    R13_4("R13.4", "A state holds at most 16 instances, the most recent: 20 instances failing once each leave the "
+            + "contributions of the last 16, the newest first.",
+            "the bound (BreakerState.MAX_CONTRIBUTORS) and which contribution drops out: the least recent"),
+    R13_5("R13.5", "Contributions survive every write and read, and a time window's expire with the window: both "
+            + "clients read the state a write returned, contributions included; contributions older than a 10 s "
+            + "window are gone from the next write; put and get keep them.",
+            "the layout of the contributions (StateCodec's contributors field, or the store's own) on every path: "
+                    + "the atomic write, get, put"),
+    R13_6("R13.6", "Parity: random outcomes of three instances through two clients, under a quorum of 2 "
+            + "(consecutive and time-window policies), give after every write the state and transition "
+            + "Transitions gives.",
+            "the store's rule for the outcome the message names, against Transitions.recordOutcome with the "
+                    + "instance");
 
     private final String id;
     private final String statement;

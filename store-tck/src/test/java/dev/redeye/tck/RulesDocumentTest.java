@@ -43,6 +43,7 @@ class RulesDocumentTest {
         GROUPS.put("R11", "Slow calls (needs AtomicUpdates)");
         GROUPS.put("R12", "Modes (needs AtomicUpdates; R12.2 also TrialClaims, R12.3 TransitionFeed; R12.4 puts a "
                 + "state in a mode on every store)");
+        GROUPS.put("R13", "Quorum opening (needs AtomicUpdates and QuorumState)");
     }
 
     static String render() {

@@ -3,6 +3,7 @@ package dev.redeye.spi.support;
 import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Contribution;
 import dev.redeye.api.SlidingWindow;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
@@ -11,6 +12,7 @@ import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -34,6 +36,7 @@ import java.util.Map;
  * <tr><td>{@code forced}</td><td>{@code 0} or {@code 1}</td></tr>
  * <tr><td>{@code window}</td><td>{@link SlidingWindow#encode()}; absent when there is no window</td></tr>
  * <tr><td>{@code mode}</td><td>{@link BreakerMode#code()}; absent for {@link BreakerMode#DEFAULT}</td></tr>
+ * <tr><td>{@code contributors}</td><td>{@link Contribution#encodeAll}; absent when there are none</td></tr>
  * <tr><td>{@code version}</td><td>decimal long; absent in a foreign or older layout, read as
  * {@link BreakerState#UNKNOWN_VERSION}</td></tr>
  * </table>
@@ -53,6 +56,7 @@ public final class StateCodec {
     public static final String FORCED = "forced";
     public static final String WINDOW = "window";
     public static final String MODE = "mode";
+    public static final String CONTRIBUTORS = "contributors";
     public static final String VERSION = "version";
     public static final String EVENT_OPERATION = "op";
     public static final String EVENT_KIND = "kind";
@@ -79,6 +83,9 @@ public final class StateCodec {
         if (s.mode() != BreakerMode.DEFAULT) {
             m.put(MODE, Integer.toString(s.mode().code()));
         }
+        if (!s.contributors().isEmpty()) {
+            m.put(CONTRIBUTORS, Contribution.encodeAll(s.contributors()));
+        }
         m.put(VERSION, Long.toString(s.version()));
         return m;
     }
@@ -86,7 +93,7 @@ public final class StateCodec {
     /**
      * Reads a state from fields. Extra fields are ignored; a missing {@code version} reads as
      * {@link BreakerState#UNKNOWN_VERSION}, a missing {@code window} as none, a missing {@code mode} as
-     * {@link BreakerMode#DEFAULT}.
+     * {@link BreakerMode#DEFAULT}, missing {@code contributors} as none.
      *
      * @param where names the data in the error message (for example the key); must not hold secrets
      * @throws StoreException if a field is missing, not a number, or the values break an invariant
@@ -99,6 +106,7 @@ public final class StateCodec {
             String version = f.get(VERSION);
             String window = f.get(WINDOW);
             String mode = f.get(MODE);
+            String contributors = f.get(CONTRIBUTORS);
             return new BreakerState(
                     Integer.parseInt(required(f, FAILURES, where)),
                     Long.parseLong(required(f, LAST_FAILURE_AT, where)),
@@ -111,6 +119,7 @@ public final class StateCodec {
                     bool(required(f, FORCED, where), FORCED, where),
                     window == null ? null : SlidingWindow.decode(window),
                     mode == null ? BreakerMode.DEFAULT : BreakerMode.fromCode(Integer.parseInt(mode)),
+                    contributors == null ? List.of() : Contribution.decodeAll(contributors),
                     version == null ? BreakerState.UNKNOWN_VERSION : Long.parseLong(version));
         } catch (IllegalArgumentException e) { // NumberFormatException included
             throw new StoreException("malformed breaker state at " + where + ": " + e.getMessage(), e);

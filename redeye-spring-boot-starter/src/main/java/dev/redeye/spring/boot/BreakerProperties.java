@@ -99,6 +99,18 @@ public class BreakerProperties {
     private BreakerMode mode;
 
     /**
+     * Distinct failing instances the fleet opening needs (consecutive and sliding-window strategies, a store with
+     * quorum support); 0 or 1: none. Default none.
+     */
+    private Integer quorum;
+
+    /** The fraction, in (0, 1], of the instances seen recording that must be failing for the fleet to open. */
+    private Double quorumFraction;
+
+    /** This instance's id in the fleet, for a quorum. Default: one per process (pid@host and a random suffix). */
+    private String instanceId;
+
+    /**
      * Exceptions that count as failures (with their subclasses); when set, every other exception counts as a
      * success. Default unset: every exception counts.
      */
@@ -386,5 +398,29 @@ public class BreakerProperties {
 
     public void setMode(BreakerMode mode) {
         this.mode = mode;
+    }
+
+    public Integer getQuorum() {
+        return quorum;
+    }
+
+    public void setQuorum(Integer quorum) {
+        this.quorum = quorum;
+    }
+
+    public Double getQuorumFraction() {
+        return quorumFraction;
+    }
+
+    public void setQuorumFraction(Double quorumFraction) {
+        this.quorumFraction = quorumFraction;
+    }
+
+    public String getInstanceId() {
+        return instanceId;
+    }
+
+    public void setInstanceId(String instanceId) {
+        this.instanceId = instanceId;
     }
 }

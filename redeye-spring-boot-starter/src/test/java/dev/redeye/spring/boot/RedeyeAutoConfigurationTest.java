@@ -384,6 +384,21 @@ class RedeyeAutoConfigurationTest {
                 });
     }
 
+    @Test
+    void theQuorumBindsFromPropertiesAndNeedsAStore() {
+        runner.withPropertyValues("redeye.store=memory://quorum-" + System.nanoTime(),
+                "redeye.breakers.payments.quorum=3", "redeye.breakers.payments.instance-id=pod-7")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    CircuitBreaker payments = qualified(context, "payments");
+                    assertThat(payments.config().policy().quorum()).isEqualTo(3);
+                    assertThat(payments.config().instanceId()).isEqualTo("pod-7");
+                });
+        assertInvalid("redeye.breakers.payments.quorum", "2", "needs a shared store");
+        assertInvalid("redeye.breakers.payments.quorum-fraction", "1.5", "must be in [0, 1]");
+        assertInvalid("redeye.breakers.payments.instance-id", "a b", "instance id");
+    }
+
     /** A value a customizer set is not a property's: the start fails naming the option and the customizer. */
     @Test
     void aBadValueFromACustomizerNamesTheOptionNotAProperty() {

@@ -130,7 +130,8 @@ final class StateProcessor extends MemberProcessor {
         BreakerMode mode = BreakerMode.fromCode(in.readInt());
         return new Policy(s, failureThreshold, maxGap, errorRateThreshold, minimumCalls, errorRateDecay,
                 successThreshold, resetTimeout, backoffMultiplier, maxResetTimeout, jitter, stateTtl,
-                failureRateThreshold, minimumNumberOfCalls, slowCallRateThreshold, windowType, windowSize, mode);
+                failureRateThreshold, minimumNumberOfCalls, slowCallRateThreshold, windowType, windowSize, mode,
+                0, 0.0); // no quorum: this store keeps no contributions, and the engine refuses a quorum over it
     }
 
     /** The operation this processor applies (tests read it back after a serialization round trip). */

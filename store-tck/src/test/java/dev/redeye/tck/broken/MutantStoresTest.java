@@ -433,6 +433,7 @@ class MutantStoresTest {
         out.addAll(leakyMutants());
         out.addAll(windowMutants());
         out.addAll(modeMutants());
+        out.addAll(quorumMutants());
         return out;
     }
 
@@ -669,6 +670,45 @@ class MutantStoresTest {
                 return super.apply(key, operation, p, now);
             }
         };
+    }
+
+    /** The defects the quorum rules (R13) name. */
+    private List<Mutant> quorumMutants() {
+        List<Mutant> out = new ArrayList<>();
+        out.add(new Mutant("the instance is dropped (outcomes applied unattributed)", () -> replacing(
+                (s, k, o, p, now) -> o.instance() == null ? o : AtomicOperation.outcome(
+                        o.kind() == AtomicOperation.Kind.SUCCESS || o.kind() == AtomicOperation.Kind.SLOW_SUCCESS,
+                        o.kind() == AtomicOperation.Kind.SLOW_SUCCESS || o.kind() == AtomicOperation.Kind.SLOW_FAILURE)),
+                of(R13_1, R13_2, R13_3, R13_4, R13_5, R13_6), of(R2_1, R12_1)));
+        java.util.concurrent.atomic.AtomicLong writes = new java.util.concurrent.atomic.AtomicLong();
+        out.add(new Mutant("every write counted as another instance", () -> replacing(
+                (s, k, o, p, now) -> o.instance() == null ? o : AtomicOperation.outcome(
+                        o.kind() == AtomicOperation.Kind.SUCCESS, false, o.instance() + "-" + writes.incrementAndGet())),
+                of(R13_1, R13_2), of(R2_1, R12_1)));
+        out.add(new Mutant("past 16 instances the newest is dropped, not the least recent", () -> altering(
+                (s, k, p, now, c) -> c.changed() && c.previous().contributors().size() == BreakerState.MAX_CONTRIBUTORS
+                        && !c.previous().contributors().get(0).instance().equals(
+                                c.state().contributors().get(0).instance())
+                        && c.previous().contributors().stream().noneMatch(x -> x.instance().equals(
+                                c.state().contributors().get(0).instance()))
+                        ? new StateChange(c.previous(), c.state().toBuilder()
+                                .contributors(c.previous().contributors()).build(), c.transition())
+                        : c),
+                of(R13_4), of(R13_1, R13_2, R13_3)));
+        out.add(new Mutant("contributions lost by get and put (a layout without them)", () -> inner ->
+                new ForwardingStore(inner) {
+                    @Override
+                    public Optional<BreakerState> get(String key) {
+                        return super.get(key).map(x -> x.toBuilder().contributors(List.of()).build());
+                    }
+
+                    @Override
+                    public void put(String key, BreakerState state, Duration ttl) {
+                        super.put(key, state.toBuilder().contributors(List.of()).build(), ttl);
+                    }
+                },
+                of(R13_1, R13_2, R13_4, R13_5), of(R13_3, R13_6)));
+        return out;
     }
 
     /** The defects the mode rules (R12) name. */

@@ -78,7 +78,12 @@ final class BreakerFactory {
                     BreakerProperties::getSlowCallRateThreshold, CircuitBreakerBuilder::slowCallRateThreshold),
             new Option<>("slowCallDurationThreshold", "slow-call-duration-threshold",
                     BreakerProperties::getSlowCallDurationThreshold, CircuitBreakerBuilder::slowCallDurationThreshold),
-            new Option<>("mode", "mode", BreakerProperties::getMode, CircuitBreakerBuilder::mode));
+            new Option<>("mode", "mode", BreakerProperties::getMode, CircuitBreakerBuilder::mode),
+            new Option<>("quorum", "quorum", BreakerProperties::getQuorum, CircuitBreakerBuilder::quorum),
+            new Option<>("quorumFraction", "quorum-fraction", BreakerProperties::getQuorumFraction,
+                    CircuitBreakerBuilder::quorumFraction),
+            new Option<>("instanceId", "instance-id", BreakerProperties::getInstanceId,
+                    CircuitBreakerBuilder::instanceId));
 
     /** The engine's name of the local cache's option ({@code localCache(staleTolerance)}). */
     private static final String LOCAL_CACHE = "localCache";

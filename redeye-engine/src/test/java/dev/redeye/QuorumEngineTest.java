@@ -1,0 +1,87 @@
+package dev.redeye;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.CircuitOpenException;
+import dev.redeye.api.Contribution;
+import dev.redeye.api.InvalidOptionException;
+import dev.redeye.spi.Store;
+import dev.redeye.spi.support.ForwardingStore;
+import java.io.IOException;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Quorum opening through the engine: each breaker's outcomes attributed to its instance id. */
+class QuorumEngineTest extends BreakersOverInMemoryStore {
+    private static final String OP = "inventory";
+
+    private CircuitBreaker instance(String id) {
+        return keep(CircuitBreaker.builder().store(backend.newClient()).clock(clock).ticker(clock).jitter(0)
+                .failureThreshold(3).quorum(2).instanceId(id));
+    }
+
+    private static void fail(CircuitBreaker cb) {
+        assertThrows(IOException.class, () -> cb.execute(OP, () -> {
+            throw new IOException("down");
+        }));
+    }
+
+    @Test
+    void oneInstanceFailingAloneLeavesTheOthersAdmittedAndTwoOpenTheFleet() {
+        CircuitBreaker a = instance("pod-a");
+        CircuitBreaker b = instance("pod-b");
+        for (int i = 0; i < 100; i++) {
+            fail(a);
+        }
+        assertEquals(BreakerStatus.CLOSED, a.status(OP), "below the quorum the fleet stays closed");
+        assertEquals(100, a.state(OP).failures());
+        assertEquals(java.util.List.of(new Contribution("pod-a", 100, 100, clock.millis())),
+                a.state(OP).contributors());
+        assertEquals("ok", b.execute(OP, () -> "ok"), "the other instance is admitted (its success clears)");
+        fail(a);
+        fail(a);
+        assertEquals(BreakerStatus.CLOSED, a.status(OP));
+        fail(b);
+        assertEquals(BreakerStatus.OPEN, b.status(OP), "the second instance's failure makes the quorum");
+        assertThrows(CircuitOpenException.class, () -> a.execute(OP, () -> "rejected"));
+    }
+
+    @Test
+    void aQuorumNeedsAStoreThatKeepsContributions() {
+        InvalidOptionException local = assertThrows(InvalidOptionException.class,
+                () -> CircuitBreaker.builder().quorum(2).build());
+        assertEquals("quorum", local.option());
+        assertTrue(local.getMessage().contains("shared store"), local.getMessage());
+        Store hiding = new ForwardingStore(backend.newClient()) {
+            @Override
+            public <C> Optional<C> capability(Class<C> type) {
+                return type == dev.redeye.spi.QuorumState.class ? Optional.empty() : super.capability(type);
+            }
+        };
+        InvalidOptionException lacking = assertThrows(InvalidOptionException.class,
+                () -> CircuitBreaker.builder().store(hiding).quorumFraction(0.5).build());
+        assertEquals("quorumFraction", lacking.option());
+        assertTrue(lacking.getMessage().contains("QuorumState"), lacking.getMessage());
+        hiding.close();
+    }
+
+    @Test
+    void instanceIdsAreCheckedAndTheDefaultIsOnePerProcess() {
+        assertEquals("instanceId", assertThrows(InvalidOptionException.class,
+                () -> CircuitBreaker.builder().instanceId("a b")).option());
+        try (CircuitBreaker x = CircuitBreaker.builder().build(); CircuitBreaker y = CircuitBreaker.builder().build()) {
+            assertEquals(x.config().instanceId(), y.config().instanceId());
+            assertEquals(InstanceIds.PROCESS, x.config().instanceId());
+        }
+        assertEquals("1234@host-1.example#00ff", InstanceIds.derive("1234@host-1.example", 0xff));
+        assertEquals("12_@h_st#0001", InstanceIds.derive("12 @h;st", 1));
+        assertEquals("jvm#0002", InstanceIds.derive("", 2));
+        String longName = InstanceIds.derive("9".repeat(200), 3);
+        assertEquals(Contribution.MAX_INSTANCE_LENGTH, longName.length());
+        assertFalse(longName.contains(" "));
+    }
+}
