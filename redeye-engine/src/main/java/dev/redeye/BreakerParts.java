@@ -83,11 +83,14 @@ final class BreakerParts {
         boolean reject = config.storeErrorPolicy() == StoreErrorPolicy.REJECT && local == null;
         Trials trials = new Trials(clock, time, local, access, views, errors, rejections, config.halfOpenPermits(),
                 config.trialTimeout(), reject, observers);
-        Gate gate = new Gate(clock, time, local, access, views, trials, errors, rejections, reject);
+        Outliers outliers = policy.quorumOn()
+                ? new Outliers(policy, config.instanceId(), config.outlierPolicy(), rejections, observers) : null;
+        Gate gate = new Gate(clock, time, local, access, views, trials, errors, rejections, reject,
+                outliers != null && outliers.rejects() ? outliers : null);
         this.recorder = new OutcomeRecorder(clock, time, policy, access, views, trials, errors, config.recordFailure(),
                 config.recordResult().orElse(null), config.onStateChange().orElse(null), observers,
                 config.slowCallDurationThreshold().map(Duration::toMillis).orElse(0L), local,
-                policy.quorumOn() ? config.instanceId() : null);
+                policy.quorumOn() ? config.instanceId() : null, outliers);
         this.timer = callTimeoutMillis > 0 ? new CallTimer() : null;
         this.calls = new Calls(time, gate, recorder, trials, timer, callTimeoutMillis,
                 config.fallback().orElse(null), observers);

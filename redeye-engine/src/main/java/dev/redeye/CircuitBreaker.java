@@ -208,6 +208,16 @@ public final class CircuitBreaker implements AutoCloseable {
         return calls.acquire(parts.entry(operation));
     }
 
+    /**
+     * Whether this instance is an outlier for {@code operation} now: under a quorum, its own failures reached the
+     * threshold while the fleet stayed closed ({@link Outlier}); for one reset window from the write that showed
+     * it. Always false without a quorum. No store call.
+     */
+    public boolean isOutlier(String operation) {
+        OperationState e = parts.operations.peek(operation);
+        return e != null && Outliers.tripped(e, parts.time.nanos());
+    }
+
     /** This breaker's parts (for tests in the package). */
     BreakerParts parts() {
         return parts;

@@ -39,6 +39,7 @@ public final class CircuitBreakerBuilder {
     static final Option<Duration> SLOW_CALL_DURATION_THRESHOLD = Option.duration("slowCallDurationThreshold", null,
             MAX_DURATION);
     static final Option<Predicate<? super Throwable>> RECORD_FAILURE = Option.nonNull("recordFailure", t -> true);
+    static final Option<OutlierPolicy> OUTLIER_POLICY = Option.nonNull("outlierPolicy", OutlierPolicy.REJECT);
     static final Option<StoreErrorPolicy> STORE_ERROR_POLICY = Option.nonNull("storeErrorPolicy",
             StoreErrorPolicy.ALLOW);
     static final Option<Duration> OPEN_CACHE_REFRESH = Option.duration("openCacheRefresh", Duration.ofSeconds(2),
@@ -71,6 +72,8 @@ public final class CircuitBreakerBuilder {
     BiConsumer<String, Throwable> onStoreError;
     BiConsumer<String, RuntimeException> onCallRejected;
     BiConsumer<String, Throwable> onIgnoredError;
+    Consumer<Outlier> onOutlier;
+    OutlierPolicy outlierPolicy = OUTLIER_POLICY.defaultValue();
     Consumer<TransitionEvent> onFleetStateChange;
     boolean writableStackTraces;
     boolean followFeed;
@@ -181,6 +184,26 @@ public final class CircuitBreakerBuilder {
         } catch (IllegalArgumentException e) {
             throw new InvalidOptionException("instanceId", e.getMessage());
         }
+        return this;
+    }
+
+    /**
+     * What this instance does with its own calls of an operation while it is an outlier under a quorum (its own
+     * failures reach the threshold, the fleet stays closed): {@link OutlierPolicy#REJECT} (the default) rejects
+     * them for one reset window, {@link OutlierPolicy#ALLOW} admits them and only reports.
+     */
+    public CircuitBreakerBuilder outlierPolicy(OutlierPolicy v) {
+        outlierPolicy = OUTLIER_POLICY.check(v);
+        return this;
+    }
+
+    /**
+     * Called once per local trip when this instance becomes an outlier for an operation under a quorum
+     * ({@link Outlier}: its own failures and calls, the failing instances, the quorum). On the thread of the write
+     * that showed it: keep it quick. An exception it throws is logged, never thrown into the call.
+     */
+    public CircuitBreakerBuilder onOutlier(Consumer<Outlier> v) {
+        onOutlier = nonNull("onOutlier", v);
         return this;
     }
 

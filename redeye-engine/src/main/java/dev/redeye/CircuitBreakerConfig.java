@@ -30,6 +30,8 @@ public final class CircuitBreakerConfig {
     private final Duration callTimeout;
     private final Duration slowCallDurationThreshold;
     private final String instanceId;
+    private final OutlierPolicy outlierPolicy;
+    private final Consumer<Outlier> onOutlier;
     private final Predicate<? super Throwable> recordFailure;
     private final Predicate<Object> recordResult;
     private final Fallback fallback;
@@ -65,6 +67,8 @@ public final class CircuitBreakerConfig {
                             .wireName());
         }
         instanceId = b.instanceId;
+        outlierPolicy = b.outlierPolicy;
+        onOutlier = b.onOutlier;
         if (policy.quorumOn()) {
             String option = policy.quorum() > 1 ? Policy.QUORUM.name() : Policy.QUORUM_FRACTION.name();
             if (b.store == null) {
@@ -177,6 +181,16 @@ public final class CircuitBreakerConfig {
     /** The slow-call duration threshold (sliding-window strategy), if set. */
     public Optional<Duration> slowCallDurationThreshold() {
         return Optional.ofNullable(slowCallDurationThreshold);
+    }
+
+    /** What an outlier instance does with its calls ({@link CircuitBreakerBuilder#outlierPolicy}). */
+    public OutlierPolicy outlierPolicy() {
+        return outlierPolicy;
+    }
+
+    /** The outlier listener ({@link CircuitBreakerBuilder#onOutlier}), if set. */
+    public Optional<Consumer<Outlier>> onOutlier() {
+        return Optional.ofNullable(onOutlier);
     }
 
     /** This instance's id in the fleet ({@link CircuitBreakerBuilder#instanceId(String)}). */

@@ -153,6 +153,13 @@ public interface CircuitBreakerObserver {
     default void feedEvent(TransitionEvent event) {
     }
 
+    /**
+     * This instance became an outlier for an operation under a quorum: its own failures reach the threshold while
+     * the fleet stays closed ({@link Outlier}); once per local trip, on the thread of the write that showed it.
+     */
+    default void outlier(Outlier outlier) {
+    }
+
     /** The store's feed may have missed events (a dropped connection, a reader that fell behind). */
     default void feedGap() {
     }

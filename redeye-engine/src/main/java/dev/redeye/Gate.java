@@ -44,6 +44,8 @@ final class Gate {
     private final StateViews views;
     private final Trials trials;
     private final Rejections rejections;
+    /** An outlier's local trips (a quorum, OutlierPolicy.REJECT), else null. */
+    private final Outliers outliers;
     private final boolean rejectOnStoreError;
     /**
      * The configured clock is the system clock and the ticker the system ticker: the {@link EngineTimer}
@@ -54,10 +56,12 @@ final class Gate {
     private final CacheRefresh refresh;
 
     /**
-     * @param local the in-process store in local mode, null in distributed mode
+     * @param local    the in-process store in local mode, null in distributed mode
+     * @param outliers the local trips of an outlier that rejects (a quorum with OutlierPolicy.REJECT), else null
      */
     Gate(Clock clock, Monotonic time, InMemoryStore local, StoreAccess access, StateViews views, Trials trials,
-            StoreErrors errors, Rejections rejections, boolean rejectOnStoreError) {
+            StoreErrors errors, Rejections rejections, boolean rejectOnStoreError, Outliers outliers) {
+        this.outliers = outliers;
         this.clock = clock;
         this.time = time;
         this.local = local;
@@ -178,6 +182,12 @@ final class Gate {
      */
     private Object admitShared(OperationState e, boolean build) {
         long tick = time.nanos();
+        if (outliers != null) {
+            Object outlier = outliers.admit(e, tick, build);
+            if (outlier != null) {
+                return outlier; // this instance is an outlier: its own local trip, whatever the fleet's state
+            }
+        }
         BreakerState cached = views.cachedClosed(e, tick);
         if (cached != null) {
             return cached;

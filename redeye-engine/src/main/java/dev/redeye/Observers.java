@@ -204,6 +204,10 @@ final class Observers {
             each("feedEvent", o -> o.feedEvent(ev));
         }
 
+        void outlier(Outlier outlier) {
+            each("outlier", o -> o.outlier(outlier));
+        }
+
         void feedGap() {
             each("feedGap", CircuitBreakerObserver::feedGap);
         }

@@ -51,6 +51,8 @@ final class OperationState implements ObservedOperation {
             AtomicReferenceFieldUpdater.newUpdater(OperationState.class, CacheRefresh.Flight.class, "refresh");
     /** {@link Operations}' insert tick when this entry was last used (approximate LRU, no allocation). */
     volatile long lastUsed;
+    /** Until when (ticker nanos) this instance is an outlier for the operation ({@link Outliers}); 0: it is not. */
+    volatile long outlierUntil;
     /**
      * The last state this instance read, wrote or learned from the feed (distributed mode, tracked only while
      * an observer is registered, so that gauges never call the store); null if none is known.

@@ -95,12 +95,15 @@ final class OutcomeRecorder {
     private final boolean timeWindow;
     /** The slow-call deadlines; null unless a sliding-window breaker has a slow-call duration threshold. */
     private final SlowCalls slowCalls;
+    /** This instance's outlier trips under a quorum, else null. */
+    private final Outliers outliers;
     private final StateViews.Note<StateChange> afterWrite = this::afterWrite;
 
     OutcomeRecorder(Clock clock, Monotonic time, Policy policy, StoreAccess access, StateViews views, Trials trials,
             StoreErrors errors, Predicate<? super Throwable> failurePredicate, Predicate<Object> resultPredicate,
             Consumer<TransitionEvent> stateListener, Observers observers, long slowCallMillis, InMemoryStore local,
-            String instance) {
+            String instance, Outliers outliers) {
+        this.outliers = outliers;
         this.clock = clock;
         this.time = time;
         this.policy = policy;
@@ -401,6 +404,9 @@ final class OutcomeRecorder {
      */
     private void afterWrite(OperationState e, StateChange ch, long now, long tick, int stampBefore) {
         views.noteOwnWrite(e, ch.state(), tick, stampBefore);
+        if (outliers != null) {
+            outliers.afterWrite(e, ch.state(), tick);
+        }
         if (ch.isTransition()) {
             Consumer<TransitionEvent> listener = stateListener;
             Observers.Set o = observers.current();

@@ -19,9 +19,16 @@ import org.junit.jupiter.api.Test;
 class QuorumEngineTest extends BreakersOverInMemoryStore {
     private static final String OP = "inventory";
 
+    private final java.util.List<Outlier> outliers = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private CircuitBreaker instance(String id) {
+        return instance(id, OutlierPolicy.REJECT);
+    }
+
+    private CircuitBreaker instance(String id, OutlierPolicy policy) {
         return keep(CircuitBreaker.builder().store(backend.newClient()).clock(clock).ticker(clock).jitter(0)
-                .failureThreshold(3).quorum(2).instanceId(id));
+                .failureThreshold(3).quorum(2).instanceId(id).outlierPolicy(policy)
+                .resetTimeout(java.time.Duration.ofSeconds(30)).onOutlier(outliers::add));
     }
 
     private static void fail(CircuitBreaker cb) {
@@ -32,11 +39,15 @@ class QuorumEngineTest extends BreakersOverInMemoryStore {
 
     @Test
     void oneInstanceFailingAloneLeavesTheOthersAdmittedAndTwoOpenTheFleet() {
-        CircuitBreaker a = instance("pod-a");
-        CircuitBreaker b = instance("pod-b");
+        CircuitBreaker a = instance("pod-a", OutlierPolicy.ALLOW);
+        CircuitBreaker b = instance("pod-b", OutlierPolicy.ALLOW);
         for (int i = 0; i < 100; i++) {
             fail(a);
         }
+        assertEquals(1, outliers.size(), "one report: A became an outlier at its third failure");
+        assertEquals(new Outlier(OP, "pod-a", 3, 3, 1, 2, false), outliers.get(0));
+        assertTrue(a.isOutlier(OP));
+        assertFalse(b.isOutlier(OP));
         assertEquals(BreakerStatus.CLOSED, a.status(OP), "below the quorum the fleet stays closed");
         assertEquals(100, a.state(OP).failures());
         assertEquals(java.util.List.of(new Contribution("pod-a", 100, 100, clock.millis())),
@@ -83,5 +94,46 @@ class QuorumEngineTest extends BreakersOverInMemoryStore {
         String longName = InstanceIds.derive("9".repeat(200), 3);
         assertEquals(Contribution.MAX_INSTANCE_LENGTH, longName.length());
         assertFalse(longName.contains(" "));
+    }
+
+    @Test
+    void anOutlierThatRejectsIsCutOffAloneForOneResetWindow() {
+        CircuitBreaker a = instance("pod-a");
+        CircuitBreaker b = instance("pod-b");
+        for (int i = 0; i < 100; i++) {
+            a.recordFailure(OP);
+        }
+        assertEquals(1, outliers.size(), "one report for the trip, however many failures follow");
+        assertTrue(outliers.get(0).rejecting());
+        CircuitOpenException rejected = assertThrows(CircuitOpenException.class, () -> a.execute(OP, () -> "x"));
+        assertEquals(BreakerStatus.OPEN, rejected.status());
+        assertEquals(BreakerStatus.CLOSED, b.status(OP), "the fleet stays closed");
+        assertEquals("ok", b.execute(OP, () -> "ok"), "the other instance is admitted");
+        assertEquals(1, a.metrics(OP).rejections());
+        clock.advance(java.time.Duration.ofSeconds(30));
+        assertFalse(a.isOutlier(OP), "one reset window");
+        assertEquals("ok", a.execute(OP, () -> "ok"), "then its calls go again");
+        assertFalse(a.isOutlier(OP));
+    }
+
+    @Test
+    void aSuccessThatClearsTheCountEndsTheTripAndTheFleetOpeningEndsItToo() {
+        CircuitBreaker a = instance("pod-a");
+        CircuitBreaker b = instance("pod-b");
+        for (int i = 0; i < 3; i++) {
+            a.recordFailure(OP);
+        }
+        assertTrue(a.isOutlier(OP));
+        a.recordSuccess(OP);
+        assertFalse(a.isOutlier(OP), "its own success cleared the count");
+        a.recordFailure(OP);
+        a.recordFailure(OP);
+        a.recordFailure(OP);
+        assertTrue(a.isOutlier(OP));
+        assertEquals(2, outliers.size(), "a new trip, a new report");
+        b.recordFailure(OP);
+        assertEquals(BreakerStatus.OPEN, b.status(OP), "B makes the quorum");
+        a.recordFailure(OP); // a failure while open: A's write shows the fleet open
+        assertFalse(a.isOutlier(OP), "the fleet is open: no outlier");
     }
 }
