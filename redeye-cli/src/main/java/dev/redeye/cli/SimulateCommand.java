@@ -74,6 +74,34 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "When it comes back (default: ${DEFAULT-VALUE}).")
     Duration upAt;
 
+    @Option(names = "--quorum", paramLabel = "N", defaultValue = "0",
+            description = "The shared breaker opens only when failures come from at least N distinct instances "
+                    + "(0: no quorum; --mode shared only, on a store with quorum support) (default: ${DEFAULT-VALUE}).")
+    int quorum;
+
+    @Option(names = "--bad-instance", paramLabel = "K", defaultValue = "0",
+            description = "Instance K (1 to --instances) fails every call, as if its own network were broken, "
+                    + "while the dependency is up for the others (0: none) (default: ${DEFAULT-VALUE}).")
+    int badInstance;
+
+    @Option(names = "--sliding-window", paramLabel = "SECONDS", defaultValue = "0",
+            description = "Judge by the failure rate over a time window of SECONDS (1 to 86400; 0: consecutive "
+                    + "failures, --failure-threshold) (default: ${DEFAULT-VALUE}).")
+    int slidingWindowSeconds;
+
+    @Option(names = "--failure-rate-threshold", paramLabel = "PERCENT", defaultValue = "50",
+            description = "With --sliding-window: the failure rate that opens, in percent (default: ${DEFAULT-VALUE}).")
+    double failureRateThreshold;
+
+    @Option(names = "--minimum-number-of-calls", paramLabel = "N", defaultValue = "20",
+            description = "With --sliding-window: calls the window must hold before its rate counts "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int minimumNumberOfCalls;
+
+    @Option(names = "--no-outage", description = "The dependency never goes down (--down-at and --up-at are "
+            + "ignored): with --bad-instance, only that instance's calls fail.")
+    boolean noOutage;
+
     @Option(names = "--failure-threshold", paramLabel = "N",
             description = "Consecutive failures that open a breaker (default: ${DEFAULT-VALUE}).")
     int failureThreshold;
@@ -240,12 +268,25 @@ public final class SimulateCommand implements Callable<Integer> {
                 "--instances x --threads-per-instance must be at most 2000 threads");
         check(!duration.isZero() && duration.compareTo(Duration.ofMinutes(30)) <= 0,
                 "--duration must be in (0, 30m], was " + DurationConverter.format(duration));
-        check(downAt.compareTo(duration) < 0, "--down-at must be before the end of the run (--duration "
+        if (noOutage) {
+            downAt = duration; // never reached: the run ends first
+            upAt = duration.plusMillis(1);
+        }
+        check(noOutage || downAt.compareTo(duration) < 0, "--down-at must be before the end of the run (--duration "
                 + DurationConverter.format(duration) + ")");
         check(upAt.compareTo(downAt) > 0, "--up-at must be after --down-at");
+        check(badInstance >= 0 && badInstance <= instances, "--bad-instance must be in [0, --instances ("
+                + instances + ")], was " + badInstance);
+        check(quorum <= 1 || (mode == Simulation.Mode.SHARED && !compare), "--quorum applies to --mode shared "
+                + "(a breaker per instance has no fleet to count), without --compare");
         try { // the breakers' options, checked by the engine's own setters
             CircuitBreaker.builder().failureThreshold(failureThreshold).resetTimeout(resetTimeout)
-                    .backoffMultiplier(backoffMultiplier).jitter(jitter);
+                    .backoffMultiplier(backoffMultiplier).jitter(jitter).quorum(quorum)
+                    .failureRateThreshold(failureRateThreshold).minimumNumberOfCalls(minimumNumberOfCalls);
+            if (slidingWindowSeconds != 0) {
+                CircuitBreaker.builder().slidingWindow(dev.redeye.api.SlidingWindowType.TIME_BASED,
+                        slidingWindowSeconds);
+            }
         } catch (InvalidOptionException e) {
             throw OptionErrors.usage(spec, e);
         }
@@ -269,7 +310,8 @@ public final class SimulateCommand implements Callable<Integer> {
             check(!Files.isDirectory(chart), "--chart: " + chart + " is a directory, not a file name");
         }
         return new Simulation.Config(instances, threadsPerInstance, duration, downAt, upAt, failureThreshold,
-                resetTimeout, backoffMultiplier, jitter, callLatency, thinkTime, store.trim(), seed);
+                resetTimeout, backoffMultiplier, jitter, callLatency, thinkTime, store.trim(), seed, quorum,
+                badInstance, slidingWindowSeconds, failureRateThreshold, minimumNumberOfCalls);
     }
 
     private void check(boolean ok, String message) {

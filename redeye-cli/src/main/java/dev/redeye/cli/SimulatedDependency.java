@@ -34,13 +34,16 @@ final class SimulatedDependency {
     private final AtomicInteger maxTrialsInFlight = new AtomicInteger();
     private final TickCounts callsPerTick;
     private final TickCounts trialsPerTick;
+    /** The instance (0-based) whose every call fails, as if its own network were broken; -1 for none. */
+    private final int badInstance;
 
     /**
      * @param callsPerTick  counts every call reaching the dependency, at its arrival
      * @param trialsPerTick counts the trial calls among them
      */
     SimulatedDependency(long startNanos, long downAtNanos, long upAtNanos, TickCounts callsPerTick,
-            TickCounts trialsPerTick) {
+            TickCounts trialsPerTick, int badInstance) {
+        this.badInstance = badInstance;
         this.startNanos = startNanos;
         this.downAtNanos = downAtNanos;
         this.upAtNanos = upAtNanos;
@@ -55,9 +58,9 @@ final class SimulatedDependency {
     }
 
     /**
-     * One call, taking {@code latencyNanos}; {@code instance} (0-based) is the caller, for diagnostics.
+     * One call, taking {@code latencyNanos}; {@code instance} (0-based) is the caller.
      *
-     * @throws DownException if the dependency is down when the call completes
+     * @throws DownException if the dependency is down when the call completes, or the caller is the bad instance
      */
     String call(int instance, long latencyNanos) throws DownException {
         boolean trial = TrialMark.currentThreadIsTrial();
@@ -72,6 +75,9 @@ final class SimulatedDependency {
         }
         try {
             sleepNanos(latencyNanos);
+            if (instance == badInstance) {
+                throw new DownException(); // the bad instance's own failure: the dependency is not down for it
+            }
             if (isDown(System.nanoTime())) {
                 reachedWhileDown.increment();
                 if (trial) {

@@ -3,12 +3,14 @@ package dev.redeye.cli;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.CountingStore;
 import dev.redeye.InMemoryStore;
+import dev.redeye.CircuitBreakerBuilder;
 import dev.redeye.OpenMode;
 import dev.redeye.Stores;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.CircuitOpenException;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.StoreUnavailableException;
+import dev.redeye.api.SlidingWindowType;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
 import dev.redeye.spi.Store;
@@ -81,7 +83,8 @@ final class Simulation {
     /** Everything a run is parameterised by. Validated by the command before a run. */
     record Config(int instances, int threadsPerInstance, Duration duration, Duration downAt, Duration upAt,
             int failureThreshold, Duration resetTimeout, double backoffMultiplier, double jitter,
-            Duration callLatency, Duration thinkTime, String storeUri, long seed) {
+            Duration callLatency, Duration thinkTime, String storeUri, long seed, int quorum, int badInstance,
+            int slidingWindowSeconds, double failureRateThreshold, int minimumNumberOfCalls) {
         Config {
             Objects.requireNonNull(duration, "duration");
             Objects.requireNonNull(downAt, "downAt");
@@ -122,7 +125,9 @@ final class Simulation {
             long reachedDeadDependency, long reachedDeadDependencyByNormalCalls, Long failedTrials,
             long failuresBeforeOpening, long inFlightAtOpening, long admittedAfterOpening,
             long inFlightRecordedAfterClose, long failuresNotRecorded, Long trialCalls,
-            Integer maxConcurrentTrials, long openings, long transitions,
+            Integer maxConcurrentTrials, long openings, long transitions, int slidingWindowSeconds,
+            double failureRateThreshold, int minimumNumberOfCalls, int quorum, int badInstance,
+            long healthyInstancesRejected, long outliers,
             long storeOps, double storeOpsPerCall, Map<String, Long> storeOpsByKind,
             Long recoveredAfterUpMs, int closedAtEnd, List<TimelineEntry> timeline) {
     }
@@ -137,6 +142,10 @@ final class Simulation {
     private final LongAdder storeUnavailable = new LongAdder();
     private final LongAdder otherErrors = new LongAdder();
     private final LongAdder storeErrors = new LongAdder();
+    /** Calls of the instances other than the bad one rejected while the dependency was up. */
+    private final LongAdder healthyRejected = new LongAdder();
+    /** Outlier trips of any instance ({@code onOutlier}). */
+    private final LongAdder outliers = new LongAdder();
     private final List<OpeningProbe.Opening> probed = new ArrayList<>();
     private final ConcurrentLinkedQueue<TimelineEntry> timeline = new ConcurrentLinkedQueue<>();
     private final AtomicInteger openBreakers = new AtomicInteger();
@@ -252,7 +261,13 @@ final class Simulation {
                 CountingStore c = new CountingStore(new OpeningProbe(clients.get(i), opening), TrialMark.LISTENER);
                 counting.add(c);
                 int instance = i;
-                breakers.add(CircuitBreaker.builder()
+                CircuitBreakerBuilder builder = CircuitBreaker.builder();
+                if (config.slidingWindowSeconds() > 0) {
+                    builder.slidingWindow(SlidingWindowType.TIME_BASED, config.slidingWindowSeconds())
+                            .failureRateThreshold(config.failureRateThreshold())
+                            .minimumNumberOfCalls(config.minimumNumberOfCalls());
+                }
+                breakers.add(builder
                         .store(c)
                         .closeStore(true)
                         .failureThreshold(config.failureThreshold())
@@ -260,6 +275,9 @@ final class Simulation {
                         .backoffMultiplier(config.backoffMultiplier())
                         .jitter(config.jitter())
                         .halfOpenPermits(1)
+                        .quorum(config.quorum())
+                        .instanceId("instance-" + (i + 1))
+                        .onOutlier(o -> outliers.increment())
                         .onStateChange(e -> onTransition(instance, e, open))
                         .onStoreError((op, t) -> storeErrors.increment())
                         .build());
@@ -281,7 +299,7 @@ final class Simulation {
             rejectedPerTick = new TickCounts(startNanos, tickNanos, ticks);
             trialsPerTick = new TickCounts(startNanos, tickNanos, ticks);
             dependency = new SimulatedDependency(startNanos, config.downAt().toNanos(), config.upAt().toNanos(),
-                    callsPerTick, trialsPerTick);
+                    callsPerTick, trialsPerTick, config.badInstance() - 1);
             timeline.add(new TimelineEntry(config.downAt().toMillis(), 0, "dependency_down", "", "", 0));
             if (config.upAt().compareTo(config.duration()) < 0) {
                 timeline.add(new TimelineEntry(config.upAt().toMillis(), 0, "dependency_up", "", "", 0));
@@ -384,7 +402,11 @@ final class Simulation {
                 failed.increment();
             } catch (CircuitOpenException e) {
                 rejected.increment();
-                rejectedPerTick.add(System.nanoTime());
+                long at = System.nanoTime();
+                rejectedPerTick.add(at);
+                if (instance != config.badInstance() - 1 && !dependency.isDown(at)) {
+                    healthyRejected.increment();
+                }
             } catch (StoreUnavailableException e) {
                 storeUnavailable.increment();
             } catch (RuntimeException e) {
@@ -466,7 +488,9 @@ final class Simulation {
                 trialsVisible ? dep.trialsWhileDown() : null, atOpening[0], atOpening[1], atOpening[2], atOpening[3],
                 atOpening[4],
                 trialsVisible ? dep.trialCalls() : null, trialsVisible ? dep.maxConcurrentTrials() : null,
-                openings, transitions,
+                openings, transitions, config.slidingWindowSeconds(), config.failureRateThreshold(),
+                config.minimumNumberOfCalls(), config.quorum(), config.badInstance(), healthyRejected.sum(),
+                outliers.sum(),
                 ops, callCount == 0 ? 0.0 : Math.round(ops * 1000.0 / callCount) / 1000.0, byKind,
                 recoveredAfterUp(events), closedAtEnd, events);
     }

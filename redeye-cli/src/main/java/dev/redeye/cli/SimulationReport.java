@@ -45,11 +45,17 @@ final class SimulationReport {
         return String.format(Locale.ROOT,
                 "redeye simulate: %d instances x %d thread(s) calling one dependency for %s%n"
                         + "dependency: DOWN at %s, back UP at %s; call latency %s, think time %s, seed %d%n"
-                        + "breakers: failureThreshold %d, resetTimeout %s, backoff x%s, jitter %s%n",
-                r.instances(), r.threadsPerInstance(), secs(r.durationMs()), secs(r.downAtMs()),
+                        + "breakers: %s, resetTimeout %s, backoff x%s, jitter %s%s%n",
+                r.instances(), r.threadsPerInstance(), secs(r.durationMs()),
+                r.downAtMs() >= r.durationMs() ? "never" : secs(r.downAtMs()),
                 r.upAtMs() < r.durationMs() ? secs(r.upAtMs()) : "never (after the run)", ms(r.callLatencyMs()),
-                ms(r.thinkTimeMs()), r.seed(), r.failureThreshold(), secs(r.resetTimeoutMs()),
-                num(r.backoffMultiplier()), num(r.jitter()));
+                ms(r.thinkTimeMs()), r.seed(), r.slidingWindowSeconds() > 0
+                        ? "failure rate " + num(r.failureRateThreshold()) + " % over " + r.slidingWindowSeconds()
+                                + " s (at least " + r.minimumNumberOfCalls() + " calls)"
+                        : "failureThreshold " + r.failureThreshold(), secs(r.resetTimeoutMs()),
+                num(r.backoffMultiplier()), num(r.jitter()),
+                (r.quorum() > 1 ? ", quorum " + r.quorum() : "")
+                        + (r.badInstance() > 0 ? "; instance " + r.badInstance() + " fails every call" : ""));
     }
 
     /**
@@ -175,6 +181,11 @@ final class SimulationReport {
         rows.add(row(results, "trial calls (half-open)", r -> orNa(r.trialCalls())));
         rows.add(row(results, "max concurrent trial calls", r -> orNa(r.maxConcurrentTrials())));
         rows.add(row(results, "breaker openings (closed -> open)", r -> Long.toString(r.openings())));
+        if (results.stream().anyMatch(r -> r.badInstance() > 0 || r.quorum() > 1)) {
+            rows.add(row(results, "healthy instances' calls rejected (dependency up)",
+                    r -> Long.toString(r.healthyInstancesRejected())));
+            rows.add(row(results, "outlier trips", r -> Long.toString(r.outliers())));
+        }
         rows.add(row(results, "store operations per call", r -> String.format(Locale.ROOT, "%.2f", r.storeOpsPerCall())));
         rows.add(row(results, "all closed again after dependency UP",
                 r -> r.recoveredAfterUpMs() == null ? "no" : secs(r.recoveredAfterUpMs())));

@@ -117,7 +117,7 @@ class SimulateChartTest {
     void perTickCountsAddUpToTheRunsTotals() throws Exception {
         Simulation.Config config = new Simulation.Config(4, 2, Duration.ofMillis(1500), Duration.ofMillis(300),
                 Duration.ofMillis(1000), 3, Duration.ofMillis(300), 2, 0.1, Duration.ofMillis(5),
-                Duration.ofMillis(10), "memory:", 7);
+                Duration.ofMillis(10), "memory:", 7, 0, 0, 0, 50, 20);
         Simulation sim = new Simulation(config, Simulation.Mode.SHARED);
         Simulation.Result r = sim.run();
         Simulation.PerTick t = sim.perTick();

@@ -70,6 +70,53 @@ class SimulateCommandTest {
         assertTrue(r.get("storeOpsByKind").has("claim_trial"), r::toPrettyString);
     }
 
+    /** Four instances, the fourth failing every call, a 20 % rate over 10 s: one bad instance is 25 %. */
+    private static String[] badFourth(String... extra) {
+        List<String> a = new ArrayList<>(List.of("--instances", "4", "--no-outage", "--bad-instance", "4",
+                "--sliding-window", "10", "--failure-rate-threshold", "20", "--minimum-number-of-calls", "20"));
+        a.addAll(List.of(extra));
+        return simulate(a.toArray(new String[0]));
+    }
+
+    /**
+     * One instance whose every call fails while the dependency is up (issue 26): without a quorum the shared
+     * breaker opens (the fleet's failure rate is the bad instance's share) and rejects the healthy instances'
+     * calls; with a quorum of 2 the fleet never opens, no healthy call is rejected, and the bad instance is cut
+     * off alone (an outlier).
+     */
+    @Test
+    void aQuorumKeepsOneBadInstanceFromTrippingTheFleet() throws Exception {
+        JsonNode without = json(Cli.run(badFourth("--json")));
+        assertTrue(without.get("openings").asLong() >= 1, without::toPrettyString);
+        assertTrue(without.get("healthyInstancesRejected").asLong() > 0, without::toPrettyString);
+        assertEquals(0, without.get("reachedDeadDependency").asLong(), "the dependency never went down");
+        JsonNode with = json(Cli.run(badFourth("--json", "--quorum", "2")));
+        assertEquals(0, with.get("openings").asLong(), with::toPrettyString);
+        assertEquals(0, with.get("healthyInstancesRejected").asLong(), with::toPrettyString);
+        assertTrue(with.get("outliers").asLong() >= 1, with::toPrettyString);
+        assertTrue(with.get("rejected").asLong() > 0, () -> "the bad instance rejects its own calls: " + with);
+        assertEquals(2, with.get("quorum").asInt());
+        assertEquals(4, with.get("badInstance").asInt());
+        Cli.Run text = Cli.run(badFourth("--quorum", "2", "--duration", "1s"));
+        assertEquals(0, text.exit(), text::toString);
+        assertTrue(text.out().contains("quorum 2; instance 4 fails every call"), text::toString);
+        assertTrue(text.out().contains("failure rate 20 % over 10 s (at least 20 calls)"), text::toString);
+        assertTrue(text.out().contains("healthy instances' calls rejected (dependency up)"), text::toString);
+    }
+
+    @Test
+    void quorumAndBadInstanceOptionsAreChecked() {
+        Cli.Run perInstance = Cli.run(simulate("--mode", "per-instance", "--quorum", "2"));
+        assertEquals(2, perInstance.exit(), perInstance::toString);
+        assertTrue(perInstance.err().contains("--quorum applies to --mode shared"), perInstance::toString);
+        Cli.Run tooFar = Cli.run(simulate("--bad-instance", "" + (INSTANCES + 1)));
+        assertEquals(2, tooFar.exit(), tooFar::toString);
+        assertTrue(tooFar.err().contains("--bad-instance must be in [0, --instances"), tooFar::toString);
+        Cli.Run tooBig = Cli.run(simulate("--quorum", "17"));
+        assertEquals(2, tooBig.exit(), tooBig::toString);
+        assertTrue(tooBig.err().contains("quorum"), tooBig::toString);
+    }
+
     @Test
     void perInstanceModeLetsEveryInstancePayTheThreshold() throws Exception {
         JsonNode r = json(Cli.run(simulate("--json", "--mode", "per-instance")));

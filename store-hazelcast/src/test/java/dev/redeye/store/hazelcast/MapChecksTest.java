@@ -179,6 +179,9 @@ class MapChecksTest {
     @Test
     void processorsCarryEveryFieldOfThePolicyTheOperationAndTheState() throws Exception {
         for (java.lang.reflect.RecordComponent f : Policy.class.getRecordComponents()) {
+            if (f.getName().startsWith("quorum")) {
+                continue; // not on the wire: this store has no QuorumState, and a breaker with a quorum refuses it
+            }
             assertNotEquals(f.getAccessor().invoke(Policy.defaults()), f.getAccessor().invoke(EVERY_FIELD),
                     f.getName() + " is at its default in the test policy");
         }
