@@ -98,6 +98,9 @@ public final class SimulateCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     int minimumNumberOfCalls;
 
+    /** Where --no-outage puts the outage: far past the longest run. */
+    private static final Duration NEVER = Duration.ofDays(365);
+
     @Option(names = "--no-outage", description = "The dependency never goes down (--down-at and --up-at are "
             + "ignored): with --bad-instance, only that instance's calls fail.")
     boolean noOutage;
@@ -269,8 +272,8 @@ public final class SimulateCommand implements Callable<Integer> {
         check(!duration.isZero() && duration.compareTo(Duration.ofMinutes(30)) <= 0,
                 "--duration must be in (0, 30m], was " + DurationConverter.format(duration));
         if (noOutage) {
-            downAt = duration; // never reached: the run ends first
-            upAt = duration.plusMillis(1);
+            downAt = NEVER; // far past any run (at most 30 minutes): the dependency stays up
+            upAt = NEVER.plusMillis(1);
         }
         check(noOutage || downAt.compareTo(duration) < 0, "--down-at must be before the end of the run (--duration "
                 + DurationConverter.format(duration) + ")");

@@ -300,7 +300,9 @@ final class Simulation {
             trialsPerTick = new TickCounts(startNanos, tickNanos, ticks);
             dependency = new SimulatedDependency(startNanos, config.downAt().toNanos(), config.upAt().toNanos(),
                     callsPerTick, trialsPerTick, config.badInstance() - 1);
-            timeline.add(new TimelineEntry(config.downAt().toMillis(), 0, "dependency_down", "", "", 0));
+            if (config.downAt().compareTo(config.duration()) < 0) {
+                timeline.add(new TimelineEntry(config.downAt().toMillis(), 0, "dependency_down", "", "", 0));
+            }
             if (config.upAt().compareTo(config.duration()) < 0) {
                 timeline.add(new TimelineEntry(config.upAt().toMillis(), 0, "dependency_up", "", "", 0));
             }

@@ -37,13 +37,15 @@ final class SimulationChart {
             reached.append(results.size() > 1 ? " " + r.mode() : "").append(' ').append(r.reachedDeadDependency())
                     .append(results.size() > 1 && r != results.get(results.size() - 1) ? "," : "");
         }
+        boolean outage = first.downAtMs() < first.durationMs();
         TimelineChart.Builder b = TimelineChart.builder(String.format(Locale.ROOT,
-                        "redeye simulate: %d instances x %d thread(s), one dependency down from %s to %s",
-                        first.instances(), first.threadsPerInstance(), SimulationReport.secs(first.downAtMs()),
-                        first.upAtMs() < first.durationMs() ? SimulationReport.secs(first.upAtMs()) : "the end"))
-                .subtitle(String.format(Locale.ROOT, "failureThreshold %d, resetTimeout %s, backoff x%s, jitter %s;"
-                                + " %s", first.failureThreshold(), SimulationReport.secs(first.resetTimeoutMs()),
-                        SimulationReport.num(first.backoffMultiplier()), SimulationReport.num(first.jitter()), reached))
+                        "redeye simulate: %d instances x %d thread(s), one dependency %s",
+                        first.instances(), first.threadsPerInstance(), outage
+                                ? "down from " + SimulationReport.secs(first.downAtMs()) + " to "
+                                        + (first.upAtMs() < first.durationMs()
+                                                ? SimulationReport.secs(first.upAtMs()) : "the end")
+                                : "up for the whole run"))
+                .subtitle(SimulationReport.breakers(first) + (outage ? "; " + reached : ""))
                 .xAxis("time since the start of the run (s)");
         if (results.size() > 1) {
             b.sameRange();
@@ -66,7 +68,9 @@ final class SimulationChart {
         if (t.trials() != null) {
             b.points(TRIALS, x, doubles(t.trials()));
         }
-        b.span(r.downAtMs() / 1000.0, Math.min(r.upAtMs(), r.durationMs()) / 1000.0, "dependency down");
+        if (r.downAtMs() < r.durationMs()) {
+            b.span(r.downAtMs() / 1000.0, Math.min(r.upAtMs(), r.durationMs()) / 1000.0, "dependency down");
+        }
         for (List<Simulation.TimelineEntry> group : SimulationReport.groups(r.timeline())) {
             Simulation.TimelineEntry e = group.get(0);
             if (e.instance() == 0) {

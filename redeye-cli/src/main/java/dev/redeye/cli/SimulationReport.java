@@ -44,18 +44,28 @@ final class SimulationReport {
     private static String header(Simulation.Result r) {
         return String.format(Locale.ROOT,
                 "redeye simulate: %d instances x %d thread(s) calling one dependency for %s%n"
-                        + "dependency: DOWN at %s, back UP at %s; call latency %s, think time %s, seed %d%n"
-                        + "breakers: %s, resetTimeout %s, backoff x%s, jitter %s%s%n",
-                r.instances(), r.threadsPerInstance(), secs(r.durationMs()),
-                r.downAtMs() >= r.durationMs() ? "never" : secs(r.downAtMs()),
-                r.upAtMs() < r.durationMs() ? secs(r.upAtMs()) : "never (after the run)", ms(r.callLatencyMs()),
-                ms(r.thinkTimeMs()), r.seed(), r.slidingWindowSeconds() > 0
-                        ? "failure rate " + num(r.failureRateThreshold()) + " % over " + r.slidingWindowSeconds()
-                                + " s (at least " + r.minimumNumberOfCalls() + " calls)"
-                        : "failureThreshold " + r.failureThreshold(), secs(r.resetTimeoutMs()),
-                num(r.backoffMultiplier()), num(r.jitter()),
-                (r.quorum() > 1 ? ", quorum " + r.quorum() : "")
-                        + (r.badInstance() > 0 ? "; instance " + r.badInstance() + " fails every call" : ""));
+                        + "dependency: %s; call latency %s, think time %s, seed %d%n"
+                        + "breakers: %s%n",
+                r.instances(), r.threadsPerInstance(), secs(r.durationMs()), dependency(r), ms(r.callLatencyMs()),
+                ms(r.thinkTimeMs()), r.seed(), breakers(r));
+    }
+
+    /** The dependency's course in a run, as the header and the chart say it. */
+    static String dependency(Simulation.Result r) {
+        return r.downAtMs() >= r.durationMs() ? "up for the whole run"
+                : "DOWN at " + secs(r.downAtMs()) + ", back UP at "
+                        + (r.upAtMs() < r.durationMs() ? secs(r.upAtMs()) : "never (after the run)");
+    }
+
+    /** The breakers' options in a run, and the bad instance, as the header and the chart say them. */
+    static String breakers(Simulation.Result r) {
+        String rule = r.slidingWindowSeconds() > 0
+                ? "failure rate " + num(r.failureRateThreshold()) + " % over " + r.slidingWindowSeconds()
+                        + " s (at least " + r.minimumNumberOfCalls() + " calls)"
+                : "failureThreshold " + r.failureThreshold();
+        return rule + ", resetTimeout " + secs(r.resetTimeoutMs()) + ", backoff x" + num(r.backoffMultiplier())
+                + ", jitter " + num(r.jitter()) + (r.quorum() > 1 ? ", quorum " + r.quorum() : "")
+                + (r.badInstance() > 0 ? "; instance " + r.badInstance() + " fails every call" : "");
     }
 
     /**
@@ -147,7 +157,7 @@ final class SimulationReport {
         boolean many = count > 1;
         switch (kind) {
             case "opened":
-                return many ? "each opened its own breaker" : "opened: failureThreshold reached";
+                return many ? "each opened its own breaker" : "opened: the threshold was reached";
             case "reopened":
                 return many ? "trials failed, reopened (longer window)" : "won the trial, it failed: reopened";
             case "closed":
@@ -163,6 +173,33 @@ final class SimulationReport {
         rows.add(row(results, "calls made", r -> Long.toString(r.calls())));
         rows.add(row(results, "succeeded", r -> Long.toString(r.succeeded())));
         rows.add(row(results, "rejected by the breaker (never ran)", r -> Long.toString(r.rejected())));
+        // Without an outage (--no-outage) nothing reached a dead dependency: its rows, and recovery, say nothing.
+        boolean outage = results.stream().anyMatch(r -> r.downAtMs() < r.durationMs());
+        if (outage) {
+            outageRows(results, rows);
+        }
+        rows.add(row(results, "trial calls (half-open)", r -> orNa(r.trialCalls())));
+        rows.add(row(results, "max concurrent trial calls", r -> orNa(r.maxConcurrentTrials())));
+        rows.add(row(results, "breaker openings (closed -> open)", r -> Long.toString(r.openings())));
+        if (results.stream().anyMatch(r -> r.badInstance() > 0 || r.quorum() > 1)) {
+            rows.add(row(results, "healthy instances' calls rejected (dependency up)",
+                    r -> Long.toString(r.healthyInstancesRejected())));
+            rows.add(row(results, "outlier trips", r -> Long.toString(r.outliers())));
+        }
+        rows.add(row(results, "store operations per call", r -> String.format(Locale.ROOT, "%.2f", r.storeOpsPerCall())));
+        if (outage) {
+            rows.add(row(results, "all closed again after dependency UP",
+                    r -> r.recoveredAfterUpMs() == null ? "no" : secs(r.recoveredAfterUpMs())));
+        }
+        if (results.stream().anyMatch(r -> r.storeErrors() + r.storeUnavailable() + r.otherErrors() > 0)) {
+            rows.add(row(results, "store errors / unexpected errors",
+                    r -> (r.storeErrors() + r.storeUnavailable()) + " / " + r.otherErrors()));
+        }
+        return table(rows, results.size());
+    }
+
+    /** The rows of the calls that reached the dead dependency, sorted as OpeningProbe sorts them. */
+    private static void outageRows(List<Simulation.Result> results, List<String[]> rows) {
         rows.add(row(results, "calls that reached the dead dependency", r -> Long.toString(r.reachedDeadDependency())));
         // the normal calls, sorted as OpeningProbe sorts them: the rows below them add up to them
         rows.add(row(results, "  normal calls (not trials)",
@@ -178,22 +215,10 @@ final class SimulationReport {
             rows.add(row(results, "    not recorded (the store failed)", r -> Long.toString(r.failuresNotRecorded())));
         }
         rows.add(row(results, "  failed trials", r -> orNa(r.failedTrials())));
-        rows.add(row(results, "trial calls (half-open)", r -> orNa(r.trialCalls())));
-        rows.add(row(results, "max concurrent trial calls", r -> orNa(r.maxConcurrentTrials())));
-        rows.add(row(results, "breaker openings (closed -> open)", r -> Long.toString(r.openings())));
-        if (results.stream().anyMatch(r -> r.badInstance() > 0 || r.quorum() > 1)) {
-            rows.add(row(results, "healthy instances' calls rejected (dependency up)",
-                    r -> Long.toString(r.healthyInstancesRejected())));
-            rows.add(row(results, "outlier trips", r -> Long.toString(r.outliers())));
-        }
-        rows.add(row(results, "store operations per call", r -> String.format(Locale.ROOT, "%.2f", r.storeOpsPerCall())));
-        rows.add(row(results, "all closed again after dependency UP",
-                r -> r.recoveredAfterUpMs() == null ? "no" : secs(r.recoveredAfterUpMs())));
-        if (results.stream().anyMatch(r -> r.storeErrors() + r.storeUnavailable() + r.otherErrors() > 0)) {
-            rows.add(row(results, "store errors / unexpected errors",
-                    r -> (r.storeErrors() + r.storeUnavailable()) + " / " + r.otherErrors()));
-        }
-        int[] width = new int[results.size() + 1];
+    }
+
+    private static String table(List<String[]> rows, int columns) {
+        int[] width = new int[columns + 1];
         for (String[] row : rows) {
             for (int c = 0; c < row.length; c++) {
                 width[c] = Math.max(width[c], row[c].length());
@@ -227,6 +252,14 @@ final class SimulationReport {
     }
 
     static String story(Simulation.Result r) {
+        if (r.downAtMs() >= r.durationMs()) {
+            return r.badInstance() == 0 ? "shared: the dependency stayed up."
+                    : String.format(Locale.ROOT, "shared: instance %d failed every call while the dependency was up; "
+                            + "the fleet's breaker opened %d time(s) and rejected %d call(s) of the healthy instances%s.",
+                            r.badInstance(), r.openings(), r.healthyInstancesRejected(), r.quorum() > 1
+                                    ? String.format(Locale.ROOT, " (quorum %d); instance %d tripped alone %d time(s)",
+                                            r.quorum(), r.badInstance(), r.outliers()) : "");
+        }
         if (r.maxConcurrentTrials() == null) {
             return String.format(Locale.ROOT,
                     "%s: %d call(s) reached the dead dependency; the store has no TrialClaims capability, so "
