@@ -65,7 +65,8 @@ CREATE TABLE IF NOT EXISTS "${schema}"."${table}" (
     expires_at      timestamptz,
     updated_at      timestamptz      NOT NULL DEFAULT clock_timestamp(),
     sliding_window  text,
-    mode            smallint         NOT NULL DEFAULT 0
+    mode            smallint         NOT NULL DEFAULT 0,
+    contributors    text
 );
 
 -- Half-open trial claims: at most `permits` live rows per key, counted under the row lock of the key's
