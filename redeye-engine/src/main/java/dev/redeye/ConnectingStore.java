@@ -2,6 +2,7 @@ package dev.redeye;
 
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
+import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.StoreProvider;
 import dev.redeye.spi.TransitionFeed;
@@ -37,10 +38,14 @@ import org.slf4j.LoggerFactory;
  * with later outages.</li>
  * </ul>
  *
+ * <p>The marker capability {@link QuorumState} is declared when the class of the real store implements it (the
+ * provider's {@link StoreProvider.Description#type()}), so that a breaker with a quorum can be built over a store
+ * that has not connected yet.
+ *
  * <p>Thread-safe. {@link #close()} stops the connector (its attempt in progress finishes and its store, if
  * any, is closed) and closes the real store.
  */
-final class ConnectingStore extends ForwardingStore {
+final class ConnectingStore extends ForwardingStore implements QuorumState {
     private static final Logger LOG = LoggerFactory.getLogger(Stores.class);
     static final long FIRST_BACKOFF_MILLIS = 100;
     static final long MAX_BACKOFF_MILLIS = 5_000;
@@ -216,6 +221,10 @@ final class ConnectingStore extends ForwardingStore {
                             + " but the store its provider opened (" + s.getClass().getName() + ") lacks it");
                 }
             }
+            if (QuorumState.class.isAssignableFrom(type) && s.capability(QuorumState.class).isEmpty()) {
+                throw new StoreException("store " + description + " was declared as a " + type.getName()
+                        + ", which keeps quorum contributions, but the store its provider opened lacks QuorumState");
+            }
             return s;
         } catch (Throwable e) { // whatever the store's capability() throws: the client it opened goes
             closeQuietly(s);
@@ -289,14 +298,21 @@ final class ConnectingStore extends ForwardingStore {
         return declared.contains(type);
     }
 
-    /** A capability type of the SPI as declared; any other type from the real store if connected, else empty. */
+    /**
+     * A capability type of the SPI as declared; any other type from the real store if connected; before that,
+     * {@link QuorumState} (a marker) when the real store's class implements it, else empty.
+     */
     @Override
     public <C> Optional<C> capability(Class<C> type) {
         if (CAPABILITIES.contains(type)) {
             return super.capability(type);
         }
         Store c = connected;
-        return c == null ? Optional.empty() : c.capability(type);
+        if (c != null) {
+            return c.capability(type);
+        }
+        return type == QuorumState.class && QuorumState.class.isAssignableFrom(this.type)
+                ? Optional.of(type.cast(this)) : Optional.empty();
     }
 
     /**

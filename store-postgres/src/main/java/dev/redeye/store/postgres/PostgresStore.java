@@ -7,6 +7,7 @@ import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
@@ -34,8 +35,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link Store} on PostgreSQL with every capability: {@link AtomicUpdates}, {@link TrialClaims}
- * and {@link TransitionFeed}.
+ * A {@link Store} on PostgreSQL with every capability: {@link AtomicUpdates}, {@link TrialClaims},
+ * {@link TransitionFeed} and {@link QuorumState} (a state's contributions are stored in its row, layout 3).
  *
  * <h2>How it works</h2>
  * Every atomic operation is one short transaction on one connection that holds the key's row lock for one
@@ -92,7 +93,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. Every backend failure is reported as {@link StoreException}; after {@link #close()} every
  * method throws {@link StoreException} at once.
  */
-public final class PostgresStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed {
+public final class PostgresStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresStore.class);
 
     /** Event lines longer than this travel by reference through the events table (NOTIFY caps at 8000). */

@@ -191,8 +191,8 @@ final class RowTransactions {
     }
 
     /**
-     * Binds the layout ({@link StoredRow#layoutOf}) and the state's twelve fields, in the order of the state
-     * columns ({@code layout, failures, ..., version, sliding_window, mode}); returns the next index.
+     * Binds the layout ({@link StoredRow#layoutOf}) and the state's thirteen fields, in the order of the state
+     * columns ({@code layout, failures, ..., version, sliding_window, mode, contributors}); returns the next index.
      */
     static int bindState(PreparedStatement ps, int i, BreakerState s) throws SQLException {
         ps.setShort(i++, (short) StoredRow.layoutOf(s));
@@ -212,6 +212,12 @@ final class RowTransactions {
             ps.setString(i++, s.window().encode());
         }
         ps.setShort(i++, (short) s.mode().code());
+        String contributors = StoredRow.contributorsOf(s);
+        if (contributors == null) {
+            ps.setNull(i++, Types.VARCHAR);
+        } else {
+            ps.setString(i++, contributors);
+        }
         return i;
     }
 

@@ -15,8 +15,8 @@ final class StateSql {
      * by the database clock.
      */
     static final String READ_COLUMNS = "layout, failures, last_failure_at, open, opened_at, open_count, "
-            + "error_rate, samples, trial_successes, forced, version, sliding_window, mode, (" + Sql.EXPIRED
-            + ") AS expired";
+            + "error_rate, samples, trial_successes, forced, version, sliding_window, mode, contributors, ("
+            + Sql.EXPIRED + ") AS expired";
 
     /**
      * The columns an atomic operation reads under the row lock: {@link #READ_COLUMNS} and the database clock in
@@ -31,10 +31,11 @@ final class StateSql {
     static final String PLACEHOLDER = "s.layout = " + StoredRow.LAYOUT_PLACEHOLDER + " AND s.failures = 0 "
             + "AND s.last_failure_at = 0 AND NOT s.open AND s.opened_at = 0 AND s.open_count = 0 "
             + "AND s.error_rate = 0 AND s.samples = 0 AND s.trial_successes = 0 AND NOT s.forced AND s.version = 0 "
-            + "AND s.sliding_window IS NULL AND s.mode = 0";
+            + "AND s.sliding_window IS NULL AND s.mode = 0 AND s.contributors IS NULL";
 
     /** The SQL condition "this row holds a state of a layout this version writes", for the table alias {@code s}. */
-    static final String STATE_LAYOUT = "s.layout IN (" + StoredRow.LAYOUT + ", " + StoredRow.LAYOUT_WINDOW_OR_MODE + ")";
+    static final String STATE_LAYOUT = "s.layout IN (" + StoredRow.LAYOUT + ", " + StoredRow.LAYOUT_WINDOW_OR_MODE
+            + ", " + StoredRow.LAYOUT_CONTRIBUTORS + ")";
 
     /** A state row's {@code expires_at}: a bound ttl in milliseconds from now, or NULL (never) when it is NULL. */
     private static final String EXPIRES_AT = "clock_timestamp() + CAST(? AS bigint) * interval '1 millisecond'";
@@ -105,14 +106,16 @@ final class StateSql {
         get = prefix + "SELECT " + READ_COLUMNS + " FROM " + t + " WHERE key_hash = ?";
         put = lockPrefix + "INSERT INTO " + t + " AS s (key_hash, key, layout, failures, last_failure_at, open, "
                 + "opened_at, open_count, error_rate, samples, trial_successes, forced, version, sliding_window, "
-                + "mode, expires_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, " + EXPIRES_AT
+                + "mode, contributors, expires_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                + EXPIRES_AT
                 + ", clock_timestamp()) ON CONFLICT (key_hash) DO UPDATE SET layout = EXCLUDED.layout, "
                 + "failures = EXCLUDED.failures, last_failure_at = EXCLUDED.last_failure_at, open = EXCLUDED.open, "
                 + "opened_at = EXCLUDED.opened_at, open_count = EXCLUDED.open_count, "
                 + "error_rate = EXCLUDED.error_rate, samples = EXCLUDED.samples, "
                 + "trial_successes = EXCLUDED.trial_successes, forced = EXCLUDED.forced, "
                 + "version = EXCLUDED.version, sliding_window = EXCLUDED.sliding_window, mode = EXCLUDED.mode, "
-                + "expires_at = EXCLUDED.expires_at, updated_at = EXCLUDED.updated_at "
+                + "contributors = EXCLUDED.contributors, expires_at = EXCLUDED.expires_at, "
+                + "updated_at = EXCLUDED.updated_at "
                 // never over a row of another layout: 0 rows updated, reported as malformed
                 + "WHERE " + STATE_LAYOUT + " OR (" + PLACEHOLDER + ")";
         delete = lockPrefix + "DELETE FROM " + t + " WHERE key_hash = ?";
@@ -131,7 +134,8 @@ final class StateSql {
         String dropClaims = "DELETE FROM " + names.claims + " WHERE key_hash = ?; ";
         String update = "UPDATE " + t + " SET layout = ?, failures = ?, "
                 + "last_failure_at = ?, open = ?, opened_at = ?, open_count = ?, error_rate = ?, samples = ?, "
-                + "trial_successes = ?, forced = ?, version = ?, sliding_window = ?, mode = ?, expires_at = "
+                + "trial_successes = ?, forced = ?, version = ?, sliding_window = ?, mode = ?, contributors = ?, "
+                + "expires_at = "
                 + EXPIRES_AT + ", updated_at = clock_timestamp() WHERE key_hash = ?; ";
         for (int drop = 0; drop < 2; drop++) {
             for (int upd = 0; upd < 2; upd++) {
@@ -189,7 +193,7 @@ final class StateSql {
     /**
      * The last round trip of an atomic operation: optionally drop the key's claims, optionally update the
      * locked row, optionally publish, then COMMIT. Parameters in order: the key hash (drop); the layout and the
-     * twelve state fields ({@link RowTransactions#bindState}), the ttl in ms (or NULL) and the key hash (update); the
+     * thirteen state fields ({@link RowTransactions#bindState}), the ttl in ms (or NULL) and the key hash (update); the
      * event line and the channel (INLINE, REF). With {@code async}, the transaction commits with
      * {@code synchronous_commit = off} (set locally, no parameter).
      */

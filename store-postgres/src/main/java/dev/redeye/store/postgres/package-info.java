@@ -3,7 +3,7 @@
  * {@code DataSource} or {@code Jdbi}) and {@link dev.redeye.store.postgres.PostgresStoreProvider} (for
  * {@code postgresql://} and {@code jdbc:postgresql://} URIs).
  *
- * <h2>Stored layout (layouts 1 and 2)</h2>
+ * <h2>Stored layout (layouts 1, 2 and 3)</h2>
  * Three tables in the configured schema (default {@code public}), named after the configured table (default
  * {@code redeye_breakers}); the DDL ships as the resource {@code dev/redeye/store/postgres/schema.sql}
  * and {@link dev.redeye.store.postgres.PostgresStore#schemaSql(String, String)}.
@@ -17,11 +17,12 @@
  * parameter, never spliced into SQL)</td></tr>
  * <tr><td>{@code layout}</td><td>smallint</td><td>1 for a state without a sliding window and with the
  * {@code DEFAULT} mode (what the releases before sliding windows wrote and read); 2 for a state with a sliding
- * window or a stored mode (see <a href="#upgrade">Upgrade order</a>); 0 for the store's
- * placeholder, a row without state created to hold trial claims or a row lock, written with every state column
- * at its default, and read as absent; a layout-0 row with any other value in a state column, a layout 1 or 2 that
- * does not match the row's window and mode, and any other layout, is malformed: a {@code StoreException}, never
- * read as absent, never written over</td></tr>
+ * window or a stored mode (see <a href="#upgrade">Upgrade order</a>); 3 for a state with a quorum's
+ * contributions, with or without a window or a mode (see <a href="#upgrade-quorum">Upgrade order: quorum
+ * opening</a>); 0 for the store's placeholder, a row without state created to hold trial claims or a row lock,
+ * written with every state column at its default, and read as absent; a layout-0 row with any other value in a
+ * state column, a layout 1, 2 or 3 that does not match the row's window, mode and contributions, and any other
+ * layout, is malformed: a {@code StoreException}, never read as absent, never written over</td></tr>
  * <tr><td>{@code failures}, {@code open_count}, {@code trial_successes}</td><td>integer</td>
  * <td>the {@code BreakerState} counters</td></tr>
  * <tr><td>{@code last_failure_at}, {@code opened_at}</td><td>bigint</td><td>epoch ms (virtual time passed
@@ -37,6 +38,10 @@
  * <tr><td>{@code mode}</td><td>smallint, default 0</td><td>the stored mode's
  * {@link dev.redeye.api.BreakerMode#code()}: 0 {@code DEFAULT} (the policy's mode applies), 1 {@code NORMAL},
  * 2 {@code METRICS_ONLY}, 3 {@code DISABLED}</td></tr>
+ * <tr><td>{@code contributors}</td><td>text, nullable</td><td>the instances' contributions under a quorum
+ * ({@link dev.redeye.api.BreakerState#contributors()}) as {@link dev.redeye.api.Contribution#encodeAll} writes
+ * them; NULL when the state has none (never empty); a value
+ * {@link dev.redeye.api.Contribution#decodeAll} refuses is malformed</td></tr>
  * <tr><td>{@code expires_at}</td><td>timestamptz, nullable</td><td>clean-up ttl by the database clock: the
  * {@code put} ttl or the policy's {@code stateTtl} (capped at ~100 years) from the last write; a state past
  * it reads as absent and {@code purgeExpired()} deletes it (the breaker's timing never depends on it).
@@ -93,6 +98,15 @@
  * without its window and mode and write it back without them. Their calls on those keys fail (handled by the
  * breaker's store-error policy) until they are upgraded. <b>Upgrade every instance that shares the tables before
  * any of them uses a sliding-window policy, a policy mode other than {@code NORMAL} or a forced mode.</b>
+ *
+ * <h2 id="upgrade-quorum">Upgrade order: quorum opening</h2>
+ * A store of this version adds {@code contributors} (nullable text) to a state table an earlier release made (with
+ * {@code createSchema} on; catalog only, no rewrite). A state without contributions is still written in layout 1
+ * or 2 with {@code contributors} NULL, exactly as the release before quorums wrote it, so both releases share such
+ * rows during a rolling upgrade. A state with contributions is written in layout 3. The release before quorums
+ * refuses any layout but 0, 1 and 2 (malformed: a {@code StoreException} on every call on the key, never read as
+ * absent, never written over, never purged), so it never reads such a state without its contributions and writes
+ * it back without them. <b>Upgrade every instance that shares the tables before any of them uses a quorum.</b>
  *
  * <h2>Contract v2</h2>
  * <ul>

@@ -1,4 +1,4 @@
--- redeye PostgreSQL store: the tables one PostgresStore uses (layouts 1 and 2).
+-- redeye PostgreSQL store: the tables one PostgresStore uses (layouts 1, 2 and 3).
 --
 -- In the jar at dev/redeye/store/postgres/schema.sql. PostgresStore runs it itself on start unless built with
 -- createSchema(false) (URI: createSchema=false), with ${schema} and ${table} replaced by its validated schema
@@ -42,9 +42,12 @@ CREATE SCHEMA IF NOT EXISTS "${schema}";
 -- trial claims or a row lock; 1 is a state without a sliding window and without a stored mode
 -- (sliding_window NULL, mode 0), which the releases before sliding windows read as well; 2 is a state with a
 -- sliding window or a stored mode, which those releases refuse (they know layouts 0 and 1 only) instead of
--- reading it without them and writing it back; anything else, a layout-0 row carrying state, or a layout that
--- does not match the row's window and mode, is a row this version cannot read, reported as malformed.
--- sliding_window holds SlidingWindow.encode(); mode holds BreakerMode.code() (0: DEFAULT, the policy's).
+-- reading it without them and writing it back; 3 is a state with a quorum's contributions (with or without a
+-- window or a mode), which the releases before quorums refuse (they know layouts 0, 1 and 2 only); anything
+-- else, a layout-0 row carrying state, or a layout that does not match the row's window, mode and contributions,
+-- is a row this version cannot read, reported as malformed.
+-- sliding_window holds SlidingWindow.encode(); mode holds BreakerMode.code() (0: DEFAULT, the policy's);
+-- contributors holds Contribution.encodeAll() of the state's contributions, NULL for none (never empty).
 -- A state whose expires_at has passed reads as absent, except a pinned state (forced, or a mode other than
 -- 0): expires_at NULL never expires, and every write of a pinned state (an operator's decision, held until
 -- changed) stores NULL; a row with forced = true or mode <> 0 never reads as expired.
@@ -65,7 +68,8 @@ CREATE TABLE IF NOT EXISTS "${schema}"."${table}" (
     expires_at      timestamptz,
     updated_at      timestamptz      NOT NULL DEFAULT clock_timestamp(),
     sliding_window  text,
-    mode            smallint         NOT NULL DEFAULT 0
+    mode            smallint         NOT NULL DEFAULT 0,
+    contributors    text
 );
 
 -- Half-open trial claims: at most `permits` live rows per key, counted under the row lock of the key's

@@ -184,10 +184,11 @@ class PostgresSchemaUpgradeTest {
 
         StoreException off = assertThrows(StoreException.class,
                 () -> PG.keep(builder(table).createSchema(false).build()));
-        assertTrue(off.getMessage().contains(PG.qualified(table) + " lacks column(s) sliding_window, mode"),
+        assertTrue(off.getMessage().contains(PG.qualified(table) + " lacks column(s) sliding_window, mode, contributors"),
                 off.getMessage());
         assertTrue(off.getMessage().contains("ALTER TABLE " + PG.qualified(table) + " ADD COLUMN IF NOT EXISTS "
-                + "sliding_window text, ADD COLUMN IF NOT EXISTS mode smallint NOT NULL DEFAULT 0;"), off.getMessage());
+                + "sliding_window text, ADD COLUMN IF NOT EXISTS mode smallint NOT NULL DEFAULT 0, ADD COLUMN IF NOT "
+                + "EXISTS contributors text;"), off.getMessage());
 
         PostgresStore s = PG.keep(builder(table).build());
 
@@ -271,11 +272,12 @@ class PostgresSchemaUpgradeTest {
                 () -> PG.keep(builder(table).createSchema(false).build()));
         String m = e.getMessage();
         // that release's state table also lacks the window and mode columns of the releases after it
-        assertTrue(m.contains(PG.qualified(table) + " lacks column(s) samples, sliding_window, mode"), m);
+        assertTrue(m.contains(PG.qualified(table) + " lacks column(s) samples, sliding_window, mode, contributors"), m);
         assertTrue(m.contains(PG.qualified(table + "_claims") + " lacks column(s) created_at, ttl_ms"), m);
         assertTrue(m.contains("ALTER TABLE " + PG.qualified(table)
                 + " ADD COLUMN IF NOT EXISTS samples bigint NOT NULL DEFAULT 0, ADD COLUMN IF NOT EXISTS sliding_window "
-                + "text, ADD COLUMN IF NOT EXISTS mode smallint NOT NULL DEFAULT 0;"), m);
+                + "text, ADD COLUMN IF NOT EXISTS mode smallint NOT NULL DEFAULT 0, ADD COLUMN IF NOT EXISTS "
+                + "contributors text;"), m);
         assertTrue(m.contains("DELETE FROM " + PG.qualified(table + "_claims") + ";"), m);
         assertTrue(m.contains("ALTER TABLE " + PG.qualified(table + "_claims") + " ADD COLUMN IF NOT EXISTS created_at "
                 + "timestamptz NOT NULL, ADD COLUMN IF NOT EXISTS ttl_ms bigint NOT NULL;"), m);

@@ -2,6 +2,7 @@ package dev.redeye.store.postgres;
 
 import dev.redeye.api.BreakerState;
 import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
 import dev.redeye.spi.TrialClaims;
@@ -68,8 +69,8 @@ class PostgresStoreTckTest extends StoreTck {
         PostgresStore s = (PostgresStore) client;
         String sql = "UPDATE " + TableNames.quote(s.schema()) + "." + TableNames.quote(s.table())
                 + " SET failures = ?, last_failure_at = ?, open = ?, opened_at = ?, open_count = ?, error_rate = ?, "
-                + "samples = ?, trial_successes = ?, forced = ?, version = ?, sliding_window = ?, mode = ?, layout = ? "
-                + "WHERE key_hash = sha256(convert_to(?, 'UTF8'))";
+                + "samples = ?, trial_successes = ?, forced = ?, version = ?, sliding_window = ?, mode = ?, layout = ?, "
+                + "contributors = ? WHERE key_hash = sha256(convert_to(?, 'UTF8'))";
         try (Connection c = PgTestSupport.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setInt(1, state.failures());
             ps.setLong(2, state.lastFailureAt());
@@ -84,7 +85,8 @@ class PostgresStoreTckTest extends StoreTck {
             ps.setString(11, state.window() == null ? null : state.window().encode());
             ps.setInt(12, state.mode().code());
             ps.setInt(13, StoredRow.layoutOf(state));
-            ps.setString(14, key);
+            ps.setString(14, StoredRow.contributorsOf(state));
+            ps.setString(15, key);
             if (ps.executeUpdate() != 1) {
                 throw new IllegalStateException("no row to rewind for " + key);
             }
@@ -106,6 +108,6 @@ class PostgresStoreTckTest extends StoreTck {
 
     @Override
     protected Set<Class<?>> expectedCapabilities() {
-        return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class);
+        return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class, QuorumState.class);
     }
 }
