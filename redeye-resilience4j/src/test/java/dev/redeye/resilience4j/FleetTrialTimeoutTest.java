@@ -32,12 +32,7 @@ class FleetTrialTimeoutTest {
     }
 
     private static CircuitBreakerConfig config() {
-        return CircuitBreakerConfig.custom()
-                .slidingWindow(10, 4, CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-                .failureRateThreshold(50)
-                .waitDurationInOpenState(WAIT)
-                .permittedNumberOfCallsInHalfOpenState(1)
-                .build();
+        return TestCalls.fleetConfig(WAIT);
     }
 
     @ParameterizedTest

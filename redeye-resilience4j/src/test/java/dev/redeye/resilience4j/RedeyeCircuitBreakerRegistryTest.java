@@ -209,18 +209,6 @@ class RedeyeCircuitBreakerRegistryTest {
         assertThrows(IllegalStateException.class, () -> registry.circuitBreaker("other"));
     }
 
-    /** The feed delivers on its own thread: wait for it, up to 5 s of real time. */
-    private static void eventually(java.util.function.BooleanSupplier condition, String what)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 5 s: " + what);
-            }
-            Thread.sleep(5);
-        }
-    }
-
     @Test
     void twoRegistriesOverOneStoreShareEachNamesState() throws Exception {
         String uri = "memory://r4j-registry-" + System.nanoTime();
@@ -237,7 +225,7 @@ class RedeyeCircuitBreakerRegistryTest {
             fail(inOne);
         }
         assertEquals(State.OPEN, inOne.getState());
-        eventually(() -> inTwo.getState() == State.OPEN,
+        TestStores.eventually(() -> inTwo.getState() == State.OPEN,
                 "instance two, which never called the breaker, reports the fleet's state from the feed");
         assertThrows(CallNotPermittedException.class, () -> inTwo.executeSupplier(() -> "never called"),
                 "failures through one instance open the other");

@@ -43,12 +43,7 @@ class SharedStoreTest {
     }
 
     private static CircuitBreakerConfig config() {
-        return CircuitBreakerConfig.custom()
-                .slidingWindow(10, 4, CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-                .failureRateThreshold(50)
-                .waitDurationInOpenState(WAIT)
-                .permittedNumberOfCallsInHalfOpenState(1)
-                .build();
+        return TestCalls.fleetConfig(WAIT);
     }
 
     @Test
