@@ -6,6 +6,7 @@ import dev.redeye.CircuitBreakerObserver.CallOutcome;
 import dev.redeye.CircuitBreakerObserver.CallTiming;
 import dev.redeye.CircuitBreakerObserver.TrialOutcome;
 import dev.redeye.ObservedOperation;
+import dev.redeye.Outlier;
 import dev.redeye.Stores;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
@@ -84,6 +85,12 @@ import java.util.concurrent.atomic.LongAdder;
  * <tr><td>{@code redeye.circuitbreaker.trials}</td><td>function counter</td><td>name, outcome =
  * {@code succeeded} / {@code failed} / {@code released}</td><td>half-open trials this instance ran, by
  * outcome</td></tr>
+ * <tr><td>{@code redeye.circuitbreaker.outlier}</td><td>gauge</td><td>name</td><td>1 while this instance is an
+ * outlier for the operation ({@link CircuitBreaker#isOutlier}), else 0; <b>only under a quorum</b>
+ * ({@code quorum}, {@code quorumFraction})</td></tr>
+ * <tr><td>{@code redeye.circuitbreaker.outlier.trips}</td><td>function counter</td><td>name</td><td>times this
+ * instance became an outlier for the operation (one per local trip, as {@code onOutlier} reports them); only
+ * under a quorum</td></tr>
  * <tr><td>{@code redeye.store.operations}</td><td>timer</td><td>store, operation (the SPI method:
  * {@code get}, {@code apply}, {@code claimTrial}, ...), outcome = {@code success} / {@code error}</td>
  * <td>every store operation and its duration (distributed mode)</td></tr>
@@ -143,6 +150,8 @@ public final class RedeyeMetrics implements MeterBinder, AutoCloseable {
     static final String SLOW_CALL_RATE = "redeye.circuitbreaker.slow.call.rate";
     static final String FAILURES = "redeye.circuitbreaker.failures";
     static final String TRIALS = "redeye.circuitbreaker.trials";
+    static final String OUTLIER = "redeye.circuitbreaker.outlier";
+    static final String OUTLIER_TRIPS = "redeye.circuitbreaker.outlier.trips";
     static final String STORE_OPERATIONS = "redeye.store.operations";
     static final String STORE_ERRORS = "redeye.store.errors";
     static final String FEED_EVENTS = "redeye.feed.events";
@@ -409,6 +418,8 @@ public final class RedeyeMetrics implements MeterBinder, AutoCloseable {
         /** The longest timed call of each outcome, over the last {@value #MAX_EXPIRY_MILLIS} ms. */
         final TimeWindowMax[] max = maxima(CALL_OUTCOMES.length);
         final LongAdder[] trials = adders(TRIAL_OUTCOMES.length);
+        /** Times this instance became an outlier for the operation (under a quorum). */
+        final LongAdder outlierTrips = new LongAdder();
         private final List<Meter> meters = new ArrayList<>();
         private boolean removed;
 
@@ -481,6 +492,15 @@ public final class RedeyeMetrics implements MeterBinder, AutoCloseable {
                 meters.add(FunctionCounter.builder(TRIALS, this, m -> m.trials[o.ordinal()].sum())
                         .description("Half-open trials this instance ran, by outcome")
                         .tags(tags).tag("outcome", lower(o)).register(r));
+            }
+            if (breaker.config().policy().quorumOn()) {
+                meters.add(Gauge.builder(OUTLIER, this, m -> breaker.isOutlier(m.name) ? 1 : 0)
+                        .description("1 while this instance is an outlier for the operation (its own failures "
+                                + "reached the threshold below the fleet's quorum), else 0")
+                        .tags(tags).register(r));
+                meters.add(FunctionCounter.builder(OUTLIER_TRIPS, this, m -> m.outlierTrips.sum())
+                        .description("Times this instance became an outlier for the operation")
+                        .tags(tags).register(r));
             }
             if (store != null) {
                 meters.add(FunctionCounter.builder(STORE_ERRORS, this, m -> m.op.metrics().storeErrors())
@@ -566,6 +586,16 @@ public final class RedeyeMetrics implements MeterBinder, AutoCloseable {
             OperationMeters m = operations.get(operation);
             if (m != null) {
                 m.trials[outcome.ordinal()].increment();
+            }
+        }
+
+        @Override
+        public void outlier(Outlier outlier) {
+            // Rare (once per local trip): a scan of the operations held rather than a second index by name.
+            for (OperationMeters m : operations.values()) {
+                if (m.name.equals(outlier.operation())) {
+                    m.outlierTrips.increment();
+                }
             }
         }
 

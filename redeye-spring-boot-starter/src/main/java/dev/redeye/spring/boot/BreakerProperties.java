@@ -1,5 +1,6 @@
 package dev.redeye.spring.boot;
 
+import dev.redeye.OutlierPolicy;
 import dev.redeye.StoreErrorPolicy;
 import dev.redeye.api.BreakerMode;
 import dev.redeye.api.SlidingWindowType;
@@ -111,6 +112,12 @@ public class BreakerProperties {
     private String instanceId;
 
     /**
+     * What this instance does with its own calls while it is an outlier under a quorum: reject (default, like a
+     * local breaker, for one reset timeout) or allow and only report.
+     */
+    private OutlierPolicy outlierPolicy;
+
+    /**
      * Exceptions that count as failures (with their subclasses); when set, every other exception counts as a
      * success. Default unset: every exception counts.
      */
@@ -133,6 +140,13 @@ public class BreakerProperties {
      * alone) while one of its operations is open, and UNKNOWN while half-open. Default false.
      */
     private Boolean allowHealthIndicatorToFail;
+
+    /**
+     * Whether this breaker's health is OUT_OF_SERVICE while this instance is an outlier for one of its operations
+     * under a quorum (its own failures reached the threshold while the fleet stayed closed), so that a readiness
+     * group including it takes the one bad instance out. Default false.
+     */
+    private Boolean healthReportsOutlier;
 
     public Strategy getStrategy() {
         return strategy;
@@ -414,6 +428,22 @@ public class BreakerProperties {
 
     public void setQuorumFraction(Double quorumFraction) {
         this.quorumFraction = quorumFraction;
+    }
+
+    public OutlierPolicy getOutlierPolicy() {
+        return outlierPolicy;
+    }
+
+    public void setOutlierPolicy(OutlierPolicy outlierPolicy) {
+        this.outlierPolicy = outlierPolicy;
+    }
+
+    public Boolean getHealthReportsOutlier() {
+        return healthReportsOutlier;
+    }
+
+    public void setHealthReportsOutlier(Boolean healthReportsOutlier) {
+        this.healthReportsOutlier = healthReportsOutlier;
     }
 
     public String getInstanceId() {

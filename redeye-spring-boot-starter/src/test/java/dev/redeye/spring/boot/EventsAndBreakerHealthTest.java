@@ -140,6 +140,40 @@ class EventsAndBreakerHealthTest {
                 });
     }
 
+    /**
+     * Under a quorum, one instance failing alone is an outlier: with health-reports-outlier its breaker's health is
+     * OUT_OF_SERVICE (for a readiness group) while the fleet's state stays closed; without it, UP.
+     */
+    @Test
+    void anOutlierIsOutOfServiceOnlyWhenAskedFor() {
+        String store = "redeye.store=memory://outlier-health-" + System.nanoTime();
+        runner.withPropertyValues(store, "redeye.breakers.payments.register-health-indicator=true",
+                "redeye.breakers.payments.health-reports-outlier=true", "redeye.breakers.payments.quorum=2",
+                "redeye.breakers.payments.failure-threshold=2", "redeye.breakers.payments.outlier-policy=allow",
+                "redeye.breakers.audit.register-health-indicator=true", "redeye.breakers.audit.quorum=2",
+                "redeye.breakers.audit.failure-threshold=2").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    CircuitBreaker payments = breaker(context, "payments");
+                    CircuitBreaker audit = breaker(context, "audit");
+                    assertThat(payments.config().outlierPolicy()).isEqualTo(dev.redeye.OutlierPolicy.ALLOW);
+                    for (CircuitBreaker b : List.of(payments, audit)) {
+                        b.execute("charge", () -> "ok");
+                        assertThat(breakerHealth(context, b == payments ? "payments" : "audit").health()
+                                .getStatus()).isEqualTo(Status.UP);
+                        failCall(b, "charge");
+                        failCall(b, "charge");
+                        assertThat(b.isOutlier("charge")).as("failing alone below the quorum").isTrue();
+                        assertThat(b.status("charge")).isEqualTo(BreakerStatus.CLOSED);
+                    }
+                    Health outlier = breakerHealth(context, "payments").health();
+                    assertThat(outlier.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+                    assertThat(outlier.getDetails()).isEqualTo(Map.of("outliers", java.util.Set.of("charge")));
+                    payments.execute("charge", () -> "ok"); // ALLOW: its calls still run
+                    assertThat(breakerHealth(context, "audit").health().getStatus()).as("not asked for")
+                            .isEqualTo(Status.UP);
+                });
+    }
+
     @Test
     void allowedToFailItReportsDownAndUnknownAndDefaultsRegisterEveryBreaker() {
         runner.withPropertyValues("redeye.defaults.register-health-indicator=true",

@@ -454,6 +454,10 @@ class RedeyeAutoConfigurationTest {
             assertThat(context).hasFailed();
             assertThat(allMessages(context)).contains("redeye.defaults.strategy");
         });
+        runner.withPropertyValues("redeye.breakers.payments.outlier-policy=sometimes").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(allMessages(context)).contains("redeye.breakers.payments.outlier-policy");
+        });
     }
 
     @Test

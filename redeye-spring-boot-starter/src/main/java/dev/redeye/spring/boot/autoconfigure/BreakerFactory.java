@@ -83,7 +83,9 @@ final class BreakerFactory {
             new Option<>("quorumFraction", "quorum-fraction", BreakerProperties::getQuorumFraction,
                     CircuitBreakerBuilder::quorumFraction),
             new Option<>("instanceId", "instance-id", BreakerProperties::getInstanceId,
-                    CircuitBreakerBuilder::instanceId));
+                    CircuitBreakerBuilder::instanceId),
+            new Option<>("outlierPolicy", "outlier-policy", BreakerProperties::getOutlierPolicy,
+                    CircuitBreakerBuilder::outlierPolicy));
 
     /** The engine's name of the local cache's option ({@code localCache(staleTolerance)}). */
     private static final String LOCAL_CACHE = "localCache";

@@ -46,4 +46,13 @@ class BreakerHealthCondition extends SpringBootCondition {
         }
         return Boolean.TRUE.equals(v);
     }
+
+    /** Whether {@code own} (falling back to {@code defaults}) reports OUT_OF_SERVICE while an outlier. */
+    static boolean reportsOutlier(BreakerProperties own, BreakerProperties defaults) {
+        Boolean v = own != null ? own.getHealthReportsOutlier() : null;
+        if (v == null && defaults != null) {
+            v = defaults.getHealthReportsOutlier();
+        }
+        return Boolean.TRUE.equals(v);
+    }
 }

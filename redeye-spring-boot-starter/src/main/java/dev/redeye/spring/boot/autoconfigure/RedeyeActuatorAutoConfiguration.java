@@ -87,7 +87,8 @@ public class RedeyeActuatorAutoConfiguration {
                 BreakerProperties own = properties.getBreakers().get(b.getKey());
                 if (BreakerHealthCondition.registered(own, properties.getDefaults())) {
                     each.put(b.getKey(), new RedeyeBreakerHealthIndicator(b.getValue(),
-                            BreakerHealthCondition.allowedToFail(own, properties.getDefaults())));
+                            BreakerHealthCondition.allowedToFail(own, properties.getDefaults()),
+                            BreakerHealthCondition.reportsOutlier(own, properties.getDefaults())));
                 }
             }
             return CompositeHealthContributor.fromMap(each);
