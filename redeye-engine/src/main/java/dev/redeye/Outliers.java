@@ -13,7 +13,8 @@ import dev.redeye.spi.Transitions;
  * failures; sliding windows: its failure rate over at least {@code windowMinimumCalls} of its own outcomes),
  * this instance is an outlier for the operation for one reset window: reported once per trip, and with
  * {@link OutlierPolicy#REJECT} its calls are rejected meanwhile. A write showing its contribution below the
- * threshold (cleared by a success, expired with the window), or the fleet open, ends the trip.
+ * threshold (cleared by a success, expired with the window) ends the trip, and so does this instance learning
+ * that the fleet is open, by a write, a read or the feed ({@link StateViews}).
  */
 final class Outliers {
     private final Policy policy;

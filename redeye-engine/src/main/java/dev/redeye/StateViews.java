@@ -292,6 +292,9 @@ final class StateViews {
     }
 
     private void note(OperationState e, BreakerState s, long tick, boolean fromFeed, int stampBefore) {
+        if (s.open() && e.outlierUntil != 0L) {
+            e.outlierUntil = 0L; // the fleet opened: the failures are not this instance's alone (see Outliers)
+        }
         if (enabled && observers.current() != null) {
             BreakerState seen = e.lastSeen;
             if (!fromFeed || seen == null || s.version() > seen.version()) {

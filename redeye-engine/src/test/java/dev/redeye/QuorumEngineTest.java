@@ -136,4 +136,27 @@ class QuorumEngineTest extends BreakersOverInMemoryStore {
         a.recordFailure(OP); // a failure while open: A's write shows the fleet open
         assertFalse(a.isOutlier(OP), "the fleet is open: no outlier");
     }
+
+    /**
+     * The fleet's opening ends an outlier's trip as soon as the outlier learns of it, by a read or the feed, not
+     * only by a write of its own: the dependency is down for everyone, so the instance is no outlier (its health
+     * must not take it out) and its calls are rejected as the fleet's, not as its own.
+     */
+    @Test
+    void learningTheFleetOpenedByAReadEndsTheTrip() {
+        CircuitBreaker a = instance("pod-a");
+        CircuitBreaker b = instance("pod-b");
+        for (int i = 0; i < 3; i++) {
+            a.recordFailure(OP);
+        }
+        assertTrue(a.isOutlier(OP));
+        b.recordFailure(OP);
+        assertEquals(BreakerStatus.OPEN, b.status(OP), "B makes the quorum");
+        assertEquals(BreakerStatus.OPEN, a.status(OP), "A reads the opening");
+        assertFalse(a.isOutlier(OP), "the fleet is open: no outlier");
+        b.reset(OP); // within A's reset window: its trip would still run had the opening not ended it
+        assertEquals(BreakerStatus.CLOSED, a.status(OP));
+        assertFalse(a.isOutlier(OP), "the trip does not come back when the fleet closes");
+        assertEquals("ok", a.execute(OP, () -> "ok"), "nor does its local rejection");
+    }
 }
