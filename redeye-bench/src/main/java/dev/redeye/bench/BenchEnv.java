@@ -14,7 +14,7 @@ import java.util.Set;
  */
 final class BenchEnv {
     static final List<String> ALL_STORES = List.of("memory", "redis", "postgres", "dynamodb", "hazelcast");
-    static final List<String> ALL_SECTIONS = List.of("ops", "latency", "record", "window", "servertime", "wait", "atomic",
+    static final List<String> ALL_SECTIONS = List.of("ops", "latency", "record", "window", "quorum", "servertime", "wait", "atomic",
             "growth", "fleet");
 
     private final List<String> stores;
@@ -160,7 +160,7 @@ final class BenchEnv {
     static final Set<String> REMOTE = Set.of("redis", "postgres", "dynamodb", "hazelcast");
 
     /**
-     * Paired samples per path of a record section (record, window) for {@code store}: fewer for DynamoDB
+     * Paired samples per path of a record section (record, window, quorum) for {@code store}: fewer for DynamoDB
      * (dynalite answers in milliseconds), fewer again under {@code --quick}.
      */
     int recordSamples(String store) {

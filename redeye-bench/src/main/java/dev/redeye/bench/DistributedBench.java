@@ -50,7 +50,7 @@ public final class DistributedBench {
      * Runs the selected sections and prints their tables to standard output.
      *
      * @param args {@code [--stores memory,redis,postgres,dynamodb,hazelcast]
-     *             [--sections ops,latency,record,window,servertime,wait,atomic,growth,fleet] [--quick] [--chart-dir DIR]}
+     *             [--sections ops,latency,record,window,quorum,servertime,wait,atomic,growth,fleet] [--quick] [--chart-dir DIR]}
      * @throws IllegalArgumentException on an unknown argument
      */
     public static void main(String[] args) {
@@ -67,6 +67,7 @@ public final class DistributedBench {
         section(env, "record", "Record path: a failure vs the store's smallest write", () -> RecordPathBench.run(env));
         section(env, "window", "Record path of a sliding window vs the consecutive one",
                 () -> WindowRecordBench.run(env));
+        section(env, "quorum", "Record path with a quorum vs without one", () -> QuorumRecordBench.run(env));
         section(env, "servertime", "Redis server time per call of the record path", () -> RedisServerTimeBench.run(env));
         section(env, "wait", "Redis: what waitReplicas costs", () -> RedisWaitBench.run(env));
         section(env, "atomic", "Atomic vs best-effort", () -> AtomicBench.run(env));
