@@ -145,6 +145,12 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--compare", description = "Run both modes at once and print them side by side.")
     boolean compare;
 
+    @Option(names = "--virtual", description = "Run in virtual time on one thread (up to "
+            + VirtualFleet.MAX_INSTANCES + " instances in seconds of wall time) over the in-memory store, and print "
+            + "the store's load per second in each backend's units; not with --compare, --chart, --store, --quorum "
+            + "or --bad-instance.")
+    boolean virtual;
+
     @Option(names = "--json", description = "Print only the summary, as JSON, on stdout.")
     boolean json;
 
@@ -182,6 +188,9 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (virtual) {
+            return runVirtual();
+        }
         Simulation.Config config = validatedConfig();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
@@ -263,12 +272,56 @@ public final class SimulateCommand implements Callable<Integer> {
         err.flush();
     }
 
+    private int runVirtual() {
+        check(!compare && chart == null && StoreOption.isMemory(store) && quorum <= 1 && badInstance == 0
+                && mode == Simulation.Mode.SHARED, "--virtual runs a shared breaker over the in-memory store: not with "
+                + "--compare, --chart, --store, --mode per-instance, --quorum or --bad-instance");
+        check(instances >= 1 && instances <= VirtualFleet.MAX_INSTANCES, "--instances must be in [1, "
+                + VirtualFleet.MAX_INSTANCES + "] with --virtual, was " + instances);
+        check(threadsPerInstance >= 1 && threadsPerInstance <= 64,
+                "--threads-per-instance must be in [1, 64], was " + threadsPerInstance);
+        checkCommon();
+        check(callLatency.toMillis() >= 1, "--call-latency must be at least 1ms with --virtual (virtual time counts "
+                + "milliseconds)");
+        VirtualFleet.Result r = new VirtualFleet(new VirtualFleet.Config(instances, threadsPerInstance, duration,
+                downAt, upAt, failureThreshold, resetTimeout, jitter, callLatency, thinkTime, seed,
+                slidingWindowSeconds, failureRateThreshold, minimumNumberOfCalls)).run();
+        PrintWriter out = spec.commandLine().getOut();
+        out.print(json ? Json.pretty(r) + "\n" : SimulationReport.virtual(r));
+        out.flush();
+        return 0;
+    }
+
     private Simulation.Config validatedConfig() {
         check(instances >= 1 && instances <= 500, "--instances must be in [1, 500], was " + instances);
         check(threadsPerInstance >= 1 && threadsPerInstance <= 64,
                 "--threads-per-instance must be in [1, 64], was " + threadsPerInstance);
         check((long) instances * threadsPerInstance <= 2_000,
                 "--instances x --threads-per-instance must be at most 2000 threads");
+        checkCommon();
+        check(progress.matches("(?i)auto|always|never"), "--progress must be auto, always or never, was " + progress);
+        check(store != null && !store.isBlank(), "--store must not be blank");
+        if (chart != null) {
+            // Before the run, not after it: a typo should not cost the run's duration.
+            TimelineChart.Format format = null;
+            try {
+                format = TimelineChart.Format.of(chart);
+            } catch (IllegalArgumentException e) {
+                check(false, "--chart: " + e.getMessage());
+            }
+            check(format != TimelineChart.Format.SVG || TimelineChart.svgAvailable(),
+                    "--chart: SVG needs JFreeSVG (org.jfree:org.jfree.svg) on the class path; write a .png instead");
+            Path dir = chart.toAbsolutePath().getParent();
+            check(dir != null && Files.isDirectory(dir), "--chart: the directory " + dir + " does not exist");
+            check(!Files.isDirectory(chart), "--chart: " + chart + " is a directory, not a file name");
+        }
+        return new Simulation.Config(instances, threadsPerInstance, duration, downAt, upAt, failureThreshold,
+                resetTimeout, backoffMultiplier, jitter, callLatency, thinkTime, store.trim(), seed, quorum,
+                badInstance, slidingWindowSeconds, failureRateThreshold, minimumNumberOfCalls);
+    }
+
+    /** The checks of the options both kinds of run take. */
+    private void checkCommon() {
         check(!duration.isZero() && duration.compareTo(Duration.ofMinutes(30)) <= 0,
                 "--duration must be in (0, 30m], was " + DurationConverter.format(duration));
         if (noOutage) {
@@ -296,25 +349,6 @@ public final class SimulateCommand implements Callable<Integer> {
         check(callLatency.compareTo(Duration.ofSeconds(10)) <= 0, "--call-latency must be at most 10s");
         check(thinkTime.toMillis() >= 1 && thinkTime.compareTo(Duration.ofSeconds(10)) <= 0,
                 "--think-time must be in [1ms, 10s] (it also paces rejected calls)");
-        check(progress.matches("(?i)auto|always|never"), "--progress must be auto, always or never, was " + progress);
-        check(store != null && !store.isBlank(), "--store must not be blank");
-        if (chart != null) {
-            // Before the run, not after it: a typo should not cost the run's duration.
-            TimelineChart.Format format = null;
-            try {
-                format = TimelineChart.Format.of(chart);
-            } catch (IllegalArgumentException e) {
-                check(false, "--chart: " + e.getMessage());
-            }
-            check(format != TimelineChart.Format.SVG || TimelineChart.svgAvailable(),
-                    "--chart: SVG needs JFreeSVG (org.jfree:org.jfree.svg) on the class path; write a .png instead");
-            Path dir = chart.toAbsolutePath().getParent();
-            check(dir != null && Files.isDirectory(dir), "--chart: the directory " + dir + " does not exist");
-            check(!Files.isDirectory(chart), "--chart: " + chart + " is a directory, not a file name");
-        }
-        return new Simulation.Config(instances, threadsPerInstance, duration, downAt, upAt, failureThreshold,
-                resetTimeout, backoffMultiplier, jitter, callLatency, thinkTime, store.trim(), seed, quorum,
-                badInstance, slidingWindowSeconds, failureRateThreshold, minimumNumberOfCalls);
     }
 
     private void check(boolean ok, String message) {

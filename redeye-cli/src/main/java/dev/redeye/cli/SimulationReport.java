@@ -41,6 +41,39 @@ final class SimulationReport {
         return sb.toString();
     }
 
+    /** A virtual run ({@link VirtualFleet}): its figures, then the store's load in each backend's units. */
+    static String virtual(VirtualFleet.Result r) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT,
+                "redeye simulate --virtual: %d instances (%d callers) calling one dependency for %s of virtual time%n"
+                        + "dependency: %s; failureThreshold %d, seed %d; ran in %s of wall time%n%n",
+                r.instances(), r.callers(), secs(r.durationMs()),
+                r.downAtMs() >= r.durationMs() ? "up for the whole run" : "DOWN at " + secs(r.downAtMs())
+                        + ", back UP at " + (r.upAtMs() < r.durationMs() ? secs(r.upAtMs()) : "never (after the run)"),
+                r.failureThreshold(), r.seed(), secs(r.wallMs())));
+        Table t = new Table("", "value");
+        t.row("calls", r.calls());
+        t.row("succeeded", r.succeeded());
+        t.row("failed", r.failed());
+        t.row("rejected", r.rejected());
+        t.row("reached the dead dependency", r.reachedDeadDependency());
+        t.row("openings", r.openings());
+        t.row("first opening after the outage began", r.firstOpeningAfterDownMs() == null ? "-"
+                : secs(r.firstOpeningAfterDownMs()));
+        t.row("store operations", r.storeOps() + " " + r.storeOpsByKind());
+        t.row("store operations per second, peak / mean", String.format(Locale.ROOT, "%.0f / %.0f",
+                r.peakStoreOpsPerSecond(), r.meanStoreOpsPerSecond()));
+        sb.append(t.render()).append('\n');
+        Table load = new Table("backend", "unit", "peak second", "mean", "per-key limit");
+        for (VirtualFleet.Load l : r.loads()) {
+            load.row(l.store(), l.unit(), String.format(Locale.ROOT, "%.0f", l.peak()),
+                    String.format(Locale.ROOT, "%.0f", l.mean()), l.limit() == null ? "-" : l.limit());
+        }
+        sb.append("The store's load on the operation's one key, by each store module's costs per operation:\n");
+        sb.append(load.render());
+        return sb.toString();
+    }
+
     private static String header(Simulation.Result r) {
         return String.format(Locale.ROOT,
                 "redeye simulate: %d instances x %d thread(s) calling one dependency for %s%n"
