@@ -139,8 +139,8 @@ final class Items {
     /**
      * Reads an item as a reader that knows the layouts up to {@code newestLayout}: an item of a later layout is
      * refused, never read with fields missing. {@link #decode(Map, String, long, String)} passes the newest
-     * layout; {@link #LAYOUT_1} reads as the versions before layout 2 did, {@link #LAYOUT_2} as the versions
-     * before layout 3 did.
+     * layout; {@link #LAYOUT_1} refuses the later layouts as the versions before layout 2 did, {@link #LAYOUT_2}
+     * as the versions before layout 3 did.
      */
     static Stored decode(Map<String, AttributeValue> item, String name, long nowMs, String table, int newestLayout) {
         if (item == null || item.isEmpty()) {
