@@ -7,6 +7,7 @@ import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
@@ -32,8 +33,9 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
- * A {@link Store} on Amazon DynamoDB with every capability: {@link AtomicUpdates}, {@link TrialClaims}
- * and {@link TransitionFeed}. It needs nothing beyond single-item reads and
+ * A {@link Store} on Amazon DynamoDB with every capability: {@link AtomicUpdates}, {@link TrialClaims},
+ * {@link TransitionFeed} and {@link QuorumState} (a state's contributions are stored in its item, field
+ * {@code st.contributors}, layout 3). It needs nothing beyond single-item reads and
  * conditional writes: no Streams, no transactions, no TTL (all three are missing on dynalite, the open-source
  * server its tests run on).
  *
@@ -99,7 +101,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * <p>Thread-safe. Every failure (throttling, timeouts, an unreachable endpoint, a missing table, malformed
  * items) is a {@link StoreException}; after {@link #close()} every method throws it at once.
  */
-public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed {
+public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState {
     private static final Logger LOG = LoggerFactory.getLogger(DynamoDbStore.class);
     /** The table name used when none is given. */
     public static final String DEFAULT_TABLE = "redeye_breakers";
@@ -212,7 +214,7 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
      *
      * <p>One {@code UpdateItem} that removes the state and every claim but keeps the item as a tombstone holding
      * the last version (so the key's next life starts above it), collected by DynamoDB TTL after
-     * {@link Builder#retention retention}; the tombstone is layout 1 (it holds no window or mode). A no-op for an
+     * {@link Builder#retention retention}; the tombstone is layout 1 (it holds no window, mode or contributions). A no-op for an
      * unknown key.
      */
     @Override

@@ -2,6 +2,7 @@ package dev.redeye.store.dynamodb;
 
 import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
+import dev.redeye.api.Contribution;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreException;
 import dev.redeye.spi.support.StateCodec;
@@ -16,23 +17,26 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * The stored layout of an operation's item, one item per operation name. Layout 2 is layout 1 plus two fields
- * of the state map {@code st}: {@code window} and {@code mode}. An item is written in layout 2 only while its
- * state carries either (see {@link #layoutOf}), so that a reader that knows only layout 1 refuses it with an
- * error naming the layout instead of reading a breaker without its window or its operator's mode; every other
- * item keeps layout 1.
+ * of the state map {@code st}: {@code window} and {@code mode}. Layout 3 is layout 2 plus one more,
+ * {@code contributors} (a quorum's contributions). An item is written in layout 3 while its state has
+ * contributions, else in layout 2 while it carries a window or a mode, else in layout 1 (see {@link #layoutOf}),
+ * so that a reader that knows only the earlier layouts refuses it with an error naming the layout instead of
+ * reading a breaker without its window, its operator's mode or its contributions (and writing it back without
+ * them).
  *
  * <table>
  * <caption>Attributes of an operation's item</caption>
  * <tr><th>attribute</th><th>type</th><th>meaning</th></tr>
  * <tr><td>{@code pk}</td><td>S</td><td>partition key, see {@link Keys}</td></tr>
  * <tr><td>{@code op}</td><td>S</td><td>the operation name, whole</td></tr>
- * <tr><td>{@code lay}</td><td>N</td><td>layout: {@code 2} when {@code st} holds {@code window} or {@code mode},
- * else {@code 1}</td></tr>
+ * <tr><td>{@code lay}</td><td>N</td><td>layout: {@code 3} when {@code st} holds {@code contributors}, else
+ * {@code 2} when it holds {@code window} or {@code mode}, else {@code 1}</td></tr>
  * <tr><td>{@code st}</td><td>M of S</td><td>the state, field names and encodings of {@link StateCodec}; absent
  * when the key has no state (never written, deleted, or only claims). Among them, {@code st.window} (S) is
  * {@link dev.redeye.api.SlidingWindow#encode()}, absent when the state has no window, and {@code st.mode} (S,
  * decimal like every field of the map) is {@link BreakerMode#code()}, absent for
- * {@link BreakerMode#DEFAULT}</td></tr>
+ * {@link BreakerMode#DEFAULT}, and {@code st.contributors} (S) is {@link Contribution#encodeAll} of the state's
+ * {@linkplain BreakerState#contributors() contributions}, absent when it has none</td></tr>
  * <tr><td>{@code v}</td><td>N</td><td>the version of the state, kept after a delete (a tombstone) so that the next
  * life of the key starts above it</td></tr>
  * <tr><td>{@code exp}</td><td>N</td><td>epoch ms (store clock) from which a state that is not
@@ -72,8 +76,15 @@ final class Items {
     static final long WRITER_SKEW_MARGIN_MILLIS = 10_000;
     /** The layout of an item whose state has neither a window nor a stored mode (and of tombstones, claims). */
     static final int LAYOUT_1 = 1;
-    /** The layout of an item whose state has a window or a stored mode; the newest this version reads. */
+    /** The layout of an item whose state has a window or a stored mode, and no contributions. */
     static final int LAYOUT_2 = 2;
+    /**
+     * The layout of an item whose state has contributions ({@link BreakerState#contributors()}, kept under a
+     * quorum), with or without a window or a mode; the newest this version reads. The releases before quorums
+     * read layouts 1 and 2 only and refuse any other, so they never read such a state without its contributions
+     * and write it back without them.
+     */
+    static final int LAYOUT_3 = 3;
 
     private Items() {
     }
@@ -93,10 +104,14 @@ final class Items {
     }
 
     /**
-     * The layout a write of {@code state} gives its item: {@link #LAYOUT_2} when the state has a window or a
-     * mode other than {@link BreakerMode#DEFAULT} (fields a layout-1 reader would drop), else {@link #LAYOUT_1}.
+     * The layout a write of {@code state} gives its item: {@link #LAYOUT_3} when the state has contributions
+     * (a field a layout-2 reader would drop), else {@link #LAYOUT_2} when it has a window or a mode other than
+     * {@link BreakerMode#DEFAULT} (fields a layout-1 reader would drop), else {@link #LAYOUT_1}.
      */
     static int layoutOf(BreakerState state) {
+        if (!state.contributors().isEmpty()) {
+            return LAYOUT_3;
+        }
         return state.window() != null || state.mode() != BreakerMode.DEFAULT ? LAYOUT_2 : LAYOUT_1;
     }
 
@@ -108,22 +123,24 @@ final class Items {
     }
 
     /**
-     * Reads an item of any layout this version knows ({@link #LAYOUT_1}, {@link #LAYOUT_2}).
+     * Reads an item of any layout this version knows ({@link #LAYOUT_1}, {@link #LAYOUT_2}, {@link #LAYOUT_3}).
      *
      * @param item  the item as read, or null / empty when there is none
      * @param name  the operation name the item was read for
      * @param nowMs the store clock, to judge the state's expiry
-     * @throws StoreException if the item is malformed, of an unknown layout, or belongs to another name (a hash
-     *                        collision)
+     * @throws StoreException naming the key, if the item is malformed (among that: a {@code contributors} field
+     *                        {@link Contribution#decodeAll} refuses, or one that does not match the layout), of
+     *                        an unknown layout, or belongs to another name (a hash collision)
      */
     static Stored decode(Map<String, AttributeValue> item, String name, long nowMs, String table) {
-        return decode(item, name, nowMs, table, LAYOUT_2);
+        return decode(item, name, nowMs, table, LAYOUT_3);
     }
 
     /**
      * Reads an item as a reader that knows the layouts up to {@code newestLayout}: an item of a later layout is
      * refused, never read with fields missing. {@link #decode(Map, String, long, String)} passes the newest
-     * layout; {@link #LAYOUT_1} reads as the versions before layout 2 did.
+     * layout; {@link #LAYOUT_1} refuses the later layouts as the versions before layout 2 did, {@link #LAYOUT_2}
+     * as the versions before layout 3 did.
      */
     static Stored decode(Map<String, AttributeValue> item, String name, long nowMs, String table, int newestLayout) {
         if (item == null || item.isEmpty()) {
@@ -164,7 +181,17 @@ final class Items {
                 throw new StoreException("malformed item for " + where + ": layout 1 holds no '" + StateCodec.WINDOW
                         + "' or '" + StateCodec.MODE + "' field (an item that has them is layout 2)");
             }
+            if (layout < LAYOUT_3 && fields.containsKey(StateCodec.CONTRIBUTORS)) {
+                throw new StoreException("malformed item for " + where + ": layout " + layout + " holds no '"
+                        + StateCodec.CONTRIBUTORS + "' field (an item that has it is layout " + LAYOUT_3 + ")");
+            }
             BreakerState state = StateCodec.fromFields(fields, where);
+            if (layout == LAYOUT_3 && state.contributors().isEmpty()) {
+                // An empty or missing field: the store writes layout 3 only with contributions, and no field
+                // without them.
+                throw new StoreException("malformed item for " + where + ": layout " + LAYOUT_3 + " without "
+                        + "contributions (its '" + StateCodec.CONTRIBUTORS + "' field is missing or empty)");
+            }
             long exp = number(item, EXPIRES, Long.MAX_VALUE, where);
             // A pinned state (forced, or a stored mode) never expires, whatever an older writer left in 'exp'
             // (TCK R1.9, R5.7): an operator's decision must not lapse back to the configured behaviour.

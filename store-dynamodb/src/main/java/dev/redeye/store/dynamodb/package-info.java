@@ -3,18 +3,21 @@
  * {@code DynamoDbClient}) and {@link dev.redeye.store.dynamodb.DynamoDbStoreProvider} for
  * {@code dynamodb://TABLE?region=...} URIs.
  *
- * <h2>Stored layout (layouts 1 and 2)</h2>
+ * <h2>Stored layout (layouts 1, 2 and 3)</h2>
  * One table whose only key is the partition key {@code pk} (S). One item per operation name:
  * <ul>
  * <li>{@code pk}: {@code o#<name>}, or {@code h#<base64url(sha256(name))>} when that would exceed DynamoDB's
  * 2,048-byte partition key limit;</li>
- * <li>{@code op} (S) the name, whole, checked on every read; {@code lay} (N) the layout: 2 when the state holds
- * a window or a mode, else 1 (a reader that knows only layout 1 refuses a layout-2 item rather than drop them);</li>
+ * <li>{@code op} (S) the name, whole, checked on every read; {@code lay} (N) the layout: 3 when the state holds
+ * contributions, else 2 when it holds a window or a mode, else 1 (a reader that knows only the earlier layouts
+ * refuses a later one rather than drop what it does not know);</li>
  * <li>{@code st} (M of S) the state, with the field names and encodings of {@link dev.redeye.spi.support.StateCodec};
  * absent when the key has no state. Of its fields, {@code window} (S, {@link dev.redeye.api.SlidingWindow#encode()})
  * is absent when the state has no window and {@code mode} (S, the decimal
  * {@link dev.redeye.api.BreakerMode#code()}) is absent for {@link dev.redeye.api.BreakerMode#DEFAULT}; either
- * makes the item layout 2;</li>
+ * makes the item layout 2. {@code contributors} (S, {@link dev.redeye.api.Contribution#encodeAll}) holds a
+ * quorum's contributions ({@link dev.redeye.api.BreakerState#contributors()}) and is absent when there are none;
+ * it makes the item layout 3, whatever its window and mode;</li>
  * <li>{@code v} (N) the version of the state, kept after a delete (tombstone);</li>
  * <li>{@code exp} (N) epoch ms from which a state that is not {@linkplain dev.redeye.api.BreakerState#pinned()
  * pinned} reads as absent (never on a pinned state: forced, or holding an operator's mode);</li>
@@ -28,8 +31,18 @@
  * </ul>
  * One feed-head item, {@code pk = f#head}: {@code seq} (N) the last event's sequence number, {@code ev} (L of
  * M) the last events ({@code s} sequence, {@code e} the event line of
- * {@link dev.redeye.spi.support.StateCodec#eventToLine}, with the state's {@code window} and {@code mode} fields
- * when it has them), {@code lost} (N) events writers could not append.
+ * {@link dev.redeye.spi.support.StateCodec#eventToLine}, with the state's {@code window}, {@code mode} and
+ * {@code contributors} fields when it has them), {@code lost} (N) events writers could not append.
+ *
+ * <h2>Upgrade order</h2>
+ * An item without a window, a mode or contributions is written as the first release wrote it, and every
+ * earlier layout is still read. The releases before quorum opening read layouts 1 and 2 only and refuse a
+ * layout-3 item (a {@link dev.redeye.api.StoreException} on every call on the key) instead of reading it without
+ * its contributions and writing it back without them: upgrade every instance that shares a table before any of
+ * them uses a quorum ({@link dev.redeye.api.Policy#quorumOn()}), as before any uses a sliding window or stores a
+ * mode (layout 2). A {@code contributors} field that {@link dev.redeye.api.Contribution#decodeAll} refuses, an
+ * empty one, one in a layout-1 or layout-2 item, and a layout-3 item without one are malformed items, refused
+ * with a {@link dev.redeye.api.StoreException} naming the key and left as they are.
  *
  * <p>Operation names are attribute values and expression attribute names only, never part of an expression's
  * text, so any string round-trips, except that a name must be well-formed UTF-16 (DynamoDB strings are UTF-8)

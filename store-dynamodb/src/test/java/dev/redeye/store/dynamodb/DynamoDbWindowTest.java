@@ -415,9 +415,9 @@ class DynamoDbWindowTest {
         StoreException malformed = assertThrows(StoreException.class, () -> s.get(odd));
         assertTrue(malformed.getMessage().contains("layout 1 holds no"), malformed.getMessage());
         // an unknown later layout is refused by this version too
-        bad.put(Items.LAYOUT, Items.n(3));
+        bad.put(Items.LAYOUT, Items.n(Items.LAYOUT_3 + 1));
         raw.putItem(r -> r.tableName(TABLE).item(bad));
-        assertTrue(assertThrows(StoreException.class, () -> s.get(odd)).getMessage().contains("unknown layout 3"));
+        assertTrue(assertThrows(StoreException.class, () -> s.get(odd)).getMessage().contains("unknown layout 4"));
     }
 
     // ------------------------------------------------------------------------------------------ feed
