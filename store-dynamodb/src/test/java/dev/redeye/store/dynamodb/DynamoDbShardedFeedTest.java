@@ -214,10 +214,42 @@ class DynamoDbShardedFeedTest {
         Map<String, Long> reads = counter.reads();
         long total = reads.values().stream().mapToLong(Long::longValue).sum();
         assertEquals(Map.of(), counter.consistentReads(), "no consistent read on a quiet feed");
-        // one read every 20 ms: about 75 in 1.5 s, each item about 4 or 5 times (a store firing all 17 at
-        // once per interval would show the same counts, but not spread: see the next assertion)
+        // one read every 20 ms: about 75 in 1.5 s, each item about 4 or 5 times
         assertTrue(total >= 40 && total <= 90, "reads in 1.5 s at one per 20 ms: " + total);
         assertTrue(reads.values().stream().allMatch(n -> n >= 2 && n <= 6), "each item about once per 340 ms: " + reads);
+        // spread, not in bursts: a store reading its 17 items back to back once per interval has the counts above,
+        // but 16 of every 17 pauses between its reads are a request long (about 1 ms here), not 20 ms
+        List<Long> times = counter.readTimes();
+        List<Long> pauses = new ArrayList<>();
+        for (int i = 1; i < times.size(); i++) {
+            pauses.add((times.get(i) - times.get(i - 1)) / 1_000_000);
+        }
+        long shortPauses = pauses.stream().filter(ms -> ms < 10).count();
+        assertTrue(shortPauses * 4 < pauses.size(), "pauses between reads shorter than 10 ms (one per 20 ms expected): "
+                + shortPauses + " of " + pauses.size() + ": " + pauses);
+    }
+
+    /** The figures of the README's cost tables, as dynalite reports them through {@code usage()}. */
+    @Test
+    void aTransitionAndAPollCostWhatTheReadmeSays() throws Exception {
+        newTable();
+        DynamoDbStore writer = store(null, b -> b);
+        String k = "cost-" + System.nanoTime();
+        DynamoDbStore.Usage before = writer.usage();
+        writer.apply(k, AtomicOperation.failure(), ONE, T0);
+        DynamoDbStore.Usage after = writer.usage();
+        assertEquals(5, after.requests() - before.requests(), "state read and write, shard read and write, f#head notice");
+        assertEquals(2.0, after.readUnits() - before.readUnits(), 1e-9, "two consistent reads under 4 KB");
+        assertEquals(3.0, after.writeUnits() - before.writeUnits(), 1e-9, "three writes under 1 KB");
+        DynamoDbStore reader = store(null, b -> b.feedPollInterval(Duration.ofMillis(170)));
+        reader.subscribe(e -> { }, () -> { });
+        DynamoDbStore.Usage subscribed = reader.usage();
+        assertEquals(17, subscribed.requests(), "the baseline: 17 items");
+        assertEquals(17.0, subscribed.readUnits(), 1e-9, "the baseline: 17 consistent reads under 4 KB");
+        await(() -> reader.usage().requests() >= 17 + 34, "two rounds of polls");
+        DynamoDbStore.Usage polled = reader.usage();
+        double perPoll = (polled.readUnits() - subscribed.readUnits()) / (polled.requests() - subscribed.requests());
+        assertEquals(0.5, perPoll, 1e-9, "an eventually consistent read under 4 KB");
     }
 
     // ------------------------------------------------------------------------------------------ upgrade

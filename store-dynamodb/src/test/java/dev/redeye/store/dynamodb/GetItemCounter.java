@@ -19,12 +19,14 @@ final class GetItemCounter implements ExecutionInterceptor {
     private final Map<String, LongAdder> reads = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> consistentReads = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> writes = new ConcurrentHashMap<>();
+    private final java.util.Queue<Long> readTimes = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     @Override
     public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
         if (context.request() instanceof GetItemRequest g) {
             String pk = g.key().get(Items.PK).s();
             reads.computeIfAbsent(pk, k -> new LongAdder()).increment();
+            readTimes.add(System.nanoTime());
             if (Boolean.TRUE.equals(g.consistentRead())) {
                 consistentReads.computeIfAbsent(pk, k -> new LongAdder()).increment();
             }
@@ -48,7 +50,13 @@ final class GetItemCounter implements ExecutionInterceptor {
         return snapshot(writes);
     }
 
+    /** When each GetItem was sent ({@link System#nanoTime()}), in order. */
+    java.util.List<Long> readTimes() {
+        return java.util.List.copyOf(readTimes);
+    }
+
     void reset() {
+        readTimes.clear();
         reads.clear();
         consistentReads.clear();
         writes.clear();
