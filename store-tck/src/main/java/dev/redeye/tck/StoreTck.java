@@ -43,6 +43,10 @@ import org.junit.jupiter.api.TestMethodOrder;
  * forced statuses against modes), each on listed sequences checked against {@code Transitions}; R7.11 and R7.12
  * run a time and a count window through two breakers, R7.13 the modes METRICS_ONLY and DISABLED.
  *
+ * <p>R13 holds a store with {@code QuorumState} to quorum opening; R14 one with {@code OutcomeBatches} to batches
+ * of outcomes (R14.1: the model's scenarios with batches, against the outcomes one by one; R14.2: concurrent
+ * batches counted exactly).
+ *
  * <p>R8 checks the store against a reference model ({@code Transitions} plus a claim table) on random
  * scenarios drawn from a fixed seed: R8.1 sequences of every call the store declares over two clients, R8.2
  * claims expiring in real time, R8.3 linearizability of small concurrent scenarios, R8.4 the sequences of R8.1
@@ -68,5 +72,5 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.MethodName.class)
 public abstract class StoreTck extends TckBase implements PlainStoreRules, RecordingRules, ClaimRules,
         TransitionRules, FeedRules, EngineRules, ModelRules, LeakyRules, WindowRules, SlowCallRules, ModeRules,
-        QuorumRules {
+        QuorumRules, BatchRules {
 }
