@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * The fleet simulation in virtual time ({@code redeye simulate --virtual}): up to 10,000 instances, each a breaker
  * over one shared in-memory store, driven by one thread through a queue of events on a virtual clock (the
  * breakers' clock and ticker), so that a fleet far larger than this machine's threads runs in seconds of wall
- * time and the same seed gives the same run.
+ * time. The seed fixes the callers' start offsets and call latencies; each breaker draws its own reset-window
+ * jitter, as in production, so the trials' timing (and their count) varies a little from run to run.
  *
  * <p>Each of {@code instances x threadsPerInstance} callers repeats: at its turn it asks its instance's breaker for
  * a permit ({@link CircuitBreaker#tryAcquire}); admitted, the call ends {@code callLatency} (x 0.5 to 1.5) later,
