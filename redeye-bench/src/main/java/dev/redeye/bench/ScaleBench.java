@@ -76,13 +76,15 @@ import redis.clients.jedis.Jedis;
  * java -cp redeye-bench/target/benchmarks.jar dev.redeye.bench.DistributedBench --sections scale \
  *     --stores redis,postgres,dynamodb,hazelcast [--quick]
  * </pre>
- * System properties {@code redeye.scale.instances} (default {@code 10,100,1000}; {@code --quick}: {@code 10,30})
+ * System properties {@code redeye.scale.instances} (default {@code 10,100,1000}; {@code --quick}: {@code 10,20})
  * and {@code redeye.scale.rate} (fleet calls/s; default 1000, {@code --quick} 200) change the fleet.
  */
 final class ScaleBench {
     static final int CEILING_THREADS = 4;
     static final int PER_JVM = 250;
     static final int PER_JVM_HAZELCAST = 100;
+    /** PostgreSQL connections a {@code --quick} run leaves free for the machine's other users. */
+    static final int QUICK_PG_HEADROOM = 30;
     private static final long ANSWER_SECONDS = 600;
 
     private ScaleBench() {
@@ -94,7 +96,7 @@ final class ScaleBench {
 
     static String run(BenchEnv env) {
         boolean quick = env.quick();
-        List<Integer> sizes = sizes(System.getProperty("redeye.scale.instances", quick ? "10,30" : "10,100,1000"));
+        List<Integer> sizes = sizes(System.getProperty("redeye.scale.instances", quick ? "10,20" : "10,100,1000"));
         double rate = Double.parseDouble(System.getProperty("redeye.scale.rate", quick ? "200" : "1000"));
         StringBuilder out = new StringBuilder();
         out.append(quick ? "**--quick: a smoke run of the harness; small fleets, short phases.**\n\n" : "");
@@ -256,10 +258,10 @@ final class ScaleBench {
         private final long phaseMillis;
         private final long warmMillis;
         private final int transitions;
-        private final Table connections = new Table("store", "N", "JVMs", "opened", "failed to open",
+        private final Table connections = new Table("store", "N", "JVMs", "opened", "failed to open (failed attempts)",
                 "subscribed", "connections (client side, /proc)", "connections (server's count)", "opening (s)");
         private final Table load = new Table("store", "N", "path", "fleet calls/s (target)", "store reads/s",
-                "store writes/s", "call p50 / p99 (µs)", "one caller, fleet idle: p50 / p99 (µs)", "late calls", "store errors",
+                "store writes/s", "DynamoDB requests / RCU / WCU / lost conditions per s (feed polls included)", "call p50 / p99 (µs)", "one caller, fleet idle: p50 / p99 (µs)", "late calls", "store errors",
                 "rejected");
         private final Table fanout = new Table("store", "N", "transitions", "to the last instance p50 / p99 (ms)",
                 "every delivery p50 / p99 (ms)", "missing deliveries");
@@ -270,9 +272,9 @@ final class ScaleBench {
             this.env = env;
             this.sizes = sizes;
             this.rate = rate;
-            this.phaseMillis = env.quick() ? 1_500 : 5_000;
-            this.warmMillis = env.quick() ? 1_000 : 3_000;
-            this.transitions = env.quick() ? 4 : 20;
+            this.phaseMillis = env.quick() ? 1_000 : 5_000;
+            this.warmMillis = env.quick() ? 500 : 3_000;
+            this.transitions = env.quick() ? 3 : 20;
         }
 
         void run(Config c) {
@@ -321,10 +323,12 @@ final class ScaleBench {
             }
             long[] pg = postgresConnections(null);
             long free = pg[1] - pg[0] - 3; // superuser_reserved_connections default
-            long need = 2L * (n - current) + 5; // the store's pool keeps 1 idle, its feed holds 1
-            if (need > free && env.quick()) {
+            // measured: 2 to 2.6 per instance (the feed's, the pool's idle one, a second one under concurrent calls)
+            long need = 3L * (n - current) + 5;
+            if (env.quick() && need > free - QUICK_PG_HEADROOM) {
                 return "--quick on a shared machine: " + n + " instances need about " + need + " more connections,"
-                        + " the server has " + free + " free of max_connections " + pg[1];
+                        + " the server has " + free + " free of max_connections " + pg[1] + " and --quick leaves "
+                        + QUICK_PG_HEADROOM + " to the other users";
             }
             return null;
         }
@@ -361,8 +365,9 @@ final class ScaleBench {
                 e.getKey().subscribed = Integer.parseInt(r.get("subscribed"));
                 int f = Integer.parseInt(r.get("failed"));
                 failed += f;
+                e.getKey().failedAttempts += Integer.parseInt(r.get("failedAttempts"));
                 if (f > 0 && e.getKey().firstError == null) {
-                    e.getKey().firstError = r.get("error").replace('_', ' ');
+                    e.getKey().firstError = r.get("error");
                 }
             }
             return failed;
@@ -383,13 +388,15 @@ final class ScaleBench {
             List<String> why = new ArrayList<>();
             int have = 0;
             int subscribed = 0;
+            int failedAttempts = 0;
             List<Long> pids = new ArrayList<>();
             for (Child ch : children) {
                 have += ch.instances;
                 subscribed += ch.subscribed;
+                failedAttempts += ch.failedAttempts;
                 pids.add(ch.process.pid());
             }
-            connections.row(c.name(), n, children.size(), have, failed, subscribed,
+            connections.row(c.name(), n, children.size(), have, failed + " (" + failedAttempts + ")", subscribed,
                     ClientSockets.established(pids, port), serverCount(c, fixture, app),
                     Table.fmt(openSeconds, 1));
             if (failed > 0) {
@@ -405,12 +412,12 @@ final class ScaleBench {
                 }
                 children.forEach(Child::answer);
             }
-            children.get(0).send("probe " + ScaleInstance.WRITE_OP + " " + (env.quick() ? 200 : 1_000));
+            children.get(0).send("probe " + ScaleInstance.WRITE_OP + " " + (env.quick() ? 100 : 1_000));
             Map<String, String> probe = children.get(0).answer();
             long[] idle = reference != null ? reference
                     : new long[] {Long.parseLong(probe.get("p50")), Long.parseLong(probe.get("p99"))};
-            for (String op : List.of(ScaleInstance.READ_OP, ScaleInstance.WRITE_OP)) {
-                long[] sum = new long[7];
+            for (String op : List.of(ScaleInstance.IDLE, ScaleInstance.READ_OP, ScaleInstance.WRITE_OP)) {
+                long[] sum = new long[11];
                 Latencies lat = new Latencies(children.size() * 2 + 1);
                 long p50 = 0;
                 long p99 = 0;
@@ -419,7 +426,8 @@ final class ScaleBench {
                 }
                 for (Child ch : children) {
                     Map<String, String> r = ch.answer();
-                    String[] keys = {"calls", "late", "reads", "writes", "storeErrors", "rejected", "ms"};
+                    String[] keys = {"calls", "late", "reads", "writes", "storeErrors", "rejected", "ms",
+                        "dynRequests", "dynRcuMilli", "dynWcuMilli", "dynLostConditions"};
                     for (int i = 0; i < keys.length; i++) {
                         sum[i] = i == 6 ? Math.max(sum[i], Long.parseLong(r.get(keys[i])))
                                 : sum[i] + Long.parseLong(r.get(keys[i]));
@@ -430,9 +438,15 @@ final class ScaleBench {
                 }
                 double seconds = sum[6] / 1000.0;
                 boolean writes = op.equals(ScaleInstance.WRITE_OP);
-                load.row(c.name(), n, writes ? "write (error rate)" : "read (consecutive, local cache)",
-                        Table.fmt(sum[0] / seconds, 0) + " (" + Table.fmt(rate, 0) + ")",
-                        Table.fmt(sum[2] / seconds, 1), Table.fmt(sum[3] / seconds, 1), p50 + " / " + p99,
+                boolean idlePhase = op.equals(ScaleInstance.IDLE);
+                String units = c.store().equals("dynamodb") ? Table.fmt(sum[7] / seconds, 1) + " / "
+                        + Table.fmt(sum[8] / 1000.0 / seconds, 1) + " / " + Table.fmt(sum[9] / 1000.0 / seconds, 1) + " / "
+                        + Table.fmt(sum[10] / seconds, 1) : "-";
+                load.row(c.name(), n, writes ? "write (error rate)" : idlePhase ? "no calls (feed only)"
+                        : "read (consecutive, local cache)",
+                        idlePhase ? "0 (0)" : Table.fmt(sum[0] / seconds, 0) + " (" + Table.fmt(rate, 0) + ")",
+                        Table.fmt(sum[2] / seconds, 1), Table.fmt(sum[3] / seconds, 1), units,
+                        idlePhase ? "-" : p50 + " / " + p99,
                         writes ? probe.get("p50") + " / " + probe.get("p99") : "-", sum[1],
                         sum[4], sum[5]);
                 if (sum[4] > 0) {
@@ -631,6 +645,7 @@ final class ScaleBench {
         private final Path log;
         int instances;
         int subscribed;
+        int failedAttempts;
         String firstError;
 
         Child(String uri, String name) {
@@ -670,6 +685,11 @@ final class ScaleBench {
                 throw new IllegalStateException("a child JVM answered " + answer + "; its log: " + tail());
             }
             Map<String, String> m = new HashMap<>();
+            int error = answer.indexOf(" error=");
+            if (error >= 0) { // the last field, free text
+                m.put("error", answer.substring(error + " error=".length()));
+                answer = answer.substring(0, error);
+            }
             for (String kv : answer.split(" ")) {
                 int eq = kv.indexOf('=');
                 if (eq > 0) {

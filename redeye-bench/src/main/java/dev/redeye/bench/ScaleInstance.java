@@ -8,6 +8,7 @@ import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.StoreOperation;
+import dev.redeye.store.dynamodb.DynamoDbStore;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -41,7 +42,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>
  * java -cp benchmarks.jar dev.redeye.bench.ScaleInstance STORE_URI
- *   open K              K more instances            -> "total=T opened=O failed=F ms=M subscribed=S error=..."
+ *   open K              K more instances -> "total=T opened=O failed=F failedAttempts=A ms=M subscribed=S error=..."
+ *                       (the error, last on the line, may hold spaces)
  *   load OP RATE MILLIS calls of OP (read or write) at RATE calls/s over this JVM's instances, round robin
  *                       -> "calls=C late=L reads=R writes=W subscribes=S storeErrors=E rejected=J p50=.. p99=.. (µs) ms=M"
  *   probe OP COUNT      COUNT calls of OP one after the other on the first instance -> "p50=.. p99=.." (µs)
@@ -58,19 +60,28 @@ public final class ScaleInstance {
     static final String WRITE_OP = "scale-write";
     /** The operation whose transitions the fan-out measure times. */
     static final String FANOUT_OP = "scale-fanout";
+    /** The pseudo-operation of {@code load} that makes no calls. */
+    static final String IDLE = "idle";
     /** Threads that run one JVM's share of the call rate. */
     static final int CALLERS = 8;
     /** A call that starts later than this after its slot counts as late (the fleet could not keep the rate). */
     static final long LATE_MICROS = 100_000;
     /** Threads that open store clients at once. */
     static final int OPENERS = 8;
+    /** Attempts to open one store client. */
+    static final int OPEN_ATTEMPTS = 3;
+    /** The pause between two attempts to open a client. */
+    static final long RETRY_MILLIS = 1_000;
 
     private final String uri;
     private final List<Instance> instances = new ArrayList<>();
     private final AtomicLong storeErrors = new AtomicLong();
+    private final AtomicLong retries = new AtomicLong();
 
     /** One instance of the fleet: a store client, its two breakers, and what it saw on the feed. */
     private final class Instance implements AutoCloseable {
+        /** The client itself, for what only it counts (DynamoDB's requests and capacity units, feed polls included). */
+        final Store client;
         final CountingStore store;
         final CircuitBreaker read;
         final CircuitBreaker write;
@@ -78,6 +89,7 @@ public final class ScaleInstance {
         final Map<Long, Long> seen = new ConcurrentHashMap<>();
 
         Instance(Store client) {
+            this.client = client;
             store = new CountingStore(client);
             CircuitBreaker r = null;
             try {
@@ -122,13 +134,36 @@ public final class ScaleInstance {
         return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
     }
 
-    /** Opens {@code k} more instances, {@value #OPENERS} at a time; a client that fails to open is counted. */
+    /**
+     * One instance, its client opened in at most {@value #OPEN_ATTEMPTS} attempts {@value #RETRY_MILLIS} ms
+     * apart (an application's lazy {@code Stores.open} would keep retrying in the background; a strict open
+     * tells the bench that it failed). Every failed attempt is counted.
+     */
+    private Instance openWithRetries() throws InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return new Instance(Stores.open(uri, OpenMode.STRICT));
+            } catch (RuntimeException e) {
+                retries.incrementAndGet();
+                if (attempt == OPEN_ATTEMPTS) {
+                    throw e;
+                }
+                Thread.sleep(RETRY_MILLIS);
+            }
+        }
+    }
+
+    /**
+     * Opens {@code k} more instances, {@value #OPENERS} at a time; a client that fails to open in every attempt
+     * is counted as failed, and its last error is reported.
+     */
     String open(int k) throws InterruptedException {
         long start = System.nanoTime();
+        long retriesBefore = retries.get();
         ExecutorService pool = Executors.newFixedThreadPool(OPENERS);
         List<Future<Instance>> made = new ArrayList<>();
         for (int i = 0; i < k; i++) {
-            made.add(pool.submit(() -> new Instance(Stores.open(uri, OpenMode.STRICT))));
+            made.add(pool.submit(this::openWithRetries));
         }
         int failed = 0;
         String firstError = "";
@@ -158,15 +193,30 @@ public final class ScaleInstance {
             }
             Thread.sleep(200);
         } while (System.nanoTime() < deadline);
-        return "total=" + instances.size() + " opened=" + (k - failed) + " failed=" + failed + " ms="
-                + (System.nanoTime() - start) / 1_000_000 + " subscribed=" + subscribed + " error="
-                + firstError.replace(' ', '_').replace('\n', '_');
+        return "total=" + instances.size() + " opened=" + (k - failed) + " failed=" + failed + " failedAttempts="
+                + (retries.get() - retriesBefore) + " ms=" + (System.nanoTime() - start) / 1_000_000 + " subscribed="
+                + subscribed + " error=" + firstError.replace('\n', ' ');
     }
 
-    /** Calls {@code op} at {@code rate} calls/s over every instance in turn for {@code millis}. */
+    /**
+     * Calls {@code op} at {@code rate} calls/s over every instance in turn for {@code millis}; {@value #IDLE}:
+     * no calls, only what the instances' clients do on their own meanwhile (feed polls).
+     */
     String load(String op, double rate, long millis) throws InterruptedException {
         if (instances.isEmpty()) {
-            return "calls=0 late=0 reads=0 writes=0 subscribes=0 storeErrors=0 rejected=0 p50=0 p99=0 ms=0";
+            return "calls=0 late=0 reads=0 writes=0 subscribes=0 storeErrors=0 rejected=0 p50=0 p99=0 ms=0"
+                    + " dynRequests=0 dynRcuMilli=0 dynWcuMilli=0 dynLostConditions=0";
+        }
+        if (op.equals(IDLE)) {
+            long[] before = totals();
+            long errorsBefore = storeErrors.get();
+            long start = System.nanoTime();
+            Thread.sleep(millis);
+            long elapsed = (System.nanoTime() - start) / 1_000_000;
+            long[] after = totals();
+            return "calls=0 late=0 reads=" + (after[0] - before[0]) + " writes=" + (after[1] - before[1])
+                    + " subscribes=" + (after[2] - before[2]) + " storeErrors=" + (storeErrors.get() - errorsBefore)
+                    + " rejected=0 p50=0 p99=0 ms=" + elapsed + backendUnits(before, after);
         }
         boolean writes = op.equals(WRITE_OP);
         long total = Math.max(1, Math.round(rate * millis / 1000.0));
@@ -216,7 +266,12 @@ public final class ScaleInstance {
         return "calls=" + all.size() + " late=" + lateCalls + " reads=" + (after[0] - before[0]) + " writes="
                 + (after[1] - before[1]) + " subscribes=" + (after[2] - before[2]) + " storeErrors="
                 + (storeErrors.get() - errorsBefore) + " rejected=" + rejected.get() + " p50=" + all.percentile(50) / 1_000 + " p99="
-                + all.percentile(99) / 1_000 + " ms=" + elapsed;
+                + all.percentile(99) / 1_000 + " ms=" + elapsed + backendUnits(before, after);
+    }
+
+    private static String backendUnits(long[] before, long[] after) {
+        return " dynRequests=" + (after[3] - before[3]) + " dynRcuMilli=" + (after[4] - before[4]) + " dynWcuMilli="
+                + (after[5] - before[5]) + " dynLostConditions=" + (after[6] - before[6]);
     }
 
     /** {@code count} calls of {@code op} one after the other on the first instance: the idle reference. */
@@ -235,19 +290,34 @@ public final class ScaleInstance {
         return "p50=" + lat.percentile(50) / 1_000 + " p99=" + lat.percentile(99) / 1_000;
     }
 
-    /** Reads, writes and subscriptions of every instance so far. */
+    /**
+     * Reads, writes and subscriptions of every instance so far; then, for DynamoDB clients, their requests and
+     * the read and write capacity units (thousandths) the endpoint reported, feed polls included, and their
+     * conditional writes that lost their condition (another instance wrote the item first).
+     */
     private long[] totals() {
         long reads = 0;
         long writes = 0;
         long subscribes = 0;
+        long requests = 0;
+        long rcu = 0;
+        long wcu = 0;
+        long lost = 0;
         for (Instance in : instances) {
+            if (in.client instanceof DynamoDbStore) {
+                DynamoDbStore.Usage u = ((DynamoDbStore) in.client).usage();
+                requests += u.requests();
+                rcu += Math.round(u.readUnits() * 1000);
+                wcu += Math.round(u.writeUnits() * 1000);
+                lost += u.conditionFailures();
+            }
             reads += in.store.countOf(StoreOperation.GET);
             writes += in.store.countOf(StoreOperation.UPDATE) + in.store.countOf(StoreOperation.PUT)
                     + in.store.countOf(StoreOperation.DELETE) + in.store.countOf(StoreOperation.CLAIM_TRIAL)
                     + in.store.countOf(StoreOperation.RELEASE_TRIAL);
             subscribes += in.store.countOf(StoreOperation.SUBSCRIBE);
         }
-        return new long[] {reads, writes, subscribes};
+        return new long[] {reads, writes, subscribes, requests, rcu, wcu, lost};
     }
 
     /** Waits until every instance saw {@code version} of the fan-out operation, or {@code millis} passed. */
