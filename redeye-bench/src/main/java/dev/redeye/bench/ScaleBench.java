@@ -350,7 +350,8 @@ final class ScaleBench {
                 }
             }
             while (missing > 0) {
-                Child ch = new Child(uri, c.name().replace(' ', '-') + "-" + children.size());
+                Child ch = new Child(uri, c.name().replace(' ', '-') + "-" + children.size(),
+                        c.store().equals("hazelcast") ? "-Xmx1536m" : "-Xmx768m");
                 children.add(ch);
                 int add = Math.min(missing, perJvm);
                 plan.put(ch, add);
@@ -648,13 +649,14 @@ final class ScaleBench {
         int failedAttempts;
         String firstError;
 
-        Child(String uri, String name) {
+        /** @param heap the child's {@code -Xmx} option: Hazelcast clients take several MB of heap each */
+        Child(String uri, String name, String heap) {
             try {
                 Path dir = Paths.get(System.getProperty("java.io.tmpdir"), "redeye-scale-" + StoreFixture.RUN_ID);
                 Files.createDirectories(dir);
                 log = dir.resolve(name + ".log");
                 String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-                process = new ProcessBuilder(java, "-Xmx768m", "-Xss512k", "-XX:+UseSerialGC",
+                process = new ProcessBuilder(java, heap, "-Xss512k", "-XX:+UseSerialGC",
                         "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
                         ScaleInstance.class.getName(), uri).redirectError(log.toFile()).start();
             } catch (IOException e) {
