@@ -90,7 +90,8 @@ final class BreakerParts {
         this.recorder = new OutcomeRecorder(clock, time, policy, access, views, trials, errors, config.recordFailure(),
                 config.recordResult().orElse(null), config.onStateChange().orElse(null), observers,
                 config.slowCallDurationThreshold().map(Duration::toMillis).orElse(0L), local,
-                policy.quorumOn() ? config.instanceId() : null, outliers);
+                policy.quorumOn() ? config.instanceId() : null, outliers,
+                config.recordBatching().map(Duration::toMillis).orElse(0L));
         this.timer = callTimeoutMillis > 0 ? new CallTimer() : null;
         this.calls = new Calls(time, gate, recorder, trials, timer, callTimeoutMillis,
                 config.fallback().orElse(null), observers);
@@ -166,6 +167,7 @@ final class BreakerParts {
         if (o != null) {
             o.operationEvicted(e);
         }
+        recorder.flush(e); // its batched outcomes are written, not dropped
         try {
             if (local != null) {
                 BreakerState s = local.get(e.name).orElse(null);

@@ -48,6 +48,10 @@ public final class CircuitBreakerBuilder {
     static final Option<Duration> LOCAL_CACHE = Option.duration("localCache", Duration.ofMillis(100), MAX_DURATION);
     /** Unset by default: no limit. */
     static final Option<Integer> MAX_OPERATIONS = Option.atLeastOne("maxOperations", null);
+    /** The longest {@link #recordBatching(Duration)} delay: it adds to the detection bound of every opening. */
+    static final Duration MAX_RECORD_BATCHING = Duration.ofSeconds(10);
+    /** Unset by default: every outcome is its own write. */
+    static final Option<Duration> RECORD_BATCHING = Option.duration("recordBatching", null, MAX_RECORD_BATCHING);
     static final Option<Clock> CLOCK = Option.nonNull("clock", Clock.systemUTC());
     static final Option<Ticker> TICKER = Option.nonNull("ticker", Ticker.systemTicker());
 
@@ -64,6 +68,7 @@ public final class CircuitBreakerBuilder {
     Duration openCacheRefresh = OPEN_CACHE_REFRESH.defaultValue();
     Duration localCacheStaleTolerance;
     Integer maxOperations;
+    Duration recordBatching;
     Clock clock = CLOCK.defaultValue();
     Ticker ticker = TICKER.defaultValue();
     Store store;
@@ -281,6 +286,29 @@ public final class CircuitBreakerBuilder {
      */
     public CircuitBreakerBuilder localCache(Duration staleTolerance) {
         localCacheStaleTolerance = LOCAL_CACHE.check(staleTolerance);
+        return this;
+    }
+
+    /**
+     * Write batching (distributed mode): this instance folds its ordinary outcomes of an operation for at most
+     * {@code maxDelay} into one atomic write ({@link dev.redeye.spi.AtomicOperation#outcomes}), which leaves the
+     * stored state the outcomes one by one would leave. A batch is written when {@code maxDelay} has passed since
+     * its first outcome, when it holds {@value dev.redeye.spi.AtomicOperation#MAX_BATCH} outcomes, at once when a
+     * failure would open the breaker by what this instance knows (the state its call was admitted under plus the
+     * batch), before this instance reads or changes the operation through the manual API ({@code state},
+     * {@code status}, {@code check}, {@code storedState}, {@code forceOpen} and the others) or writes a trial's
+     * outcome, when the operation is evicted, and on {@link CircuitBreaker#close()}. The store's writes per
+     * operation and instance fall to at most one per {@code maxDelay} (plus one per full batch); an opening by
+     * other instances' failures is seen up to {@code maxDelay} later than without batching. If the process dies,
+     * up to {@code maxDelay} of its outcomes are lost. Trials, slow calls counted while they run and operators'
+     * changes are never batched. A batch the store fails to write is handled as one failed outcome write (the
+     * {@linkplain #storeErrorPolicy store error policy}: reported, never retried, never thrown into a call).
+     * Needs a store with the {@link dev.redeye.spi.OutcomeBatches} capability; one sweeping daemon thread per
+     * breaker, nothing allocated per call. At least 1 ms, at most 10 s; default unset (every outcome is written
+     * at once).
+     */
+    public CircuitBreakerBuilder recordBatching(Duration maxDelay) {
+        recordBatching = RECORD_BATCHING.check(maxDelay);
         return this;
     }
 

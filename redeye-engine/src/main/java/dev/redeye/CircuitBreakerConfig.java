@@ -4,6 +4,7 @@ import dev.redeye.api.InvalidOptionException;
 import dev.redeye.api.Policy;
 import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
+import dev.redeye.spi.OutcomeBatches;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.Store;
 import java.time.Clock;
@@ -39,6 +40,7 @@ public final class CircuitBreakerConfig {
     private final Duration openCacheRefresh;
     private final Duration localCacheStaleTolerance;
     private final Integer maxOperations;
+    private final Duration recordBatching;
     private final Clock clock;
     private final Ticker ticker;
     private final Store store;
@@ -78,6 +80,18 @@ public final class CircuitBreakerConfig {
             if (b.store.capability(QuorumState.class).isEmpty()) {
                 throw new InvalidOptionException(option, "needs a store that keeps each instance's contributions "
                         + "(capability QuorumState); " + Stores.typeOf(b.store).getSimpleName() + " does not");
+            }
+        }
+        recordBatching = b.recordBatching;
+        if (recordBatching != null) {
+            String option = CircuitBreakerBuilder.RECORD_BATCHING.name();
+            if (b.store == null) {
+                throw new InvalidOptionException(option, "needs a shared store: in local mode every outcome is "
+                        + "counted in memory already");
+            }
+            if (b.store.capability(OutcomeBatches.class).isEmpty()) {
+                throw new InvalidOptionException(option, "needs a store that applies batches of outcomes "
+                        + "(capability OutcomeBatches); " + Stores.typeOf(b.store).getSimpleName() + " does not");
             }
         }
         if (b.trialTimeout != null) {
@@ -231,6 +245,14 @@ public final class CircuitBreakerConfig {
     /** The most operations the breaker holds, if set: past it, the least recently used ones are evicted. */
     public OptionalInt maxOperations() {
         return maxOperations == null ? OptionalInt.empty() : OptionalInt.of(maxOperations);
+    }
+
+    /**
+     * The most a batch of outcomes waits before its write, if write batching is on
+     * ({@link CircuitBreakerBuilder#recordBatching}).
+     */
+    public Optional<Duration> recordBatching() {
+        return Optional.ofNullable(recordBatching);
     }
 
     /** The wall clock of stored times and of the {@code now} given to stores ({@link CircuitBreakerBuilder#clock}). */

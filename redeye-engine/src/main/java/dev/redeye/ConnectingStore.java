@@ -2,6 +2,7 @@ package dev.redeye;
 
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
+import dev.redeye.spi.OutcomeBatches;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.StoreProvider;
@@ -38,20 +39,23 @@ import org.slf4j.LoggerFactory;
  * with later outages.</li>
  * </ul>
  *
- * <p>The marker capability {@link QuorumState} is declared when the class of the real store implements it (the
- * provider's {@link StoreProvider.Description#type()}), so that a breaker with a quorum can be built over a store
- * that has not connected yet.
+ * <p>The marker capabilities {@link QuorumState} and {@link OutcomeBatches} are declared when the class of the
+ * real store implements them (the provider's {@link StoreProvider.Description#type()}), so that a breaker with a
+ * quorum or with record batching can be built over a store that has not connected yet.
  *
  * <p>Thread-safe. {@link #close()} stops the connector (its attempt in progress finishes and its store, if
  * any, is closed) and closes the real store.
  */
-final class ConnectingStore extends ForwardingStore implements QuorumState {
+final class ConnectingStore extends ForwardingStore implements QuorumState, OutcomeBatches {
     private static final Logger LOG = LoggerFactory.getLogger(Stores.class);
     static final long FIRST_BACKOFF_MILLIS = 100;
     static final long MAX_BACKOFF_MILLIS = 5_000;
     /** The longest a first use waits for the first attempt (a provider's own bounds are shorter). */
     static final long FIRST_WAIT_MILLIS = 10_000;
     private static final AtomicLong THREADS = new AtomicLong();
+    /** The marker capabilities declared before connecting, from the real store's class. */
+    private static final java.util.List<Class<?>> MARKERS = java.util.List.of(QuorumState.class,
+            OutcomeBatches.class);
 
     private final String description;
     private final Class<? extends Store> type;
@@ -221,9 +225,12 @@ final class ConnectingStore extends ForwardingStore implements QuorumState {
                             + " but the store its provider opened (" + s.getClass().getName() + ") lacks it");
                 }
             }
-            if (QuorumState.class.isAssignableFrom(type) && s.capability(QuorumState.class).isEmpty()) {
-                throw new StoreException("store " + description + " was declared as a " + type.getName()
-                        + ", which keeps quorum contributions, but the store its provider opened lacks QuorumState");
+            for (Class<?> marker : MARKERS) {
+                if (marker.isAssignableFrom(type) && s.capability(marker).isEmpty()) {
+                    throw new StoreException("store " + description + " was declared as a " + type.getName()
+                            + ", which implements " + marker.getSimpleName() + ", but the store its provider opened "
+                            + "lacks it");
+                }
             }
             return s;
         } catch (Throwable e) { // whatever the store's capability() throws: the client it opened goes
@@ -300,7 +307,8 @@ final class ConnectingStore extends ForwardingStore implements QuorumState {
 
     /**
      * A capability type of the SPI as declared; any other type from the real store if connected; before that,
-     * {@link QuorumState} (a marker) when the real store's class implements it, else empty.
+     * {@link QuorumState} and {@link OutcomeBatches} (markers) when the real store's class implements them, else
+     * empty.
      */
     @Override
     public <C> Optional<C> capability(Class<C> type) {
@@ -311,7 +319,7 @@ final class ConnectingStore extends ForwardingStore implements QuorumState {
         if (c != null) {
             return c.capability(type);
         }
-        return type == QuorumState.class && QuorumState.class.isAssignableFrom(this.type)
+        return MARKERS.contains(type) && type.isAssignableFrom(this.type)
                 ? Optional.of(type.cast(this)) : Optional.empty();
     }
 

@@ -9,6 +9,7 @@ import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.OutcomeBatches;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
@@ -64,7 +65,8 @@ import java.util.function.Function;
  * its own {@code close()}); several views stand for several processes sharing one backend, which is how the
  * fleet simulation and the TCK use this store. {@code Stores.open("memory:")} returns a new, empty store.
  */
-public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState {
+public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState,
+        OutcomeBatches {
     /** How many undelivered feed events the store holds before it drops and signals a gap. */
     static final int DEFAULT_FEED_CAPACITY = 10_000;
     /** How often at most a write sweeps expired states and claims of every key. */

@@ -37,6 +37,7 @@ final class ManualControl {
             BreakerState s = p.local.current(e.name);
             return s == null ? BreakerState.INITIAL : s;
         }
+        p.recorder.flush(e); // this instance's batched outcomes are in what it reads
         return p.views.readNoted(e, p.time.nanos(), read);
     }
 
@@ -61,6 +62,7 @@ final class ManualControl {
      * read is what the views learn; otherwise the write is.
      */
     void force(OperationState e, BreakerStatus target) {
+        p.recorder.flush(e);
         long now = p.clock.millis();
         long tick = p.time.nanos();
         BreakerState current = p.views.stamped(e, now, tick, read, (x, s, n, t, stampBefore) -> {
@@ -79,6 +81,7 @@ final class ManualControl {
      * ({@link Transitions#inForce(BreakerState, BreakerMode)}), as {@link #force} is.
      */
     void forceMode(OperationState e, BreakerMode mode) {
+        p.recorder.flush(e);
         long now = p.clock.millis();
         long tick = p.time.nanos();
         BreakerState current = p.views.stamped(e, now, tick, read, (x, s, n, t, stampBefore) -> {
@@ -94,6 +97,7 @@ final class ManualControl {
     }
 
     void record(OperationState e, boolean success) {
+        p.recorder.flush(e);
         p.recorder.write(e, p.clock.millis(), p.time.nanos(), p.recorder.recordCall(success));
     }
 
@@ -132,6 +136,10 @@ final class ManualControl {
         }
         if (p.local != null) {
             return Optional.ofNullable(p.local.current(operation));
+        }
+        OperationState held = p.operations.peek(operation);
+        if (held != null) {
+            p.recorder.flush(held);
         }
         Store real = p.config.store().orElseThrow();
         try {

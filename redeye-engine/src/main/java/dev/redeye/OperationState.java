@@ -49,6 +49,8 @@ final class OperationState implements ObservedOperation {
     volatile CacheRefresh.Flight refresh;
     private static final AtomicReferenceFieldUpdater<OperationState, CacheRefresh.Flight> REFRESH =
             AtomicReferenceFieldUpdater.newUpdater(OperationState.class, CacheRefresh.Flight.class, "refresh");
+    /** This instance's outcomes not written yet, under write batching ({@link OutcomeBatcher}); null before any. */
+    volatile OutcomeBatcher.Batch batch;
     /** {@link Operations}' insert tick when this entry was last used (approximate LRU, no allocation). */
     volatile long lastUsed;
     /** Until when (ticker nanos) this instance is an outlier for the operation ({@link Outliers}); 0: it is not. */

@@ -98,11 +98,16 @@ final class OutcomeRecorder {
     /** This instance's outlier trips under a quorum, else null. */
     private final Outliers outliers;
     private final StateViews.Note<StateChange> afterWrite = this::afterWrite;
+    /** The batches of outcomes under write batching, else null. */
+    private final OutcomeBatcher batcher;
 
+    /**
+     * @param batchMillis the write batching delay ({@code recordBatching}), 0 without batching
+     */
     OutcomeRecorder(Clock clock, Monotonic time, Policy policy, StoreAccess access, StateViews views, Trials trials,
             StoreErrors errors, Predicate<? super Throwable> failurePredicate, Predicate<Object> resultPredicate,
             Consumer<TransitionEvent> stateListener, Observers observers, long slowCallMillis, InMemoryStore local,
-            String instance, Outliers outliers) {
+            String instance, Outliers outliers, long batchMillis) {
         this.outliers = outliers;
         this.clock = clock;
         this.time = time;
@@ -127,6 +132,22 @@ final class OutcomeRecorder {
                 && policy.slidingWindowType() == SlidingWindowType.TIME_BASED;
         this.slowCalls = slowCallMillis > 0 ? new SlowCalls(clock, time, slowCallMillis, this, access, policy, errors)
                 : null;
+        this.batcher = batchMillis > 0 ? new OutcomeBatcher(clock, time, policy, instance, this, batchMillis) : null;
+    }
+
+    /** The write batching, or null without {@code recordBatching} (for tests). */
+    OutcomeBatcher batcher() {
+        return batcher;
+    }
+
+    /**
+     * Writes the outcomes of {@code e} that write batching holds, if any, before this instance reads or changes the
+     * operation otherwise (see {@link OutcomeBatcher}). Never throws.
+     */
+    void flush(OperationState e) {
+        if (batcher != null) {
+            batcher.flush(e);
+        }
     }
 
     /** The write of one plain outcome, attributed to {@code instance} when it is not null. */
@@ -152,10 +173,16 @@ final class OutcomeRecorder {
         return slowCalls;
     }
 
-    /** Stops the slow-call deadlines, if any. */
+    /** Stops the slow-call deadlines, if any, then writes every batch of outcomes held, if any. */
     void close() {
-        if (slowCalls != null) {
-            slowCalls.close();
+        try {
+            if (slowCalls != null) {
+                slowCalls.close();
+            }
+        } finally {
+            if (batcher != null) {
+                batcher.close();
+            }
         }
     }
 
@@ -275,18 +302,28 @@ final class OutcomeRecorder {
             return;
         }
         if (v.recordsSuccess() && countsFailures
-                && (permit == Gate.UNKNOWN || ((BreakerState) permit).failures() == 0)) {
+                && (permit == Gate.UNKNOWN || ((BreakerState) permit).failures() == 0)
+                && (batcher == null || !OutcomeBatcher.holds(e))) {
             return; // nothing to clear: the healthy path writes nothing and reads no clock
         }
         if (permit != Gate.UNKNOWN && ((BreakerState) permit).effectiveMode(policy) == BreakerMode.DISABLED) {
             return; // a disabled breaker records nothing
         }
-        recordOutcome(e, v.recordsSuccess(), false);
+        recordOutcome(e, v.recordsSuccess(), false, permit);
     }
 
-    /** Records a plain outcome: in place in local mode when that is all it changes, else through the store. */
-    private void recordOutcome(OperationState e, boolean success, boolean slow) {
+    /**
+     * Records a plain outcome: in place in local mode when that is all it changes, into the operation's batch under
+     * write batching, else through the store.
+     *
+     * @param permit what the call was admitted under (a {@link BreakerState} when known), for the batch's check
+     */
+    private void recordOutcome(OperationState e, boolean success, boolean slow, Object permit) {
         if (local != null && inPlace(e, success, slow)) {
+            return;
+        }
+        if (batcher != null) {
+            batcher.add(e, success, slow, permit);
             return;
         }
         writeQuietly(e, slow ? (success ? recordSlowSuccess : recordSlowFailure) : recordCall(success));
@@ -320,26 +357,37 @@ final class OutcomeRecorder {
                 writeQuietly(e, w.slotFailed());
                 break;
             default:
-                recordOutcome(e, success, w.slowAt(tick));
+                recordOutcome(e, success, w.slowAt(tick), Gate.UNKNOWN);
         }
         slowCalls.free(w);
     }
 
-    /** Best-effort {@code operation}: see {@link #writeQuietly(OperationState, StateViews.StoreCall)}. */
+    /**
+     * Best-effort {@code operation} (not batched: the outcomes held for {@code e} are written first): see
+     * {@link #writeQuietly(OperationState, StateViews.StoreCall)}.
+     */
     void writeQuietly(OperationState e, AtomicOperation operation) {
+        flush(e);
         writeQuietly(e, (x, now) -> access.update(x.name, operation, policy, now));
+    }
+
+    /** One batch of outcomes, best-effort; the change it made, or null if the write failed (reported). */
+    StateChange writeBatch(OperationState e, AtomicOperation batch) {
+        return writeQuietly(e, (x, now) -> access.update(x.name, batch, policy, now));
     }
 
     /**
      * One best-effort write of an outcome, now: a store error is reported, never thrown; the thread's interrupt
      * status is cleared for the write and restored after it.
+     *
+     * @return the change, or null if the write failed
      */
-    private void writeQuietly(OperationState e, StateViews.StoreCall<StateChange> call) {
+    private StateChange writeQuietly(OperationState e, StateViews.StoreCall<StateChange> call) {
         boolean interrupted = Thread.interrupted();
         try {
             long now = clock.millis();
             long tick = time.nanos();
-            write(e, now, tick, call);
+            return write(e, now, tick, call);
         } catch (StoreException ex) {
             errors.report(e, ex);
         } catch (Throwable ex) { // never in place of the call's own outcome; a VirtualMachineError goes on
@@ -350,12 +398,14 @@ final class OutcomeRecorder {
                 Thread.currentThread().interrupt();
             }
         }
+        return null;
     }
 
     private void trialOutcome(OperationState e, Trials.Trial trial, Verdict v) {
         boolean interrupted = Thread.interrupted();
         try {
             if (v != Verdict.NOT_RECORDED) {
+                flush(e); // the outcomes before the trial's reach the store before it
                 long now = clock.millis();
                 long tick = time.nanos();
                 boolean success = v.recordsSuccess();

@@ -257,6 +257,7 @@ final class SlowCalls implements AutoCloseable {
         OperationState e = w.e;
         boolean counted = false;
         try {
+            recorder.flush(e); // the outcomes held before it reach the store first
             StateChange ch = recorder.write(e, clock.millis(), time.nanos(),
                     (x, n) -> access.update(x.name, AtomicOperation.slowCall(), policy, n));
             BreakerState b = ch.state();

@@ -35,7 +35,10 @@
  * every outcome. With the opt-in {@linkplain dev.redeye.CircuitBreakerBuilder#localCache(java.time.Duration) local
  * cache}, zero reads while the cached
  * closed state is trusted and younger than its stale tolerance, then one read per operation however many threads
- * call (single-flight: the callers that arrive meanwhile wait for it).</li>
+ * call (single-flight: the callers that arrive meanwhile wait for it). With
+ * {@linkplain dev.redeye.CircuitBreakerBuilder#recordBatching(java.time.Duration) write batching}, an outcome is
+ * held in memory (no allocation) and written with the others of its operation at most {@code maxDelay} later, at
+ * once when a failure would open the breaker: at most one write per operation and {@code maxDelay}.</li>
  * <li>Open: rejections come from a per-operation cache with zero store reads, re-verified with one read at
  * most once per {@code openCacheRefresh} and always re-read at this instance's own trial-eligibility instant
  * (the cache can make a rejection late, never an allow early). A rejection builds one exception (without a

@@ -124,6 +124,47 @@ class AllocationTest {
         }
     }
 
+    /**
+     * Write batching ({@code recordBatching}) under the error-rate strategy, whose every outcome is a write: a call
+     * served by the local cache adds its outcome to the operation's batch and allocates nothing. Measured over
+     * fewer calls than a batch holds, from an empty batch, so no batch is written within the measurement (a
+     * batch's write allocates, once per batch); the ticker is fixed, so none falls due either.
+     */
+    @Test
+    void batchedOutcomesAllocateNothingPerCall() {
+        try (InMemoryStore shared = new InMemoryStore()) {
+            CountingStore counting = new CountingStore(shared.newClient());
+            try (CircuitBreaker b = CircuitBreaker.builder().store(counting).localCache(Duration.ofSeconds(5))
+                    .strategy(dev.redeye.api.Strategy.ERROR_RATE).recordBatching(Duration.ofSeconds(1))
+                    .clock(Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC))
+                    .ticker(() -> 0L).build()) {
+                assertTrue(b.isLocalCacheActive());
+                CheckedSupplier<String, RuntimeException> call = () -> "ok";
+                String op = "batched";
+                long sink = 0;
+                for (int i = 0; i < CALLS; i++) {
+                    sink += b.execute(op, call).length(); // warm-up: full batches are written
+                }
+                long batches = counting.countOf(dev.redeye.spi.AtomicOperation.Kind.OUTCOMES);
+                assertEquals(CALLS / dev.redeye.spi.AtomicOperation.MAX_BATCH, batches, "full batches only");
+                b.state(op); // writes what is held: the batch is empty
+                int n = dev.redeye.spi.AtomicOperation.MAX_BATCH - 1;
+                com.sun.management.ThreadMXBean threads = allocationCounter();
+                long tid = Thread.currentThread().getId();
+                long before = threads.getThreadAllocatedBytes(tid);
+                for (int i = 0; i < n; i++) {
+                    sink += b.execute(op, call).length();
+                }
+                long allocated = threads.getThreadAllocatedBytes(tid) - before;
+                assertEquals(2L * (CALLS + n), sink);
+                assertTrue(allocated < SLACK_BYTES, allocated + " bytes allocated over " + n + " batched calls");
+                assertEquals(batches + 1, counting.countOf(dev.redeye.spi.AtomicOperation.Kind.OUTCOMES),
+                        "no batch written while measured");
+                assertEquals(CALLS + n, b.state(op).samples(), "every outcome counted");
+            }
+        }
+    }
+
     private static long timedCalls;
     private static volatile RuntimeException lastRejection;
 

@@ -5,6 +5,7 @@ import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.api.TransitionKind;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -53,7 +54,13 @@ public final class AtomicOperation {
          */
         SLOW_CALL_FAILED(11, "slow_call_failed", "slowCallFailed"),
         /** {@link Transitions#forceMode}; also removes every trial claim of the key (the breaker closes). */
-        FORCE_MODE(12, "force_mode", "forceMode");
+        FORCE_MODE(12, "force_mode", "forceMode"),
+        /**
+         * A batch of one instance's ordinary outcomes ({@link AtomicOperation#outcomes}), each applied in order by
+         * {@link Transitions#recordOutcome(BreakerState, boolean, boolean, Policy, long, String)} at its own time;
+         * only for a store with the {@link OutcomeBatches} capability.
+         */
+        OUTCOMES(13, "outcomes", "recordOutcomes");
 
         private final int code;
         private final String wireName;
@@ -95,6 +102,14 @@ public final class AtomicOperation {
         }
     }
 
+    /**
+     * The most outcomes one batch ({@link #outcomes}) carries: what one atomic step folds is bounded, and so is
+     * the time a store holds its lock or its script runs for one write.
+     */
+    public static final int MAX_BATCH = 1024;
+    /** The instants a packed outcome ({@link #packOutcome}) holds: {@code [-2^61, 2^61)} ms. */
+    private static final long MAX_PACKED_AT = 1L << 61;
+
     private static final AtomicOperation FAILURE = new AtomicOperation(Kind.FAILURE, 0);
     private static final AtomicOperation SUCCESS = new AtomicOperation(Kind.SUCCESS, 0);
     private static final AtomicOperation FORCE_OPEN = new AtomicOperation(Kind.FORCE_OPEN, 0);
@@ -111,6 +126,8 @@ public final class AtomicOperation {
     private final long slot;
     /** The instance an outcome is attributed to, for a quorum ({@link #outcome(boolean, boolean, String)}); else null. */
     private final String instance;
+    /** The packed outcomes of {@link Kind#OUTCOMES} ({@link #packOutcome}), in order; null for the other rules. */
+    private final long[] outcomes;
 
     private AtomicOperation(Kind kind, long trialVersion) {
         this(kind, trialVersion, 0L);
@@ -121,13 +138,19 @@ public final class AtomicOperation {
         this.trialVersion = trialVersion;
         this.slot = slot;
         this.instance = null;
+        this.outcomes = null;
     }
 
     private AtomicOperation(Kind kind, String instance) {
+        this(kind, instance, null);
+    }
+
+    private AtomicOperation(Kind kind, String instance, long[] outcomes) {
         this.kind = kind;
         this.trialVersion = 0L;
         this.slot = 0L;
         this.instance = instance;
+        this.outcomes = outcomes;
     }
 
     /** One failed call that was not a trial. */
@@ -156,7 +179,6 @@ public final class AtomicOperation {
         return success ? SLOW_SUCCESS : SLOW_FAILURE;
     }
 
-    /** A call still running crossed the slow-call duration threshold: it is counted now, as a slow success. */
     /**
      * {@link #outcome(boolean, boolean)} attributed to {@code instance}: under a quorum
      * ({@link Policy#quorumOn()}) it updates the instance's {@link dev.redeye.api.Contribution}
@@ -170,8 +192,55 @@ public final class AtomicOperation {
         return new AtomicOperation(k, dev.redeye.api.Contribution.requireValidInstance(instance));
     }
 
+    /** A call still running crossed the slow-call duration threshold: it is counted now, as a slow success. */
     public static AtomicOperation slowCall() {
         return SLOW_CALL;
+    }
+
+    /**
+     * One ordinary outcome packed in a {@code long} for {@link #outcomes}: the instant {@code at} (epoch ms of the
+     * configured clock) shifted left by two, bit 0 set for a failure, bit 1 for a slow call.
+     *
+     * @throws IllegalArgumentException if {@code at} is outside {@code [-2^61, 2^61)}
+     */
+    public static long packOutcome(boolean success, boolean slow, long at) {
+        if (at < -MAX_PACKED_AT || at >= MAX_PACKED_AT) {
+            throw new IllegalArgumentException("outcome instant out of range: " + at);
+        }
+        return at << 2 | (slow ? 2L : 0L) | (success ? 0L : 1L);
+    }
+
+    /**
+     * A batch of ordinary outcomes of one instance, in the order they happened: its {@link #apply} is the fold of
+     * {@link Transitions#recordOutcome(BreakerState, boolean, boolean, Policy, long, String)} over them, each at
+     * its own instant, so the store ends in the state the outcomes one by one would leave. Only ordinary outcomes
+     * are batched: never a trial's, a slow call counted in flight, nor an operator's change. A store applies it
+     * only if it declares {@link OutcomeBatches}.
+     *
+     * <p>The {@link StateChange} of a batch: {@code previous} is the state before the first outcome, {@code state}
+     * the state after the last, and {@code transition} the <b>first</b> transition the fold made, or null. From
+     * a closed state, ordinary outcomes make at most one {@link TransitionKind#OPENED} (an open breaker counts
+     * failures and ignores successes until a trial or an operator moves it); the outcomes after it apply to
+     * the open state exactly as they would one by one. In {@link BreakerMode#METRICS_ONLY} every would-be opening
+     * is a {@link TransitionKind#WOULD_OPEN} that resets the counters, so a batch may make several: the version
+     * goes up once for each, and the batch reports one {@code WOULD_OPEN} (one feed event, carrying the final
+     * state).
+     *
+     * @param packed   outcomes made with {@link #packOutcome}; the first {@code count} are copied
+     * @param count    how many, 1 to {@value #MAX_BATCH}
+     * @param instance the instance they are attributed to under a quorum, or null
+     * @throws IllegalArgumentException if {@code count} is out of range or {@code instance} is not a valid id
+     * @throws NullPointerException     if {@code packed} is null
+     */
+    public static AtomicOperation outcomes(long[] packed, int count, String instance) {
+        Objects.requireNonNull(packed, "packed");
+        if (count < 1 || count > MAX_BATCH || count > packed.length) {
+            throw new IllegalArgumentException("a batch holds 1 to " + MAX_BATCH + " outcomes of the "
+                    + packed.length + " given, not " + count);
+        }
+        return new AtomicOperation(Kind.OUTCOMES,
+                instance == null ? null : dev.redeye.api.Contribution.requireValidInstance(instance),
+                Arrays.copyOf(packed, count));
     }
 
     /**
@@ -246,6 +315,9 @@ public final class AtomicOperation {
                 return SLOW_FAILURE;
             case SLOW_CALL:
                 return SLOW_CALL;
+            case OUTCOMES:
+                throw new IllegalArgumentException("a batch carries its outcomes: use outcomes(packed, count, "
+                        + "instance)");
             default:
                 return of(kind, trialVersion);
         }
@@ -274,6 +346,9 @@ public final class AtomicOperation {
                 return FORCE_HALF_OPEN;
             case FORCE_CLOSED:
                 return FORCE_CLOSED;
+            case OUTCOMES:
+                throw new IllegalArgumentException("a batch carries its outcomes: use outcomes(packed, count, "
+                        + "instance)");
             default:
                 return of(kind, trialVersion, 0L);
         }
@@ -297,9 +372,43 @@ public final class AtomicOperation {
         return slot;
     }
 
-    /** The instance an outcome is attributed to ({@link #outcome(boolean, boolean, String)}), or null. */
+    /**
+     * The instance an outcome, or a batch's outcomes, are attributed to ({@link #outcome(boolean, boolean, String)},
+     * {@link #outcomes}), or null.
+     */
     public String instance() {
         return instance;
+    }
+
+    /** How many outcomes a batch ({@link Kind#OUTCOMES}) carries; 0 for the other rules. */
+    public int outcomeCount() {
+        return outcomes == null ? 0 : outcomes.length;
+    }
+
+    /**
+     * Whether the {@code i}th outcome of a batch succeeded.
+     *
+     * @throws IndexOutOfBoundsException if {@code i} is not below {@link #outcomeCount()}
+     */
+    public boolean outcomeSucceeded(int i) {
+        return (packed(i) & 1L) == 0;
+    }
+
+    /** Whether the {@code i}th outcome of a batch was a slow call. */
+    public boolean outcomeSlow(int i) {
+        return (packed(i) & 2L) != 0;
+    }
+
+    /** The instant (epoch ms) of the {@code i}th outcome of a batch. */
+    public long outcomeAt(int i) {
+        return packed(i) >> 2;
+    }
+
+    private long packed(int i) {
+        if (outcomes == null || i < 0 || i >= outcomes.length) {
+            throw new IndexOutOfBoundsException("outcome " + i + " of " + outcomeCount());
+        }
+        return outcomes[i];
     }
 
     /**
@@ -367,22 +476,44 @@ public final class AtomicOperation {
                 return Transitions.slowCallFailed(current, slot, trialVersion, policy, now);
             case FORCE_MODE:
                 return Transitions.forceMode(current, mode(), policy, now);
+            case OUTCOMES:
+                return fold(current, policy);
             default:
                 return Transitions.force(current, target(), policy, now);
         }
+    }
+
+    /** A batch: each outcome in order at its own instant; the first transition is the batch's (see {@link #outcomes}). */
+    private StateChange fold(BreakerState current, Policy policy) {
+        Objects.requireNonNull(policy, "policy");
+        BreakerState previous = null;
+        BreakerState s = current;
+        TransitionKind first = null;
+        for (long o : outcomes) {
+            StateChange c = Transitions.recordOutcome(s, (o & 1L) == 0, (o & 2L) != 0, policy, o >> 2, instance);
+            if (previous == null) {
+                previous = c.previous();
+            }
+            if (first == null) {
+                first = c.transition();
+            }
+            s = c.state();
+        }
+        return new StateChange(previous, s, first);
     }
 
     @Override
     public boolean equals(Object o) {
         return o instanceof AtomicOperation && ((AtomicOperation) o).kind == kind
                 && ((AtomicOperation) o).trialVersion == trialVersion && ((AtomicOperation) o).slot == slot
-                && Objects.equals(((AtomicOperation) o).instance, instance);
+                && Objects.equals(((AtomicOperation) o).instance, instance)
+                && Arrays.equals(((AtomicOperation) o).outcomes, outcomes);
     }
 
     @Override
     public int hashCode() {
         return ((kind.hashCode() * 31 + Long.hashCode(trialVersion)) * 31 + Long.hashCode(slot)) * 31
-                + Objects.hashCode(instance);
+                + Objects.hashCode(instance) + Arrays.hashCode(outcomes);
     }
 
     @Override
@@ -395,6 +526,8 @@ public final class AtomicOperation {
                 return kind.wireName + "#" + slot + "@" + trialVersion;
             case FORCE_MODE:
                 return kind.wireName + ":" + mode().wireName();
+            case OUTCOMES:
+                return kind.wireName + "[" + outcomes.length + "]" + (instance == null ? "" : " by " + instance);
             default:
                 return instance == null ? kind.wireName : kind.wireName + " by " + instance;
         }

@@ -64,6 +64,11 @@ import java.util.Objects;
  * {@link BreakerMode#NORMAL} the mode in force (an operator's opening is obeyed; stored as
  * {@link BreakerMode#DEFAULT} when that is the policy's mode); forcing CLOSED stores
  * {@link BreakerMode#DEFAULT} (the policy's mode applies again).</li>
+ * <li><b>Batches</b> ({@link AtomicOperation#outcomes}): one instance's ordinary outcomes, each applied by
+ * {@link #recordOutcome(BreakerState, boolean, boolean, Policy, long, String)} in order at its own instant; the
+ * batch's change goes from the state before the first to the state after the last and reports the first
+ * transition (a {@link BreakerMode#METRICS_ONLY} batch that would open twice bumps the version twice and reports
+ * one {@link TransitionKind#WOULD_OPEN}).</li>
  * <li><b>Trial fencing</b>: a trial is admitted under one open period, identified by the
  * state's {@code version} when its claim was won, and its outcome carries that version
  * ({@code trialVersion}). An outcome whose version is not the current one, or that arrives when the breaker

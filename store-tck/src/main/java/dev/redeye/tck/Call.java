@@ -6,6 +6,7 @@ import dev.redeye.api.BreakerStatus;
 import dev.redeye.api.Policy;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.OutcomeBatches;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.Transitions;
@@ -33,10 +34,11 @@ import java.util.function.Function;
  * @param tokens       the tokens a {@linkplain Op#CLAIM_TABLE claim-table read-back} releases one by one
  * @param slot         the window position a {@code slowCallFailed} carries (its version is {@code trialVersion})
  * @param mode         the mode of {@code forceMode}
+ * @param batch        the outcomes of a batch ({@link AtomicOperation#packOutcome}), in order; empty otherwise
  */
 record Call(Op op, int key, Policy policy, long now, boolean success, long trialVersion, BreakerStatus status,
         BreakerState state, int permits, Duration ttl, String token, List<String> tokens, long slot,
-        BreakerMode mode) {
+        BreakerMode mode, List<Long> batch) {
 
     /** The ttl of every put: far above anything a sequence lasts, so no state expires within one. */
     static final Duration PUT_TTL = Duration.ofHours(1);
@@ -66,7 +68,9 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
         /** The call a slow_call counted failed (slow_call_failed), fenced by version. */
         SLOW_CALL_FAILED(AtomicUpdates.class, "slowCallFailed"),
         /** An operator stores a mode (force_mode). */
-        FORCE_MODE(AtomicUpdates.class, "forceMode");
+        FORCE_MODE(AtomicUpdates.class, "forceMode"),
+        /** A batch of one instance's outcomes (outcomes), each at its own instant. */
+        RECORD_BATCH(OutcomeBatches.class, "apply(outcomes)");
 
         final Class<?> capability;
         final String method;
@@ -78,7 +82,7 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
 
         /** Whether the call returns a {@link StateChange} that {@link Transitions} predicts. */
         boolean atomic() {
-            return capability == AtomicUpdates.class;
+            return capability == AtomicUpdates.class || this == RECORD_BATCH;
         }
 
         /** Whether the call can change the stored state (so the state is read back after it). */
@@ -90,60 +94,69 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
     Call {
         Objects.requireNonNull(op, "op");
         tokens = tokens == null ? List.of() : List.copyOf(tokens);
+        batch = batch == null ? List.of() : List.copyOf(batch);
     }
 
     static Call of(Op op, int key, Policy policy, long now) {
-        return new Call(op, key, policy, now, false, 0, null, null, 0, null, null, null, 0, null);
+        return new Call(op, key, policy, now, false, 0, null, null, 0, null, null, null, 0, null, null);
     }
 
     static Call outcome(int key, boolean success, Policy policy, long now) {
-        return new Call(Op.RECORD_OUTCOME, key, policy, now, success, 0, null, null, 0, null, null, null, 0, null);
+        return new Call(Op.RECORD_OUTCOME, key, policy, now, success, 0, null, null, 0, null, null, null, 0, null,
+                null);
     }
 
     static Call trial(boolean success, int key, long trialVersion, Policy policy, long now) {
         return new Call(success ? Op.TRIAL_SUCCEEDED : Op.TRIAL_FAILED, key, policy, now, success, trialVersion,
-                null, null, 0, null, null, null, 0, null);
+                null, null, 0, null, null, null, 0, null, null);
     }
 
     static Call force(int key, BreakerStatus status, Policy policy, long now) {
-        return new Call(Op.FORCE, key, policy, now, false, 0, status, null, 0, null, null, null, 0, null);
+        return new Call(Op.FORCE, key, policy, now, false, 0, status, null, 0, null, null, null, 0, null, null);
     }
 
     static Call put(int key, BreakerState state) {
-        return new Call(Op.PUT, key, null, 0, false, 0, null, state, 0, null, null, null, 0, null);
+        return new Call(Op.PUT, key, null, 0, false, 0, null, state, 0, null, null, null, 0, null, null);
     }
 
     static Call plain(Op op, int key) {
-        return new Call(op, key, null, 0, false, 0, null, null, 0, null, null, null, 0, null);
+        return new Call(op, key, null, 0, false, 0, null, null, 0, null, null, null, 0, null, null);
     }
 
     static Call claim(int key, int permits, Duration ttl) {
-        return new Call(Op.CLAIM, key, null, 0, false, 0, null, null, permits, ttl, null, null, 0, null);
+        return new Call(Op.CLAIM, key, null, 0, false, 0, null, null, permits, ttl, null, null, 0, null, null);
     }
 
     static Call release(int key, String token) {
-        return new Call(Op.RELEASE, key, null, 0, false, 0, null, null, 0, null, token, null, 0, null);
+        return new Call(Op.RELEASE, key, null, 0, false, 0, null, null, 0, null, token, null, 0, null, null);
     }
 
     /** A slow outcome ({@code slow_success} or {@code slow_failure}). */
     static Call slowOutcome(int key, boolean success, Policy policy, long now) {
-        return new Call(Op.SLOW_OUTCOME, key, policy, now, success, 0, null, null, 0, null, null, null, 0, null);
+        return new Call(Op.SLOW_OUTCOME, key, policy, now, success, 0, null, null, 0, null, null, null, 0, null,
+                null);
     }
 
     /** The failure of the slow call counted at window position {@code slot} under {@code version}. */
     static Call slowCallFailed(int key, long slot, long version, Policy policy, long now) {
         return new Call(Op.SLOW_CALL_FAILED, key, policy, now, false, version, null, null, 0, null, null, null, slot,
-                null);
+                null, null);
     }
 
     /** An operator stores {@code mode}. */
     static Call forceMode(int key, BreakerMode mode, Policy policy, long now) {
-        return new Call(Op.FORCE_MODE, key, policy, now, false, 0, null, null, 0, null, null, null, 0, mode);
+        return new Call(Op.FORCE_MODE, key, policy, now, false, 0, null, null, 0, null, null, null, 0, mode, null);
+    }
+
+    /** A batch of {@code packed} outcomes ({@link AtomicOperation#packOutcome}), applied at {@code now}. */
+    static Call batch(int key, List<Long> packed, Policy policy, long now) {
+        return new Call(Op.RECORD_BATCH, key, policy, now, false, 0, null, null, 0, null, null, null, 0, null,
+                packed);
     }
 
     /** The read-back of the claim table of {@code key}, releasing {@code issued} (every token issued for it). */
     static Call claimTable(int key, List<String> issued) {
-        return new Call(Op.CLAIM_TABLE, key, null, 0, false, 0, null, null, 0, null, null, issued, 0, null);
+        return new Call(Op.CLAIM_TABLE, key, null, 0, false, 0, null, null, 0, null, null, issued, 0, null, null);
     }
 
     /**
@@ -173,6 +186,12 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
                 return AtomicOperation.slowCallFailed(slot, trialVersion);
             case FORCE_MODE:
                 return AtomicOperation.forceMode(mode);
+            case RECORD_BATCH:
+                long[] packed = new long[batch.size()];
+                for (int i = 0; i < packed.length; i++) {
+                    packed[i] = batch.get(i);
+                }
+                return AtomicOperation.outcomes(packed, packed.length, null);
             default:
                 throw new IllegalStateException(op + " is not an update");
         }
@@ -198,6 +217,14 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
                 return "AtomicOperation.slowCallFailed(" + o.slot() + "L, " + o.trialVersion() + "L)";
             case FORCE_MODE:
                 return "AtomicOperation.forceMode(BreakerMode." + o.mode().name() + ")";
+            case OUTCOMES:
+                StringBuilder sb = new StringBuilder("AtomicOperation.outcomes(new long[] {");
+                for (int i = 0; i < o.outcomeCount(); i++) {
+                    sb.append(i == 0 ? "" : ", ").append("AtomicOperation.packOutcome(").append(o.outcomeSucceeded(i))
+                            .append(", ").append(o.outcomeSlow(i)).append(", ").append(now(o.outcomeAt(i)))
+                            .append(")");
+                }
+                return sb.append("}, ").append(o.outcomeCount()).append(", null)").toString();
             default:
                 return "AtomicOperation.force(BreakerStatus." + o.target() + ")";
         }
@@ -259,9 +286,28 @@ record Call(Op op, int key, Policy policy, long now, boolean success, long trial
                 return Transitions.slowCallFailed(prev, slot, trialVersion, policy, now);
             case FORCE_MODE:
                 return Transitions.forceMode(prev, mode, policy, now);
+            case RECORD_BATCH:
+                return oneByOne(prev);
             default:
                 throw new IllegalStateException(op + " is not an atomic operation");
         }
+    }
+
+    /**
+     * A batch's outcomes applied one by one: from the state before the first to the state after the last, with the
+     * first transition (see {@link AtomicOperation#outcomes}).
+     */
+    private StateChange oneByOne(BreakerState prev) {
+        BreakerState s = prev;
+        BreakerState before = null;
+        dev.redeye.api.TransitionKind first = null;
+        for (long o : batch) {
+            StateChange c = Transitions.recordOutcome(s, (o & 1L) == 0, (o & 2L) != 0, policy, o >> 2);
+            before = before == null ? c.previous() : before;
+            first = first == null ? c.transition() : first;
+            s = c.state();
+        }
+        return new StateChange(before, s, first);
     }
 
     /**

@@ -95,6 +95,20 @@ interface ModelRules extends TckContext {
         concurrentScenarios(Rule.R8_5, clients, Purpose.CONCURRENT_CLAIMS, true);
     }
 
+    /**
+     * R14.1 Random sequences as in R8.1 with batches of outcomes in place of most outcomes (1 to 200 outcomes each,
+     * at their own instants, across openings and modes): every batch returns and stores what its outcomes one by
+     * one give. If this fails, replay the printed shrunk sequence: the batch in it names its outcomes.
+     */
+    @Test
+    @DisplayName("R14.1 random sequences with batches of outcomes match the outcomes one by one")
+    default void r14_1_batchesMatchTheirOutcomesOneByOne() {
+        Store[] clients = {client(), client()};
+        TckSupport.need(clients[0], dev.redeye.spi.OutcomeBatches.class);
+        TckSupport.updates(clients[0]);
+        sequences(Rule.R14_1, clients, declaredOps(clients[0]), Purpose.MODEL, 1, MAX_STEPS, tries());
+    }
+
     /** Runs {@link #tries()} concurrent scenarios of {@code rule} and fails with the first one no order explains. */
     private void concurrentScenarios(Rule rule, Store[] clients, Purpose purpose, boolean readClaims) {
         Set<Call.Op> ops = declaredOps(clients[0]);
@@ -164,8 +178,14 @@ interface ModelRules extends TckContext {
         return new ScenarioGenerator(new SplittableRandom(seed * 0x9E3779B97F4A7C15L + n * 1_000_003L + i),
                 new SplittableRandom(~(seed * 0xBF58476D1CE4E5B9L + n * 1_000_003L + i)),
                 new SplittableRandom(seed * 0xD1B54A32D192ED03L + 0x632BE59BD9B4E019L + n * 1_000_033L + i),
-                ops, purpose);
+                new SplittableRandom(~(seed * 0x94D049BB133111EBL) + n * 1_000_037L + i),
+                rule == Rule.R14_1 ? BATCH_SHARE_R14 : BATCH_SHARE, ops, purpose);
     }
+
+    /** In percent, the drawn outcomes that become batches in R8 (for a store with OutcomeBatches). */
+    int BATCH_SHARE = 15;
+    /** In percent, the drawn outcomes that become batches in R14.1. */
+    int BATCH_SHARE_R14 = 60;
 
     /**
      * The fixed stream number of a model rule's scenarios, so that a seed draws the same scenarios of a rule
@@ -184,6 +204,8 @@ interface ModelRules extends TckContext {
                 return 68;
             case R8_5:
                 return 69;
+            case R14_1:
+                return 70;
             default:
                 throw new IllegalArgumentException(rule.id() + " draws no scenarios");
         }

@@ -20,7 +20,7 @@ import java.util.Optional;
  * need {@code TrialClaims}); R9 holds {@code AtomicUpdates} to the leaky strategy (R9.7 through the engine, for
  * every store); R10 to R12 hold it to sliding windows, slow calls and modes (R12.2 also needs {@code TrialClaims},
  * R12.3 {@code TransitionFeed}; R12.4 puts a state in a mode on every store); R13 holds it, with
- * {@code QuorumState}, to quorum opening.
+ * {@code QuorumState}, to quorum opening; R14, with {@code OutcomeBatches}, to batches of outcomes.
  */
 public enum Rule {
     R0_1("R0.1", "The store declares every capability the implementer expects (expectedCapabilities()); a "
@@ -482,7 +482,18 @@ public enum Rule {
             + "(consecutive and time-window policies), give after every write the state and transition "
             + "Transitions gives.",
             "the store's rule for the outcome the message names, against Transitions.recordOutcome with the "
-                    + "instance");
+                    + "instance"),
+
+    R14_1("R14.1", "Random sequences as in R8.1, with batches of 1 to 200 outcomes (AtomicOperation.outcomes, each "
+            + "at its own instant) in place of most outcomes, return and store what the outcomes one by one give: "
+            + "the state after the last outcome, and the first transition, across openings and modes.",
+            "the store's apply of the outcomes rule: each outcome in order, by Transitions.recordOutcome at the "
+                    + "outcome's own instant (AtomicOperation.outcomeAt, not the call's now), the previous state "
+                    + "before the first outcome, the first transition reported, all in one atomic step"),
+    R14_2("R14.2", "8 threads over 2 clients apply 300 batches each of 1 to 16 outcomes to one time window at one "
+            + "instant: the window holds every outcome, failure and slow call exactly once.",
+            "that a batch is one atomic read-modify-write (a get-then-put loses the batches applied between its "
+                    + "read and its write) and that no outcome of a batch is dropped or counted twice");
 
     private final String id;
     private final String statement;

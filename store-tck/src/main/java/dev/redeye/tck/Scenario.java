@@ -91,7 +91,12 @@ record Scenario(List<KeySpec> keys, List<Step> steps, List<Long> skews) {
          */
         SLOW_CALL_FAILED(Call.Op.SLOW_CALL_FAILED),
         /** {@code arg % 4} is the code of the mode stored (0 DEFAULT, 1 NORMAL, 2 METRICS_ONLY, 3 DISABLED). */
-        FORCE_MODE(Call.Op.FORCE_MODE);
+        FORCE_MODE(Call.Op.FORCE_MODE),
+        /**
+         * A batch of outcomes ending at the step's time: {@code arg} seeds them ({@link StepResolver#batchOf}); 0 is
+         * one success.
+         */
+        RECORD_BATCH(Call.Op.RECORD_BATCH);
 
         final Call.Op op;
 

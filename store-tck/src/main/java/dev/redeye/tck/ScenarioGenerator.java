@@ -28,7 +28,8 @@ import java.util.SplittableRandom;
  * sliding windows, slow calls and modes added (window policies of small sizes, the policy's mode, slow outcomes,
  * slow_call, slow_call_failed and force_mode in place of some drawn outcomes and forced changes). Nothing added
  * later draws from {@code random}, so its draws, and with them every step's key, client, time and argument, are
- * the ones a seed gave before.
+ * the ones a seed gave before. A fourth source, {@code batches}, draws only batches of outcomes
+ * ({@code OutcomeBatches}), in place of some drawn outcomes, and only for a store that declares them.
  */
 final class ScenarioGenerator {
     /** What the scenario is for: the weights of step kinds and the claim ttls differ. */
@@ -69,6 +70,9 @@ final class ScenarioGenerator {
     private final SplittableRandom random;
     private final SplittableRandom strategies;
     private final SplittableRandom extras;
+    private final SplittableRandom batches;
+    /** In percent: how many drawn outcomes become batches; 0 when the store has none. */
+    private final int batchShare;
     private final boolean windows;
     private final Map<Kind, Integer> weights;
     private final Purpose purpose;
@@ -80,14 +84,18 @@ final class ScenarioGenerator {
      *                   changed every scenario a seed draws
      * @param extras     a third seeded source, for sliding windows, slow calls and modes only (see the class
      *                   comment)
+     * @param batches    a fourth seeded source, for batches of outcomes only
+     * @param batchShare how many drawn outcomes become batches, in percent, when the store declares them
      * @param declared   the operations the store offers (every capability it declares, plus put/get/delete)
      * @param purpose    which rule the scenarios are for
      */
     ScenarioGenerator(SplittableRandom random, SplittableRandom strategies, SplittableRandom extras,
-            Set<Call.Op> declared, Purpose purpose) {
+            SplittableRandom batches, int batchShare, Set<Call.Op> declared, Purpose purpose) {
         this.random = random;
         this.strategies = strategies;
         this.extras = extras;
+        this.batches = batches;
+        this.batchShare = purpose != Purpose.EXPIRY && declared.contains(Call.Op.RECORD_BATCH) ? batchShare : 0;
         this.purpose = purpose;
         this.windows = purpose != Purpose.EXPIRY && declared.contains(Call.Op.SLOW_CALL);
         Map<Kind, Integer> base = purpose == Purpose.MODEL ? MODEL_WEIGHTS
@@ -228,7 +236,24 @@ final class ScenarioGenerator {
                 arg = random.nextInt(5);
         }
         Step drawn = new Step(kind, random.nextInt(2), key, at, arg);
-        return windows ? extra(drawn) : drawn;
+        return batched(windows ? extra(drawn) : drawn);
+    }
+
+    /** The step, or in its place, drawn from {@code batches} only, a batch of outcomes instead of some outcomes. */
+    private Step batched(Step s) {
+        if (batchShare == 0) {
+            return s;
+        }
+        switch (s.kind()) {
+            case RECORD_FAILURE:
+            case RECORD_SUCCESS:
+            case RECORD_OUTCOME:
+            case RECORD_SLOW:
+                return batches.nextInt(100) < batchShare
+                        ? new Step(Kind.RECORD_BATCH, s.client(), s.key(), s.at(), 1 + batches.nextInt(1 << 20)) : s;
+            default:
+                return s;
+        }
     }
 
     /**

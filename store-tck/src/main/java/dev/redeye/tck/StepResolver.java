@@ -103,9 +103,38 @@ final class StepResolver {
                 return Call.slowCallFailed(s.key(), slot, trialVersion(s, k), p, now);
             case FORCE_MODE:
                 return Call.forceMode(s.key(), BreakerMode.fromCode(s.arg() % 4), p, now);
+            case RECORD_BATCH:
+                return Call.batch(s.key(), batchOf(s.arg(), now), p, now);
             default:
                 throw new AssertionError(s.kind());
         }
+    }
+
+    /**
+     * The outcomes of a batch step, from its {@code arg}: 0 is one success at {@code now}; otherwise 1 to 12
+     * outcomes (1 to 200 for one arg in eight), a third of them failures and a quarter slow, at instants spread over
+     * up to the 2 s before {@code now} in order, mostly apart by a few ms, sometimes at the same instant, sometimes a
+     * step back (a clock stepped back between two outcomes).
+     */
+    static List<Long> batchOf(int arg, long now) {
+        if (arg == 0) {
+            return List.of(dev.redeye.spi.AtomicOperation.packOutcome(true, false, now));
+        }
+        java.util.SplittableRandom r = new java.util.SplittableRandom(arg * 0x9E3779B97F4A7C15L + 7);
+        int n = 1 + (arg % 8 == 0 ? r.nextInt(200) : r.nextInt(12));
+        long[] at = new long[n];
+        long t = now;
+        for (int i = n - 1; i >= 0; i--) {
+            at[i] = t;
+            int c = r.nextInt(10);
+            t -= c < 3 ? 0 : c < 9 ? r.nextInt(20) : -r.nextInt(5);
+        }
+        List<Long> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(dev.redeye.spi.AtomicOperation.packOutcome(r.nextInt(3) != 0, r.nextInt(4) == 0,
+                    Math.max(now - 2_000, at[i])));
+        }
+        return out;
     }
 
     private long trialVersion(Step s, KeyModel k) {

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * }</pre>
  *
  * <p>Every test method carries the id of the rule it checks ({@code r2_7_...} checks R2.7); {@link Rule} is
- * the numbered list (103 rules) with each rule's statement and what to check when it fails, and every failure
+ * the numbered list of rules with each rule's statement and what to check when it fails, and every failure
  * message starts with "R2.7 violated:" and ends with that hint. R1 is required (R1.10 to R1.12 make
  * transitions, so they need {@code AtomicUpdates}); R2 to R6 run when the
  * store declares the capability ({@code store.capability(X).isPresent()}) and are reported as skipped with the
@@ -42,6 +42,10 @@ import org.junit.jupiter.api.TestMethodOrder;
  * ({@code force_mode} as a transition, a stored mode never expiring, {@code METRICS_ONLY}, {@code DISABLED},
  * forced statuses against modes), each on listed sequences checked against {@code Transitions}; R7.11 and R7.12
  * run a time and a count window through two breakers, R7.13 the modes METRICS_ONLY and DISABLED.
+ *
+ * <p>R13 holds a store with {@code QuorumState} to quorum opening; R14 one with {@code OutcomeBatches} to batches
+ * of outcomes (R14.1: the model's scenarios with batches, against the outcomes one by one; R14.2: concurrent
+ * batches counted exactly).
  *
  * <p>R8 checks the store against a reference model ({@code Transitions} plus a claim table) on random
  * scenarios drawn from a fixed seed: R8.1 sequences of every call the store declares over two clients, R8.2
@@ -68,5 +72,5 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.MethodName.class)
 public abstract class StoreTck extends TckBase implements PlainStoreRules, RecordingRules, ClaimRules,
         TransitionRules, FeedRules, EngineRules, ModelRules, LeakyRules, WindowRules, SlowCallRules, ModeRules,
-        QuorumRules {
+        QuorumRules, BatchRules {
 }

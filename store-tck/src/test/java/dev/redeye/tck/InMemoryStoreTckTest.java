@@ -3,6 +3,7 @@ package dev.redeye.tck;
 import dev.redeye.InMemoryStore;
 import dev.redeye.api.BreakerState;
 import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.OutcomeBatches;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
 import dev.redeye.spi.TrialClaims;
@@ -48,6 +49,6 @@ class InMemoryStoreTckTest extends StoreTck {
 
     @Override
     protected Set<Class<?>> expectedCapabilities() {
-        return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class);
+        return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class, OutcomeBatches.class);
     }
 }

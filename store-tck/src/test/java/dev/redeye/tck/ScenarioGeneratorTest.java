@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  */
 class ScenarioGeneratorTest {
     private static final Set<Call.Op> ADDED = EnumSet.of(Call.Op.SLOW_OUTCOME, Call.Op.SLOW_CALL,
-            Call.Op.SLOW_CALL_FAILED, Call.Op.FORCE_MODE);
+            Call.Op.SLOW_CALL_FAILED, Call.Op.FORCE_MODE, Call.Op.RECORD_BATCH);
 
     /** Every call but the claim-table read-back: a store declaring every capability. */
     private static Set<Call.Op> every() {
@@ -80,9 +80,71 @@ class ScenarioGeneratorTest {
             }
         }
         assertTrue(windows >= 100 && modes >= 50, "window policies " + windows + ", modes " + modes);
-        for (Kind k : List.of(Kind.RECORD_SLOW, Kind.SLOW_CALL, Kind.SLOW_CALL_FAILED, Kind.FORCE_MODE)) {
+        for (Kind k : List.of(Kind.RECORD_SLOW, Kind.SLOW_CALL, Kind.SLOW_CALL_FAILED, Kind.FORCE_MODE,
+                Kind.RECORD_BATCH)) {
             assertTrue(added.getOrDefault(k, 0) >= 50, k + " drawn " + added.getOrDefault(k, 0) + " times: " + added);
         }
+    }
+
+    /**
+     * Batches come from a source of their own: a store that declares them gets the scenarios of one that does not,
+     * step for step and policy for policy, but for some outcomes (plain or slow) drawn as batches instead; and R14.1
+     * draws a batch in place of most outcomes.
+     */
+    @Test
+    void batchesLeaveEveryOtherDrawAsItWas() {
+        Set<Call.Op> without = every();
+        without.remove(Call.Op.RECORD_BATCH);
+        Set<Kind> outcomes = EnumSet.of(Kind.RECORD_FAILURE, Kind.RECORD_SUCCESS, Kind.RECORD_OUTCOME, Kind.RECORD_SLOW);
+        Map<Rule, int[]> share = new EnumMap<>(Rule.class);
+        for (Rule rule : List.of(Rule.R8_1, Rule.R8_3, Rule.R8_4, Rule.R14_1)) {
+            int[] counts = share.computeIfAbsent(rule, r -> new int[2]);
+            for (int i = 0; i < TckRunner.DEFAULT_TRIES; i++) {
+                Scenario old = ModelRules.generator(TckRunner.DEFAULT_SEED, rule, i, without, Purpose.MODEL)
+                        .scenario(1, TckSupport.MAX_STEPS);
+                Scenario now = ModelRules.generator(TckRunner.DEFAULT_SEED, rule, i, every(), Purpose.MODEL)
+                        .scenario(1, TckSupport.MAX_STEPS);
+                assertEquals(old.keys(), now.keys(), rule.id() + " scenario " + i);
+                assertEquals(old.steps().size(), now.steps().size());
+                for (int s = 0; s < old.steps().size(); s++) {
+                    Step o = old.steps().get(s);
+                    Step n = now.steps().get(s);
+                    if (n.kind() == Kind.RECORD_BATCH) {
+                        assertTrue(outcomes.contains(o.kind()), o + " became a batch");
+                        assertEquals(o.client(), n.client());
+                        assertEquals(List.of(o.key(), o.at()), List.of(n.key(), n.at()));
+                        counts[0]++;
+                    } else {
+                        assertEquals(o, n, rule.id() + " scenario " + i + " step " + s);
+                    }
+                    counts[1] += outcomes.contains(o.kind()) ? 1 : 0;
+                }
+            }
+        }
+        for (Map.Entry<Rule, int[]> e : share.entrySet()) {
+            double drawn = 100.0 * e.getValue()[0] / e.getValue()[1];
+            double expected = e.getKey() == Rule.R14_1 ? ModelRules.BATCH_SHARE_R14 : ModelRules.BATCH_SHARE;
+            assertTrue(Math.abs(drawn - expected) < 5, e.getKey().id() + ": " + drawn + "% of outcomes are batches");
+        }
+    }
+
+    @Test
+    void batchStepsGiveOutcomesInOrderEndingAtTheStepsTime() {
+        long now = TckSupport.T0 + 5_000;
+        assertEquals(List.of(dev.redeye.spi.AtomicOperation.packOutcome(true, false, now)), StepResolver.batchOf(0, now),
+                "arg 0: one success, the simplest");
+        int large = 0;
+        for (int arg = 1; arg < 2_000; arg++) {
+            List<Long> b = StepResolver.batchOf(arg, now);
+            assertTrue(!b.isEmpty() && b.size() <= 200, "arg " + arg + ": " + b.size());
+            large += b.size() > 12 ? 1 : 0;
+            assertEquals(now, b.get(b.size() - 1) >> 2, "the last outcome is at the step's time");
+            assertEquals(b, StepResolver.batchOf(arg, now), "a pure function of the arg");
+            for (long o : b) {
+                assertTrue((o >> 2) >= now - 2_000 && (o >> 2) <= now + 1_000, "arg " + arg);
+            }
+        }
+        assertTrue(large > 100, "some batches are large: " + large);
     }
 
     @Test

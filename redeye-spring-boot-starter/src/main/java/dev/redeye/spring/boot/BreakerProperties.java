@@ -75,6 +75,13 @@ public class BreakerProperties {
     /** The most distinct operations the breaker keeps before evicting the least recently used. Default unset. */
     private Integer maxOperations;
 
+    /**
+     * Write batching: this instance's outcomes of an operation are written together at most this long after the
+     * first (at once when a failure would open the breaker); 1ms to 10s. Needs a store with batches of outcomes
+     * (memory, PostgreSQL). Default unset: every outcome is written at once.
+     */
+    private Duration recordBatching;
+
     /** Whether rejections (CircuitOpenException) carry a stack trace. Default false (cheap rejections). */
     private Boolean writableStackTraces;
 
@@ -282,6 +289,14 @@ public class BreakerProperties {
 
     public void setMaxOperations(Integer maxOperations) {
         this.maxOperations = maxOperations;
+    }
+
+    public Duration getRecordBatching() {
+        return recordBatching;
+    }
+
+    public void setRecordBatching(Duration recordBatching) {
+        this.recordBatching = recordBatching;
     }
 
     public Boolean getWritableStackTraces() {

@@ -25,7 +25,7 @@ class MetadataAndVersionsTest {
         "minimum-calls", "error-rate-decay", "reset-timeout", "backoff-multiplier", "max-reset-timeout", "jitter",
         "success-threshold", "half-open-permits", "trial-timeout", "max-gap-between-failures", "call-timeout",
         "store-error-policy", "open-cache-refresh", "local-cache.enabled", "local-cache.stale-tolerance",
-        "max-operations", "writable-stack-traces", "record-exceptions", "ignore-exceptions"};
+        "max-operations", "record-batching", "writable-stack-traces", "record-exceptions", "ignore-exceptions"};
 
     private static Map<String, JsonNode> metadata() throws Exception {
         try (InputStream in = MetadataAndVersionsTest.class.getResourceAsStream(

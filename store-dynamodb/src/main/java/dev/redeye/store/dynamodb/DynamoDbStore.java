@@ -72,9 +72,10 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * condition, never left to DynamoDB TTL (see {@link #claimTrial}). DynamoDB has no server clock, so
  * <b>claims use the caller's clock</b>: the claim ttl must dwarf the clock skew between your instances
  * (seconds of ttl against milliseconds of NTP skew).</li>
- * <li><b>Feed</b>: a feed-head item per table with a sequence number and a ring of the last events, written
- * by a single-item compare-and-set after each transition, polled by one thread per store instance (see
- * {@link #subscribe}).</li>
+ * <li><b>Feed</b>: {@link Builder#feedShards feedShards} feed items per table (16 by default), each with a
+ * sequence number and a ring of the last events of the operations hashed to it, written by a single-item
+ * compare-and-set after each transition, read one after the other by one thread per store instance, each once
+ * per poll interval (see {@link #subscribe}).</li>
  * </ul>
  *
  * <h2>Use</h2>
@@ -92,8 +93,10 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * {@code GetItem} (1 read unit); {@link #put} and {@link #delete} one {@code UpdateItem} (1 write unit); an
  * atomic operation one read and one write (1 RCU + 1 WCU) without contention, and only the read when it
  * changes nothing; a claim one write, or 1 RCU + 2 WCU when expired claims must be cleared; a release one
- * write. A transition adds the feed head's read and write (1 RCU per 4 KB + 1 WCU per KB of ring). Each
- * subscribed store instance reads the feed head once per poll interval. A sliding window's text is part of the
+ * write. A transition adds its feed shard's read and write (1 RCU per 4 KB + 1 WCU per KB of ring), and with
+ * {@link Builder#legacyFeedHead legacyFeedHead} a 1 WCU notice on the earlier releases' feed head. Each
+ * subscribed store instance reads each feed item (eventually consistent: 0.5 RCU per 4 KB) once per poll
+ * interval. A sliding window's text is part of the
  * item and of each event line (one byte per outcome of a count window, up to a few bytes per bucket of a time
  * window): a count window of several hundred outcomes makes an item of more than 1 KB, billed per started KB.
  * {@link #usage()} counts requests and the capacity units DynamoDB reports.
@@ -140,7 +143,7 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
         this.requests = new Requests(b.client, b.table, closed, b.callDeadline);
         this.writerEntryMillis = b.callDeadline.toMillis() + Items.WRITER_SKEW_MARGIN_MILLIS;
         this.claims = new Claims(requests, clock, b.maxAttempts, retentionSeconds);
-        this.feed = new Feed(requests, b.feedRingSize, b.feedPollInterval);
+        this.feed = new Feed(requests, b.feedRingSize, b.feedPollInterval, b.feedShards, b.legacyFeedHead);
     }
 
     /**
@@ -286,11 +289,12 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
     /**
      * {@inheritDoc}
      *
-     * <p>The first subscription reads the feed head (so every transition written after this call returns is
-     * delivered) and starts this store's one poller thread, which reads the head every
-     * {@link Builder#feedPollInterval poll interval} while anyone subscribes. {@code onGap} runs when a
-     * subscriber may have missed events: the ring no longer holds them, a writer could not append its event,
-     * or a poll failed (polls then back off up to 5 s).
+     * <p>The first subscription reads every feed item strongly consistent (so every transition written after
+     * this call returns is delivered) and starts this store's one poller thread, which reads the feed items one
+     * after the other, each once per {@link Builder#feedPollInterval poll interval}, while anyone subscribes.
+     * {@code onGap} runs when a subscriber may have missed events: a shard's ring no longer holds them, a writer
+     * could not append its event, a shard was written with another {@link Builder#feedShards feedShards}, or a
+     * poll failed (polls then back off up to 5 s).
      *
      * @throws StoreException if the store is closed or the feed head cannot be read
      */
@@ -513,6 +517,8 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
         private boolean createTable;
         private Duration feedPollInterval = Duration.ofMillis(500);
         private int feedRingSize = 32;
+        private int feedShards = Feed.DEFAULT_SHARDS;
+        private boolean legacyFeedHead = true;
         private int maxAttempts = 100;
         private Duration retention = Duration.ofDays(7);
         private Clock clock = Clock.systemUTC();
@@ -546,8 +552,10 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
         }
 
         /**
-         * How often the feed poller reads the feed head while anyone subscribes (default 500 ms). Each poll of
-         * each subscribed store instance costs one consistent read of the head (1 RCU per 4 KB of ring).
+         * How often the feed poller reads each feed item while anyone subscribes (default 500 ms), the bound on
+         * a subscriber's delay beyond the request itself. Each subscribed store instance reads one item every
+         * {@code interval / items} (items: {@link #feedShards feedShards}, plus one with
+         * {@link #legacyFeedHead legacyFeedHead}), each an eventually consistent read (0.5 RCU per 4 KB).
          *
          * @throws IllegalArgumentException unless between 10 ms and 60 s
          */
@@ -561,8 +569,35 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
         }
 
         /**
-         * How many recent events the feed head keeps (default 32); a subscriber more than this many transitions
-         * behind gets {@code onGap}. The ring also stays under 32 KB of events.
+         * How many feed shards carry the transition feed (default 16): an operation's events go to the shard of
+         * its name's hash, and each subscribed store instance reads every shard once per
+         * {@link #feedPollInterval poll interval}, one after the other. More shards spread the writes of
+         * transitions and the reads of subscribers over more items (each item takes 1/shards of them) at the cost
+         * of more, smaller reads per instance. <b>Every instance of a fleet must use the same count</b>: a shard
+         * written with another count is a gap for its readers on every poll, and logged as an error.
+         *
+         * @throws IllegalArgumentException unless between 1 and 256
+         */
+        public Builder feedShards(int shards) {
+            this.feedShards = Feed.checkShards(shards);
+            return this;
+        }
+
+        /**
+         * Whether the feed also keeps the single feed head of releases before the sharded feed (item
+         * {@code f#head}) working, for a rolling upgrade (default {@code true}): the poller then reads that head
+         * too, delivering what an earlier release's instance wrote there, and each transition adds a notice to it
+         * (1 WCU) so that an earlier release's subscribers are told of a gap and re-read. Turn it off once no
+         * instance of an earlier release uses the table: the store then never reads or writes {@code f#head}.
+         */
+        public Builder legacyFeedHead(boolean legacyFeedHead) {
+            this.legacyFeedHead = legacyFeedHead;
+            return this;
+        }
+
+        /**
+         * How many recent events each feed shard keeps (default 32); a subscriber more than this many transitions
+         * of one shard behind gets {@code onGap}. A ring also stays under 32 KB of events.
          *
          * @throws IllegalArgumentException unless between 1 and 1000
          */

@@ -43,7 +43,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * environment or the profile, else {@code us-east-1} (local servers ignore it).</li>
  * <li>{@code endpoint}: another endpoint (dynalite, a VPC endpoint).</li>
  * <li>{@code createTable}: {@code true} creates a missing table (on-demand billing); default {@code false}.</li>
- * <li>{@code feedPollMillis} (default 500), {@code feedRingSize} (default 32), {@code maxAttempts} (default
+ * <li>{@code feedPollMillis} (default 500), {@code feedRingSize} (default 32), {@code feedShards} (default 16, 1 to
+ * 256, the same on every instance), {@code legacyFeedHead} (default {@code true}), {@code maxAttempts} (default
  * 100): see {@link DynamoDbStore.Builder}.</li>
  * <li>{@code attemptTimeoutMillis} (default 250), {@code callTimeoutMillis} (default 1000), {@code sdkAttempts}
  * (default 3): the client's timeouts and attempts, below.</li>
@@ -63,7 +64,7 @@ public final class DynamoDbStoreProvider extends UriStoreProvider<DynamoDbStore>
     private static final Logger LOG = LoggerFactory.getLogger(DynamoDbStoreProvider.class);
     private static final Set<String> PARAMS = Set.of("region", "endpoint", "createTable", "feedPollMillis",
             "feedRingSize", "maxAttempts", "attemptTimeoutMillis", "callTimeoutMillis", "sdkAttempts",
-            "callDeadlineMillis", "allowGlobalTable");
+            "callDeadlineMillis", "allowGlobalTable", "feedShards", "legacyFeedHead");
 
     /** Used by {@link java.util.ServiceLoader}. */
     public DynamoDbStoreProvider() {
@@ -88,6 +89,7 @@ public final class DynamoDbStoreProvider extends UriStoreProvider<DynamoDbStore>
             if (p.feedRingSize > 0) {
                 b.feedRingSize(p.feedRingSize);
             }
+            b.feedShards(p.feedShards).legacyFeedHead(p.legacyFeedHead);
             if (p.maxAttempts > 0) {
                 b.maxAttempts(p.maxAttempts);
             }
@@ -112,6 +114,8 @@ public final class DynamoDbStoreProvider extends UriStoreProvider<DynamoDbStore>
         long callDeadlineMillis = DynamoDbStore.DEFAULT_CALL_DEADLINE.toMillis();
         long feedPollMillis;
         int feedRingSize;
+        int feedShards = Feed.DEFAULT_SHARDS;
+        boolean legacyFeedHead = true;
         int maxAttempts;
         long attemptTimeoutMillis = 250;
         long callTimeoutMillis = 1000;
@@ -265,6 +269,13 @@ public final class DynamoDbStoreProvider extends UriStoreProvider<DynamoDbStore>
         p.feedPollMillis = positive(q, "feedPollMillis", 0, p.safe);
         p.feedRingSize = (int) positive(q, "feedRingSize", 0, p.safe);
         p.maxAttempts = (int) positive(q, "maxAttempts", 0, p.safe);
+        long shards = positive(q, "feedShards", p.feedShards, p.safe);
+        if (shards > Feed.MAX_SHARDS) {
+            throw new IllegalArgumentException("DynamoDB URI parameter feedShards must be between 1 and "
+                    + Feed.MAX_SHARDS + " (every instance of a fleet the same), was " + shards + ": " + p.safe);
+        }
+        p.feedShards = (int) shards;
+        p.legacyFeedHead = !q.containsKey("legacyFeedHead") || bool(q, "legacyFeedHead", p.safe);
         p.attemptTimeoutMillis = positive(q, "attemptTimeoutMillis", p.attemptTimeoutMillis, p.safe);
         p.callTimeoutMillis = positive(q, "callTimeoutMillis", p.callTimeoutMillis, p.safe);
         p.sdkAttempts = (int) positive(q, "sdkAttempts", p.sdkAttempts, p.safe);

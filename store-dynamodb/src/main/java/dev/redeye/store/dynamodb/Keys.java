@@ -10,8 +10,8 @@ import java.util.Base64;
  * Partition keys of the table. An operation name is always stored whole in the item's {@code op} attribute;
  * its partition key is {@code o#<name>} when that fits DynamoDB's 2,048-byte limit on a partition key, and
  * {@code h#<base64url(sha256(utf8(name)))>} otherwise (the name is then verified against {@code op} on every
- * read). The feed head's key {@code f#head} can never be the key of an operation, nor can the two forms of
- * operation keys meet.
+ * read). The feed's keys ({@code f#s<i>} for shard {@code i}, and {@code f#head}, the single feed head of
+ * earlier releases) can never be the key of an operation, nor can the two forms of operation keys meet.
  */
 final class Keys {
     /** DynamoDB's limit on the UTF-8 size of a partition key value. */
@@ -23,8 +23,10 @@ final class Keys {
     static final int MAX_NAME_BYTES = 32 * 1024;
     static final String VERBATIM = "o#";
     static final String HASHED = "h#";
-    /** The partition key of the feed-head item. */
+    /** The partition key of the single feed head of earlier releases (see {@link Feed}, upgrade). */
     static final String FEED_HEAD = "f#head";
+    /** The prefix of a feed shard's partition key: {@code f#s0}, {@code f#s1}, ... */
+    static final String FEED_SHARD = "f#s";
 
     private Keys() {
     }
@@ -56,6 +58,27 @@ final class Keys {
                     + "store accepts at most " + MAX_NAME_BYTES + " (a DynamoDB item holds at most 400 KB)");
         }
         return utf8;
+    }
+
+    /**
+     * The feed shard that an operation's events go to: the first four bytes of {@code sha256(utf8(name))}, read
+     * as an unsigned big-endian number, modulo {@code shards}. Stable across JVMs and releases, so that every
+     * writer of a fleet puts one operation's events in one shard (their order there is their write order).
+     *
+     * @throws IllegalArgumentException as for {@link #partitionKey(String)}, or if {@code shards < 1}
+     */
+    static int feedShard(String name, int shards) {
+        if (shards < 1) {
+            throw new IllegalArgumentException("shards must be at least 1, was " + shards);
+        }
+        byte[] h = sha256(utf8(name));
+        long first = ((h[0] & 0xffL) << 24) | ((h[1] & 0xffL) << 16) | ((h[2] & 0xffL) << 8) | (h[3] & 0xffL);
+        return (int) (first % shards);
+    }
+
+    /** The partition key of feed shard {@code shard}. */
+    static String feedShardKey(int shard) {
+        return FEED_SHARD + shard;
     }
 
     private static byte[] sha256(byte[] bytes) {

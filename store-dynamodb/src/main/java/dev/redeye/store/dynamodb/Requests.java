@@ -91,8 +91,18 @@ final class Requests {
      * @return the item, or null when there is none
      */
     Map<String, AttributeValue> get(String call, String name, String partitionKey, long deadline) {
+        return get(call, name, partitionKey, deadline, true);
+    }
+
+    /**
+     * A {@code GetItem} of one item, strongly consistent or not: an eventually consistent read costs half the
+     * read capacity and may return an earlier version of the item (never a mix of two versions).
+     *
+     * @return the item, or null when there is none
+     */
+    Map<String, AttributeValue> get(String call, String name, String partitionKey, long deadline, boolean consistent) {
         GetItemResponse r = run(call, name, deadline, cut -> client.getItem(g -> {
-            g.tableName(table).key(Items.key(partitionKey)).consistentRead(true)
+            g.tableName(table).key(Items.key(partitionKey)).consistentRead(consistent)
                     .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL);
             if (cut != null) {
                 g.overrideConfiguration(o -> o.apiCallTimeout(cut));

@@ -29,10 +29,14 @@
  * <li>{@code gc} (N) epoch seconds for DynamoDB TTL: garbage collection only, a retention after the state's
  * expiry (absent on a pinned state).</li>
  * </ul>
- * One feed-head item, {@code pk = f#head}: {@code seq} (N) the last event's sequence number, {@code ev} (L of
- * M) the last events ({@code s} sequence, {@code e} the event line of
+ * {@code feedShards} feed items (16 by default), {@code pk = f#s0} to {@code f#s15}: {@code seq} (N) the shard's last
+ * event's sequence number, {@code ev} (L of M) its last events ({@code s} sequence, {@code e} the event line of
  * {@link dev.redeye.spi.support.StateCodec#eventToLine}, with the state's {@code window}, {@code mode} and
- * {@code contributors} fields when it has them), {@code lost} (N) events writers could not append.
+ * {@code contributors} fields when it has them), {@code lost} (N) events writers could not append to it, {@code of} (N) the shard count of
+ * its last writer. An operation's events go to the shard of its name's hash. The single feed head of earlier
+ * releases, {@code pk = f#head} (the same attributes but {@code of}, and {@code mv} (N), the notices this
+ * release's writers add to its {@code lost}), is kept working during a rolling upgrade with
+ * {@code legacyFeedHead}.
  *
  * <h2>Upgrade order</h2>
  * An item without a window, a mode or contributions is written as the first release wrote it, and every

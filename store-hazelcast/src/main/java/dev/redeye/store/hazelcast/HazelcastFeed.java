@@ -37,10 +37,11 @@ import org.slf4j.LoggerFactory;
  * number of subscribers), fanned out by {@link FeedSubscribers} on one feed thread of its own.
  *
  * <p><b>What arrives.</b> The listener is registered with a Hazelcast built-in predicate ({@code this LIKE
- * 'redeye-state/2 kind=%' OR this LIKE 'redeye-state/3 kind=%'}, both value formats), evaluated on the members, so only values written by a transition travel to this
- * client: a failing dependency's sub-threshold counting costs no event traffic. The event is rebuilt from the
- * value alone ({@link StateValues}). Hazelcast's event threads only enqueue; the feed thread decodes, orders
- * and delivers, so a slow subscriber never holds up Hazelcast.
+ * 'redeye-state/2 kind=%' OR this LIKE 'redeye-state/3 kind=%' OR this LIKE 'redeye-state/4 kind=%'}, every
+ * state format), evaluated on the members, so only values written by a transition travel to this client: a
+ * failing dependency's sub-threshold counting costs no event traffic. The event is rebuilt from the value alone
+ * ({@link StateValues}). Hazelcast's event threads only enqueue; the feed thread decodes, orders and delivers, so
+ * a slow subscriber never holds up Hazelcast.
  *
  * <p><b>Order and gaps.</b> Hazelcast delivers the events of one key in order; the feed keeps the last version
  * delivered per key (the 10,000 most recent keys) and drops an event that is not newer (a duplicate or a
@@ -113,7 +114,8 @@ final class HazelcastFeed {
         try {
             UUID entries = states.addEntryListener(new Entries(),
                     Predicates.or(Predicates.like("this", StateValues.TRANSITION_PREFIX + "%"),
-                            Predicates.like("this", StateValues.BASE_TRANSITION_PREFIX + "%")), true);
+                            Predicates.like("this", StateValues.BASE_TRANSITION_PREFIX + "%"),
+                            Predicates.like("this", StateValues.QUORUM_TRANSITION_PREFIX + "%")), true);
             unregister.add(() -> states.removeEntryListener(entries));
             UUID lost = states.addPartitionLostListener(e -> gap("partition " + e.getPartitionId() + " was lost"));
             unregister.add(() -> states.removePartitionLostListener(lost));

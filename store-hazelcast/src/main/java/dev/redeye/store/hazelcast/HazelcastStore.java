@@ -9,6 +9,7 @@ import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
@@ -28,7 +29,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A redeye {@link Store} on Hazelcast 5 (community edition) over a user-given {@link HazelcastInstance}: an
  * embedded member or a client. It offers every capability: {@link AtomicUpdates},
- * {@link TrialClaims} and {@link TransitionFeed}. The stored layout is documented in the
+ * {@link TrialClaims}, {@link TransitionFeed} and {@link QuorumState} (a state's contributions are kept in its
+ * value, format 4, in both modes). The stored layout is documented in the
  * {@linkplain dev.redeye.store.hazelcast package Javadoc}.
  *
  * <pre>{@code
@@ -73,7 +75,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Threads.</b> Thread-safe. Feed callbacks run on the store's feed thread.
  */
-public final class HazelcastStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed {
+public final class HazelcastStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState {
     private static final Logger LOG = LoggerFactory.getLogger(HazelcastStore.class);
 
     /** How the store changes the maps; see the class Javadoc. */

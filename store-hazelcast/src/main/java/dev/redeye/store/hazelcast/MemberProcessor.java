@@ -44,11 +44,13 @@ abstract class MemberProcessor implements EntryProcessor<String, Object, String>
     private static final long serialVersionUID = 1L;
 
     /**
-     * The wire version of every processor's fields. In version 3 a policy carries its sliding-window and mode
-     * fields, an operation its slot, and a put state its window and mode; a member of any other version refuses
-     * the processor ({@link #checkWire}), so no member runs a rule with fields it cannot read left at defaults.
+     * The wire version of every processor's fields. Version 3 added a policy's sliding-window and mode fields, an
+     * operation's slot and a put state's window and mode; version 4 a policy's {@code quorum} and
+     * {@code quorumFraction}, an operation's instance and a put state's contributions. A member of any other
+     * version refuses the processor ({@link #checkWire}), so no member runs a rule with fields it cannot read left
+     * at defaults (a quorum read as none would open the fleet on one instance's failures).
      */
-    static final int WIRE = 3;
+    static final int WIRE = 4;
     /** A Hazelcast ttl that stores the value without expiry. */
     static final long NO_EXPIRY = 0L;
     /**

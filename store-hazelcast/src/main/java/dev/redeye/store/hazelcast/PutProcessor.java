@@ -4,15 +4,18 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
+import dev.redeye.api.Contribution;
 import dev.redeye.api.SlidingWindow;
 import dev.redeye.api.StoreException;
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 
 /**
- * Native mode's {@code put}: writes the given state with the given ttl (none if pinned: forced, or a stored mode) and keeps the key's
- * trial claims, which share its entry ({@link Updates#put}). Malformed data under the key is overwritten (a
- * put is last-writer-wins). Not a transition: the value carries no {@code kind}, so the feed never sees it.
+ * Native mode's {@code put}: writes the given state (its window, mode and contributions included) with the given
+ * ttl (none if pinned: forced, or a stored mode) and keeps the key's trial claims, which share its entry
+ * ({@link Updates#put}). Malformed data under the key is overwritten (a put is last-writer-wins). Not a
+ * transition: the value carries no {@code kind}, so the feed never sees it.
  */
 final class PutProcessor extends MemberProcessor {
     private static final long serialVersionUID = 1L;
@@ -63,6 +66,7 @@ final class PutProcessor extends MemberProcessor {
         out.writeBoolean(state.forced());
         out.writeString(state.window() == null ? null : state.window().encode());
         out.writeInt(state.mode().code());
+        out.writeString(state.contributors().isEmpty() ? null : Contribution.encodeAll(state.contributors()));
         out.writeLong(state.version());
         out.writeLong(ttlMillis);
     }
@@ -81,8 +85,10 @@ final class PutProcessor extends MemberProcessor {
             boolean forced = in.readBoolean();
             String window = in.readString();
             BreakerMode mode = BreakerMode.fromCode(in.readInt());
+            String contributors = in.readString();
             state = new BreakerState(failures, lastFailureAt, open, openedAt, openCount, errorRate, samples,
-                    trialSuccesses, forced, window == null ? null : SlidingWindow.decode(window), mode, in.readLong());
+                    trialSuccesses, forced, window == null ? null : SlidingWindow.decode(window), mode,
+                    contributors == null ? List.of() : Contribution.decodeAll(contributors), in.readLong());
         } catch (IllegalArgumentException e) {
             throw new IOException("redeye-store-hazelcast: malformed put processor: " + e.getMessage(), e);
         }

@@ -21,6 +21,10 @@ import java.util.Map;
  * (refreshed on every write), a pinned one ({@code BreakerState.pinned()}: forced, or a stored mode) without; the key's claims stay, except for an operation that removes
  * them ({@code removesClaims}, as the client's {@link AtomicOperation#removesClaims()} says), which removes them
  * in the same write; a change that changes nothing writes nothing.
+ *
+ * <p>Under a quorum ({@link Policy#quorumOn()}) the policy's {@code quorum} and {@code quorumFraction} and the
+ * operation's {@link AtomicOperation#instance() instance} travel with it (wire version 4), so the member counts the
+ * outcome for that instance, as the client's rule would.
  */
 final class StateProcessor extends MemberProcessor {
     private static final long serialVersionUID = 1L;
@@ -59,6 +63,7 @@ final class StateProcessor extends MemberProcessor {
         out.writeLong(now);
         out.writeLong(op.trialVersion());
         out.writeLong(op.slot());
+        out.writeString(op.instance()); // null: an outcome attributed to no instance, or another rule
         out.writeBoolean(removesClaims);
         writePolicy(out, policy);
     }
@@ -69,11 +74,34 @@ final class StateProcessor extends MemberProcessor {
             AtomicOperation.Kind kind = AtomicOperation.Kind.fromCode(in.readInt());
             now = in.readLong();
             long trialVersion = in.readLong();
-            op = AtomicOperation.of(kind, trialVersion, in.readLong());
+            long slot = in.readLong();
+            String instance = in.readString();
+            op = instance == null ? AtomicOperation.of(kind, trialVersion, slot) : attributed(kind, instance);
             removesClaims = in.readBoolean();
             policy = readPolicy(in);
         } catch (IllegalArgumentException e) {
             throw new IOException("redeye-store-hazelcast: malformed state processor: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The outcome of rule {@code kind} attributed to {@code instance} ({@link AtomicOperation#outcome(boolean,
+     * boolean, String)}).
+     *
+     * @throws IllegalArgumentException if {@code kind} is not an outcome, or {@code instance} is not a valid id
+     */
+    private static AtomicOperation attributed(AtomicOperation.Kind kind, String instance) {
+        switch (kind) {
+            case SUCCESS:
+                return AtomicOperation.outcome(true, false, instance);
+            case FAILURE:
+                return AtomicOperation.outcome(false, false, instance);
+            case SLOW_SUCCESS:
+                return AtomicOperation.outcome(true, true, instance);
+            case SLOW_FAILURE:
+                return AtomicOperation.outcome(false, true, instance);
+            default:
+                throw new IllegalArgumentException(kind.wireName() + " is attributed to no instance");
         }
     }
 
@@ -97,6 +125,8 @@ final class StateProcessor extends MemberProcessor {
         out.writeInt(p.slidingWindowType().code());
         out.writeInt(p.slidingWindowSize());
         out.writeInt(p.mode().code());
+        out.writeInt(p.quorum());
+        out.writeDouble(p.quorumFraction());
     }
 
     /** Reads what {@link #writePolicy} wrote; the policy validates itself. */
@@ -128,10 +158,12 @@ final class StateProcessor extends MemberProcessor {
         SlidingWindowType windowType = SlidingWindowType.fromCode(in.readInt());
         int windowSize = in.readInt();
         BreakerMode mode = BreakerMode.fromCode(in.readInt());
+        int quorum = in.readInt();
+        double quorumFraction = in.readDouble();
         return new Policy(s, failureThreshold, maxGap, errorRateThreshold, minimumCalls, errorRateDecay,
                 successThreshold, resetTimeout, backoffMultiplier, maxResetTimeout, jitter, stateTtl,
                 failureRateThreshold, minimumNumberOfCalls, slowCallRateThreshold, windowType, windowSize, mode,
-                0, 0.0); // no quorum: this store keeps no contributions, and the engine refuses a quorum over it
+                quorum, quorumFraction);
     }
 
     /** The operation this processor applies (tests read it back after a serialization round trip). */

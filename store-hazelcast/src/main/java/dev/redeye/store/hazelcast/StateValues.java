@@ -3,6 +3,7 @@ package dev.redeye.store.hazelcast;
 import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Contribution;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
@@ -23,6 +24,8 @@ import java.util.Map;
  * redeye-state/2 failures=0&amp;lastFailureAt=0&amp;open=0&amp;openedAt=0&amp;openCount=0&amp;errorRate=0.0&amp;samples=0&amp;trialSuccesses=0&amp;forced=0&amp;version=5&amp;expiresAt=1764500000123
  * redeye-state/2 kind=opened&amp;from=0&amp;failures=5&amp;...&amp;claim.3f1c...=1764500000456     the write that was a transition; a claim
  * redeye-state/3 failures=0&amp;...&amp;forced=0&amp;window=c5.7.20011&amp;mode=2&amp;version=9        a state with a window or a stored mode
+ * redeye-state/4 failures=3&amp;...&amp;contributors=pod-b,1,1,1764500000456;pod-a,2,2,1764500000123&amp;version=9
+ *                                                                      a state with a quorum's contributions
  * redeye-tombstone/2 version=17&amp;expiresAt=1764586400000               a deleted key's last version
  * redeye-tombstone/2 claim.3f1c...=1764500000456                       claims of a key without a state
  * </pre>
@@ -30,34 +33,46 @@ import java.util.Map;
  * <p>Field names and encodings are {@link StateCodec}'s; {@code kind} is a {@link TransitionKind#wireName()}
  * and {@code from} a {@link BreakerStatus#code()}; {@code expiresAt} (epoch ms) is absent on a pinned state
  * ({@link BreakerState#pinned()}: forced, or a stored mode); each {@code claim.<token>} holds the claim's expiry
- * (epoch ms), the token being a random UUID. Values hold only digits, letters, {@code . - _ = &}: no escaping is
- * needed.
+ * (epoch ms), the token being a random UUID. Values hold only digits, letters and {@code . - _ = &}, and in
+ * {@code contributors} the characters of {@link Contribution#encodeAll} ({@code , ;} and an instance id's
+ * {@code : @ # /}), never {@code &}, {@code =} or a line break: no escaping is needed.
  *
- * <p><b>Format versions.</b> The number after the slash is the format version. A state whose {@link StateCodec}
- * fields include {@code window} or {@code mode} is written in format {@value #FORMAT}, every other state and
- * every tombstone in format {@value #BASE_FORMAT}, which a reader of format {@value #BASE_FORMAT} alone (an
- * earlier redeye) still reads in full. That reader refuses a format-{@value #FORMAT} value with a
- * {@link StoreException} naming the format, instead of dropping the fields it does not know (a window, or an
- * operator's mode). This code reads both, refuses a format-{@value #BASE_FORMAT} state that holds either field
- * (that format has none), and refuses any other version saying so, rather than guessing.
+ * <p><b>Format versions.</b> The number after the slash is the format version. A state with contributions
+ * ({@link BreakerState#contributors()}, kept under a quorum) is written in format {@value #FORMAT}, whatever its
+ * window and mode; a state whose {@link StateCodec} fields include {@code window} or {@code mode} but no
+ * contributions in format {@value #WINDOW_FORMAT}; every other state and every tombstone in format
+ * {@value #BASE_FORMAT}. Each reader refuses, with a {@link StoreException} naming the format, a value of a format
+ * it does not read, instead of dropping the fields it does not know: a reader of format {@value #BASE_FORMAT}
+ * alone (the release before sliding windows) refuses formats {@value #WINDOW_FORMAT} and {@value #FORMAT}, a
+ * reader of formats {@value #BASE_FORMAT} and {@value #WINDOW_FORMAT} (the release before quorums) refuses format
+ * {@value #FORMAT}, so no reader writes a state back without its window, mode or contributions. This code reads
+ * all three, refuses a state in a format that does not match its fields (a {@code contributors} field outside
+ * format {@value #FORMAT} or missing from it, a {@code window} or {@code mode} in format {@value #BASE_FORMAT}),
+ * and refuses any other version saying so, rather than guessing.
  */
 final class StateValues {
-    /** The newest format version this code writes and reads: a state with a window or a stored mode. */
-    static final int FORMAT = 3;
-    /** The format version of a state without a window or a stored mode, and of a tombstone. */
+    /** The newest format version this code writes and reads: a state with contributions. */
+    static final int FORMAT = 4;
+    /** The format version of a state with a window or a stored mode and without contributions. */
+    static final int WINDOW_FORMAT = 3;
+    /** The format version of a state without a window, a stored mode or contributions, and of a tombstone. */
     static final int BASE_FORMAT = 2;
-    /** A state with a window or a stored mode. */
-    static final String STATE_PREFIX = "redeye-state/" + FORMAT + " ";
-    /** A state without a window or a stored mode. */
+    /** A state with contributions. */
+    static final String QUORUM_STATE_PREFIX = "redeye-state/" + FORMAT + " ";
+    /** A state with a window or a stored mode and without contributions. */
+    static final String STATE_PREFIX = "redeye-state/" + WINDOW_FORMAT + " ";
+    /** A state without a window, a stored mode or contributions. */
     static final String BASE_STATE_PREFIX = "redeye-state/" + BASE_FORMAT + " ";
     static final String TOMBSTONE_PREFIX = "redeye-tombstone/" + BASE_FORMAT + " ";
     /**
-     * Every value written by a transition starts with this or {@link #BASE_TRANSITION_PREFIX}: the feed's listener
-     * filter matches them.
+     * Every value written by a transition starts with this, {@link #BASE_TRANSITION_PREFIX} or
+     * {@link #QUORUM_TRANSITION_PREFIX}: the feed's listener filter matches them.
      */
     static final String TRANSITION_PREFIX = STATE_PREFIX + StateCodec.EVENT_KIND + "=";
-    /** A transition's value of a state without a window or a stored mode. */
+    /** A transition's value of a state without a window, a stored mode or contributions. */
     static final String BASE_TRANSITION_PREFIX = BASE_STATE_PREFIX + StateCodec.EVENT_KIND + "=";
+    /** A transition's value of a state with contributions. */
+    static final String QUORUM_TRANSITION_PREFIX = QUORUM_STATE_PREFIX + StateCodec.EVENT_KIND + "=";
     /** The field of a state's (or tombstone's) expiry, epoch ms. */
     static final String EXPIRES_AT = "expiresAt";
     /** The prefix of a claim's field name; the rest is its token. */
@@ -76,7 +91,7 @@ final class StateValues {
         }
         StringBuilder sb = new StringBuilder(220 + v.claims.size() * 60);
         if (v.state != null) {
-            sb.append(needsFormat(v.state) ? STATE_PREFIX : BASE_STATE_PREFIX);
+            sb.append(prefixOf(v.state));
             if (v.kind != null) {
                 sb.append(StateCodec.EVENT_KIND).append('=').append(v.kind.wireName())
                         .append('&').append(StateCodec.EVENT_FROM).append('=').append(v.from.code()).append('&');
@@ -106,11 +121,14 @@ final class StateValues {
     }
 
     /**
-     * Whether a state is written in {@link #FORMAT} (its fields include {@code window} or {@code mode}) rather
-     * than {@link #BASE_FORMAT}.
+     * The prefix a state is written with: {@link #QUORUM_STATE_PREFIX} when it has contributions, else
+     * {@link #STATE_PREFIX} when its fields include {@code window} or {@code mode}, else {@link #BASE_STATE_PREFIX}.
      */
-    static boolean needsFormat(BreakerState s) {
-        return s.window() != null || s.mode() != BreakerMode.DEFAULT;
+    static String prefixOf(BreakerState s) {
+        if (!s.contributors().isEmpty()) {
+            return QUORUM_STATE_PREFIX;
+        }
+        return s.window() != null || s.mode() != BreakerMode.DEFAULT ? STATE_PREFIX : BASE_STATE_PREFIX;
     }
 
     /**
@@ -129,21 +147,29 @@ final class StateValues {
                     + raw.getClass().getName() + ", not a redeye value (a String)");
         }
         String v = (String) raw;
-        boolean isState = v.startsWith(STATE_PREFIX);
-        boolean isBaseState = !isState && v.startsWith(BASE_STATE_PREFIX);
-        if (!isState && !isBaseState && !v.startsWith(TOMBSTONE_PREFIX)) {
+        boolean isQuorumState = v.startsWith(QUORUM_STATE_PREFIX);
+        boolean isState = !isQuorumState && v.startsWith(STATE_PREFIX);
+        boolean isBaseState = !isQuorumState && !isState && v.startsWith(BASE_STATE_PREFIX);
+        boolean anyState = isQuorumState || isState || isBaseState;
+        if (!anyState && !v.startsWith(TOMBSTONE_PREFIX)) {
             checkFamily(v, STATE_FAMILY, where);
             checkFamily(v, TOMBSTONE_FAMILY, where);
             throw new StoreException("malformed breaker state at " + where + ": not a redeye value ('"
                     + OperationNames.abbreviate(v, 40) + "')");
         }
-        boolean anyState = isState || isBaseState; // the two state prefixes have the same length
+        // the three state prefixes have the same length
         Map<String, String> f = fields(v.substring(anyState ? STATE_PREFIX.length() : TOMBSTONE_PREFIX.length()),
                 where);
         if (isBaseState && (f.containsKey(StateCodec.WINDOW) || f.containsKey(StateCodec.MODE))) {
             throw new StoreException("malformed breaker state at " + where + ": a " + BASE_STATE_PREFIX.trim()
                     + " value has no '" + StateCodec.WINDOW + "' or '" + StateCodec.MODE + "' field (those are "
-                    + STATE_PREFIX.trim() + "'s)");
+                    + STATE_PREFIX.trim() + "'s and " + QUORUM_STATE_PREFIX.trim() + "'s)");
+        }
+        if (anyState && isQuorumState != f.containsKey(StateCodec.CONTRIBUTORS)) {
+            throw new StoreException("malformed breaker state at " + where + ": " + (isQuorumState
+                    ? "a " + QUORUM_STATE_PREFIX.trim() + " value needs a '" + StateCodec.CONTRIBUTORS + "' field"
+                    : "a " + (isState ? STATE_PREFIX : BASE_STATE_PREFIX).trim() + " value has no '"
+                            + StateCodec.CONTRIBUTORS + "' field (that is " + QUORUM_STATE_PREFIX.trim() + "'s)"));
         }
         Map<String, Long> claims = new LinkedHashMap<>();
         for (Iterator<Map.Entry<String, String>> it = f.entrySet().iterator(); it.hasNext();) {
@@ -157,12 +183,13 @@ final class StateValues {
         long expiresAt = expires == null ? StoredValue.NEVER : number(expires, EXPIRES_AT, where);
         if (anyState) {
             if (!f.containsKey(StateCodec.EVENT_KIND)) {
-                return new StoredValue(StateCodec.fromFields(f, where), null, null, expiresAt,
-                        BreakerState.UNKNOWN_VERSION, claims);
+                return new StoredValue(quorumChecked(StateCodec.fromFields(f, where), isQuorumState, where), null,
+                        null, expiresAt, BreakerState.UNKNOWN_VERSION, claims);
             }
             f.put(StateCodec.EVENT_OPERATION, ""); // the key names the operation; the codec wants the field
             TransitionEvent e = StateCodec.eventFromFields(f, where);
-            return new StoredValue(e.state(), e.kind(), e.from(), expiresAt, BreakerState.UNKNOWN_VERSION, claims);
+            return new StoredValue(quorumChecked(e.state(), isQuorumState, where), e.kind(), e.from(), expiresAt,
+                    BreakerState.UNKNOWN_VERSION, claims);
         }
         String version = f.remove(StateCodec.VERSION);
         if (!f.isEmpty()) {
@@ -170,6 +197,18 @@ final class StateValues {
         }
         long n = version == null ? BreakerState.UNKNOWN_VERSION : number(version, "tombstone version", where);
         return new StoredValue(null, null, null, expiresAt, n, claims);
+    }
+
+    /**
+     * {@code s}, read from a value of format {@value #FORMAT} ({@code quorum}) or not: a format-{@value #FORMAT}
+     * value holds at least one contribution ({@code contributors=} with none is no value this code writes).
+     */
+    private static BreakerState quorumChecked(BreakerState s, boolean quorum, String where) {
+        if (quorum && s.contributors().isEmpty()) {
+            throw new StoreException("malformed breaker state at " + where + ": a " + QUORUM_STATE_PREFIX.trim()
+                    + " value holds at least one contribution, its '" + StateCodec.CONTRIBUTORS + "' field is empty");
+        }
+        return s;
     }
 
     private static long number(String s, String what, String where) {
@@ -260,7 +299,8 @@ final class StateValues {
         }
         int space = v.indexOf(' ');
         String version = space < 0 ? v.substring(family.length()) : v.substring(family.length(), space);
-        String reads = family.equals(STATE_FAMILY) ? family + BASE_FORMAT + " and " + family + FORMAT
+        String reads = family.equals(STATE_FAMILY)
+                ? family + BASE_FORMAT + ", " + family + WINDOW_FORMAT + " and " + family + FORMAT
                 : family + BASE_FORMAT;
         throw new StoreException("the value at " + where + " is in " + family + version + " format, written by"
                 + " another redeye version; this redeye-store-hazelcast reads " + reads + " only: run"

@@ -3,7 +3,7 @@
  * {@link dev.redeye.store.hazelcast.HazelcastStoreProvider} for {@code hazelcast://} URIs, and
  * {@link dev.redeye.store.hazelcast.RedeyeSerializableFactory}, which members register for native mode.
  *
- * <h2>Stored layout (formats 2 and 3)</h2>
+ * <h2>Stored layout (formats 2, 3 and 4)</h2>
  * One map, one entry per operation, keyed by the operation name exactly as the user wrote it (any well-formed
  * UTF-16 string: no prefix, escaping or hashing is needed, the map belongs to redeye). Every value is one
  * {@code String} holding all the operation has (its state, the state's expiry, its trial claims), so that every
@@ -22,6 +22,11 @@
  * state whose fields include a sliding {@code window} or a stored {@code mode} (either or both): a reader of
  * format 2 only refuses it, naming the format, rather than drop them; every other state is written in format
  * 2</td></tr>
+ * <tr><td>{@code redeye-state/4 ...&forced=0&contributors=pod-b,1,1,1764500000456;pod-a,2,2,1764500000123&version=9...}</td>
+ * <td>the same, for a state with a quorum's contributions ({@code BreakerState.contributors()}, as
+ * {@link dev.redeye.api.Contribution#encodeAll} writes them), with or without a window and a mode: a reader of
+ * formats 2 and 3 only (the release before quorums) refuses it, naming the format, rather than drop them; a state
+ * without contributions is written in format 2 or 3</td></tr>
  * <tr><td>{@code ...&claim.<token>=<expiresAt>}</td><td>a live trial claim (a random UUID and its expiry in
  * epoch ms: the cluster clock in native mode, the client's clock in CAS mode), after a state's or a tombstone's
  * fields</td></tr>
@@ -59,5 +64,11 @@
  * class names on the wire, no reflection, no Java serialization). A member needs {@code redeye-store-hazelcast}
  * and {@code redeye-api} on its class path and the factory registered; one that lacks any of them is detected and
  * the store runs in CAS mode instead.
+ *
+ * <p>The wire version is 4: a state processor carries the whole policy ({@code quorum} and {@code quorumFraction}
+ * included) and the operation's instance, a put processor the state's contributions. A member of another wire
+ * version refuses every processor, and a client whose probe finds such a member runs CAS mode, so in a rolling
+ * upgrade the <b>members go first</b>; and since a redeye that reads formats 2 and 3 only refuses format-4 values,
+ * every client is upgraded before any breaker uses a quorum.
  */
 package dev.redeye.store.hazelcast;

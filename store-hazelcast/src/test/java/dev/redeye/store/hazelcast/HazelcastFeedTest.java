@@ -131,6 +131,32 @@ class HazelcastFeedTest {
         }
     }
 
+    /**
+     * A quorum's opening is written in value format 4 (the state has contributions): the feed's filter on the
+     * members lets it through like the other formats', in both modes, and its event carries the contributions.
+     */
+    @Test
+    void aQuorumOpeningIsDeliveredWithItsContributions() throws Exception {
+        Policy quorum = Policy.builder().failureThreshold(2).quorum(2).jitter(0).build();
+        for (HazelcastStore.Mode mode : new HazelcastStore.Mode[] {HazelcastStore.Mode.NATIVE, HazelcastStore.Mode.CAS}) {
+            HazelcastStore s = HazelcastStore.builder(SharedClusters.embedded().clientA()).map(map()).mode(mode)
+                    .build();
+            try {
+                Collector c = Collector.on(s);
+                s.apply("q", AtomicOperation.outcome(false, false, "pod-a"), quorum, 1);
+                StateChange opened = s.apply("q", AtomicOperation.outcome(false, false, "pod-b"), quorum, 2);
+                assertEquals(TransitionKind.OPENED, opened.transition(), mode.toString());
+                assertTrue(eventually(() -> !c.events.isEmpty()), mode + ": no event");
+                assertEquals(List.of(opened.toEvent("q", quorum, 2)), c.events, mode.toString());
+                assertEquals(List.of("pod-b", "pod-a"), c.events.get(0).state().contributors().stream()
+                        .map(dev.redeye.api.Contribution::instance).toList(), "the event carries the contributions");
+                assertEquals(0, c.gaps.get());
+            } finally {
+                s.close();
+            }
+        }
+    }
+
     @Test
     void aClientReconnectSignalsOnGapAndDeliveryResumes() throws Exception {
         String m = map();

@@ -222,15 +222,15 @@ class HazelcastStoreTest {
             assertTrue(e.getMessage().contains("java.lang.Integer"), e.getMessage());
             assertThrows(StoreException.class, () -> store.apply("number", AtomicOperation.failure(), NEVER_OPENS, 1));
 
-            raw.set("future", "redeye-state/4 something=new");
+            raw.set("future", "redeye-state/5 something=new");
             e = assertThrows(StoreException.class, () -> store.get("future"));
-            assertTrue(e.getMessage().contains("redeye-state/4 format") && e.getMessage().contains("another redeye"
+            assertTrue(e.getMessage().contains("redeye-state/5 format") && e.getMessage().contains("another redeye"
                     + " version"), e.getMessage());
             e = assertThrows(StoreException.class, () -> store.apply("future", AtomicOperation.failure(), NEVER_OPENS, 1));
             assertTrue(e.getMessage().contains("another redeye version"), e.getMessage());
             e = assertThrows(StoreException.class, () -> store.claimTrial("future", 1, Duration.ofSeconds(5)));
             assertTrue(e.getMessage().contains("another redeye version"), e.getMessage());
-            assertEquals("redeye-state/4 something=new", raw.get("future"), "malformed data is never reset");
+            assertEquals("redeye-state/5 something=new", raw.get("future"), "malformed data is never reset");
 
             raw.set("fields", "redeye-state/2 failures=x&open=1");
             assertThrows(StoreException.class, () -> store.get("fields"));

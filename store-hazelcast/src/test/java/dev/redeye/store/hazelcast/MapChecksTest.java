@@ -23,6 +23,7 @@ import com.hazelcast.internal.nio.BufferObjectDataOutput;
 import com.hazelcast.internal.serialization.InternalSerializationService;
 import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
+import dev.redeye.api.Contribution;
 import dev.redeye.api.Policy;
 import dev.redeye.api.SlidingWindow;
 import dev.redeye.api.SlidingWindowType;
@@ -163,7 +164,7 @@ class MapChecksTest {
             .successThreshold(2).resetTimeout(Duration.ofSeconds(2)).backoffMultiplier(1.5)
             .maxResetTimeout(Duration.ofSeconds(9)).jitter(0.05).stateTtl(Duration.ofHours(1))
             .failureRateThreshold(33.3).minimumNumberOfCalls(7).slowCallRateThreshold(12.5)
-            .slidingWindow(SlidingWindowType.TIME_BASED, 241).mode(BreakerMode.METRICS_ONLY).build();
+            .slidingWindow(SlidingWindowType.TIME_BASED, 241).mode(BreakerMode.METRICS_ONLY).quorum(3).build();
 
     private static InternalSerializationService withFactory() {
         return new DefaultSerializationServiceBuilder()
@@ -172,26 +173,26 @@ class MapChecksTest {
     }
 
     /**
-     * A state processor read on a member holds exactly the client's operation (kind, version, slot), policy (every
-     * field, every strategy, window type and mode) and {@code now}; a put processor exactly the client's state,
-     * window and mode included.
+     * A state processor read on a member holds exactly the client's operation (kind, version, slot, instance),
+     * policy (every field, every strategy, window type, mode and quorum) and {@code now}; a put processor exactly
+     * the client's state, window, mode and contributions included.
      */
     @Test
     void processorsCarryEveryFieldOfThePolicyTheOperationAndTheState() throws Exception {
+        Policy fraction = EVERY_FIELD.toBuilder().quorum(0).quorumFraction(0.375).build();
         for (java.lang.reflect.RecordComponent f : Policy.class.getRecordComponents()) {
-            if (f.getName().startsWith("quorum")) {
-                continue; // not on the wire: this store has no QuorumState, and a breaker with a quorum refuses it
-            }
-            assertNotEquals(f.getAccessor().invoke(Policy.defaults()), f.getAccessor().invoke(EVERY_FIELD),
+            Policy p = f.getName().equals("quorumFraction") ? fraction : EVERY_FIELD;
+            assertNotEquals(f.getAccessor().invoke(Policy.defaults()), f.getAccessor().invoke(p),
                     f.getName() + " is at its default in the test policy");
         }
         InternalSerializationService ss = withFactory();
-        List<Policy> policies = new ArrayList<>(List.of(EVERY_FIELD, Policy.defaults()));
+        List<Policy> policies = new ArrayList<>(List.of(EVERY_FIELD, fraction, Policy.defaults()));
         for (Strategy st : Strategy.values()) {
             for (SlidingWindowType t : SlidingWindowType.values()) {
                 for (BreakerMode m : BreakerMode.values()) {
                     if (m != BreakerMode.DEFAULT) {
-                        policies.add(EVERY_FIELD.toBuilder().slidingWindow(t, 60).strategy(st).mode(m).build());
+                        policies.add(EVERY_FIELD.toBuilder().quorum(0).slidingWindow(t, 60).strategy(st).mode(m)
+                                .build());
                     }
                 }
             }
@@ -202,11 +203,17 @@ class MapChecksTest {
                     : AtomicOperation.of(k, 1_234_567_890_123L, 987_654_321_000L));
         }
         ops.add(AtomicOperation.forceMode(BreakerMode.DEFAULT));
+        for (boolean success : new boolean[] {true, false}) {
+            for (boolean slow : new boolean[] {true, false}) {
+                ops.add(AtomicOperation.outcome(success, slow, "pod-7@host:8080/a#b_c.d"));
+            }
+        }
         for (Policy p : policies) {
             for (AtomicOperation op : ops) {
                 StateProcessor back = ss.toObject(ss.toData(new StateProcessor(op, p, 1_764_800_000_123L)));
                 assertEquals(op, back.operation());
                 assertEquals(op.slot(), back.operation().slot(), op.toString());
+                assertEquals(op.instance(), back.operation().instance(), op.toString());
                 assertEquals(p, back.policy());
                 assertEquals(1_764_800_000_123L, back.now());
             }
@@ -215,37 +222,67 @@ class MapChecksTest {
             new BreakerState(7, 1_700_000_123_456L, true, 1_700_000_100_000L, 3, 0.1 + 0.2, 12_345_678_901L, 2, true,
                     SlidingWindow.decode("c5.7.20011"), BreakerMode.NORMAL, 42L),
             BreakerState.builder().window(SlidingWindow.decode("t3.588235294..4-1.2-0-2")).mode(BreakerMode.DISABLED)
-                    .version(5).build()};
+                    .version(5).build(),
+            BreakerState.builder().failures(3).contributors(List.of(new Contribution("pod-b", 1, 1, 20L),
+                    new Contribution("pod-a", 2, 5, 10L))).version(6).build()};
         for (BreakerState st : states) {
             assertEquals(st, ss.<PutProcessor>toObject(ss.toData(new PutProcessor(st, 1_000))).state());
         }
     }
 
     /**
-     * Processors travel in wire version 3: a member of the previous release (wire version 2) reads the version
-     * first and refuses any other, so it never runs a processor whose policy it would read only in part; and this
-     * version refuses the previous release's processors the same way.
+     * A member refuses a state processor whose fields break the operation's rules (an instance on a rule that is
+     * no outcome, an invalid instance id) with an error naming the processor, rather than run another operation.
+     */
+    @Test
+    void aStateProcessorWithAMalformedInstanceIsRefused() throws Exception {
+        InternalSerializationService ss = withFactory();
+        for (Object[] bad : new Object[][] {{AtomicOperation.Kind.TRIAL_FAILURE, "pod-a", "is attributed to no instance"},
+            {AtomicOperation.Kind.FAILURE, "pod a", "an instance id is 1 to 64 characters"},
+            {AtomicOperation.Kind.FAILURE, "", "an instance id is 1 to 64 characters"}}) {
+            BufferObjectDataOutput out = ss.createObjectDataOutput();
+            out.writeInt(MemberProcessor.WIRE);
+            out.writeInt(((AtomicOperation.Kind) bad[0]).code());
+            out.writeLong(1L);
+            out.writeLong(7L);
+            out.writeLong(0L);
+            out.writeString((String) bad[1]);
+            out.writeBoolean(false);
+            StateProcessor.writePolicy(out, EVERY_FIELD);
+            java.io.IOException e = assertThrows(java.io.IOException.class,
+                    () -> new StateProcessor().readData(ss.createObjectDataInput(out.toByteArray())));
+            assertTrue(e.getMessage().contains("malformed state processor") && e.getMessage().contains(
+                    (String) bad[2]), e.getMessage());
+        }
+    }
+
+    /**
+     * Processors travel in wire version 4: a member of the previous release (wire version 3, which reads no
+     * quorum, instance or contributions) reads the version first and refuses any other, so it never runs a
+     * processor whose policy it would read only in part (a quorum read as none would open the fleet on one
+     * instance's failures); and this version refuses the previous release's processors the same way.
      */
     @Test
     void processorsOfAnotherWireVersionAreRefused() throws Exception {
         InternalSerializationService ss = withFactory();
         BufferObjectDataOutput out = ss.createObjectDataOutput();
-        new StateProcessor(AtomicOperation.slowCallFailed(3, 7), EVERY_FIELD, 1).writeData(out);
-        assertEquals(3, ss.createObjectDataInput(out.toByteArray()).readInt(), "the wire version comes first");
-        assertEquals(3, MemberProcessor.WIRE);
+        new StateProcessor(AtomicOperation.outcome(false, false, "pod-a"), EVERY_FIELD, 1).writeData(out);
+        assertEquals(4, ss.createObjectDataInput(out.toByteArray()).readInt(), "the wire version comes first");
+        assertEquals(4, MemberProcessor.WIRE);
         BufferObjectDataOutput previous = ss.createObjectDataOutput();
-        previous.writeInt(2); // the previous release's layout: its wire version, then its fields
+        previous.writeInt(3); // the previous release's layout: its wire version, then its fields
         previous.writeInt(AtomicOperation.Kind.FAILURE.code());
         previous.writeLong(1L);
+        previous.writeLong(0L);
         previous.writeLong(0L);
         previous.writeBoolean(false);
         java.io.IOException e = assertThrows(java.io.IOException.class,
                 () -> new StateProcessor().readData(ss.createObjectDataInput(previous.toByteArray())));
-        assertTrue(e.getMessage().contains("in wire version 2, this member runs wire version 3"), e.getMessage());
+        assertTrue(e.getMessage().contains("in wire version 3, this member runs wire version 4"), e.getMessage());
         assertTrue(MemberProbe.cannotRunProcessors(new HazelcastSerializationException("x", e))
                 .contains("another redeye-store-hazelcast wire version"));
-        assertEquals("redeye-probe wire=3 format=3", ProbeProcessor.ANSWER,
-                "a client probing a member of the previous release ('wire=2 format=2') runs CAS mode");
+        assertEquals("redeye-probe wire=4 format=4", ProbeProcessor.ANSWER,
+                "a client probing a member of the previous release ('wire=3 format=3') runs CAS mode");
     }
 
     @Test

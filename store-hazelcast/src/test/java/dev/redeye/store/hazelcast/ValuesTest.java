@@ -10,6 +10,7 @@ import com.hazelcast.nio.serialization.HazelcastSerializationException;
 import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.Contribution;
 import dev.redeye.api.Policy;
 import dev.redeye.api.SlidingWindow;
 import dev.redeye.api.SlidingWindowType;
@@ -21,6 +22,7 @@ import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Transitions;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -130,9 +132,10 @@ class ValuesTest {
             assertTrue(v.startsWith("redeye-state/3 "), v);
         }
         StoreException e = assertThrows(StoreException.class,
-                () -> StateValues.decode("redeye-state/4 failures=0&window=c5.0.", "x"));
-        assertTrue(e.getMessage().contains("is in redeye-state/4 format, written by another redeye version")
-                && e.getMessage().contains("reads redeye-state/2 and redeye-state/3 only"), e.getMessage());
+                () -> StateValues.decode("redeye-state/5 failures=0&window=c5.0.", "x"));
+        assertTrue(e.getMessage().contains("is in redeye-state/5 format, written by another redeye version")
+                && e.getMessage().contains("reads redeye-state/2, redeye-state/3 and redeye-state/4 only"),
+                e.getMessage());
         String withWindow = FORMAT_2.replace("&version=42", "&window=c5.7.20011&version=42");
         e = assertThrows(StoreException.class, () -> StateValues.decode(withWindow, "x"));
         assertTrue(e.getMessage().contains("a redeye-state/2 value has no 'window' or 'mode' field"), e.getMessage());
@@ -142,6 +145,122 @@ class ValuesTest {
                 StateValues.decode(withMode.replace("redeye-state/2 ", "redeye-state/3 "), "x").state);
         assertThrows(StoreException.class, () -> StateValues.decode(withWindow.replace("redeye-state/2 ",
                 "redeye-state/3 ").replace("c5.7.20011", "c5.7.2001"), "x"), "a malformed window");
+    }
+
+    private static final List<Contribution> CONTRIBUTIONS = List.of(new Contribution("pod-b", 1, 1, 1_700_000_123_456L),
+            new Contribution("pod-a@host:8080/x#1_2.3", 6, 9, 1_700_000_100_000L));
+
+    /** A state with a window and a mode, exactly as the previous release (formats 2 and 3) wrote it. */
+    private static final String FORMAT_3 = "redeye-state/3 failures=7&lastFailureAt=1700000123456&open=1"
+            + "&openedAt=1700000100000&openCount=3&errorRate=0.30000000000000004&samples=12345678901&trialSuccesses=2"
+            + "&forced=0&window=c5.7.20011&mode=2&version=42&claim.t1=2000"; // a stored mode: pinned, no expiresAt
+
+    /**
+     * A state with contributions is written in format 4, whatever its window and mode, with every contribution
+     * in {@code Contribution.encodeAll}'s text; it reads back equal, as a plain write, a transition's write (which
+     * the feed's filter matches) and a member's reply.
+     */
+    @Test
+    void contributionsRoundTripInFormat4() {
+        BreakerState[] states = {RICH.toBuilder().contributors(CONTRIBUTIONS).build(),
+            RICH.toBuilder().contributors(CONTRIBUTIONS.subList(0, 1)).window(TIME_WINDOW).build(),
+            RICH.toBuilder().open(false).contributors(CONTRIBUTIONS).window(COUNT_WINDOW).mode(BreakerMode.NORMAL)
+                    .build()};
+        for (BreakerState st : states) {
+            StoredValue plain = StoredValue.of(st, null, 1_000L, 500L, Map.of("t1", 2_000L));
+            String v = StateValues.encode(plain);
+            assertTrue(v.startsWith("redeye-state/4 "), v);
+            assertTrue(v.contains("&contributors=" + Contribution.encodeAll(st.contributors()) + "&"), v);
+            assertEquals(plain, StateValues.decode(v, "x"));
+            assertEquals(st.contributors(), StateValues.decode(v, "x").state.contributors());
+            StateChange c = new StateChange(st.withVersion(st.version() - 1), st, TransitionKind.OPENED);
+            StoredValue transition = StoredValue.of(st, c.toEvent("op", POLICY, 5), 1_000L, 500L, Map.of());
+            String tv = StateValues.encode(transition);
+            assertTrue(tv.startsWith(StateValues.QUORUM_TRANSITION_PREFIX) && tv.startsWith("redeye-state/4 kind="),
+                    tv);
+            assertEquals(transition, StateValues.decode(tv, "x"));
+            assertEquals(c.toEvent("op", POLICY, 5), StateValues.decode(tv, "x").event("op"));
+            assertEquals(c, StateValues.readResult(StateValues.result(c), "x"));
+        }
+        StoredValue sixteen = StoredValue.of(RICH.toBuilder().contributors(java.util.stream.IntStream
+                .range(0, BreakerState.MAX_CONTRIBUTORS).mapToObj(i -> new Contribution("i" + i, i, i + 1, i))
+                .toList()).build(), null, 0L, 0L, Map.of());
+        assertEquals(sixteen, StateValues.decode(StateValues.encode(sixteen), "x"), "the most a state holds");
+    }
+
+    /**
+     * The values of the previous release still read, and a state without contributions is written exactly as it
+     * wrote it (formats 2 and 3), so that instances of both share such keys during a rolling upgrade; a state that
+     * loses its contributions (the breaker closed, its scope ended) goes back to format 2 or 3.
+     */
+    @Test
+    void statesWithoutContributionsKeepTheirFormatAndThePreviousValuesStillRead() {
+        StoredValue v = StateValues.decode(FORMAT_3, "x");
+        assertEquals(RICH.toBuilder().window(COUNT_WINDOW).mode(BreakerMode.METRICS_ONLY).build(), v.state);
+        assertEquals(FORMAT_3, StateValues.encode(v), "written again exactly as the previous release wrote it");
+        assertEquals(FORMAT_2, StateValues.encode(StateValues.decode(FORMAT_2, "x")));
+        BreakerState with = RICH.toBuilder().contributors(CONTRIBUTIONS).build();
+        assertTrue(StateValues.encode(StoredValue.of(with.toBuilder().contributors(List.of()).build(), null, 0L, 1L,
+                Map.of())).startsWith("redeye-state/2 "));
+        assertTrue(StateValues.encode(StoredValue.of(with.toBuilder().contributors(List.of()).window(COUNT_WINDOW)
+                .build(), null, 0L, 1L, Map.of())).startsWith("redeye-state/3 "));
+    }
+
+    /**
+     * The previous release reads a state only if it starts with {@code redeye-state/2 } or {@code redeye-state/3 }
+     * and refuses any other {@code redeye-state/<n>} naming its format (the family check this class still runs,
+     * shown above on format 5). A value with contributions never starts with those prefixes, whatever its window
+     * and mode, so the previous release refuses it rather than read it without its contributions and write it
+     * back without them.
+     */
+    @Test
+    void format4IsRefusedByAFormat3Reader() {
+        for (BreakerState st : new BreakerState[] {RICH.toBuilder().contributors(CONTRIBUTIONS).build(),
+            RICH.toBuilder().contributors(CONTRIBUTIONS).window(COUNT_WINDOW).mode(BreakerMode.DISABLED).build()}) {
+            for (TransitionKind kind : new TransitionKind[] {null, TransitionKind.OPENED}) {
+                String v = StateValues.encode(StoredValue.of(st, kind == null ? null
+                        : new StateChange(st, st.withVersion(st.version() + 1), kind).toEvent("op", POLICY, 5),
+                        1_000L, 500L, Map.of()));
+                assertFalse(v.startsWith("redeye-state/2 ") || v.startsWith("redeye-state/3 ")
+                        || v.startsWith("redeye-tombstone/2 "), v);
+                assertTrue(v.startsWith("redeye-state/4 "), v);
+            }
+        }
+    }
+
+    /**
+     * Contributions only in format 4, and well-formed: a {@code contributors} field in a format-2 or format-3
+     * value, a format-4 value without one or with none in it, and a field {@code Contribution.decodeAll} refuses
+     * (a broken contribution, an invalid instance id, more failures than calls, an instance twice, more than 16)
+     * are each a {@code StoreException}, never read as a state without contributions; a member's reply too.
+     */
+    @Test
+    void malformedContributionsAreRefused() {
+        String four = StateValues.encode(StoredValue.of(RICH.toBuilder().contributors(CONTRIBUTIONS).build(), null,
+                1_000L, 500L, Map.of()));
+        String field = "&contributors=" + Contribution.encodeAll(CONTRIBUTIONS);
+        assertTrue(four.contains(field), four);
+        String withoutField = four.replace(field, "");
+        StoreException e = assertThrows(StoreException.class, () -> StateValues.decode(withoutField, "x"));
+        assertTrue(e.getMessage().contains("a redeye-state/4 value needs a 'contributors' field"), e.getMessage());
+        e = assertThrows(StoreException.class, () -> StateValues.decode(four.replace(field, "&contributors="), "x"));
+        assertTrue(e.getMessage().contains("holds at least one contribution"), e.getMessage());
+        for (String base : new String[] {FORMAT_2, FORMAT_3}) {
+            String extra = base.replace("&version=42", field + "&version=42");
+            e = assertThrows(StoreException.class, () -> StateValues.decode(extra, "x"));
+            assertTrue(e.getMessage().contains("value has no 'contributors' field (that is redeye-state/4's)"),
+                    e.getMessage());
+        }
+        String seventeen = java.util.stream.IntStream.rangeClosed(0, BreakerState.MAX_CONTRIBUTORS)
+                .mapToObj(i -> "i" + i + ",1,1,5").collect(java.util.stream.Collectors.joining(";"));
+        for (String bad : new String[] {"pod-a,1,1", "pod a,1,1,5", "pod-a,2,1,5", "pod-a,-1,1,5", "pod-a,x,1,5",
+            "pod-a,1,1,5;pod-a,1,1,6", "pod-a,1,1,5;", seventeen}) {
+            String v = four.replace(field, "&contributors=" + bad);
+            assertThrows(StoreException.class, () -> StateValues.decode(v, "x"), bad);
+            String reply = StateValues.result(new StateChange(RICH, RICH.toBuilder().contributors(CONTRIBUTIONS)
+                    .build(), null)).replace(Contribution.encodeAll(CONTRIBUTIONS), bad);
+            assertThrows(StoreException.class, () -> StateValues.readResult(reply, "x"), "reply with " + bad);
+        }
     }
 
     /** A pinned state (forced, or a stored mode) has no expiry in its value nor on its entry; others have both. */

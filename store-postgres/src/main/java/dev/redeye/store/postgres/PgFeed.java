@@ -30,13 +30,14 @@ import org.slf4j.LoggerFactory;
  * it listens. Either way a subscriber that re-reads after its last {@code onGap} misses nothing.
  *
  * <p>Polled ({@code feed=poll}, for PgBouncer in transaction mode, where LISTEN cannot work, or for fleets too
- * large for a LISTEN session each): the same connection and thread, but no LISTEN: every
- * {@code pollMillis} the thread reads the events table (where every transition writes its event) after the
- * highest id it has read, and the ids it is still waiting for ({@link PollPosition}), in id order, at most
- * {@value StateSql#POLL_BATCH} rows a round trip. It starts after the highest id at its first subscription and
- * resumes after the last id it read when it reconnects (still saying {@code onGap}). Each poll is one indexed
- * round trip in a transaction of its own, so behind PgBouncer the connection holds no server session between
- * polls.
+ * large for a LISTEN session each): the same thread, no LISTEN and no connection of its own: every
+ * {@code pollMillis} the thread borrows a connection from the store's source, reads the events table (where
+ * every transition writes its event) after the highest id it has read, and the ids it is still waiting for
+ * ({@link PollPosition}), in id order, at most {@value StateSql#POLL_BATCH} rows a round trip, and gives the
+ * connection back. It starts after the highest id at its first subscription and keeps its position across
+ * failed polls (saying {@code onGap} when polls start failing and when they work again). Each poll is one
+ * indexed round trip in a transaction of its own, so store instances sharing a pool hold at most its
+ * connections, and behind PgBouncer no server session is held between polls.
  *
  * <p>A LISTEN connection silent for {@value #VALIDATE_IDLE_MILLIS} ms is validated with a round trip bounded by
  * {@value #VALIDATE_TIMEOUT_SECONDS} s, so a server that froze or vanished without closing the connection
@@ -101,7 +102,13 @@ final class PgFeed {
             }
             if (thread == null) {
                 try {
-                    conn = listen();
+                    if (pollMillis > 0) {
+                        if (position == null) {
+                            position = startPosition();
+                        }
+                    } else {
+                        conn = listen();
+                    }
                 } catch (SQLException | RuntimeException e) {
                     throw new StoreException("cannot start the transition feed on channel " + names.channel + ": "
                             + e.getMessage(), e);
@@ -181,6 +188,10 @@ final class PgFeed {
     }
 
     private void listenLoop() {
+        if (pollMillis > 0) {
+            pollLoop();
+            return;
+        }
         long lastActivity = System.nanoTime();
         while (!stopped) {
             if (conn == null) {
@@ -191,13 +202,6 @@ final class PgFeed {
                 continue;
             }
             try {
-                if (pollMillis > 0) {
-                    if (!pause(pollMillis)) {
-                        return;
-                    }
-                    poll();
-                    continue;
-                }
                 PGNotification[] batch = conn.pg.getNotifications(POLL_MILLIS);
                 if (batch != null && batch.length > 0) {
                     lastActivity = System.nanoTime();
@@ -273,19 +277,10 @@ final class PgFeed {
             if (!c.getAutoCommit()) {
                 c.setAutoCommit(true); // LISTEN takes effect at commit; a poll is a transaction of its own
             }
-            PreparedStatement select;
-            if (pollMillis > 0) {
-                c.setNetworkTimeout(Runnable::run, POLL_NETWORK_TIMEOUT_MILLIS);
-                select = c.prepareStatement(pollEvents);
-                if (position == null) {
-                    position = start(c, select);
-                }
-            } else {
-                try (Statement st = c.createStatement()) {
-                    st.execute("LISTEN " + TableNames.quote(names.channel));
-                }
-                select = c.prepareStatement(selectEvent);
+            try (Statement st = c.createStatement()) {
+                st.execute("LISTEN " + TableNames.quote(names.channel));
             }
+            PreparedStatement select = c.prepareStatement(selectEvent);
             Listening l = new Listening(lease, c, pg, select);
             backendPid = pg.getBackendPID();
             return l;
@@ -296,6 +291,77 @@ final class PgFeed {
                 e.addSuppressed(suppressed);
             }
             throw e;
+        }
+    }
+
+    /**
+     * A polled feed's loop: every {@code pollMillis} one poll on a connection borrowed for it and given back at
+     * once, so a polled feed holds no connection between polls and a thousand store instances sharing one pool
+     * hold no more than its connections. A poll that fails says {@code onGap} (a subscriber must not trust what
+     * it cached meanwhile), the next ones back off (doubling to {@value #MAX_BACKOFF_MILLIS} ms), and the first
+     * that works again says {@code onGap} once more, after it delivered what it read: the position is kept, so
+     * nothing committed meanwhile is skipped.
+     */
+    private void pollLoop() {
+        long wait = pollMillis;
+        boolean failing = false;
+        while (!stopped) {
+            if (!pause(wait)) {
+                return;
+            }
+            try {
+                pollOnce();
+                if (failing) {
+                    LOG.info("polled feed of {} polls again", names.events);
+                    failing = false;
+                    wait = pollMillis;
+                    gap();
+                }
+            } catch (SQLException | RuntimeException e) {
+                if (stopped) {
+                    return;
+                }
+                backendPid = -1;
+                if (!failing) {
+                    LOG.warn("polled feed of {} cannot poll ({}); retrying with backoff", names.events, e.getMessage());
+                    failing = true;
+                    gap();
+                }
+                wait = Math.min(Math.max(wait * 2, MIN_BACKOFF_MILLIS), MAX_BACKOFF_MILLIS);
+            }
+        }
+    }
+
+    /** One poll on a connection borrowed from the store's source for it. */
+    private void pollOnce() throws SQLException {
+        try (SqlRunner.Lease lease = source.open()) {
+            Connection c = lease.connection;
+            if (!c.getAutoCommit()) {
+                c.setAutoCommit(true); // each poll is a transaction of its own
+            }
+            int timeoutBefore = c.getNetworkTimeout();
+            c.setNetworkTimeout(Runnable::run, POLL_NETWORK_TIMEOUT_MILLIS);
+            try (PreparedStatement select = c.prepareStatement(pollEvents)) {
+                if (c.isWrapperFor(PGConnection.class)) {
+                    backendPid = c.unwrap(PGConnection.class).getBackendPID();
+                }
+                poll(c, select);
+            } finally {
+                c.setNetworkTimeout(Runnable::run, timeoutBefore); // the pool's connection, as it was lent
+            }
+        }
+    }
+
+    /** The position of a polled feed's first subscription, read on a connection borrowed for it. */
+    private PollPosition startPosition() throws SQLException {
+        try (SqlRunner.Lease lease = source.open()) {
+            Connection c = lease.connection;
+            if (!c.getAutoCommit()) {
+                c.setAutoCommit(true);
+            }
+            try (PreparedStatement select = c.prepareStatement(pollEvents)) {
+                return start(c, select);
+            }
         }
     }
 
@@ -332,13 +398,13 @@ final class PgFeed {
     }
 
     /** One poll of a polled feed: every new event and every hole that appeared, delivered in id order. */
-    private void poll() throws SQLException {
+    private void poll(Connection c, PreparedStatement select) throws SQLException {
         int rows;
         do {
             rows = 0;
-            conn.select.setLong(1, position.last());
-            conn.select.setArray(2, conn.connection.createArrayOf("bigint", position.holeIds()));
-            try (ResultSet rs = conn.select.executeQuery()) {
+            select.setLong(1, position.last());
+            select.setArray(2, c.createArrayOf("bigint", position.holeIds()));
+            try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
                     rows++;
                     long id = rs.getLong(1);
@@ -426,7 +492,7 @@ final class PgFeed {
             LOG.debug("closing the feed's statement failed", e);
         }
         try {
-            if (pollMillis == 0 && !l.connection.isClosed()) {
+            if (!l.connection.isClosed()) {
                 // A pooled connection must not keep listening (and buffering) once returned.
                 try (Statement st = l.connection.createStatement()) {
                     st.execute("UNLISTEN *");

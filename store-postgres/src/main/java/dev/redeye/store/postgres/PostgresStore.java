@@ -7,6 +7,7 @@ import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.OutcomeBatches;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
@@ -36,7 +37,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A {@link Store} on PostgreSQL with every capability: {@link AtomicUpdates}, {@link TrialClaims},
- * {@link TransitionFeed} and {@link QuorumState} (a state's contributions are stored in its row, layout 3).
+ * {@link TransitionFeed}, {@link QuorumState} (a state's contributions are stored in its row, layout 3) and
+ * {@link OutcomeBatches} (a batch is folded by {@link dev.redeye.spi.AtomicOperation#apply} under the row lock, one
+ * transaction for the whole batch).
  *
  * <h2>How it works</h2>
  * Every atomic operation is one short transaction on one connection that holds the key's row lock for one
@@ -93,7 +96,8 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. Every backend failure is reported as {@link StoreException}; after {@link #close()} every
  * method throws {@link StoreException} at once.
  */
-public final class PostgresStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState {
+public final class PostgresStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState,
+        OutcomeBatches {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresStore.class);
 
     /** Event lines longer than this travel by reference through the events table (NOTIFY caps at 8000). */

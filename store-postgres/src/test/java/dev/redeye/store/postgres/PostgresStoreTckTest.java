@@ -2,6 +2,7 @@ package dev.redeye.store.postgres;
 
 import dev.redeye.api.BreakerState;
 import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.OutcomeBatches;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
@@ -108,6 +109,7 @@ class PostgresStoreTckTest extends StoreTck {
 
     @Override
     protected Set<Class<?>> expectedCapabilities() {
-        return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class, QuorumState.class);
+        return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class, QuorumState.class,
+                OutcomeBatches.class);
     }
 }

@@ -88,7 +88,11 @@ class PostgresWindowModesTest {
     private record SlowCall(long slot, long version) {
     }
 
-    private static AtomicOperation randomOperation(Random r, BreakerState model, List<SlowCall> slowCalls) {
+    /**
+     * A random operation; a batch of outcomes ({@link AtomicOperation#outcomes}) has 1 to 20 of them at instants
+     * from {@code now} on, a few ms apart.
+     */
+    private static AtomicOperation randomOperation(Random r, BreakerState model, List<SlowCall> slowCalls, long now) {
         long version = model == null ? 0 : model.version();
         int x = r.nextInt(100);
         if (x < 12) {
@@ -118,6 +122,15 @@ class PostgresWindowModesTest {
             return AtomicOperation.of(Kind.FORCE_HALF_OPEN, 0);
         } else if (x < 88) {
             return AtomicOperation.of(Kind.FORCE_CLOSED, 0);
+        } else if (x < 94) {
+            int n = 1 + r.nextInt(20);
+            long[] packed = new long[n];
+            long at = now;
+            for (int i = 0; i < n; i++) {
+                at += r.nextInt(300);
+                packed[i] = AtomicOperation.packOutcome(r.nextInt(3) > 0, r.nextInt(4) == 0, at);
+            }
+            return AtomicOperation.outcomes(packed, n, null);
         }
         BreakerMode[] modes = BreakerMode.values();
         return AtomicOperation.forceMode(modes[r.nextInt(modes.length)]);
@@ -179,7 +192,7 @@ class PostgresWindowModesTest {
                     boolean justCounted = i > 0 && !slowCalls.isEmpty() && lastWasSlowCall && r.nextInt(5) < 2;
                     SlowCall latest = justCounted ? slowCalls.get(slowCalls.size() - 1) : null;
                     AtomicOperation op = justCounted ? AtomicOperation.slowCallFailed(latest.slot, latest.version)
-                            : randomOperation(r, model, slowCalls);
+                            : randomOperation(r, model, slowCalls, now);
                     now = step(r, now);
                     String where = "seed " + seed + ", step " + i + ": " + op + " at " + now + " on " + model
                             + " under " + p;

@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.redeye.api.BreakerMode;
 import dev.redeye.api.BreakerState;
+import dev.redeye.api.Contribution;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
 import dev.redeye.api.SlidingWindowType;
@@ -28,6 +29,7 @@ import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
@@ -52,8 +54,9 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * A redeye {@link Store} on Redis (standalone, replicated or Cluster) through a user-supplied Jedis
  * {@link UnifiedJedis} ({@link JedisPooled}, {@link JedisCluster}, ...), offering every capability natively:
  * {@link AtomicUpdates} (one Lua function call per update), {@link TrialClaims} (SET NX
- * PX for one permit, a sorted set of expiring claims for several) and {@link TransitionFeed} (a stream read
- * by one dedicated connection).
+ * PX for one permit, a sorted set of expiring claims for several), {@link TransitionFeed} (a stream read
+ * by one dedicated connection) and {@link QuorumState} (a state's quorum contributions are kept in its value, and
+ * the Lua rules apply an outcome's instance).
  * The stored layout is documented in the {@linkplain dev.redeye.store.redis package Javadoc}.
  *
  * <pre>{@code
@@ -121,7 +124,7 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * surrogate (which UTF-8 cannot encode; Jedis would turn it into {@code ?} and merge it with another name)
  * is refused with {@link IllegalArgumentException} by every method. U+0000 is accepted and round-trips.
  */
-public final class RedisStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed {
+public final class RedisStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState {
     private static final Logger LOG = LoggerFactory.getLogger(RedisStore.class);
     private static final AtomicLong INSTANCES = new AtomicLong();
 
@@ -132,6 +135,11 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
     };
     /** The fields of a value with a window or a stored mode: {@link #FIELDS}, then these two. */
     private static final int WINDOW_AND_MODE_FIELDS = FIELDS.length + 2;
+    /**
+     * The components of a value with contributions: the {@link #WINDOW_AND_MODE_FIELDS}, then the contributions'
+     * text ({@link Contribution#encodeAll}, whose commas do not split it).
+     */
+    private static final int CONTRIBUTORS_COMPONENTS = WINDOW_AND_MODE_FIELDS + 1;
     private static final String MALFORMED = "REDEYE_MALFORMED";
     /**
      * The longest TTL the store writes, 100 years in ms: a longer one ("forever") is stored as this. Redis
@@ -238,7 +246,8 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
 
     /**
      * The Redis key of the string holding an operation's state: {@code <prefix>{<tag>}:state} (its value is the
-     * fields of the state joined by ',', ten or twelve, see the {@linkplain dev.redeye.store.redis package Javadoc}).
+     * fields of the state joined by ',': ten, twelve, or twelve and the contributions, see the
+     * {@linkplain dev.redeye.store.redis package Javadoc}).
      *
      * @throws NullPointerException if {@code operation} is null
      */
@@ -521,10 +530,19 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
         List<String> scriptArgs;
         if (recorded) {
             scriptKeys = publishInScript ? List.of(state, keys.feed()) : List.of(state);
-            scriptArgs = publishInScript
-                    ? List.of(op, Long.toString(now), policyText(policy), key, Long.toString(feedMaxLength),
-                            Long.toString(feedTtlMillis))
-                    : List.of(op, Long.toString(now), policyText(policy));
+            // the instance goes last, only under a quorum: the rules read it nowhere else
+            String instance = policy.quorumOn() ? operation.instance() : null;
+            if (instance == null) {
+                scriptArgs = publishInScript
+                        ? List.of(op, Long.toString(now), policyText(policy), key, Long.toString(feedMaxLength),
+                                Long.toString(feedTtlMillis))
+                        : List.of(op, Long.toString(now), policyText(policy));
+            } else {
+                scriptArgs = publishInScript
+                        ? List.of(op, Long.toString(now), policyText(policy), key, Long.toString(feedMaxLength),
+                                Long.toString(feedTtlMillis), instance)
+                        : List.of(op, Long.toString(now), policyText(policy), instance);
+            }
         } else if (publishInScript) {
             scriptKeys = removes ? List.of(state, claims, claim1, keys.feed()) : List.of(state, keys.feed());
             scriptArgs = List.of(op, Long.toString(now), policyText(policy), own, removes ? "1" : "0",
@@ -668,23 +686,30 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
     /**
      * The state and record functions' policy argument, fields joined by ',': strategy code, failureThreshold,
      * maxGapBetweenFailures, errorRateThreshold, minimumCalls, errorRateDecay, successThreshold, stateTtl
-     * (capped); then, only for a sliding-window policy or a mode other than {@link BreakerMode#NORMAL} (so that
-     * most breakers send the short text), failureRateThreshold, minimumNumberOfCalls, slowCallRateThreshold, the
-     * window's shape ({@code c<size>} or {@code t<seconds>}) and the mode's code. Doubles in
-     * {@link Double#toString(double)}, which the Lua reads back to the same double.
+     * (capped); then, only for a sliding-window policy, a mode other than {@link BreakerMode#NORMAL} or a quorum
+     * (so that most breakers send the short text), failureRateThreshold, minimumNumberOfCalls,
+     * slowCallRateThreshold, the window's shape ({@code c<size>} or {@code t<seconds>}) and the mode's code; then,
+     * only for a quorum ({@link Policy#quorumOn()}), quorum and quorumFraction (fifteen fields, which the releases
+     * before quorums refuse). Doubles in {@link Double#toString(double)}, which the Lua reads back to the same
+     * double.
      */
     static String policyArgument(Policy policy) {
         String base = policy.strategy().code() + "," + policy.failureThreshold() + ","
                 + policy.maxGapBetweenFailuresMillis() + "," + Double.toString(policy.errorRateThreshold()) + ","
                 + policy.minimumCalls() + "," + Double.toString(policy.errorRateDecay()) + ","
                 + policy.successThreshold() + "," + Math.min(policy.stateTtlMillis(), MAX_TTL_MILLIS);
-        if (policy.strategy() != Strategy.SLIDING_WINDOW && policy.mode() == BreakerMode.NORMAL) {
+        if (policy.strategy() != Strategy.SLIDING_WINDOW && policy.mode() == BreakerMode.NORMAL
+                && !policy.quorumOn()) {
             return base;
         }
-        return base + "," + Double.toString(policy.failureRateThreshold()) + "," + policy.minimumNumberOfCalls()
-                + "," + Double.toString(policy.slowCallRateThreshold()) + ","
+        String window = base + "," + Double.toString(policy.failureRateThreshold()) + ","
+                + policy.minimumNumberOfCalls() + "," + Double.toString(policy.slowCallRateThreshold()) + ","
                 + (policy.slidingWindowType() == SlidingWindowType.COUNT_BASED ? "c" : "t")
                 + policy.slidingWindowSize() + "," + policy.mode().code();
+        if (!policy.quorumOn()) {
+            return window;
+        }
+        return window + "," + policy.quorum() + "," + Double.toString(policy.quorumFraction());
     }
 
     private StateChange decode(Reply r, String key) {
@@ -698,9 +723,11 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
 
     /**
      * The stored value of a state (StateCodec's encodings, joined by ','): its ten fields in FIELDS order for a
-     * state without a window and with the {@link BreakerMode#DEFAULT} mode; else those ten, the window's text
-     * ({@code ""} for none) and the mode's code, twelve fields, which the previous release refuses as malformed
-     * rather than read without them. The form the library's put takes and writes.
+     * state without a window, with the {@link BreakerMode#DEFAULT} mode and without contributions; else those
+     * ten, the window's text ({@code ""} for none) and the mode's code, twelve fields, which the release before
+     * windows refuses as malformed rather than read without them; and for a state with contributions, those
+     * twelve and the contributions ({@link Contribution#encodeAll}), which the releases before quorums refuse
+     * likewise. The form the library's put takes and writes.
      */
     static String value(BreakerState state) {
         Map<String, String> f = StateCodec.toFields(state);
@@ -711,32 +738,46 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
             }
             sb.append(f.get(name));
         }
-        if (state.window() != null || state.mode() != BreakerMode.DEFAULT) {
+        boolean contributions = !state.contributors().isEmpty();
+        if (state.window() != null || state.mode() != BreakerMode.DEFAULT || contributions) {
             sb.append(',').append(f.getOrDefault(StateCodec.WINDOW, "")).append(',').append(state.mode().code());
+        }
+        if (contributions) {
+            sb.append(',').append(f.get(StateCodec.CONTRIBUTORS));
         }
         return sb.toString();
     }
 
     /**
      * The fields of a state from its value or the state function's text (see {@link #value}): ten, or twelve
-     * with the window (absent when empty) and the mode; anything else is a {@link StoreException} whose message
-     * starts with {@code problem}.
+     * with the window (absent when empty) and the mode, or those twelve and the contributions' text (never
+     * empty: a state without contributions has ten or twelve fields); anything else is a {@link StoreException}
+     * whose message starts with {@code problem}.
      */
     private Map<String, String> fields(String joined, String key, String problem) {
-        String[] parts = joined.split(",", -1);
-        if (parts.length != FIELDS.length && parts.length != WINDOW_AND_MODE_FIELDS) {
+        String[] parts = joined.split(",", CONTRIBUTORS_COMPONENTS);
+        if (parts.length != FIELDS.length && parts.length != WINDOW_AND_MODE_FIELDS
+                && parts.length != CONTRIBUTORS_COMPONENTS) {
             throw new StoreException(problem + where(key) + ": not " + FIELDS.length + " (or "
-                    + WINDOW_AND_MODE_FIELDS + ") comma-separated fields: " + OperationNames.abbreviate(joined));
+                    + WINDOW_AND_MODE_FIELDS + ", or more with contributions) comma-separated fields: "
+                    + OperationNames.abbreviate(joined));
+        }
+        if (parts.length == CONTRIBUTORS_COMPONENTS && parts[WINDOW_AND_MODE_FIELDS].isEmpty()) {
+            throw new StoreException(problem + where(key) + ": the contributions are empty (a state without them has "
+                    + FIELDS.length + " or " + WINDOW_AND_MODE_FIELDS + " fields): " + OperationNames.abbreviate(joined));
         }
         Map<String, String> m = new LinkedHashMap<>(16);
         for (int i = 0; i < FIELDS.length; i++) {
             m.put(FIELDS[i], parts[i]);
         }
-        if (parts.length == WINDOW_AND_MODE_FIELDS) {
+        if (parts.length >= WINDOW_AND_MODE_FIELDS) {
             if (!parts[FIELDS.length].isEmpty()) {
                 m.put(StateCodec.WINDOW, parts[FIELDS.length]);
             }
             m.put(StateCodec.MODE, parts[FIELDS.length + 1]);
+        }
+        if (parts.length == CONTRIBUTORS_COMPONENTS) {
+            m.put(StateCodec.CONTRIBUTORS, parts[WINDOW_AND_MODE_FIELDS]);
         }
         return m;
     }

@@ -21,7 +21,16 @@
  * release reads too. That release's library and store refuse a twelve-field value as malformed ("the value has 12
  * comma-separated fields, not 10": a {@link dev.redeye.api.StoreException} to its breakers, the value left as it
  * is) rather than read the state without its window or mode, so a window policy or a mode is rolled out once
- * every instance sharing the prefix runs this release. A key created by an atomic operation starts its life at the server clock in
+ * every instance sharing the prefix runs this release. A state with quorum contributions
+ * ({@link dev.redeye.api.BreakerState#contributors()}, kept under a policy with a quorum) has those twelve (the
+ * window empty and the mode 0 when it has neither) and then {@code contributors}
+ * ({@link dev.redeye.api.Contribution#encodeAll}: {@code instance,failures,calls,lastAt} per instance, most recent
+ * first, joined by {@code ;}, never empty), for example {@code 3,1764500000123,0,0,0,0,0,0,0,1764500000123456,,0,
+ * pod-b,1,1,1764500000123;pod-a,2,2,1764500000100}; a state without them keeps the ten or twelve fields. The
+ * releases before quorums refuse such a value as malformed ("the value has 16 comma-separated fields, not 10 (or
+ * 12 ...)", and their {@code put} and {@code get} likewise) rather than read it without its contributions and
+ * write it back without them, and refuse a policy with a quorum (its text has fifteen fields) as bad arguments: so
+ * a quorum is rolled out once every instance sharing the prefix runs this release. A key created by an atomic operation starts its life at the server clock in
  * <b>microseconds</b> ({@code TIME}), so {@code version} reads like {@code 1764500000123456} and moves by one
  * per transition (see "Contract v2" below). Read with one {@code GET}, written whole with one
  * {@code SET ... PX}. A key written by a release before this layout holds a hash with one field per
@@ -46,8 +55,8 @@
  * <td>one entry per transition (or a gap marker {@code gap <feed client name>}, see below): {@code op} (the
  * operation name, exact), {@code kind}
  * ({@link dev.redeye.api.TransitionKind#wireName()}), {@code from} ({@link dev.redeye.api.BreakerStatus#code()})
- * and the new state's fields as {@link dev.redeye.spi.support.StateCodec#toFields} names them ({@code window} and
- * {@code mode} only when set); trimmed with {@code MAXLEN ~ 10000}</td>
+ * and the new state's fields as {@link dev.redeye.spi.support.StateCodec#toFields} names them ({@code window},
+ * {@code mode} and {@code contributors} only when set); trimmed with {@code MAXLEN ~ 10000}</td>
  * <td>7 days, refreshed on every entry</td></tr>
  * </table>
  * <pre>
@@ -100,14 +109,20 @@
  * {@code max(version, 0) + 1}, the sliding window's trip test with Java's IEEE double comparison
  * ({@code failures * 100 >= failureRateThreshold * calls}), its window in {@code SlidingWindow}'s canonical text
  * (a time window rolled by the caller's {@code now}, a late outcome counted in the newest bucket), the modes
- * (DISABLED records nothing, METRICS_ONLY turns every opening into {@code would_open} and resets the counters);
- * its rules never read the server clock ({@code now} is an argument; the one
+ * (DISABLED records nothing, METRICS_ONLY turns every opening into {@code would_open} and resets the counters),
+ * and quorums (each attributed outcome updates its instance's contribution in the scope, at most 16, the least
+ * recent dropped; an opening of the consecutive or sliding-window strategy needs the quorum of failing instances,
+ * with {@code Policy.quorumRequired}'s rounding; the record function takes the outcome's instance, sent only under a
+ * quorum); its rules never read the server clock ({@code now} is an argument; the one
  * {@code TIME} it calls is for the version base of a new key). Its record path (an outcome that leaves a closed
  * state closed, most of what it runs) reads, writes and formats only what that outcome needs; the rule it
  * applies is the one the general path applies; so does its window record path (an outcome a closed window records
- * without tripping). It validates the stored value before changing anything: another type, a value that is not
- * ten (or twelve) comma-separated fields (or a hash of an earlier release without the fields), a field that is
- * not a number in range, or a window that is not {@code SlidingWindow}'s canonical text is an error that the store reports as
+ * without tripping). Under a policy with a quorum both are bypassed (the general path keeps the contributions);
+ * without one they run as they did, for every state without contributions (a state with some, kept under a quorum,
+ * takes the general path, which carries them through as {@code Transitions} does). It validates the stored value before changing anything: another type, a value that is not
+ * ten (or twelve, or twelve and contributions) comma-separated fields (or a hash of an earlier release without the
+ * fields), a field that is not a number in range, a window that is not {@code SlidingWindow}'s canonical text, or
+ * contributions that {@code Contribution.decodeAll} refuses (or empty) is an error that the store reports as
  * {@link dev.redeye.api.StoreException}, leaving the data as it found it.
  *
  * <h2>Trial claims</h2>

@@ -14,12 +14,19 @@
 --
 -- THE STORED STATE is one string value at <prefix>{<tag>}:state, read with one GET and written whole with one
 -- SET ... PX ttl (a pinned state, forced or with a stored mode: SET without PX, so it has no expiry):
---   a state without a sliding window and with the DEFAULT mode: the ten fields of FIELDS in that order joined
---     by ',' (see CANONICAL), the layout of the previous release;
---   any other state: the same ten fields, then the window's text (SlidingWindow.encode(), '' for none) and the
---     stored mode's code (BreakerMode.code()), twelve fields joined by ',' (see capture_wm). The previous
---     release's library and store refuse such a value as malformed ("the value has 12 comma-separated fields,
---     not 10", a StoreException to its breakers) rather than read it without its window or mode.
+--   a state without a sliding window, with the DEFAULT mode and without contributions: the ten fields of FIELDS
+--     in that order joined by ',' (see CANONICAL), the layout of the releases before windows;
+--   a state without contributions and with a window or a stored mode: the same ten fields, then the window's
+--     text (SlidingWindow.encode(), '' for none) and the stored mode's code (BreakerMode.code()), twelve fields
+--     joined by ',' (see capture_wm). The release before windows refuses such a value as malformed ("the value
+--     has 12 comma-separated fields, not 10", a StoreException to its breakers) rather than read it without its
+--     window or mode;
+--   a state with quorum contributions (BreakerState.contributors()): the twelve fields (window '' and mode 0 when
+--     it has neither), then the contributions as Contribution.encodeAll writes them ('instance,failures,calls,
+--     lastAt' per instance, most recent first, joined by ';'; never empty), so 13 + 3 x (instances) comma-
+--     separated pieces (see capture_wmq). The releases before quorums refuse such a value as malformed ("the
+--     value has 16 comma-separated fields, not 10 (or 12 ...)" for one instance; their put and their Java get
+--     refuse it too) rather than read it without its contributions and write it back without them.
 -- A key written by a release before this layout holds a hash with one field per name of FIELDS: the state
 -- function (and record, through it) reads such a hash (GET answers WRONGTYPE, then HMGET) and its first write
 -- of the state replaces it with the string value, in the same call; put replaces it; claim, release and publish
@@ -335,6 +342,119 @@ local function window_trips(w, P)
   return failures * 100 >= P.failure_rate * calls or slow * 100 >= P.slow_rate * calls
 end
 
+------------------------------------------------------------------------------------------------ contributions
+-- The Lua twin of dev.redeye.api.Contribution and of the quorum rules of Transitions (contributions, quorumMet):
+-- what each instance recorded in the breaker's current scope, kept only under a policy with a quorum. A state's
+-- contributions are false for none, else a list of at most MAX_CONTRIBUTORS tables {instance, failures, calls,
+-- lastAt}, the most recent first; stored as Contribution.encodeAll writes them (see THE STORED STATE). Nothing
+-- here runs for a policy without a quorum, except carrying a state's contributions through unchanged.
+
+local MAX_CONTRIBUTORS = 16 -- BreakerState.MAX_CONTRIBUTORS
+local MAX_INSTANCE = 64     -- Contribution.MAX_INSTANCE_LENGTH
+
+-- Whether v is an instance id (Contribution.requireValidInstance): 1 to 64 characters of A-Z a-z 0-9 . _ : @ # / -
+-- (so it never holds a separator of the stored value or of a reply).
+local function valid_instance(v)
+  return type(v) == 'string' and #v >= 1 and #v <= MAX_INSTANCE and not string.find(v, '[^A-Za-z0-9._:@#/%-]')
+end
+
+-- The contributions of a stored text, or nil and why: exactly what Contribution.decodeAll reads (counts as Java's
+-- parseInt reads them, 0 <= failures <= calls; the time in range as every time here), at most MAX_CONTRIBUTORS,
+-- each instance once. The empty text is none in Java; the stored value never holds it (a state without
+-- contributions has ten or twelve fields), so the caller refuses it before.
+local function contrib_decode(text)
+  local list, seen, n = {}, {}, 0
+  for part in string.gmatch(text .. ';', '([^;]*);') do
+    local inst, f, c, at = string.match(part, '^([^,]*),([^,]*),([^,]*),([^,]*)$')
+    if not inst then return nil, 'a contribution is not instance,failures,calls,lastAt' end
+    if not valid_instance(inst) then return nil, 'a contribution has no valid instance id' end
+    f, c, at = int(f, 0, INT_MAX), int(c, 0, INT_MAX), int(at, -LONG_MAX, LONG_MAX)
+    if not (f and c and at) or f > c then
+      return nil, 'a contribution needs 0 <= failures <= calls (ints) and a time in range'
+    end
+    if seen[inst] then return nil, 'an instance contributes twice' end
+    seen[inst] = true
+    n = n + 1
+    if n > MAX_CONTRIBUTORS then return nil, 'more than ' .. MAX_CONTRIBUTORS .. ' contributions' end
+    list[n] = {inst, f, c, at}
+  end
+  return list
+end
+
+-- The stored text of contributions (Contribution.encodeAll): '' for none.
+local function contrib_encode(q)
+  if not q then return '' end
+  local t = {}
+  for i = 1, #q do
+    local c = q[i]
+    t[i] = c[1] .. string.format(',%d,%d,%d', c[2], c[3], c[4])
+  end
+  return table.concat(t, ';')
+end
+
+-- The contributions of the state s after an outcome of instance (nil: none added), under a quorum
+-- (Transitions.contributions): the scope is, for a time window, the window's span (older contributions drop out);
+-- for a count window, until the window w (after the outcome) holds no failure; for the consecutive strategy (w
+-- false), since the count last cleared or restarted (restart: maxGapBetweenFailures passed). The instance's
+-- contribution goes first; past MAX_CONTRIBUTORS the least recent of the others drops out (the last of equals).
+-- false for none.
+local function contributions(s, w, P, now, instance, failed, restart)
+  local kept, mine = {}, nil
+  local prev = s[13] -- the state's contributions (CONTRIB below)
+  local emptied = restart
+  if w and P.window_type == 'c' then
+    local _, failures = window_counts(w)
+    emptied = emptied or failures == 0
+  end
+  if prev and not emptied then
+    local horizon = -math.huge
+    if w and P.window_type == 't' then horizon = now - P.window_size * 1000 end
+    for i = 1, #prev do
+      local c = prev[i]
+      if c[4] > horizon then
+        if c[1] == instance then mine = c else kept[#kept + 1] = c end
+      end
+    end
+  end
+  if instance then
+    local f = failed and 1 or 0
+    if mine then
+      table.insert(kept, 1, {instance, math.min(mine[2] + f, INT_MAX - 1), inc(mine[3], INT_MAX),
+          math.max(mine[4], now)})
+    else
+      table.insert(kept, 1, {instance, f, 1, now})
+    end
+    while #kept > MAX_CONTRIBUTORS do
+      local oldest = 2
+      for i = 3, #kept do
+        if kept[i][4] <= kept[oldest][4] then oldest = i end
+      end
+      table.remove(kept, oldest)
+    end
+  end
+  if #kept == 0 then return false end
+  return kept
+end
+
+-- Whether the contributions q (false for none) make the quorum of P (Transitions.quorumMet, under a quorum): at
+-- least Policy.quorumRequired(seen) of the instances they hold have failures.
+local function quorum_met(q, P)
+  local seen, failing = 0, 0
+  if q then
+    seen = #q
+    for i = 1, seen do
+      if q[i][2] > 0 then failing = failing + 1 end
+    end
+  end
+  local required = 1
+  if P.quorum > 1 then
+    required = P.quorum
+  elseif P.quorum_fraction > 0 then
+    required = math.max(1, math.ceil(P.quorum_fraction * seen - 1e-9)) -- the same double arithmetic as Java's
+  end
+  return failing >= required
+end
+
 ---------------------------------------------------------------------------------------------------- state
 -- One atomic read-modify-write of a breaker's state. Mirrors dev.redeye.spi.Transitions rule by rule; the
 -- TCK's parity rules (R2.9, R3.1, R5.x, R9.x, R8.1) and RedisWindowParityTest (windows, slow calls, modes)
@@ -370,7 +490,10 @@ end
 -- minimumCalls, errorRateDecay, successThreshold, state ttl ms. Thirteen otherwise: those eight (strategy 3 =
 -- slidingWindow allowed), then failureRateThreshold (percent), minimumNumberOfCalls, slowCallRateThreshold
 -- (percent), the window's shape (c<size> for a count window, t<seconds> for a time window, as a window's text
--- starts) and the policy's mode code (1 normal, 2 metrics_only, 3 disabled). The ttl is set on every write of a
+-- starts) and the policy's mode code (1 normal, 2 metrics_only, 3 disabled). Fifteen for a policy with a quorum
+-- (Policy.quorumOn(); consecutive or slidingWindow): those thirteen, then quorum (0 to 16) and quorumFraction (in
+-- [0, 1]; not both set); the releases before quorums refuse that text (REDEYE_BAD_ARGS), so a policy without a
+-- quorum keeps the text it had. The ttl is set on every write of a
 -- state that is not pinned; a pinned state (forced, or a stored mode other than DEFAULT: an operator's
 -- decision) is stored without expiry (SET without PX, or PERSIST), since it must not lapse back to the
 -- configured behaviour, and while forced nothing refreshes it.
@@ -381,7 +504,8 @@ end
 -- microsecond, so the new base is above every version the key had. Lua numbers are doubles, exact below
 -- 2^53; microsecond epochs (~1.8e15) are far below that. The one clock read is for the version base only.
 --
--- Returns one string, a state being its stored value (see THE STORED STATE), so ' ' separates the parts:
+-- Returns one string, a state being its stored value (see THE STORED STATE), so ' ' separates the parts (a
+-- stored value never holds one):
 -- 'previous' when the state did not change (nothing was written); 'previous next' when it changed without a
 -- transition; 'previous next kind published' for a transition, kind a TransitionKind wire name and published
 -- '1' when its event was appended here, '0' when that append failed, '-' when there was none to append here
@@ -397,14 +521,16 @@ end
 
 local FIELDS = {'failures', 'lastFailureAt', 'open', 'openedAt', 'openCount',
                 'errorRate', 'samples', 'trialSuccesses', 'forced', 'version'}
--- The fields of a value without a window and with the DEFAULT mode; a state has two components more.
+-- The fields of a value without a window, a stored mode and contributions; of one with a window or a mode; the
+-- components of a state (its contributions being one, whatever the commas in their text).
 local NFIELDS = 10
-local NSTATE = 12
+local NWM = 12
+local NSTATE = 13
 -- Positions in a state (and in its value): s[FAILURES] is its failure count. s[WINDOW] is a window table or
--- false for none; s[MODE] the stored mode's code.
+-- false for none; s[MODE] the stored mode's code; s[CONTRIB] the contributions (a list, or false for none).
 local FAILURES, LAST_FAILURE_AT, OPEN, OPENED_AT, OPEN_COUNT = 1, 2, 3, 4, 5
 local ERROR_RATE, SAMPLES, TRIAL_SUCCESSES, FORCED, VERSION = 6, 7, 8, 9, 10
-local WINDOW, MODE = 11, 12
+local WINDOW, MODE, CONTRIB = 11, 12, 13
 -- BreakerMode.code(): DEFAULT is only ever stored (the policy's mode applies), a policy has one of the others.
 local DEFAULT, NORMAL, METRICS_ONLY, DISABLED = 0, 1, 2, 3
 local SLIDING_WINDOW = 3
@@ -416,7 +542,8 @@ local FROM = {opened = '0', reopened = '2', closed = '2', would_open = '0'}
 -- and split by one match (CAPTURE: the same pattern with each field captured) and passed through as it is;
 -- any other form (a hand-written 'true', '+0') takes the field-by-field path. PREFIX_WM starts the value of a
 -- state with a window or a stored mode: the ten fields, then the window's text ('' for none) and the mode's
--- code, twelve in all (see THE STORED STATE: the previous release refuses it), split by capture_wm.
+-- code, twelve in all (see THE STORED STATE: the release before windows refuses it), split by capture_wm; and
+-- the value of a state with contributions, the twelve and the contributions' text, split by capture_wmq.
 local CANONICAL = '^%d+,%-?%d+,[01],%-?%d+,%d+,%d+%.?%d*[eE]?[+-]?%d*,%d+,%d+,[01],%-?%d+$'
 local CAPTURE = '^(%d+),(%-?%d+),([01]),(%-?%d+),(%d+),(%d+%.?%d*[eE]?[+-]?%d*),(%d+),(%d+),([01]),(%-?%d+)$'
 local PREFIX_WM = '^(%d+),(%-?%d+),([01]),(%-?%d+),(%d+),(%d+%.?%d*[eE]?[+-]?%d*),(%d+),(%d+),([01]),(%-?%d+),()'
@@ -424,6 +551,9 @@ local PREFIX_WM = '^(%d+),(%-?%d+),([01]),(%-?%d+),(%d+),(%d+%.?%d*[eE]?[+-]?%d*
 -- The twelve strings of a value with a window and a mode, or nil: the ten fields by one match of
 -- their prefix, the window and the mode's digit cut from the rest, so that a long window is never scanned by
 -- a pattern here (window_decode checks it).
+-- A value with contributions whose last time ends in ',0' to ',3' passes these checks too, with a window text
+-- holding commas, which no window's canonical text does: window_decode refuses it and the caller tries
+-- capture_wmq.
 local function capture_wm(v)
   local f = {string.match(v, PREFIX_WM)}
   local at = f[11]
@@ -434,13 +564,29 @@ local function capture_wm(v)
   return f
 end
 
+-- The thirteen strings of a value with contributions, or nil: the ten fields by one match of their prefix, the
+-- window up to the next ',' (a window's text has none), the mode's digit, then the contributions' text (checked
+-- by contrib_decode).
+local function capture_wmq(v)
+  local f = {string.match(v, PREFIX_WM)}
+  local at = f[11]
+  if not at then return nil end
+  local c = string.find(v, ',', at, true)
+  local mode = c and string.byte(v, c + 1)
+  if not mode or mode < 48 or mode > 51 or string.sub(v, c + 2, c + 2) ~= ',' then return nil end
+  f[11] = string.sub(v, at, c - 1)
+  f[12] = string.sub(v, c + 1, c + 1)
+  f[13] = string.sub(v, c + 3)
+  return f
+end
+
 local POLICIES = {}
 local NPOLICIES = 0
 
--- The sliding-window and mode fields of a thirteen-field policy text (rest: ',' and the five of them) into P;
--- false when one is malformed.
+-- The sliding-window and mode fields of a thirteen-field policy text (rest: ',' and the five of them) into P,
+-- and the quorum fields of a fifteen-field one (two more); false when one is malformed.
 local function window_policy(P, rest)
-  local fr, mn, sr, shape, mode = string.match(rest, '^,([^,]*),([^,]*),([^,]*),([^,]*),([^,]*)$')
+  local fr, mn, sr, shape, mode, more = string.match(rest, '^,([^,]*),([^,]*),([^,]*),([^,]*),([^,]*)(.*)$')
   local k, size = string.match(shape or '', '^([ct])(%d+)$')
   P.failure_rate = num(fr, 0, 100)
   P.minimum_number = int(mn, 1, INT_MAX)
@@ -455,6 +601,15 @@ local function window_policy(P, rest)
   -- Policy.windowMinimumCalls(): a count window of fewer slots than the minimum needs all of them
   P.window_minimum = P.minimum_number
   if k == 'c' then P.window_minimum = math.min(P.minimum_number, P.window_size) end
+  if more ~= '' then
+    -- Policy's checks: not both, and only for the consecutive and the sliding-window strategies
+    local q, qf = string.match(more, '^,([^,]*),([^,]*)$')
+    q, qf = uint(q, 0, MAX_CONTRIBUTORS), num(qf, 0, 1)
+    if not q or not qf or (q > 1 and qf > 0) then return false end
+    P.quorum, P.quorum_fraction = q, qf
+    P.quorum_on = q > 1 or qf > 0
+    if P.quorum_on and P.strategy ~= 0 and P.strategy ~= SLIDING_WINDOW then return false end
+  end
   return true
 end
 
@@ -468,7 +623,8 @@ local function policy(text)
       '^([^,]*),([^,]*),([^,]*),([^,]*),([^,]*),([^,]*),([^,]*),([^,]*)(.*)$')
   P = {strategy = int(st, 0, SLIDING_WINDOW), failure_threshold = int(ft, 1, INT_MAX),
        max_gap = int(gap, 0, ANY_LONG), rate_threshold = num(rt, 0, 1), minimum_calls = int(mc, 0, INT_MAX),
-       decay = num(dc, 0, 1), success_threshold = int(sc, 1, INT_MAX), ttl = ttl, mode = NORMAL}
+       decay = num(dc, 0, 1), success_threshold = int(sc, 1, INT_MAX), ttl = ttl, mode = NORMAL, quorum = 0,
+       quorum_fraction = 0, quorum_on = false}
   if not (P.strategy and P.failure_threshold and P.max_gap and P.rate_threshold and P.minimum_calls and P.decay
       and P.success_threshold and uint(ttl, 1, MAX_TTL)) then
     return nil
@@ -478,8 +634,10 @@ local function policy(text)
   elseif P.strategy == SLIDING_WINDOW then
     return nil -- a sliding window needs its fields
   end
-  -- the record path applies to the counting strategies in the NORMAL mode
-  P.record_path = P.strategy ~= SLIDING_WINDOW and P.mode == NORMAL
+  -- the record path applies to the counting strategies in the NORMAL mode, the window record path to sliding
+  -- windows, both without a quorum (whose contributions they do not keep)
+  P.record_path = P.strategy ~= SLIDING_WINDOW and P.mode == NORMAL and not P.quorum_on
+  P.window_path = P.strategy == SLIDING_WINDOW and not P.quorum_on
   if NPOLICIES >= 1000 then
     POLICIES = {}
     NPOLICIES = 0
@@ -515,9 +673,9 @@ local function parse_window_mode(wt, mt)
   return w, mode
 end
 
--- The stored state from its fields by position (split from the value, or HMGET's reply from a hash of
--- earlier releases, where a missing version means a layout without one), field by field, in any form
--- StateCodec reads: the state as numbers and booleans by position, or nil and why.
+-- The stored state from its fields by position (split from the value, the contributions' text being one; or
+-- HMGET's reply from a hash of earlier releases, where a missing version means a layout without one), field by
+-- field, in any form StateCodec reads: the state as numbers and booleans by position, or nil and why.
 local function parse_fields(raw)
   local s = {}
   local f = int(raw[1], 0, INT_MAX)
@@ -554,39 +712,52 @@ local function parse_fields(raw)
   else
     s[10] = -1 -- a layout without a version: UNKNOWN
   end
-  s[WINDOW], s[MODE] = false, DEFAULT
+  s[WINDOW], s[MODE], s[CONTRIB] = false, DEFAULT, false
   if raw[WINDOW] then
     local w, mode = parse_window_mode(raw[WINDOW], raw[MODE])
     if w == nil then return nil, mode end
     s[WINDOW], s[MODE] = w, mode
   end
+  if raw[CONTRIB] then
+    if raw[CONTRIB] == '' then
+      return nil, 'field contributors is empty (a state without contributions has ten or twelve fields)'
+    end
+    local q, why = contrib_decode(raw[CONTRIB])
+    if not q then return nil, 'field contributors is malformed: ' .. why end
+    s[CONTRIB] = q
+  end
   return s
 end
 
 -- One component of a state as stored: integers in decimal, booleans as 1 / 0, the error rate with 17
--- significant digits (the double round-trips bit-exactly), the window as its text ('' for none).
+-- significant digits (the double round-trips bit-exactly), the window as its text ('' for none), the
+-- contributions as theirs ('' for none).
 local function encode(s, i)
   local v = s[i]
   if i == OPEN or i == FORCED then return v and '1' or '0' end
   if i == ERROR_RATE then return string.format('%.17g', v) end
   if i == WINDOW then return v and window_encode(v) or '' end
+  if i == CONTRIB then return contrib_encode(v) end
   return string.format('%d', v)
 end
 
--- The stored value of a state's twelve component texts: the ten fields alone for a state without a window
--- and with the DEFAULT mode (the layout the previous release reads too), else all twelve.
+-- The stored value of a state's thirteen component texts: the ten fields alone for a state without a window,
+-- with the DEFAULT mode and without contributions (the layout the release before windows reads too); else the
+-- twelve for a state without contributions (the layout the release before quorums reads too); else all.
 local function join(q)
+  if q[CONTRIB] ~= '' then return table.concat(q, ',', 1, NSTATE) end
   if q[WINDOW] == '' and q[MODE] == '0' then return table.concat(q, ',', 1, NFIELDS) end
-  return table.concat(q, ',', 1, NSTATE)
+  return table.concat(q, ',', 1, NWM)
 end
 
--- The components of a state in the canonical form (raw: the ten or twelve strings CAPTURE or capture_wm
--- took) as a state, or nil when a number is out of the range the pattern does not bound or the window is
--- not canonical (the field-by-field path then says which).
+-- The components of a state in the canonical form (raw: the ten, twelve or thirteen strings CAPTURE,
+-- capture_wm or capture_wmq took) as a state, or nil when a number is out of the range the pattern does not
+-- bound, the window is not canonical or the contributions are malformed (the field-by-field path then says
+-- which).
 local function parse(raw)
   local s = {tonumber(raw[1]), tonumber(raw[2]), raw[3] == '1', tonumber(raw[4]), tonumber(raw[5]),
              tonumber(raw[6]), tonumber(raw[7]), tonumber(raw[8]), raw[9] == '1', tonumber(raw[10]), false,
-             DEFAULT}
+             DEFAULT, false}
   if not (s[1] <= INT_MAX and s[2] >= -LONG_MAX and s[2] <= LONG_MAX and s[4] >= -LONG_MAX and s[4] <= LONG_MAX
       and s[5] <= INT_MAX and s[6] and s[6] <= 1 and s[7] <= LONG_MAX and s[8] <= INT_MAX and s[10] >= -1
       and s[10] <= LONG_MAX) then
@@ -600,6 +771,13 @@ local function parse(raw)
     end
   else
     raw[WINDOW], raw[MODE] = '', '0'
+  end
+  if raw[CONTRIB] then
+    if raw[CONTRIB] == '' then return nil end
+    s[CONTRIB] = contrib_decode(raw[CONTRIB])
+    if not s[CONTRIB] then return nil end
+  else
+    raw[CONTRIB] = ''
   end
   return s
 end
@@ -616,7 +794,7 @@ local function split(v)
 end
 
 local function copy(s)
-  return {s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10], s[11], s[12]}
+  return {s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10], s[11], s[12], s[13]}
 end
 
 local function next_version(s)
@@ -632,15 +810,15 @@ end
 -- The rules, each of (state, policy, now, the operation's own argument) returning the next state and the
 -- transition kind ('' for none). A rule that changes nothing returns the state it got.
 
--- The closed state that follows s (Transitions.closedFrom): every counter and the window reset, the last
--- failure's time kept, the given stored mode, the next version.
+-- The closed state that follows s (Transitions.closedFrom): every counter, the window and the contributions
+-- reset, the last failure's time kept, the given stored mode, the next version.
 local function closed_from(s, mode)
-  return {0, s[LAST_FAILURE_AT], false, 0, 0, 0, 0, 0, false, next_version(s), false, mode}
+  return {0, s[LAST_FAILURE_AT], false, 0, 0, 0, 0, 0, false, next_version(s), false, mode, false}
 end
 
--- The closed breaker's strategy says open (Transitions.tripped); n holds the outcome's changes. It opens, or
--- in the METRICS_ONLY mode stays closed with its counters and window reset (would_open): either is a
--- transition.
+-- The closed breaker's strategy says open (Transitions.tripped); n holds the outcome's changes. It opens (the
+-- contributions kept), or in the METRICS_ONLY mode stays closed with its counters, window and contributions
+-- reset (would_open): either is a transition.
 local function tripped(s, n, P, now)
   n[VERSION] = next_version(s)
   if mode_of(s, P) == METRICS_ONLY then
@@ -648,6 +826,7 @@ local function tripped(s, n, P, now)
     n[ERROR_RATE] = 0
     n[SAMPLES] = 0
     n[WINDOW] = false
+    n[CONTRIB] = false
     return n, 'would_open'
   end
   n[OPEN] = true
@@ -703,11 +882,17 @@ local function window_of(s, P)
 end
 
 -- A closed breaker's window after an outcome (w), whose failure also sets the last failure's time; the
--- breaker trips when window_trips says so. Every window outcome is a write.
-local function window_outcome(s, w, failed, P, now)
+-- breaker trips when window_trips says so and, under a quorum, the contributions after the outcome (of
+-- instance, nil for none) make it. Every window outcome is a write.
+local function window_outcome(s, w, failed, P, now, instance)
   local n = copy(s)
   n[WINDOW] = w
   if failed then n[LAST_FAILURE_AT] = now end
+  if P.quorum_on then
+    n[CONTRIB] = contributions(s, w, P, now, instance, failed, false)
+    if window_trips(w, P) and quorum_met(n[CONTRIB], P) then return tripped(s, n, P, now) end
+    return n, ''
+  end
   if window_trips(w, P) then return tripped(s, n, P, now) end
   return n, ''
 end
@@ -720,18 +905,20 @@ local function failure_while_open(s, now)
   return n, ''
 end
 
--- A recorded outcome on the state s (Transitions.recordOutcome): nothing in the DISABLED mode; a failure while
--- open counts without moving anything else; an outcome while closed goes into the window (sliding window:
--- slow counts toward the slow-call rate) or is closed_outcome (the counting strategies read a slow outcome as
--- a plain one), and trips the breaker when the strategy says so.
-local function record(s, P, now, success, slow)
+-- A recorded outcome on the state s (Transitions.recordOutcome) by instance (nil: not attributed): nothing in
+-- the DISABLED mode; a failure while open counts without moving anything else; an outcome while closed goes
+-- into the window (sliding window: slow counts toward the slow-call rate) or is closed_outcome (the counting
+-- strategies read a slow outcome as a plain one), and trips the breaker when the strategy says so and, under a
+-- quorum, the contributions make it.
+local function record(s, P, now, success, slow, instance)
   if mode_of(s, P) == DISABLED then return s, '' end
   if s[OPEN] then
     if success then return s, '' end
     return failure_while_open(s, now)
   end
   if P.strategy == SLIDING_WINDOW then
-    return window_outcome(s, window_record(window_of(s, P), not success, slow, now), not success, P, now)
+    return window_outcome(s, window_record(window_of(s, P), not success, slow, now), not success, P, now,
+        instance)
   end
   local f, last, rate, samples, opens = closed_outcome(s[FAILURES], s[LAST_FAILURE_AT], s[ERROR_RATE],
       s[SAMPLES], success, P, now)
@@ -740,6 +927,18 @@ local function record(s, P, now, success, slow)
   n[LAST_FAILURE_AT] = last
   n[ERROR_RATE] = rate
   n[SAMPLES] = samples
+  if P.quorum_on then
+    -- the consecutive strategy (a policy has a quorum with no other counting one)
+    if success then
+      -- a success that clears the count starts the scope again, with this instance in it; one that finds no
+      -- failure changes nothing
+      if f ~= s[FAILURES] then n[CONTRIB] = instance and {{instance, 0, 1, now}} or false end
+    else
+      -- closed_outcome restarted the count at 1 after a gap exactly when it had failures and gives 1
+      n[CONTRIB] = contributions(s, false, P, now, instance, true, s[FAILURES] > 0 and f == 1)
+      opens = opens and quorum_met(n[CONTRIB], P)
+    end
+  end
   if opens then return tripped(s, n, P, now) end
   return n, ''
 end
@@ -748,7 +947,7 @@ end
 -- it now, as a slow success; nothing otherwise (the counting strategies judge a call when it ends).
 local function slow_call(s, P, now)
   if P.strategy ~= SLIDING_WINDOW or s[OPEN] or mode_of(s, P) == DISABLED then return s, '' end
-  return window_outcome(s, window_record(window_of(s, P), false, true, now), false, P, now)
+  return window_outcome(s, window_record(window_of(s, P), false, true, now), false, P, now, nil)
 end
 
 -- The call slow_call counted failed (Transitions.slowCallFailed), arg = {slot, version} from the state that
@@ -768,7 +967,7 @@ local function slow_call_failed(s, P, now, arg)
   local _, before = window_counts(window_rolled_to(w, now))
   local _, after = window_counts(marked)
   if after == before then return s, '' end
-  return window_outcome(s, marked, true, P, now)
+  return window_outcome(s, marked, true, P, now, nil)
 end
 
 -- Trial fencing (contract v2): only an outcome of the current open period counts.
@@ -837,12 +1036,13 @@ local function force_mode(s, P, now, mode)
   return closed_from(s, mode), 'mode_changed'
 end
 
--- Each operation's rule.
+-- Each operation's rule. A recorded outcome's own argument is the instance it is attributed to (nil, or false,
+-- for none; only the record function takes one).
 local RULES = {
-  failure = function(s, P, now) return record(s, P, now, false, false) end,
-  success = function(s, P, now) return record(s, P, now, true, false) end,
-  slow_failure = function(s, P, now) return record(s, P, now, false, true) end,
-  slow_success = function(s, P, now) return record(s, P, now, true, true) end,
+  failure = function(s, P, now, instance) return record(s, P, now, false, false, instance or nil) end,
+  success = function(s, P, now, instance) return record(s, P, now, true, false, instance or nil) end,
+  slow_failure = function(s, P, now, instance) return record(s, P, now, false, true, instance or nil) end,
+  slow_success = function(s, P, now, instance) return record(s, P, now, true, true, instance or nil) end,
   slow_call = slow_call, slow_call_failed = slow_call_failed, trial_success = trial_succeeded,
   trial_failure = trial_failed, force_open = force_open, force_half_open = force_half_open,
   force_closed = force_closed, force_mode = force_mode}
@@ -1030,8 +1230,8 @@ change = function(keys, v, op, rule, now, P, own_arg, removes_claims, feed, name
     end
   end
 
-  -- prev: the state; p: its component texts (twelve: the window '' for none, the mode '0' for DEFAULT);
-  -- text: its value as the reply reports it
+  -- prev: the state; p: its component texts (thirteen: the window '' for none, the mode '0' for DEFAULT, the
+  -- contributions '' for none); text: its value as the reply reports it
   local prev, p, text
   if v then
     local f1, f2, f3, f4, f5, f6, f7, f8, f9, f10 = string.match(v, CAPTURE)
@@ -1042,17 +1242,28 @@ change = function(keys, v, op, rule, now, P, own_arg, removes_claims, feed, name
     end
     if p then
       prev = parse(p)
-      text = v
     end
+    if not prev and not f1 and not hash then
+      -- a value with contributions (a hash's fields never have them)
+      p = capture_wmq(v)
+      if p then prev = parse(p) end
+    end
+    if prev then text = v end
   end
   if not prev and v ~= false then
     local fields = hash
     if not fields then
       local n
       fields, n = split(v)
-      if n ~= NFIELDS and n ~= NSTATE then
+      if n > NWM then
+        -- the contributions' text is one component, whatever its commas
+        fields[CONTRIB] = table.concat(fields, ',', CONTRIB, n)
+        for i = CONTRIB + 1, n do fields[i] = nil end
+        n = NSTATE
+      end
+      if n ~= NFIELDS and n ~= NWM and n ~= NSTATE then
         return redis.error_reply('REDEYE_MALFORMED the value has ' .. n .. ' comma-separated fields, not '
-            .. NFIELDS .. ' (or ' .. NSTATE .. ' with a window and a mode)')
+            .. NFIELDS .. ' (or ' .. NWM .. ' with a window and a mode, or more with contributions)')
       end
     end
     local why
@@ -1069,11 +1280,13 @@ change = function(keys, v, op, rule, now, P, own_arg, removes_claims, feed, name
     if not p[VERSION] then p[VERSION] = encode(prev, VERSION) end
     p[WINDOW] = p[WINDOW] or ''
     p[MODE] = encode(prev, MODE)
+    p[CONTRIB] = p[CONTRIB] or ''
     text = join(p)
   elseif not prev then
     -- a new life of the key: the initial state, its version based on the server clock in microseconds
     local t = redis.call('TIME')
-    prev = {0, 0, false, 0, 0, 0, 0, 0, false, tonumber(t[1]) * 1000000 + tonumber(t[2]), false, DEFAULT}
+    prev = {0, 0, false, 0, 0, 0, 0, 0, false, tonumber(t[1]) * 1000000 + tonumber(t[2]), false, DEFAULT,
+            false}
     p = {}
     for i = 1, NSTATE do p[i] = encode(prev, i) end
     text = join(p)
@@ -1091,16 +1304,16 @@ change = function(keys, v, op, rule, now, P, own_arg, removes_claims, feed, name
   end
 
   -- A component changed when its value did (the same test as comparing the encoded strings: integers are
-  -- exact, the error rate round-trips bit-exactly; a window table another rule made is compared by its
-  -- text); only changed components are formatted, the others pass through.
+  -- exact, the error rate round-trips bit-exactly; a window or contributions table another rule made is compared
+  -- by its text); only changed components are formatted, the others pass through.
   local q = p
   local changed = false
   for i = 1, NSTATE do
     if prev[i] ~= nxt[i] then
       local e = encode(nxt, i)
-      if i ~= WINDOW or e ~= p[WINDOW] then
+      if (i ~= WINDOW and i ~= CONTRIB) or e ~= p[i] then
         if not changed then
-          q = {p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12]}
+          q = {p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12], p[13]}
           changed = true
         end
         q[i] = e
@@ -1125,8 +1338,8 @@ change = function(keys, v, op, rule, now, P, own_arg, removes_claims, feed, name
   end
 
   -- The event of an automatic transition, when the caller gave the feed stream: appended with the state
-  -- change, so there is no second round trip. Its fields are StateCodec.toFields' (the window and the mode
-  -- only when not at their defaults). A failed append (the stream key holds another type, an ACL) does not
+  -- change, so there is no second round trip. Its fields are StateCodec.toFields' (the window, the mode and the
+  -- contributions only when not at their defaults). A failed append (the stream key holds another type, an ACL) does not
   -- undo the committed change: published '0' tells the caller to publish (and signal a gap) as when it appends
   -- by itself.
   local published = '-'
@@ -1143,6 +1356,10 @@ change = function(keys, v, op, rule, now, P, own_arg, removes_claims, feed, name
     if q[MODE] ~= '0' then
       entry[#entry + 1] = 'mode'
       entry[#entry + 1] = q[MODE]
+    end
+    if q[CONTRIB] ~= '' then
+      entry[#entry + 1] = 'contributors'
+      entry[#entry + 1] = q[CONTRIB]
     end
     entry[#entry + 1] = 'version'
     entry[#entry + 1] = q[VERSION]
@@ -1171,10 +1388,14 @@ end
 -- args[3] the policy, as for state
 -- Optional, the three or none (a standalone server only), as state's args[6..8] with the stream as keys[2]:
 -- args[4] the operation's name; args[5] the stream's approximate maximum length; args[6] the stream's ttl ms
+-- Optional, last (args[4], or args[7] after the stream's three): the instance the outcome is attributed to
+-- (AtomicOperation.instance(), a valid instance id), sent only under a policy with a quorum, whose
+-- contributions it updates; without it an outcome is attributed to no instance
 --
--- Returns what state returns. An outcome on a closed, unforced state of ten fields in the canonical form under
--- a counting strategy in the NORMAL mode runs the record path (record_closed); one that a closed sliding window
--- records without tripping runs the window record path (record_window); anything else (another mode, an open
+-- Returns what state returns. Without a quorum, an outcome on a closed, unforced state of ten fields in the
+-- canonical form under a counting strategy in the NORMAL mode runs the record path (record_closed); one that a
+-- closed sliding window records without tripping runs the window record path (record_window); anything else (a
+-- policy with a quorum, a state with contributions, another mode, an open
 -- or forced state, an opening of a window, a hash of earlier releases, a value to report as malformed, a key
 -- that does not exist) goes to state's general path (change) with the same GET reply, before anything is
 -- written.
@@ -1184,10 +1405,13 @@ local function recorded_outcome(keys, a)
   local op = a[1]
   local nargs = #a
   local nkeys = #keys
-  local feed = nargs == 6 and keys[2]
+  local streamed = nargs >= 6
+  local feed = streamed and keys[2]
+  local instance = (nargs == 4 or nargs == 7) and a[nargs]
   local now = whole(a[2], -ANY_LONG, ANY_LONG)
   local P = policy(a[3])
-  if not RECORDED[op] or not now or not P or (nargs ~= 3 and nargs ~= 6) or nkeys ~= (nargs == 6 and 2 or 1) then
+  if not RECORDED[op] or not now or not P or nargs < 3 or nargs > 7 or nargs == 5
+      or nkeys ~= (streamed and 2 or 1) or (instance and not valid_instance(instance)) then
     return redis.error_reply('REDEYE_BAD_ARGS record got ' .. nargs .. ' arguments and ' .. nkeys .. ' keys, op '
         .. tostring(op) .. ', policy ' .. tostring(a[3])
         .. ': every argument must be present and in range; nothing was changed')
@@ -1201,7 +1425,7 @@ local function recorded_outcome(keys, a)
         done = record_closed(keys[1], v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now,
             op == 'success' or op == 'slow_success', feed, a[4], a[5], a[6])
       end
-    elseif P.strategy == SLIDING_WINDOW then
+    elseif P.window_path then
       local f = capture_wm(v)
       if f then
         done = record_window(keys[1], v, f, P, now, op == 'failure' or op == 'slow_failure',
@@ -1210,7 +1434,7 @@ local function recorded_outcome(keys, a)
     end
     if done then return done end
   end
-  return change(keys, v, op, RULES[op], now, P, false, '0', feed, a[4], a[5], a[6])
+  return change(keys, v, op, RULES[op], now, P, instance, '0', feed, a[4], a[5], a[6])
 end
 
 ---------------------------------------------------------------------------------------------------- claim
@@ -1309,8 +1533,9 @@ end
 -- keys[1] state string
 -- args[1] ttl ms (1 .. 100 years), or 0 for no expiry (the store passes 0 for a pinned state: a forced state or
 --         a stored mode is never expired by the store, whatever ttl the caller gave)
--- args[2] the state's value (see THE STORED STATE): ten fields in the canonical form (CANONICAL), or twelve
---         (capture_wm) with a window in its canonical text and a mode code
+-- args[2] the state's value (see THE STORED STATE): ten fields in the canonical form (CANONICAL), twelve
+--         (capture_wm) with a window in its canonical text and a mode code, or those twelve and contributions
+--         (capture_wmq) that Contribution.decodeAll reads
 --
 -- Replaces whatever was under the key (including data of another type, and the hash of earlier releases) and
 -- sets its TTL, atomically: one SET. The arguments are checked before it.
@@ -1321,10 +1546,15 @@ local function put(keys, a)
   if not valid and type(value) == 'string' then
     local raw = capture_wm(value)
     valid = raw and parse(raw) and true
+    if not valid then
+      raw = capture_wmq(value)
+      valid = raw and parse(raw) and true
+    end
   end
   if not uint(ttl, 0, MAX_TTL) or #a ~= 2 or not valid then
     return redis.error_reply('REDEYE_BAD_ARGS put needs a ttl in 0 .. ' .. MAX_TTL
-        .. ' ms and a state of ten comma-separated fields (twelve with a window and a mode), got ttl '
+        .. ' ms and a state of ten comma-separated fields (twelve with a window and a mode, more with'
+        .. ' contributions), got ttl '
         .. tostring(ttl) .. ' and ' .. (#a - 1) .. ' more arguments; nothing was changed')
   end
   if tonumber(ttl) > 0 then

@@ -235,6 +235,84 @@ class RedisScriptInputTest extends WithRedisPrefix {
 
     @ParameterizedTest
     @EnumSource(LuaRunner.Mode.class)
+    void malformedQuorumArgumentsChangeNothing(LuaRunner.Mode mode) {
+        LuaRunner lua = new LuaRunner(store.client(), LuaLibrary.standard(), mode);
+        String quorum = "0,5,0,0.5,10,0.5,1,60000,50.0,100,100.0,c100,1,2,0.0";
+        Policy p = Policy.builder().failureThreshold(5).minimumCalls(10).errorRateDecay(0.5).quorum(2)
+                .stateTtl(Duration.ofMinutes(1)).maxResetTimeout(Duration.ofSeconds(10))
+                .resetTimeout(Duration.ofSeconds(10)).build();
+        assertEquals(quorum, RedisStore.policyArgument(p), "the policy text this test varies");
+        store.apply("q", AtomicOperation.outcome(false, false, "pod-a"), p, 1);
+        String k = store.stateKey("q");
+        assertTrue(raw.get(k).endsWith(",,0,pod-a,1,1,1"), "a value with contributions: " + raw.get(k));
+        Snapshot before = Snapshot.of(raw, k);
+        List<String> keys = List.of(k);
+        List<String> withFeed = List.of(k, store.feedKey());
+        // each of the two fields a quorum adds to the policy text
+        List<List<String>> badPolicy = List.of(
+                List.of("17", "-1", "x", "", "1.5"),                     // quorum: 0 to 16
+                List.of("1.5", "-0.1", "x", "", "NaN"));                 // quorumFraction: [0, 1]
+        String[] fields = quorum.split(",");
+        List<String> texts = new ArrayList<>();
+        for (int i = 0; i < badPolicy.size(); i++) {
+            for (String b : badPolicy.get(i)) {
+                String[] f = fields.clone();
+                f[13 + i] = b;
+                texts.add(String.join(",", f));
+            }
+        }
+        texts.add(quorum.replace(",2,0.0", ",2,0.5"));   // not both
+        texts.add("1" + quorum.substring(1));              // a quorum needs consecutive or sliding windows:
+        texts.add("2" + quorum.substring(1));              // not error rate, not leaky
+        texts.add(quorum + ",1");                          // a field too many
+        texts.add(quorum.substring(0, quorum.lastIndexOf(','))); // or too few
+        for (String text : texts) {
+            assertRejected(lua, LuaLibrary.Fn.STATE, keys, List.of("failure", "2", text, "", "0"), k, before);
+            assertRejected(lua, LuaLibrary.Fn.RECORD, keys, List.of("failure", "2", text, "pod-a"), k, before);
+        }
+        // the instance, the record function's last argument: 1 to 64 characters of A-Z a-z 0-9 . _ : @ # / -
+        for (String instance : List.of("", "pod a", "pod,a", "pod;a", "p\u00e9", "x".repeat(65))) {
+            assertRejected(lua, LuaLibrary.Fn.RECORD, keys, List.of("failure", "2", quorum, instance), k, before);
+            assertRejected(lua, LuaLibrary.Fn.RECORD, withFeed,
+                    List.of("failure", "2", quorum, "q", "100", "60000", instance), k, before);
+        }
+        assertRejected(lua, LuaLibrary.Fn.RECORD, keys, List.of("failure", "2", quorum, "pod-a", "100"), k, before);
+        assertRejected(lua, LuaLibrary.Fn.RECORD, keys, List.of("failure", "2", quorum, "q", "100", "60000",
+                "pod-a"), k, before); // the stream's arguments without the stream
+        // and the good arguments do write: the instance's contribution, and one of another instance
+        lua.run(LuaLibrary.Fn.RECORD, keys, List.of("failure", "2", quorum, "pod-a"));
+        lua.run(LuaLibrary.Fn.RECORD, keys, List.of("failure", "3", quorum, "_.:@#/-Az09" + "x".repeat(53)));
+        assertTrue(raw.get(k).endsWith(",,0,_.:@#/-Az09" + "x".repeat(53) + ",1,1,3;pod-a,2,2,2"), raw.get(k));
+    }
+
+    @ParameterizedTest
+    @EnumSource(LuaRunner.Mode.class)
+    void malformedContributionsOfPutLeaveTheOldStateInPlace(LuaRunner.Mode mode) {
+        LuaRunner lua = new LuaRunner(store.client(), LuaLibrary.standard(), mode);
+        store.put("p", BreakerState.INITIAL.toBuilder().failures(4).build(), Duration.ofMinutes(5));
+        String k = store.stateKey("p");
+        Snapshot before = Snapshot.of(raw, k);
+        String twelve = RedisStore.value(BreakerState.INITIAL) + ",,0";
+        StringBuilder seventeen = new StringBuilder();
+        for (int i = 0; i < 17; i++) {
+            seventeen.append(i == 0 ? "" : ";").append("i").append(i).append(",1,1,5");
+        }
+        for (String bad : List.of("garbage", "A,3,2,5", "A,1,1,5;A,1,1,6", "A B,1,1,5", "", "A,1,1", "A,1,1,5;",
+                ";A,1,1,5", "A,-1,1,5", "A,1,1,x", "A,1,2147483648,5", "x".repeat(65) + ",1,1,5",
+                seventeen.toString())) {
+            assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), List.of("60000", twelve + "," + bad), k, before);
+        }
+        // contributions need the window and the mode before them, even when the state has neither
+        assertRejected(lua, LuaLibrary.Fn.PUT, List.of(k), List.of("60000", RedisStore.value(BreakerState.INITIAL)
+                + ",A,1,1,5"), k, before);
+        String good = twelve + "," + seventeen.substring(seventeen.indexOf(";") + 1);
+        lua.run(LuaLibrary.Fn.PUT, List.of(k), List.of("60000", good));
+        assertEquals(good, raw.get(k));
+        assertEquals(16, store.get("p").orElseThrow().contributors().size());
+    }
+
+    @ParameterizedTest
+    @EnumSource(LuaRunner.Mode.class)
     void malformedArgumentsOfPutLeaveTheOldStateInPlace(LuaRunner.Mode mode) {
         LuaRunner lua = new LuaRunner(store.client(), LuaLibrary.standard(), mode);
         store.put("p", BreakerState.INITIAL.toBuilder().failures(4).build(), Duration.ofMinutes(5));

@@ -777,6 +777,35 @@ class MutantStoresTest {
                                 c.transition())
                         : c),
                 of(R12_7), of(R12_1, R12_5, R5_5)));
+        out.add(new Mutant("a batch's outcomes applied at the call's now, not at their own instants", () -> replacing(
+                (s, k, o, p, now) -> {
+                    if (o.kind() != AtomicOperation.Kind.OUTCOMES) {
+                        return o;
+                    }
+                    long[] packed = new long[o.outcomeCount()];
+                    for (int i = 0; i < packed.length; i++) {
+                        packed[i] = AtomicOperation.packOutcome(o.outcomeSucceeded(i), o.outcomeSlow(i), now);
+                    }
+                    return AtomicOperation.outcomes(packed, packed.length, o.instance());
+                }),
+                of(R14_1), of(R14_2, R2_1, R10_1)));
+        out.add(new Mutant("a batch applied with get-then-put (not one atomic step)", () -> inner ->
+                new ForwardingStore(inner) {
+                    @Override
+                    public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                        BreakerState prev = inner.get(key).orElse(null);
+                        if (operation.kind() != AtomicOperation.Kind.OUTCOMES || prev == null) {
+                            return super.apply(key, operation, policy, now); // a new life's version base stays right
+                        }
+                        StateChange c = operation.apply(prev, policy, now);
+                        LockSupport.parkNanos(50_000); // the round trip between the read and the write
+                        if (c.changed()) {
+                            inner.put(key, c.state(), TTL);
+                        }
+                        return c;
+                    }
+                },
+                of(R14_2), of(R14_1, R2_7)));
         return out;
     }
 

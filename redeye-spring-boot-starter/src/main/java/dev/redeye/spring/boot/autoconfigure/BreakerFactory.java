@@ -68,6 +68,8 @@ final class BreakerFactory {
                     CircuitBreakerBuilder::openCacheRefresh),
             new Option<>("maxOperations", "max-operations", BreakerProperties::getMaxOperations,
                     CircuitBreakerBuilder::maxOperations),
+            new Option<>("recordBatching", "record-batching", BreakerProperties::getRecordBatching,
+                    CircuitBreakerBuilder::recordBatching),
             new Option<>("writableStackTraces", "writable-stack-traces", BreakerProperties::getWritableStackTraces,
                     CircuitBreakerBuilder::writableStackTraces),
             new Option<>("failureRateThreshold", "failure-rate-threshold", BreakerProperties::getFailureRateThreshold,

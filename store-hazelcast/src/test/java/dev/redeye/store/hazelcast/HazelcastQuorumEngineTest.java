@@ -1,0 +1,117 @@
+package dev.redeye.store.hazelcast;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.core.HazelcastInstance;
+import dev.redeye.CircuitBreaker;
+import dev.redeye.Outlier;
+import dev.redeye.Stores;
+import dev.redeye.api.BreakerState;
+import dev.redeye.api.BreakerStatus;
+import dev.redeye.api.CircuitOpenException;
+import dev.redeye.api.Contribution;
+import dev.redeye.spi.QuorumState;
+import dev.redeye.spi.Store;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Quorum opening through the engine over Hazelcast: two breakers with different instance ids, each over a store
+ * on one of the shared embedded cluster's two clients, one map, a quorum of 2 and a failure threshold of 3, in
+ * native mode (the rule runs in the members' entry processor, so the quorum and the instance travel on the wire)
+ * and in CAS mode (the rule runs on the client). One instance failing alone never opens the fleet (it is tripped
+ * locally, as an outlier, reported once); the failure of a second instance opens it, in that write.
+ */
+@ExtendWith(SharedClusters.class)
+class HazelcastQuorumEngineTest {
+    private static final String OP = "inventory";
+
+    private final List<Outlier> outliers = new CopyOnWriteArrayList<>();
+
+    private static String map() {
+        return "quorum-engine-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    private CircuitBreaker instance(HazelcastInstance client, String map, HazelcastStore.Mode mode, String id) {
+        HazelcastStore store = HazelcastStore.builder(client).map(map).mode(mode).build();
+        assertEquals(mode, store.mode());
+        return instance(store, id);
+    }
+
+    private CircuitBreaker instance(Store store, String id) {
+        return CircuitBreaker.builder().store(store).closeStore(true).jitter(0).failureThreshold(3).quorum(2)
+                .instanceId(id).resetTimeout(Duration.ofSeconds(60)).onOutlier(outliers::add).build();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = HazelcastStore.Mode.class, names = {"NATIVE", "CAS"})
+    void oneInstanceFailingAloneNeverOpensTheFleetAndASecondInstanceOpensIt(HazelcastStore.Mode mode) {
+        HazelcastInstance[] clients = SharedClusters.embedded().clients();
+        String map = map();
+        try (CircuitBreaker a = instance(clients[0], map, mode, "pod-a");
+             CircuitBreaker b = instance(clients[1], map, mode, "pod-b")) {
+            for (int i = 0; i < 100; i++) {
+                a.recordFailure(OP);
+            }
+            assertEquals(BreakerStatus.CLOSED, a.status(OP), "below the quorum the fleet stays closed");
+            assertEquals(BreakerStatus.CLOSED, b.status(OP));
+            BreakerState read = b.state(OP);
+            assertEquals(100, read.failures(), "B reads A's failures from the shared entry");
+            assertEquals(1, read.contributors().size(), read.contributors().toString());
+            assertEquals("pod-a", read.contributors().get(0).instance());
+            assertEquals(100, read.contributors().get(0).failures());
+            assertTrue(a.isOutlier(OP), "A failing alone past the threshold is an outlier");
+            assertFalse(b.isOutlier(OP));
+            assertEquals(1, outliers.size(), "one report for the trip, however many failures follow: " + outliers);
+            assertEquals("pod-a", outliers.get(0).instance());
+            assertEquals(2, outliers.get(0).quorumRequired());
+
+            assertEquals("ok", b.execute(OP, () -> "ok"), "the other instance is admitted (its success clears)");
+            assertEquals(0, b.state(OP).failures(), "the consecutive count was cleared");
+
+            a.recordFailure(OP);
+            a.recordFailure(OP);
+            a.recordFailure(OP);
+            assertEquals(BreakerStatus.CLOSED, a.status(OP), "three failures of one instance: still no quorum");
+            assertEquals(BreakerStatus.CLOSED, b.status(OP), "still closed right before B's failure");
+            b.recordFailure(OP);
+            assertEquals(BreakerStatus.OPEN, b.status(OP), "the second instance's failure makes the quorum");
+            assertEquals(BreakerStatus.OPEN, a.status(OP), "the fleet is open for A too");
+            BreakerState opened = a.state(OP);
+            assertEquals(4, opened.failures());
+            assertEquals(List.of("pod-b", "pod-a"),
+                    opened.contributors().stream().map(Contribution::instance).toList(),
+                    "both contributions, the most recent first");
+            assertThrows(CircuitOpenException.class, () -> b.execute(OP, () -> "rejected"));
+        }
+    }
+
+    /**
+     * {@code Stores.open} of a Hazelcast URI (lazy by default: the store connects on first use) declares
+     * {@link QuorumState} before it connects, so a breaker with a quorum is built over it, and the quorum holds.
+     */
+    @Test
+    void aStoreOpenedFromAUriDeclaresQuorumState() {
+        String uri = SharedClusters.embedded().cluster().uri("map=" + map() + "&timeout=10000");
+        Store lazy = Stores.open(uri);
+        try (CircuitBreaker a = instance(lazy, "pod-a"); CircuitBreaker b = instance(Stores.open(uri), "pod-b")) {
+            assertTrue(lazy.capability(QuorumState.class).isPresent());
+            for (int i = 0; i < 5; i++) {
+                a.recordFailure(OP);
+            }
+            assertEquals(BreakerStatus.CLOSED, b.status(OP), "one instance alone opens nothing");
+            assertTrue(lazy.capability(QuorumState.class).isPresent(), "and once connected");
+            b.recordFailure(OP);
+            assertEquals(BreakerStatus.OPEN, a.status(OP), "the second instance makes the quorum");
+        }
+    }
+}

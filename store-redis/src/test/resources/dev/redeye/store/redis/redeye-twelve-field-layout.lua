@@ -1,0 +1,1364 @@
+-- redeye: every server-side step of the Redis store, one Lua library.
+--
+-- Loaded once per server as a Redis Function library (FUNCTION LOAD, then FCALL <library>_<name>) where the
+-- server offers Functions (Redis 7+): the helpers and tables below are then built once, at load, instead of
+-- on every call. Where it does not (or FCALL is refused), each exported function runs as its own EVAL script
+-- (EVALSHA), this whole file being its body. LuaLibrary adds the lines that differ (the '#!lua name=' line
+-- and export() for a library; export() and the final 'return' for a script): nothing here calls redis.call
+-- at load time, and every function takes (keys, args) as FCALL and EVALSHA both give them.
+--
+-- Every function checks its arguments, and the stored data it reads, before its first write: Redis never
+-- rolls a script back, so a failure after a write would leave a half-applied change (REDEYE_BAD_ARGS,
+-- REDEYE_MALFORMED; nothing is written). TTLs are at most MAX_TTL (100 years; the store caps longer ones),
+-- since SET PX and PEXPIRE refuse an expiry that overflows the server's clock.
+--
+-- THE STORED STATE is one string value at <prefix>{<tag>}:state, read with one GET and written whole with one
+-- SET ... PX ttl (a pinned state, forced or with a stored mode: SET without PX, so it has no expiry):
+--   a state without a sliding window and with the DEFAULT mode: the ten fields of FIELDS in that order joined
+--     by ',' (see CANONICAL), the layout of the previous release;
+--   any other state: the same ten fields, then the window's text (SlidingWindow.encode(), '' for none) and the
+--     stored mode's code (BreakerMode.code()), twelve fields joined by ',' (see capture_wm). The previous
+--     release's library and store refuse such a value as malformed ("the value has 12 comma-separated fields,
+--     not 10", a StoreException to its breakers) rather than read it without its window or mode.
+-- A key written by a release before this layout holds a hash with one field per name of FIELDS: the state
+-- function (and record, through it) reads such a hash (GET answers WRONGTYPE, then HMGET) and its first write
+-- of the state replaces it with the string value, in the same call; put replaces it; claim, release and publish
+-- never read the state key.
+--
+-- Exported (registered without flags: each may write, so Redis refuses it up front, before it runs, while the
+-- server is over maxmemory or is a read-only replica, rather than failing at its first write):
+--   state    every atomic state change: recorded outcomes, slow calls, trial outcomes, operators' changes
+--   record   a recorded outcome (failure, success, slow ones, a slow call): what every guarded call sends,
+--            with a smaller interface
+--   claim    claim one half-open trial permit
+--   release  release a trial claim by its token (compare-and-delete)
+--   put      replace a whole state (Store.put)
+--   publish  append one event, or a gap marker, to the feed stream
+
+-- 100 years in ms: the longest ttl the store writes (RedisStore.MAX_TTL_MILLIS).
+local MAX_TTL = 3153600000000
+local INT_MAX = 2147483647
+-- Lua numbers are doubles: longs are exact up to 2^53.
+local LONG_MAX = 9007199254740992
+-- LONG_MAX in decimal: a field of as many characters is in range when it is not greater as text.
+local LONG_MAX_TEXT = '9007199254740992'
+-- Any Java long (times and gaps are not range-checked by the rules; doubles hold them approximately above 2^53).
+local ANY_LONG = 1e19
+
+-- A decimal integer in [min, max] (the form Java's Long.parseLong reads), else nil.
+local function int(v, min, max)
+  if not v or not string.match(v, '^[+-]?%d+$') then return nil end
+  local n = tonumber(v)
+  if n < min or n > max then return nil end
+  return n
+end
+
+-- A decimal integer without a sign in [min, max], else nil.
+local function uint(v, min, max)
+  if not v or not string.match(v, '^%d+$') then return nil end
+  local n = tonumber(v)
+  if n < min or n > max then return nil end
+  return n
+end
+
+-- A number in [min, max], not NaN, else nil.
+local function num(v, min, max)
+  local n = tonumber(v)
+  if not n or n ~= n or n < min or n > max then return nil end
+  return n
+end
+
+-- The server clock in ms (TIME): claim expiry is judged on it, never on a client's clock.
+local function server_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+
+-- v + 1, saturating at max (Java's counters saturate instead of overflowing).
+local function inc(v, max)
+  if v >= max then return max end
+  return v + 1
+end
+
+--------------------------------------------------------------------------------------------- sliding window
+-- The Lua twin of dev.redeye.api.SlidingWindow: the outcomes a sliding-window policy judges, stored with the
+-- state in SlidingWindow.encode()'s canonical text. A window here is a table:
+--   k     'c' (a count window) or 't' (a time window), the text's first character
+--   n     its size: outcomes (count) or seconds (time)
+--   pos   its position: outcomes ever recorded (count), or the number of the newest bucket (time)
+--   ring  (count) the slots as the text holds them, slot 0 first, one character each: '0' success, '1' failure,
+--         '2' slow success, '3' slow failure; min(pos, n) of them. The outcome numbered s (from 1) is in slot
+--         (s - 1) % n, so recording rewrites one character
+--   count (time) its number of buckets, the oldest numbered 1 and the newest count
+--   b     (time) the buckets that hold calls, in increasing number, five entries each in one flat list: the
+--         bucket's number, its calls, failures and slow calls, and its text when it was read and has not
+--         changed since (written again as it is; false otherwise). Empty buckets are left out, so that reading,
+--         rolling and writing a window costs its busy buckets, not its 120 slots of time (an empty bucket is
+--         one '.' in the text, skipped by one pattern match); one flat list is the fewest table operations
+-- Windows are never changed in place: every rule below returns a new table (or the same one when nothing
+-- changes), so a state's window can be shared by the state before and after a rule.
+
+local MAX_COUNT_SIZE = 1000   -- SlidingWindow.MAX_COUNT_SIZE
+local MAX_TIME_SECONDS = 86400 -- SlidingWindow.MAX_TIME_SECONDS
+local MAX_BUCKETS = 120        -- SlidingWindow.MAX_BUCKETS
+
+-- Seconds per bucket of a time window of n seconds: ceil(n / 120).
+local function bucket_seconds(n)
+  return math.floor((n + MAX_BUCKETS - 1) / MAX_BUCKETS)
+end
+
+-- Buckets of a time window of n seconds: ceil(n / bucket_seconds(n)), at most 120.
+local function bucket_count(n)
+  local width = bucket_seconds(n)
+  return math.floor((n + width - 1) / width)
+end
+
+-- The number of the bucket of a time window of n seconds that the epoch ms now falls in: floorDiv(now, width
+-- in ms). Exact for |now| < 2^53: the double quotient then never rounds up onto the next integer.
+local function bucket_of(n, now)
+  return math.floor(now / (bucket_seconds(n) * 1000))
+end
+
+local function window_empty(k, n)
+  if k == 'c' then return {k = 'c', n = n, pos = 0, ring = ''} end
+  return {k = 't', n = n, pos = 0, count = bucket_count(n), b = {}}
+end
+
+-- One bucket with calls as the text writes it: calls, calls-failures or calls-failures-slow (trailing zero
+-- counts left out).
+local function bucket_text(c, f, s)
+  if s > 0 then return string.format('%d-%d-%d', c, f, s) end
+  if f > 0 then return string.format('%d-%d', c, f) end
+  return string.format('%d', c)
+end
+
+-- The calls, failures and slow calls of a bucket's text, or nil unless it is exactly what bucket_text writes
+-- for counts Java reads as ints.
+local function parse_bucket(part)
+  local c, f, s = string.match(part, '^([1-9]%d*)%-?(%d*)%-?(%d*)$')
+  if not c then return nil end
+  c, f, s = tonumber(c), tonumber(f) or 0, tonumber(s) or 0
+  if c > INT_MAX or f > c or s > c or bucket_text(c, f, s) ~= part then return nil end
+  return c, f, s
+end
+
+-- The canonical text (SlidingWindow.encode()): c<n>.<pos>.<slots>, or t<n>.<pos> and per bucket '.' and its
+-- text (nothing for an empty bucket).
+local function window_encode(w)
+  if w.k == 'c' then return string.format('c%d.%d.', w.n, w.pos) .. w.ring end
+  local t = {string.format('t%d.%d', w.n, w.pos)}
+  local last = 0
+  local b = w.b
+  for j = 1, #b, 5 do
+    local i = b[j]
+    t[#t + 1] = string.rep('.', i - last) .. (b[j + 4] or bucket_text(b[j + 1], b[j + 2], b[j + 3]))
+    last = i
+  end
+  t[#t + 1] = string.rep('.', w.count - last)
+  return table.concat(t)
+end
+
+-- A decimal that a pattern matched as digits, without a leading zero (as Java writes a number), in [min, max],
+-- else nil.
+local function canonical_uint(v, min, max)
+  if not v or (#v > 1 and string.byte(v) == 48) then return nil end
+  local n = tonumber(v)
+  if n < min or n > max then return nil end
+  return n
+end
+
+-- The window of a canonical text, or nil for any other text (SlidingWindow.decode() accepts exactly what
+-- encode() writes). Counts are ints as Java reads them; positions are at most 2^53 (Lua numbers are doubles),
+-- far above any real one.
+local function window_decode(text)
+  local k = string.sub(text, 1, 1)
+  if k == 'c' then
+    local n, pos, at = string.match(text, '^c(%d+)%.(%d+)%.()')
+    local ring = at and string.sub(text, at) or ''
+    n = canonical_uint(n, 1, MAX_COUNT_SIZE)
+    pos = canonical_uint(pos, 0, LONG_MAX)
+    if not n or not pos or #ring ~= math.min(pos, n) then return nil end
+    -- The slots other than successes, in one pass that skips runs of '0' (most of a healthy ring): they are
+    -- checked and counted on that short string.
+    local others = string.gsub(ring, '0+', '')
+    if string.find(others, '[^123]') then return nil end
+    local _, failures = string.gsub(others, '[13]', '')
+    local _, slow = string.gsub(others, '[23]', '')
+    return {k = 'c', n = n, pos = pos, ring = ring, calls = #ring, failures = failures, slow = slow}
+  end
+  if k ~= 't' then return nil end
+  local n, pos, rest = string.match(text, '^t(%d+)%.(%d+)(.*)$')
+  n = canonical_uint(n, 1, MAX_TIME_SECONDS)
+  pos = canonical_uint(pos, 0, LONG_MAX)
+  if not n or not pos then return nil end
+  local b = {}
+  local w = {k = 't', n = n, pos = pos, count = bucket_count(n), b = b}
+  -- each busy bucket: the dots before it (one per bucket since the last busy one), then its text
+  local i, j, at = 0, 0, 1
+  while true do
+    local _, e, dots, part = string.find(rest, '^(%.+)([^.]+)', at)
+    if not e then break end
+    i = i + #dots
+    local c, f, s = parse_bucket(part)
+    if not c then return nil end
+    b[j + 1], b[j + 2], b[j + 3], b[j + 4], b[j + 5] = i, c, f, s, part
+    j = j + 5
+    at = e + 1
+  end
+  -- then the empty buckets after the last busy one: dots only
+  local tail = string.sub(rest, at)
+  if string.find(tail, '[^.]') or i + #tail ~= w.count then return nil end
+  return w
+end
+
+-- Calls, failures and slow calls in the window (a slow failure counts as both); a time window's sums saturate
+-- at INT_MAX as Java's do. Computed once per window table.
+local function window_counts(w)
+  if not w.calls then
+    if w.k == 'c' then
+      local _, f = string.gsub(w.ring, '[13]', '')
+      local _, s = string.gsub(w.ring, '[23]', '')
+      w.calls, w.failures, w.slow = #w.ring, f, s
+    else
+      local c, f, s = 0, 0, 0
+      local b = w.b
+      for j = 1, #b, 5 do
+        c = c + b[j + 1]
+        f = f + b[j + 2]
+        s = s + b[j + 3]
+      end
+      c, f, s = math.min(c, INT_MAX), math.min(f, INT_MAX), math.min(s, INT_MAX)
+      w.calls, w.failures, w.slow = c, f, s
+    end
+  end
+  return w.calls, w.failures, w.slow
+end
+
+-- Time window w at bucket position p (>= w.pos): a copy, rolled forward by p - w.pos buckets (the buckets it
+-- passes are emptied: they leave the window at the oldest end).
+local function time_window_at(w, p)
+  local shift = p - w.pos
+  local src, b = w.b, {}
+  local j = 0
+  for m = 1, #src, 5 do
+    local i = src[m] - shift
+    if i >= 1 then
+      b[j + 1], b[j + 2], b[j + 3], b[j + 4], b[j + 5] = i, src[m + 1], src[m + 2], src[m + 3], src[m + 4]
+      j = j + 5
+    end
+  end
+  local r = {k = 't', n = w.n, pos = p, count = w.count, b = b}
+  return r
+end
+
+-- Time window w as of now (SlidingWindow.rolledTo): rolled forward when now's bucket is newer than its own.
+local function window_rolled_to(w, now)
+  if w.k == 'c' then return w end
+  local p = bucket_of(w.n, now)
+  if p <= w.pos then return w end
+  return time_window_at(w, p)
+end
+
+-- The window with one more outcome (SlidingWindow.record). A count window writes the outcome's slot; a time
+-- window counts it in now's bucket after rolling forward to it, or in its newest bucket when now falls in an
+-- older one (a caller whose clock is behind moves a bucket edge and never loses a count).
+local function window_record(w, failed, slow, now)
+  if w.k == 'c' then
+    local pos = w.pos
+    if pos < LONG_MAX then pos = pos + 1 end
+    local i = (pos - 1) % w.n + 1
+    local code = (failed and 1 or 0) + (slow and 2 or 0)
+    local r = {k = 'c', n = w.n, pos = pos, ring = string.sub(w.ring, 1, i - 1) .. code .. string.sub(w.ring, i + 1)}
+    -- the counts follow from the window's: the slot's previous outcome leaves, the new one enters
+    local calls, failures, slows = window_counts(w)
+    local old = string.byte(w.ring, i)
+    if old then
+      old = old - 48
+      failures = failures - old % 2
+      slows = slows - math.floor(old / 2)
+    else
+      calls = calls + 1
+    end
+    r.calls, r.failures, r.slow = calls, failures + (failed and 1 or 0), slows + (slow and 1 or 0)
+    return r
+  end
+  local r = time_window_at(w, math.max(bucket_of(w.n, now), w.pos))
+  local b = r.b
+  local j = #b - 4 -- the newest busy bucket
+  if j < 1 or b[j] ~= r.count then
+    j = #b + 1
+    b[j], b[j + 1], b[j + 2], b[j + 3] = r.count, 0, 0, 0
+  end
+  b[j + 1] = inc(b[j + 1], INT_MAX)
+  if failed then b[j + 2] = inc(b[j + 2], INT_MAX) end
+  if slow then b[j + 3] = inc(b[j + 3], INT_MAX) end
+  b[j + 4] = false
+  return r
+end
+
+-- The slow call recorded at position slot marked as failed (SlidingWindow.slowCallFailed): a count window's
+-- slot becomes a slow failure if it still holds that slow success; a time window (rolled to now first) counts
+-- one more failure in that bucket while it has a call not yet counted as failed. Otherwise the window is
+-- returned as it is (rolled): a slow call is counted once however it ends.
+local function window_slow_call_failed(w, slot, now)
+  if w.k == 'c' then
+    if slot <= w.pos - #w.ring or slot > w.pos then return w end
+    local i = (slot - 1) % w.n + 1
+    if string.sub(w.ring, i, i) ~= '2' then return w end
+    local calls, failures, slows = window_counts(w)
+    return {k = 'c', n = w.n, pos = w.pos, ring = string.sub(w.ring, 1, i - 1) .. '3' .. string.sub(w.ring, i + 1),
+            calls = calls, failures = failures + 1, slow = slows}
+  end
+  local r = window_rolled_to(w, now)
+  if slot <= r.pos - r.count or slot > r.pos then return r end
+  local i = r.count - (r.pos - slot)
+  local b = r.b
+  for j = 1, #b, 5 do
+    if b[j] == i then
+      if b[j + 2] >= b[j + 1] then return r end
+      local m = time_window_at(r, r.pos)
+      m.b[j + 2] = m.b[j + 2] + 1
+      m.b[j + 4] = false
+      return m
+    end
+  end
+  return r -- an empty bucket: no call in it to mark
+end
+
+-- Whether the window opens the breaker under P (Transitions.windowTrips): at least the minimum of calls, and
+-- failures * 100 >= failureRateThreshold * calls or slow * 100 >= slowCallRateThreshold * calls, each side an
+-- IEEE double as in Java (the counts times 100 are exact; the threshold's product rounds alike).
+local function window_trips(w, P)
+  local calls, failures, slow = window_counts(w)
+  if calls < P.window_minimum then return false end
+  return failures * 100 >= P.failure_rate * calls or slow * 100 >= P.slow_rate * calls
+end
+
+---------------------------------------------------------------------------------------------------- state
+-- One atomic read-modify-write of a breaker's state. Mirrors dev.redeye.spi.Transitions rule by rule; the
+-- TCK's parity rules (R2.9, R3.1, R5.x, R9.x, R8.1) and RedisWindowParityTest (windows, slow calls, modes)
+-- prove it.
+--
+-- keys[1] state string (<prefix>{<tag>}:state; or the hash of earlier releases, converted by the first write)
+-- keys[2] claims zset  (<prefix>{<tag>}:trial), same hash slot; given (and touched) only when args[5] is 1
+-- keys[3] one-permit claim string (<prefix>{<tag>}:trial1), same hash slot; likewise (every key costs the
+--         call its argument, so a recorded outcome sends the state key alone)
+-- args[1] op: failure | success | slow_success | slow_failure | slow_call | slow_call_failed | trial_success |
+--         trial_failure | force_open | force_half_open | force_closed | force_mode (AtomicOperation's wire names)
+-- args[2] now, epoch ms (the caller's clock; the rules never read the server clock, see VERSIONS below)
+-- args[3] the policy (see POLICY below). A breaker sends the same text on every call, so it is parsed once and
+--         remembered.
+-- args[4] the operation's own argument: for trial_success / trial_failure the trial version, the version of
+--         the open period the trial was admitted under (contract v2 fencing: an outcome of another period
+--         changes nothing); for slow_call_failed '<slot>:<version>', the window position and the version of
+--         the state its slow_call returned (the same fence: the failure counts only in that window); for
+--         force_half_open the openedAt of the forced half-open state (now - 2 * maxResetTimeout, computed by
+--         the caller); for force_mode the mode's code (BreakerMode.code()); ignored by the other operations
+-- args[5] 1 when the operation removes the key's trial claims (AtomicOperation.removesClaims()), else 0
+-- Optional, all four or none (a standalone server only: the feed stream is in another hash slot):
+-- the last key, after the state key or the claim keys: the feed stream (<prefix>redeye:feed): an automatic
+--         transition (opened, reopened, closed, would_open) is appended to it here, in the same call, instead
+--         of by a second call (publish) after it
+-- args[6] the operation's name (the event's op field)
+-- args[7] approximate maximum length of the stream (XADD MAXLEN ~), >= 1
+-- args[8] ttl ms of the stream key (1 .. 100 years), refreshed on every entry
+--
+-- POLICY (args[3]): fields joined by ','. Eight for a policy without a sliding window in the NORMAL mode
+-- (most breakers, so the text every call sends stays short): strategy code (Strategy.code(): 0 consecutive,
+-- 1 errorRate, 2 leaky), failureThreshold, maxGapBetweenFailures ms (0 = unset), errorRateThreshold,
+-- minimumCalls, errorRateDecay, successThreshold, state ttl ms. Thirteen otherwise: those eight (strategy 3 =
+-- slidingWindow allowed), then failureRateThreshold (percent), minimumNumberOfCalls, slowCallRateThreshold
+-- (percent), the window's shape (c<size> for a count window, t<seconds> for a time window, as a window's text
+-- starts) and the policy's mode code (1 normal, 2 metrics_only, 3 disabled). The ttl is set on every write of a
+-- state that is not pinned; a pinned state (forced, or a stored mode other than DEFAULT: an operator's
+-- decision) is stored without expiry (SET without PX, or PERSIST), since it must not lapse back to the
+-- configured behaviour, and while forced nothing refreshes it.
+--
+-- VERSIONS (contract v2): a key's version never goes backwards, also after DEL or expiry. A key that does
+-- not exist starts its new life at the server clock in microseconds (TIME): every earlier life of the key
+-- started at an earlier TIME and moved by one per transition, and a transition costs far more than a
+-- microsecond, so the new base is above every version the key had. Lua numbers are doubles, exact below
+-- 2^53; microsecond epochs (~1.8e15) are far below that. The one clock read is for the version base only.
+--
+-- Returns one string, a state being its stored value (see THE STORED STATE), so ' ' separates the parts:
+-- 'previous' when the state did not change (nothing was written); 'previous next' when it changed without a
+-- transition; 'previous next kind published' for a transition, kind a TransitionKind wire name and published
+-- '1' when its event was appended here, '0' when that append failed, '-' when there was none to append here
+-- (an operator's change, or no stream given). One string, not an array: every element of a reply costs the
+-- call server time.
+--
+-- COST. A recorded outcome is what caps one key's rate; it comes through record, which runs the record path
+-- (record_closed) for the counting strategies and hands the rest here. The layout is one string (GET, SET PX:
+-- two commands with one argument and one reply value each, where a hash of ten fields costs HMGET's ten
+-- arguments and ten reply values, and HSET plus PEXPIRE). The policy is parsed once per distinct text
+-- (POLICIES); a stored value in the canonical form is validated and split into its fields with one match
+-- (CAPTURE, capture_wm), and its strings are passed through to the reply.
+
+local FIELDS = {'failures', 'lastFailureAt', 'open', 'openedAt', 'openCount',
+                'errorRate', 'samples', 'trialSuccesses', 'forced', 'version'}
+-- The fields of a value without a window and with the DEFAULT mode; a state has two components more.
+local NFIELDS = 10
+local NSTATE = 12
+-- Positions in a state (and in its value): s[FAILURES] is its failure count. s[WINDOW] is a window table or
+-- false for none; s[MODE] the stored mode's code.
+local FAILURES, LAST_FAILURE_AT, OPEN, OPENED_AT, OPEN_COUNT = 1, 2, 3, 4, 5
+local ERROR_RATE, SAMPLES, TRIAL_SUCCESSES, FORCED, VERSION = 6, 7, 8, 9, 10
+local WINDOW, MODE = 11, 12
+-- BreakerMode.code(): DEFAULT is only ever stored (the policy's mode applies), a policy has one of the others.
+local DEFAULT, NORMAL, METRICS_ONLY, DISABLED = 0, 1, 2, 3
+local SLIDING_WINDOW = 3
+-- The from-status of an automatic transition's event is fixed by its kind (TransitionKind.from(): the codes
+-- of BreakerStatus).
+local FROM = {opened = '0', reopened = '2', closed = '2', would_open = '0'}
+-- The stored fields joined by ',' as this library writes them: integers in decimal, booleans 0 / 1, the error
+-- rate as '%.17g' writes it (or Java's Double.toString, as put stores it). A state in this form is validated
+-- and split by one match (CAPTURE: the same pattern with each field captured) and passed through as it is;
+-- any other form (a hand-written 'true', '+0') takes the field-by-field path. PREFIX_WM starts the value of a
+-- state with a window or a stored mode: the ten fields, then the window's text ('' for none) and the mode's
+-- code, twelve in all (see THE STORED STATE: the previous release refuses it), split by capture_wm.
+local CANONICAL = '^%d+,%-?%d+,[01],%-?%d+,%d+,%d+%.?%d*[eE]?[+-]?%d*,%d+,%d+,[01],%-?%d+$'
+local CAPTURE = '^(%d+),(%-?%d+),([01]),(%-?%d+),(%d+),(%d+%.?%d*[eE]?[+-]?%d*),(%d+),(%d+),([01]),(%-?%d+)$'
+local PREFIX_WM = '^(%d+),(%-?%d+),([01]),(%-?%d+),(%d+),(%d+%.?%d*[eE]?[+-]?%d*),(%d+),(%d+),([01]),(%-?%d+),()'
+
+-- The twelve strings of a value with a window and a mode, or nil: the ten fields by one match of
+-- their prefix, the window and the mode's digit cut from the rest, so that a long window is never scanned by
+-- a pattern here (window_decode checks it).
+local function capture_wm(v)
+  local f = {string.match(v, PREFIX_WM)}
+  local at = f[11]
+  local mode = string.byte(v, -1)
+  if not at or at > #v - 1 or string.sub(v, -2, -2) ~= ',' or mode < 48 or mode > 51 then return nil end
+  f[11] = string.sub(v, at, -3)
+  f[12] = string.sub(v, -1)
+  return f
+end
+
+local POLICIES = {}
+local NPOLICIES = 0
+
+-- The sliding-window and mode fields of a thirteen-field policy text (rest: ',' and the five of them) into P;
+-- false when one is malformed.
+local function window_policy(P, rest)
+  local fr, mn, sr, shape, mode = string.match(rest, '^,([^,]*),([^,]*),([^,]*),([^,]*),([^,]*)$')
+  local k, size = string.match(shape or '', '^([ct])(%d+)$')
+  P.failure_rate = num(fr, 0, 100)
+  P.minimum_number = int(mn, 1, INT_MAX)
+  P.slow_rate = num(sr, 0, 100)
+  P.window_type = k
+  P.window_size = uint(size, 1, k == 'c' and MAX_COUNT_SIZE or MAX_TIME_SECONDS)
+  P.mode = uint(mode, NORMAL, DISABLED)
+  if not (P.failure_rate and P.failure_rate > 0 and P.minimum_number and P.slow_rate and P.slow_rate > 0
+      and P.window_type and P.window_size and P.mode) then
+    return false
+  end
+  -- Policy.windowMinimumCalls(): a count window of fewer slots than the minimum needs all of them
+  P.window_minimum = P.minimum_number
+  if k == 'c' then P.window_minimum = math.min(P.minimum_number, P.window_size) end
+  return true
+end
+
+-- A policy text (args[3]) as a table, parsed and validated on first sight, then remembered (at most 1,000
+-- texts; the memory starts over beyond). nil when malformed.
+local function policy(text)
+  local P = POLICIES[text]
+  if P then return P end
+  if type(text) ~= 'string' then return nil end
+  local st, ft, gap, rt, mc, dc, sc, ttl, rest = string.match(text,
+      '^([^,]*),([^,]*),([^,]*),([^,]*),([^,]*),([^,]*),([^,]*),([^,]*)(.*)$')
+  P = {strategy = int(st, 0, SLIDING_WINDOW), failure_threshold = int(ft, 1, INT_MAX),
+       max_gap = int(gap, 0, ANY_LONG), rate_threshold = num(rt, 0, 1), minimum_calls = int(mc, 0, INT_MAX),
+       decay = num(dc, 0, 1), success_threshold = int(sc, 1, INT_MAX), ttl = ttl, mode = NORMAL}
+  if not (P.strategy and P.failure_threshold and P.max_gap and P.rate_threshold and P.minimum_calls and P.decay
+      and P.success_threshold and uint(ttl, 1, MAX_TTL)) then
+    return nil
+  end
+  if rest ~= '' then
+    if not window_policy(P, rest) then return nil end
+  elseif P.strategy == SLIDING_WINDOW then
+    return nil -- a sliding window needs its fields
+  end
+  -- the record path applies to the counting strategies in the NORMAL mode
+  P.record_path = P.strategy ~= SLIDING_WINDOW and P.mode == NORMAL
+  if NPOLICIES >= 1000 then
+    POLICIES = {}
+    NPOLICIES = 0
+  end
+  POLICIES[text] = P
+  NPOLICIES = NPOLICIES + 1
+  return P
+end
+
+-- A whole number in [min, max] for arithmetic only (never passed on as text), else nil.
+local function whole(v, min, max)
+  local n = tonumber(v)
+  if not n or n % 1 ~= 0 or n < min or n > max then return nil end
+  return n
+end
+
+local function parse_bool(v)
+  if v == '1' or v == '0' then return v == '1' end
+  local l = v and string.lower(v)
+  if l == 'true' then return true end
+  if l == 'false' then return false end
+  return nil
+end
+
+-- The window and the stored mode of a twelve-field value from their texts: the window (false for '') and the
+-- mode's code, or nil and why.
+local function parse_window_mode(wt, mt)
+  local mode = int(mt, DEFAULT, DISABLED)
+  if not mode then return nil, 'field mode is not a mode code (0 to 3)' end
+  if wt == '' then return false, mode end
+  local w = window_decode(wt)
+  if not w then return nil, 'field window is not a sliding window in its canonical text' end
+  return w, mode
+end
+
+-- The stored state from its fields by position (split from the value, or HMGET's reply from a hash of
+-- earlier releases, where a missing version means a layout without one), field by field, in any form
+-- StateCodec reads: the state as numbers and booleans by position, or nil and why.
+local function parse_fields(raw)
+  local s = {}
+  local f = int(raw[1], 0, INT_MAX)
+  if not f then return nil, 'field failures is missing or not an integer in range' end
+  s[1] = f
+  f = int(raw[2], -LONG_MAX, LONG_MAX)
+  if not f then return nil, 'field lastFailureAt is missing or not an integer in range' end
+  s[2] = f
+  f = parse_bool(raw[3])
+  if f == nil then return nil, 'field open is missing or not 0 or 1' end
+  s[3] = f
+  f = int(raw[4], -LONG_MAX, LONG_MAX)
+  if not f then return nil, 'field openedAt is missing or not an integer in range' end
+  s[4] = f
+  f = int(raw[5], 0, INT_MAX)
+  if not f then return nil, 'field openCount is missing or not an integer in range' end
+  s[5] = f
+  f = num(raw[6], 0, 1)
+  if not f then return nil, 'field errorRate is missing or not a number in [0, 1]' end
+  s[6] = f
+  f = int(raw[7], 0, LONG_MAX)
+  if not f then return nil, 'field samples is missing or not an integer in range' end
+  s[7] = f
+  f = int(raw[8], 0, INT_MAX)
+  if not f then return nil, 'field trialSuccesses is missing or not an integer in range' end
+  s[8] = f
+  f = parse_bool(raw[9])
+  if f == nil then return nil, 'field forced is missing or not 0 or 1' end
+  s[9] = f
+  if raw[10] then
+    f = int(raw[10], -1, LONG_MAX)
+    if not f then return nil, 'field version is not an integer in range' end
+    s[10] = f
+  else
+    s[10] = -1 -- a layout without a version: UNKNOWN
+  end
+  s[WINDOW], s[MODE] = false, DEFAULT
+  if raw[WINDOW] then
+    local w, mode = parse_window_mode(raw[WINDOW], raw[MODE])
+    if w == nil then return nil, mode end
+    s[WINDOW], s[MODE] = w, mode
+  end
+  return s
+end
+
+-- One component of a state as stored: integers in decimal, booleans as 1 / 0, the error rate with 17
+-- significant digits (the double round-trips bit-exactly), the window as its text ('' for none).
+local function encode(s, i)
+  local v = s[i]
+  if i == OPEN or i == FORCED then return v and '1' or '0' end
+  if i == ERROR_RATE then return string.format('%.17g', v) end
+  if i == WINDOW then return v and window_encode(v) or '' end
+  return string.format('%d', v)
+end
+
+-- The stored value of a state's twelve component texts: the ten fields alone for a state without a window
+-- and with the DEFAULT mode (the layout the previous release reads too), else all twelve.
+local function join(q)
+  if q[WINDOW] == '' and q[MODE] == '0' then return table.concat(q, ',', 1, NFIELDS) end
+  return table.concat(q, ',', 1, NSTATE)
+end
+
+-- The components of a state in the canonical form (raw: the ten or twelve strings CAPTURE or capture_wm
+-- took) as a state, or nil when a number is out of the range the pattern does not bound or the window is
+-- not canonical (the field-by-field path then says which).
+local function parse(raw)
+  local s = {tonumber(raw[1]), tonumber(raw[2]), raw[3] == '1', tonumber(raw[4]), tonumber(raw[5]),
+             tonumber(raw[6]), tonumber(raw[7]), tonumber(raw[8]), raw[9] == '1', tonumber(raw[10]), false,
+             DEFAULT}
+  if not (s[1] <= INT_MAX and s[2] >= -LONG_MAX and s[2] <= LONG_MAX and s[4] >= -LONG_MAX and s[4] <= LONG_MAX
+      and s[5] <= INT_MAX and s[6] and s[6] <= 1 and s[7] <= LONG_MAX and s[8] <= INT_MAX and s[10] >= -1
+      and s[10] <= LONG_MAX) then
+    return nil
+  end
+  if raw[WINDOW] then
+    s[MODE] = tonumber(raw[MODE])
+    if raw[WINDOW] ~= '' then
+      s[WINDOW] = window_decode(raw[WINDOW])
+      if not s[WINDOW] then return nil end
+    end
+  else
+    raw[WINDOW], raw[MODE] = '', '0'
+  end
+  return s
+end
+
+-- A stored value split at every ',' and the number of pieces.
+local function split(v)
+  local t = {}
+  local n = 0
+  for f in string.gmatch(v .. ',', '([^,]*),') do
+    n = n + 1
+    t[n] = f
+  end
+  return t, n
+end
+
+local function copy(s)
+  return {s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10], s[11], s[12]}
+end
+
+local function next_version(s)
+  return math.max(s[VERSION], 0) + 1
+end
+
+-- The mode in force (BreakerState.effectiveMode): the stored one, or the policy's when DEFAULT is stored.
+local function mode_of(s, P)
+  if s[MODE] ~= DEFAULT then return s[MODE] end
+  return P.mode
+end
+
+-- The rules, each of (state, policy, now, the operation's own argument) returning the next state and the
+-- transition kind ('' for none). A rule that changes nothing returns the state it got.
+
+-- The closed state that follows s (Transitions.closedFrom): every counter and the window reset, the last
+-- failure's time kept, the given stored mode, the next version.
+local function closed_from(s, mode)
+  return {0, s[LAST_FAILURE_AT], false, 0, 0, 0, 0, 0, false, next_version(s), false, mode}
+end
+
+-- The closed breaker's strategy says open (Transitions.tripped); n holds the outcome's changes. It opens, or
+-- in the METRICS_ONLY mode stays closed with its counters and window reset (would_open): either is a
+-- transition.
+local function tripped(s, n, P, now)
+  n[VERSION] = next_version(s)
+  if mode_of(s, P) == METRICS_ONLY then
+    n[FAILURES] = 0
+    n[ERROR_RATE] = 0
+    n[SAMPLES] = 0
+    n[WINDOW] = false
+    return n, 'would_open'
+  end
+  n[OPEN] = true
+  n[OPENED_AT] = now
+  n[TRIAL_SUCCESSES] = 0
+  return n, 'opened'
+end
+
+-- A recorded outcome (not a trial) of a closed breaker under a counting strategy, on the four fields it reads:
+-- the failure count, the last failure's time, the error rate and its sample count. Returns them after the
+-- outcome and whether the strategy says open. The one place these rules are written: the general path
+-- (record) and the record path (record_closed) both apply it.
+local function closed_outcome(failures, last, rate, samples, success, P, now)
+  if P.strategy == 1 then
+    -- error rate: x = 1 for a failure, 0 for a success; the failure count is not used while closed
+    local x = 1
+    if success then x = 0 end
+    local r
+    if samples == 0 then
+      r = x
+    else
+      local decay = P.decay
+      r = decay * rate + (1 - decay) * x -- same operations in the same order as the Java rule
+    end
+    local n = inc(samples, LONG_MAX)
+    if not success then last = now end
+    return failures, last, r, n, n >= P.minimum_calls and r >= P.rate_threshold
+  end
+  if success then
+    if failures == 0 then return failures, last, rate, samples, false end
+    if P.strategy == 2 then
+      return failures - 1, last, rate, samples, false -- leaky: one success leaks one failure out
+    end
+    return 0, last, rate, samples, false -- clearing is a write, not a transition (contract v2)
+  end
+  -- consecutive (0) and leaky (2) count failures alike; they differ in what a success does
+  local f
+  local max_gap = P.max_gap
+  if max_gap > 0 and failures > 0 and now - last > max_gap then
+    f = 1
+  else
+    f = inc(failures, INT_MAX)
+  end
+  return f, now, rate, samples, f >= P.failure_threshold
+end
+
+-- The window a closed breaker records in under P: the state's, or an empty one of the policy's shape when it
+-- has none or one of another shape (the policy changed).
+local function window_of(s, P)
+  local w = s[WINDOW]
+  if w and w.k == P.window_type and w.n == P.window_size then return w end
+  return window_empty(P.window_type, P.window_size)
+end
+
+-- A closed breaker's window after an outcome (w), whose failure also sets the last failure's time; the
+-- breaker trips when window_trips says so. Every window outcome is a write.
+local function window_outcome(s, w, failed, P, now)
+  local n = copy(s)
+  n[WINDOW] = w
+  if failed then n[LAST_FAILURE_AT] = now end
+  if window_trips(w, P) then return tripped(s, n, P, now) end
+  return n, ''
+end
+
+-- A failure while open (any strategy, not a trial): counted, the last failure's time moved; nothing else.
+local function failure_while_open(s, now)
+  local n = copy(s)
+  n[FAILURES] = inc(s[FAILURES], INT_MAX)
+  n[LAST_FAILURE_AT] = now
+  return n, ''
+end
+
+-- A recorded outcome on the state s (Transitions.recordOutcome): nothing in the DISABLED mode; a failure while
+-- open counts without moving anything else; an outcome while closed goes into the window (sliding window:
+-- slow counts toward the slow-call rate) or is closed_outcome (the counting strategies read a slow outcome as
+-- a plain one), and trips the breaker when the strategy says so.
+local function record(s, P, now, success, slow)
+  if mode_of(s, P) == DISABLED then return s, '' end
+  if s[OPEN] then
+    if success then return s, '' end
+    return failure_while_open(s, now)
+  end
+  if P.strategy == SLIDING_WINDOW then
+    return window_outcome(s, window_record(window_of(s, P), not success, slow, now), not success, P, now)
+  end
+  local f, last, rate, samples, opens = closed_outcome(s[FAILURES], s[LAST_FAILURE_AT], s[ERROR_RATE],
+      s[SAMPLES], success, P, now)
+  local n = copy(s)
+  n[FAILURES] = f
+  n[LAST_FAILURE_AT] = last
+  n[ERROR_RATE] = rate
+  n[SAMPLES] = samples
+  if opens then return tripped(s, n, P, now) end
+  return n, ''
+end
+
+-- A call still running crossed the slow-call threshold (Transitions.slowCall): a closed sliding window counts
+-- it now, as a slow success; nothing otherwise (the counting strategies judge a call when it ends).
+local function slow_call(s, P, now)
+  if P.strategy ~= SLIDING_WINDOW or s[OPEN] or mode_of(s, P) == DISABLED then return s, '' end
+  return window_outcome(s, window_record(window_of(s, P), false, true, now), false, P, now)
+end
+
+-- The call slow_call counted failed (Transitions.slowCallFailed), arg = {slot, version} from the state that
+-- slow_call returned. While open it is a failure while open. Otherwise it counts only in the same window
+-- (same version, the policy's shape) and only if the window's failures then differ from the window's rolled to
+-- now; else nothing changes (a slow call is counted once).
+local function slow_call_failed(s, P, now, arg)
+  if mode_of(s, P) == DISABLED then return s, '' end
+  if s[OPEN] then return failure_while_open(s, now) end
+  local w = s[WINDOW]
+  if P.strategy ~= SLIDING_WINDOW or s[VERSION] ~= arg[2] or not w or w.k ~= P.window_type
+      or w.n ~= P.window_size then
+    return s, ''
+  end
+  local marked = window_slow_call_failed(w, arg[1], now)
+  -- judged against the window rolled to now: a failure rolled out in the same step is not the mark
+  local _, before = window_counts(window_rolled_to(w, now))
+  local _, after = window_counts(marked)
+  if after == before then return s, '' end
+  return window_outcome(s, marked, true, P, now)
+end
+
+-- Trial fencing (contract v2): only an outcome of the current open period counts.
+local function current_period(s, trial_version)
+  return s[OPEN] and not s[FORCED] and s[VERSION] == trial_version
+end
+
+local function trial_succeeded(s, P, now, trial_version)
+  if not current_period(s, trial_version) then return s, '' end
+  local k = inc(s[TRIAL_SUCCESSES], INT_MAX)
+  if k >= P.success_threshold then return closed_from(s, s[MODE]), 'closed' end
+  local n = copy(s)
+  n[TRIAL_SUCCESSES] = k
+  return n, ''
+end
+
+local function trial_failed(s, P, now, trial_version)
+  if not current_period(s, trial_version) then return s, '' end
+  local n = copy(s)
+  n[OPEN] = true
+  n[OPENED_AT] = now
+  n[OPEN_COUNT] = inc(s[OPEN_COUNT], INT_MAX)
+  n[FAILURES] = math.max(s[FAILURES], P.failure_threshold)
+  n[LAST_FAILURE_AT] = now
+  n[TRIAL_SUCCESSES] = 0
+  n[VERSION] = next_version(s)
+  return n, 'reopened'
+end
+
+-- The stored mode under which an operator's opening is obeyed: NORMAL in force, stored as DEFAULT when that
+-- is the policy's mode (a forced opening in METRICS_ONLY or DISABLED would otherwise be ignored).
+local function obeyed(P)
+  if P.mode == NORMAL then return DEFAULT end
+  return NORMAL
+end
+
+local function force_open(s, P, now)
+  local n = copy(s)
+  n[OPEN] = true
+  n[FORCED] = true
+  n[OPENED_AT] = now
+  n[TRIAL_SUCCESSES] = 0
+  n[MODE] = obeyed(P)
+  n[VERSION] = next_version(s)
+  return n, 'forced_open'
+end
+
+local function force_half_open(s, P, now, opened_at)
+  local n = copy(s)
+  n[OPEN] = true
+  n[FORCED] = false
+  n[OPENED_AT] = opened_at
+  n[TRIAL_SUCCESSES] = 0
+  n[MODE] = obeyed(P)
+  n[VERSION] = next_version(s)
+  return n, 'forced_half_open'
+end
+
+-- An operator's close: the policy's mode applies again.
+local function force_closed(s, P, now)
+  return closed_from(s, DEFAULT), 'forced_closed'
+end
+
+-- An operator stores a mode for the fleet (Transitions.forceMode): the breaker closes in it.
+local function force_mode(s, P, now, mode)
+  return closed_from(s, mode), 'mode_changed'
+end
+
+-- Each operation's rule.
+local RULES = {
+  failure = function(s, P, now) return record(s, P, now, false, false) end,
+  success = function(s, P, now) return record(s, P, now, true, false) end,
+  slow_failure = function(s, P, now) return record(s, P, now, false, true) end,
+  slow_success = function(s, P, now) return record(s, P, now, true, true) end,
+  slow_call = slow_call, slow_call_failed = slow_call_failed, trial_success = trial_succeeded,
+  trial_failure = trial_failed, force_open = force_open, force_half_open = force_half_open,
+  force_closed = force_closed, force_mode = force_mode}
+
+-- The operations that read an argument of their own (args[4]), each with its parser: the value the rule gets,
+-- or nil when it is malformed or out of range.
+local function whole_in(min, max)
+  return function(v) return whole(v, min, max) end
+end
+local OWN_ARG = {
+  trial_success = whole_in(-1, ANY_LONG), trial_failure = whole_in(-1, ANY_LONG),
+  force_half_open = whole_in(-ANY_LONG, ANY_LONG),
+  force_mode = function(v) return uint(v, DEFAULT, DISABLED) end,
+  slow_call_failed = function(v)
+    local slot, version = string.match(v or '', '^([^:]*):([^:]*)$')
+    slot, version = whole(slot, -ANY_LONG, ANY_LONG), whole(version, -1, ANY_LONG)
+    return slot and version and {slot, version} or nil
+  end}
+
+-- THE RECORD PATH. An outcome recorded on a closed state under a counting strategy in the NORMAL mode (a
+-- sub-threshold failure, a success, the failure that opens) is most of what the library ever runs, and what
+-- caps one key's rate. It runs without the general machinery of state (a state table, a copy, a comparison of
+-- every component): the stored value v has been checked and split by one match (f1 .. f10, strings; a value
+-- with a window or a stored mode does not match and goes to the general path), only the fields the policy's
+-- rule reads are converted to numbers, only the fields that change are formatted, and the value is written
+-- whole by one SET PX; an opening also appends its event (feed: the caller gave the stream, with its name,
+-- length and ttl arguments). The rule is closed_outcome, the same as on the general path, and an opening moves
+-- the fields tripped() moves. It returns nil, having written nothing, for anything else: a number the pattern
+-- does not bound out of range, or a state that is not closed or is forced, which the general path then
+-- handles (and reports).
+
+-- Whether the fields of a value that CAPTURE (or capture_wm) split are in the ranges the pattern does not bound
+-- and the state is unforced, checked on the text (a 16-character field is compared with 2^53 as text, same
+-- length), and the error rate (a number, or false when it is not in [0, 1]). Conservative: a field this
+-- refuses goes to the general path, which reports it or reads it.
+local function record_path_fields(f1, f2, f4, f5, f6, f7, f8, f9, f10)
+  local n2, n4, n10 = #f2, #f4, #f10
+  if #f1 > 9 or #f5 > 9 or #f7 > 15 or #f8 > 9 or f9 ~= '0' or n2 > 16 or (n2 == 16 and f2 > LONG_MAX_TEXT)
+      or n4 > 16 or (n4 == 16 and f4 > LONG_MAX_TEXT) or n10 > 16 or (n10 == 16 and f10 > LONG_MAX_TEXT)
+      or (string.byte(f10) == 45 and f10 ~= '-1') then
+    return false
+  end
+  if f6 == '0' then return 0 end
+  local rate = tonumber(f6)
+  return rate and rate <= 1 and rate
+end
+
+local function record_closed(key, v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now, success, feed, name, length,
+    stream_ttl)
+  local rate = record_path_fields(f1, f2, f4, f5, f6, f7, f8, f9, f10)
+  if not rate then return nil end
+  -- The last failure's time and the sample count are converted only where the rule reads them (the gap of
+  -- the counting strategies; the error rate's count); elsewhere they are false, which the rule returns as it
+  -- got them.
+  local failures, last, samples = tonumber(f1), false, false
+  if P.strategy == 1 then
+    samples = tonumber(f7)
+  elseif P.max_gap > 0 then
+    last = tonumber(f2)
+  end
+  local f, l, r, n, opens = closed_outcome(failures, last, rate, samples, success, P, now)
+  local changed = false
+  if f ~= failures then
+    f1 = string.format('%d', f)
+    changed = true
+  end
+  if r ~= rate then
+    f6 = string.format('%.17g', r)
+    changed = true
+  end
+  if n ~= samples then
+    f7 = string.format('%d', n)
+    changed = true
+  end
+  if l ~= last and (last or changed or tonumber(f2) ~= l) then
+    f2 = string.format('%d', l)
+    changed = true
+  end
+  if not opens then
+    if not changed then return v end
+    local nv = f1 .. ',' .. f2 .. ',0,' .. f4 .. ',' .. f5 .. ',' .. f6 .. ',' .. f7 .. ',' .. f8 .. ',0,' .. f10
+    redis.call('SET', key, nv, 'PX', P.ttl)
+    return v .. ' ' .. nv
+  end
+  -- the opening: open, openedAt now, no trial successes, the next version (tripped())
+  if feed and not (uint(length, 1, LONG_MAX) and uint(stream_ttl, 1, MAX_TTL)) then
+    return redis.error_reply('REDEYE_BAD_ARGS record got a stream length ' .. tostring(length) .. ' and ttl '
+        .. tostring(stream_ttl) .. ': both must be in range; nothing was changed')
+  end
+  local version = tonumber(f10)
+  if version < 0 then version = 0 end
+  f4 = string.format('%d', now)
+  f10 = string.format('%d', version + 1)
+  local nv = f1 .. ',' .. f2 .. ',1,' .. f4 .. ',' .. f5 .. ',' .. f6 .. ',' .. f7 .. ',0,0,' .. f10
+  redis.call('SET', key, nv, 'PX', P.ttl)
+  local published = '-'
+  if feed then
+    local id = redis.pcall('XADD', feed, 'MAXLEN', '~', length, '*', 'op', name, 'kind', 'opened', 'from', '0',
+        'failures', f1, 'lastFailureAt', f2, 'open', '1', 'openedAt', f4, 'openCount', f5, 'errorRate', f6,
+        'samples', f7, 'trialSuccesses', '0', 'forced', '0', 'version', f10)
+    if type(id) == 'table' and id.err then
+      published = '0'
+    else
+      redis.pcall('PEXPIRE', feed, stream_ttl)
+      published = '1'
+    end
+  end
+  return v .. ' ' .. nv .. ' opened ' .. published
+end
+
+-- THE WINDOW RECORD PATH. An outcome, or a slow call, that a closed sliding window records without tripping
+-- the breaker is what a sliding-window breaker sends on every call. It runs without the general machinery of
+-- state: the stored value v has been split by one match (f, its twelve strings), only the window is decoded
+-- and written again, the other fields pass through (the last failure's time is set by a failure), and the
+-- value is written whole by one SET (PX unless a mode is stored). The rule is the general path's
+-- (window_record, window_trips; a slow call counts as a slow success, which it is on a closed window). It
+-- returns nil, having written nothing, for anything else: a field out of range, an open or forced state, the
+-- DISABLED mode, no window or one of another shape (the general path starts an empty one), and an outcome
+-- that trips the breaker (rare: the general path applies tripped() and appends the event).
+local function record_window(key, v, f, P, now, failed, slow)
+  local mode = tonumber(f[MODE])
+  if mode == DEFAULT then mode = P.mode end
+  if f[OPEN] ~= '0' or mode == DISABLED or f[WINDOW] == ''
+      or not record_path_fields(f[1], f[2], f[4], f[5], f[6], f[7], f[8], f[9], f[10]) then
+    return nil
+  end
+  local w = window_decode(f[WINDOW])
+  if not w or w.k ~= P.window_type or w.n ~= P.window_size then return nil end
+  w = window_record(w, failed, slow, now)
+  if window_trips(w, P) then return nil end
+  local last = failed and string.format('%d', now) or f[LAST_FAILURE_AT]
+  local nv = f[1] .. ',' .. last .. ',0,' .. f[4] .. ',' .. f[5] .. ',' .. f[6] .. ',' .. f[7] .. ',' .. f[8]
+      .. ',0,' .. f[10] .. ',' .. window_encode(w) .. ',' .. f[MODE]
+  if f[MODE] == '0' then
+    redis.call('SET', key, nv, 'PX', P.ttl)
+  else
+    redis.call('SET', key, nv) -- a stored mode is pinned
+  end
+  return v .. ' ' .. nv
+end
+
+local change
+
+local function state(keys, a)
+  local nargs = #a
+  local op = a[1]
+  local rule = RULES[op]
+  local now = whole(a[2], -ANY_LONG, ANY_LONG)
+  local P = policy(a[3])
+  local own = OWN_ARG[op]
+  local own_arg = own and own(a[4])
+  local removes_claims = a[5]
+  -- the keys: the state, the two claim keys when the operation removes claims, the stream last when given
+  local nkeys = #keys
+  local feed = nargs == 8 and keys[nkeys]
+  if not rule or not now or not P or (own and own_arg == nil) or (removes_claims ~= '0' and removes_claims ~= '1')
+      or (nargs ~= 5 and nargs ~= 8) or nkeys ~= (removes_claims == '1' and 3 or 1) + (feed and 1 or 0) then
+    return redis.error_reply('REDEYE_BAD_ARGS state got ' .. nargs .. ' arguments, op ' .. tostring(op)
+        .. ', policy ' .. tostring(a[3]) .. ': every argument must be present and in range; nothing was changed')
+  end
+
+  return change(keys, redis.pcall('GET', keys[1]), op, rule, now, P, own_arg, removes_claims, feed, a[6], a[7],
+      a[8])
+end
+
+-- The general path of state, on the reply v of the state key's GET (the stored value; false when the key does
+-- not exist; a WRONGTYPE error for the hash of earlier releases), the arguments checked: name, length and
+-- stream_ttl are state's args[6..8] when feed is the stream.
+change = function(keys, v, op, rule, now, P, own_arg, removes_claims, feed, name, length, stream_ttl)
+  -- v: the stored value; false when the key does not exist; nil for a hash of earlier releases that lacks a
+  -- field (hash then holds HMGET's reply)
+  local hash
+  if type(v) == 'table' then
+    if not (v.err and string.sub(v.err, 1, 9) == 'WRONGTYPE') then return v end
+    -- the key holds another type: the hash of earlier releases (any other type makes HMGET fail: WRONGTYPE)
+    hash = redis.call('HMGET', keys[1], unpack(FIELDS))
+    if hash[1] and hash[2] and hash[3] and hash[4] and hash[5] and hash[6] and hash[7] and hash[8] and hash[9]
+        and hash[10] then
+      v = table.concat(hash, ',')
+    elseif hash[1] or hash[2] or hash[3] or hash[4] or hash[5] or hash[6] or hash[7] or hash[8] or hash[9]
+        or hash[10] then
+      v = nil
+    else
+      return redis.error_reply('REDEYE_MALFORMED hash has none of the breaker fields')
+    end
+  end
+
+  -- prev: the state; p: its component texts (twelve: the window '' for none, the mode '0' for DEFAULT);
+  -- text: its value as the reply reports it
+  local prev, p, text
+  if v then
+    local f1, f2, f3, f4, f5, f6, f7, f8, f9, f10 = string.match(v, CAPTURE)
+    if f1 then
+      p = {f1, f2, f3, f4, f5, f6, f7, f8, f9, f10}
+    else
+      p = capture_wm(v)
+    end
+    if p then
+      prev = parse(p)
+      text = v
+    end
+  end
+  if not prev and v ~= false then
+    local fields = hash
+    if not fields then
+      local n
+      fields, n = split(v)
+      if n ~= NFIELDS and n ~= NSTATE then
+        return redis.error_reply('REDEYE_MALFORMED the value has ' .. n .. ' comma-separated fields, not '
+            .. NFIELDS .. ' (or ' .. NSTATE .. ' with a window and a mode)')
+      end
+    end
+    local why
+    prev, why = parse_fields(fields)
+    if not prev then
+      return redis.error_reply('REDEYE_MALFORMED ' .. why)
+    end
+    -- report integers as stored (every reader parses them alike), encode booleans, an error rate in another
+    -- form, a missing version and the mode
+    p = fields
+    p[OPEN] = prev[OPEN] and '1' or '0'
+    p[FORCED] = prev[FORCED] and '1' or '0'
+    if not string.match(p[ERROR_RATE], '^%d+%.?%d*$') then p[ERROR_RATE] = encode(prev, ERROR_RATE) end
+    if not p[VERSION] then p[VERSION] = encode(prev, VERSION) end
+    p[WINDOW] = p[WINDOW] or ''
+    p[MODE] = encode(prev, MODE)
+    text = join(p)
+  elseif not prev then
+    -- a new life of the key: the initial state, its version based on the server clock in microseconds
+    local t = redis.call('TIME')
+    prev = {0, 0, false, 0, 0, 0, 0, 0, false, tonumber(t[1]) * 1000000 + tonumber(t[2]), false, DEFAULT}
+    p = {}
+    for i = 1, NSTATE do p[i] = encode(prev, i) end
+    text = join(p)
+  end
+  if prev[FORCED] and not prev[OPEN] then
+    return redis.error_reply('REDEYE_MALFORMED forced state is not open')
+  end
+
+  local nxt, kind = rule(prev, P, now, own_arg)
+  -- the stream's arguments, read only to append an event: checked before the first write all the same
+  local publishes = feed and FROM[kind]
+  if publishes and not (uint(length, 1, LONG_MAX) and uint(stream_ttl, 1, MAX_TTL)) then
+    return redis.error_reply('REDEYE_BAD_ARGS ' .. op .. ' got a stream length ' .. tostring(length) .. ' and ttl '
+        .. tostring(stream_ttl) .. ': both must be in range; nothing was changed')
+  end
+
+  -- A component changed when its value did (the same test as comparing the encoded strings: integers are
+  -- exact, the error rate round-trips bit-exactly; a window table another rule made is compared by its
+  -- text); only changed components are formatted, the others pass through.
+  local q = p
+  local changed = false
+  for i = 1, NSTATE do
+    if prev[i] ~= nxt[i] then
+      local e = encode(nxt, i)
+      if i ~= WINDOW or e ~= p[WINDOW] then
+        if not changed then
+          q = {p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12]}
+          changed = true
+        end
+        q[i] = e
+      end
+    end
+  end
+  local qtext = changed and join(q) or text
+  -- A pinned state (forced, or a stored mode: an operator's decision) never expires; any other state carries
+  -- the clean-up ttl. A pinned state left unchanged is persisted too (it may predate this rule), and a hash of
+  -- earlier releases is replaced by the value at once.
+  if nxt[FORCED] or nxt[MODE] ~= DEFAULT then
+    if changed or hash then
+      redis.call('SET', keys[1], qtext)
+    else
+      redis.call('PERSIST', keys[1])
+    end
+  elseif changed then
+    redis.call('SET', keys[1], qtext, 'PX', P.ttl)
+  end
+  if removes_claims == '1' then
+    redis.call('DEL', keys[2], keys[3])
+  end
+
+  -- The event of an automatic transition, when the caller gave the feed stream: appended with the state
+  -- change, so there is no second round trip. Its fields are StateCodec.toFields' (the window and the mode
+  -- only when not at their defaults). A failed append (the stream key holds another type, an ACL) does not
+  -- undo the committed change: published '0' tells the caller to publish (and signal a gap) as when it appends
+  -- by itself.
+  local published = '-'
+  if publishes then
+    local entry = {feed, 'MAXLEN', '~', length, '*', 'op', name, 'kind', kind, 'from', FROM[kind]}
+    for i = 1, FORCED do
+      entry[#entry + 1] = FIELDS[i]
+      entry[#entry + 1] = q[i]
+    end
+    if q[WINDOW] ~= '' then
+      entry[#entry + 1] = 'window'
+      entry[#entry + 1] = q[WINDOW]
+    end
+    if q[MODE] ~= '0' then
+      entry[#entry + 1] = 'mode'
+      entry[#entry + 1] = q[MODE]
+    end
+    entry[#entry + 1] = 'version'
+    entry[#entry + 1] = q[VERSION]
+    local id = redis.pcall('XADD', unpack(entry))
+    if type(id) == 'table' and id.err then
+      published = '0'
+    else
+      redis.pcall('PEXPIRE', feed, stream_ttl)
+      published = '1'
+    end
+  end
+  if kind ~= '' then return text .. ' ' .. qtext .. ' ' .. kind .. ' ' .. published end
+  if changed then return text .. ' ' .. qtext end
+  return text
+end
+
+--------------------------------------------------------------------------------------------------- record
+-- A recorded outcome, timed or not, or a call crossing the slow-call threshold (AtomicOperation FAILURE,
+-- SUCCESS, SLOW_SUCCESS, SLOW_FAILURE, SLOW_CALL): what every guarded call sends, and so what caps one key's
+-- rate. Its interface is the smallest the rules allow (every key and argument costs the call server time): no
+-- own argument and no claim keys, since a recorded outcome neither reads the one nor removes the others.
+--
+-- keys[1] state string, as for state
+-- args[1] failure | success | slow_success | slow_failure | slow_call
+-- args[2] now, epoch ms, as for state
+-- args[3] the policy, as for state
+-- Optional, the three or none (a standalone server only), as state's args[6..8] with the stream as keys[2]:
+-- args[4] the operation's name; args[5] the stream's approximate maximum length; args[6] the stream's ttl ms
+--
+-- Returns what state returns. An outcome on a closed, unforced state of ten fields in the canonical form under
+-- a counting strategy in the NORMAL mode runs the record path (record_closed); one that a closed sliding window
+-- records without tripping runs the window record path (record_window); anything else (another mode, an open
+-- or forced state, an opening of a window, a hash of earlier releases, a value to report as malformed, a key
+-- that does not exist) goes to state's general path (change) with the same GET reply, before anything is
+-- written.
+local RECORDED = {failure = true, success = true, slow_success = true, slow_failure = true, slow_call = true}
+
+local function recorded_outcome(keys, a)
+  local op = a[1]
+  local nargs = #a
+  local nkeys = #keys
+  local feed = nargs == 6 and keys[2]
+  local now = whole(a[2], -ANY_LONG, ANY_LONG)
+  local P = policy(a[3])
+  if not RECORDED[op] or not now or not P or (nargs ~= 3 and nargs ~= 6) or nkeys ~= (nargs == 6 and 2 or 1) then
+    return redis.error_reply('REDEYE_BAD_ARGS record got ' .. nargs .. ' arguments and ' .. nkeys .. ' keys, op '
+        .. tostring(op) .. ', policy ' .. tostring(a[3])
+        .. ': every argument must be present and in range; nothing was changed')
+  end
+  local v = redis.pcall('GET', keys[1])
+  if type(v) == 'string' then
+    local done
+    if P.record_path and op ~= 'slow_call' then
+      local f1, f2, f3, f4, f5, f6, f7, f8, f9, f10 = string.match(v, CAPTURE)
+      if f3 == '0' then
+        done = record_closed(keys[1], v, f1, f2, f4, f5, f6, f7, f8, f9, f10, P, now,
+            op == 'success' or op == 'slow_success', feed, a[4], a[5], a[6])
+      end
+    elseif P.strategy == SLIDING_WINDOW then
+      local f = capture_wm(v)
+      if f then
+        done = record_window(keys[1], v, f, P, now, op == 'failure' or op == 'slow_failure',
+            op ~= 'failure' and op ~= 'success')
+      end
+    end
+    if done then return done end
+  end
+  return change(keys, v, op, RULES[op], now, P, false, '0', feed, a[4], a[5], a[6])
+end
+
+---------------------------------------------------------------------------------------------------- claim
+-- Claim one half-open trial permit.
+--
+-- keys[1] claims zset (<prefix>{<tag>}:trial): member = token, score = expiry in server epoch ms; used when
+--         permits > 1
+-- keys[2] one-permit claim (<prefix>{<tag>}:trial1): a string holding the token, expiring by PX; used when
+--         permits == 1
+-- args[1] permits (>= 1)
+-- args[2] ttl ms (1 .. 100 years)
+-- args[3] token (unique per call)
+--
+-- Returns 1 when the claim was created (or this token already holds one), 0 when every permit is held by a
+-- live claim. Both keys share the operation's hash tag (one Cluster slot). Breakers with different permits may
+-- share a key, so each branch counts the live claims of the other structure too:
+--   permits == 1: fails if the zset holds any live member, else SET NX PX;
+--   permits  > 1: live zset members + 1 if the one-permit claim exists must stay below permits.
+-- Expiry uses the SERVER clock (TIME, and PX): effects are replicated, so replicas and a promoted primary see
+-- the same absolute expiries, and no client clock is involved.
+--
+-- The type of the one-permit key is checked before anything is written too: the several-permits branch
+-- prunes expired members before it adds, and must not fail after.
+--
+-- IDEMPOTENT per token: if the token already holds a live claim (a first attempt whose reply was lost) the
+-- answer is 1 again and nothing changes, so the store may send the same claim twice.
+local function claim(keys, a)
+  local permits = uint(a[1], 1, INT_MAX)
+  local ttl = uint(a[2], 1, MAX_TTL)
+  local token = a[3]
+  if not permits or not ttl or type(token) ~= 'string' or token == '' or #a ~= 3 then
+    return redis.error_reply('REDEYE_BAD_ARGS claim needs permits >= 1, a ttl in 1 .. ' .. MAX_TTL
+        .. ' ms and a token; nothing was changed')
+  end
+  local now = server_ms()
+
+  -- Data of another type under the one-permit key would block every claim without ever expiring.
+  local ty = redis.call('TYPE', keys[2])['ok']
+  if ty ~= 'none' and ty ~= 'string' then
+    return redis.error_reply('REDEYE_MALFORMED the one-permit claim key holds a ' .. ty .. ', not a string')
+  end
+
+  -- Already claimed by this very token: a repeated attempt.
+  if redis.call('GET', keys[2]) == token then
+    return 1
+  end
+  local held = redis.call('ZSCORE', keys[1], token)
+  if held and tonumber(held) > now then
+    return 1
+  end
+
+  if permits == 1 then
+    if redis.call('ZCOUNT', keys[1], '(' .. now, '+inf') > 0 then
+      return 0
+    end
+    if redis.call('SET', keys[2], token, 'NX', 'PX', ttl) then
+      return 1
+    end
+    return 0
+  end
+
+  redis.call('ZREMRANGEBYSCORE', keys[1], '-inf', now) -- drop expired claims
+  local live = redis.call('ZCARD', keys[1]) + redis.call('EXISTS', keys[2])
+  if live >= permits then
+    return 0
+  end
+  redis.call('ZADD', keys[1], now + ttl, token)
+  -- The key outlives its longest-lived claim and no more.
+  if redis.call('PTTL', keys[1]) < ttl then
+    redis.call('PEXPIRE', keys[1], ttl)
+  end
+  return 1
+end
+
+-------------------------------------------------------------------------------------------------- release
+-- Release one trial claim by its token (compare-and-delete).
+--
+-- keys[1] claims zset (<prefix>{<tag>}:trial)
+-- keys[2] one-permit claim (<prefix>{<tag>}:trial1)
+-- args[1] token
+--
+-- Deletes the one-permit claim only if it still holds this token, else removes the token from the zset. A
+-- stale, expired or unknown token changes nothing (the empty one included: it matches no claim). Returns 1
+-- when a claim was released, else 0.
+local function release(keys, a)
+  if redis.call('GET', keys[2]) == a[1] then
+    redis.call('DEL', keys[2])
+    return 1
+  end
+  return redis.call('ZREM', keys[1], a[1])
+end
+
+------------------------------------------------------------------------------------------------------ put
+-- Unconditional write of a whole breaker state (Store.put, last writer wins).
+--
+-- keys[1] state string
+-- args[1] ttl ms (1 .. 100 years), or 0 for no expiry (the store passes 0 for a pinned state: a forced state or
+--         a stored mode is never expired by the store, whatever ttl the caller gave)
+-- args[2] the state's value (see THE STORED STATE): ten fields in the canonical form (CANONICAL), or twelve
+--         (capture_wm) with a window in its canonical text and a mode code
+--
+-- Replaces whatever was under the key (including data of another type, and the hash of earlier releases) and
+-- sets its TTL, atomically: one SET. The arguments are checked before it.
+local function put(keys, a)
+  local ttl = a[1]
+  local value = a[2]
+  local valid = type(value) == 'string' and string.find(value, CANONICAL)
+  if not valid and type(value) == 'string' then
+    local raw = capture_wm(value)
+    valid = raw and parse(raw) and true
+  end
+  if not uint(ttl, 0, MAX_TTL) or #a ~= 2 or not valid then
+    return redis.error_reply('REDEYE_BAD_ARGS put needs a ttl in 0 .. ' .. MAX_TTL
+        .. ' ms and a state of ten comma-separated fields (twelve with a window and a mode), got ttl '
+        .. tostring(ttl) .. ' and ' .. (#a - 1) .. ' more arguments; nothing was changed')
+  end
+  if tonumber(ttl) > 0 then
+    redis.call('SET', keys[1], value, 'PX', ttl)
+  else
+    redis.call('SET', keys[1], value)
+  end
+  return 1
+end
+
+-------------------------------------------------------------------------------------------------- publish
+-- Publish one transition event (or a gap marker) on the feed stream.
+--
+-- keys[1] feed stream (<prefix>redeye:feed)
+-- args[1] approximate maximum length of the stream (>= 1)
+-- args[2] ttl ms of the stream key (1 .. 100 years), refreshed on every entry (clean-up only)
+-- args[3..] field, value, field, value, ... (StateCodec event fields, or the one gap marker field)
+--
+-- Returns the new entry id. The arguments are checked before the XADD: a failing PEXPIRE after it would
+-- report an error for an entry that was appended.
+local function publish(keys, a)
+  local n = #a - 2
+  if not uint(a[1], 1, LONG_MAX) or not uint(a[2], 1, MAX_TTL) or n < 2 or n % 2 ~= 0 then
+    return redis.error_reply('REDEYE_BAD_ARGS publish needs a length >= 1, a ttl in 1 .. ' .. MAX_TTL
+        .. ' ms and field/value pairs; nothing was appended')
+  end
+  local id = redis.call('XADD', keys[1], 'MAXLEN', '~', a[1], '*', unpack(a, 3))
+  redis.call('PEXPIRE', keys[1], a[2])
+  return id
+end
+
+export('state', state)
+export('record', recorded_outcome)
+export('claim', claim)
+export('release', release)
+export('put', put)
+export('publish', publish)
