@@ -26,7 +26,9 @@ import java.time.temporal.ChronoUnit;
  * <li>{@code atomic}: atomic capabilities vs {@link BestEffortStore}, 8 threads over 2 clients: lost failures
  * and concurrent trials ({@link AtomicBench});</li>
  * <li>{@code growth}: per-call cost and heap with 1, 100 and 10,000 operations ({@link GrowthBench});</li>
- * <li>{@code fleet}: 10 instances and a dependency that dies then recovers ({@link FleetBench}).</li>
+ * <li>{@code fleet}: 10 instances and a dependency that dies then recovers ({@link FleetBench});</li>
+ * <li>{@code scale}, only when named: fleets of 10, 100 and 1,000 instances per store, each with its own client
+ * and feed subscription, over child JVMs, and each backend's per-key ceiling ({@link ScaleBench}).</li>
  * </ul>
  *
  * <p>Run everything (about 5 minutes; Redis and PostgreSQL must be running, see {@code scripts/services.sh}):
@@ -50,7 +52,7 @@ public final class DistributedBench {
      * Runs the selected sections and prints their tables to standard output.
      *
      * @param args {@code [--stores memory,redis,postgres,dynamodb,hazelcast]
-     *             [--sections ops,latency,record,window,quorum,servertime,wait,atomic,growth,fleet] [--quick] [--chart-dir DIR]}
+     *             [--sections ops,latency,record,window,quorum,servertime,wait,atomic,growth,fleet,scale] [--quick] [--chart-dir DIR]}
      * @throws IllegalArgumentException on an unknown argument
      */
     public static void main(String[] args) {
@@ -73,6 +75,8 @@ public final class DistributedBench {
         section(env, "atomic", "Atomic vs best-effort", () -> AtomicBench.run(env));
         section(env, "growth", "Cost growth with distinct operations", () -> GrowthBench.run(env));
         section(env, "fleet", "Fleet: a dependency dies, then recovers", () -> FleetBench.run(env));
+        section(env, "scale", "Fleet scale: N instances on one store, and the per-key ceiling",
+                () -> ScaleBench.run(env));
     }
 
     private static void section(BenchEnv env, String id, String title, java.util.function.Supplier<String> body) {

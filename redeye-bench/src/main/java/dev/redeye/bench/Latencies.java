@@ -35,6 +35,21 @@ public final class Latencies {
         sorted = false;
     }
 
+    /**
+     * Adds every sample of {@code other}.
+     *
+     * @throws IllegalStateException if this recorder cannot hold them all
+     */
+    public void addAll(Latencies other) {
+        if (size + other.size > samples.length) {
+            throw new IllegalStateException("recorder of " + samples.length + " samples cannot take "
+                    + other.size + " more after " + size);
+        }
+        System.arraycopy(other.samples, 0, samples, size, other.size);
+        size += other.size;
+        sorted = false;
+    }
+
     /** The number of samples. */
     public int size() {
         return size;

@@ -111,6 +111,23 @@ public abstract class StoreFixture implements AutoCloseable {
         return false;
     }
 
+    /**
+     * The URI a process outside this JVM opens a client of this backend's shared data with
+     * ({@code Stores.open(uri())}: {@link ScaleBench}'s child JVMs), or {@code null} for an in-process store.
+     */
+    String uri() {
+        return null;
+    }
+
+    /**
+     * The clients the backend's server holds connected as the server itself counts them, or -1 where this
+     * fixture cannot ask (Hazelcast: the members' client count, known only for a member in this JVM; the
+     * other backends are asked directly by {@link ScaleBench}).
+     */
+    long serverClients() {
+        return -1;
+    }
+
     /** The backend's own round trip, or {@code null} for an in-process store. The caller closes it. */
     public abstract RoundTrip roundTrip();
 
@@ -125,6 +142,19 @@ public abstract class StoreFixture implements AutoCloseable {
      * @throws StoreException if the backend cannot be reached
      */
     public abstract RoundTrip recordBaseline(Store client);
+
+    /**
+     * One write of the backend's own kind on one key, for the per-key ceiling of {@link ScaleBench}: each of
+     * several threads calls one of its own at once, all on the same key. Redis, PostgreSQL and Hazelcast: their
+     * {@link #recordBaseline(Store)}; DynamoDB: a conditional {@code UpdateItem} whose condition always holds
+     * (the baseline's counter condition would make the threads fail each other's writes). The caller closes it.
+     *
+     * @param client a client this fixture opened (its table, schema or map must exist: it has been used once)
+     * @throws StoreException if the backend cannot be reached
+     */
+    public RoundTrip keyCeiling(Store client) {
+        return recordBaseline(client);
+    }
 
     /** Removes the data this fixture wrote; called by {@link #close()} after every client is closed. */
     abstract void cleanUp();
@@ -205,11 +235,16 @@ public abstract class StoreFixture implements AutoCloseable {
             throw new IllegalArgumentException("give the Redis URL without a query: " + StoreUris.redact(baseUrl));
         }
         String prefix = "redeye-bench:" + RUN_ID + ":";
+        String uri = baseUrl + "?prefix=" + URLEncoder.encode(prefix, StandardCharsets.UTF_8);
         return new StoreFixture("redis") {
             @Override
             Store newClient() {
-                return Stores.open(baseUrl + "?prefix=" + URLEncoder.encode(prefix, StandardCharsets.UTF_8),
-                        OpenMode.STRICT);
+                return Stores.open(uri, OpenMode.STRICT);
+            }
+
+            @Override
+            String uri() {
+                return uri;
             }
 
             @Override
@@ -299,12 +334,17 @@ public abstract class StoreFixture implements AutoCloseable {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         String schema = "redeye_bench_" + RUN_ID + (pooled ? "" : "_uri");
         List<HikariDataSource> pools = new ArrayList<>();
+        String uri = jdbcUrl + (jdbcUrl.indexOf('?') >= 0 ? "&" : "?") + "schema=" + schema;
         return new StoreFixture(pooled ? "postgres" : "postgres (Stores.open URI)") {
+            @Override
+            String uri() {
+                return uri;
+            }
+
             @Override
             Store newClient() {
                 if (!pooled) {
-                    String sep = jdbcUrl.indexOf('?') >= 0 ? "&" : "?";
-                    return Stores.open(jdbcUrl + sep + "schema=" + schema, OpenMode.STRICT);
+                    return Stores.open(uri, OpenMode.STRICT);
                 }
                 HikariDataSource pool = pool(jdbcUrl, 4);
                 pools.add(pool);
@@ -408,6 +448,16 @@ public abstract class StoreFixture implements AutoCloseable {
             @Override
             boolean serverInThisJvm() {
                 return member != null;
+            }
+
+            @Override
+            String uri() {
+                return uri;
+            }
+
+            @Override
+            long serverClients() {
+                return member == null ? -1 : member.getClientService().getConnectedClients().size();
             }
 
             @Override
@@ -547,6 +597,11 @@ public abstract class StoreFixture implements AutoCloseable {
             }
 
             @Override
+            String uri() {
+                return uri;
+            }
+
+            @Override
             public RoundTrip roundTrip() {
                 DynamoDbClient client = dynamoClient(endpoint);
                 Map<String, AttributeValue> key =
@@ -609,6 +664,37 @@ public abstract class StoreFixture implements AutoCloseable {
                             throw new StoreException("UpdateItem failed: " + e.getMessage(), e);
                         }
                         seen = next;
+                    }
+
+                    @Override
+                    public void close() {
+                        client.close();
+                    }
+                };
+            }
+
+            @Override
+            public RoundTrip keyCeiling(Store store) {
+                DynamoDbClient client = dynamoClient(endpoint);
+                Map<String, AttributeValue> key = Map.of("pk", AttributeValue.builder().s("bench#key-ceiling").build());
+                Map<String, String> names = Map.of("#n", "n");
+                Map<String, AttributeValue> values = Map.of(":one", AttributeValue.builder().n("1").build(),
+                        ":never", AttributeValue.builder().n("-1").build());
+                return new RoundTrip() {
+                    @Override
+                    public String describe() {
+                        return "UpdateItem ADD, conditional, condition always true (DynamoDbClient)";
+                    }
+
+                    @Override
+                    public void once() {
+                        try {
+                            client.updateItem(u -> u.tableName(table).key(key).updateExpression("ADD #n :one")
+                                    .conditionExpression("attribute_not_exists(#n) OR #n <> :never")
+                                    .expressionAttributeNames(names).expressionAttributeValues(values));
+                        } catch (SdkException e) {
+                            throw new StoreException("UpdateItem failed: " + e.getMessage(), e);
+                        }
                     }
 
                     @Override
