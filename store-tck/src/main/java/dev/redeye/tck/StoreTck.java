@@ -18,7 +18,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * }</pre>
  *
  * <p>Every test method carries the id of the rule it checks ({@code r2_7_...} checks R2.7); {@link Rule} is
- * the numbered list (103 rules) with each rule's statement and what to check when it fails, and every failure
+ * the numbered list (113 rules) with each rule's statement and what to check when it fails, and every failure
  * message starts with "R2.7 violated:" and ends with that hint. R1 is required (R1.10 to R1.12 make
  * transitions, so they need {@code AtomicUpdates}); R2 to R6 run when the
  * store declares the capability ({@code store.capability(X).isPresent()}) and are reported as skipped with the
@@ -68,5 +68,5 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.MethodName.class)
 public abstract class StoreTck extends TckBase implements PlainStoreRules, RecordingRules, ClaimRules,
         TransitionRules, FeedRules, EngineRules, ModelRules, LeakyRules, WindowRules, SlowCallRules, ModeRules,
-        QuorumRules {
+        QuorumRules, ListingRules {
 }

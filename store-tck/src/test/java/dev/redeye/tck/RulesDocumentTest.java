@@ -44,6 +44,7 @@ class RulesDocumentTest {
         GROUPS.put("R12", "Modes (needs AtomicUpdates; R12.2 also TrialClaims, R12.3 TransitionFeed; R12.4 puts a "
                 + "state in a mode on every store)");
         GROUPS.put("R13", "Quorum opening (needs AtomicUpdates and QuorumState)");
+        GROUPS.put("R14", "Listing operations (needs OperationListing)");
     }
 
     static String render() {
