@@ -79,6 +79,7 @@ class DashboardBrowserTest {
         Store demo = backend.newClient();
         closing.add(demo);
         demoStates(demo);
+        view.refreshNow(); // the puts (counters, not transitions) come with a refresh
         server = DashboardServer.start(view, "127.0.0.1", 0, TOKEN, false);
         browser = Chromium.start();
         browser.get(server.url());
