@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.redeye.api.StoreException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -69,9 +68,6 @@ public final class DashboardServer implements AutoCloseable {
     /** The most events queued for one stream before it is dropped. */
     static final int QUEUE_CAPACITY = 20_000;
     private static final long PING_MILLIS = 10_000;
-    private static final String ASSETS = "/dev/redeye/dashboard/assets/";
-    private static final Map<String, String> TYPES = Map.of("index.html", "text/html; charset=utf-8",
-            "dashboard.js", "text/javascript; charset=utf-8", "dashboard.css", "text/css; charset=utf-8");
 
     private final FleetView view;
     private final byte[] token;
@@ -195,23 +191,13 @@ public final class DashboardServer implements AutoCloseable {
         return m;
     }
 
-    private void asset(String name, Response response, Callback callback) throws IOException {
-        byte[] body;
-        try (InputStream in = DashboardServer.class.getResourceAsStream(ASSETS + name)) {
-            if (in == null) {
-                throw new IllegalStateException("the dashboard asset " + name + " is missing from the jar");
-            }
-            body = in.readAllBytes();
-        }
-        if (name.equals("index.html")) {
-            body = new String(body, StandardCharsets.UTF_8).replace("{{readOnly}}", Boolean.toString(readOnly))
-                    .getBytes(StandardCharsets.UTF_8);
-        }
+    private void asset(String name, Response response, Callback callback) {
+        DashboardAssets.Asset a = DashboardAssets.get(name, readOnly, true).orElseThrow();
         response.setStatus(HttpStatus.OK_200);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, TYPES.get(name));
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, a.contentType());
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
-        response.getHeaders().put("Content-Security-Policy", "default-src 'self'; img-src 'self' data:");
-        response.write(true, ByteBuffer.wrap(body), callback);
+        response.getHeaders().put("Content-Security-Policy", DashboardAssets.CONTENT_SECURITY_POLICY);
+        response.write(true, ByteBuffer.wrap(a.body()), callback);
     }
 
     private boolean action(Request request, Response response, Callback callback) throws IOException {
@@ -263,7 +249,7 @@ public final class DashboardServer implements AutoCloseable {
         response.setStatus(status);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json; charset=utf-8");
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
-        response.write(true, ByteBuffer.wrap(view.write(body).getBytes(StandardCharsets.UTF_8)), callback);
+        response.write(true, ByteBuffer.wrap(view.json(body).getBytes(StandardCharsets.UTF_8)), callback);
     }
 
     /** Starts an event stream, or answers 503 when {@link #MAX_STREAMS} are open; false if refused. */
@@ -345,7 +331,7 @@ public final class DashboardServer implements AutoCloseable {
                 long now = System.currentTimeMillis();
                 StringBuilder sb = new StringBuilder();
                 for (Tile t : view.tiles()) {
-                    sb.append("data: ").append(view.write(HystrixFormat.command(t, view.policy(), now))).append("\n\n");
+                    sb.append("data: ").append(view.json(HystrixFormat.command(t, view.policy(), now))).append("\n\n");
                 }
                 sb.append(": ping\n\n");
                 out.write(sb.toString().getBytes(StandardCharsets.UTF_8));

@@ -229,7 +229,7 @@ public final class FleetView implements AutoCloseable {
         snap.put("timeline", timeline());
         snap.put("store", storeStatus);
         snap.put("now", clock.millis());
-        viewer.send("snapshot", write(snap));
+        viewer.send("snapshot", json(snap));
         viewers.add(viewer);
         return () -> viewers.remove(viewer);
     }
@@ -449,7 +449,7 @@ public final class FleetView implements AutoCloseable {
         if (viewers.isEmpty()) {
             return;
         }
-        String text = write(data);
+        String text = json(data);
         for (Viewer v : viewers) {
             try {
                 v.send(event, text);
@@ -460,8 +460,8 @@ public final class FleetView implements AutoCloseable {
         }
     }
 
-    /** {@code data} as JSON. */
-    String write(Object data) {
+    /** {@code data} as JSON, written as the view's events are. */
+    public String json(Object data) {
         try {
             return json.writeValueAsString(data);
         } catch (JsonProcessingException e) {

@@ -1,8 +1,10 @@
-// The redeye dashboard page: one EventSource on /events, tiles kept in a map by name and re-rendered only when
+// The redeye dashboard page: one EventSource on ./events, tiles kept in a map by name and re-rendered only when
 // changed, at most once per animation frame. No framework, nothing loaded from elsewhere.
 (function () {
   'use strict';
   var readOnly = document.body.getAttribute('data-read-only') === 'true';
+  // false where the host authenticates requests itself (Spring Security): no token field
+  var tokenActions = document.body.getAttribute('data-token-actions') !== 'false';
   var tilesEl = document.getElementById('tiles');
   var timelineEl = document.getElementById('timeline');
   var chart = document.getElementById('timeline-chart');
@@ -29,6 +31,7 @@
     events: 0, transitions: 0, renders: 0, renderMillis: 0, maxRenderMillis: 0, snapshots: 0, lastEventAt: 0
   };
 
+  if (!tokenActions) { document.getElementById('token-box').classList.add('hidden'); }
   tokenEl.value = sessionStorage.getItem('redeye-token') || '';
   tokenEl.addEventListener('change', function () { sessionStorage.setItem('redeye-token', tokenEl.value.trim()); });
   filterEl.addEventListener('input', function () {
@@ -221,7 +224,7 @@
   }
 
   function connect() {
-    var source = new EventSource('/events');
+    var source = new EventSource('events');
     source.addEventListener('open', function () {
       connEl.textContent = 'live';
       connEl.className = 'badge live';
@@ -280,15 +283,22 @@
   }
 
   function act(action, operation) {
-    var token = tokenEl.value.trim();
-    if (token === '') {
-      say('Enter the operator token the dashboard printed at start.', true);
-      return;
+    var headers = { 'Content-Type': 'application/json' };
+    if (tokenActions) {
+      var token = tokenEl.value.trim();
+      if (token === '') {
+        say('Enter the operator token the dashboard printed at start.', true);
+        return;
+      }
+      sessionStorage.setItem('redeye-token', token);
+      headers['X-Redeye-Token'] = token;
     }
-    sessionStorage.setItem('redeye-token', token);
-    fetch('/api/action', {
+    var xsrf = document.cookie.match(/(?:^|; )XSRF-TOKEN=([^;]*)/);
+    if (xsrf) { headers['X-XSRF-TOKEN'] = decodeURIComponent(xsrf[1]); }
+    fetch('api/action', {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Redeye-Token': token },
+      credentials: 'same-origin',
+      headers: headers,
       body: JSON.stringify({ action: action, operation: operation })
     }).then(function (r) {
       return r.json().then(function (body) {
