@@ -120,8 +120,8 @@ public final class FleetView implements AutoCloseable {
     public record StoreStatus(boolean up, String message, long since) {
     }
 
-    /** What the view knows of one operation. */
-    private record Known(BreakerState state, String lastKind, Long lastAt, String lastTrial) {
+    /** What the view knows of one operation, and when it learned it ({@link System#nanoTime()}). */
+    private record Known(BreakerState state, String lastKind, Long lastAt, String lastTrial, long seenNanos) {
     }
 
     private final Store store;
@@ -278,8 +278,9 @@ public final class FleetView implements AutoCloseable {
         refreshQueued.set(false);
         try {
             ensureSubscribed();
+            long started = System.nanoTime();
             Map<String, BreakerState> read = readAll();
-            applyRead(read);
+            applyRead(read, started);
             setStore(new StoreStatus(true, "", clock.millis()));
         } catch (StoreException | IllegalStateException e) {
             LOG.debug("dashboard refresh failed", e);
@@ -324,17 +325,23 @@ public final class FleetView implements AutoCloseable {
         return out;
     }
 
-    private synchronized void applyRead(Map<String, BreakerState> read) {
+    /**
+     * A whole read of the store, which began at {@code started}: it replaces what the view holds, but for a newer
+     * version the feed brought while it ran (an older version read later is the store's truth: a restored
+     * backup, a fail-over that lost writes).
+     */
+    private synchronized void applyRead(Map<String, BreakerState> read, long started) {
         long now = clock.millis();
+        long seen = System.nanoTime();
         List<Tile> changed = new ArrayList<>();
         for (Map.Entry<String, BreakerState> e : read.entrySet()) {
             Known before = known.get(e.getKey());
             BreakerState s = e.getValue();
-            if (before != null && before.state().version() > s.version()) {
-                continue; // the feed brought a newer one meanwhile
+            if (before != null && before.state().version() > s.version() && before.seenNanos() - started > 0) {
+                continue; // the feed brought a newer one while the read ran
             }
-            Known after = before == null ? new Known(s, null, null, null)
-                    : new Known(s, before.lastKind(), before.lastAt(), before.lastTrial());
+            Known after = before == null ? new Known(s, null, null, null, seen)
+                    : new Known(s, before.lastKind(), before.lastAt(), before.lastTrial(), seen);
             known.put(e.getKey(), after);
             Tile t = tile(e.getKey(), after, now);
             Tile last = shown.get(e.getKey());
@@ -345,7 +352,7 @@ public final class FleetView implements AutoCloseable {
         }
         List<String> removed = new ArrayList<>();
         for (String op : new HashSet<>(known.keySet())) {
-            if (!read.containsKey(op)) {
+            if (!read.containsKey(op) && known.get(op).seenNanos() - started <= 0) {
                 known.remove(op);
                 shown.remove(op);
                 removed.add(op);
@@ -373,17 +380,18 @@ public final class FleetView implements AutoCloseable {
             return; // older than what is shown
         }
         long now = clock.millis();
+        long seen = System.nanoTime();
         Known after;
         if (e == null) {
             if (before != null && before.state().equals(s)) {
                 return;
             }
-            after = before == null ? new Known(s, null, null, null)
-                    : new Known(s, before.lastKind(), before.lastAt(), before.lastTrial());
+            after = before == null ? new Known(s, null, null, null, seen)
+                    : new Known(s, before.lastKind(), before.lastAt(), before.lastTrial(), seen);
         } else {
             String trial = e.kind() == TransitionKind.CLOSED ? "success"
                     : e.kind() == TransitionKind.REOPENED ? "failure" : before == null ? null : before.lastTrial();
-            after = new Known(s, e.kind().wireName(), now, trial);
+            after = new Known(s, e.kind().wireName(), now, trial, seen);
         }
         if (listing == null && !followed.contains(operation)) {
             if (followed.size() >= MAX_FOLLOWED) {
