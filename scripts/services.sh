@@ -6,6 +6,7 @@
 #   REDEYE_PGBOUNCER     (the pgbouncer binary PgBouncerTest starts a private PgBouncer with)
 #   REDEYE_DYNAMODB_URL  (dynalite, the open-source DynamoDB server, on a free port: http://127.0.0.1:PORT)
 #   REDEYE_DYNALITE_HOME (where dynalite is installed, for tests that start private dynalite processes)
+#   REDEYE_CHROMIUM, REDEYE_CHROMEDRIVER (Debian's chromium and its driver, for the dashboard's browser tests)
 # An address already set in the environment is used as it is. Otherwise the local default is probed,
 # started when installed but stopped, and installed from the distribution's packages when missing
 # (needs root and apt-get). Source it:  . scripts/services.sh
@@ -219,6 +220,23 @@ redeye_ensure_dynamodb() {
   redeye_log "DynamoDB: dynalite (pid $pid) at $REDEYE_DYNAMODB_URL"
 }
 
+# ---------------------------------------------------------------------------------------------- chromium
+# redeye-dashboard's browser tests drive Debian's chromium through chromium-driver (Selenium is given both paths,
+# so it downloads nothing).
+redeye_ensure_chromium() {
+  if [ -n "${REDEYE_CHROMIUM:-}" ] && [ -n "${REDEYE_CHROMEDRIVER:-}" ]; then
+    redeye_log "Chromium: using REDEYE_CHROMIUM and REDEYE_CHROMEDRIVER from the environment"
+    return 0
+  fi
+  if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+    redeye_log "Chromium: not installed, installing chromium and chromium-driver (the dashboard's browser tests)"
+    redeye_apt_install chromium chromium-driver || return 1
+  fi
+  export REDEYE_CHROMIUM="$(command -v chromium)" REDEYE_CHROMEDRIVER="$(command -v chromedriver)"
+  redeye_log "Chromium: $REDEYE_CHROMIUM, $REDEYE_CHROMEDRIVER"
+}
+
 redeye_ensure_redis || redeye_log "Redis: could not be provided; Redis tests will say how to provide it"
 redeye_ensure_postgres || redeye_log "PostgreSQL: could not be provided; PostgreSQL tests will say how to provide it"
 redeye_ensure_dynamodb || redeye_log "DynamoDB: could not be provided; DynamoDB tests will say how to provide it"
+redeye_ensure_chromium || redeye_log "Chromium: could not be provided; the dashboard's browser tests will say how to provide it"

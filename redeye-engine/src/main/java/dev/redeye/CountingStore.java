@@ -40,7 +40,8 @@ public final class CountingStore extends ForwardingStore {
     public interface Listener {
         /**
          * @param op    the operation
-         * @param key   the operation name it was made for ({@code null} for {@link StoreOperation#SUBSCRIBE})
+         * @param key   the operation name it was made for ({@code null} for {@link StoreOperation#SUBSCRIBE} and
+         *              {@link StoreOperation#LIST_PAGE})
          * @param token for {@link StoreOperation#CLAIM_TRIAL} the token won ({@code null} if the claim was
          *              refused); for {@link StoreOperation#RELEASE_TRIAL} the token released; {@code null}
          *              otherwise
@@ -149,6 +150,11 @@ public final class CountingStore extends ForwardingStore {
         return counted(StoreOperation.SUBSCRIBE, null, () -> super.subscribe(eventListener, onGap));
     }
 
+    @Override
+    public Page page(String cursor, int limit) {
+        return counted(StoreOperation.LIST_PAGE, null, () -> super.page(cursor, limit));
+    }
+
     /** An immutable snapshot of the counts. */
     public static final class Counts {
         private final long[] values;
@@ -178,9 +184,9 @@ public final class CountingStore extends ForwardingStore {
             return t;
         }
 
-        /** Reads ({@link StoreOperation#GET}). */
+        /** Reads: {@link StoreOperation#GET} and the pages of listings ({@link StoreOperation#LIST_PAGE}). */
         public long reads() {
-            return get(StoreOperation.GET);
+            return get(StoreOperation.GET) + get(StoreOperation.LIST_PAGE);
         }
 
         /** Operations that may write: everything but reads, claims, releases and subscriptions. */

@@ -10,6 +10,7 @@ import dev.redeye.api.TransitionEvent;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.AtomicUpdates;
 import dev.redeye.spi.OutcomeBatches;
+import dev.redeye.spi.OperationListing;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
@@ -19,11 +20,14 @@ import dev.redeye.spi.TrialClaims;
 import dev.redeye.spi.support.Arguments;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.PriorityQueue;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -61,12 +65,16 @@ import java.util.function.Function;
  * {@link #close()}. The queue holds at most {@value #DEFAULT_FEED_CAPACITY} events: when subscribers fall
  * that far behind, further events are dropped and every subscriber's {@code onGap} runs.
  *
+ * <p><b>Listing</b> ({@link #page}): by name, in {@link String#compareTo} order; the cursor is the last name of
+ * the page before. A page costs one pass over the keys without locking (keeping the {@code limit} smallest names
+ * after the cursor) and one {@link #get} per name it returns.
+ *
  * <p>{@link #newClient()} returns an independent client view of the same data (its own subscriptions and
  * its own {@code close()}); several views stand for several processes sharing one backend, which is how the
  * fleet simulation and the TCK use this store. {@code Stores.open("memory:")} returns a new, empty store.
  */
 public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState,
-        OutcomeBatches {
+        OutcomeBatches, OperationListing {
     /** How many undelivered feed events the store holds before it drops and signals a gap. */
     static final int DEFAULT_FEED_CAPACITY = 10_000;
     /** How often at most a write sweeps expired states and claims of every key. */
@@ -319,6 +327,43 @@ public final class InMemoryStore implements Store, AtomicUpdates, TrialClaims, T
         Objects.requireNonNull(onGap, "onGap");
         ensureOpen();
         return feed.subscribe(listener, onGap);
+    }
+
+    /**
+     * {@inheritDoc} The names after {@code cursor} in {@link String#compareTo} order; any string is a cursor (the
+     * listing goes on after it).
+     */
+    @Override
+    public Page page(String cursor, int limit) {
+        OperationListing.checkLimit(limit);
+        ensureOpen();
+        long nowNanos = System.nanoTime();
+        // the limit + 1 smallest live names after the cursor, the largest on top
+        PriorityQueue<String> smallest = new PriorityQueue<>(limit + 1, Comparator.reverseOrder());
+        for (Map.Entry<String, Entry> me : entries.entrySet()) {
+            String name = me.getKey();
+            Life l = me.getValue().life;
+            if (l == null || l.expiredAt(nowNanos) || (cursor != null && name.compareTo(cursor) <= 0)) {
+                continue;
+            }
+            if (smallest.size() <= limit) {
+                smallest.add(name);
+            } else if (name.compareTo(smallest.peek()) < 0) {
+                smallest.poll();
+                smallest.add(name);
+            }
+        }
+        boolean more = smallest.size() > limit;
+        if (more) {
+            smallest.poll();
+        }
+        List<String> names = new ArrayList<>(smallest);
+        Collections.sort(names);
+        List<OperationListing.Entry> out = new ArrayList<>(names.size());
+        for (String name : names) {
+            get(name).ifPresent(st -> out.add(new OperationListing.Entry(name, st)));
+        }
+        return new Page(out, more ? names.get(names.size() - 1) : null);
     }
 
     /**

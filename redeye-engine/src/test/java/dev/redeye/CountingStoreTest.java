@@ -7,6 +7,7 @@ import dev.redeye.api.BreakerState;
 import dev.redeye.api.Policy;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.OperationListing;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.StoreOperation;
 import dev.redeye.spi.TrialClaims;
@@ -63,6 +64,15 @@ class CountingStoreTest {
         };
         assertTrue(new CountingStore(plain).capability(AtomicUpdates.class).isEmpty(),
                 "a capability the wrapped store lacks stays absent");
+        assertTrue(new CountingStore(plain).capability(OperationListing.class).isEmpty());
+
+        CountingStore.Counts before = a.snapshot();
+        OperationListing.Page page = a.capability(OperationListing.class).orElseThrow().page(null, 10);
+        assertEquals(List.of("k"), page.entries().stream().map(OperationListing.Entry::operation).toList());
+        CountingStore.Counts listed = a.snapshot().minus(before);
+        assertEquals(1, listed.get(StoreOperation.LIST_PAGE));
+        assertEquals(1, listed.reads(), "a page of a listing is a read");
+        assertEquals(0, listed.writes());
         a.close();
         b.close();
         backend.close();

@@ -11,7 +11,8 @@ import java.util.Optional;
 /**
  * Where breaker state lives. The required methods are enough for a best-effort distributed breaker; the
  * optional capabilities ({@link AtomicUpdates}, {@link TrialClaims}, {@link TransitionFeed}) make it
- * exact and are looked up with {@link #capability(Class)}.
+ * exact, {@link OperationListing} lists what it holds for the operator's views; each is looked up with
+ * {@link #capability(Class)}.
  *
  * <p>The {@code key} every method takes is the operation name exactly as the user wrote it. A store applies
  * its own prefix, escaping and hashing and must round-trip any string, however hostile. The circuit breaker

@@ -19,7 +19,9 @@ public enum StoreOperation {
     /** {@link TrialClaims#releaseTrial}. */
     RELEASE_TRIAL("releaseTrial"),
     /** {@link TransitionFeed#subscribe}. */
-    SUBSCRIBE("subscribe");
+    SUBSCRIBE("subscribe"),
+    /** {@link OperationListing#page}: one page of a listing. */
+    LIST_PAGE("page");
 
     private final String method;
 

@@ -43,6 +43,7 @@ import picocli.CommandLine.Spec;
             ForceCommands.Reset.class,
             ForceCommands.ForceMode.class,
             WatchCommand.class,
+            DashboardCommand.class,
             TckCommand.class,
             CommandLine.HelpCommand.class
         },

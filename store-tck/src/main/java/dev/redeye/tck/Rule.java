@@ -20,7 +20,8 @@ import java.util.Optional;
  * need {@code TrialClaims}); R9 holds {@code AtomicUpdates} to the leaky strategy (R9.7 through the engine, for
  * every store); R10 to R12 hold it to sliding windows, slow calls and modes (R12.2 also needs {@code TrialClaims},
  * R12.3 {@code TransitionFeed}; R12.4 puts a state in a mode on every store); R13 holds it, with
- * {@code QuorumState}, to quorum opening; R14, with {@code OutcomeBatches}, to batches of outcomes.
+ * {@code QuorumState}, to quorum opening; R14, with {@code OutcomeBatches}, to batches of outcomes;
+ * R15 holds {@code OperationListing} to listing operations.
  */
 public enum Rule {
     R0_1("R0.1", "The store declares every capability the implementer expects (expectedCapabilities()); a "
@@ -493,7 +494,25 @@ public enum Rule {
     R14_2("R14.2", "8 threads over 2 clients apply 300 batches each of 1 to 16 outcomes to one time window at one "
             + "instant: the window holds every outcome, failure and slow call exactly once.",
             "that a batch is one atomic read-modify-write (a get-then-put loses the batches applied between its "
-                    + "read and its write) and that no outcome of a batch is dropped or counted twice");
+                    + "read and its write) and that no outcome of a batch is dropped or counted twice"),
+    R15_1("R15.1", "Every operation holding a state (put, and an atomic write when offered; hostile names included) "
+            + "is listed by the other client, exactly as named, with the state get returns when the entry carries "
+            + "one, walking pages of 3, 50 and 1,000; a name never written is not listed.",
+            "OperationListing.page: the decoding of the names it returns (the inverse of the key mapping: prefix, "
+                    + "escaping, hashing) and that its cursor reaches every page"),
+    R15_2("R15.2", "A page never holds more entries than its limit (pages of 1, 2 and 5 over 12 operations), and a "
+            + "limit of 0 or above OperationListing.MAX_LIMIT is an IllegalArgumentException.",
+            "OperationListing.page: the limit must reach the backend's query (LIMIT, COUNT, a page size), and be "
+                    + "checked before it"),
+    R15_3("R15.3", "(real time) A listing only reads, and lists only what holds a state: a deleted operation, a "
+            + "state past its 300 ms ttl and a key holding only a trial claim are not listed, and three listings "
+            + "leave every state as it was and create none.",
+            "OperationListing.page: filter out deleted, expired and claim-only data (placeholder rows, claim keys), "
+                    + "and write nothing: no touch, no ttl refresh, no placeholder"),
+    R15_4("R15.4", "Deleting the operations already listed between pages (pages of 10 over 30 operations) never makes "
+            + "the listing skip one of the others.",
+            "OperationListing.page's cursor: it must name where the listing stopped (the last key, a scan cursor), "
+                    + "never a count of entries to skip (OFFSET), which moves when entries before it go");
 
     private final String id;
     private final String statement;

@@ -72,5 +72,5 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.MethodName.class)
 public abstract class StoreTck extends TckBase implements PlainStoreRules, RecordingRules, ClaimRules,
         TransitionRules, FeedRules, EngineRules, ModelRules, LeakyRules, WindowRules, SlowCallRules, ModeRules,
-        QuorumRules, BatchRules {
+        QuorumRules, BatchRules, ListingRules {
 }

@@ -45,8 +45,8 @@ class RuleListTest {
         // rules R7.8 to R7.10, the leaky strategy's R9.1 to R9.7, and R1.12, R4.10, R4.11, R5.11, R6.11, R6.12, R8.4
         // and R8.5 (contract v3: each catches a wrong store the rules before it pass), and for sliding windows, slow
         // calls and modes R7.11 to R7.13, R10.1 to R10.5, R11.1 to R11.4 and R12.1 to R12.7, and quorum opening
-        // R13.1 to R13.6, and batches of outcomes R14.1 and R14.2.
-        assertEquals(111, Rule.values().length);
+        // R13.1 to R13.6, batches of outcomes R14.1 and R14.2, and listing operations R15.1 to R15.4.
+        assertEquals(115, Rule.values().length);
         for (Rule r : Rule.values()) {
             assertTrue(ID.matcher(r.id()).matches(), r.id());
             assertEquals(r.name().replace('_', '.'), r.id(), "constant name and id agree");

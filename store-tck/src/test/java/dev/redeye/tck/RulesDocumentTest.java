@@ -45,6 +45,7 @@ class RulesDocumentTest {
                 + "state in a mode on every store)");
         GROUPS.put("R13", "Quorum opening (needs AtomicUpdates and QuorumState)");
         GROUPS.put("R14", "Batches of outcomes (needs AtomicUpdates and OutcomeBatches)");
+        GROUPS.put("R15", "Listing operations (needs OperationListing)");
     }
 
     static String render() {

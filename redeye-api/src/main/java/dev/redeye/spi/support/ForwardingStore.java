@@ -5,6 +5,7 @@ import dev.redeye.api.Policy;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.OperationListing;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
@@ -33,17 +34,19 @@ import java.util.function.Consumer;
  *
  * <p>Thread-safe if the delegate is. {@link #close()} closes the delegate.
  */
-public abstract class ForwardingStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed {
+public abstract class ForwardingStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed,
+        OperationListing {
 
     /** The capability interfaces of the SPI, in the order reports list them. */
     public static final List<Class<?>> CAPABILITIES = List.of(AtomicUpdates.class, TrialClaims.class,
-            TransitionFeed.class);
+            TransitionFeed.class, OperationListing.class);
 
     private final Store delegate;
     /** The delegate's capabilities, looked up at construction; null when it lacks one, or has no delegate. */
     private final AtomicUpdates updates;
     private final TrialClaims claims;
     private final TransitionFeed feed;
+    private final OperationListing listing;
 
     /**
      * @param delegate the store every call goes to
@@ -54,6 +57,7 @@ public abstract class ForwardingStore implements Store, AtomicUpdates, TrialClai
         this.updates = delegate.capability(AtomicUpdates.class).orElse(null);
         this.claims = delegate.capability(TrialClaims.class).orElse(null);
         this.feed = delegate.capability(TransitionFeed.class).orElse(null);
+        this.listing = delegate.capability(OperationListing.class).orElse(null);
     }
 
     /** For a subclass that overrides {@link #delegate()} and {@link #offers}: its store is known later. */
@@ -62,6 +66,7 @@ public abstract class ForwardingStore implements Store, AtomicUpdates, TrialClai
         this.updates = null;
         this.claims = null;
         this.feed = null;
+        this.listing = null;
     }
 
     /**
@@ -96,7 +101,10 @@ public abstract class ForwardingStore implements Store, AtomicUpdates, TrialClai
         if (type == TrialClaims.class) {
             return claims;
         }
-        return type == TransitionFeed.class ? feed : null;
+        if (type == TransitionFeed.class) {
+            return feed;
+        }
+        return type == OperationListing.class ? listing : null;
     }
 
     @Override
@@ -153,6 +161,11 @@ public abstract class ForwardingStore implements Store, AtomicUpdates, TrialClai
     @Override
     public Subscription subscribe(Consumer<TransitionEvent> listener, Runnable onGap) {
         return need(TransitionFeed.class).subscribe(listener, onGap);
+    }
+
+    @Override
+    public Page page(String cursor, int limit) {
+        return need(OperationListing.class).page(cursor, limit);
     }
 
     @Override

@@ -76,6 +76,9 @@ public class RedeyeProperties {
     /** The redeyeevents Actuator endpoint's buffer. */
     private final Events events = new Events();
 
+    /** The opt-in live page of the fleet, the Actuator endpoint redeyedashboard (with redeye-dashboard). */
+    private final Dashboard dashboard = new Dashboard();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -136,7 +139,47 @@ public class RedeyeProperties {
         return events;
     }
 
+    public Dashboard getDashboard() {
+        return dashboard;
+    }
+
     /** The transitions the {@code redeyeevents} Actuator endpoint keeps. */
+    public static class Dashboard {
+
+        /** How often the whole store is read again, for counters that change without a transition. */
+        private java.time.Duration refresh = java.time.Duration.ofSeconds(5);
+
+        /** Whether operators may force open, half-open and reset from the page (secured as the endpoint is). */
+        private boolean actions;
+
+        /** The operations to show when the store cannot list them (Redis, DynamoDB, Hazelcast). */
+        private java.util.List<String> operations = new java.util.ArrayList<>();
+
+        public java.time.Duration getRefresh() {
+            return refresh;
+        }
+
+        public void setRefresh(java.time.Duration refresh) {
+            this.refresh = refresh;
+        }
+
+        public boolean isActions() {
+            return actions;
+        }
+
+        public void setActions(boolean actions) {
+            this.actions = actions;
+        }
+
+        public java.util.List<String> getOperations() {
+            return operations;
+        }
+
+        public void setOperations(java.util.List<String> operations) {
+            this.operations = operations;
+        }
+    }
+
     public static class Events {
 
         /** How many transitions (this instance's and the fleet's, all breakers together) are kept; at least 1. */

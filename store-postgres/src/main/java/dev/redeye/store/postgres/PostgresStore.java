@@ -8,6 +8,7 @@ import dev.redeye.api.TransitionEvent;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.AtomicUpdates;
 import dev.redeye.spi.OutcomeBatches;
+import dev.redeye.spi.OperationListing;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
@@ -97,7 +98,7 @@ import org.slf4j.LoggerFactory;
  * method throws {@link StoreException} at once.
  */
 public final class PostgresStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState,
-        OutcomeBatches {
+        OutcomeBatches, OperationListing {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresStore.class);
 
     /** Event lines longer than this travel by reference through the events table (NOTIFY caps at 8000). */
@@ -243,6 +244,62 @@ public final class PostgresStore implements Store, AtomicUpdates, TrialClaims, T
     }
 
     // ---------------------------------------------------------------- Store
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>By primary key ({@code key_hash}, an index range scan): the cursor is the hex primary key of the last row
+     * of the page before. Each entry carries its state, read with the name. A row this store cannot read (see
+     * {@link #get}) is listed by name without a state, so that one malformed row does not end the listing;
+     * {@code get} of it reports the fault.
+     */
+    @Override
+    public Page page(String cursor, int limit) {
+        OperationListing.checkLimit(limit);
+        byte[] after = cursor == null ? new byte[0] : listingCursor(cursor);
+        ensureOpen();
+        return runner.call("page", "", (c, a) -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.list)) {
+                ps.setBytes(1, after);
+                ps.setInt(2, limit);
+                List<OperationListing.Entry> out = new ArrayList<>();
+                String last = null;
+                int rows = 0;
+                try (ResultSet rs = SqlRunner.query(ps, prefixStatements)) {
+                    while (rs.next()) {
+                        rows++;
+                        StoredRow row = StoredRow.readWithoutClock(rs);
+                        String key = rs.getString(16);
+                        last = rs.getString(17);
+                        BreakerState state;
+                        try {
+                            state = row.stateOrNull(key);
+                        } catch (StoreException malformed) {
+                            out.add(OperationListing.Entry.nameOnly(key));
+                            continue;
+                        }
+                        if (state != null) {
+                            out.add(new OperationListing.Entry(key, state));
+                        }
+                    }
+                }
+                return new Page(out, rows < limit ? null : last);
+            }
+        });
+    }
+
+    /** The primary key a listing cursor (64 hex digits) names. */
+    private static byte[] listingCursor(String cursor) {
+        if (cursor.length() != 64 || !cursor.chars().allMatch(ch -> Character.digit(ch, 16) >= 0)) {
+            throw new IllegalArgumentException("not a listing cursor of a PostgreSQL store (64 hex digits): '"
+                    + OperationNames.abbreviate(cursor) + "'");
+        }
+        byte[] out = new byte[32];
+        for (int i = 0; i < 32; i++) {
+            out[i] = (byte) Integer.parseInt(cursor.substring(2 * i, 2 * i + 2), 16);
+        }
+        return out;
+    }
 
     @Override
     public Optional<BreakerState> get(String key) {

@@ -59,6 +59,11 @@ final class StateSql {
     // Plain calls, autocommit: the timeouts prefix (put and delete: the lock budget) and one statement, one round
     // trip.
     final String get;
+    /**
+     * A page of the listing: the {@link #READ_COLUMNS} then the name and the hex primary key of up to {@code ?}
+     * rows holding a live state (no placeholder, nothing expired) after a primary key, in primary-key order.
+     */
+    final String list;
     final String put;
     final String delete;
     final String release;
@@ -104,6 +109,9 @@ final class StateSql {
         String createPlaceholder = "INSERT INTO " + t + " (key_hash, key, layout, expires_at) VALUES (?, ?, "
                 + StoredRow.LAYOUT_PLACEHOLDER + ", clock_timestamp()) ON CONFLICT (key_hash) DO NOTHING; ";
         get = prefix + "SELECT " + READ_COLUMNS + " FROM " + t + " WHERE key_hash = ?";
+        list = prefix + "SELECT " + READ_COLUMNS + ", s.key, encode(s.key_hash, 'hex') FROM " + t + " s "
+                + "WHERE s.key_hash > ? AND NOT (" + PLACEHOLDER + ") AND NOT (" + Sql.expired("s") + ") "
+                + "ORDER BY s.key_hash LIMIT ?";
         put = lockPrefix + "INSERT INTO " + t + " AS s (key_hash, key, layout, failures, last_failure_at, open, "
                 + "opened_at, open_count, error_rate, samples, trial_successes, forced, version, sliding_window, "
                 + "mode, contributors, expires_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "

@@ -14,6 +14,7 @@ import dev.redeye.api.Strategy;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
 import dev.redeye.spi.AtomicOperation;
+import dev.redeye.spi.OperationListing;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.Transitions;
@@ -153,6 +154,13 @@ class MutantStoresTest {
         @Override
         public Optional<BreakerState> get(String key) {
             return expired(key) ? Optional.empty() : super.get(key);
+        }
+
+        /** The listing leaves out what this view expired, as get does. */
+        @Override
+        public Page page(String cursor, int limit) {
+            Page p = super.page(cursor, limit);
+            return new Page(p.entries().stream().filter(e -> !expired(e.operation())).toList(), p.next());
         }
     }
 
@@ -434,6 +442,88 @@ class MutantStoresTest {
         out.addAll(windowMutants());
         out.addAll(modeMutants());
         out.addAll(quorumMutants());
+        out.addAll(listingMutants());
+        return out;
+    }
+
+    /** A forwarding store whose listing is {@code f} applied to each page request and the inner listing. */
+    private static Function<Store, Store> listing(ListFn f) {
+        return inner -> new ForwardingStore(inner) {
+            @Override
+            public Page page(String cursor, int limit) {
+                return f.page(inner.capability(OperationListing.class).orElseThrow(), cursor, limit);
+            }
+        };
+    }
+
+    @FunctionalInterface
+    interface ListFn {
+        OperationListing.Page page(OperationListing inner, String cursor, int limit);
+    }
+
+    /** Every entry of a whole listing of {@code l}, in its order. */
+    private static List<OperationListing.Entry> everything(OperationListing l) {
+        List<OperationListing.Entry> out = new ArrayList<>();
+        String cursor = null;
+        do {
+            OperationListing.Page p = l.page(cursor, OperationListing.MAX_LIMIT);
+            out.addAll(p.entries());
+            cursor = p.next();
+        } while (cursor != null);
+        return out;
+    }
+
+    /** The defects the listing rules (R15) name. */
+    private List<Mutant> listingMutants() {
+        List<Mutant> out = new ArrayList<>();
+        out.add(new Mutant("the listing stops after its first page", () -> listing((l, cursor, limit) ->
+                new OperationListing.Page(l.page(cursor, limit).entries(), null)),
+                of(R15_1, R15_2, R15_3, R15_4), of(R1_1)));
+        out.add(new Mutant("names listed in the backend's escaped form", () -> listing((l, cursor, limit) -> {
+            OperationListing.Page p = l.page(cursor, limit);
+            return new OperationListing.Page(p.entries().stream().map(e -> new OperationListing.Entry(
+                    e.operation().replace("\n", "\\n").replace("'", "\\'"), e.state())).toList(), p.next());
+        }), of(R15_1), of(R15_2, R15_3, R15_4)));
+        out.add(new Mutant("a limit out of range taken as the nearest one", () -> listing((l, cursor, limit) ->
+                l.page(cursor, Math.max(1, Math.min(limit, OperationListing.MAX_LIMIT)))),
+                of(R15_2), of(R15_1, R15_3, R15_4)));
+        out.add(new Mutant("a page of limit + 1 (the limit not passed down)", () -> listing((l, cursor, limit) ->
+                l.page(cursor, Math.min(limit + 1, OperationListing.MAX_LIMIT))),
+                of(R15_1, R15_2, R15_3, R15_4), of(R1_1)));
+        out.add(new Mutant("names remembered from writes, deleted and expired ones included", () -> {
+            java.util.Set<String> seen = new java.util.concurrent.ConcurrentSkipListSet<>();
+            return inner -> new ForwardingStore(inner) {
+                @Override
+                public void put(String key, BreakerState state, Duration ttl) {
+                    seen.add(key);
+                    super.put(key, state, ttl);
+                }
+
+                @Override
+                public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
+                    seen.add(key);
+                    return super.apply(key, operation, policy, now);
+                }
+
+                @Override
+                public Page page(String cursor, int limit) {
+                    OperationListing.checkLimit(limit);
+                    List<String> after = (cursor == null ? seen : ((java.util.NavigableSet<String>) seen)
+                            .tailSet(cursor, false)).stream().limit(limit + 1L).toList();
+                    List<String> page = after.subList(0, Math.min(limit, after.size()));
+                    return new Page(page.stream().map(OperationListing.Entry::nameOnly).toList(),
+                            after.size() > limit ? page.get(page.size() - 1) : null);
+                }
+            };
+        }, of(R15_3), of(R15_1, R15_2, R15_4)));
+        out.add(new Mutant("an offset for a cursor (SQL OFFSET paging)", () -> listing((l, cursor, limit) -> {
+            OperationListing.checkLimit(limit);
+            List<OperationListing.Entry> all = everything(l);
+            int from = cursor == null ? 0 : Integer.parseInt(cursor);
+            int to = Math.min(all.size(), from + limit);
+            return new OperationListing.Page(all.subList(Math.min(from, to), to),
+                    to < all.size() ? Integer.toString(to) : null);
+        }), of(R15_4), of(R15_1, R15_2, R15_3)));
         return out;
     }
 
