@@ -3,6 +3,7 @@ package dev.redeye.store.redis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.testsupport.RedisProcess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.testsupport.RedisProcess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -10,6 +10,7 @@ import dev.redeye.api.TransitionKind;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.support.StateCodec;
+import dev.redeye.testsupport.RedisProcess;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;

@@ -1,5 +1,6 @@
 package dev.redeye.store.redis;
 
+import dev.redeye.testsupport.RedisProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.testsupport.RedisProcess;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.testsupport.RedisProcess;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redeye.testsupport.RedisProcess;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
