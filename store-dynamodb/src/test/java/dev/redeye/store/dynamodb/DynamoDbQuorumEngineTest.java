@@ -1,18 +1,13 @@
 package dev.redeye.store.dynamodb;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.Outlier;
 import dev.redeye.Stores;
-import dev.redeye.api.BreakerStatus;
-import dev.redeye.api.CircuitOpenException;
-import dev.redeye.api.Contribution;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.Store;
+import dev.redeye.testsupport.QuorumEngineScenario;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -58,37 +53,9 @@ class DynamoDbQuorumEngineTest {
 
     @Test
     void oneInstanceFailingAloneNeverOpensTheFleetAndASecondInstanceOpensIt() {
-        String op = "inventory-" + System.nanoTime();
         try (CircuitBreaker a = instance(Stores.open(URI), "pod-a");
              CircuitBreaker b = instance(Stores.open(URI), "pod-b")) {
-            for (int i = 0; i < 30; i++) {
-                a.recordFailure(op);
-            }
-            assertEquals(BreakerStatus.CLOSED, a.status(op), "below the quorum the fleet stays closed");
-            assertEquals(BreakerStatus.CLOSED, b.status(op));
-            assertEquals(30, b.state(op).failures(), "B reads A's failures from the shared item");
-            List<Contribution> contributors = b.state(op).contributors();
-            assertEquals(1, contributors.size(), contributors.toString());
-            assertEquals("pod-a", contributors.get(0).instance());
-            assertEquals(30, contributors.get(0).failures());
-            assertTrue(a.isOutlier(op), "A failing alone past the threshold is an outlier");
-            assertFalse(b.isOutlier(op));
-            assertEquals(1, outliers.size(), "one report for the trip, however many failures follow: " + outliers);
-            assertEquals("pod-a", outliers.get(0).instance());
-            assertEquals(2, outliers.get(0).quorumRequired());
-
-            assertEquals("ok", b.execute(op, () -> "ok"), "the other instance is admitted (its success clears)");
-            assertEquals(0, b.state(op).failures(), "the consecutive count was cleared");
-
-            a.recordFailure(op);
-            a.recordFailure(op);
-            a.recordFailure(op);
-            assertEquals(BreakerStatus.CLOSED, a.status(op), "three failures of one instance: still no quorum");
-            b.recordFailure(op);
-            assertEquals(BreakerStatus.OPEN, b.status(op), "the second instance's failure makes the quorum");
-            assertEquals(BreakerStatus.OPEN, a.status(op), "the fleet is open for A too");
-            assertEquals(2, b.state(op).contributors().size(), b.state(op).contributors().toString());
-            assertThrows(CircuitOpenException.class, () -> b.execute(op, () -> "rejected"));
+            QuorumEngineScenario.run(a, b, outliers, "inventory-" + System.nanoTime(), 30, "the shared item");
         }
     }
 }

@@ -1,18 +1,15 @@
 package dev.redeye.store.postgres;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redeye.CircuitBreaker;
 import dev.redeye.Outlier;
 import dev.redeye.Stores;
 import dev.redeye.api.BreakerStatus;
-import dev.redeye.api.CircuitOpenException;
-import dev.redeye.api.Contribution;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.Store;
+import dev.redeye.testsupport.QuorumEngineScenario;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -69,33 +66,7 @@ class PostgresQuorumEngineTest {
     void oneInstanceFailingAloneNeverOpensTheFleetAndASecondInstanceOpensIt() {
         String table = PG.newTable();
         try (CircuitBreaker a = instance(table, "pod-a"); CircuitBreaker b = instance(table, "pod-b")) {
-            for (int i = 0; i < 100; i++) {
-                a.recordFailure(OP);
-            }
-            assertEquals(BreakerStatus.CLOSED, a.status(OP), "below the quorum the fleet stays closed");
-            assertEquals(BreakerStatus.CLOSED, b.status(OP));
-            assertEquals(100, b.state(OP).failures(), "B reads A's failures from the shared row");
-            List<Contribution> contributors = b.state(OP).contributors();
-            assertEquals(1, contributors.size(), contributors.toString());
-            assertEquals("pod-a", contributors.get(0).instance());
-            assertEquals(100, contributors.get(0).failures());
-            assertTrue(a.isOutlier(OP), "A failing alone past the threshold is an outlier");
-            assertFalse(b.isOutlier(OP));
-            assertEquals(1, outliers.size(), "one report for the trip, however many failures follow: " + outliers);
-            assertEquals("pod-a", outliers.get(0).instance());
-            assertEquals(2, outliers.get(0).quorumRequired());
-
-            assertEquals("ok", b.execute(OP, () -> "ok"), "the other instance is admitted (its success clears)");
-            assertEquals(0, b.state(OP).failures(), "the consecutive count was cleared");
-
-            a.recordFailure(OP);
-            a.recordFailure(OP);
-            a.recordFailure(OP);
-            assertEquals(BreakerStatus.CLOSED, a.status(OP), "three failures of one instance: still no quorum");
-            b.recordFailure(OP);
-            assertEquals(BreakerStatus.OPEN, b.status(OP), "the second instance's failure makes the quorum");
-            assertEquals(BreakerStatus.OPEN, a.status(OP), "the fleet is open for A too");
-            assertThrows(CircuitOpenException.class, () -> b.execute(OP, () -> "rejected"));
+            QuorumEngineScenario.run(a, b, outliers, OP, 100, "the shared row");
         }
     }
 }
