@@ -478,7 +478,8 @@ class MutantStoresTest {
         List<Mutant> out = new ArrayList<>();
         out.add(new Mutant("the listing stops after its first page", () -> listing((l, cursor, limit) ->
                 new OperationListing.Page(l.page(cursor, limit).entries(), null)),
-                of(R15_1, R15_2, R15_3, R15_4), of(R1_1)));
+                // not R15.3: with only its own few keys in the store, their first page is the whole listing
+                of(R15_1, R15_2, R15_4), of(R1_1)));
         out.add(new Mutant("names listed in the backend's escaped form", () -> listing((l, cursor, limit) -> {
             OperationListing.Page p = l.page(cursor, limit);
             return new OperationListing.Page(p.entries().stream().map(e -> new OperationListing.Entry(
@@ -489,7 +490,8 @@ class MutantStoresTest {
                 of(R15_2), of(R15_1, R15_3, R15_4)));
         out.add(new Mutant("a page of limit + 1 (the limit not passed down)", () -> listing((l, cursor, limit) ->
                 l.page(cursor, Math.min(limit + 1, OperationListing.MAX_LIMIT))),
-                of(R15_1, R15_2, R15_3, R15_4), of(R1_1)));
+                // not R15.3: its pages overflow only when the store holds more keys than the other rules left
+                of(R15_1, R15_2, R15_4), of(R1_1)));
         out.add(new Mutant("names remembered from writes, deleted and expired ones included", () -> {
             java.util.Set<String> seen = new java.util.concurrent.ConcurrentSkipListSet<>();
             return inner -> new ForwardingStore(inner) {
