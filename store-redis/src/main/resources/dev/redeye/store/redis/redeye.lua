@@ -1184,6 +1184,105 @@ local function record_window(key, v, f, P, now, failed, slow)
   return v .. ' ' .. nv
 end
 
+-- THE QUORUM RECORD PATH. Under a quorum every outcome of a closed breaker rewrites the contributions, so the
+-- paths above (which keep none) are bypassed; this one takes the common case without the general machinery: a
+-- value with contributions split by one match (capture_wmq), only the recording instance's contribution decoded
+-- and rewritten, the others checked as contrib_decode checks them and passed through as text. Contributions of
+-- the scope are those Transitions.contributions keeps: for a time window the ones newer than its span, none when
+-- the scope restarts (emptied); the instance's goes first. nil, having written nothing, for anything else: a
+-- malformed or unexpected contribution, a seventeenth instance (the general path drops the least recent), counts
+-- near their bounds.
+local QUORUM_PART = '^([A-Za-z0-9._:@#/%-]+),(%d+),(%d+),(%-?%d+)$'
+
+-- Whether a decimal integer's text is the one '%d' writes (no leading zero, no '-0'): any other form goes to the
+-- general path, which rewrites it canonically.
+local function canonical(x)
+  local d = string.byte(x) == 45 and string.sub(x, 2) or x
+  return d ~= '' and (#d == 1 or string.byte(d) ~= 48) and x ~= '-0'
+end
+
+local function quorum_contributions(text, instance, failed, now, horizon, emptied)
+  local kept, n, seen = {}, 0, {}
+  local mine_f, mine_c, mine_t
+  for part in string.gmatch(text .. ';', '([^;]*);') do
+    local inst, f, c, t = string.match(part, QUORUM_PART)
+    if not inst or #inst > MAX_INSTANCE or #f > 9 or #c > 9 or #t > 17 or seen[inst]
+        or not (canonical(f) and canonical(c) and canonical(t)) then
+      return nil
+    end
+    seen[inst] = true
+    local fn, cn, tn = tonumber(f), tonumber(c), tonumber(t)
+    if fn > cn or tn > LONG_MAX or tn < -LONG_MAX then return nil end
+    if not emptied and tn > horizon then
+      if inst == instance then
+        mine_f, mine_c, mine_t = fn, cn, tn
+      else
+        n = n + 1
+        kept[n] = part
+      end
+    end
+  end
+  if n + 1 > MAX_CONTRIBUTORS then return nil end
+  local add = failed and 1 or 0
+  local mine
+  if mine_f then
+    mine = instance .. string.format(',%d,%d,%d', mine_f + add, mine_c + 1, math.max(mine_t, now))
+  else
+    mine = instance .. string.format(',%d,1,%d', add, now)
+  end
+  if n == 0 then return mine end
+  return mine .. ';' .. table.concat(kept, ';')
+end
+
+-- A failure below the threshold, or a success, of a closed consecutive breaker under a quorum, by instance
+-- (the general path's record for it); a closed sliding window's outcome that does not trip it
+-- (window_outcome). Returns what record_closed and record_window return, or nil for the general path.
+local function record_quorum(key, v, P, now, success, slow, instance)
+  if not instance or P.max_gap > 0 then return nil end
+  local f = capture_wmq(v)
+  if not f or f[OPEN] ~= '0' or f[MODE] ~= '0' or P.mode ~= NORMAL
+      or not record_path_fields(f[1], f[2], f[4], f[5], f[6], f[7], f[8], f[9], f[10]) then
+    return nil
+  end
+  local failed = not success
+  local last = failed and string.format('%d', now) or f[LAST_FAILURE_AT]
+  local failures, window, contrib = f[1], f[WINDOW], nil
+  if P.strategy == SLIDING_WINDOW then
+    if window == '' then return nil end
+    local w = window_decode(window)
+    if not w or w.k ~= P.window_type or w.n ~= P.window_size then return nil end
+    w = window_record(w, failed, slow, now)
+    if window_trips(w, P) then return nil end
+    local horizon, emptied = -math.huge, false
+    if P.window_type == 't' then
+      horizon = now - P.window_size * 1000
+    else
+      local _, wf = window_counts(w)
+      emptied = wf == 0
+    end
+    contrib = quorum_contributions(f[13], instance, failed, now, horizon, emptied)
+    window = window_encode(w)
+  elseif P.strategy == 0 and window == '' then
+    local count = tonumber(failures)
+    if success then
+      if count == 0 then return v end
+      failures = '0'
+      contrib = instance .. string.format(',0,1,%d', now)
+    else
+      if count + 1 >= P.failure_threshold then return nil end
+      failures = string.format('%d', count + 1)
+      contrib = quorum_contributions(f[13], instance, true, now, -math.huge, false)
+    end
+  else
+    return nil
+  end
+  if not contrib then return nil end
+  local nv = failures .. ',' .. last .. ',0,' .. f[4] .. ',' .. f[5] .. ',' .. f[6] .. ',' .. f[7] .. ','
+      .. f[8] .. ',0,' .. f[10] .. ',' .. window .. ',0,' .. contrib
+  redis.call('SET', key, nv, 'PX', P.ttl)
+  return v .. ' ' .. nv
+end
+
 local change
 
 local function state(keys, a)
@@ -1431,6 +1530,9 @@ local function recorded_outcome(keys, a)
         done = record_window(keys[1], v, f, P, now, op == 'failure' or op == 'slow_failure',
             op ~= 'failure' and op ~= 'success')
       end
+    elseif P.quorum_on and op ~= 'slow_call' then
+      done = record_quorum(keys[1], v, P, now, op == 'success' or op == 'slow_success',
+          op == 'slow_success' or op == 'slow_failure', instance)
     end
     if done then return done end
   end
