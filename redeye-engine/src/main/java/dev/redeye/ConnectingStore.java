@@ -2,6 +2,7 @@ package dev.redeye;
 
 import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
+import dev.redeye.spi.OperationListing;
 import dev.redeye.spi.OutcomeBatches;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.Store;
@@ -39,9 +40,10 @@ import org.slf4j.LoggerFactory;
  * with later outages.</li>
  * </ul>
  *
- * <p>The marker capabilities {@link QuorumState} and {@link OutcomeBatches} are declared when the class of the
- * real store implements them (the provider's {@link StoreProvider.Description#type()}), so that a breaker with a
- * quorum or with record batching can be built over a store that has not connected yet.
+ * <p>The marker capabilities {@link QuorumState} and {@link OutcomeBatches}, and {@link OperationListing}, are
+ * declared when the class of the real store implements them (the provider's
+ * {@link StoreProvider.Description#type()}), so that a breaker with a quorum or with record batching can be built
+ * over a store that has not connected yet, and an operator's view finds the listing before the first call.
  *
  * <p>Thread-safe. {@link #close()} stops the connector (its attempt in progress finishes and its store, if
  * any, is closed) and closes the real store.
@@ -56,6 +58,11 @@ final class ConnectingStore extends ForwardingStore implements QuorumState, Outc
     /** The marker capabilities declared before connecting, from the real store's class. */
     private static final java.util.List<Class<?>> MARKERS = java.util.List.of(QuorumState.class,
             OutcomeBatches.class);
+    /**
+     * The capabilities of the SPI declared before connecting from the real store's class as well as from the
+     * description: a provider's description lists those every store of it has, and these are known by type.
+     */
+    private static final java.util.List<Class<?>> BY_TYPE = java.util.List.of(OperationListing.class);
 
     private final String description;
     private final Class<? extends Store> type;
@@ -91,7 +98,13 @@ final class ConnectingStore extends ForwardingStore implements QuorumState, Outc
                         + CAPABILITIES.stream().map(Class::getSimpleName).toList() + ")");
             }
         }
-        this.declared = capabilities;
+        Set<Class<?>> all = new java.util.HashSet<>(capabilities);
+        for (Class<?> c : BY_TYPE) {
+            if (c.isAssignableFrom(type)) {
+                all.add(c);
+            }
+        }
+        this.declared = Set.copyOf(all);
     }
 
     /** The class of the store this one connects to, known before it does. */

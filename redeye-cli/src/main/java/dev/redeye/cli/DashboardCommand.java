@@ -29,10 +29,11 @@ import picocli.CommandLine.Parameters;
         description = {"Serve a live web view of every breaker in a store: tiles by state, the last hour's "
             + "transitions, force-open / half-open / reset behind a token, and /hystrix.stream for Hystrix "
             + "Dashboard.",
-            "Lists the operations when the store can (memory:, PostgreSQL); else name them (OP...). Listens on "
+            "Lists the operations when the store can (every store shipped: memory:, PostgreSQL, Redis, DynamoDB, "
+                + "Hazelcast); else name them (OP...). Listens on "
                 + "127.0.0.1 unless --bind says otherwise. Ctrl-C to stop."},
         footer = {"", "Examples:", "  redeye dashboard --store postgresql://127.0.0.1:5432/app",
-            "  redeye dashboard --store redis://127.0.0.1:6379 --read-only --port 9090 payment-gateway inventory"})
+            "  redeye dashboard --store redis://127.0.0.1:6379 --read-only --port 9090"})
 public final class DashboardCommand extends StoreCommand {
 
     @Mixin
@@ -76,7 +77,7 @@ public final class DashboardCommand extends StoreCommand {
     Duration timeout;
 
     @Parameters(arity = "0..*", paramLabel = "OP", description = "Operations to show, for a store that cannot "
-            + "list them (Redis, DynamoDB, Hazelcast); ignored by one that can.")
+            + "list them (one without OperationListing); ignored by one that can.")
     List<String> operations;
 
     /** Creates the command (picocli calls this). */

@@ -36,7 +36,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "status", mixinStandardHelpOptions = true,
         description = {"Show the state of breakers in a store: status, failures, opened at, retry after, version.",
             "Without OP, every operation the store holds a state for (a store that can list them: memory:, "
-                + "PostgreSQL), at most --limit, in pages. A named operation the store holds no state for is "
+                + "PostgreSQL, Redis, DynamoDB, Hazelcast), at most --limit, in pages. A named operation the store holds no state for is "
                 + "reported as unknown (exit 1). Reads only: creates no key, table or schema."},
         footer = {"", "Examples:", "  redeye status --store redis://127.0.0.1:6379 payment-gateway inventory",
             "  redeye status --store postgresql://127.0.0.1:5432/app --limit 50"})

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.Stores;
 import dev.redeye.api.CircuitOpenException;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,6 +44,12 @@ class DynamoDbCliTest {
         assertEquals(0, run.exit(), run::toString);
         assertFalse(run.out().contains("s3cretkey") || run.err().contains("s3cretkey"), run::toString);
         return Json.mapper().readTree(run.out()).get(0);
+    }
+
+    @Test
+    void statusWithoutNamesListsTheTable() throws Exception {
+        StatusListingTest.assertListed(uri, List.of("list-" + UUID.randomUUID(), "list {b}:" + UUID.randomUUID()),
+                false);
     }
 
     @Test

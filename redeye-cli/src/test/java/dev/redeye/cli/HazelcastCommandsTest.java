@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.Stores;
 import dev.redeye.api.CircuitOpenException;
+import java.util.List;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +24,13 @@ class HazelcastCommandsTest {
         Cli.Run run = Cli.run("status", "--store", uri, "--json", op);
         assertEquals(0, run.exit(), run::toString);
         return Json.mapper().readTree(run.out()).get(0);
+    }
+
+    @Test
+    void statusWithoutNamesListsTheMap() throws Exception {
+        String uri = HazelcastMember.uri() + (HazelcastMember.uri().contains("?") ? "&" : "?") + "map=list-"
+                + UUID.randomUUID().toString().substring(0, 8);
+        StatusListingTest.assertListed(uri, List.of("a-first", "b {second}", "c \u4e2d"), true);
     }
 
     @Test

@@ -16,9 +16,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code redeye status} without operation names lists every operation of a store that can list them
- * (PostgreSQL, in a schema of its own so that other tests' rows stay out), sorted by name, at most
- * {@code --limit}; a store that cannot list them (the test scheme {@code nofeed:}, which has no capability) is
- * a usage error naming the way out.
+ * (PostgreSQL, in a schema of its own so that other tests' rows stay out; Redis under a prefix of its own), sorted
+ * by name, at most {@code --limit}; a store that cannot list them (the test scheme {@code nofeed:}, which has no
+ * capability) is a usage error naming the way out. {@code DynamoDbCliTest} and {@code HazelcastCommandsTest} list
+ * their stores with {@link #assertListed}.
  */
 class StatusListingTest {
 
@@ -52,6 +53,46 @@ class StatusListingTest {
 
         Cli.Run zero = Cli.run("status", "--store", uri, "--limit", "0");
         assertEquals(RedeyeCommand.EXIT_USAGE, zero.exit(), zero::toString);
+    }
+
+    /** Redis lists by SCAN: names with braces and percent signs come back from their keys as written. */
+    @Test
+    void statusWithoutNamesListsARedisStore() throws Exception {
+        Cli.assertReachable(Cli.redisUri());
+        String prefix = "redeye-cli-list-" + UUID.randomUUID().toString().substring(0, 8) + ":";
+        String uri = Cli.redisUri() + (Cli.redisUri().contains("?") ? "&" : "?") + "prefix=" + prefix;
+        List<String> names = List.of("a-first", "b {second}:'op'", "c 100% \u4e2d", "");
+        try {
+            assertListed(uri, names, true);
+        } finally {
+            try (Store s = Stores.open(uri, OpenMode.STRICT)) {
+                names.forEach(s::delete);
+            }
+        }
+    }
+
+    /**
+     * Writes a state for each of {@code names} (failures 1, 2, ...) and checks that {@code redeye status --json}
+     * without names lists them, with their failures: exactly them, sorted, when {@code alone} (a store of this test
+     * only), else among the store's others.
+     */
+    static void assertListed(String uri, List<String> names, boolean alone) throws Exception {
+        try (Store s = Stores.open(uri, OpenMode.STRICT)) {
+            for (int i = 0; i < names.size(); i++) {
+                s.put(names.get(i), BreakerState.INITIAL.toBuilder().failures(i + 1).build(), Duration.ofHours(1));
+            }
+        }
+        Cli.Run all = Cli.run("status", "--store", uri, "--json");
+        assertEquals(0, all.exit(), all::toString);
+        java.util.Map<String, Integer> listed = new java.util.TreeMap<>();
+        Json.mapper().readTree(all.out()).forEach(r -> listed.put(r.get("operation").asText(),
+                r.get("failures").asInt()));
+        if (alone) {
+            assertEquals(new java.util.TreeSet<>(names), listed.keySet(), all::toString);
+        }
+        for (int i = 0; i < names.size(); i++) {
+            assertEquals(i + 1, listed.get(names.get(i)), "the failures listed for '" + names.get(i) + "': " + all);
+        }
     }
 
     @Test

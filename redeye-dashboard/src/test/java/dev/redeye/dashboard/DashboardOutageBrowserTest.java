@@ -22,8 +22,8 @@ import org.openqa.selenium.chrome.ChromeDriver;
 
 /**
  * The store killed and restarted under an open page: a private redis-server (its own port, started and killed
- * by pid, AOF on so that the states survive the restart), a dashboard over it naming its operations (the Redis
- * store cannot list them), and headless Chromium. The page shows the outage while the server is gone and
+ * by pid, AOF on so that the states survive the restart), a dashboard over it (which lists the operations: the
+ * Redis store offers a listing, so the names it is given are not needed), and headless Chromium. The page shows the outage while the server is gone and
  * recovers without a reload when it is back, the feed included: a transition made after the restart reaches the
  * page's tile and its timeline.
  */

@@ -152,7 +152,7 @@ public class RedeyeProperties {
         /** Whether operators may force open, half-open and reset from the page (secured as the endpoint is). */
         private boolean actions;
 
-        /** The operations to show when the store cannot list them (Redis, DynamoDB, Hazelcast). */
+        /** The operations to show when the store cannot list them (one without {@code OperationListing}). */
         private java.util.List<String> operations = new java.util.ArrayList<>();
 
         public java.time.Duration getRefresh() {

@@ -7,6 +7,7 @@ import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.OperationListing;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
@@ -96,7 +97,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * write. A transition adds its feed shard's read and write (1 RCU per 4 KB + 1 WCU per KB of ring), and with
  * {@link Builder#legacyFeedHead legacyFeedHead} a 1 WCU notice on the earlier releases' feed head. Each
  * subscribed store instance reads each feed item (eventually consistent: 0.5 RCU per 4 KB) once per poll
- * interval. A sliding window's text is part of the
+ * interval. A page of a listing ({@link #page}) is one consistent {@code Scan} of at most {@code limit} items:
+ * 1 RCU per 4 KB of the items it evaluates, feed items and tombstones included. A sliding window's text is part of the
  * item and of each event line (one byte per outcome of a count window, up to a few bytes per bucket of a time
  * window): a count window of several hundred outcomes makes an item of more than 1 KB, billed per started KB.
  * {@link #usage()} counts requests and the capacity units DynamoDB reports.
@@ -104,7 +106,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * <p>Thread-safe. Every failure (throttling, timeouts, an unreachable endpoint, a missing table, malformed
  * items) is a {@link StoreException}; after {@link #close()} every method throws it at once.
  */
-public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState {
+public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState,
+        OperationListing {
     private static final Logger LOG = LoggerFactory.getLogger(DynamoDbStore.class);
     /** The table name used when none is given. */
     public static final String DEFAULT_TABLE = "redeye_breakers";
@@ -131,6 +134,7 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
     private final long writerEntryMillis;
     private final Claims claims;
     private final Feed feed;
+    private final Listing listing;
     private final AutoCloseable owned;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -143,6 +147,7 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
         this.requests = new Requests(b.client, b.table, closed, b.callDeadline);
         this.writerEntryMillis = b.callDeadline.toMillis() + Items.WRITER_SKEW_MARGIN_MILLIS;
         this.claims = new Claims(requests, clock, b.maxAttempts, retentionSeconds);
+        this.listing = new Listing(requests, clock, b.table);
         this.feed = new Feed(requests, b.feedRingSize, b.feedPollInterval, b.feedShards, b.legacyFeedHead);
     }
 
@@ -285,6 +290,18 @@ public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, T
     }
 
     // ---------------------------------------------------------------------------------------------- TransitionFeed
+
+    /**
+     * {@inheritDoc} One strongly consistent {@code Scan} of the table per page, with {@code Limit} {@code limit}
+     * and the cursor its {@code LastEvaluatedKey}, filtered to the operations' items that hold a state; an expired
+     * state is left out as {@link #get} leaves it out (the store's clock). A page may hold fewer entries than
+     * {@code limit}, none included, before the end: {@code Limit} bounds the items it evaluates, feed items,
+     * tombstones and claims-only items among them. Costs 1 read unit per 4 KB of those items (see {@code Listing}).
+     */
+    @Override
+    public Page page(String cursor, int limit) {
+        return listing.page(cursor, limit);
+    }
 
     /**
      * {@inheritDoc}

@@ -19,11 +19,14 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
 import software.amazon.awssdk.services.dynamodb.model.ConsumedCapacity;
 import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
+import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
+import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
- * The two requests the store makes ({@code GetItem} and {@code UpdateItem}), with what every call needs: the
+ * The requests the store makes ({@code GetItem}, {@code UpdateItem}, and the listing's {@code Scan}), with what
+ * every call needs: the
  * closed check, the call's deadline, the mapping of SDK failures to {@link StoreException}, and the count of
  * requests and consumed capacity units ({@link DynamoDbStore#usage()}). Thread-safe.
  *
@@ -110,6 +113,15 @@ final class Requests {
         }));
         count(r.consumedCapacity(), true);
         return r.hasItem() && !r.item().isEmpty() ? r.item() : null;
+    }
+
+    /** One {@code Scan} request of the table (one page of it), its capacity counted as reads. */
+    ScanResponse scan(String call, ScanRequest.Builder request, long deadline) {
+        request.tableName(table).returnConsumedCapacity(ReturnConsumedCapacity.TOTAL);
+        ScanResponse r = run(call, null, deadline, cut -> client.scan(cut == null ? request.build()
+                : request.overrideConfiguration(o -> o.apiCallTimeout(cut)).build()));
+        count(r.consumedCapacity(), true);
+        return r;
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.redeye.store.dynamodb;
 
 import dev.redeye.api.BreakerState;
 import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.OperationListing;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
@@ -70,6 +71,7 @@ class DynamoDbStoreTckTest extends StoreTck {
 
     @Override
     protected Set<Class<?>> expectedCapabilities() {
-        return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class, QuorumState.class);
+        return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class, QuorumState.class,
+                OperationListing.class);
     }
 }

@@ -2,6 +2,9 @@ package dev.redeye.store.hazelcast;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import com.hazelcast.query.PagingPredicate;
+import com.hazelcast.query.Predicate;
+import com.hazelcast.query.Predicates;
 import dev.redeye.api.BreakerState;
 import dev.redeye.api.OperationNames;
 import dev.redeye.api.Policy;
@@ -9,6 +12,7 @@ import dev.redeye.api.StoreException;
 import dev.redeye.api.TransitionEvent;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.OperationListing;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
@@ -16,6 +20,10 @@ import dev.redeye.spi.TransitionFeed;
 import dev.redeye.spi.TrialClaims;
 import dev.redeye.spi.support.Arguments;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -29,8 +37,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A redeye {@link Store} on Hazelcast 5 (community edition) over a user-given {@link HazelcastInstance}: an
  * embedded member or a client. It offers every capability: {@link AtomicUpdates},
- * {@link TrialClaims}, {@link TransitionFeed} and {@link QuorumState} (a state's contributions are kept in its
- * value, format 4, in both modes). The stored layout is documented in the
+ * {@link TrialClaims}, {@link TransitionFeed}, {@link QuorumState} (a state's contributions are kept in its
+ * value, format 4, in both modes) and {@link OperationListing} (a paged query by key, in both modes). The stored layout is documented in the
  * {@linkplain dev.redeye.store.hazelcast package Javadoc}.
  *
  * <pre>{@code
@@ -75,7 +83,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Threads.</b> Thread-safe. Feed callbacks run on the store's feed thread.
  */
-public final class HazelcastStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState {
+public final class HazelcastStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState,
+        OperationListing {
     private static final Logger LOG = LoggerFactory.getLogger(HazelcastStore.class);
 
     /** How the store changes the maps; see the class Javadoc. */
@@ -286,6 +295,57 @@ public final class HazelcastStore implements Store, AtomicUpdates, TrialClaims, 
             o.release(key, token);
             return null;
         });
+    }
+
+    // ---------------------------------------------------------------- OperationListing
+
+    /** What starts a cursor: then the last key of the page before, as it is. */
+    private static final String CURSOR = "h1:";
+
+    /**
+     * {@inheritDoc} One query per page in both modes (it runs no redeye class on the members): a
+     * {@link PagingPredicate} of {@code limit} entries over the keys after the cursor ({@code __key} greater than
+     * it), sorted by key ({@link String#compareTo}), the cursor being the last key of the page. The values come
+     * with the keys; tombstones, claims-only entries and states whose expiry (kept in the value) has passed are
+     * left out, judged by the clock the mode's reads use (the cluster clock in native mode, this client's in CAS
+     * mode), so a page may hold fewer entries than {@code limit} before the end. A query fans out to every member
+     * (each one's partitions), so a page costs about one operation per member.
+     */
+    @Override
+    public Page page(String cursor, int limit) {
+        OperationListing.checkLimit(limit);
+        if (cursor != null && !cursor.startsWith(CURSOR)) {
+            throw new IllegalArgumentException("not a cursor of this store's listings: "
+                    + OperationNames.abbreviate(cursor));
+        }
+        String after = cursor == null ? null : cursor.substring(CURSOR.length());
+        checkOpen();
+        Predicate<String, Object> keys = after == null ? Predicates.alwaysTrue()
+                : Predicates.greaterThan("__key", after);
+        PagingPredicate<String, Object> paging = Predicates.pagingPredicate(keys, limit);
+        Collection<Map.Entry<String, Object>> found = call("page", after == null ? "" : after,
+                () -> states.entrySet(paging));
+        long clock = ops == cas ? System.currentTimeMillis() : hz.getCluster().getClusterTime();
+        List<Entry> out = new ArrayList<>(found.size());
+        String last = null;
+        for (Map.Entry<String, Object> e : found) {
+            String name = e.getKey();
+            if (last != null && name.compareTo(last) <= 0) {
+                throw new StoreException("hazelcast listing of map '" + mapName() + "' returned keys out of order");
+            }
+            last = name;
+            BreakerState live;
+            try {
+                live = StateValues.decode(e.getValue(), StateValues.where(name)).live(clock);
+            } catch (StoreException malformed) {
+                out.add(Entry.nameOnly(name)); // get tells what is wrong with it
+                continue;
+            }
+            if (live != null) {
+                out.add(new Entry(name, live));
+            }
+        }
+        return new Page(out, found.size() < limit || last == null ? null : CURSOR + last);
     }
 
     // ---------------------------------------------------------------- TransitionFeed

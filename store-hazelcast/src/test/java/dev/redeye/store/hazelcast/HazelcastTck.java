@@ -3,6 +3,7 @@ package dev.redeye.store.hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import dev.redeye.api.BreakerState;
 import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.OperationListing;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
@@ -76,6 +77,7 @@ abstract class HazelcastTck extends StoreTck {
 
     @Override
     protected Set<Class<?>> expectedCapabilities() {
-        return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class, QuorumState.class);
+        return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class, QuorumState.class,
+                OperationListing.class);
     }
 }

@@ -96,6 +96,65 @@ final class RedisKeys {
         return prefix + FEED_SUFFIX;
     }
 
+    /**
+     * The SCAN {@code MATCH} pattern of this prefix's state keys: the prefix with the glob's special characters
+     * escaped, then <code>{*}:state</code>. It also matches keys that are not state keys of this store (a longer
+     * prefix's, say), which {@link #operationOf} then refuses.
+     */
+    String statePattern() {
+        StringBuilder sb = new StringBuilder(prefix.length() + 16);
+        for (int i = 0; i < prefix.length(); i++) {
+            char c = prefix.charAt(i);
+            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+                sb.append('\\');
+            }
+            sb.append(c);
+        }
+        return sb.append("{*}").append(STATE_SUFFIX).toString();
+    }
+
+    /**
+     * The operation whose state key {@code key} is, the inverse of {@link #state}: or null when {@code key} is not
+     * the state key of an operation under this prefix (a claim key, the feed, another prefix's key).
+     */
+    String operationOf(String key) {
+        int from = prefix.length() + 1;
+        int to = key.length() - 1 - STATE_SUFFIX.length();
+        if (to < from || !key.startsWith(prefix) || key.charAt(from - 1) != '{' || key.charAt(to) != '}'
+                || !key.endsWith(STATE_SUFFIX)) {
+            return null;
+        }
+        String tag = key.substring(from, to);
+        String name = untag(tag);
+        return name != null && tag.equals(tag(name)) ? name : null;
+    }
+
+    /** The name whose {@link #tag} {@code tag} is, or null when no name has that tag. */
+    static String untag(String tag) {
+        if (tag.equals("%")) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder(tag.length());
+        for (int i = 0; i < tag.length(); i++) {
+            char c = tag.charAt(i);
+            if (c == '{' || c == '}') {
+                return null;
+            }
+            if (c != '%') {
+                sb.append(c);
+                continue;
+            }
+            String code = tag.regionMatches(i, "%25", 0, 3) ? "%" : tag.regionMatches(i, "%7B", 0, 3) ? "{"
+                    : tag.regionMatches(i, "%7D", 0, 3) ? "}" : null;
+            if (code == null) {
+                return null;
+            }
+            sb.append(code);
+            i += 2;
+        }
+        return sb.toString();
+    }
+
     private String tagged(String operation) {
         Objects.requireNonNull(operation, "key");
         checkWellFormed(operation);

@@ -29,6 +29,7 @@ import dev.redeye.api.TransitionEvent;
 import dev.redeye.api.TransitionKind;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.OperationListing;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
@@ -55,8 +56,9 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * {@link UnifiedJedis} ({@link JedisPooled}, {@link JedisCluster}, ...), offering every capability natively:
  * {@link AtomicUpdates} (one Lua function call per update), {@link TrialClaims} (SET NX
  * PX for one permit, a sorted set of expiring claims for several), {@link TransitionFeed} (a stream read
- * by one dedicated connection) and {@link QuorumState} (a state's quorum contributions are kept in its value, and
- * the Lua rules apply an outcome's instance).
+ * by one dedicated connection), {@link QuorumState} (a state's quorum contributions are kept in its value, and
+ * the Lua rules apply an outcome's instance) and {@link OperationListing} ({@code SCAN} over the prefix's state
+ * keys, every master of a Cluster in turn).
  * The stored layout is documented in the {@linkplain dev.redeye.store.redis package Javadoc}.
  *
  * <pre>{@code
@@ -124,7 +126,8 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * surrogate (which UTF-8 cannot encode; Jedis would turn it into {@code ?} and merge it with another name)
  * is refused with {@link IllegalArgumentException} by every method. U+0000 is accepted and round-trips.
  */
-public final class RedisStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState {
+public final class RedisStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState,
+        OperationListing {
     private static final Logger LOG = LoggerFactory.getLogger(RedisStore.class);
     private static final AtomicLong INSTANCES = new AtomicLong();
 
@@ -172,6 +175,7 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
     /** Automatic transitions are appended to the feed by the state script itself (standalone servers). */
     private final boolean publishInScript;
     private final RedisKeys keys;
+    private final RedisListing listing;
     private final FeedConnector feedConnector;
     private final long feedMaxLength;
     private final long feedTtlMillis;
@@ -198,6 +202,8 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
         }
         this.publishInScript = b.publishInScript && !(b.client instanceof JedisCluster);
         this.keys = new RedisKeys(b.prefix);
+        this.listing = new RedisListing(client, keys, (name, value) -> StateCodec.fromFields(
+                fields(value, name, "malformed breaker state at "), where(name)));
         this.feedMaxLength = b.feedMaxLength;
         this.feedTtlMillis = ttlMillis(b.feedTtl);
         this.feedBlockMillis = (int) b.feedBlock.toMillis();
@@ -457,6 +463,31 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
         Objects.requireNonNull(token, "token");
         checkOpen();
         call("releaseTrial", key, Repeat.IDEMPOTENT, () -> lua.run(LuaLibrary.Fn.RELEASE, List.of(k, k1), List.of(token)));
+    }
+
+    // ---------------------------------------------------------------- OperationListing
+
+    /**
+     * {@inheritDoc} {@code SCAN} over this prefix's state keys, each decoded back to its operation, then the states
+     * of the page in one more round trip ({@code MGET}; on a Cluster, a pipeline of {@code GET}s to the nodes owning
+     * them), every master of a Cluster scanned in turn. A page may hold fewer entries than {@code limit}, none
+     * included, before the end, and an operation may be listed twice while keys are added ({@code SCAN}'s
+     * guarantees); an entry holds no state when its key went between the two reads, holds an earlier release's
+     * hash or malformed data. See {@link RedisListing} for the cursor and the cost.
+     */
+    @Override
+    public Page page(String cursor, int limit) {
+        OperationListing.checkLimit(limit);
+        checkOpen();
+        try {
+            return listing.page(cursor, limit);
+        } catch (JedisException e) {
+            if (closed.get()) {
+                throw new StoreException("RedisStore is closed", e);
+            }
+            throw new StoreException("redis listing of prefix '" + OperationNames.abbreviate(keys.prefix())
+                    + "' failed: " + e.getMessage(), e);
+        }
     }
 
     // ---------------------------------------------------------------- TransitionFeed

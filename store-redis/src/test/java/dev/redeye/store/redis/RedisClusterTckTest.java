@@ -11,6 +11,7 @@ import org.junit.jupiter.api.AfterAll;
 
 import dev.redeye.api.BreakerState;
 import dev.redeye.spi.AtomicUpdates;
+import dev.redeye.spi.OperationListing;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
@@ -116,6 +117,7 @@ class RedisClusterTckTest extends StoreTck {
 
     @Override
     protected Set<Class<?>> expectedCapabilities() {
-        return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class, QuorumState.class);
+        return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class, QuorumState.class,
+                OperationListing.class);
     }
 }
