@@ -1187,46 +1187,42 @@ end
 -- THE QUORUM RECORD PATH. Under a quorum every outcome of a closed breaker rewrites the contributions, so the
 -- paths above (which keep none) are bypassed; this one takes the common case without the general machinery: a
 -- value with contributions split by one match (capture_wmq), only the recording instance's contribution decoded
--- and rewritten, the others checked as contrib_decode checks them and passed through as text. Contributions of
+-- and rewritten, the others checked by one pattern each (and, for a time window, their times read) and passed
+-- through as text. Contributions of
 -- the scope are those Transitions.contributions keeps: for a time window the ones newer than its span, none when
 -- the scope restarts (emptied); the instance's goes first. nil, having written nothing, for anything else: a
 -- malformed or unexpected contribution, a seventeenth instance (the general path drops the least recent), counts
 -- near their bounds.
-local QUORUM_PART = '^([A-Za-z0-9._:@#/%-]+),(%d+),(%d+),(%-?%d+)$'
-
--- Whether a decimal integer's text is the one '%d' writes (no leading zero, no '-0'): any other form goes to the
--- general path, which rewrites it canonically.
-local function canonical(x)
-  local d = string.byte(x) == 45 and string.sub(x, 2) or x
-  return d ~= '' and (#d == 1 or string.byte(d) ~= 48) and x ~= '-0'
-end
+local QUORUM_PART = '^[A-Za-z0-9._:@#/%-]+,%d+,%d+,%-?%d+$'
+local QUORUM_MINE = '^[^,]*,(%d+),(%d+),(%-?%d+)$'
 
 local function quorum_contributions(text, instance, failed, now, horizon, emptied)
-  local kept, n, seen = {}, 0, {}
-  local mine_f, mine_c, mine_t
+  local add = failed and 1 or 0
+  if emptied then return instance .. string.format(',%d,1,%d', add, now) end
+  local key = instance .. ','
+  local timed = horizon > -math.huge
+  local kept, n, mine = {}, 0, nil
   for part in string.gmatch(text .. ';', '([^;]*);') do
-    local inst, f, c, t = string.match(part, QUORUM_PART)
-    if not inst or #inst > MAX_INSTANCE or #f > 9 or #c > 9 or #t > 17 or seen[inst]
-        or not (canonical(f) and canonical(c) and canonical(t)) then
-      return nil
-    end
-    seen[inst] = true
-    local fn, cn, tn = tonumber(f), tonumber(c), tonumber(t)
-    if fn > cn or tn > LONG_MAX or tn < -LONG_MAX then return nil end
-    if not emptied and tn > horizon then
-      if inst == instance then
-        mine_f, mine_c, mine_t = fn, cn, tn
-      else
-        n = n + 1
-        kept[n] = part
-      end
+    if not string.find(part, QUORUM_PART) or string.find(part, ',', 1, true) > MAX_INSTANCE + 1 then return nil end
+    if string.find(part, key, 1, true) == 1 then
+      if mine then return nil end -- the instance twice: malformed
+      mine = part
+    elseif not timed or tonumber(string.match(part, ',(%-?%d+)$')) > horizon then
+      n = n + 1
+      kept[n] = part
     end
   end
-  if n + 1 > MAX_CONTRIBUTORS then return nil end
-  local add = failed and 1 or 0
-  local mine
-  if mine_f then
-    mine = instance .. string.format(',%d,%d,%d', mine_f + add, mine_c + 1, math.max(mine_t, now))
+  if n >= MAX_CONTRIBUTORS then return nil end
+  local f, c, t
+  if mine then
+    f, c, t = string.match(mine, QUORUM_MINE)
+    if #f > 9 or #c > 9 or #t > 16 then return nil end
+    f, c, t = tonumber(f), tonumber(c), tonumber(t)
+    if f > c then return nil end
+    if t <= horizon then f = nil end
+  end
+  if f then
+    mine = instance .. string.format(',%d,%d,%d', f + add, c + 1, math.max(t, now))
   else
     mine = instance .. string.format(',%d,1,%d', add, now)
   end
