@@ -35,7 +35,7 @@ class RedisAclTest {
             "+ping", "+info", "+hgetall", "+del", "+fcall", "+function|load", "+evalsha", "+script|load", "+wait",
             "+hmget", "+pexpire", "+persist", "+exists", "+time", "+type", "+get", "+set", "+zscore",
             "+zcount", "+zremrangebyscore", "+zcard", "+zadd", "+pttl", "+zrem", "+xadd",
-            "+xread", "+xrange", "+xrevrange", "+client|setname", "+cluster|slots");
+            "+xread", "+xrange", "+xrevrange", "+client|setname", "+cluster|slots", "+scan", "+mget");
 
     private static String[] rules(String prefix) {
         List<String> r = new ArrayList<>(List.of("reset", "on", ">pw"));
