@@ -8,6 +8,7 @@ import dev.redeye.api.TransitionEvent;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.AtomicUpdates;
 import dev.redeye.spi.OperationListing;
+import dev.redeye.spi.OutcomeBatches;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
@@ -93,7 +94,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * For items under 1 KB (names under a few hundred characters): {@link #get} is one consistent
  * {@code GetItem} (1 read unit); {@link #put} and {@link #delete} one {@code UpdateItem} (1 write unit); an
  * atomic operation one read and one write (1 RCU + 1 WCU) without contention, and only the read when it
- * changes nothing; a claim one write, or 1 RCU + 2 WCU when expired claims must be cleared; a release one
+ * changes nothing (a batch of outcomes, {@link OutcomeBatches}, is one such operation, its rule folded over
+ * the outcomes in the same conditional-write loop); a claim one write, or 1 RCU + 2 WCU when expired claims must be cleared; a release one
  * write. A transition adds its feed shard's read and write (1 RCU per 4 KB + 1 WCU per KB of ring), and with
  * {@link Builder#legacyFeedHead legacyFeedHead} a 1 WCU notice on the earlier releases' feed head. Each
  * subscribed store instance reads each feed item (eventually consistent: 0.5 RCU per 4 KB) once per poll
@@ -107,7 +109,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * items) is a {@link StoreException}; after {@link #close()} every method throws it at once.
  */
 public final class DynamoDbStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState,
-        OperationListing {
+        OperationListing, OutcomeBatches {
     private static final Logger LOG = LoggerFactory.getLogger(DynamoDbStore.class);
     /** The table name used when none is given. */
     public static final String DEFAULT_TABLE = "redeye_breakers";

@@ -3,6 +3,7 @@ package dev.redeye.store.dynamodb;
 import dev.redeye.api.BreakerState;
 import dev.redeye.spi.AtomicUpdates;
 import dev.redeye.spi.OperationListing;
+import dev.redeye.spi.OutcomeBatches;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
@@ -72,6 +73,6 @@ class DynamoDbStoreTckTest extends StoreTck {
     @Override
     protected Set<Class<?>> expectedCapabilities() {
         return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class, QuorumState.class,
-                OperationListing.class);
+                OperationListing.class, OutcomeBatches.class);
     }
 }

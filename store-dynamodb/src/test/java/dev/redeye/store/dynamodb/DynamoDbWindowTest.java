@@ -207,7 +207,7 @@ class DynamoDbWindowTest {
         return now - r.nextInt(3_000); // a caller whose clock is behind
     }
 
-    /** Every kind but batches of outcomes (OUTCOMES), which this store does not apply (no OutcomeBatches). */
+    /** Every kind but batches of outcomes (OUTCOMES), which the TCK's R14 and R8 check on this store. */
     private static final java.util.Set<AtomicOperation.Kind> SINGLE_KINDS =
             java.util.EnumSet.complementOf(java.util.EnumSet.of(AtomicOperation.Kind.OUTCOMES));
     private static final AtomicOperation.Kind[] WEIGHTED = weighted();
