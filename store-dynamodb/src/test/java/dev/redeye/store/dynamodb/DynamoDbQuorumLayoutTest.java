@@ -22,7 +22,6 @@ import dev.redeye.spi.Transitions;
 import dev.redeye.spi.support.StateCodec;
 import dev.redeye.tck.Race;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,11 +30,8 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
@@ -48,39 +44,15 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * (and lost by get-then-put).
  */
 class DynamoDbQuorumLayoutTest {
-    private static final String TABLE = DynamoTestSupport.newTable("redeye_quorum");
+    @RegisterExtension
+    static final DynamoTable DB = new DynamoTable("redeye_quorum");
+    private static final String TABLE = DB.name();
     private static final long T0 = 1_764_900_000_000L;
     private static final Duration TTL = Duration.ofHours(1);
-    private static DynamoDbClient raw;
-    private final List<DynamoDbClient> clients = new ArrayList<>();
-    private final List<DynamoDbStore> stores = new ArrayList<>();
-
-    @BeforeAll
-    static void createTable() {
-        raw = DynamoTestSupport.rawClient();
-        DynamoDbStore.builder(raw).table(TABLE).createTable(true).build().close();
-    }
-
-    @AfterAll
-    static void dropTable() {
-        DynamoTestSupport.deleteTable(TABLE);
-        raw.close();
-    }
-
-    @AfterEach
-    void closeAll() {
-        stores.forEach(DynamoDbStore::close);
-        clients.forEach(DynamoDbClient::close);
-    }
 
     /** A store over a DynamoDbClient of its own (two of them stand for two processes). */
     private DynamoDbStore store(UnaryOperator<DynamoDbStore.Builder> config) {
-        DynamoDbClient c = DynamoTestSupport.rawClient();
-        clients.add(c);
-        DynamoDbStore s = config.apply(DynamoDbStore.builder(c).table(TABLE)
-                .callDeadline(DynamoTestSupport.TEST_DEADLINE)).build();
-        stores.add(s);
-        return s;
+        return DB.store(config);
     }
 
     private DynamoDbStore store() {
@@ -92,7 +64,7 @@ class DynamoDbQuorumLayoutTest {
     }
 
     private static Map<String, AttributeValue> item(String name) {
-        return raw.getItem(g -> g.tableName(TABLE).key(Items.key(Keys.partitionKey(name))).consistentRead(true))
+        return DB.raw().getItem(g -> g.tableName(TABLE).key(Items.key(Keys.partitionKey(name))).consistentRead(true))
                 .item();
     }
 
@@ -234,7 +206,7 @@ class DynamoDbQuorumLayoutTest {
         it.put(Items.VERSION, Items.n(state.version()));
         it.put(Items.WRITES, Items.n(4));
         it.put(Items.CLAIMS, AttributeValue.builder().m(Map.of()).build());
-        raw.putItem(r -> r.tableName(TABLE).item(it));
+        DB.raw().putItem(r -> r.tableName(TABLE).item(it));
     }
 
     /**
@@ -279,7 +251,7 @@ class DynamoDbQuorumLayoutTest {
             }
             it.put(Items.STATE, AttributeValue.builder().m(st).build());
             it.put(Items.LAYOUT, Items.n(c.layout));
-            raw.putItem(r -> r.tableName(TABLE).item(it));
+            DB.raw().putItem(r -> r.tableName(TABLE).item(it));
             Map<String, AttributeValue> before = item(k);
 
             StoreException read = assertThrows(StoreException.class, () -> s.get(k), c.what);

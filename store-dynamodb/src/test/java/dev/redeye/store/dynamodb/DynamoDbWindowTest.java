@@ -32,11 +32,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
@@ -47,40 +44,16 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * the window and the mode.
  */
 class DynamoDbWindowTest {
-    private static final String TABLE = DynamoTestSupport.newTable("redeye_window");
+    @RegisterExtension
+    static final DynamoTable DB = new DynamoTable("redeye_window");
+    private static final String TABLE = DB.name();
     /** Wall-clock-like epoch ms for the rules' {@code now}: time windows bucket it. */
     private static final long T0 = 1_764_800_000_000L;
     private static final long STORE_CLOCK = 1_700_000_000_000L;
-    private static DynamoDbClient raw;
-    private final List<DynamoDbClient> clients = new ArrayList<>();
-    private final List<DynamoDbStore> stores = new ArrayList<>();
-
-    @BeforeAll
-    static void createTable() {
-        raw = DynamoTestSupport.rawClient();
-        DynamoDbStore.builder(raw).table(TABLE).createTable(true).build().close();
-    }
-
-    @AfterAll
-    static void dropTable() {
-        DynamoTestSupport.deleteTable(TABLE);
-        raw.close();
-    }
-
-    @AfterEach
-    void closeAll() {
-        stores.forEach(DynamoDbStore::close);
-        clients.forEach(DynamoDbClient::close);
-    }
 
     /** A store over a DynamoDbClient of its own (two of them stand for two processes). */
     private DynamoDbStore store(UnaryOperator<DynamoDbStore.Builder> config) {
-        DynamoDbClient c = DynamoTestSupport.rawClient();
-        clients.add(c);
-        DynamoDbStore s = config.apply(DynamoDbStore.builder(c).table(TABLE)
-                .callDeadline(DynamoTestSupport.TEST_DEADLINE)).build();
-        stores.add(s);
-        return s;
+        return DB.store(config);
     }
 
     private static String key(String name) {
@@ -88,7 +61,7 @@ class DynamoDbWindowTest {
     }
 
     private static Map<String, AttributeValue> item(String name) {
-        return raw.getItem(g -> g.tableName(TABLE).key(Items.key(Keys.partitionKey(name))).consistentRead(true))
+        return DB.raw().getItem(g -> g.tableName(TABLE).key(Items.key(Keys.partitionKey(name))).consistentRead(true))
                 .item();
     }
 
@@ -418,12 +391,12 @@ class DynamoDbWindowTest {
         bad.put(Items.PK, Items.s(Keys.partitionKey(odd)));
         bad.put(Items.OP, Items.s(odd));
         bad.put(Items.LAYOUT, Items.n(Items.LAYOUT_1));
-        raw.putItem(r -> r.tableName(TABLE).item(bad));
+        DB.raw().putItem(r -> r.tableName(TABLE).item(bad));
         StoreException malformed = assertThrows(StoreException.class, () -> s.get(odd));
         assertTrue(malformed.getMessage().contains("layout 1 holds no"), malformed.getMessage());
         // an unknown later layout is refused by this version too
         bad.put(Items.LAYOUT, Items.n(Items.LAYOUT_3 + 1));
-        raw.putItem(r -> r.tableName(TABLE).item(bad));
+        DB.raw().putItem(r -> r.tableName(TABLE).item(bad));
         assertTrue(assertThrows(StoreException.class, () -> s.get(odd)).getMessage().contains("unknown layout 4"));
     }
 
