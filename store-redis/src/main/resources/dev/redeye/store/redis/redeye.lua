@@ -1186,53 +1186,131 @@ end
 
 -- THE QUORUM RECORD PATH. Under a quorum every outcome of a closed breaker rewrites the contributions, so the
 -- paths above (which keep none) are bypassed; this one takes the common case without the general machinery: a
--- value with contributions split by one match (capture_wmq), only the recording instance's contribution decoded
--- and rewritten, the others checked by one pattern each (and, for a time window, their times read) and passed
--- through as text. Contributions of
--- the scope are those Transitions.contributions keeps: for a time window the ones newer than its span, none when
--- the scope restarts (emptied); the instance's goes first. nil, having written nothing, for anything else: a
--- malformed or unexpected contribution, a seventeenth instance (the general path drops the least recent), counts
--- near their bounds.
-local QUORUM_PART = '^[A-Za-z0-9._:@#/%-]+,%d+,%d+,%-?%d+$'
-local QUORUM_MINE = '^[^,]*,(%d+),(%d+),(%-?%d+)$'
+-- value with contributions split by one match (capture_wmq), only the recording instance's contribution found (a
+-- plain find), decoded and rewritten, the others passed through as text in their order (a time window keeps those
+-- newer than its span). Contributions of the scope are those Transitions.contributions keeps: for a time window
+-- the ones newer than its span, none when the scope restarts (emptied); the instance's goes first. nil, having
+-- written nothing, for anything else: a malformed or unexpected contribution, a seventeenth instance (the general
+-- path drops the least recent), counts near their bounds.
+--
+-- Checking every part of the text the value holds costs more than the rest of the path (Lua's patterns test a
+-- character class item by item). A text is checked once: a text this path wrote, or found well-formed, is
+-- remembered with how many parts it holds and a lower bound of their times (at most 1,000 texts; the memory
+-- starts over beyond). Well-formedness is a property of the text alone, so a value holding a remembered text
+-- needs no check whoever wrote it; any other text is checked part by part. Where the library is run as EVAL
+-- scripts the memory lasts one call, and every text is checked.
+local QUORUM_PART = '^[%w._:@#/%-]+(),%d+,%d+,(%-?%d+)'
+local QUORUM_MINE = '^[^,]*,(%d+),(%d+),(%-?%d+)()'
+local CHECKED_PARTS, CHECKED_OLDEST, NCHECKED = {}, {}, 0
+
+local function remember_checked(text, n, oldest)
+  if not CHECKED_PARTS[text] then
+    if NCHECKED >= 1000 then
+      CHECKED_PARTS, CHECKED_OLDEST, NCHECKED = {}, {}, 0
+    end
+    NCHECKED = NCHECKED + 1
+  end
+  CHECKED_PARTS[text] = n
+  CHECKED_OLDEST[text] = oldest
+end
+
+-- How many parts text holds and the oldest of their times, when it is 1 to MAX_CONTRIBUTORS parts joined by ';',
+-- each an instance id of at most MAX_INSTANCE characters and three numbers (QUORUM_PART); nil otherwise. Ids are
+-- not checked for repeats: the caller looks for the recording instance's twice, and another repeated passes
+-- through as it was (Java's decoding refuses it).
+local function quorum_check(text)
+  local n, oldest, p = 0, math.huge, 1
+  while true do
+    local _, last, comma, at = string.find(text, QUORUM_PART, p)
+    if not last or comma - p > MAX_INSTANCE or n >= MAX_CONTRIBUTORS then return nil end
+    n = n + 1
+    at = tonumber(at)
+    if at < oldest then oldest = at end
+    local sep = string.byte(text, last + 1)
+    if not sep then return n, oldest end
+    if sep ~= 59 then return nil end
+    p = last + 2
+  end
+end
+
+-- The parts of the checked text others last recorded after horizon, how many, and the oldest of their times.
+local function quorum_newer(others, horizon)
+  local kept, n, oldest = {}, 0, math.huge
+  for part, at in string.gmatch(others .. ';', '([^;]*,(%-?%d+));') do
+    at = tonumber(at)
+    if at > horizon then
+      n = n + 1
+      kept[n] = part
+      if at < oldest then oldest = at end
+    end
+  end
+  return table.concat(kept, ';'), n, oldest
+end
 
 local function quorum_contributions(text, instance, failed, now, horizon, emptied)
   local add = failed and 1 or 0
-  if emptied then return instance .. string.format(',%d,1,%d', add, now) end
+  local n, oldest = CHECKED_PARTS[text], CHECKED_OLDEST[text]
+  if emptied then
+    n, text = 0, ''
+  elseif not n then
+    n, oldest = quorum_check(text)
+    if not n then return nil end
+  end
+  -- the instance's contribution: from s (its first character) to e (the separator after it, or none); the
+  -- others are the text up to b (0: none) and from a (past the end: none)
   local key = instance .. ','
-  local timed = horizon > -math.huge
-  local kept, n, mine = {}, 0, nil
-  for part in string.gmatch(text .. ';', '([^;]*);') do
-    if not string.find(part, QUORUM_PART) or string.find(part, ',', 1, true) > MAX_INSTANCE + 1 then return nil end
-    if string.find(part, key, 1, true) == 1 then
-      if mine then return nil end -- the instance twice: malformed
-      mine = part
-    elseif not timed or tonumber(string.match(part, ',(%-?%d+)$')) > horizon then
-      n = n + 1
-      kept[n] = part
+  local skey = ';' .. key
+  local s = string.find(text, key, 1, true)
+  if s and s ~= 1 then
+    s = string.find(text, skey, s - 1, true)
+    s = s and s + 1
+  end
+  local b, a, f, c, t = 0, 1, nil, nil, nil
+  if s then
+    local e, stop = string.find(text, ';', s, true), nil
+    f, c, t, stop = string.match(text, QUORUM_MINE, s)
+    if not f or stop ~= (e or #text + 1) or #f > 9 or #c > 9 or #t > 16 then return nil end
+    f, c, t = tonumber(f), tonumber(c), tonumber(t)
+    if f > c or (e and string.find(text, skey, e, true)) then return nil end -- twice: malformed
+    n = n - 1
+    if t <= horizon then f = nil end
+    if s == 1 then
+      a = e and e + 1 or #text + 1
+    else
+      b, a = s - 2, e or #text + 1 -- a at the separator before the next part, kept
+    end
+  end
+  local mine, at
+  if f then
+    at = math.max(t, now)
+    mine = instance .. string.format(',%d,%d,%d', f + add, c + 1, at)
+  else
+    at = now
+    mine = instance .. string.format(',%d,1,%d', add, now)
+  end
+  local out
+  if n > 0 and oldest <= horizon then
+    local others
+    others, n, oldest = quorum_newer(string.sub(text, 1, b) .. string.sub(text, a), horizon)
+    out = n > 0 and mine .. ';' .. others
+  elseif n > 0 then
+    if b == 0 then
+      out = mine .. ';' .. string.sub(text, a)
+    elseif a > #text then
+      out = mine .. ';' .. string.sub(text, 1, b)
+    else
+      out = mine .. ';' .. string.sub(text, 1, b) .. string.sub(text, a)
     end
   end
   if n >= MAX_CONTRIBUTORS then return nil end
-  local f, c, t
-  if mine then
-    f, c, t = string.match(mine, QUORUM_MINE)
-    if #f > 9 or #c > 9 or #t > 16 then return nil end
-    f, c, t = tonumber(f), tonumber(c), tonumber(t)
-    if f > c then return nil end
-    if t <= horizon then f = nil end
+  if not out then
+    remember_checked(mine, 1, at)
+    return mine
   end
-  if f then
-    mine = instance .. string.format(',%d,%d,%d', f + add, c + 1, math.max(t, now))
-  else
-    mine = instance .. string.format(',%d,1,%d', add, now)
-  end
-  if n == 0 then return mine end
-  return mine .. ';' .. table.concat(kept, ';')
+  remember_checked(out, n + 1, math.min(oldest, at))
+  return out
 end
 
--- A failure below the threshold, or a success, of a closed consecutive breaker under a quorum, by instance
--- (the general path's record for it); a closed sliding window's outcome that does not trip it
--- (window_outcome). Returns what record_closed and record_window return, or nil for the general path.
 local function record_quorum(key, v, P, now, success, slow, instance)
   if not instance or P.max_gap > 0 then return nil end
   local f = capture_wmq(v)

@@ -289,6 +289,59 @@ class RedisQuorumLayoutTest extends WithRedisPrefix {
         }
     }
 
+    /**
+     * The quorum record path rewrites only the recording instance's part of the contributions' text and passes the
+     * others through: whatever the recorder's place (first, between others, last, absent), whether the text was
+     * written by this path or by another (put, whose text the path has not seen), and however often the same text
+     * comes back, every reply equals {@code AtomicOperation.apply} on the state before it. A time window drops a
+     * contribution that aged out of its span behind a fresh one (the recorder's own part the last writer's), and
+     * the recorder's own part when it aged out.
+     */
+    @ParameterizedTest
+    @EnumSource(LuaRunner.Mode.class)
+    void theQuorumRecordPathRewritesTheRecordersPartWhereverItIs(LuaRunner.Mode mode) {
+        Policy timeQuorum = Policy.builder().strategy(Strategy.SLIDING_WINDOW)
+                .slidingWindow(SlidingWindowType.TIME_BASED, 10).minimumNumberOfCalls(100).quorum(2).build();
+        Policy countQuorum = WINDOW.toBuilder().minimumNumberOfCalls(10).quorum(3).build();
+        Policy consecutive = Policy.builder().failureThreshold(1000).quorum(2).build();
+        try (RedisStore s = store(mode, true)) {
+            for (Policy p : List.of(consecutive, countQuorum, timeQuorum)) {
+                String op = "places-" + p.strategy() + "-" + p.slidingWindowType();
+                // A at 0 s, then B, C, D each second: A is last; then the recorder first, in the middle, last
+                List<String> steps = List.of("A@0", "B@1000", "C@2000", "D@3000", "D@3500", "B@4000", "A@5000",
+                        "C@6000", "C@6000", "E@7000",
+                        // 12.5 s: A (5 s), B (4 s) and D (3.5 s) aged out of 10 s; E, C fresh; E records first
+                        "E@12500", "C@13000",
+                        // 17.5 s: C (13 s) is fresh behind E (12.5 s): E records, C stays
+                        "E@17500",
+                        // 23.1 s: C aged out behind E; then F, new
+                        "E@23100", "F@23200");
+                BreakerState before = null;
+                for (String step : steps) {
+                    String instance = step.substring(0, step.indexOf('@'));
+                    long now = T0 + Long.parseLong(step.substring(step.indexOf('@') + 1));
+                    AtomicOperation o = failureOf(instance);
+                    StateChange got = s.apply(op, o, p, now);
+                    if (before == null) {
+                        before = got.previous(); // a new key's first version is the store's
+                    }
+                    assertEquals(o.apply(before, p, now), got, step + " under " + p);
+                    before = got.state();
+                }
+                if (p == timeQuorum) {
+                    assertEquals(List.of("F", "E"), before.contributors().stream().map(Contribution::instance)
+                            .toList(), "aged contributions dropped behind fresh ones");
+                }
+                // a text this path never wrote, put by another writer: read, checked and rewritten alike
+                BreakerState put = before.toBuilder().contributors(List.of(new Contribution("X", 1, 2, T0 + 23_000),
+                        new Contribution("E", 1, 1, T0 + 23_000), new Contribution("Y", 0, 1, T0 + 23_000))).build();
+                s.put(op, put, TTL);
+                StateChange got = s.apply(op, failureOf("E"), p, T0 + 23_300);
+                assertEquals(failureOf("E").apply(put, p, T0 + 23_300), got, "after put under " + p);
+            }
+        }
+    }
+
     /** A policy without a quorum sends the text it sent before quorums; one with a quorum two fields more. */
     @Test
     void onlyAPolicyWithAQuorumSendsTheQuorumFields() {
