@@ -214,7 +214,7 @@ final class BatchingBench {
         final Table ceilings = ScaleBench.ceilingTable();
         final Table load = new Table("store", "batching", "N", "C: redeye writes/s on one key",
                 "fleet calls/s made (target 4·C)", "store writes/s on the hot key", "README bound N/maxDelay + calls/1,024",
-                "writes below C", "store reads/s", "call p50 / p99 (µs)", "late", "skipped", "store errors",
+                "writes below C (writes / C)", "store reads/s", "call p50 / p99 (µs)", "late", "skipped", "store errors",
                 "rejected");
         final Table detection = new Table("store", "batching", "repetitions", "fleet calls/s", "stated bound (ms)",
                 "death to store OPEN p50 / max (ms)", "within the stated bound",
@@ -278,6 +278,8 @@ final class BatchingBench {
         private final AtomicLong opened = new AtomicLong();
         private final LongAdder healthyOpenings = new LongAdder();
         private volatile long deathNanos = Long.MAX_VALUE;
+        /** Store errors counted in the tables' rows. */
+        private long reportedErrors;
 
         Fleet(String store, String uri, int n, double rate, double ceiling, Long delay, int repetitions, boolean quick,
                 Report report) {
@@ -332,6 +334,11 @@ final class BatchingBench {
             } finally {
                 if (driver != null) {
                     driver.stop();
+                }
+                long warmUpErrors = storeErrors.sum() - reportedErrors;
+                if (warmUpErrors > 0) {
+                    report.notes.add("- " + store + ", batching " + mode() + ": " + warmUpErrors + " store errors outside"
+                            + " the rows' windows (while the fleet warmed up or wound down; the run's log has them).");
                 }
                 fleet.forEach(CircuitBreaker::close);
                 if (operator != null) {
@@ -393,13 +400,17 @@ final class BatchingBench {
             double made = (d1[0] - d0[0]) / seconds;
             double writesPerSecond = writes / seconds;
             Latencies lat = driver.latencies();
-            String latency = lat.size() == 0 ? "-" : lat.percentile(50) / 1_000 + " / " + lat.percentile(99) / 1_000;
+            String latency = lat.size() == 0 ? "-"
+                    : Table.micros(lat.percentile(50)) + " / " + Table.micros(lat.percentile(99));
+            String share = Table.fmt(writesPerSecond / ceiling, 2) + "·C";
             report.load.row(store, mode(), n, Table.fmt(ceiling, 0), Table.fmt(made, 0) + " (" + Table.fmt(rate, 0)
                     + ")", Table.fmt(writesPerSecond, 1), delay == null ? "- (a write per call)"
                     : Table.fmt(writeBoundPerSecond(n, delay, made), 1),
-                    delay == null ? "- (it writes every call it makes)" : writesPerSecond < ceiling ? "yes" : "**no**",
+                    delay == null ? "- (a write per call made: " + share + ")"
+                            : (writesPerSecond < ceiling ? "yes" : "**no**") + " (" + share + ")",
                     Table.fmt(reads / seconds, 1), latency, d1[1] - d0[1], d1[2] - d0[2],
                     storeErrors.sum() - errors0, d1[3] - d0[3]);
+            reportedErrors += storeErrors.sum() - errors0;
             if (delay != null && made < 0.95 * rate) {
                 report.notes.add("- " + store + ", batching " + mode() + ": the fleet made " + Table.fmt(made, 0)
                         + " of the " + Table.fmt(rate, 0) + " calls/s asked. With batching a call waits for the"
@@ -466,6 +477,7 @@ final class BatchingBench {
                     pair(toOpen), within + " of " + repetitions, pair(toLast), lastWithin + " of " + repetitions,
                     storedOpen + " of " + repetitions,
                     notOpened, storeErrors.sum() - errors0);
+            reportedErrors += storeErrors.sum() - errors0;
             long falseOpenings = healthyOpenings.sum() - healthyOpenings0;
             if (falseOpenings > 0) {
                 report.notes.add("- " + store + ", batching " + mode() + ": " + falseOpenings
