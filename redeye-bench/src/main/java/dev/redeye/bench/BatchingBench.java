@@ -183,6 +183,11 @@ final class BatchingBench {
                 ScaleBench.Ceiling ceiling = ScaleBench.ceiling(fixture, quick);
                 ceiling.addRows(report.ceilings);
                 double c = ceiling.redeyePerSecond();
+                if (c < 1) {
+                    report.notes.add("- " + name + ": no fleet, the ceiling's record made " + Table.fmt(c, 1)
+                            + " calls/s (" + ceiling.redeye().errors() + " errors).");
+                    continue;
+                }
                 long delay = fixedDelay != null ? fixedDelay : chooseDelayMillis(instances, c);
                 String uri = fixture.uri() + uriSuffix(name);
                 for (Long d : new Long[] {delay, null}) {
