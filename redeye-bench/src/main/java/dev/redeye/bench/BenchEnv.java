@@ -16,8 +16,11 @@ final class BenchEnv {
     static final List<String> ALL_STORES = List.of("memory", "redis", "postgres", "dynamodb", "hazelcast");
     static final List<String> ALL_SECTIONS = List.of("ops", "latency", "record", "window", "quorum", "servertime", "wait", "atomic",
             "growth", "fleet");
-    /** Sections run only when named: {@code scale} takes a quiet machine and tens of minutes. */
-    static final List<String> OPT_IN_SECTIONS = List.of("scale");
+    /**
+     * Sections run only when named: {@code scale} takes a quiet machine and tens of minutes; {@code batching} loads
+     * each store to several times its per-key ceiling for a few minutes.
+     */
+    static final List<String> OPT_IN_SECTIONS = List.of("scale", "batching");
 
     private final List<String> stores;
     private final List<String> sections;
@@ -83,8 +86,8 @@ final class BenchEnv {
                 default:
                     throw new IllegalArgumentException("unknown argument '" + args[i]
                             + "'; usage: DistributedBench [--stores memory,redis,postgres,dynamodb,hazelcast]"
-                            + " [--sections ops,latency,record,window,quorum,servertime,wait,atomic,growth,fleet,scale] [--quick]"
-                            + " [--chart-dir DIR]");
+                            + " [--sections ops,latency,record,window,quorum,servertime,wait,atomic,growth,fleet,scale,batching]"
+                            + " [--quick] [--chart-dir DIR]");
             }
         }
         String redis = env("REDEYE_REDIS_URL", "redis://127.0.0.1:6379");

@@ -28,7 +28,10 @@ import java.time.temporal.ChronoUnit;
  * <li>{@code growth}: per-call cost and heap with 1, 100 and 10,000 operations ({@link GrowthBench});</li>
  * <li>{@code fleet}: 10 instances and a dependency that dies then recovers ({@link FleetBench});</li>
  * <li>{@code scale}, only when named: fleets of 10, 100 and 1,000 instances per store, each with its own client
- * and feed subscription, over child JVMs, and each backend's per-key ceiling ({@link ScaleBench}).</li>
+ * and feed subscription, over child JVMs, and each backend's per-key ceiling ({@link ScaleBench});</li>
+ * <li>{@code batching}, only when named: a fleet at 4x the per-key ceiling measured in the same run, with write
+ * batching and without, healthy and then with its dependency dead, on every store with {@code OutcomeBatches}
+ * ({@link BatchingBench}).</li>
  * </ul>
  *
  * <p>Run everything (about 5 minutes; Redis and PostgreSQL must be running, see {@code scripts/services.sh}):
@@ -52,7 +55,8 @@ public final class DistributedBench {
      * Runs the selected sections and prints their tables to standard output.
      *
      * @param args {@code [--stores memory,redis,postgres,dynamodb,hazelcast]
-     *             [--sections ops,latency,record,window,quorum,servertime,wait,atomic,growth,fleet,scale] [--quick] [--chart-dir DIR]}
+     *             [--sections ops,latency,record,window,quorum,servertime,wait,atomic,growth,fleet,scale,batching] [--quick]
+     *             [--chart-dir DIR]}
      * @throws IllegalArgumentException on an unknown argument
      */
     public static void main(String[] args) {
@@ -77,6 +81,8 @@ public final class DistributedBench {
         section(env, "fleet", "Fleet: a dependency dies, then recovers", () -> FleetBench.run(env));
         section(env, "scale", "Fleet scale: N instances on one store, and the per-key ceiling",
                 () -> ScaleBench.run(env));
+        section(env, "batching", "Write batching: a fleet at 4x the per-key ceiling, healthy then failing",
+                () -> BatchingBench.run(env));
     }
 
     private static void section(BenchEnv env, String id, String title, java.util.function.Supplier<String> body) {

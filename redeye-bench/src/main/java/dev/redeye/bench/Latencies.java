@@ -50,6 +50,11 @@ public final class Latencies {
         sorted = false;
     }
 
+    /** The most samples this recorder keeps. */
+    public int capacity() {
+        return samples.length;
+    }
+
     /** The number of samples. */
     public int size() {
         return size;

@@ -133,56 +133,101 @@ final class ScaleBench {
     // ----------------------------------------------------------------------------------------- per-key ceiling
 
     private static String ceilings(BenchEnv env) {
-        long warm = env.quick() ? 300 : 1_000;
-        long millis = env.quick() ? 1_000 : 5_000;
-        Table t = new Table("store", "what (one key, " + CEILING_THREADS + " threads)", "calls/s", "p50 (µs)",
-                "p99 (µs)", "errors");
+        Table t = ceilingTable();
         for (String name : env.stores()) {
             if (!BenchEnv.REMOTE.contains(name)) {
                 continue;
             }
             try (StoreFixture fixture = env.fixture(name, true)) {
-                Store first = fixture.open();
-                try (CircuitBreaker warmup = CircuitBreaker.builder().store(first).closeStore(false).build()) {
-                    warmup.recordFailure("scale-ceiling-warmup"); // creates the table, schema or map
-                }
-                List<StoreFixture.RoundTrip> trips = new ArrayList<>();
-                try {
-                    for (int i = 0; i < CEILING_THREADS; i++) {
-                        trips.add(fixture.keyCeiling(first));
-                    }
-                    List<Runnable> bodies = new ArrayList<>();
-                    trips.forEach(r -> bodies.add(r::once));
-                    Hammer h = hammer(bodies, warm, millis);
-                    t.row(name, trips.get(0).describe(), Table.fmt(h.perSecond(), 0), Table.micros(h.lat.percentile(50)),
-                            Table.micros(h.lat.percentile(99)), h.errors);
-                } finally {
-                    trips.forEach(StoreFixture.RoundTrip::close);
-                }
-                List<CircuitBreaker> breakers = new ArrayList<>();
-                try {
-                    List<Runnable> bodies = new ArrayList<>();
-                    for (int i = 0; i < CEILING_THREADS; i++) {
-                        CircuitBreaker b = CircuitBreaker.builder().store(i == 0 ? first : fixture.open())
-                                .closeStore(false).failureThreshold(Integer.MAX_VALUE).build();
-                        breakers.add(b);
-                        bodies.add(() -> b.recordFailure("scale-ceiling"));
-                    }
-                    Hammer h = hammer(bodies, warm, millis);
-                    t.row(name, "redeye recordFailure (the store's atomic update), a client per thread",
-                            Table.fmt(h.perSecond(), 0), Table.micros(h.lat.percentile(50)),
-                            Table.micros(h.lat.percentile(99)), h.errors);
-                } finally {
-                    breakers.forEach(CircuitBreaker::close);
-                }
+                ceiling(fixture, env.quick()).addRows(t);
             }
         }
-        return "### Per-key ceiling\n\n" + CEILING_THREADS + " threads on one key, " + millis + " ms after " + warm
-                + " ms of warm-up; calls/s over all threads.\n\n" + t + "\n";
+        return "### Per-key ceiling\n\n" + ceilingMethod(env.quick()) + "\n\n" + t + "\n";
+    }
+
+    /** One backend's per-key ceiling: its own smallest write, then redeye's record, each on one key. */
+    record Ceiling(String store, String baseline, Hammer own, Hammer redeye) {
+        /** redeye's {@code recordFailure} on one key, calls/s over every thread: what a fleet's writes compare with. */
+        double redeyePerSecond() {
+            return redeye.perSecond();
+        }
+
+        /** Adds this ceiling's two rows to a {@link #ceilingTable()}. */
+        void addRows(Table t) {
+            row(t, baseline, own);
+            row(t, "redeye recordFailure (the store's atomic update), a client per thread", redeye);
+        }
+
+        private void row(Table t, String what, Hammer h) {
+            t.row(store, what, Table.fmt(h.perSecond(), 0), Table.micros(h.lat.percentile(50)),
+                    Table.micros(h.lat.percentile(99)), h.errors);
+        }
+    }
+
+    /** The table {@link Ceiling#addRows} fills. */
+    static Table ceilingTable() {
+        return new Table("store", "what (one key, " + CEILING_THREADS + " threads)", "calls/s", "p50 (µs)",
+                "p99 (µs)", "errors");
+    }
+
+    private static long ceilingWarmMillis(boolean quick) {
+        return quick ? 300 : 1_000;
+    }
+
+    private static long ceilingMillis(boolean quick) {
+        return quick ? 1_000 : 5_000;
+    }
+
+    /** How the ceiling is measured, one sentence for the text above its table. */
+    static String ceilingMethod(boolean quick) {
+        return CEILING_THREADS + " threads on one key, " + ceilingMillis(quick) + " ms after " + ceilingWarmMillis(quick)
+                + " ms of warm-up; calls/s over all threads.";
+    }
+
+    /**
+     * Measures the per-key ceiling of {@code fixture}'s backend ({@value #CEILING_THREADS} threads on one key, see
+     * the class comment): the backend's own smallest write ({@link StoreFixture#keyCeiling}), then redeye's
+     * {@code recordFailure} with a client per thread. The clients it opens are the fixture's, closed with it.
+     *
+     * @throws dev.redeye.api.StoreException if the backend cannot be reached
+     */
+    static Ceiling ceiling(StoreFixture fixture, boolean quick) {
+        long warm = ceilingWarmMillis(quick);
+        long millis = ceilingMillis(quick);
+        Store first = fixture.open();
+        try (CircuitBreaker warmup = CircuitBreaker.builder().store(first).closeStore(false).build()) {
+            warmup.recordFailure("scale-ceiling-warmup"); // creates the table, schema or map
+        }
+        List<StoreFixture.RoundTrip> trips = new ArrayList<>();
+        Hammer own;
+        try {
+            for (int i = 0; i < CEILING_THREADS; i++) {
+                trips.add(fixture.keyCeiling(first));
+            }
+            List<Runnable> bodies = new ArrayList<>();
+            trips.forEach(r -> bodies.add(r::once));
+            own = hammer(bodies, warm, millis);
+        } finally {
+            trips.forEach(StoreFixture.RoundTrip::close);
+        }
+        String baseline = trips.get(0).describe();
+        List<CircuitBreaker> breakers = new ArrayList<>();
+        try {
+            List<Runnable> bodies = new ArrayList<>();
+            for (int i = 0; i < CEILING_THREADS; i++) {
+                CircuitBreaker b = CircuitBreaker.builder().store(i == 0 ? first : fixture.open())
+                        .closeStore(false).failureThreshold(Integer.MAX_VALUE).build();
+                breakers.add(b);
+                bodies.add(() -> b.recordFailure("scale-ceiling"));
+            }
+            return new Ceiling(fixture.name(), baseline, own, hammer(bodies, warm, millis));
+        } finally {
+            breakers.forEach(CircuitBreaker::close);
+        }
     }
 
     /** What the threads of a ceiling did: calls, errors, latencies (a sample of at most a million). */
-    private record Hammer(long calls, long errors, long nanos, Latencies lat) {
+    record Hammer(long calls, long errors, long nanos, Latencies lat) {
         double perSecond() {
             return calls * 1e9 / nanos;
         }
