@@ -13,6 +13,7 @@ import dev.redeye.api.TransitionEvent;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.AtomicUpdates;
 import dev.redeye.spi.OperationListing;
+import dev.redeye.spi.OutcomeBatches;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
@@ -38,7 +39,9 @@ import org.slf4j.LoggerFactory;
  * A redeye {@link Store} on Hazelcast 5 (community edition) over a user-given {@link HazelcastInstance}: an
  * embedded member or a client. It offers every capability: {@link AtomicUpdates},
  * {@link TrialClaims}, {@link TransitionFeed}, {@link QuorumState} (a state's contributions are kept in its
- * value, format 4, in both modes) and {@link OperationListing} (a paged query by key, in both modes). The stored layout is documented in the
+ * value, format 4, in both modes), {@link OperationListing} (a paged query by key, in both modes) and
+ * {@link OutcomeBatches} (a batch of outcomes is folded in one atomic step on the entry: one entry processor in
+ * native mode, one compare-and-set loop in CAS mode). The stored layout is documented in the
  * {@linkplain dev.redeye.store.hazelcast package Javadoc}.
  *
  * <pre>{@code
@@ -84,7 +87,7 @@ import org.slf4j.LoggerFactory;
  * <p><b>Threads.</b> Thread-safe. Feed callbacks run on the store's feed thread.
  */
 public final class HazelcastStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState,
-        OperationListing {
+        OperationListing, OutcomeBatches {
     private static final Logger LOG = LoggerFactory.getLogger(HazelcastStore.class);
 
     /** How the store changes the maps; see the class Javadoc. */
@@ -259,7 +262,9 @@ public final class HazelcastStore implements Store, AtomicUpdates, TrialClaims, 
      * pinned state ({@link BreakerState#pinned()}: forced OPEN, or a mode an operator stored) is stored without
      * expiry, and so is every later write while it stays pinned. An operation that
      * {@linkplain AtomicOperation#removesClaims() removes the claims} (forcing CLOSED or HALF_OPEN, storing a
-     * mode) removes them in the same write as the state change.
+     * mode) removes them in the same write as the state change. A batch of outcomes ({@link OutcomeBatches}) is
+     * one such step: the member (native) or this client (CAS) folds its outcomes, each at its own instant, and
+     * writes the state after the last one once.
      */
     @Override
     public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {

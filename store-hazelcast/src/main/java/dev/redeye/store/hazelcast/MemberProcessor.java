@@ -46,11 +46,13 @@ abstract class MemberProcessor implements EntryProcessor<String, Object, String>
     /**
      * The wire version of every processor's fields. Version 3 added a policy's sliding-window and mode fields, an
      * operation's slot and a put state's window and mode; version 4 a policy's {@code quorum} and
-     * {@code quorumFraction}, an operation's instance and a put state's contributions. A member of any other
-     * version refuses the processor ({@link #checkWire}), so no member runs a rule with fields it cannot read left
-     * at defaults (a quorum read as none would open the fleet on one instance's failures).
+     * {@code quorumFraction}, an operation's instance and a put state's contributions; version 5 a state
+     * processor's batch of outcomes (a count, 0 for every other rule, then each packed outcome). A member of any
+     * other version refuses the processor ({@link #checkWire}), so no member runs a rule with fields it cannot read
+     * left at defaults (a quorum read as none would open the fleet on one instance's failures) or reads a batch in
+     * a layout it does not know.
      */
-    static final int WIRE = 4;
+    static final int WIRE = 5;
     /** A Hazelcast ttl that stores the value without expiry. */
     static final long NO_EXPIRY = 0L;
     /**

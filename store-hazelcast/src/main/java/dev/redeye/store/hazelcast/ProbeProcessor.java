@@ -30,16 +30,18 @@ final class ProbeProcessor implements EntryProcessor<String, Object, String>, Re
     }
 
     /**
-     * Runs what the real processors run (a rule of {@code Transitions}, the value and reply codecs) on a state
-     * of its own, so that a member missing any class they need (redeye-api, say) fails here, at open, rather
-     * than on the first call.
+     * Runs what the real processors run (a rule of {@code Transitions} folded over a batch of outcomes, the value
+     * and reply codecs) on a state of its own, so that a member missing any class they need (redeye-api, say) fails
+     * here, at open, rather than on the first call.
      */
     @Override
     public String process(Map.Entry<String, Object> entry) {
         long clock = 1_000L;
         Updates.Update<Boolean> claimed = Updates.claim(StoredValue.NOTHING, "probe", 1, 1_000L, clock);
-        Updates.Update<StateChange> u = Updates.change("probe", claimed.next, AtomicOperation.failure(),
-                AtomicOperation.failure().removesClaims(), Policy.defaults(), 1L, clock);
+        AtomicOperation batch = AtomicOperation.outcomes(new long[] {AtomicOperation.packOutcome(false, false, 1L),
+            AtomicOperation.packOutcome(true, true, 2L)}, 2, null);
+        Updates.Update<StateChange> u = Updates.change("probe", claimed.next, batch, batch.removesClaims(),
+                Policy.defaults(), 2L, clock);
         StoredValue read = StateValues.decode(StateValues.encode(u.next), "probe");
         boolean sound = claimed.answer && read.claims.containsKey("probe")
                 && !StateValues.readResult(StateValues.result(u.answer), "probe").isTransition();

@@ -23,8 +23,14 @@ import java.util.Map;
  * in the same write; a change that changes nothing writes nothing.
  *
  * <p>Under a quorum ({@link Policy#quorumOn()}) the policy's {@code quorum} and {@code quorumFraction} and the
- * operation's {@link AtomicOperation#instance() instance} travel with it (wire version 4), so the member counts the
- * outcome for that instance, as the client's rule would.
+ * operation's {@link AtomicOperation#instance() instance} travel with it, so the member counts the outcome for that
+ * instance, as the client's rule would.
+ *
+ * <p>A batch of outcomes ({@link AtomicOperation.Kind#OUTCOMES}, {@link dev.redeye.spi.OutcomeBatches}) carries
+ * its outcomes in order, each packed with its own instant ({@link AtomicOperation#packOutcome}), and its instance;
+ * the member folds them in this one processor ({@link AtomicOperation#apply}), so the batch is one write under the
+ * key's lock. Its fields are in wire version 5: a member of an earlier wire version refuses every processor of
+ * this one ({@link MemberProcessor#WIRE}), so it never reads a batch with a layout it does not know.
  */
 final class StateProcessor extends MemberProcessor {
     private static final long serialVersionUID = 1L;
@@ -64,6 +70,11 @@ final class StateProcessor extends MemberProcessor {
         out.writeLong(op.trialVersion());
         out.writeLong(op.slot());
         out.writeString(op.instance()); // null: an outcome attributed to no instance, or another rule
+        int count = op.outcomeCount(); // 0 for every rule but a batch
+        out.writeInt(count);
+        for (int i = 0; i < count; i++) {
+            out.writeLong(AtomicOperation.packOutcome(op.outcomeSucceeded(i), op.outcomeSlow(i), op.outcomeAt(i)));
+        }
         out.writeBoolean(removesClaims);
         writePolicy(out, policy);
     }
@@ -76,7 +87,14 @@ final class StateProcessor extends MemberProcessor {
             long trialVersion = in.readLong();
             long slot = in.readLong();
             String instance = in.readString();
-            op = instance == null ? AtomicOperation.of(kind, trialVersion, slot) : attributed(kind, instance);
+            int count = in.readInt();
+            if (kind == AtomicOperation.Kind.OUTCOMES) {
+                op = batch(in, count, instance);
+            } else if (count != 0) {
+                throw new IllegalArgumentException(kind.wireName() + " carries " + count + " outcomes");
+            } else {
+                op = instance == null ? AtomicOperation.of(kind, trialVersion, slot) : attributed(kind, instance);
+            }
             removesClaims = in.readBoolean();
             policy = readPolicy(in);
         } catch (IllegalArgumentException e) {
@@ -103,6 +121,24 @@ final class StateProcessor extends MemberProcessor {
             default:
                 throw new IllegalArgumentException(kind.wireName() + " is attributed to no instance");
         }
+    }
+
+    /**
+     * A batch of {@code count} packed outcomes read from {@code in}, attributed to {@code instance} (or none).
+     *
+     * @throws IllegalArgumentException if {@code count} is not 1 to {@link AtomicOperation#MAX_BATCH}, or
+     *                                  {@code instance} is not a valid id
+     */
+    private static AtomicOperation batch(ObjectDataInput in, int count, String instance) throws IOException {
+        if (count < 1 || count > AtomicOperation.MAX_BATCH) { // checked before allocating what the count says
+            throw new IllegalArgumentException("a batch of " + count + " outcomes (1 to " + AtomicOperation.MAX_BATCH
+                    + ")");
+        }
+        long[] packed = new long[count];
+        for (int i = 0; i < count; i++) {
+            packed[i] = in.readLong();
+        }
+        return AtomicOperation.outcomes(packed, count, instance);
     }
 
     /** Every field of a policy, by explicit code and in a fixed order. */

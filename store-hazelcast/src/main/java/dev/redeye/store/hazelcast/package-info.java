@@ -65,10 +65,11 @@
  * and {@code redeye-api} on its class path and the factory registered; one that lacks any of them is detected and
  * the store runs in CAS mode instead.
  *
- * <p>The wire version is 4: a state processor carries the whole policy ({@code quorum} and {@code quorumFraction}
- * included) and the operation's instance, a put processor the state's contributions. A member of another wire
- * version refuses every processor, and a client whose probe finds such a member runs CAS mode, so in a rolling
- * upgrade the <b>members go first</b>; and since a redeye that reads formats 2 and 3 only refuses format-4 values,
- * every client is upgraded before any breaker uses a quorum.
+ * <p>The wire version is 5: a state processor carries the whole policy ({@code quorum} and {@code quorumFraction}
+ * included), the operation's instance and a batch's outcomes ({@link dev.redeye.spi.OutcomeBatches}), a put
+ * processor the state's contributions. A member of another wire version refuses every processor, and a client
+ * whose probe finds such a member runs CAS mode, so in a rolling upgrade the <b>members go first</b>; a batch
+ * stores the value its outcomes one by one would, in the formats above; and since a redeye that reads formats 2
+ * and 3 only refuses format-4 values, every client is upgraded before any breaker uses a quorum.
  */
 package dev.redeye.store.hazelcast;

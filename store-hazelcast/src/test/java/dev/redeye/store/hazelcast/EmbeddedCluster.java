@@ -5,11 +5,13 @@ import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.nio.serialization.DataSerializableFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 
 /**
@@ -30,7 +32,8 @@ final class EmbeddedCluster implements AutoCloseable {
     /** The member indexes whose port {@link #uriOfMember} gave out before their member started. */
     private final Set<Integer> pinned = ConcurrentHashMap.newKeySet();
     private final List<MapConfig> maps;
-    private final boolean redeyeFactory;
+    /** The factory member {@code i} registers under {@link RedeyeSerializableFactory#FACTORY_ID}, or null for none. */
+    private final IntFunction<DataSerializableFactory> factories;
     private final List<HazelcastInstance> members = new CopyOnWriteArrayList<>();
     private final List<Integer> started = new CopyOnWriteArrayList<>();
     private final List<HazelcastInstance> clients = new CopyOnWriteArrayList<>();
@@ -45,7 +48,16 @@ final class EmbeddedCluster implements AutoCloseable {
      * configuration (without it, they have redeye's classes but cannot read its processors).
      */
     EmbeddedCluster(String what, int size, boolean redeyeFactory, MapConfig... maps) {
-        this.redeyeFactory = redeyeFactory;
+        this(what, size, i -> redeyeFactory ? new RedeyeSerializableFactory() : null, maps);
+    }
+
+    /**
+     * Starts {@code size} members, member {@code i} registering {@code factories.apply(i)} under
+     * {@link RedeyeSerializableFactory#FACTORY_ID} (none where it is null): a cluster whose members read redeye's
+     * processors differently, as in a rolling upgrade.
+     */
+    EmbeddedCluster(String what, int size, IntFunction<DataSerializableFactory> factories, MapConfig... maps) {
+        this.factories = factories;
         this.name = Ports.clusterName(what);
         this.ports = new CopyOnWriteArrayList<>(Ports.free(size + 1)); // one spare: a member started later joins on it
         this.maps = List.of(maps);
@@ -126,7 +138,14 @@ final class EmbeddedCluster implements AutoCloseable {
         for (MapConfig m : maps) {
             c.addMapConfig(m);
         }
-        return redeyeFactory ? RedeyeSerializableFactory.register(c) : c;
+        DataSerializableFactory f = factories.apply(i);
+        if (f instanceof RedeyeSerializableFactory) {
+            return RedeyeSerializableFactory.register(c); // as the README tells embedded members to
+        }
+        if (f != null) {
+            c.getSerializationConfig().addDataSerializableFactory(RedeyeSerializableFactory.FACTORY_ID, f);
+        }
+        return c;
     }
 
     /** Settings every test member shares (also the bare member's XML). */

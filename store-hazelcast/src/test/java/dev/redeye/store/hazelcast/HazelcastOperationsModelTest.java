@@ -27,14 +27,15 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Random sequences of every {@link AtomicOperation.Kind} (slow outcomes, slow calls and their failures with the
- * slot and version a slow call returned, trials of the current and of stale periods, forced changes and modes)
- * under random policies (sliding count and time windows of a few slots or seconds, the other strategies, each
- * mode) through the store, while {@code now} moves across bucket edges (and sometimes back, a caller whose clock
- * is behind). Every result and the state read back through the other client must equal, exactly, what the rules
+ * slot and version a slow call returned, trials of the current and of stale periods, forced changes and modes,
+ * batches of 1 to 200 outcomes at their own instants, some attributed to an instance) under random policies
+ * (sliding count and time windows of a few slots or seconds, the other strategies, each mode, now and then a
+ * quorum on the strategies that take one) through the store, while {@code now} moves across bucket edges (and
+ * sometimes back, a caller whose clock is behind). Every result and the state read back through the other client must equal, exactly, what the rules
  * applied in this JVM give ({@link AtomicOperation#apply}, that is {@code Transitions}): the processors carry every
  * field of the policy and the operation, and the values every field of the state. The stored value's format and
- * expiry are checked on the way: format 3 exactly when the state has a window or a stored mode, no expiry exactly
- * when it is pinned.
+ * expiry are checked on the way: format 4 exactly when the state has contributions, else format 3 exactly when
+ * it has a window or a stored mode, no expiry exactly when it is pinned.
  *
  * <p>The seed of each run is in every failure message; {@code -Dredeye.seed=<n>} replays it.
  */
@@ -74,9 +75,6 @@ class HazelcastOperationsModelTest {
             }
         }
         for (AtomicOperation.Kind k : AtomicOperation.Kind.values()) {
-            if (k == AtomicOperation.Kind.OUTCOMES) {
-                continue; // batches of outcomes: this store does not apply them (no OutcomeBatches)
-            }
             int[] n = seen.get(k);
             assertTrue(n != null && n[1] > 0, "seed " + seed + ": " + k + " never changed a state (tried "
                     + (n == null ? 0 : n[0]) + " times)");
@@ -99,7 +97,7 @@ class HazelcastOperationsModelTest {
                 policy = randomPolicy(r); // another window shape, strategy or mode on the same state
             }
             now = advance(now, policy, r);
-            AtomicOperation op = randomOperation(r, model, slowCalls);
+            AtomicOperation op = randomOperation(r, model, slowCalls, now);
             int w = r.nextInt(2);
             String where = run + ", step " + step + ": " + op + " at " + now + " under " + policy + " on " + model;
             StateChange got = stores[w].apply(key, op, policy, now);
@@ -126,8 +124,8 @@ class HazelcastOperationsModelTest {
                 StoredValue v = StateValues.decode(other.instance().getMap(other.mapName()).get(key), key);
                 String raw = StateValues.encode(v);
                 boolean format3 = model.window() != null || model.mode() != BreakerMode.DEFAULT;
-                assertTrue(raw.startsWith(format3 ? StateValues.STATE_PREFIX : StateValues.BASE_STATE_PREFIX),
-                        where + ": " + raw);
+                assertTrue(raw.startsWith(!model.contributors().isEmpty() ? StateValues.QUORUM_STATE_PREFIX
+                        : format3 ? StateValues.STATE_PREFIX : StateValues.BASE_STATE_PREFIX), where + ": " + raw);
                 assertEquals(model.pinned(), v.expiresAt == StoredValue.NEVER, where + ": " + raw);
             }
         }
@@ -160,6 +158,9 @@ class HazelcastOperationsModelTest {
         }
         int mode = r.nextInt(10);
         b.mode(mode < 6 ? BreakerMode.NORMAL : mode < 8 ? BreakerMode.METRICS_ONLY : BreakerMode.DISABLED);
+        if (strategy <= 7 && r.nextInt(5) == 0) {
+            b.quorum(2); // the batches' instances count (a quorum runs on the consecutive and window strategies)
+        }
         return b.build();
     }
 
@@ -189,9 +190,12 @@ class HazelcastOperationsModelTest {
         }
     }
 
-    private static AtomicOperation randomOperation(Random r, BreakerState model, List<long[]> slowCalls) {
+    private static AtomicOperation randomOperation(Random r, BreakerState model, List<long[]> slowCalls, long now) {
         long version = model == null ? 0 : model.version();
-        int x = r.nextInt(100);
+        int x = r.nextInt(112);
+        if (x >= 100) {
+            return randomBatch(r, now);
+        }
         if (x < 14) {
             return AtomicOperation.failure();
         }
@@ -232,5 +236,22 @@ class HazelcastOperationsModelTest {
         }
         BreakerMode[] modes = BreakerMode.values();
         return AtomicOperation.forceMode(modes[r.nextInt(modes.length)]);
+    }
+
+    /**
+     * A batch of 1 to 12 outcomes (a quarter of the time up to 200), from 3 s before {@code now} on, each a few
+     * hundred ms after the one before (now and then at the same instant, or earlier), with a failure share drawn
+     * per batch; a third of them attributed to one of three instances.
+     */
+    private static AtomicOperation randomBatch(Random r, long now) {
+        int n = 1 + r.nextInt(r.nextInt(4) == 0 ? 200 : 12);
+        int failurePercent = 25 * r.nextInt(5);
+        long[] packed = new long[n];
+        long at = now - r.nextInt(3_000);
+        for (int i = 0; i < n; i++) {
+            at += r.nextInt(6) == 0 ? -r.nextInt(500) : r.nextInt(3) == 0 ? 0 : r.nextInt(400);
+            packed[i] = AtomicOperation.packOutcome(r.nextInt(100) >= failurePercent, r.nextInt(4) == 0, at);
+        }
+        return AtomicOperation.outcomes(packed, n, r.nextInt(3) == 0 ? "pod-" + r.nextInt(3) : null);
     }
 }

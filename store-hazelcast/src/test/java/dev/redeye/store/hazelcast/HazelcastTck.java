@@ -4,6 +4,7 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.redeye.api.BreakerState;
 import dev.redeye.spi.AtomicUpdates;
 import dev.redeye.spi.OperationListing;
+import dev.redeye.spi.OutcomeBatches;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
@@ -78,6 +79,6 @@ abstract class HazelcastTck extends StoreTck {
     @Override
     protected Set<Class<?>> expectedCapabilities() {
         return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class, QuorumState.class,
-                OperationListing.class);
+                OperationListing.class, OutcomeBatches.class);
     }
 }

@@ -144,6 +144,8 @@ class MapChecksTest {
                 .build();
         SerializationService without = new DefaultSerializationServiceBuilder().build();
         Object[] processors = {new ProbeProcessor(), new StateProcessor(AtomicOperation.trialFailed(7), Policy.defaults(), 3),
+            new StateProcessor(AtomicOperation.outcomes(new long[] {AtomicOperation.packOutcome(false, true, 5)}, 1,
+                    "pod-a"), Policy.defaults(), 5),
             ClaimProcessor.claim("token", 2, 1_000), ClaimProcessor.release("token"), new DeleteProcessor(60_000),
             new PutProcessor(BreakerState.initial(9), 1_000), new MemberProcessor.BackupWrite("v", 1_000)};
         for (Object p : processors) {
@@ -173,7 +175,9 @@ class MapChecksTest {
     }
 
     /**
-     * A state processor read on a member holds exactly the client's operation (kind, version, slot, instance),
+     * A state processor read on a member holds exactly the client's operation (kind, version, slot, instance; a
+     * batch's every outcome, in order, with its success, slowness and instant, from one outcome to
+     * {@link AtomicOperation#MAX_BATCH} and from the earliest instant a packed outcome holds to the latest),
      * policy (every field, every strategy, window type, mode and quorum) and {@code now}; a put processor exactly
      * the client's state, window, mode and contributions included.
      */
@@ -200,7 +204,8 @@ class MapChecksTest {
         List<AtomicOperation> ops = new ArrayList<>();
         for (AtomicOperation.Kind k : AtomicOperation.Kind.values()) {
             if (k == AtomicOperation.Kind.OUTCOMES) {
-                continue; // batches of outcomes carry their outcomes, and this store does not apply them
+                ops.addAll(batches());
+                continue;
             }
             ops.add(k == AtomicOperation.Kind.FORCE_MODE ? AtomicOperation.of(k, BreakerMode.DISABLED.code(), 0)
                     : AtomicOperation.of(k, 1_234_567_890_123L, 987_654_321_000L));
@@ -234,15 +239,45 @@ class MapChecksTest {
     }
 
     /**
+     * Batches of every shape the wire must keep: one outcome and {@link AtomicOperation#MAX_BATCH}, each
+     * combination of success and slowness, instants at both ends of what a packed outcome holds, negative and out
+     * of order, with and without an instance.
+     */
+    private static List<AtomicOperation> batches() {
+        long min = -(1L << 61);
+        long max = (1L << 61) - 1;
+        long[] edges = {AtomicOperation.packOutcome(true, false, min), AtomicOperation.packOutcome(false, true, max),
+            AtomicOperation.packOutcome(false, false, -1), AtomicOperation.packOutcome(true, true, 0),
+            AtomicOperation.packOutcome(false, false, 1_764_800_000_123L),
+            AtomicOperation.packOutcome(true, false, 1_764_799_999_000L)};
+        long[] full = new long[AtomicOperation.MAX_BATCH];
+        for (int i = 0; i < full.length; i++) {
+            full[i] = AtomicOperation.packOutcome(i % 3 != 0, i % 5 == 0, 1_764_800_000_000L + 7L * i);
+        }
+        return List.of(AtomicOperation.outcomes(edges, edges.length, null),
+                AtomicOperation.outcomes(edges, edges.length, "pod-7@host:8080/a#b_c.d"),
+                AtomicOperation.outcomes(edges, 1, null), AtomicOperation.outcomes(full, full.length, "pod-b"));
+    }
+
+    /**
      * A member refuses a state processor whose fields break the operation's rules (an instance on a rule that is
-     * no outcome, an invalid instance id) with an error naming the processor, rather than run another operation.
+     * no outcome, an invalid instance id, outcomes on a rule that is no batch, a batch of no outcomes or of more
+     * than {@link AtomicOperation#MAX_BATCH}, refused before anything is allocated for them) with an error naming
+     * the processor, rather than run another operation.
      */
     @Test
-    void aStateProcessorWithAMalformedInstanceIsRefused() throws Exception {
+    void aStateProcessorWithAMalformedInstanceOrBatchIsRefused() throws Exception {
         InternalSerializationService ss = withFactory();
-        for (Object[] bad : new Object[][] {{AtomicOperation.Kind.TRIAL_FAILURE, "pod-a", "is attributed to no instance"},
-            {AtomicOperation.Kind.FAILURE, "pod a", "an instance id is 1 to 64 characters"},
-            {AtomicOperation.Kind.FAILURE, "", "an instance id is 1 to 64 characters"}}) {
+        AtomicOperation.Kind outcomes = AtomicOperation.Kind.OUTCOMES;
+        for (Object[] bad : new Object[][] {{AtomicOperation.Kind.TRIAL_FAILURE, "pod-a", 0, "is attributed to no instance"},
+            {AtomicOperation.Kind.FAILURE, "pod a", 0, "an instance id is 1 to 64 characters"},
+            {AtomicOperation.Kind.FAILURE, "", 0, "an instance id is 1 to 64 characters"},
+            {outcomes, "pod a", 1, "an instance id is 1 to 64 characters"},
+            {AtomicOperation.Kind.FAILURE, null, 1, "failure carries 1 outcomes"},
+            {outcomes, null, 0, "a batch of 0 outcomes (1 to 1024)"},
+            {outcomes, null, -1, "a batch of -1 outcomes (1 to 1024)"},
+            {outcomes, "pod-a", AtomicOperation.MAX_BATCH + 1, "a batch of 1025 outcomes (1 to 1024)"},
+            {outcomes, null, Integer.MAX_VALUE, "a batch of 2147483647 outcomes"}}) {
             BufferObjectDataOutput out = ss.createObjectDataOutput();
             out.writeInt(MemberProcessor.WIRE);
             out.writeInt(((AtomicOperation.Kind) bad[0]).code());
@@ -250,42 +285,53 @@ class MapChecksTest {
             out.writeLong(7L);
             out.writeLong(0L);
             out.writeString((String) bad[1]);
+            int count = (Integer) bad[2];
+            out.writeInt(count);
+            for (int i = 0; i < Math.min(count, AtomicOperation.MAX_BATCH + 1); i++) {
+                out.writeLong(AtomicOperation.packOutcome(false, false, i));
+            }
             out.writeBoolean(false);
             StateProcessor.writePolicy(out, EVERY_FIELD);
             java.io.IOException e = assertThrows(java.io.IOException.class,
                     () -> new StateProcessor().readData(ss.createObjectDataInput(out.toByteArray())));
             assertTrue(e.getMessage().contains("malformed state processor") && e.getMessage().contains(
-                    (String) bad[2]), e.getMessage());
+                    (String) bad[3]), e.getMessage());
         }
     }
 
     /**
-     * Processors travel in wire version 4: a member of the previous release (wire version 3, which reads no
-     * quorum, instance or contributions) reads the version first and refuses any other, so it never runs a
-     * processor whose policy it would read only in part (a quorum read as none would open the fleet on one
-     * instance's failures); and this version refuses the previous release's processors the same way.
+     * Processors travel in wire version 5: a member of the previous release (wire version 4, which reads no batch
+     * of outcomes) reads the version first and refuses any other, so it never reads a batch in a layout it does not
+     * know (nor any processor of this version); this version refuses the previous release's processors the same
+     * way; and a client probing a member of the previous release ({@code wire=4 format=4}) runs CAS mode. The
+     * value format stays 4: batches store nothing new.
      */
     @Test
     void processorsOfAnotherWireVersionAreRefused() throws Exception {
         InternalSerializationService ss = withFactory();
-        BufferObjectDataOutput out = ss.createObjectDataOutput();
-        new StateProcessor(AtomicOperation.outcome(false, false, "pod-a"), EVERY_FIELD, 1).writeData(out);
-        assertEquals(4, ss.createObjectDataInput(out.toByteArray()).readInt(), "the wire version comes first");
-        assertEquals(4, MemberProcessor.WIRE);
+        for (AtomicOperation op : List.of(AtomicOperation.outcome(false, false, "pod-a"),
+                AtomicOperation.outcomes(new long[] {AtomicOperation.packOutcome(false, false, 1)}, 1, "pod-a"))) {
+            BufferObjectDataOutput out = ss.createObjectDataOutput();
+            new StateProcessor(op, EVERY_FIELD, 1).writeData(out);
+            assertEquals(5, ss.createObjectDataInput(out.toByteArray()).readInt(), "the wire version comes first");
+        }
+        assertEquals(5, MemberProcessor.WIRE);
         BufferObjectDataOutput previous = ss.createObjectDataOutput();
-        previous.writeInt(3); // the previous release's layout: its wire version, then its fields
+        previous.writeInt(4); // the previous release's layout: its wire version, then its fields
         previous.writeInt(AtomicOperation.Kind.FAILURE.code());
         previous.writeLong(1L);
         previous.writeLong(0L);
         previous.writeLong(0L);
+        previous.writeString("pod-a");
         previous.writeBoolean(false);
+        StateProcessor.writePolicy(previous, EVERY_FIELD);
         java.io.IOException e = assertThrows(java.io.IOException.class,
                 () -> new StateProcessor().readData(ss.createObjectDataInput(previous.toByteArray())));
-        assertTrue(e.getMessage().contains("in wire version 3, this member runs wire version 4"), e.getMessage());
+        assertTrue(e.getMessage().contains("in wire version 4, this member runs wire version 5"), e.getMessage());
         assertTrue(MemberProbe.cannotRunProcessors(new HazelcastSerializationException("x", e))
                 .contains("another redeye-store-hazelcast wire version"));
-        assertEquals("redeye-probe wire=4 format=4", ProbeProcessor.ANSWER,
-                "a client probing a member of the previous release ('wire=3 format=3') runs CAS mode");
+        assertEquals("redeye-probe wire=5 format=4", ProbeProcessor.ANSWER,
+                "a client probing a member of the previous release ('wire=4 format=4') runs CAS mode");
     }
 
     @Test

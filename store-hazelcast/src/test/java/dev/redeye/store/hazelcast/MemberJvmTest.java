@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Members in JVMs of their own, installed the way the module README says: the Hazelcast jar plus
- * {@code redeye-api} and {@code redeye-store-hazelcast} (and nothing else, not even SLF4J) runs native mode;
- * leaving out {@code redeye-api} is detected at open (CAS mode, saying why) instead of failing calls.
+ * {@code redeye-api} and {@code redeye-store-hazelcast} (and nothing else, not even SLF4J) runs native mode,
+ * batches of outcomes folded on the member included; leaving out {@code redeye-api} is detected at open (CAS mode, saying why) instead of failing calls.
  */
 class MemberJvmTest {
     private static final Policy NEVER_OPENS = Policy.builder().failureThreshold(Integer.MAX_VALUE).jitter(0).build();
@@ -60,6 +60,21 @@ class MemberJvmTest {
                     }
                 });
                 assertEquals(800, s[0].get("count").orElseThrow().failures());
+                long[] failures = new long[AtomicOperation.MAX_BATCH];
+                for (int n = 0; n < failures.length; n++) {
+                    failures[n] = AtomicOperation.packOutcome(false, n % 2 == 0, 100 + n);
+                }
+                Race.run(8, Duration.ofSeconds(120), i -> {
+                    for (int n = 0; n < 10; n++) { // batches of 1 to 1,024 outcomes, folded on the member
+                        s[i % 2].apply("count", AtomicOperation.outcomes(failures, batchSize(i * 10 + n), "pod-" + i),
+                                NEVER_OPENS, 100);
+                    }
+                });
+                int batched = 0;
+                for (int k = 0; k < 80; k++) {
+                    batched += batchSize(k);
+                }
+                assertEquals(800 + batched, s[0].get("count").orElseThrow().failures(), "every batched outcome once");
                 Policy two = Policy.builder().failureThreshold(2).jitter(0).build();
                 s[0].apply("op", AtomicOperation.failure(), two, 1);
                 StateChange opened = s[1].apply("op", AtomicOperation.failure(), two, 2);
@@ -84,6 +99,11 @@ class MemberJvmTest {
                 }
             }
         }
+    }
+
+    /** The size of the {@code k}th batch: 1, 14, 27, ... up to {@link AtomicOperation#MAX_BATCH}, reached at 79. */
+    private static int batchSize(int k) {
+        return Math.min(AtomicOperation.MAX_BATCH, 1 + k * 13);
     }
 
     @Test

@@ -81,6 +81,7 @@ class OperationCountTest {
         assertEquals(List.of("get", "replace"), cas.get("claimTrial"));
         assertEquals(List.of("get", "replace"), cas.get("releaseTrial"));
         assertEquals(List.of("get", "replace"), cas.get("delete"));
+        assertEquals(List.of("get", "replace"), cas.get("a batch of 1,024 outcomes"));
     }
 
     private static Map<String, List<String>> measure(HazelcastInstance real, HazelcastStore.Mode mode) {
@@ -102,6 +103,12 @@ class OperationCountTest {
             out.put("claimTrial", c.count(() -> token[0] = s.claimTrial("k", 1, Duration.ofSeconds(30)).orElseThrow()));
             out.put("releaseTrial", c.count(() -> s.releaseTrial("k", token[0])));
             out.put("delete", c.count(() -> s.delete("k")));
+            long[] outcomes = new long[AtomicOperation.MAX_BATCH];
+            for (int i = 0; i < outcomes.length; i++) {
+                outcomes[i] = AtomicOperation.packOutcome(i % 2 == 0, false, 10 + i);
+            }
+            out.put("a batch of 1,024 outcomes", c.count(() -> s.apply("b", AtomicOperation.outcomes(outcomes,
+                    outcomes.length, null), P, 8)));
         } finally {
             s.close();
         }
