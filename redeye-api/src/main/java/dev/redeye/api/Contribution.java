@@ -81,13 +81,27 @@ public record Contribution(String instance, int failures, int calls, long lastAt
         if (text.isEmpty()) {
             return out;
         }
-        for (String part : text.split(";", -1)) {
-            String[] f = part.split(",", -1);
-            if (f.length != 4) {
-                throw new IllegalArgumentException("malformed contribution '" + OperationNames.abbreviate(part)
-                        + "': instance,failures,calls,lastAt");
+        // one pass with indexOf (a record path decodes two states' contributions per call)
+        int at = 0;
+        int end = text.length();
+        while (true) {
+            int stop = text.indexOf(';', at);
+            if (stop < 0) {
+                stop = end;
             }
-            out.add(new Contribution(f[0], Integer.parseInt(f[1]), Integer.parseInt(f[2]), Long.parseLong(f[3])));
+            int c1 = text.indexOf(',', at);
+            int c2 = c1 < 0 || c1 > stop ? -1 : text.indexOf(',', c1 + 1);
+            int c3 = c2 < 0 || c2 > stop ? -1 : text.indexOf(',', c2 + 1);
+            if (c3 < 0 || c3 > stop || text.lastIndexOf(',', stop - 1) != c3) {
+                throw new IllegalArgumentException("malformed contribution '"
+                        + OperationNames.abbreviate(text.substring(at, stop)) + "': instance,failures,calls,lastAt");
+            }
+            out.add(new Contribution(text.substring(at, c1), Integer.parseInt(text, c1 + 1, c2, 10),
+                    Integer.parseInt(text, c2 + 1, c3, 10), Long.parseLong(text, c3 + 1, stop, 10)));
+            if (stop == end) {
+                break;
+            }
+            at = stop + 1;
         }
         BreakerState.checkContributors(out);
         return out;

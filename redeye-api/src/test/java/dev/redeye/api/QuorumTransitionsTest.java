@@ -191,6 +191,14 @@ class QuorumTransitionsTest {
                 withField(f, "A,2,1,5"), "test"), "more failures than calls");
         assertThrows(dev.redeye.api.StoreException.class, () -> StateCodec.fromFields(
                 withField(f, "A,1,1"), "test"), "a field missing");
+        for (String bad : List.of("A,1,1,5;", ";A,1,1,5", "A,1,1,5;;B,1,1,5", "A,1,1,5,", "A,1,1,5,6", ",1,1,5",
+                "A,,1,5", "A,1,1,", "A,1,1,x", "A,1,2147483648,5", "A,1,1,5;B,1", "A;1,1,5", "A B,1,1,5",
+                "x".repeat(65) + ",1,1,5")) {
+            assertThrows(dev.redeye.api.StoreException.class, () -> StateCodec.fromFields(withField(f, bad),
+                    "test"), bad);
+        }
+        assertEquals(List.of(new Contribution("A", 0, 1, -5), new Contribution("b.c", 2, 3, 7)),
+                Contribution.decodeAll("A,0,1,-5;b.c,2,3,7"));
     }
 
     private static Map<String, String> withField(Map<String, String> f, String contributors) {
