@@ -45,10 +45,16 @@ import redis.clients.jedis.Jedis;
  * redeye's own atomic record ({@code recordFailure} under a threshold never reached, each thread with its own
  * store client). Calls/s, p50/p99 and errors.
  *
- * <p><b>Fleet.</b> Per store configuration (Redis; PostgreSQL with its {@code LISTEN} feed and with
- * {@code feed=poll}; DynamoDB; Hazelcast) and per fleet size N, the fleet grows to N instances (at most
+ * <p><b>Fleet.</b> Per store configuration and per fleet size N, the fleet grows to N instances (at most
  * {@value #PER_JVM} per child JVM, {@value #PER_JVM_HAZELCAST} for Hazelcast, whose clients hold dozens of
- * threads each), then:
+ * threads each). The configurations: Redis, DynamoDB and Hazelcast, each instance's client opened from the
+ * store's URI ({@code Stores.open}, strict); PostgreSQL three times: from the URI with its {@code LISTEN} feed,
+ * from the URI with {@code feed=poll} (each such client has a pool of its own), and
+ * {@value #SHARED_POOL_CONFIG}: each instance still its own {@code PostgresStore} and feed subscription, built
+ * with {@code PostgresStore.builder(pool)} and a polled feed every 250 ms, but the stores of a child JVM share one
+ * HikariCP pool of {@value #SHARED_POOL} connections ({@link ScaleInstance.SharedPool}; the deployment
+ * docs/CAPACITY.md names for large fleets), which sets the fleet's {@code application_name} as the URIs do. Then,
+ * per stage:
  * <ol>
  * <li>connections: the TCP connections the child JVMs hold to the server's port (counted in {@code /proc}: the
  * client's side, every backend), and the server's own count where it has one (Redis {@code CLIENT LIST}, the
@@ -66,8 +72,9 @@ import redis.clients.jedis.Jedis;
  * A stage holds when no client failed to open, every instance subscribed, no store error or rejection, no
  * delivery missing, at most 1 % of calls late on their schedule, and the write-path p50 at most 2x the idle
  * one. The next N runs only if every client of this one opened. PostgreSQL: a stage whose fleet would need
- * more connections than the server has free is skipped under {@code --quick} (the machine is shared) and run
- * otherwise (running out of connections is then the finding).
+ * more connections than the server has free ({@link #postgresConnectionsNeeded}: about 3 per instance with a pool
+ * each, {@value #SHARED_POOL} per child JVM with the shared pool) is skipped under {@code --quick} (the machine is
+ * shared) and run otherwise (running out of connections is then the finding).
  *
  * <p>Run it (the services running; DynamoDB at {@code REDEYE_DYNAMODB_URL}; the full run takes a quiet machine
  * and tens of minutes):
@@ -90,8 +97,19 @@ final class ScaleBench {
     private ScaleBench() {
     }
 
-    /** One store configuration of the fleet table. */
-    private record Config(String name, String store, String uriSuffix) {
+    /** The size of the one pool per child JVM of {@link #SHARED_POOL_CONFIG}. */
+    static final int SHARED_POOL = 4;
+    /** The name of the PostgreSQL configuration whose instances share one pool per child JVM. */
+    static final String SHARED_POOL_CONFIG = "postgres feed=poll, one pool per JVM";
+
+    /**
+     * One store configuration of the fleet table.
+     *
+     * @param uriSuffix  added to the store URI of each instance's client
+     * @param sharedPool 0: each instance opens its client from the URI; otherwise the size of the one pool per
+     *                   child JVM the instances' PostgreSQL stores share ({@link ScaleInstance.SharedPool})
+     */
+    private record Config(String name, String store, String uriSuffix, int sharedPool) {
     }
 
     static String run(BenchEnv env) {
@@ -104,10 +122,11 @@ final class ScaleBench {
         List<Config> configs = new ArrayList<>();
         for (String s : env.stores()) {
             if (s.equals("postgres")) {
-                configs.add(new Config("postgres", s, ""));
-                configs.add(new Config("postgres feed=poll", s, "&feed=poll"));
+                configs.add(new Config("postgres", s, "", 0));
+                configs.add(new Config("postgres feed=poll", s, "&feed=poll", 0));
+                configs.add(new Config(SHARED_POOL_CONFIG, s, "", SHARED_POOL));
             } else if (BenchEnv.REMOTE.contains(s)) {
-                configs.add(new Config(s, s, ""));
+                configs.add(new Config(s, s, "", 0));
             }
         }
         Fleet fleet = new Fleet(env, sizes, rate);
@@ -328,6 +347,10 @@ final class ScaleBench {
             try (StoreFixture fixture = env.fixture(c.store(), false)) {
                 String uri = fixture.uri() + (c.store().equals("postgres") ? "&ApplicationName=" + app : "")
                         + c.uriSuffix();
+                // the shared pool's stores use the URI stores' schema, and the same application name
+                List<String> childArgs = c.sharedPool() > 0 ? ScaleInstance.sharedPoolArgs(c.sharedPool(),
+                        StoreFixture.postgresSchema(false), withParameter(env.postgresUrl(), "ApplicationName=" + app))
+                        : List.of(uri);
                 int port = port(fixture.uri());
                 try (CircuitBreaker writer = CircuitBreaker.builder().store(fixture.open()).build()) {
                     writer.reset(ScaleInstance.FANOUT_OP);
@@ -341,7 +364,7 @@ final class ScaleBench {
                             break;
                         }
                         long open0 = System.nanoTime();
-                        int failed = grow(children, uri, c, n, perJvm);
+                        int failed = grow(children, childArgs, c, n, perJvm);
                         double openSeconds = (System.nanoTime() - open0) / 1e9;
                         total = n;
                         idle = stage(c, n, fixture, app, port, children, writer, failed, openSeconds, idle);
@@ -351,13 +374,14 @@ final class ScaleBench {
                             break;
                         }
                     }
+                } finally {
+                    // before the fixture removes the data: a child's polled feed would poll a dropped table
+                    for (Child ch : children) {
+                        ch.close();
+                    }
                 }
             } catch (RuntimeException e) {
                 notes.add("- " + c.name() + ": the run failed: " + e);
-            } finally {
-                for (Child ch : children) {
-                    ch.close();
-                }
             }
         }
 
@@ -368,8 +392,7 @@ final class ScaleBench {
             }
             long[] pg = postgresConnections(null);
             long free = pg[1] - pg[0] - 3; // superuser_reserved_connections default
-            // measured: 2 to 2.6 per instance (the feed's, the pool's idle one, a second one under concurrent calls)
-            long need = 3L * (n - current) + 5;
+            long need = postgresConnectionsNeeded(c.sharedPool(), n, current);
             if (env.quick() && need > free - QUICK_PG_HEADROOM) {
                 return "--quick on a shared machine: " + n + " instances need about " + need + " more connections,"
                         + " the server has " + free + " free of max_connections " + pg[1] + " and --quick leaves "
@@ -379,7 +402,7 @@ final class ScaleBench {
         }
 
         /** Grows the fleet to {@code n} instances; returns how many clients failed to open. */
-        private int grow(List<Child> children, String uri, Config c, int n, int perJvm) {
+        private int grow(List<Child> children, List<String> childArgs, Config c, int n, int perJvm) {
             int have = 0;
             for (Child ch : children) {
                 have += ch.instances;
@@ -395,7 +418,7 @@ final class ScaleBench {
                 }
             }
             while (missing > 0) {
-                Child ch = new Child(uri, c.name().replace(' ', '-') + "-" + children.size(),
+                Child ch = new Child(childArgs, c.name().replaceAll("[^A-Za-z0-9=]+", "-") + "-" + children.size(),
                         c.store().equals("hazelcast") ? "-Xmx1536m" : "-Xmx768m");
                 children.add(ch);
                 int add = Math.min(missing, perJvm);
@@ -600,7 +623,10 @@ final class ScaleBench {
         String report() {
             StringBuilder out = new StringBuilder();
             out.append("### Fleet\n\nEach instance: its own store client (`Stores.open`, strict) and feed subscription"
-                    + " (local cache 100 ms); at most ").append(PER_JVM).append(" instances per child JVM (Hazelcast ")
+                    + " (local cache 100 ms); `").append(SHARED_POOL_CONFIG).append("`: each instance its own"
+                    + " `PostgresStore` (`builder(pool)`, polled feed every ")
+                    .append(ScaleInstance.POLL_INTERVAL.toMillis()).append(" ms), the stores of a child JVM sharing one HikariCP pool of ").append(SHARED_POOL)
+                    .append(" connections. At most ").append(PER_JVM).append(" instances per child JVM (Hazelcast ")
                     .append(PER_JVM_HAZELCAST).append("). Phases of ").append(phaseMillis).append(" ms at ")
                     .append(Table.fmt(rate, 0)).append(" fleet calls/s on one operation, round robin over the"
                     + " instances; ").append(transitions).append(" forced transitions for the fan-out.\n\n");
@@ -615,6 +641,31 @@ final class ScaleBench {
             notes.forEach(n -> out.append(n).append('\n'));
             return out.toString();
         }
+    }
+
+    /**
+     * The PostgreSQL connections a fleet stage from {@code current} to {@code n} instances adds, about, with a
+     * margin of 5: 3 per instance where each opens its own pool (measured: 2 to 2.6, the feed's, the pool's idle
+     * one, a second one under concurrent calls), or the shared pool of each child JVM the stage starts
+     * ({@value #PER_JVM} instances per JVM).
+     *
+     * @param sharedPool 0, or the size of the one pool per child JVM
+     */
+    static long postgresConnectionsNeeded(int sharedPool, int n, int current) {
+        if (sharedPool == 0) {
+            return 3L * (n - current) + 5;
+        }
+        return (long) sharedPool * (jvms(n) - jvms(current)) + 5;
+    }
+
+    /** The child JVMs a fleet of {@code n} PostgreSQL instances spreads over. */
+    private static int jvms(int n) {
+        return (n + PER_JVM - 1) / PER_JVM;
+    }
+
+    /** {@code url} with one more query parameter ({@code name=value}). */
+    static String withParameter(String url, String parameter) {
+        return url + (url.indexOf('?') >= 0 ? "&" : "?") + parameter;
     }
 
     /** The server port of a store URI (Redis, PostgreSQL, Hazelcast), or the DynamoDB endpoint's. */
@@ -694,16 +745,21 @@ final class ScaleBench {
         int failedAttempts;
         String firstError;
 
-        /** @param heap the child's {@code -Xmx} option: Hazelcast clients take several MB of heap each */
-        Child(String uri, String name, String heap) {
+        /**
+         * @param args {@link ScaleInstance}'s arguments
+         * @param heap the child's {@code -Xmx} option: Hazelcast clients take several MB of heap each
+         */
+        Child(List<String> args, String name, String heap) {
             try {
                 Path dir = Paths.get(System.getProperty("java.io.tmpdir"), "redeye-scale-" + StoreFixture.RUN_ID);
                 Files.createDirectories(dir);
                 log = dir.resolve(name + ".log");
                 String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-                process = new ProcessBuilder(java, heap, "-Xss512k", "-XX:+UseSerialGC",
+                List<String> command = new ArrayList<>(List.of(java, heap, "-Xss512k", "-XX:+UseSerialGC",
                         "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
-                        ScaleInstance.class.getName(), uri).redirectError(log.toFile()).start();
+                        ScaleInstance.class.getName()));
+                command.addAll(args);
+                process = new ProcessBuilder(command).redirectError(log.toFile()).start();
             } catch (IOException e) {
                 throw new UncheckedIOException("could not start a child JVM", e);
             }

@@ -1,5 +1,7 @@
 package dev.redeye.bench;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.redeye.CircuitBreaker;
 import dev.redeye.CountingStore;
 import dev.redeye.OpenMode;
@@ -9,6 +11,7 @@ import dev.redeye.api.TransitionEvent;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.StoreOperation;
 import dev.redeye.store.dynamodb.DynamoDbStore;
+import dev.redeye.store.postgres.PostgresStore;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -19,19 +22,28 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.postgresql.Driver;
+import org.postgresql.PGProperty;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * A JVM's share of the {@link ScaleBench} fleet: breaker instances, each over its own store client
- * ({@code Stores.open(uri)}, strict) wrapped in a {@link CountingStore}, each subscribed to the store's feed
- * (local cache on), driven line by line on standard input; each command is answered by one line on standard
- * output. {@link ScaleBench} starts it in a JVM of its own, so that a fleet of 1,000 clients spreads over a few
- * processes as it would over pods.
+ * A JVM's share of the {@link ScaleBench} fleet: breaker instances, each over its own store client wrapped in a
+ * {@link CountingStore}, each subscribed to the store's feed (local cache on), driven line by line on standard
+ * input; each command is answered by one line on standard output. {@link ScaleBench} starts it in a JVM of its
+ * own, so that a fleet of 1,000 clients spreads over a few processes as it would over pods.
+ *
+ * <p>Where the clients come from ({@link Clients}): either each one from the store URI
+ * ({@code Stores.open(uri)}, strict; for PostgreSQL a pool of its own per client), or, with
+ * {@code --postgres-pool}, each a {@code PostgresStore} of its own with a polled feed, every one of this JVM's
+ * stores over one HikariCP pool of a fixed size ({@link SharedPool}: one pool per process, the deployment
+ * docs/CAPACITY.md names for large PostgreSQL fleets).
  *
  * <p>Each instance holds two breakers over its one store client, both {@code localCache(100 ms)}:
  * {@value #READ_OP} under the consecutive strategy (a healthy call writes nothing: the read path), and
@@ -42,6 +54,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>
  * java -cp benchmarks.jar dev.redeye.bench.ScaleInstance STORE_URI
+ * java -cp benchmarks.jar dev.redeye.bench.ScaleInstance --postgres-pool SIZE SCHEMA JDBC_URL
  *   open K              K more instances -> "total=T opened=O failed=F failedAttempts=A ms=M subscribed=S error=..."
  *                       (the error, last on the line, may hold spaces)
  *   load OP RATE MILLIS calls of OP (read or write) at RATE calls/s over this JVM's instances, round robin
@@ -49,9 +62,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *   probe OP COUNT      COUNT calls of OP one after the other on the first instance -> "p50=.. p99=.." (µs)
  *   seen VERSION MILLIS waits up to MILLIS until every instance saw VERSION of the fan-out operation
  *                       -> "got=G of=K times=t1,t2,..." (epoch µs of each instance's first sighting)
- *   quit                closes every breaker and store client, then exits
+ *   quit                closes every breaker and store client (then the shared pool), then exits
  * </pre>
- * It prints {@code ready} at start and {@code error TYPE: MESSAGE} for a command that failed.
+ * It prints {@code ready} at start (or {@code error TYPE: MESSAGE} and exits when its arguments are wrong or the
+ * shared pool cannot connect) and {@code error TYPE: MESSAGE} for a command that failed.
  */
 public final class ScaleInstance {
     /** The operation of the read path (consecutive strategy, healthy calls). */
@@ -73,7 +87,18 @@ public final class ScaleInstance {
     /** The pause between two attempts to open a client. */
     static final long RETRY_MILLIS = 1_000;
 
-    private final String uri;
+    /** The shared pool's feed interval: the default {@code pollIntervalMillis} of a {@code feed=poll} URI. */
+    static final Duration POLL_INTERVAL = Duration.ofMillis(250);
+    /**
+     * The shared pool's bounds, those a store opened from a URI gives its own pool: how long a call waits for a
+     * connection, and how long validating an idle one may take.
+     */
+    static final long POOL_TIMEOUT_MILLIS = 1_000;
+    /** The driver's client-side bounds a store opened from a URI sets unless its URI sets them. */
+    private static final Map<String, String> DRIVER_DEFAULTS = Map.of("socketTimeout", "2", "connectTimeout", "2",
+            "loginTimeout", "2", "tcpKeepAlive", "true");
+
+    private final Clients clients;
     private final List<Instance> instances = new ArrayList<>();
     private final AtomicLong storeErrors = new AtomicLong();
     private final AtomicLong retries = new AtomicLong();
@@ -125,8 +150,116 @@ public final class ScaleInstance {
         }
     }
 
-    private ScaleInstance(String uri) {
-        this.uri = uri;
+    private ScaleInstance(Clients clients) {
+        this.clients = clients;
+    }
+
+    /** Where the instances' store clients come from; closed once every instance is. */
+    interface Clients extends AutoCloseable {
+        /**
+         * A new store client, connected (its schema checked) before it returns.
+         *
+         * @throws dev.redeye.api.StoreException if the store cannot be reached
+         */
+        Store open();
+
+        @Override
+        void close();
+    }
+
+    /**
+     * The clients of a command line: {@code STORE_URI} (each client {@code Stores.open(uri)}, strict) or
+     * {@code --postgres-pool SIZE SCHEMA JDBC_URL} (a {@link SharedPool}, which connects at once).
+     *
+     * @throws IllegalArgumentException if the arguments are neither
+     * @throws com.zaxxer.hikari.pool.HikariPool.PoolInitializationException if the shared pool cannot connect
+     */
+    static Clients clients(String... args) {
+        if (args.length == 1 && !args[0].startsWith("--")) {
+            String uri = args[0];
+            return new Clients() {
+                @Override
+                public Store open() {
+                    return Stores.open(uri, OpenMode.STRICT);
+                }
+
+                @Override
+                public void close() {
+                    // each client closes its own connections
+                }
+            };
+        }
+        if (args.length == 4 && args[0].equals("--postgres-pool")) {
+            int size;
+            try {
+                size = Integer.parseInt(args[1]);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--postgres-pool: SIZE must be a number, was '" + args[1] + "'");
+            }
+            return new SharedPool(size, args[2], args[3]);
+        }
+        throw new IllegalArgumentException("usage: ScaleInstance STORE_URI | ScaleInstance --postgres-pool SIZE SCHEMA"
+                + " JDBC_URL (got " + args.length + " arguments)");
+    }
+
+    /** The command line of a {@link SharedPool} child, as {@link #clients(String...)} reads it. */
+    static List<String> sharedPoolArgs(int size, String schema, String jdbcUrl) {
+        return List.of("--postgres-pool", Integer.toString(size), schema, jdbcUrl);
+    }
+
+    /**
+     * One HikariCP pool of a fixed size for every store client of this JVM, each client a {@code PostgresStore}
+     * of its own ({@code PostgresStore.builder(pool)}, the builder's defaults otherwise) with a polled feed
+     * ({@link #POLL_INTERVAL}), which holds no connection between polls. The driver gets the JDBC URL as given
+     * (its {@code ApplicationName} is what the server's count of the fleet looks for) and the client-side bounds
+     * a store from a URI would get ({@code socketTimeout}, {@code connectTimeout}, {@code loginTimeout} of 2 s,
+     * {@code tcpKeepAlive}) where the URL does not set them; the pool waits {@value #POOL_TIMEOUT_MILLIS} ms for
+     * a connection, as a URI store's does. Closing it closes the pool, never the stores.
+     */
+    static final class SharedPool implements Clients {
+        private final HikariDataSource pool;
+        private final String schema;
+
+        /**
+         * Opens the pool, and its {@code size} connections.
+         *
+         * @throws IllegalArgumentException if {@code size} is below 1 or the URL is not a PostgreSQL JDBC URL
+         * @throws com.zaxxer.hikari.pool.HikariPool.PoolInitializationException if the server cannot be reached
+         */
+        SharedPool(int size, String schema, String jdbcUrl) {
+            if (size < 1) {
+                throw new IllegalArgumentException("--postgres-pool: SIZE must be >= 1, was " + size);
+            }
+            Properties given = Driver.parseURL(jdbcUrl, null);
+            if (given == null) {
+                throw new IllegalArgumentException("--postgres-pool: not a jdbc:postgresql:// URL");
+            }
+            PGSimpleDataSource driver = new PGSimpleDataSource();
+            driver.setURL(jdbcUrl);
+            DRIVER_DEFAULTS.forEach((name, value) -> {
+                if (!given.containsKey(name)) {
+                    driver.setProperty(PGProperty.forName(name), value);
+                }
+            });
+            HikariConfig config = new HikariConfig();
+            config.setDataSource(driver);
+            config.setPoolName("redeye-scale-shared");
+            config.setMaximumPoolSize(size); // minimumIdle defaults to it: a fixed-size pool
+            config.setConnectionTimeout(POOL_TIMEOUT_MILLIS);
+            config.setValidationTimeout(POOL_TIMEOUT_MILLIS);
+            this.pool = new HikariDataSource(config);
+            this.schema = schema;
+        }
+
+        @Override
+        public Store open() {
+            return PostgresStore.builder(pool).schema(schema).pollFeed(POLL_INTERVAL).build();
+        }
+
+        @Override
+        public void close() {
+            pool.close();
+        }
     }
 
     static long micros() {
@@ -142,7 +275,7 @@ public final class ScaleInstance {
     private Instance openWithRetries() throws InterruptedException {
         for (int attempt = 1; ; attempt++) {
             try {
-                return new Instance(Stores.open(uri, OpenMode.STRICT));
+                return new Instance(clients.open());
             } catch (RuntimeException e) {
                 retries.incrementAndGet();
                 if (attempt == OPEN_ATTEMPTS) {
@@ -342,6 +475,7 @@ public final class ScaleInstance {
         }
     }
 
+    /** Closes every instance, then the clients' shared resources. */
     private void closeAll() {
         ExecutorService pool = Executors.newFixedThreadPool(OPENERS);
         for (Instance in : instances) {
@@ -360,20 +494,26 @@ public final class ScaleInstance {
             Thread.currentThread().interrupt();
         }
         instances.clear();
+        clients.close();
     }
 
     /**
      * Serves commands until {@code quit} or the end of input, then closes everything it opened.
      *
-     * @param args the store URI
+     * @param args the store URI, or {@code --postgres-pool SIZE SCHEMA JDBC_URL}
      */
     public static void main(String[] args) throws IOException {
-        if (args.length != 1) {
-            System.err.println("usage: ScaleInstance STORE_URI");
-            System.exit(2);
-        }
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        ScaleInstance fleet = new ScaleInstance(args[0]);
+        Clients clients;
+        try {
+            clients = clients(args);
+        } catch (RuntimeException e) {
+            out.println("error " + e.getClass().getSimpleName() + ": "
+                    + String.valueOf(e.getMessage()).replace('\n', ' '));
+            System.exit(2);
+            return;
+        }
+        ScaleInstance fleet = new ScaleInstance(clients);
         try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
             out.println("ready");
             for (String line = in.readLine(); line != null; line = in.readLine()) {

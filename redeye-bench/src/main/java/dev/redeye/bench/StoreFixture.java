@@ -332,7 +332,7 @@ public abstract class StoreFixture implements AutoCloseable {
      */
     public static StoreFixture postgres(String jdbcUrl, boolean pooled) {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
-        String schema = "redeye_bench_" + RUN_ID + (pooled ? "" : "_uri");
+        String schema = postgresSchema(pooled);
         List<HikariDataSource> pools = new ArrayList<>();
         String uri = jdbcUrl + (jdbcUrl.indexOf('?') >= 0 ? "&" : "?") + "schema=" + schema;
         return new StoreFixture(pooled ? "postgres" : "postgres (Stores.open URI)") {
@@ -567,6 +567,11 @@ public abstract class StoreFixture implements AutoCloseable {
         RedeyeSerializableFactory.register(c); // native mode: the member reads redeye's entry processors
         LOG.info("no REDEYE_HAZELCAST_URL: starting a Hazelcast member in this JVM on 127.0.0.1:{}", port);
         return Hazelcast.newHazelcastInstance(c);
+    }
+
+    /** The schema of this run's {@link #postgres(String, boolean)} fixture of that kind. */
+    static String postgresSchema(boolean pooled) {
+        return "redeye_bench_" + RUN_ID + (pooled ? "" : "_uri");
     }
 
     static HikariDataSource pool(String jdbcUrl, int size) {

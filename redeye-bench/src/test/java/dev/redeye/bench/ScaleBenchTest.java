@@ -49,6 +49,26 @@ class ScaleBenchTest {
     }
 
     @Test
+    void postgresStagesNeedConnectionsPerInstanceWithAPoolEachAndPerNewJvmWithASharedOne() {
+        assertEquals(35, ScaleBench.postgresConnectionsNeeded(0, 10, 0));
+        assertEquals(275, ScaleBench.postgresConnectionsNeeded(0, 100, 10));
+        // one pool of 4 per child JVM of 250 instances: only a stage that starts JVMs needs more
+        assertEquals(9, ScaleBench.postgresConnectionsNeeded(4, 10, 0));
+        assertEquals(5, ScaleBench.postgresConnectionsNeeded(4, 100, 10));
+        assertEquals(9, ScaleBench.postgresConnectionsNeeded(4, 251, 100));
+        assertEquals(17, ScaleBench.postgresConnectionsNeeded(4, 1000, 100));
+        assertEquals(21, ScaleBench.postgresConnectionsNeeded(4, 1000, 0));
+    }
+
+    @Test
+    void aParameterJoinsTheQueryOrStartsIt() {
+        assertEquals("jdbc:postgresql://h/db?user=u&ApplicationName=a",
+                ScaleBench.withParameter("jdbc:postgresql://h/db?user=u", "ApplicationName=a"));
+        assertEquals("jdbc:postgresql://h/db?ApplicationName=a",
+                ScaleBench.withParameter("jdbc:postgresql://h/db", "ApplicationName=a"));
+    }
+
+    @Test
     void fleetSizesAreParsedAndCheckedAndTheSectionRunsOnlyWhenNamed() {
         assertEquals(List.of(10, 100, 1000), ScaleBench.sizes("10, 100,1000"));
         assertThrows(IllegalArgumentException.class, () -> ScaleBench.sizes("10,0"));
