@@ -27,7 +27,7 @@ import java.util.Map;
 final class LuaLibrary {
     /** The functions the library exports, by the name it exports them under. */
     enum Fn {
-        STATE, RECORD, CLAIM, RELEASE, PUT, PUBLISH;
+        STATE, RECORD, OUTCOMES, CLAIM, RELEASE, PUT, PUBLISH;
 
         final String exported = name().toLowerCase(Locale.ROOT);
     }

@@ -37,6 +37,7 @@
 --   state    every atomic state change: recorded outcomes, slow calls, trial outcomes, operators' changes
 --   record   a recorded outcome (failure, success, slow ones, a slow call): what every guarded call sends,
 --            with a smaller interface
+--   outcomes a batch of one instance's recorded outcomes (write batching), folded in one call
 --   claim    claim one half-open trial permit
 --   release  release a trial claim by its token (compare-and-delete)
 --   put      replace a whole state (Store.put)
@@ -1535,6 +1536,94 @@ local function recorded_outcome(keys, a)
   return change(keys, v, op, RULES[op], now, P, instance, '0', feed, a[4], a[5], a[6])
 end
 
+------------------------------------------------------------------------------------------------- outcomes
+-- A batch of one instance's ordinary outcomes (AtomicOperation.outcomes, rule OUTCOMES: the store's
+-- OutcomeBatches), applied in one call: record, the rule of a recorded outcome on the general path, folded over
+-- the outcomes in order, each at its own instant. The change goes from the state before the first outcome to the
+-- state after the last, written once (one GET, one SET) and only when it differs, and reports the first
+-- transition the fold made (an opening, or METRICS_ONLY's would_open, whose later ones each moved the version
+-- too), its event carrying the state after the last outcome (Transitions' batches). The value is written in the
+-- same layout as by one outcome at a time (THE STORED STATE), so the releases before batches, which never send
+-- one, read and count on it alike.
+--
+-- keys[1] state string, as for state
+-- args[1] the outcomes, in order (BATCH below)
+-- args[2] the policy, as for state
+-- Optional, the three or none (a standalone server only), as record's, with the stream as keys[2]:
+-- args[3] the operation's name; args[4] the stream's approximate maximum length; args[5] the stream's ttl ms
+-- Optional, last (args[3], or args[6] after the stream's three): the instance the outcomes are attributed to
+-- (AtomicOperation.instance(), a valid instance id), sent only under a policy with a quorum, as record's
+--
+-- BATCH: one token per outcome, joined by ','. A token is the outcome's instant (epoch ms) minus the previous
+-- outcome's (the first one's minus 0: its instant), in decimal without a leading zero and left out when 0,
+-- then one digit for the outcome: 0 success, 1 failure, 2 slow success, 3 slow failure (the two low bits of
+-- AtomicOperation.packOutcome; a count window's slot codes). 1 to MAX_BATCH tokens. For example
+-- '17648000000001,0,120,-33': a failure at 1764800000000, a success at the same instant, a success 12 ms
+-- later, a slow failure 3 ms before that one. Instants within 2^53 ms of the epoch (every real one) are exact.
+--
+-- Returns what state returns. Every outcome goes through the general path's rule (the record paths above
+-- apply to one outcome), so a batch of n outcomes costs the server n steps of record on state tables plus one
+-- GET, one comparison and one SET.
+
+local MAX_BATCH = 1024 -- AtomicOperation.MAX_BATCH
+
+-- The outcomes of a BATCH text as one flat list, each outcome's code then its instant, or nil when the text is
+-- not exactly that form or holds more than MAX_BATCH outcomes.
+local function batch_decode(text)
+  if type(text) ~= 'string' then return nil end
+  local b, n, t, at, len = {}, 0, 0, 1, #text
+  while true do
+    local _, e, minus, digits, code = string.find(text, '^(%-?)(%d*)([0-3])', at)
+    if not e or n >= 2 * MAX_BATCH then return nil end
+    if digits == '' then
+      if minus ~= '' then return nil end
+    else
+      if string.byte(digits) == 48 or #digits > 19 then return nil end
+      local d = tonumber(digits)
+      if minus == '' then t = t + d else t = t - d end
+      if t < -ANY_LONG or t > ANY_LONG then return nil end
+    end
+    b[n + 1], b[n + 2] = string.byte(code) - 48, t
+    n = n + 2
+    if e == len then return b end
+    if string.byte(text, e + 1) ~= 44 or e + 1 == len then return nil end
+    at = e + 2
+  end
+end
+
+-- The rule of a batch (arg: batch_decode's list, and the instance as arg.instance, nil for none): record over
+-- every outcome in order at its own instant; the state after the last and the first transition ('' for none).
+local function fold(s, P, now, arg)
+  local first = ''
+  local instance = arg.instance
+  for i = 1, #arg, 2 do
+    local code = arg[i]
+    local kind
+    s, kind = record(s, P, arg[i + 1], code % 2 == 0, code >= 2, instance)
+    if first == '' then first = kind end
+  end
+  return s, first
+end
+
+local function recorded_outcomes(keys, a)
+  local nargs = #a
+  local nkeys = #keys
+  local streamed = nargs >= 5
+  local feed = streamed and keys[2]
+  local instance = (nargs == 3 or nargs == 6) and a[nargs] or nil
+  local P = policy(a[2])
+  local batch = batch_decode(a[1])
+  if not batch or not P or nargs < 2 or nargs > 6 or nargs == 4 or nkeys ~= (streamed and 2 or 1)
+      or (instance and not valid_instance(instance)) then
+    return redis.error_reply('REDEYE_BAD_ARGS outcomes got ' .. nargs .. ' arguments and ' .. nkeys .. ' keys, '
+        .. (batch and (#batch / 2) .. ' outcomes' or 'outcomes not in their form (1 to ' .. MAX_BATCH .. ')')
+        .. ', policy ' .. tostring(a[2]) .. ': every argument must be present and in range; nothing was changed')
+  end
+  batch.instance = instance
+  return change(keys, redis.pcall('GET', keys[1]), 'outcomes', fold, batch[#batch], P, batch, '0', feed, a[3], a[4],
+      a[5])
+end
+
 ---------------------------------------------------------------------------------------------------- claim
 -- Claim one half-open trial permit.
 --
@@ -1686,6 +1775,7 @@ end
 
 export('state', state)
 export('record', recorded_outcome)
+export('outcomes', recorded_outcomes)
 export('claim', claim)
 export('release', release)
 export('put', put)
