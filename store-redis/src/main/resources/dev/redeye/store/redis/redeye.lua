@@ -3,9 +3,12 @@
 -- Loaded once per server as a Redis Function library (FUNCTION LOAD, then FCALL <library>_<name>) where the
 -- server offers Functions (Redis 7+): the helpers and tables below are then built once, at load, instead of
 -- on every call. Where it does not (or FCALL is refused), each exported function runs as its own EVAL script
--- (EVALSHA), this whole file being its body. LuaLibrary adds the lines that differ (the '#!lua name=' line
--- and export() for a library; export() and the final 'return' for a script): nothing here calls redis.call
--- at load time, and every function takes (keys, args) as FCALL and EVALSHA both give them.
+-- (EVALSHA), this whole file being its body but for the sections marked '-- @only <function>' ... '-- @end',
+-- which only that function's script holds: every EVALSHA runs the script's top level again, creating every
+-- local function on the way, so code that one function alone uses would cost every other function's calls (the
+-- library loads it once). LuaLibrary adds the lines that differ (the '#!lua name=' line and export() for a
+-- library; export() and the final 'return' for a script): nothing here calls redis.call at load time, and every
+-- function takes (keys, args) as FCALL and EVALSHA both give them.
 --
 -- Every function checks its arguments, and the stored data it reads, before its first write: Redis never
 -- rolls a script back, so a failure after a write would leave a half-applied change (REDEYE_BAD_ARGS,
@@ -1536,6 +1539,7 @@ local function recorded_outcome(keys, a)
   return change(keys, v, op, RULES[op], now, P, instance, '0', feed, a[4], a[5], a[6])
 end
 
+-- @only outcomes
 ------------------------------------------------------------------------------------------------- outcomes
 -- A batch of one instance's ordinary outcomes (AtomicOperation.outcomes, rule OUTCOMES: the store's
 -- OutcomeBatches), applied in one call: record, the rule of a recorded outcome on the general path, folded over
@@ -1562,8 +1566,8 @@ end
 -- later, a slow failure 3 ms before that one. Instants within 2^53 ms of the epoch (every real one) are exact.
 --
 -- Returns what state returns. Every outcome goes through the general path's rule (the record paths above
--- apply to one outcome), so a batch of n outcomes costs the server n steps of record on state tables plus one
--- GET, one comparison and one SET.
+-- apply to one outcome; a sliding window the batch made is changed in place, see fold), so a batch of n
+-- outcomes costs the server n steps of that rule on state tables, plus one GET, one comparison and one SET.
 
 local MAX_BATCH = 1024 -- AtomicOperation.MAX_BATCH
 
@@ -1591,16 +1595,103 @@ local function batch_decode(text)
   end
 end
 
+-- window_record of a time window that no state outside a fold holds (the fold made it), changed in place: the
+-- same window, without the copy of every busy bucket that window_record makes for each outcome (a batch of
+-- 1,024 outcomes into a window of 120 busy buckets would copy 600,000 list entries). Its counts, when
+-- window_counts has computed them, are kept: each sum saturates at INT_MAX as window_counts' does.
+local function time_window_record_in_place(w, failed, slow, now)
+  local b = w.b
+  local p = bucket_of(w.n, now)
+  if p > w.pos then
+    -- rolled forward to now's bucket: the busy buckets renumbered, those that leave the window dropped
+    local shift, n, j = p - w.pos, #b, 0
+    for m = 1, n, 5 do
+      local i = b[m] - shift
+      if i >= 1 then
+        b[j + 1], b[j + 2], b[j + 3], b[j + 4], b[j + 5] = i, b[m + 1], b[m + 2], b[m + 3], b[m + 4]
+        j = j + 5
+      end
+    end
+    for m = n, j + 1, -1 do b[m] = nil end
+    w.pos = p
+    w.calls = nil
+  end
+  local j = #b - 4 -- the newest busy bucket
+  if j < 1 or b[j] ~= w.count then
+    j = #b + 1
+    b[j], b[j + 1], b[j + 2], b[j + 3] = w.count, 0, 0, 0
+  end
+  local c, f, s = b[j + 1], b[j + 2], b[j + 3]
+  b[j + 1] = inc(c, INT_MAX)
+  if failed then b[j + 2] = inc(f, INT_MAX) end
+  if slow then b[j + 3] = inc(s, INT_MAX) end
+  b[j + 4] = false
+  if w.calls then
+    if b[j + 1] ~= c then w.calls = math.min(w.calls + 1, INT_MAX) end
+    if b[j + 2] ~= f then w.failures = math.min(w.failures + 1, INT_MAX) end
+    if b[j + 3] ~= s then w.slow = math.min(w.slow + 1, INT_MAX) end
+  end
+  return w
+end
+
+-- window_record of a count window that no state outside a fold holds, changed in place: while the fold runs its
+-- slots are a list of one-character strings (w.slots, w.ring nil; the fold joins them back into w.ring before it
+-- returns), so that an outcome writes one slot instead of copying the ring (up to 1,000 characters). Its counts
+-- are kept as window_record keeps them.
+local function count_window_record_in_place(w, failed, slow)
+  local calls, failures, slows = window_counts(w)
+  local slots = w.slots
+  if not slots then
+    slots = {}
+    local ring = w.ring
+    for k = 1, #ring do slots[k] = string.sub(ring, k, k) end
+    w.slots = slots
+    w.ring = nil
+  end
+  local pos = w.pos
+  if pos < LONG_MAX then pos = pos + 1 end
+  local i = (pos - 1) % w.n + 1
+  local old = slots[i]
+  if old then
+    old = string.byte(old) - 48
+    failures = failures - old % 2
+    slows = slows - math.floor(old / 2)
+  else
+    calls = calls + 1
+  end
+  slots[i] = string.char(48 + (failed and 1 or 0) + (slow and 2 or 0))
+  w.pos = pos
+  w.calls, w.failures, w.slow = calls, failures + (failed and 1 or 0), slows + (slow and 1 or 0)
+  return w
+end
+
 -- The rule of a batch (arg: batch_decode's list, and the instance as arg.instance, nil for none): record over
 -- every outcome in order at its own instant; the state after the last and the first transition ('' for none).
+-- An outcome that a closed sliding window records, in a window an earlier outcome of the batch made, is the
+-- sliding-window branch of record with that window changed in place (no state but the fold's own holds it, and
+-- it has the policy's shape); every other outcome goes through record itself.
 local function fold(s, P, now, arg)
   local first = ''
   local instance = arg.instance
+  local original = s[WINDOW]
+  local windowed = P.strategy == SLIDING_WINDOW
+  local in_place = P.window_type == 't' and time_window_record_in_place or count_window_record_in_place
   for i = 1, #arg, 2 do
-    local code = arg[i]
+    local code, at = arg[i], arg[i + 1]
+    local failed, slow = code % 2 == 1, code >= 2
+    local w = s[WINDOW]
     local kind
-    s, kind = record(s, P, arg[i + 1], code % 2 == 0, code >= 2, instance)
+    if windowed and w and w ~= original and not s[OPEN] and mode_of(s, P) ~= DISABLED then
+      s, kind = window_outcome(s, in_place(w, failed, slow, at), failed, P, at, instance)
+    else
+      s, kind = record(s, P, at, not failed, slow, instance)
+    end
     if first == '' then first = kind end
+  end
+  local w = s[WINDOW]
+  if w and w.slots then
+    w.ring = table.concat(w.slots)
+    w.slots = nil
   end
   return s, first
 end
@@ -1623,6 +1714,7 @@ local function recorded_outcomes(keys, a)
   return change(keys, redis.pcall('GET', keys[1]), 'outcomes', fold, batch[#batch], P, batch, '0', feed, a[3], a[4],
       a[5])
 end
+-- @end
 
 ---------------------------------------------------------------------------------------------------- claim
 -- Claim one half-open trial permit.
@@ -1775,7 +1867,9 @@ end
 
 export('state', state)
 export('record', recorded_outcome)
+-- @only outcomes
 export('outcomes', recorded_outcomes)
+-- @end
 export('claim', claim)
 export('release', release)
 export('put', put)
