@@ -78,7 +78,7 @@ public class BreakerProperties {
     /**
      * Write batching: this instance's outcomes of an operation are written together at most this long after the
      * first (at once when a failure would open the breaker); 1ms to 10s. Needs a store with batches of outcomes
-     * (memory, PostgreSQL). Default unset: every outcome is written at once.
+     * (memory, PostgreSQL, DynamoDB, Redis). Default unset: every outcome is written at once.
      */
     private Duration recordBatching;
 

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HexFormat;
 import java.util.Locale;
@@ -14,7 +15,9 @@ import java.util.Map;
  * The module's Lua library, {@code redeye.lua}, read once from the class path, in the two forms a server can
  * run it: a <b>Redis Function library</b> ({@code FUNCTION LOAD} once per server, then {@code FCALL}), where
  * the server offers Functions (Redis 7+), and one <b>EVAL script</b> per function (EVALSHA) elsewhere. The
- * library's body is the same text in both; this class adds the lines that differ (see the file's header).
+ * library's body is the same text in both, but for the sections only one function uses, which the other
+ * functions' scripts leave out ({@link #scriptBody}); this class adds the lines that differ (see the file's
+ * header).
  *
  * <p>The library and its functions are named after a hash of the body ({@code redeye_<16 hex>} and
  * {@code redeye_<16 hex>_state}), so instances running different versions of this module on one server each
@@ -27,10 +30,15 @@ import java.util.Map;
 final class LuaLibrary {
     /** The functions the library exports, by the name it exports them under. */
     enum Fn {
-        STATE, RECORD, CLAIM, RELEASE, PUT, PUBLISH;
+        STATE, RECORD, OUTCOMES, CLAIM, RELEASE, PUT, PUBLISH;
 
         final String exported = name().toLowerCase(Locale.ROOT);
     }
+
+    /** The line that opens a section of the body only one function's script holds: this, then its exported name. */
+    static final String ONLY = "-- @only ";
+    /** The line that closes such a section. */
+    static final String END = "-- @end";
 
     private static final LuaLibrary DEFAULT = load("redeye.lua");
 
@@ -56,7 +64,7 @@ final class LuaLibrary {
             String script = "if redis.replicate_commands then redis.replicate_commands() end\n"
                     + "local ENTRY\n"
                     + "local function export(name, fn) if name == '" + f.exported + "' then ENTRY = fn end end\n"
-                    + body + "\n"
+                    + scriptBody(body, f) + "\n"
                     + "return ENTRY(KEYS, ARGV)\n";
             scriptSources.put(f, script);
             scriptShas.put(f, sha1Hex(script));
@@ -125,6 +133,46 @@ final class LuaLibrary {
     /** The SHA-1 EVALSHA takes for {@link #scriptSource(Fn)}. */
     String scriptSha(Fn f) {
         return scriptShas.get(f);
+    }
+
+    /**
+     * The body of {@code f}'s EVAL script: {@code body} without the sections marked for another function (from a
+     * line {@value #ONLY}{@code <name>} to a line {@value #END}, both left out with it). Every EVALSHA runs its
+     * script's top level again, creating each local function it defines, so code that one function alone uses
+     * stays out of the others' scripts; the Function library, loaded once, holds every section.
+     *
+     * @throws IllegalStateException if the markers are not closed pairs naming an exported function (a broken
+     *                               library)
+     */
+    static String scriptBody(String body, Fn f) {
+        StringBuilder out = new StringBuilder(body.length());
+        String section = null;
+        for (String line : body.split("\n", -1)) {
+            if (line.startsWith(ONLY)) {
+                String name = line.substring(ONLY.length()).trim();
+                if (section != null || Arrays.stream(Fn.values()).noneMatch(g -> g.exported.equals(name))) {
+                    throw new IllegalStateException("the Lua library's section '" + line + "' is nested or names no"
+                            + " exported function");
+                }
+                section = name;
+            } else if (line.equals(END)) {
+                if (section == null) {
+                    throw new IllegalStateException("the Lua library closes a section it did not open ('" + END + "')");
+                }
+                boolean own = section.equals(f.exported);
+                section = null;
+                if (!own) {
+                    continue;
+                }
+            }
+            if (section == null || section.equals(f.exported)) {
+                out.append(line).append('\n');
+            }
+        }
+        if (section != null) {
+            throw new IllegalStateException("the Lua library's section for '" + section + "' is not closed");
+        }
+        return out.substring(0, out.length() - 1);
     }
 
     private static String sha1Hex(String text) {

@@ -30,6 +30,7 @@ import dev.redeye.api.TransitionKind;
 import dev.redeye.spi.AtomicOperation;
 import dev.redeye.spi.AtomicUpdates;
 import dev.redeye.spi.OperationListing;
+import dev.redeye.spi.OutcomeBatches;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.StateChange;
 import dev.redeye.spi.Store;
@@ -57,8 +58,9 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * {@link AtomicUpdates} (one Lua function call per update), {@link TrialClaims} (SET NX
  * PX for one permit, a sorted set of expiring claims for several), {@link TransitionFeed} (a stream read
  * by one dedicated connection), {@link QuorumState} (a state's quorum contributions are kept in its value, and
- * the Lua rules apply an outcome's instance) and {@link OperationListing} ({@code SCAN} over the prefix's state
- * keys, every master of a Cluster in turn).
+ * the Lua rules apply an outcome's instance), {@link OperationListing} ({@code SCAN} over the prefix's state
+ * keys, every master of a Cluster in turn) and {@link OutcomeBatches} (a batch of outcomes is one call of the
+ * library's outcomes function, which folds the rule of a recorded outcome over them, each at its own instant).
  * The stored layout is documented in the {@linkplain dev.redeye.store.redis package Javadoc}.
  *
  * <pre>{@code
@@ -127,7 +129,7 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * is refused with {@link IllegalArgumentException} by every method. U+0000 is accepted and round-trips.
  */
 public final class RedisStore implements Store, AtomicUpdates, TrialClaims, TransitionFeed, QuorumState,
-        OperationListing {
+        OperationListing, OutcomeBatches {
     private static final Logger LOG = LoggerFactory.getLogger(RedisStore.class);
     private static final AtomicLong INSTANCES = new AtomicLong();
 
@@ -420,7 +422,9 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
      * model rules), plus one to publish when it was a transition. Forcing CLOSED deletes both claim keys in the
      * same script, and so does storing a mode. A pinned state (forced OPEN, or a stored mode) is stored without
      * expiry, and so is every later write while it stays pinned; the state's clean-up TTL
-     * ({@link Policy#stateTtl()}) applies again from the first write that leaves it unpinned.
+     * ({@link Policy#stateTtl()}) applies again from the first write that leaves it unpinned. A batch of outcomes
+     * ({@link AtomicOperation#outcomes}) is one call of the outcomes function: one GET, the outcomes folded in
+     * order at their own instants, one SET of the state after the last, and the first transition's event.
      */
     @Override
     public StateChange apply(String key, AtomicOperation operation, Policy policy, long now) {
@@ -541,6 +545,10 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
         checkOpen();
         AtomicOperation.Kind kind = operation.kind();
         String op = kind.wireName();
+        if (kind == AtomicOperation.Kind.OUTCOMES) {
+            return run(LuaLibrary.Fn.OUTCOMES, op, key, publishInScript ? List.of(state, keys.feed()) : List.of(state),
+                    batchArguments(operation, key, policy), policy, now);
+        }
         String own;
         switch (kind) {
             case TRIAL_SUCCESS, TRIAL_FAILURE, FORCE_MODE -> own = Long.toString(operation.trialVersion());
@@ -582,6 +590,16 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
             scriptKeys = removes ? List.of(state, claims, claim1) : List.of(state);
             scriptArgs = List.of(op, Long.toString(now), policyText(policy), own, removes ? "1" : "0");
         }
+        return run(fn, op, key, scriptKeys, scriptArgs, policy, now);
+    }
+
+    /**
+     * Runs the state, record or outcomes function with its keys (the state key first) and arguments, publishes
+     * the transition it made when it did not append the event itself, and waits for the replicas when asked.
+     */
+    private StateChange run(LuaLibrary.Fn fn, String op, String key, List<String> scriptKeys,
+            List<String> scriptArgs, Policy policy, long now) {
+        String state = scriptKeys.get(0);
         long[] acked = {-1};
         Object raw = call(op, key, Repeat.AT_MOST_ONCE, () -> waitReplicas == 0
                 ? lua.run(fn, scriptKeys, scriptArgs)
@@ -604,6 +622,53 @@ public final class RedisStore implements Store, AtomicUpdates, TrialClaims, Tran
                     + " could lose it");
         }
         return change;
+    }
+
+    /**
+     * The outcomes function's arguments for a batch ({@link AtomicOperation.Kind#OUTCOMES}): its outcomes
+     * ({@link #batchText}), the policy, the stream's three where the function appends the event, and last, only
+     * under a quorum, the instance they are attributed to (the record function's order).
+     */
+    private List<String> batchArguments(AtomicOperation batch, String key, Policy policy) {
+        List<String> args = new ArrayList<>(6);
+        args.add(batchText(batch));
+        args.add(policyText(policy));
+        if (publishInScript) {
+            args.add(key);
+            args.add(Long.toString(feedMaxLength));
+            args.add(Long.toString(feedTtlMillis));
+        }
+        String instance = policy.quorumOn() ? batch.instance() : null;
+        if (instance != null) {
+            args.add(instance);
+        }
+        return args;
+    }
+
+    /**
+     * A batch's outcomes as the outcomes function reads them (its BATCH text): per outcome, joined by ',', its
+     * instant minus the previous outcome's (the first one's minus 0), left out when 0, then one digit, 0 success,
+     * 1 failure, 2 slow success, 3 slow failure. Consecutive outcomes are a few ms apart, so most take one to
+     * three characters (a full batch of {@value AtomicOperation#MAX_BATCH} a few KB), where the packed longs in
+     * decimal would take fourteen each. No overflow: instants are within 2^61 of the epoch
+     * ({@link AtomicOperation#packOutcome}), so their differences are longs.
+     */
+    static String batchText(AtomicOperation batch) {
+        int n = batch.outcomeCount();
+        StringBuilder sb = new StringBuilder(n * 4 + 16);
+        long previous = 0;
+        for (int i = 0; i < n; i++) {
+            long at = batch.outcomeAt(i);
+            if (i > 0) {
+                sb.append(',');
+            }
+            if (at != previous) {
+                sb.append(at - previous);
+            }
+            sb.append((batch.outcomeSucceeded(i) ? 0 : 1) + (batch.outcomeSlow(i) ? 2 : 0));
+            previous = at;
+        }
+        return sb.toString();
     }
 
     /**

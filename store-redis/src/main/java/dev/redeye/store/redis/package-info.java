@@ -95,7 +95,11 @@
  * Every server-side step is one function of one Lua library, {@code redeye.lua}, a resource next to this
  * package read once: {@code state} (every atomic state change: every strategy, slow calls, trial outcomes,
  * operators' changes and modes), {@code record} (recorded outcomes, slow ones and in-flight slow calls, with a
- * smaller interface), {@code claim}, {@code release}, {@code put} and {@code publish}. Where the server offers
+ * smaller interface), {@code outcomes} (a batch of one instance's recorded outcomes,
+ * {@link dev.redeye.spi.OutcomeBatches}: the general path's rule of a recorded outcome folded over them in order,
+ * each at its own instant, the state written once and the first transition reported; the value keeps the layout
+ * above, so a release before batches, which never sends one, reads it as its own), {@code claim}, {@code release},
+ * {@code put} and {@code publish}. Where the server offers
  * <b>Redis Functions</b> (Redis 7+) the library is loaded once per server ({@code FUNCTION LOAD}, as
  * {@code redeye_<hash of the library>}, never replacing another version's) and each call is one
  * {@code FCALL}; a server that answers {@code Function not found} (a fresh or restarted server, {@code FUNCTION

@@ -3,9 +3,12 @@
 -- Loaded once per server as a Redis Function library (FUNCTION LOAD, then FCALL <library>_<name>) where the
 -- server offers Functions (Redis 7+): the helpers and tables below are then built once, at load, instead of
 -- on every call. Where it does not (or FCALL is refused), each exported function runs as its own EVAL script
--- (EVALSHA), this whole file being its body. LuaLibrary adds the lines that differ (the '#!lua name=' line
--- and export() for a library; export() and the final 'return' for a script): nothing here calls redis.call
--- at load time, and every function takes (keys, args) as FCALL and EVALSHA both give them.
+-- (EVALSHA), this whole file being its body but for the sections marked '-- @only <function>' ... '-- @end',
+-- which only that function's script holds: every EVALSHA runs the script's top level again, creating every
+-- local function on the way, so code that one function alone uses would cost every other function's calls (the
+-- library loads it once). LuaLibrary adds the lines that differ (the '#!lua name=' line and export() for a
+-- library; export() and the final 'return' for a script): nothing here calls redis.call at load time, and every
+-- function takes (keys, args) as FCALL and EVALSHA both give them.
 --
 -- Every function checks its arguments, and the stored data it reads, before its first write: Redis never
 -- rolls a script back, so a failure after a write would leave a half-applied change (REDEYE_BAD_ARGS,
@@ -37,6 +40,7 @@
 --   state    every atomic state change: recorded outcomes, slow calls, trial outcomes, operators' changes
 --   record   a recorded outcome (failure, success, slow ones, a slow call): what every guarded call sends,
 --            with a smaller interface
+--   outcomes a batch of one instance's recorded outcomes (write batching), folded in one call
 --   claim    claim one half-open trial permit
 --   release  release a trial claim by its token (compare-and-delete)
 --   put      replace a whole state (Store.put)
@@ -1613,6 +1617,183 @@ local function recorded_outcome(keys, a)
   return change(keys, v, op, RULES[op], now, P, instance, '0', feed, a[4], a[5], a[6])
 end
 
+-- @only outcomes
+------------------------------------------------------------------------------------------------- outcomes
+-- A batch of one instance's ordinary outcomes (AtomicOperation.outcomes, rule OUTCOMES: the store's
+-- OutcomeBatches), applied in one call: record, the rule of a recorded outcome on the general path, folded over
+-- the outcomes in order, each at its own instant. The change goes from the state before the first outcome to the
+-- state after the last, written once (one GET, one SET) and only when it differs, and reports the first
+-- transition the fold made (an opening, or METRICS_ONLY's would_open, whose later ones each moved the version
+-- too), its event carrying the state after the last outcome (Transitions' batches). The value is written in the
+-- same layout as by one outcome at a time (THE STORED STATE), so the releases before batches, which never send
+-- one, read and count on it alike.
+--
+-- keys[1] state string, as for state
+-- args[1] the outcomes, in order (BATCH below)
+-- args[2] the policy, as for state
+-- Optional, the three or none (a standalone server only), as record's, with the stream as keys[2]:
+-- args[3] the operation's name; args[4] the stream's approximate maximum length; args[5] the stream's ttl ms
+-- Optional, last (args[3], or args[6] after the stream's three): the instance the outcomes are attributed to
+-- (AtomicOperation.instance(), a valid instance id), sent only under a policy with a quorum, as record's
+--
+-- BATCH: one token per outcome, joined by ','. A token is the outcome's instant (epoch ms) minus the previous
+-- outcome's (the first one's minus 0: its instant), in decimal without a leading zero and left out when 0,
+-- then one digit for the outcome: 0 success, 1 failure, 2 slow success, 3 slow failure (the two low bits of
+-- AtomicOperation.packOutcome; a count window's slot codes). 1 to MAX_BATCH tokens. For example
+-- '17648000000001,0,120,-33': a failure at 1764800000000, a success at the same instant, a success 12 ms
+-- later, a slow failure 3 ms before that one. Instants within 2^53 ms of the epoch (every real one) are exact.
+--
+-- Returns what state returns. Every outcome goes through the general path's rule (the record paths above
+-- apply to one outcome; a sliding window the batch made is changed in place, see fold), so a batch of n
+-- outcomes costs the server n steps of that rule on state tables, plus one GET, one comparison and one SET.
+
+local MAX_BATCH = 1024 -- AtomicOperation.MAX_BATCH
+
+-- The outcomes of a BATCH text as one flat list, each outcome's code then its instant, or nil when the text is
+-- not exactly that form or holds more than MAX_BATCH outcomes.
+local function batch_decode(text)
+  if type(text) ~= 'string' then return nil end
+  local b, n, t, at, len = {}, 0, 0, 1, #text
+  while true do
+    local _, e, minus, digits, code = string.find(text, '^(%-?)(%d*)([0-3])', at)
+    if not e or n >= 2 * MAX_BATCH then return nil end
+    if digits == '' then
+      if minus ~= '' then return nil end
+    else
+      if string.byte(digits) == 48 or #digits > 19 then return nil end
+      local d = tonumber(digits)
+      if minus == '' then t = t + d else t = t - d end
+      if t < -ANY_LONG or t > ANY_LONG then return nil end
+    end
+    b[n + 1], b[n + 2] = string.byte(code) - 48, t
+    n = n + 2
+    if e == len then return b end
+    if string.byte(text, e + 1) ~= 44 or e + 1 == len then return nil end
+    at = e + 2
+  end
+end
+
+-- window_record of a time window that no state outside a fold holds (the fold made it), changed in place: the
+-- same window, without the copy of every busy bucket that window_record makes for each outcome (a batch of
+-- 1,024 outcomes into a window of 120 busy buckets would copy 600,000 list entries). Its counts, when
+-- window_counts has computed them, are kept: each sum saturates at INT_MAX as window_counts' does.
+local function time_window_record_in_place(w, failed, slow, now)
+  local b = w.b
+  local p = bucket_of(w.n, now)
+  if p > w.pos then
+    -- rolled forward to now's bucket: the busy buckets renumbered, those that leave the window dropped
+    local shift, n, j = p - w.pos, #b, 0
+    for m = 1, n, 5 do
+      local i = b[m] - shift
+      if i >= 1 then
+        b[j + 1], b[j + 2], b[j + 3], b[j + 4], b[j + 5] = i, b[m + 1], b[m + 2], b[m + 3], b[m + 4]
+        j = j + 5
+      end
+    end
+    for m = n, j + 1, -1 do b[m] = nil end
+    w.pos = p
+    w.calls = nil
+  end
+  local j = #b - 4 -- the newest busy bucket
+  if j < 1 or b[j] ~= w.count then
+    j = #b + 1
+    b[j], b[j + 1], b[j + 2], b[j + 3] = w.count, 0, 0, 0
+  end
+  local c, f, s = b[j + 1], b[j + 2], b[j + 3]
+  b[j + 1] = inc(c, INT_MAX)
+  if failed then b[j + 2] = inc(f, INT_MAX) end
+  if slow then b[j + 3] = inc(s, INT_MAX) end
+  b[j + 4] = false
+  if w.calls then
+    if b[j + 1] ~= c then w.calls = math.min(w.calls + 1, INT_MAX) end
+    if b[j + 2] ~= f then w.failures = math.min(w.failures + 1, INT_MAX) end
+    if b[j + 3] ~= s then w.slow = math.min(w.slow + 1, INT_MAX) end
+  end
+  return w
+end
+
+-- window_record of a count window that no state outside a fold holds, changed in place: while the fold runs its
+-- slots are a list of one-character strings (w.slots, w.ring nil; the fold joins them back into w.ring before it
+-- returns), so that an outcome writes one slot instead of copying the ring (up to 1,000 characters). Its counts
+-- are kept as window_record keeps them.
+local function count_window_record_in_place(w, failed, slow)
+  local calls, failures, slows = window_counts(w)
+  local slots = w.slots
+  if not slots then
+    slots = {}
+    local ring = w.ring
+    for k = 1, #ring do slots[k] = string.sub(ring, k, k) end
+    w.slots = slots
+    w.ring = nil
+  end
+  local pos = w.pos
+  if pos < LONG_MAX then pos = pos + 1 end
+  local i = (pos - 1) % w.n + 1
+  local old = slots[i]
+  if old then
+    old = string.byte(old) - 48
+    failures = failures - old % 2
+    slows = slows - math.floor(old / 2)
+  else
+    calls = calls + 1
+  end
+  slots[i] = string.char(48 + (failed and 1 or 0) + (slow and 2 or 0))
+  w.pos = pos
+  w.calls, w.failures, w.slow = calls, failures + (failed and 1 or 0), slows + (slow and 1 or 0)
+  return w
+end
+
+-- The rule of a batch (arg: batch_decode's list, and the instance as arg.instance, nil for none): record over
+-- every outcome in order at its own instant; the state after the last and the first transition ('' for none).
+-- An outcome that a closed sliding window records, in a window an earlier outcome of the batch made, is the
+-- sliding-window branch of record with that window changed in place (no state but the fold's own holds it, and
+-- it has the policy's shape); every other outcome goes through record itself.
+local function fold(s, P, now, arg)
+  local first = ''
+  local instance = arg.instance
+  local original = s[WINDOW]
+  local windowed = P.strategy == SLIDING_WINDOW
+  local in_place = P.window_type == 't' and time_window_record_in_place or count_window_record_in_place
+  for i = 1, #arg, 2 do
+    local code, at = arg[i], arg[i + 1]
+    local failed, slow = code % 2 == 1, code >= 2
+    local w = s[WINDOW]
+    local kind
+    if windowed and w and w ~= original and not s[OPEN] and mode_of(s, P) ~= DISABLED then
+      s, kind = window_outcome(s, in_place(w, failed, slow, at), failed, P, at, instance)
+    else
+      s, kind = record(s, P, at, not failed, slow, instance)
+    end
+    if first == '' then first = kind end
+  end
+  local w = s[WINDOW]
+  if w and w.slots then
+    w.ring = table.concat(w.slots)
+    w.slots = nil
+  end
+  return s, first
+end
+
+local function recorded_outcomes(keys, a)
+  local nargs = #a
+  local nkeys = #keys
+  local streamed = nargs >= 5
+  local feed = streamed and keys[2]
+  local instance = (nargs == 3 or nargs == 6) and a[nargs] or nil
+  local P = policy(a[2])
+  local batch = batch_decode(a[1])
+  if not batch or not P or nargs < 2 or nargs > 6 or nargs == 4 or nkeys ~= (streamed and 2 or 1)
+      or (instance and not valid_instance(instance)) then
+    return redis.error_reply('REDEYE_BAD_ARGS outcomes got ' .. nargs .. ' arguments and ' .. nkeys .. ' keys, '
+        .. (batch and (#batch / 2) .. ' outcomes' or 'outcomes not in their form (1 to ' .. MAX_BATCH .. ')')
+        .. ', policy ' .. tostring(a[2]) .. ': every argument must be present and in range; nothing was changed')
+  end
+  batch.instance = instance
+  return change(keys, redis.pcall('GET', keys[1]), 'outcomes', fold, batch[#batch], P, batch, '0', feed, a[3], a[4],
+      a[5])
+end
+-- @end
+
 ---------------------------------------------------------------------------------------------------- claim
 -- Claim one half-open trial permit.
 --
@@ -1764,6 +1945,9 @@ end
 
 export('state', state)
 export('record', recorded_outcome)
+-- @only outcomes
+export('outcomes', recorded_outcomes)
+-- @end
 export('claim', claim)
 export('release', release)
 export('put', put)

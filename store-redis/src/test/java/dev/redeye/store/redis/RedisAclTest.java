@@ -73,7 +73,8 @@ class RedisAclTest {
             Policy policy = Policy.builder().failureThreshold(2).build();
             for (int i = 0; i < 10; i++) {
                 String op = "op-" + i;
-                store.apply(op, AtomicOperation.failure(), policy, 1);
+                store.apply(op, AtomicOperation.outcomes(new long[] {AtomicOperation.packOutcome(false, false, 1)}, 1,
+                        null), policy, 1); // a batch of one failure
                 store.apply(op, AtomicOperation.failure(), policy, 2); // opens: published by a second call on a Cluster
                 String token = store.claimTrial(op, 1, Duration.ofSeconds(5)).orElseThrow();
                 store.releaseTrial(op, token);

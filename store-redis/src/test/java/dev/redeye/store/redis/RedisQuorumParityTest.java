@@ -28,7 +28,9 @@ import redis.clients.jedis.resps.StreamEntry;
 
 /**
  * Parity of {@code redeye.lua} with {@code Transitions} under quorums, as a property: random sequences of outcomes
- * attributed to up to 20 instances (so the 16-contribution bound is reached), outcomes attributed to none, slow
+ * attributed to up to 20 instances (so the 16-contribution bound is reached), batches of one instance's outcomes
+ * in place of one operation in seven ({@link ParityBatches}, each outcome at its own instant; some attributed to
+ * none), outcomes attributed to none, slow
  * calls and their failures, trial outcomes, every forced change and {@code force_mode}, under random policies
  * with a quorum (a count of 2 to 4, or a fraction) of the consecutive strategy (with and without a gap) and of
  * count and time windows, the three policy modes, and a policy that changes mid-sequence (to another quorum, or
@@ -61,15 +63,17 @@ class RedisQuorumParityTest extends WithRedisPrefix {
     @CsvSource({"AUTO, true, 11", "AUTO, false, 12", "SCRIPTS, true, 13"})
     void randomSequencesUnderQuorumsMatchTransitions(LuaRunner.Mode mode, boolean publishInScript, long seed) {
         Coverage coverage = new Coverage();
+        ParityBatches.Coverage batches = new ParityBatches.Coverage();
         int sequences = mode == LuaRunner.Mode.AUTO ? SEQUENCES : SEQUENCES / 2;
         try (RedisStore store = store(mode, publishInScript)) {
             Random random = new Random(seed);
             for (int i = 0; i < sequences; i++) {
                 long s = random.nextLong();
                 new Sequence(store, "q" + i, new Random(s), "seed " + seed + ", sequence " + i + " (" + s + ")",
-                        coverage).run();
+                        coverage, batches).run();
             }
         }
+        batches.assertCovered("seed " + seed);
         assertTrue(coverage.quorumOpenings > 0, "no opening under a quorum");
         assertTrue(coverage.heldBack > 0, "no opening held back by a quorum");
         assertTrue(coverage.fullStates > 0, "no state held " + BreakerState.MAX_CONTRIBUTORS + " contributions");
@@ -144,6 +148,7 @@ class RedisQuorumParityTest extends WithRedisPrefix {
         private final Random r;
         private final String what;
         private final Coverage coverage;
+        private final ParityBatches.Coverage batches;
         private final int instances;
         /**
          * A crowd: outcomes only, of 20 instances failing almost always, under one policy with a quorum of 16
@@ -157,12 +162,14 @@ class RedisQuorumParityTest extends WithRedisPrefix {
         private long slowSlot = 1;
         private long slowVersion;
 
-        Sequence(RedisStore store, String op, Random r, String what, Coverage coverage) {
+        Sequence(RedisStore store, String op, Random r, String what, Coverage coverage,
+                ParityBatches.Coverage batches) {
             this.store = store;
             this.op = op;
             this.r = r;
             this.what = what;
             this.coverage = coverage;
+            this.batches = batches;
             this.crowd = r.nextInt(4) == 0;
             this.instances = crowd ? 20 : 1 + r.nextInt(4);
             this.policy = crowd ? crowdPolicy(r) : randomQuorumPolicy(r);
@@ -186,6 +193,9 @@ class RedisQuorumParityTest extends WithRedisPrefix {
                 }
                 StateChange model = operation.apply(got.previous(), policy, now);
                 assertEquals(model, got, at);
+                if (operation.kind() == AtomicOperation.Kind.OUTCOMES) {
+                    batches.count(operation, got, policy);
+                }
                 Optional<BreakerState> stored = store.get(op);
                 if (stored.isEmpty()) {
                     assertFalse(got.changed(), at + ": a change of a new key is stored");
@@ -239,9 +249,13 @@ class RedisQuorumParityTest extends WithRedisPrefix {
         }
 
         private AtomicOperation nextOperation() {
+            String instance = "pod-" + r.nextInt(instances);
+            if (r.nextInt(100) < 15) {
+                // a batch of one instance's outcomes ending now, sometimes attributed to none
+                return ParityBatches.random(r, now, r.nextInt(8) == 0 ? null : instance);
+            }
             int n = r.nextInt(100);
             long version = last == null ? 0 : last.version();
-            String instance = "pod-" + r.nextInt(instances);
             if (n < 40 || crowd) {
                 return AtomicOperation.outcome(r.nextInt(crowd ? 40 : 3) == 0, false, instance);
             } else if (n < 52) {

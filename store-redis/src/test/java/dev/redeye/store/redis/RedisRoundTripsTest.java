@@ -27,7 +27,9 @@ import redis.clients.jedis.resps.StreamEntry;
  * other client's commands count): a failure is one FCALL (the library is loaded once, with FUNCTION LOAD) and
  * three commands inside it; an automatic transition is one FCALL too when the state function appends its event
  * ({@code publishInScript}, on for a standalone server opened from a URI), two without; either way the stream
- * entry is the event {@code StateCodec} writes. A sub-threshold failure writes only the fields that changed.
+ * entry is the event {@code StateCodec} writes. A sub-threshold failure writes only the fields that changed. A
+ * batch of outcomes, 1,024 of them included, is one FCALL of one GET and one SET (none when it changes nothing),
+ * its opening's event appended in the same call.
  * Without Functions (EVAL scripts) the counts are the same in EVALSHA.
  */
 class RedisRoundTripsTest {
@@ -150,6 +152,46 @@ class RedisRoundTripsTest {
             assertEquals("2", RedisTestSupport.field(v, StateCodec.LAST_FAILURE_AT));
             assertEquals(ch.state(), store.get("op").orElseThrow());
             assertTrue(admin.pttl(k) > 0, "the ttl is refreshed");
+        }
+    }
+
+    @Test
+    void aBatchIsOneFcallOfOneGetAndOneSetAndItsOpeningAppendsTheEventInTheSameCall() {
+        try (RedisStore store = RedisStore.open(server.url() + "?prefix=rt6:")) {
+            Policy many = Policy.builder().failureThreshold(1_000).build();
+            store.apply("b", AtomicOperation.failure(), many, 1); // loads the library, starts the key's life
+            long[] packed = new long[AtomicOperation.MAX_BATCH];
+            for (int i = 0; i < packed.length; i++) {
+                packed[i] = AtomicOperation.packOutcome(i % 3 != 0, i % 4 == 0, 10 + i / 8);
+            }
+            reset();
+            StateChange sub = store.apply("b", AtomicOperation.outcomes(packed, packed.length, null), many, 200);
+            assertEquals(null, sub.transition());
+            assertEquals(Map.of("fcall", 1L, "get", 1L, "set", 1L), calls(),
+                    "1,024 outcomes: one FCALL reading the value once and writing it once");
+            reset();
+            long[] successes = {AtomicOperation.packOutcome(true, false, 300), AtomicOperation.packOutcome(true, true, 301)};
+            store.apply("b", AtomicOperation.outcomes(successes, 2, null), many, 301); // clears the count
+            StateChange none = store.apply("b", AtomicOperation.outcomes(successes, 2, null), many, 302);
+            assertEquals(false, none.changed());
+            assertEquals(2L, calls().get("fcall"));
+            assertEquals(1L, calls().get("set"), "a batch that changes nothing writes nothing: " + calls());
+
+            Policy p = Policy.builder().failureThreshold(3).build();
+            long[] opening = new long[5];
+            for (int i = 0; i < opening.length; i++) {
+                opening[i] = AtomicOperation.packOutcome(false, false, 400 + i);
+            }
+            reset();
+            StateChange opened = store.apply("o", AtomicOperation.outcomes(opening, opening.length, null), p, 404);
+            assertEquals(TransitionKind.OPENED, opened.transition(), "the third failure opens");
+            assertEquals(5, opened.state().failures(), "and the two after it count while open");
+            assertEquals(402, opened.state().openedAt(), "at the third failure's instant");
+            Map<String, Long> c = calls();
+            assertEquals(1L, c.get("fcall"), "the opening appends its event in the same call: " + c);
+            assertEquals(1L, c.get("xadd"), c.toString());
+            assertEquals(1L, c.get("set"), c.toString());
+            assertEvent(store, opened, "o", 404);
         }
     }
 

@@ -174,6 +174,73 @@ class RedisScriptInputTest extends WithRedisPrefix {
         assertEquals(null, r.kind);
     }
 
+    /** The outcomes function's BATCH text, as its header documents it, from the outcomes of a batch. */
+    @Test
+    void aBatchIsSentAsTheDocumentedText() {
+        long t = 1_764_800_000_000L;
+        long[] packed = {AtomicOperation.packOutcome(false, false, t), AtomicOperation.packOutcome(true, false, t),
+            AtomicOperation.packOutcome(true, false, t + 12), AtomicOperation.packOutcome(false, true, t + 9)};
+        assertEquals("17648000000001,0,120,-33", RedisStore.batchText(AtomicOperation.outcomes(packed, 4, null)));
+        long[] edges = {AtomicOperation.packOutcome(true, true, 0), AtomicOperation.packOutcome(false, true, -(1L << 61)),
+            AtomicOperation.packOutcome(true, false, (1L << 61) - 1)};
+        assertEquals("2," + -(1L << 61) + "3," + ((1L << 62) - 1) + "0",
+                RedisStore.batchText(AtomicOperation.outcomes(edges, 3, null)), "the widest steps are longs");
+    }
+
+    @ParameterizedTest
+    @EnumSource(LuaRunner.Mode.class)
+    void malformedArgumentsOfTheOutcomesFunctionChangeNothing(LuaRunner.Mode mode) {
+        LuaRunner lua = new LuaRunner(store.client(), LuaLibrary.standard(), mode);
+        String k = recordedOnce("b");
+        Snapshot before = Snapshot.of(raw, k);
+        String stored = raw.get(k);
+        List<String> keys = List.of(k);
+        String policy = "0,5,0,0.5,10,0.5,1,60000";
+        List<String> good = List.of("21,0,51", policy);
+        List<List<String>> bad = List.of(
+                // the batch: tokens of an instant step (no leading zero, no sign without digits) and a digit 0 to 3,
+                // joined by single commas; 1 to 1,024 of them; instants within the range of every time here
+                List.of("", ",", "1,", ",1", "1,,1", "1 ,1", " 1", "4", "14", "01", "-1", "+51", "1.51", "1;1", "x",
+                        "2e31", "9".repeat(20) + "1", "9".repeat(19) + "1," + "9".repeat(19) + "1",
+                        String.join(",", java.util.Collections.nCopies(AtomicOperation.MAX_BATCH + 1, "1"))),
+                List.of("", "x", policy + ",1", "0,5,0,0.5,10,0.5,1"));   // policy: eight fields
+        assertEachRejected(lua, LuaLibrary.Fn.OUTCOMES, keys, good, bad, k, before);
+        assertRejected(lua, LuaLibrary.Fn.OUTCOMES, keys, good.subList(0, 1), k, before); // too few arguments
+        assertRejected(lua, LuaLibrary.Fn.OUTCOMES, keys, List.of("1", policy, "b", "100"), k, before);
+        assertRejected(lua, LuaLibrary.Fn.OUTCOMES, keys, List.of("1", policy, "b", "100", "60000", "pod-a", "x"), k,
+                before); // too many
+        assertRejected(lua, LuaLibrary.Fn.OUTCOMES, List.of(k, store.claimsKey("b"), store.claim1Key("b")), good, k,
+                before); // keys it would not touch
+        // the stream's length and ttl, read only by the opening: checked before it writes
+        List<String> withFeed = List.of(k, store.feedKey());
+        String opens = "0,1,0,0.5,10,0.5,1,60000";
+        for (List<String> stream : List.of(List.of("0", "60000"), List.of("x", "60000"), List.of("100", ""),
+                List.of("100", Long.toString(Long.MAX_VALUE)))) {
+            assertRejected(lua, LuaLibrary.Fn.OUTCOMES, withFeed,
+                    List.of("21,0", opens, "b", stream.get(0), stream.get(1)), k, before);
+        }
+        assertRejected(lua, LuaLibrary.Fn.OUTCOMES, keys, List.of("21", policy, "b", "100", "60000"), k, before);
+        assertRejected(lua, LuaLibrary.Fn.OUTCOMES, withFeed, good, k, before); // the stream without its arguments
+        // the instance, last: as the record function's
+        String quorum = "0,5,0,0.5,10,0.5,1,60000,50.0,100,100.0,c100,1,2,0.0";
+        for (String instance : List.of("", "pod a", "pod,a", "x".repeat(65))) {
+            assertRejected(lua, LuaLibrary.Fn.OUTCOMES, keys, List.of("21", quorum, instance), k, before);
+            assertRejected(lua, LuaLibrary.Fn.OUTCOMES, withFeed, List.of("21", quorum, "b", "100", "60000",
+                    instance), k, before);
+        }
+        // and the good arguments do write: a failure at 2, a success at 2, a failure at 7
+        Object reply = lua.run(LuaLibrary.Fn.OUTCOMES, keys, good);
+        assertEquals("1", RedisTestSupport.field(raw.get(k), StateCodec.FAILURES), "2, cleared, then 1");
+        assertEquals("7", RedisTestSupport.field(raw.get(k), StateCodec.LAST_FAILURE_AT));
+        RedisStore.Reply r = RedisStore.Reply.parse(reply);
+        assertEquals(stored, r.previous);
+        assertEquals(raw.get(k), r.next);
+        assertEquals(null, r.kind);
+        // a full batch is taken
+        lua.run(LuaLibrary.Fn.OUTCOMES, keys, List.of("80" + ",0".repeat(AtomicOperation.MAX_BATCH - 1), policy));
+        assertEquals("0", RedisTestSupport.field(raw.get(k), StateCodec.FAILURES));
+    }
+
     @ParameterizedTest
     @EnumSource(LuaRunner.Mode.class)
     void malformedWindowModeAndSlowCallArgumentsChangeNothing(LuaRunner.Mode mode) {

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.AfterAll;
 import dev.redeye.api.BreakerState;
 import dev.redeye.spi.AtomicUpdates;
 import dev.redeye.spi.OperationListing;
+import dev.redeye.spi.OutcomeBatches;
 import dev.redeye.spi.QuorumState;
 import dev.redeye.spi.Store;
 import dev.redeye.spi.TransitionFeed;
@@ -84,6 +85,6 @@ class RedisStoreTckTest extends StoreTck {
     @Override
     protected Set<Class<?>> expectedCapabilities() {
         return Set.of(AtomicUpdates.class, TrialClaims.class, TransitionFeed.class, QuorumState.class,
-                OperationListing.class);
+                OperationListing.class, OutcomeBatches.class);
     }
 }

@@ -32,6 +32,9 @@ import redis.clients.jedis.resps.StreamEntry;
  * random sequences of every {@link AtomicOperation.Kind} under random policies (all four strategies; count and
  * time windows of a few slots or seconds, and time windows of several-second buckets; slow outcomes; the three
  * policy modes; a policy that changes in the middle of a sequence, so a window of another shape is reset), with
+ * batches of outcomes in place of one operation in seven ({@link ParityBatches}: 1 to 1,024 outcomes at their own
+ * instants, crossing bucket edges, openings and would_opens within the batch; the run must hold batches whose
+ * instants matter and batches that change the state after their first transition), with
  * {@code slow_call_failed} carrying the slot and version the last {@code slow_call} returned (or a stale one),
  * {@code force_mode} to every mode, trial outcomes of the current and of a stale period, and {@code now} moving
  * across bucket edges, by several windows at once, and backwards (a late clock). After every call against a real
@@ -55,19 +58,18 @@ class RedisWindowParityTest extends WithRedisPrefix {
     void randomSequencesOfEveryOperationMatchTransitions(LuaRunner.Mode mode, boolean publishInScript, long seed) {
         Map<AtomicOperation.Kind, Integer> seen = new EnumMap<>(AtomicOperation.Kind.class);
         Map<TransitionKind, Integer> transitions = new EnumMap<>(TransitionKind.class);
+        ParityBatches.Coverage batches = new ParityBatches.Coverage();
         int sequences = mode == LuaRunner.Mode.AUTO ? SEQUENCES : SEQUENCES / 3;
         try (RedisStore store = store(mode, publishInScript)) {
             Random random = new Random(seed);
             for (int i = 0; i < sequences; i++) {
                 long s = random.nextLong();
                 new Sequence(store, "w" + i, new Random(s), "seed " + seed + ", sequence " + i + " (" + s + ")",
-                        seen, transitions).run();
+                        seen, transitions, batches).run();
             }
         }
+        batches.assertCovered("seed " + seed);
         for (AtomicOperation.Kind k : AtomicOperation.Kind.values()) {
-            if (k == AtomicOperation.Kind.OUTCOMES) {
-                continue; // batches of outcomes: this store does not apply them (no OutcomeBatches)
-            }
             assertTrue(seen.getOrDefault(k, 0) > 0, "no " + k + " changed a state: " + seen);
         }
         for (TransitionKind k : TransitionKind.values()) {
@@ -106,6 +108,7 @@ class RedisWindowParityTest extends WithRedisPrefix {
         private final String what;
         private final Map<AtomicOperation.Kind, Integer> seen;
         private final Map<TransitionKind, Integer> transitions;
+        private final ParityBatches.Coverage batches;
         private Policy policy;
         private long now = T0 + 500;
         private BreakerState last;
@@ -114,13 +117,14 @@ class RedisWindowParityTest extends WithRedisPrefix {
         private long slowVersion;
 
         Sequence(RedisStore store, String op, Random r, String what, Map<AtomicOperation.Kind, Integer> seen,
-                Map<TransitionKind, Integer> transitions) {
+                Map<TransitionKind, Integer> transitions, ParityBatches.Coverage batches) {
             this.store = store;
             this.op = op;
             this.r = r;
             this.what = what;
             this.seen = seen;
             this.transitions = transitions;
+            this.batches = batches;
             this.policy = randomPolicy(r);
         }
 
@@ -138,6 +142,9 @@ class RedisWindowParityTest extends WithRedisPrefix {
                 }
                 StateChange model = operation.apply(got.previous(), policy, now);
                 assertEquals(model, got, at);
+                if (operation.kind() == AtomicOperation.Kind.OUTCOMES) {
+                    batches.count(operation, got, policy);
+                }
                 String k = store.stateKey(op);
                 Optional<BreakerState> stored = store.get(op);
                 if (stored.isEmpty()) {
@@ -183,6 +190,9 @@ class RedisWindowParityTest extends WithRedisPrefix {
         }
 
         private AtomicOperation nextOperation() {
+            if (r.nextInt(100) < 15) {
+                return ParityBatches.random(r, now, null); // a batch of outcomes ending now
+            }
             int n = r.nextInt(100);
             long version = last == null ? 0 : last.version();
             if (n < 14) {
