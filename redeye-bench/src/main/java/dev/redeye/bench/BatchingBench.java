@@ -331,7 +331,7 @@ final class BatchingBench {
                 long warm = quick ? 500 : 2_000;
                 long phase = quick ? 1_000 : 5_000;
                 driver.start((int) Math.min(2_000_000L / CALLERS, (long) (rate * phase / 1_000 / CALLERS * 1.2) + 16));
-                sleep(warm);
+                Load.sleep(warm);
                 double made = healthy(driver, counted, phase);
                 detect(driver, operator, made);
             } catch (RuntimeException e) {
@@ -390,7 +390,7 @@ final class BatchingBench {
             long errors0 = storeErrors.sum();
             long t0 = System.nanoTime();
             driver.measuring = true;
-            sleep(phase);
+            Load.sleep(phase);
             driver.measuring = false;
             double seconds = (System.nanoTime() - t0) / 1e9;
             long[] d1 = driver.totals();
@@ -442,7 +442,7 @@ final class BatchingBench {
             long errors0 = storeErrors.sum();
             long healthyOpenings0 = healthyOpenings.sum();
             for (int r = 0; r < repetitions; r++) {
-                sleep(settle);
+                Load.sleep(settle);
                 opened.set(0);
                 for (int i = 0; i < n; i++) {
                     firstRejection.set(i, 0);
@@ -451,7 +451,7 @@ final class BatchingBench {
                 deathNanos = t0;
                 driver.dead = true;
                 while (System.nanoTime() - t0 < timeoutNanos && !(opened.get() != 0 && allRejected())) {
-                    sleep(1);
+                    Load.sleep(1);
                 }
                 long open = opened.get();
                 if (open == 0) {
@@ -472,7 +472,7 @@ final class BatchingBench {
                         lastWithin++;
                     }
                 }
-                sleep(d + 250); // the failures still held land on the open state
+                Load.sleep(d + 250); // the failures still held land on the open state
                 storedOpen += operator.state(OP).open() ? 1 : 0;
                 driver.dead = false;
                 deathNanos = Long.MAX_VALUE;
@@ -521,7 +521,7 @@ final class BatchingBench {
                 if (active == fleet.size() || System.nanoTime() > deadline) {
                     return active;
                 }
-                sleep(100);
+                Load.sleep(100);
             }
         }
     }
@@ -637,15 +637,6 @@ final class BatchingBench {
         void stop() {
             stop = true;
             Load.joinAll(threads);
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
         }
     }
 }

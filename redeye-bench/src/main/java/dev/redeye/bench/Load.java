@@ -88,4 +88,18 @@ final class Load {
             }
         }
     }
+
+    /**
+     * Sleeps {@code millis}.
+     *
+     * @throws IllegalStateException if interrupted (the interrupt is kept)
+     */
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
 }

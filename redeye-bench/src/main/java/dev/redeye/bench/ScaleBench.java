@@ -287,10 +287,10 @@ final class ScaleBench {
             threads.add(th);
             th.start();
         }
-        sleep(warmMillis);
+        Load.sleep(warmMillis);
         measuring.set(true);
         long start = System.nanoTime();
-        sleep(millis);
+        Load.sleep(millis);
         measuring.set(false);
         long nanos = System.nanoTime() - start;
         stop.set(true);
@@ -301,15 +301,6 @@ final class ScaleBench {
             all.add(0);
         }
         return new Hammer(calls.get(), errors.get(), nanos, all);
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
     }
 
     // ------------------------------------------------------------------------------------------------- fleet
@@ -546,7 +537,7 @@ final class ScaleBench {
             Latencies every = new Latencies(transitions * have + 1);
             long missing = 0;
             for (int i = 0; i < transitions; i++) {
-                sleep(200);
+                Load.sleep(200);
                 long t0 = ScaleInstance.micros();
                 if (i % 2 == 0) {
                     writer.forceOpen(ScaleInstance.FANOUT_OP);
