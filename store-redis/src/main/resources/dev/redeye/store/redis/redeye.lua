@@ -246,21 +246,27 @@ local function window_counts(w)
   return w.calls, w.failures, w.slow
 end
 
--- Time window w at bucket position p (>= w.pos): a copy, rolled forward by p - w.pos buckets (the buckets it
--- passes are emptied: they leave the window at the oldest end).
-local function time_window_at(w, p)
-  local shift = p - w.pos
-  local src, b = w.b, {}
+-- The busy buckets of src (a time window's list b) renumbered shift buckets older into dst, those that leave the
+-- window (number below 1) dropped; dst may be src (each entry is written at or before where it was read). Returns
+-- how many list entries dst holds.
+local function shifted_buckets(src, dst, shift)
   local j = 0
   for m = 1, #src, 5 do
     local i = src[m] - shift
     if i >= 1 then
-      b[j + 1], b[j + 2], b[j + 3], b[j + 4], b[j + 5] = i, src[m + 1], src[m + 2], src[m + 3], src[m + 4]
+      dst[j + 1], dst[j + 2], dst[j + 3], dst[j + 4], dst[j + 5] = i, src[m + 1], src[m + 2], src[m + 3], src[m + 4]
       j = j + 5
     end
   end
-  local r = {k = 't', n = w.n, pos = p, count = w.count, b = b}
-  return r
+  return j
+end
+
+-- Time window w at bucket position p (>= w.pos): a copy, rolled forward by p - w.pos buckets (the buckets it
+-- passes are emptied: they leave the window at the oldest end).
+local function time_window_at(w, p)
+  local b = {}
+  shifted_buckets(w.b, b, p - w.pos)
+  return {k = 't', n = w.n, pos = p, count = w.count, b = b}
 end
 
 -- Time window w as of now (SlidingWindow.rolledTo): rolled forward when now's bucket is newer than its own.
@@ -1682,14 +1688,8 @@ local function time_window_record_in_place(w, failed, slow, now)
   local p = bucket_of(w.n, now)
   if p > w.pos then
     -- rolled forward to now's bucket: the busy buckets renumbered, those that leave the window dropped
-    local shift, n, j = p - w.pos, #b, 0
-    for m = 1, n, 5 do
-      local i = b[m] - shift
-      if i >= 1 then
-        b[j + 1], b[j + 2], b[j + 3], b[j + 4], b[j + 5] = i, b[m + 1], b[m + 2], b[m + 3], b[m + 4]
-        j = j + 5
-      end
-    end
+    local n = #b
+    local j = shifted_buckets(b, b, p - w.pos)
     for m = n, j + 1, -1 do b[m] = nil end
     w.pos = p
     w.calls = nil
