@@ -1204,7 +1204,8 @@ end
 -- path drops the least recent), counts near their bounds.
 --
 -- Checking every part of the text the value holds costs more than the rest of the path (Lua's patterns test a
--- character class item by item). A text is checked once: a text this path wrote, or found well-formed, is
+-- character class item by item). A text is checked once (quorum_check: every part's form, no instance twice, so
+-- the recording instance's part is its only one): a text this path wrote, or found well-formed, is
 -- remembered with how many parts it holds and a lower bound of their times (at most 1,000 texts; the memory
 -- starts over beyond). Well-formedness is a property of the text alone, so a value holding a remembered text
 -- needs no check whoever wrote it; any other text is checked part by part. Where the library is run as EVAL
@@ -1225,14 +1226,16 @@ local function remember_checked(text, n, oldest)
 end
 
 -- How many parts text holds and the oldest of their times, when it is 1 to MAX_CONTRIBUTORS parts joined by ';',
--- each an instance id of at most MAX_INSTANCE characters and three numbers (QUORUM_PART); nil otherwise. Ids are
--- not checked for repeats: the caller looks for the recording instance's twice, and another repeated passes
--- through as it was (Java's decoding refuses it).
+-- each an instance id of at most MAX_INSTANCE characters and three numbers (QUORUM_PART), no id twice; nil
+-- otherwise.
 local function quorum_check(text)
-  local n, oldest, p = 0, math.huge, 1
+  local n, oldest, p, seen = 0, math.huge, 1, {}
   while true do
     local _, last, comma, at = string.find(text, QUORUM_PART, p)
     if not last or comma - p > MAX_INSTANCE or n >= MAX_CONTRIBUTORS then return nil end
+    local id = string.sub(text, p, comma - 1)
+    if seen[id] then return nil end
+    seen[id] = true
     n = n + 1
     at = tonumber(at)
     if at < oldest then oldest = at end
@@ -1281,7 +1284,7 @@ local function quorum_contributions(text, instance, failed, now, horizon, emptie
     f, c, t, stop = string.match(text, QUORUM_MINE, s)
     if not f or stop ~= (e or #text + 1) or #f > 9 or #c > 9 or #t > 16 then return nil end
     f, c, t = tonumber(f), tonumber(c), tonumber(t)
-    if f > c or (e and string.find(text, skey, e, true)) then return nil end -- twice: malformed
+    if f > c then return nil end
     n = n - 1
     if t <= horizon then f = nil end
     if s == 1 then

@@ -262,7 +262,7 @@ class RedisQuorumLayoutTest extends WithRedisPrefix {
         }
         List<String> corruptions = List.of("garbage", "A,3,2,5", "A,1,1,5;A,1,1,6", "A B,1,1,5", "", "A,1,1",
                 "A,1,1,5;", "A,-1,1,5", "A,1,1,x", "A,1,2147483648,5", "x".repeat(65) + ",1,1,5", "A,1,1,5,",
-                "A,1,1,2,", seventeen.toString());
+                "A,1,1,2,", seventeen.toString(), "B,1,1,5;B,1,1,6", "B,1,1,5;A,1,1,5;B,1,1,6");
         Policy windowQuorum = WINDOW.toBuilder().quorum(2).build();
         try (RedisStore s = store(mode, true)) {
             for (Policy p : List.of(QUORUM, windowQuorum)) {
