@@ -24,6 +24,7 @@ import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeout
+import kotlinx.coroutines.yield
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertFalse
@@ -158,35 +159,38 @@ class KotlinCoroutinesTest {
     @Test
     fun aCoroutineResumedOnAnotherThreadCompletesThePermitItAcquired() {
         val cb = breaker()
-        AlternatingDispatcher().use { alternating ->
+        TwoThreads().use { two ->
             // The trial (the only call permitted) is acquired on one thread and succeeds on the other: it closes.
             runBlocking { openAndWait(cb) }
-            val (acquiredOn, completedOn) = runBlocking(alternating) {
+            val (acquiredOn, completedOn) = runBlocking(two) {
                 cb.executeSuspendFunction {
                     val before = Thread.currentThread().name
-                    delay(10)
+                    two.moveOn()
                     before to Thread.currentThread().name
                 }
             }
-            assertNotEquals(acquiredOn, completedOn)
+            assertEquals(TwoThreads.FIRST, acquiredOn.substringBefore(' '))
+            assertEquals(TwoThreads.SECOND, completedOn.substringBefore(' '))
             assertEquals(State.CLOSED, cb.state, "the trial's success, reported on $completedOn")
             assertEquals(0, cb.outstandingPermits())
 
             // The next trial fails on the other thread: it reopens.
             runBlocking { openAndWait(cb) }
             val threads = mutableListOf<String>()
-            val thrown = runBlocking(alternating) {
+            two.reset()
+            val thrown = runBlocking(two) {
                 runCatching {
                     cb.executeSuspendFunction<String> {
                         threads += Thread.currentThread().name
-                        delay(10)
+                        two.moveOn()
                         threads += Thread.currentThread().name
                         throw IOException("down")
                     }
                 }.exceptionOrNull()
             }
             assertTrue(thrown is IOException, "$thrown")
-            assertNotEquals(threads[0], threads[1])
+            assertEquals(TwoThreads.FIRST, threads[0].substringBefore(' '))
+            assertEquals(TwoThreads.SECOND, threads[1].substringBefore(' '))
             assertEquals(State.OPEN, cb.state, "the trial failed on ${threads[1]}")
             assertFalse(cb.tryAcquirePermission())
             assertEquals(0, cb.outstandingPermits())
@@ -227,27 +231,39 @@ class KotlinCoroutinesTest {
     }
 
     /**
-     * Two single-thread executors taking turns: each dispatch (a coroutine's start, each resume) runs on the other
-     * thread than the dispatch before, so a coroutine that suspends once resumes on another thread.
+     * Two single-thread executors: every dispatch (a coroutine's start, each resume, whoever dispatches it) runs on
+     * [FIRST] until the coroutine calls [moveOn], and on [SECOND] after, so the code after [moveOn] runs on another
+     * thread than the code before it, however many dispatches the code in between makes.
      */
-    private class AlternatingDispatcher : CoroutineDispatcher(), AutoCloseable {
-        private val threads: List<ExecutorService> = List(2) { i ->
-            Executors.newSingleThreadExecutor { r -> Thread(r, "alternating-$i") }
+    private class TwoThreads : CoroutineDispatcher(), AutoCloseable {
+        private val threads: List<ExecutorService> = listOf(FIRST, SECOND).map { name ->
+            Executors.newSingleThreadExecutor { r -> Thread(r, name) }
         }
-        /** The thread the coroutine ran on last: each dispatch goes to the other one, whoever dispatches. */
         @Volatile
-        private var lastRan = 1
+        private var target = 0
 
         override fun dispatch(context: CoroutineContext, block: Runnable) {
-            val next = 1 - lastRan
-            threads[next].execute {
-                lastRan = next
-                block.run()
-            }
+            threads[target].execute(block)
+        }
+
+        /** Sends every later dispatch to [SECOND], then suspends until it resumes there. */
+        suspend fun moveOn() {
+            target = 1
+            yield()
+        }
+
+        /** Sends dispatches to [FIRST] again. */
+        fun reset() {
+            target = 0
         }
 
         override fun close() {
             threads.forEach { it.shutdownNow() }
+        }
+
+        companion object {
+            const val FIRST = "first"
+            const val SECOND = "second"
         }
     }
 
