@@ -280,6 +280,35 @@ end
 -- The window with one more outcome (SlidingWindow.record). A count window writes the outcome's slot; a time
 -- window counts it in now's bucket after rolling forward to it, or in its newest bucket when now falls in an
 -- older one (a caller whose clock is behind moves a bucket edge and never loses a count).
+-- A count window's counts after an outcome (failed, slow) takes a slot that held old (its byte, nil when the slot
+-- was empty): the slot's previous outcome leaves, the new one enters.
+local function counts_replaced(calls, failures, slows, old, failed, slow)
+  if old then
+    old = old - 48
+    failures = failures - old % 2
+    slows = slows - math.floor(old / 2)
+  else
+    calls = calls + 1
+  end
+  return calls, failures + (failed and 1 or 0), slows + (slow and 1 or 0)
+end
+
+-- An outcome added to the bucket numbered count of a time window's busy buckets b (the newest, appended when it
+-- is not there yet); returns that bucket's calls, failures and slow calls before it.
+local function bucket_add(b, count, failed, slow)
+  local j = #b - 4 -- the newest busy bucket
+  if j < 1 or b[j] ~= count then
+    j = #b + 1
+    b[j], b[j + 1], b[j + 2], b[j + 3] = count, 0, 0, 0
+  end
+  local c, f, s = b[j + 1], b[j + 2], b[j + 3]
+  b[j + 1] = inc(c, INT_MAX)
+  if failed then b[j + 2] = inc(f, INT_MAX) end
+  if slow then b[j + 3] = inc(s, INT_MAX) end
+  b[j + 4] = false
+  return c, f, s, j
+end
+
 local function window_record(w, failed, slow, now)
   if w.k == 'c' then
     local pos = w.pos
@@ -287,30 +316,12 @@ local function window_record(w, failed, slow, now)
     local i = (pos - 1) % w.n + 1
     local code = (failed and 1 or 0) + (slow and 2 or 0)
     local r = {k = 'c', n = w.n, pos = pos, ring = string.sub(w.ring, 1, i - 1) .. code .. string.sub(w.ring, i + 1)}
-    -- the counts follow from the window's: the slot's previous outcome leaves, the new one enters
     local calls, failures, slows = window_counts(w)
-    local old = string.byte(w.ring, i)
-    if old then
-      old = old - 48
-      failures = failures - old % 2
-      slows = slows - math.floor(old / 2)
-    else
-      calls = calls + 1
-    end
-    r.calls, r.failures, r.slow = calls, failures + (failed and 1 or 0), slows + (slow and 1 or 0)
+    r.calls, r.failures, r.slow = counts_replaced(calls, failures, slows, string.byte(w.ring, i), failed, slow)
     return r
   end
   local r = time_window_at(w, math.max(bucket_of(w.n, now), w.pos))
-  local b = r.b
-  local j = #b - 4 -- the newest busy bucket
-  if j < 1 or b[j] ~= r.count then
-    j = #b + 1
-    b[j], b[j + 1], b[j + 2], b[j + 3] = r.count, 0, 0, 0
-  end
-  b[j + 1] = inc(b[j + 1], INT_MAX)
-  if failed then b[j + 2] = inc(b[j + 2], INT_MAX) end
-  if slow then b[j + 3] = inc(b[j + 3], INT_MAX) end
-  b[j + 4] = false
+  bucket_add(r.b, r.count, failed, slow)
   return r
 end
 
@@ -1697,16 +1708,7 @@ local function time_window_record_in_place(w, failed, slow, now)
     w.pos = p
     w.calls = nil
   end
-  local j = #b - 4 -- the newest busy bucket
-  if j < 1 or b[j] ~= w.count then
-    j = #b + 1
-    b[j], b[j + 1], b[j + 2], b[j + 3] = w.count, 0, 0, 0
-  end
-  local c, f, s = b[j + 1], b[j + 2], b[j + 3]
-  b[j + 1] = inc(c, INT_MAX)
-  if failed then b[j + 2] = inc(f, INT_MAX) end
-  if slow then b[j + 3] = inc(s, INT_MAX) end
-  b[j + 4] = false
+  local c, f, s, j = bucket_add(b, w.count, failed, slow)
   if w.calls then
     if b[j + 1] ~= c then w.calls = math.min(w.calls + 1, INT_MAX) end
     if b[j + 2] ~= f then w.failures = math.min(w.failures + 1, INT_MAX) end
@@ -1733,16 +1735,9 @@ local function count_window_record_in_place(w, failed, slow)
   if pos < LONG_MAX then pos = pos + 1 end
   local i = (pos - 1) % w.n + 1
   local old = slots[i]
-  if old then
-    old = string.byte(old) - 48
-    failures = failures - old % 2
-    slows = slows - math.floor(old / 2)
-  else
-    calls = calls + 1
-  end
   slots[i] = string.char(48 + (failed and 1 or 0) + (slow and 2 or 0))
   w.pos = pos
-  w.calls, w.failures, w.slow = calls, failures + (failed and 1 or 0), slows + (slow and 1 or 0)
+  w.calls, w.failures, w.slow = counts_replaced(calls, failures, slows, old and string.byte(old), failed, slow)
   return w
 end
 
