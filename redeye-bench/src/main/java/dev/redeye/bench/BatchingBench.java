@@ -62,7 +62,7 @@ import java.util.concurrent.locks.LockSupport;
  * <pre>
  * mvn -B -q package -pl redeye-bench -am -DskipTests
  * java -cp redeye-bench/target/benchmarks.jar dev.redeye.bench.DistributedBench --sections batching \
- *     --stores postgres,dynamodb [--quick]
+ *     --stores redis,postgres,dynamodb,hazelcast [--quick]
  * </pre>
  * System properties: {@code redeye.batching.instances} (default {@value #DEFAULT_INSTANCES}),
  * {@code redeye.batching.maxDelay} (ms; default chosen as above), {@code redeye.batching.repetitions} (default
